@@ -1,0 +1,56 @@
+"""Helper primitives that rules produce: adjoints of broadcasting, reductions and indexing.
+
+They have rules too, so the gradient of a gradient goes through the same machinery.
+"""
+
+
+@diffrule(shape="x")
+def unbroadcast(g, x):
+    # Sum g over the axes that broadcasting added to x.
+    nondiff(x)
+    dg = broadcast_to(dout, shape(g))
+
+
+@diffrule(names=["numpy.broadcast_to"])
+def broadcast_to(x, newshape):
+    nondiff(newshape)
+    dx = unbroadcast(dout, x)
+
+
+@diffrule(shape="x")
+def unreduce(g, x, axis=None, keepdims=False):
+    # Spread the gradient of a reduction back over the reduced axes of x.
+    nondiff(x)
+    dg = sum(dout, axis=axis, keepdims=keepdims)
+
+
+@diffrule(shape="buf")
+def index_add(buf, g, index=()):
+    # buf with g added at buf[index] (a fresh buffer: the emitter writes it in place).
+    dbuf = dout
+    dg = getindex(dout, index=index)
+
+
+@diffrule(names=["numpy.zeros_like"], shape="x")
+def zeros_like(x):
+    nondiff(x)
+
+
+@diffrule(shape="x")
+def matmul_dx(g, x, y):
+    nondiff(x)
+    dg = not_implemented("second derivatives through matmul")
+    dy = not_implemented("second derivatives through matmul")
+
+
+@diffrule(shape="y")
+def matmul_dy(g, x, y):
+    nondiff(y)
+    dg = not_implemented("second derivatives through matmul")
+    dx = not_implemented("second derivatives through matmul")
+
+
+@diffrule(shape="v")
+def diag_dv(g, v, k=0):
+    nondiff(v)
+    dg = diag(dout, k=k)

@@ -1,0 +1,183 @@
+"""Backends: how each primitive is written in a target's Python (an ``ast.expr``).
+
+A backend is a name table; targets differ only in names (``np`` vs ``cp``).
+``expression(eqn, args)`` builds the expression of one equation from the
+expressions of its arguments; the emitter and the interpreter both use it, so
+what the tests run through the interpreter is what the generated file says.
+
+    >>> import ast
+    >>> from yota_s2s.ir import Eqn, Var
+    >>> e = Eqn("sum", [Var()], {"axis": 1, "keepdims": False}, [Var()])
+    >>> ast.unparse(NUMPY.expression(e, [ast.Name("x")], {"axis": None, "keepdims": False}))
+    'np.sum(x, axis=1)'
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .ir import Eqn, Slice
+
+_BIN = {
+    "add": ast.Add,
+    "sub": ast.Sub,
+    "mul": ast.Mult,
+    "truediv": ast.Div,
+    "power": ast.Pow,
+    "matmul": ast.MatMult,
+}
+
+#: primitive -> function name in the array module (called as ``np.NAME(args, **static)``)
+_FUNCS = {
+    "exp": "exp",
+    "log": "log",
+    "sin": "sin",
+    "cos": "cos",
+    "tanh": "tanh",
+    "sqrt": "sqrt",
+    "abs": "abs",
+    "sign": "sign",
+    "sum": "sum",
+    "mean": "mean",
+    "dot": "dot",
+    "diag": "diag",
+    "reshape": "reshape",
+    "shape": "shape",
+    "size": "size",
+    "ndim": "ndim",
+    "broadcast_to": "broadcast_to",
+    "zeros_like": "zeros_like",
+    "arange": "arange",
+    "zeros": "zeros",
+    "ones": "ones",
+    "eye": "eye",
+}
+#: primitive -> builtin function
+_BUILTINS = {"len": "len"}
+#: primitive -> helper function copied from ``runtime`` (static params passed positionally)
+HELPERS = {
+    "unbroadcast": "_unbroadcast",
+    "index_add": "_index_add",
+    "matmul_dx": "_matmul_dx",
+    "matmul_dy": "_matmul_dy",
+    "diag_dv": "_diag_dv",
+}
+
+
+def constant(value: object) -> ast.expr:
+    """The expression of a constant (numbers, None, strings, tuples, index items)."""
+    if isinstance(value, tuple):
+        return ast.Tuple([constant(v) for v in value], ast.Load())
+    if isinstance(value, Slice):
+        return ast.Call(
+            ast.Name("slice", ast.Load()), [constant(value.start), constant(value.stop), constant(value.step)], []
+        )
+    if isinstance(value, float) and math.isnan(value):
+        return ast.Call(ast.Name("float", ast.Load()), [ast.Constant("nan")], [])
+    if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
+        return ast.UnaryOp(ast.USub(), ast.Constant(-value))
+    return ast.Constant(value)
+
+
+def index_expr(index: tuple) -> ast.expr:
+    """The subscript of ``x[index]`` in source form: ``3``, ``1:3``, ``:, None``."""
+
+    def item(i: object) -> ast.expr:
+        if isinstance(i, Slice):
+            return ast.Slice(*(None if p is None else constant(p) for p in (i.start, i.stop, i.step)))
+        return constant(i)
+
+    if len(index) == 1:
+        return item(index[0])
+    return ast.Tuple([item(i) for i in index], ast.Load())
+
+
+@dataclass(frozen=True)
+class Backend:
+    """One target: the array module, its alias, and per-primitive overrides."""
+
+    module: str
+    alias: str
+    overrides: dict[str, Callable] = field(default_factory=dict)
+
+    def attr(self, name: str) -> ast.expr:
+        return ast.Attribute(ast.Name(self.alias, ast.Load()), name, ast.Load())
+
+    def call(self, name: str, args: list[ast.expr], keywords: dict[str, object] | None = None) -> ast.expr:
+        kws = [ast.keyword(k, constant(v)) for k, v in (keywords or {}).items()]
+        return ast.Call(self.attr(name), list(args), kws)
+
+    def expression(self, eqn: Eqn, args: list[ast.expr], defaults: dict[str, object]) -> ast.expr:
+        """``eqn`` as an expression over ``args``; ``defaults`` are its rule's static defaults."""
+        prim, params = eqn.prim, eqn.params
+        if prim in _BIN:
+            return ast.BinOp(args[0], _BIN[prim](), args[1])
+        if prim == "neg":
+            return ast.UnaryOp(ast.USub(), args[0])
+        if prim == "getindex":
+            return ast.Subscript(args[0], index_expr(params["index"]), ast.Load())
+        if prim == "transpose":
+            if params["axes"] is None:
+                return ast.Attribute(args[0], "T", ast.Load())
+            return self.call("transpose", args, {"axes": params["axes"]})
+        if prim == "unreduce":
+            g, x = args
+            if params["axis"] is not None and not params["keepdims"]:
+                g = self.call("expand_dims", [g], {"axis": params["axis"]})
+            return self.call("full_like", [x, g])
+        if prim == "index_add":
+            where = ast.Subscript(self.attr("s_"), index_expr(params["index"]), ast.Load())
+            return ast.Call(ast.Name(HELPERS[prim], ast.Load()), [*args, where], [])
+        if prim in _FUNCS:
+            keywords = {k: v for k, v in params.items() if k not in defaults or defaults[k] != v}
+            return self.call(_FUNCS[prim], args, keywords)
+        if prim in _BUILTINS:
+            return ast.Call(ast.Name(_BUILTINS[prim], ast.Load()), args, [])
+        if prim in HELPERS:
+            return ast.Call(ast.Name(HELPERS[prim], ast.Load()), [*args, *(constant(v) for v in params.values())], [])
+        raise KeyError(f"the {self.module} backend cannot write primitive {prim!r}")
+
+
+NUMPY = Backend("numpy", "np")
+BACKENDS = {"numpy": NUMPY}
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+@functools.cache
+def _runtime_functions() -> dict[str, ast.FunctionDef]:
+    path = Path(__file__).with_name("runtime.py")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+
+
+def helper_closure(names: set[str]) -> list[str]:
+    """``names`` and the helpers they call, sorted."""
+    funcs = _runtime_functions()
+    todo, seen = list(names), set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        todo.extend(n.id for n in ast.walk(funcs[name]) if isinstance(n, ast.Name) and n.id in funcs)
+    return sorted(seen)
+
+
+def helper_source(name: str, backend: Backend) -> str:
+    """The source of helper ``name`` written against ``backend``'s module alias."""
+    fn = _runtime_functions()[name]
+
+    class Rename(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.Name:
+            if node.id == "xp":
+                return ast.copy_location(ast.Name(backend.alias, node.ctx), node)
+            return node
+
+    return ast.unparse(Rename().visit(ast.parse(ast.unparse(fn))))

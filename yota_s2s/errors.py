@@ -1,0 +1,97 @@
+"""Located diagnostics: ``UserError`` in, ``path:line:col: error: message (YSnnn)`` text out.
+
+Every error a user can cause carries a code from ``CODES`` (documented in
+``docs/errors.md``), a file, a 1-based line and column, and is printed with the
+source line and a caret under the column::
+
+    loss.py:3:5: error: 'while' loops are not supported yet (YS011)
+        while x > 0:
+        ^
+
+Errors that are bugs of the tool are ``InternalError`` and are printed as such.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Every user-facing error code and its one-line meaning (the docs table mirrors it).
+CODES: dict[str, str] = {
+    "YS001": "the source file does not parse",
+    "YS002": "the source file cannot be read",
+    "YS003": "no such function in the source file",
+    "YS004": "--wrt names something that is not a parameter",
+    "YS005": "bad command-line arguments",
+    "YS010": "unsupported statement",
+    "YS011": "loops are not supported yet",
+    "YS012": "if statements and conditional expressions are not supported yet",
+    "YS013": "try/with/raise are not supported",
+    "YS014": "nested functions, lambdas and classes inside functions are not supported",
+    "YS015": "global/nonlocal are not supported",
+    "YS016": "generators, yield and async are not supported",
+    "YS017": "writing into an array or attribute is not supported yet",
+    "YS018": "a statement with no effect on the result (print, a bare call)",
+    "YS020": "unsupported operator or expression",
+    "YS021": "a function must end with a return of its value",
+    "YS030": "unknown name",
+    "YS031": "no derivative rule for the called function",
+    "YS032": "bad arguments for a primitive",
+    "YS033": "a static parameter (axis, keepdims, an index) must be a constant",
+    "YS034": "unsupported index",
+    "YS035": "recursion is not supported",
+    "YS036": "an object parameter is used as an array, or an array as an object",
+    "YS101": "rule file: a rule body must be declarative",
+    "YS102": "rule file: a parameter has no gradient, nondiff() or not_implemented()",
+    "YS103": "rule file: unbound name in a formula",
+    "YS104": "rule file: call to an unknown primitive",
+    "YS105": "rule file: two rules for one primitive",
+    "YS106": "rule file: bad @diffrule header",
+    "YS107": "rule file: the gradient is not implemented for this argument",
+}
+
+
+@dataclass
+class UserError(Exception):
+    """An error in the user's input, located in a file."""
+
+    code: str
+    message: str
+    path: str = "<input>"
+    line: int = 0
+    col: int = 0
+    source_line: str | None = None
+
+    def __str__(self) -> str:
+        return self.format()
+
+    def format(self) -> str:
+        """``path:line:col: error: message (code)`` plus the source line and a caret."""
+        where = f"{self.path}:{self.line}:{self.col}" if self.line else self.path
+        text = f"{where}: error: {self.message} ({self.code})"
+        if self.source_line is not None and self.line:
+            line = self.source_line.rstrip("\n").expandtabs(1)
+            text += f"\n    {line}\n    {' ' * max(self.col - 1, 0)}^"
+        return text
+
+
+class UserErrors(Exception):
+    """Several ``UserError`` found in one pass (the fence reports all of them)."""
+
+    def __init__(self, errors: list[UserError]):
+        super().__init__("\n".join(e.format() for e in errors))
+        self.errors = errors
+
+
+class InternalError(Exception):
+    """A bug in yota-s2s (an IR invariant broke, a rule misbehaved)."""
+
+
+def located(code: str, message: str, node: object, path: str, source: str) -> UserError:
+    """A ``UserError`` at an ``ast`` node of ``source`` (columns converted to 1-based)."""
+    line = getattr(node, "lineno", 0) or 0
+    offset = getattr(node, "col_offset", 0) or 0
+    lines = source.splitlines()
+    text = lines[line - 1] if 0 < line <= len(lines) else None
+    # ast columns count UTF-8 bytes; diagnostics count characters.
+    col = len(text.encode()[:offset].decode(errors="replace")) + 1 if text else offset + 1
+    return UserError(code, message, path, line, col, text)

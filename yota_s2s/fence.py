@@ -1,0 +1,293 @@
+"""Stage 1, fence: source text in, a checked ``Module`` out.
+
+Parses the file, collects what lowering needs from module level (functions,
+classes, import aliases, numeric constants), picks the functions to
+differentiate (``--func``, or the entry points: public top-level functions no
+other function in the file calls), and rejects every unsupported construct in
+every function they reach, all at once, each with its location::
+
+    >>> m = fence("import numpy as np\\ndef f(x):\\n    return np.sum(x * x)\\n", "f.py")
+    >>> m.selected, m.imports["np"]
+    (['f'], 'numpy')
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from .errors import UserError, UserErrors, located
+
+#: Calls that are I/O or dynamic code, refused wherever they appear.
+_IMPURE_CALLS = {"print", "open", "input", "eval", "exec", "compile", "breakpoint", "__import__"}
+
+
+@dataclass
+class Module:
+    """A parsed, fenced source file."""
+
+    path: str
+    source: str
+    tree: ast.Module
+    functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
+    classes: dict[str, ast.ClassDef] = field(default_factory=dict)
+    imports: dict[str, str] = field(default_factory=dict)
+    constants: dict[str, object] = field(default_factory=dict)
+    selected: list[str] = field(default_factory=list)
+
+    def line(self, n: int) -> str:
+        lines = self.source.splitlines()
+        return lines[n - 1] if 0 < n <= len(lines) else ""
+
+
+def fence(source: str, path: str, funcs: list[str] | None = None) -> Module:
+    """Parse ``source`` and check the functions to differentiate; raise ``UserErrors``."""
+    try:
+        tree = ast.parse(source, filename=path)
+    except SyntaxError as exc:
+        line = exc.lineno or 0
+        lines = source.splitlines()
+        text = lines[line - 1] if 0 < line <= len(lines) else None
+        raise UserError("YS001", f"invalid syntax: {exc.msg}", path, line, exc.offset or 1, text) from None
+    module = Module(path, source, tree)
+    _collect(module)
+    if funcs:
+        missing = [f for f in funcs if f not in module.functions]
+        if missing:
+            known = ", ".join(sorted(module.functions)) or "none"
+            raise UserError("YS003", f"no function {missing[0]!r} in {path} (functions: {known})", path)
+        module.selected = list(funcs)
+    else:
+        module.selected = _entry_points(module)
+        if not module.selected:
+            raise UserError("YS003", f"no public top-level function to differentiate in {path}", path)
+    errors: list[UserError] = []
+    for fn in _reachable(module):
+        _Checker(module, errors).check_function(fn)
+    if errors:
+        raise UserErrors(sorted(errors, key=lambda e: (e.line, e.col)))
+    return module
+
+
+def _collect(module: Module) -> None:
+    for node in module.tree.body:
+        if isinstance(node, ast.FunctionDef):
+            module.functions[node.name] = node
+        elif isinstance(node, ast.ClassDef):
+            module.classes[node.name] = node
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    module.imports[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    module.imports[top] = top
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for alias in node.names:
+                module.imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+            if isinstance(value, int | float | complex | bool | tuple | str) or value is None:
+                for t in targets:
+                    if isinstance(t, ast.Name):
+                        module.constants[t.id] = value
+
+
+def _called_names(fn: ast.FunctionDef) -> set[str]:
+    names = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name):
+                names.add(node.func.id)
+            elif isinstance(node.func, ast.Attribute):
+                names.add(node.func.attr)  # a method: m.forward(x)
+    return names
+
+
+def _methods(module: Module) -> dict[str, list[ast.FunctionDef]]:
+    out: dict[str, list[ast.FunctionDef]] = {}
+    for cls in module.classes.values():
+        for node in cls.body:
+            if isinstance(node, ast.FunctionDef):
+                out.setdefault(node.name, []).append(node)
+    return out
+
+
+def _entry_points(module: Module) -> list[str]:
+    called: set[str] = set()
+    for fn in [*module.functions.values(), *(m for ms in _methods(module).values() for m in ms)]:
+        called |= _called_names(fn) - {fn.name}
+    return [name for name in module.functions if not name.startswith("_") and name not in called]
+
+
+def _reachable(module: Module) -> list[ast.FunctionDef]:
+    methods = _methods(module)
+    seen: dict[int, ast.FunctionDef] = {}
+    todo = [module.functions[n] for n in module.selected]
+    while todo:
+        fn = todo.pop()
+        if id(fn) in seen:
+            continue
+        seen[id(fn)] = fn
+        for name in _called_names(fn):
+            if name in module.functions:
+                todo.append(module.functions[name])
+            todo.extend(methods.get(name, []))
+    return sorted(seen.values(), key=lambda f: f.lineno)
+
+
+class _Checker(ast.NodeVisitor):
+    """Collects one located error per unsupported construct in a function."""
+
+    def __init__(self, module: Module, errors: list[UserError]):
+        self.module = module
+        self.errors = errors
+
+    def error(self, code: str, message: str, node: ast.AST) -> None:
+        self.errors.append(located(code, message, node, self.module.path, self.module.source))
+
+    def check_function(self, fn: ast.FunctionDef) -> None:
+        a = fn.args
+        if a.vararg or a.kwarg:
+            self.error("YS010", "*args and **kwargs parameters are not supported yet", fn)
+        for deco in fn.decorator_list:
+            if not (isinstance(deco, ast.Name) and deco.id in ("staticmethod",)):
+                self.error("YS010", "decorated functions are not supported", deco)
+        body = list(fn.body)
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body = body[1:]  # docstring
+        if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
+            last = body[-1] if body else fn
+            self.error("YS021", f"{fn.name}() must end with 'return <value>'", last)
+        for stmt in body:
+            if isinstance(stmt, ast.Return) and stmt is not body[-1]:
+                self.error("YS012", "an early return needs control flow, not supported yet", stmt)
+            self.visit(stmt)
+
+    # -- statements
+    def visit_Assign(self, node: ast.Assign) -> None:
+        for t in node.targets:
+            self._target(t)
+        self.visit(node.value)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self._target(node.target)
+        self.visit(node.value)
+        if type(node.op) not in _BINOPS_OK:
+            self.error("YS020", f"the operator {_opname(node.op)}= is not supported", node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._target(node.target)
+        if node.value is not None:
+            self.visit(node.value)
+
+    def _target(self, t: ast.expr) -> None:
+        if isinstance(t, ast.Name):
+            return
+        if isinstance(t, ast.Tuple | ast.List):
+            for e in t.elts:
+                self._target(e)
+            return
+        if isinstance(t, ast.Subscript | ast.Attribute):
+            self.error("YS017", "writing into an array or an attribute is not supported yet", t)
+            return
+        self.error("YS010", "unsupported assignment target", t)
+
+    def visit_Expr(self, node: ast.Expr) -> None:
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # a string statement (docstring-like) has no effect
+        call = node.value
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in _IMPURE_CALLS:
+            self.error("YS018", f"{call.func.id}() has side effects; remove it from the differentiated code", node)
+        else:
+            self.error("YS018", "this statement's value is unused: a bare call only matters for side effects", node)
+
+    def visit_Return(self, node: ast.Return) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+
+    def visit_Pass(self, node: ast.Pass) -> None:
+        pass
+
+    def _refuse(code: str, message: str):
+        def visit(self: _Checker, node: ast.AST) -> None:
+            self.error(code, message, node)
+
+        return visit
+
+    visit_For = _refuse("YS011", "'for' loops are not supported yet")
+    visit_While = _refuse("YS011", "'while' loops are not supported yet")
+    visit_AsyncFor = _refuse("YS016", "async code is not supported")
+    visit_If = _refuse("YS012", "'if' statements are not supported yet")
+    visit_IfExp = _refuse("YS012", "conditional expressions (a if c else b) are not supported yet")
+    visit_Try = _refuse("YS013", "try/except is not supported: the gradient cannot follow exceptions")
+    visit_TryStar = visit_Try
+    visit_With = _refuse("YS013", "'with' blocks are not supported")
+    visit_AsyncWith = _refuse("YS016", "async code is not supported")
+    visit_Raise = _refuse("YS013", "'raise' is not supported in differentiated code")
+    visit_Assert = _refuse("YS010", "'assert' is not supported in differentiated code; check inputs before the call")
+    visit_Delete = _refuse("YS010", "'del' is not supported")
+    visit_Import = _refuse("YS010", "imports inside a function are not supported; import at module level")
+    visit_ImportFrom = visit_Import
+    visit_Match = _refuse("YS010", "'match' is not supported")
+    visit_Global = _refuse("YS015", "'global' is not supported: pass the value as a parameter")
+    visit_Nonlocal = _refuse("YS015", "'nonlocal' is not supported")
+    visit_FunctionDef = _refuse("YS014", "nested functions are not supported; define helpers at module level")
+    visit_AsyncFunctionDef = _refuse("YS016", "async code is not supported")
+    visit_ClassDef = _refuse("YS014", "classes inside functions are not supported")
+    visit_Lambda = _refuse("YS014", "lambda is not supported yet; define a helper function")
+    visit_Yield = _refuse("YS016", "generators (yield) are not supported")
+    visit_YieldFrom = visit_Yield
+    visit_Await = _refuse("YS016", "async code is not supported")
+    visit_Compare = _refuse("YS020", "comparisons are not supported yet")
+    visit_BoolOp = _refuse("YS020", "'and'/'or' are not supported yet")
+    visit_ListComp = _refuse("YS020", "comprehensions are not supported yet")
+    visit_SetComp = visit_ListComp
+    visit_DictComp = visit_ListComp
+    visit_GeneratorExp = visit_ListComp
+    visit_Dict = _refuse("YS020", "dict values are not supported")
+    visit_Set = _refuse("YS020", "set values are not supported")
+    visit_JoinedStr = _refuse("YS020", "f-strings are not supported in differentiated code")
+    visit_NamedExpr = _refuse("YS020", "assignment expressions (:=) are not supported")
+    visit_Starred = _refuse("YS020", "starred arguments (*args) are not supported yet")
+
+    # -- expressions
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        if type(node.op) not in _BINOPS_OK:
+            self.error("YS020", f"the operator {_opname(node.op)} is not supported", node)
+        self.generic_visit(node)
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> None:
+        if not isinstance(node.op, ast.USub | ast.UAdd):
+            self.error("YS020", f"the operator {_opname(node.op)} is not supported", node)
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if isinstance(node.func, ast.Name) and node.func.id in _IMPURE_CALLS:
+            self.error("YS018", f"{node.func.id}() is I/O or dynamic code, not supported", node)
+        for kw in node.keywords:
+            if kw.arg is None:
+                self.error("YS020", "**kwargs in calls is not supported yet", kw.value)
+        self.generic_visit(node)
+
+
+_BINOPS_OK = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.MatMult)
+_OPNAMES = {
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.BitOr: "|",
+    ast.BitXor: "^",
+    ast.BitAnd: "&",
+    ast.Not: "not",
+    ast.Invert: "~",
+}
+
+
+def _opname(op: ast.AST) -> str:
+    return _OPNAMES.get(type(op), type(op).__name__)

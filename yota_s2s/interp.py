@@ -1,0 +1,57 @@
+"""A small interpreter: a ``Tape`` and input values in, output values out.
+
+Used by the tests (every optimization must keep the values of a tape) and by
+nothing at generation time.  Each equation is evaluated through the same
+backend expression the emitter writes, so the interpreter runs exactly what
+the generated file says.
+
+    >>> import numpy as np
+    >>> from yota_s2s.ir import Tape
+    >>> from yota_s2s.ruledsl import load_rules
+    >>> t = Tape("f"); x = t.add_input("x"); t.outputs = [t.add_eqn("exp", [x])]
+    >>> evaluate(t, {("x",): 0.0}, load_rules())
+    [1.0]
+"""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+from . import runtime
+from .backend import NUMPY, Backend
+from .ir import Eqn, Lit, Tape
+from .ruledsl import RuleTable
+
+
+def _namespace(backend: Backend) -> dict[str, object]:
+    ns: dict[str, object] = {backend.alias: np}
+    ns.update({k: v for k, v in vars(runtime).items() if k.startswith("_") and callable(v)})
+    return ns
+
+
+def evaluate(tape: Tape, inputs: dict[tuple[str, ...], object], table: RuleTable, backend: Backend = NUMPY) -> list:
+    """Run ``tape`` on values given by input path; return the output values (flat)."""
+    ns = _namespace(backend)
+    env: dict[int, object] = {}
+    for inp in tape.inputs:
+        env[inp.var.id] = inputs[inp.path]
+
+    def value(a):
+        return a.value if isinstance(a, Lit) else env[a.id]
+
+    for eqn in tape.eqns:
+        env[eqn.out.id] = _run(eqn, [value(a) for a in eqn.args], table, backend, ns)
+    return [None if isinstance(a, Lit) and a.value is None else _plain(value(a)) for a in tape.outputs]
+
+
+def _plain(v: object) -> object:
+    return float(v) if isinstance(v, np.floating) else v
+
+
+def _run(eqn: Eqn, args: list, table: RuleTable, backend: Backend, ns: dict) -> object:
+    names = [f"a{i}" for i in range(len(args))]
+    expr = backend.expression(eqn, [ast.Name(n, ast.Load()) for n in names], table.rules[eqn.prim].static)
+    code = compile(ast.fix_missing_locations(ast.Expression(expr)), "<interp>", "eval")
+    return eval(code, dict(ns), dict(zip(names, args)))

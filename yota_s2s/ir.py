@@ -1,0 +1,205 @@
+"""The SSA tape: the value every stage after ``lower`` takes and returns.
+
+A ``Tape`` is a list of input variables, a list of equations ``%n = prim(args,
+static params)`` in evaluation order, and a list of output atoms.  Every
+variable is defined exactly once (by an input or by one equation) before it is
+used.  Arguments are ``Var`` (an SSA value) or ``Lit`` (a Python constant
+inlined into the tape).  Static parameters (``axis``, ``keepdims``, an index)
+are compile-time constants stored in ``Eqn.params``.
+
+Equations may own ``regions`` (sub-tapes, for loops and branches); the core
+pipeline produces none yet, but ``verify`` and the printer already walk them.
+
+    >>> t = Tape("f")
+    >>> x = t.add_input("x")
+    >>> y = t.add_eqn("exp", [x])
+    >>> t.outputs = [y]
+    >>> verify(t)
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+_ids = itertools.count(1)
+
+
+@dataclass(eq=False)
+class Var:
+    """An SSA value.  Identity is object identity; ``hint`` is a name for printing."""
+
+    hint: str | None = None
+    hint_depth: int = 0
+    grad_of: Var | None = None
+    id: int = field(default_factory=lambda: next(_ids))
+
+    def __repr__(self) -> str:
+        return f"Var({self.id}{', ' + self.hint if self.hint else ''})"
+
+
+@dataclass(frozen=True)
+class Lit:
+    """A constant argument (int, float, bool, None, str or a tuple of them)."""
+
+    value: object
+
+    def key(self) -> tuple:
+        """A hashable key that tells 1 from 1.0 from True."""
+        return _lit_key(self.value)
+
+
+def _lit_key(value: object) -> tuple:
+    if isinstance(value, tuple):
+        return ("tuple", tuple(_lit_key(v) for v in value))
+    return (type(value).__name__, value)
+
+
+Atom = Var | Lit
+
+
+@dataclass(frozen=True)
+class Slice:
+    """A hashable ``start:stop:step`` with constant bounds (``slice`` is unhashable on 3.11)."""
+
+    start: int | None = None
+    stop: int | None = None
+    step: int | None = None
+
+    def to_slice(self) -> slice:
+        return slice(self.start, self.stop, self.step)
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where an equation came from: file, 1-based line and column, and the line's text."""
+
+    path: str
+    line: int
+    col: int
+    text: str = ""
+    func: str = ""
+
+
+@dataclass(eq=False)
+class Eqn:
+    """``outs = prim(args, **params)``; ``regions`` holds sub-tapes of structured control flow."""
+
+    prim: str
+    args: list[Atom]
+    params: dict[str, object]
+    outs: list[Var]
+    span: Span | None = None
+    regions: tuple[Tape, ...] = ()
+    section: str = "forward"
+
+    @property
+    def out(self) -> Var:
+        return self.outs[0]
+
+
+@dataclass(frozen=True)
+class Input:
+    """A tape input: the variable and its path in the caller's arguments.
+
+    ``path`` is ``("x",)`` for a parameter and ``("m", "W")`` for an attribute
+    of an object parameter ``m``.
+    """
+
+    var: Var
+    path: tuple[str, ...]
+
+
+@dataclass(eq=False)
+class Tape:
+    """A function as SSA equations.  ``out_tree`` says how outputs nest (see ``emit``)."""
+
+    name: str
+    inputs: list[Input] = field(default_factory=list)
+    eqns: list[Eqn] = field(default_factory=list)
+    outputs: list[Atom] = field(default_factory=list)
+    out_tree: object = None
+    params: list[tuple[str, object]] = field(default_factory=list)
+    meta: dict[str, object] = field(default_factory=dict)
+
+    def add_input(self, name: str, path: tuple[str, ...] | None = None) -> Var:
+        var = Var(hint=name if path is None else "_".join(path))
+        self.inputs.append(Input(var, path or (name,)))
+        return var
+
+    def add_eqn(
+        self,
+        prim: str,
+        args: list[Atom],
+        params: dict[str, object] | None = None,
+        span: Span | None = None,
+        hint: str | None = None,
+        section: str = "forward",
+    ) -> Var:
+        out = Var(hint=hint)
+        self.eqns.append(Eqn(prim, list(args), dict(params or {}), [out], span, (), section))
+        return out
+
+    def copy_header(self) -> Tape:
+        """A tape with the same name, inputs and signature, and no equations."""
+        return Tape(self.name, list(self.inputs), [], [], self.out_tree, list(self.params), dict(self.meta))
+
+
+class IRError(Exception):
+    """A broken invariant of the tape: always a bug in the tool, never a user error."""
+
+
+def verify(tape: Tape, outer: frozenset[int] = frozenset()) -> None:
+    """Check the SSA invariants; raise ``IRError`` naming the first broken one.
+
+    - every variable is defined once, by an input or an equation;
+    - every argument is a ``Var`` defined earlier (or in an enclosing tape) or a ``Lit``;
+    - params are hashable;
+    - outputs are defined atoms.
+    """
+    defined: set[int] = set(outer)
+    for inp in tape.inputs:
+        if not isinstance(inp.var, Var):
+            raise IRError(f"input {inp.path} is not a Var")
+        if inp.var.id in defined:
+            raise IRError(f"input {inp.path} defined twice")
+        defined.add(inp.var.id)
+    for n, eqn in enumerate(tape.eqns):
+        for a in eqn.args:
+            _check_atom(a, defined, f"equation {n} ({eqn.prim})")
+        try:
+            hash(tuple(sorted(eqn.params.items())))
+        except TypeError as exc:
+            raise IRError(f"equation {n} ({eqn.prim}) has unhashable params: {exc}") from None
+        for region in eqn.regions:
+            verify(region, frozenset(defined))
+        for o in eqn.outs:
+            if not isinstance(o, Var):
+                raise IRError(f"equation {n} ({eqn.prim}) output is not a Var")
+            if o.id in defined:
+                raise IRError(f"equation {n} ({eqn.prim}) redefines %{o.id}")
+            defined.add(o.id)
+    for a in tape.outputs:
+        _check_atom(a, defined, "outputs")
+
+
+def _check_atom(a: object, defined: set[int], where: str) -> None:
+    if isinstance(a, Lit):
+        return
+    if not isinstance(a, Var):
+        raise IRError(f"{where}: argument {a!r} is neither Var nor Lit")
+    if a.id not in defined:
+        raise IRError(f"{where}: %{a.id} used before it is defined")
+
+
+def uses(tape: Tape) -> dict[int, int]:
+    """How many times each variable id is used (arguments and outputs)."""
+    count: dict[int, int] = {}
+    for eqn in tape.eqns:
+        for a in eqn.args:
+            if isinstance(a, Var):
+                count[a.id] = count.get(a.id, 0) + 1
+    for a in tape.outputs:
+        if isinstance(a, Var):
+            count[a.id] = count.get(a.id, 0) + 1
+    return count

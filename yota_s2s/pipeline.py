@@ -1,0 +1,101 @@
+"""The pipeline: source text in, generated module text out, one stage after another.
+
+    fence -> lower -> optimize (primal) -> differentiate -> optimize -> emit
+
+``generate`` keeps the tape after each stage so ``--dump-ir STAGE`` and
+``gradtape`` can show it.  Each stage's output is checked with ``verify``;
+a broken invariant is an ``InternalError`` (a bug), never a user error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from . import __version__
+from .backend import BACKENDS
+from .differentiate import differentiate
+from .emit import Header, emit_module
+from .errors import InternalError, UserError
+from .fence import fence
+from .ir import IRError, Tape, verify
+from .lower import lower
+from .optimize import optimize
+from .ruledsl import load_rules
+
+#: The stages whose tapes ``--dump-ir`` can print, in order.
+STAGES = ("lower", "primal", "differentiate", "optimize")
+
+
+@dataclass
+class Generated:
+    """The generated module and the tapes after each stage (by stage, one per function)."""
+
+    text: str
+    tapes: dict[str, list[Tape]] = field(default_factory=dict)
+
+
+def generate(
+    source: str,
+    path: str,
+    funcs: Sequence[str] | None = None,
+    wrt: Sequence[str] | None = None,
+    target: str = "numpy",
+    rules: Sequence[str] = (),
+    command: str | None = None,
+) -> Generated:
+    """Differentiate the functions ``funcs`` (default: entry points) of ``source``.
+
+    >>> g = generate("import numpy as np\\ndef f(x):\\n    return np.sum(np.exp(x))\\n", "f.py")
+    >>> print(g.text.split("def grad_f")[1].strip())  # doctest: +NORMALIZE_WHITESPACE
+    (x):
+        \"\"\"Return (f(x), dx): the value and its gradients.\"\"\"
+        # forward
+        # return np.sum(np.exp(x))
+        _t1 = np.exp(x)
+        f = np.sum(_t1)
+        return f, _t1
+    """
+    table = load_rules(rules)
+    module = fence(source, path, list(funcs) if funcs else None)
+    stages: dict[str, list[Tape]] = {s: [] for s in STAGES}
+    grads = []
+    for name in module.selected:
+        tape = _checked(lower(module, name, table), "lower")
+        stages["lower"].append(tape)
+        tape = _checked(optimize(tape, table), "primal")
+        stages["primal"].append(tape)
+        params = [p for p, _ in tape.params]
+        chosen = list(wrt) if wrt else params
+        unknown = [w for w in chosen if w not in params]
+        if unknown:
+            raise UserError("YS004", f"--wrt {unknown[0]!r} is not a parameter of {name}({', '.join(params)})", path)
+        tape = _checked(differentiate(tape, chosen, table), "differentiate")
+        stages["differentiate"].append(tape)
+        tape = _checked(optimize(tape, table), "optimize")
+        stages["optimize"].append(tape)
+        grads.append(tape)
+    header = Header(
+        version=__version__,
+        source_path=path,
+        funcs=list(module.selected),
+        target=target,
+        source_sha256=hashlib.sha256(source.encode()).hexdigest(),
+        rules_sha256=table.sha256,
+        command=command or f"yota-s2s {path}",
+    )
+    text = emit_module(grads, module, table, BACKENDS[target], header)
+    try:
+        compile(text, "<generated>", "exec")
+    except SyntaxError as exc:
+        raise InternalError(f"the generated module does not compile: {exc}") from exc
+    return Generated(text, stages)
+
+
+def _checked(tape: Tape, stage: str) -> Tape:
+    try:
+        verify(tape)
+    except IRError as exc:
+        raise InternalError(f"the tape after stage {stage!r} is broken: {exc}") from exc
+    return tape

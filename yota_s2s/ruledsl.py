@@ -1,0 +1,500 @@
+"""The ``@diffrule`` DSL: rule files in, a validated ``RuleTable`` out.
+
+Rule files (``rules/*.py`` and the user's ``--rules`` files) are Python syntax
+that is parsed with ``ast`` and never imported.  One rule per primitive::
+
+    @diffrule(names=["numpy.exp", "math.exp"], shape="elementwise")
+    def exp(x):
+        dx = dout * out          # out: the primal result, dout: its incoming gradient
+
+- The signature is the primitive's: parameters without a default are operands
+  (values, possibly differentiated), parameters with a default are static
+  (compile-time constants such as ``axis``), bound like NumPy binds them.
+- Each operand gets exactly one of ``d<name> = formula``, ``nondiff(name)``
+  or ``not_implemented("why")`` (the statement form covers every operand not
+  otherwise given).  Other assignments are temporaries.
+- Formulas use operators (``+ - * / ** @``, unary ``-``), calls to primitives
+  by their primitive name, operands, static parameters, ``out``, ``dout``,
+  temporaries, constants, and the static helper ``invperm(axes)``.
+- Header keywords: ``names`` (the source names that reach the primitive:
+  ``numpy.exp``, ``math.exp``, ``ndarray.sum`` for a method, ``ndarray.T`` for
+  an attribute), ``shape`` (``"elementwise"``, ``"scalar"``, ``"reduce"``, the
+  name of the operand whose shape the result has, or ``"opaque"``) and ``pure``.
+
+``load_rules()`` returns an explicit table; nothing is registered globally.
+Every mistake is a ``UserError`` located in the rule file.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from .errors import UserError, UserErrors, located
+from .ir import Atom, Lit, Var
+
+RESERVED = ("out", "dout")
+SHAPE_KINDS = ("elementwise", "scalar", "reduce", "opaque")
+
+#: Operators in formulas and in user code, and the primitive each one means.
+BINOPS: dict[type, str] = {
+    ast.Add: "add",
+    ast.Sub: "sub",
+    ast.Mult: "mul",
+    ast.Div: "truediv",
+    ast.Pow: "power",
+    ast.MatMult: "matmul",
+}
+UNARYOPS: dict[type, str] = {ast.USub: "neg"}
+
+
+def _invperm(axes: object) -> object:
+    if axes is None:
+        return None
+    inverse = [0] * len(axes)
+    for i, a in enumerate(axes):
+        inverse[a] = i
+    return tuple(inverse)
+
+
+#: Functions on static values that formulas may call (evaluated at generation time).
+STATIC_HELPERS: dict[str, Callable[..., object]] = {"invperm": _invperm}
+
+
+@dataclass
+class Rule:
+    """One primitive: its signature, source names, shape behaviour and derivative formulas."""
+
+    name: str
+    operands: tuple[str, ...]
+    static: dict[str, object]
+    names: tuple[str, ...] = ()
+    shape: str = "opaque"
+    pure: bool = True
+    nondiff: frozenset[str] = frozenset()
+    not_implemented: dict[str, str] = field(default_factory=dict)
+    temps: dict[str, ast.expr] = field(default_factory=dict)
+    grads: dict[str, ast.expr] = field(default_factory=dict)
+    path: str = ""
+    line: int = 0
+    source: str = ""
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return self.operands + tuple(self.static)
+
+    def signature(self) -> str:
+        parts = list(self.operands) + [f"{k}={v!r}" for k, v in self.static.items()]
+        return f"{self.name}({', '.join(parts)})"
+
+
+@dataclass
+class RuleTable:
+    """All rules by primitive name, and the source-name table (``numpy.exp`` -> ``exp``)."""
+
+    rules: dict[str, Rule]
+    names: dict[str, str]
+    sha256: str
+
+    def __getitem__(self, prim: str) -> Rule:
+        return self.rules[prim]
+
+    def __contains__(self, prim: str) -> bool:
+        return prim in self.rules
+
+
+class BindError(Exception):
+    """Call arguments that do not fit a primitive's signature."""
+
+
+def bind(rule: Rule, args: Sequence[object], kwargs: dict[str, object]) -> tuple[list, dict]:
+    """Bind call arguments to ``rule``'s signature: (operands in order, static params).
+
+    >>> r = Rule("sum", ("x",), {"axis": None, "keepdims": False})
+    >>> bind(r, ["X", 0], {})
+    (['X'], {'axis': 0, 'keepdims': False})
+    """
+    names = rule.param_names
+    if len(args) > len(names):
+        raise BindError(f"{rule.name}() takes at most {len(names)} arguments ({len(args)} given)")
+    bound = dict(zip(names, args))
+    for key, value in kwargs.items():
+        if key not in names:
+            raise BindError(f"{rule.name}() has no parameter {key!r}; it takes {rule.signature()}")
+        if key in bound:
+            raise BindError(f"{rule.name}() got two values for {key!r}")
+        bound[key] = value
+    missing = [n for n in rule.operands if n not in bound]
+    if missing:
+        raise BindError(f"{rule.name}() is missing {', '.join(missing)}; it takes {rule.signature()}")
+    params = {k: bound.get(k, default) for k, default in rule.static.items()}
+    return [bound[n] for n in rule.operands], params
+
+
+# ----------------------------------------------------------------------------- loading
+
+
+def library_paths() -> list[Path]:
+    """The shipped rule files (the ``yota_s2s.rules`` package), sorted by name."""
+    pkg = resources.files("yota_s2s.rules")
+    return sorted(
+        (Path(str(p)) for p in pkg.iterdir() if p.name.endswith(".py") and p.name != "__init__.py"),
+        key=lambda p: p.name,
+    )
+
+
+_cache: dict[tuple, RuleTable] = {}
+
+
+def load_rules(extra: Sequence[str | Path] = ()) -> RuleTable:
+    """Parse and validate the library rules plus ``extra`` rule files.
+
+    >>> table = load_rules()
+    >>> table.names["numpy.exp"], table["exp"].operands
+    ('exp', ('x',))
+    """
+    paths = [*library_paths(), *(Path(p) for p in extra)]
+    texts = []
+    for p in paths:
+        try:
+            texts.append(p.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise UserError("YS002", f"cannot read rule file: {exc.strerror}", str(p)) from None
+    key = tuple(zip(map(str, paths), texts))
+    if key in _cache:
+        return _cache[key]
+    errors: list[UserError] = []
+    rules: dict[str, Rule] = {}
+    for path, text in zip(paths, texts):
+        for rule in _parse_file(str(path), text, errors):
+            if rule.name in rules:
+                first = rules[rule.name]
+                errors.append(
+                    UserError(
+                        "YS105",
+                        f"a second rule for {rule.name!r} (the first is at {first.path}:{first.line}); keep one",
+                        rule.path,
+                        rule.line,
+                        1,
+                        rule.source.splitlines()[rule.line - 1],
+                    )
+                )
+                continue
+            rules[rule.name] = rule
+    for rule in rules.values():
+        _check_calls(rule, rules, errors)
+    if errors:
+        raise UserErrors(errors)
+    names: dict[str, str] = {}
+    for rule in rules.values():
+        for n in rule.names:
+            names[n] = rule.name
+    digest = hashlib.sha256("\0".join(texts).encode()).hexdigest()
+    table = RuleTable(rules, names, digest)
+    _cache[key] = table
+    return table
+
+
+def _parse_file(path: str, text: str, errors: list[UserError]) -> list[Rule]:
+    try:
+        tree = ast.parse(text, filename=path)
+    except SyntaxError as exc:
+        lines = text.splitlines()
+        line = exc.lineno or 0
+        errors.append(
+            UserError(
+                "YS001",
+                f"invalid syntax: {exc.msg}",
+                path,
+                line,
+                exc.offset or 1,
+                lines[line - 1] if 0 < line <= len(lines) else None,
+            )
+        )
+        return []
+    out = []
+    for node in tree.body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # docstring
+        if not isinstance(node, ast.FunctionDef):
+            errors.append(
+                located(
+                    "YS101",
+                    "a rule file holds only @diffrule functions (and docstrings)",
+                    node,
+                    path,
+                    text,
+                )
+            )
+            continue
+        try:
+            out.append(_parse_rule(node, path, text))
+        except UserError as err:
+            errors.append(err)
+    return out
+
+
+def _parse_rule(fn: ast.FunctionDef, path: str, text: str) -> Rule:
+    def err(code: str, msg: str, node: ast.AST) -> UserError:
+        return located(code, msg, node, path, text)
+
+    header = _parse_header(fn, err)
+    a = fn.args
+    if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+        raise err("YS106", "rule signatures take plain parameters only: def prim(x, y, axis=None)", fn)
+    params = [p.arg for p in a.args]
+    n_static = len(a.defaults)
+    operands = tuple(params[: len(params) - n_static])
+    static: dict[str, object] = {}
+    for p, d in zip(params[len(params) - n_static :], a.defaults):
+        try:
+            static[p] = ast.literal_eval(d)
+        except ValueError:
+            raise err("YS106", f"the default of {p!r} must be a constant", d) from None
+    for p in params:
+        if p in RESERVED:
+            raise err("YS106", f"{p!r} is reserved for the primal result/gradient; rename the parameter", fn)
+    rule = Rule(fn.name, operands, static, path=path, line=fn.lineno, source=text, **header)
+    nondiff: set[str] = set()
+    bound: set[str] = set(params) | set(RESERVED)
+    blanket_reason: str | None = None
+    for stmt in fn.body:
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue
+        if isinstance(stmt, ast.Expr) and _is_call_to(stmt.value, "nondiff"):
+            for arg in stmt.value.args:
+                if not (isinstance(arg, ast.Name) and arg.id in operands):
+                    raise err("YS101", "nondiff() takes operand names, e.g. nondiff(cond)", arg)
+                nondiff.add(arg.id)
+            continue
+        if isinstance(stmt, ast.Expr) and _is_call_to(stmt.value, "not_implemented"):
+            blanket_reason = _reason(stmt.value, err)
+            continue
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            target = stmt.targets[0].id
+            if target in bound and target not in RESERVED and target not in rule.temps:
+                raise err("YS101", f"{target!r} is a parameter; assign to a new name", stmt)
+            if target in RESERVED:
+                raise err("YS101", f"{target!r} is reserved; assign to d<operand> or a temporary", stmt)
+            grad_of = target[1:] if target.startswith("d") and target[1:] in operands else None
+            if grad_of and _is_call_to(stmt.value, "not_implemented"):
+                rule.not_implemented[grad_of] = _reason(stmt.value, err)
+                continue
+            _check_formula(stmt.value, bound, static, err)
+            if grad_of:
+                rule.grads[grad_of] = stmt.value
+            else:
+                rule.temps[target] = stmt.value
+                bound.add(target)
+            continue
+        raise err(
+            "YS101",
+            "a rule body holds only 'd<operand> = formula', temporaries, nondiff(...) and not_implemented(...)",
+            stmt,
+        )
+    for p in operands:
+        given = [p in rule.grads, p in nondiff, p in rule.not_implemented]
+        if sum(given) > 1:
+            raise err("YS101", f"operand {p!r} has more than one of d{p} =, nondiff, not_implemented", fn)
+        if not any(given):
+            if blanket_reason is None:
+                raise err(
+                    "YS102",
+                    f"operand {p!r} of {fn.name} has no gradient: write 'd{p} = <formula>', "
+                    f"'nondiff({p})' or 'd{p} = not_implemented(\"why\")'",
+                    fn,
+                )
+            rule.not_implemented[p] = blanket_reason
+    rule.nondiff = frozenset(nondiff)
+    return rule
+
+
+def _parse_header(fn: ast.FunctionDef, err: Callable) -> dict[str, object]:
+    if len(fn.decorator_list) != 1:
+        raise err("YS106", "a rule is a function with exactly one @diffrule decorator", fn)
+    deco = fn.decorator_list[0]
+    if isinstance(deco, ast.Name) and deco.id == "diffrule":
+        return {}
+    if not (isinstance(deco, ast.Call) and isinstance(deco.func, ast.Name) and deco.func.id == "diffrule"):
+        raise err("YS106", "the decorator must be @diffrule or @diffrule(...)", deco)
+    if deco.args:
+        raise err("YS106", "@diffrule takes keywords only: names=[...], shape=..., pure=...", deco)
+    header: dict[str, object] = {}
+    for kw in deco.keywords:
+        try:
+            value = ast.literal_eval(kw.value)
+        except ValueError:
+            raise err("YS106", f"@diffrule {kw.arg}= must be a constant", kw.value) from None
+        if kw.arg == "names":
+            if not (isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)):
+                raise err("YS106", 'names= is a list of strings such as ["numpy.exp"]', kw.value)
+            header["names"] = tuple(value)
+        elif kw.arg == "shape":
+            params = [a.arg for a in fn.args.args]
+            if value not in SHAPE_KINDS and value not in params:
+                raise err(
+                    "YS106",
+                    f"shape= is one of {', '.join(SHAPE_KINDS)} or a parameter name",
+                    kw.value,
+                )
+            header["shape"] = value
+        elif kw.arg == "pure":
+            if not isinstance(value, bool):
+                raise err("YS106", "pure= is True or False", kw.value)
+            header["pure"] = value
+        else:
+            raise err("YS106", f"unknown @diffrule keyword {kw.arg!r} (names, shape, pure)", kw)
+    return header
+
+
+def _is_call_to(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
+
+
+def _reason(call: ast.Call, err: Callable) -> str:
+    if len(call.args) == 1 and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str):
+        return call.args[0].value
+    raise err("YS101", 'not_implemented takes one string: not_implemented("why")', call)
+
+
+def _check_formula(node: ast.expr, bound: set[str], static: dict, err: Callable) -> None:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and not isinstance(getattr(sub, "ctx", None), ast.Store):
+            if sub.id not in bound and not _is_callee(node, sub):
+                raise err("YS103", f"unbound name {sub.id!r} in a formula", sub)
+        elif isinstance(sub, ast.BinOp) and type(sub.op) not in BINOPS:
+            raise err("YS101", "formulas use + - * / ** @ only; call a primitive for the rest", sub)
+        elif isinstance(sub, ast.UnaryOp) and not isinstance(sub.op, ast.USub | ast.UAdd):
+            raise err("YS101", "formulas use unary - only", sub)
+        elif isinstance(sub, ast.Call) and not isinstance(sub.func, ast.Name):
+            raise err("YS101", "formulas call primitives by name, e.g. exp(x)", sub)
+        elif not isinstance(
+            sub,
+            ast.Name
+            | ast.Constant
+            | ast.BinOp
+            | ast.UnaryOp
+            | ast.Call
+            | ast.keyword
+            | ast.Tuple
+            | ast.Load
+            | ast.operator
+            | ast.unaryop,
+        ):
+            raise err("YS101", f"{type(sub).__name__} is not allowed in a formula", sub)
+
+
+def _is_callee(root: ast.expr, name: ast.Name) -> bool:
+    return any(isinstance(n, ast.Call) and n.func is name for n in ast.walk(root))
+
+
+def _check_calls(rule: Rule, rules: dict[str, Rule], errors: list[UserError]) -> None:
+    """Every call in a formula names a primitive (or static helper) and binds to its signature."""
+    for formula in [*rule.temps.values(), *rule.grads.values()]:
+        for sub in ast.walk(formula):
+            if not isinstance(sub, ast.Call):
+                continue
+            callee = sub.func.id
+            if callee in STATIC_HELPERS:
+                continue
+            target = rules.get(callee)
+            if target is None:
+                errors.append(
+                    located(
+                        "YS104",
+                        f"{callee!r} is not a primitive; formulas call primitives "
+                        "(see yota-s2s --list-rules) or define a rule for it",
+                        sub,
+                        rule.path,
+                        rule.source,
+                    )
+                )
+                continue
+            try:
+                bind(target, sub.args, {k.arg: k.value for k in sub.keywords})
+            except BindError as exc:
+                errors.append(located("YS104", str(exc), sub, rule.path, rule.source))
+
+
+# ----------------------------------------------------------------------------- instantiation
+
+
+class Emitter:
+    """What instantiation needs from a tape builder: add one equation, get its result."""
+
+    def emit(self, prim: str, args: list[Atom], params: dict[str, object]) -> Atom:  # pragma: no cover
+        raise NotImplementedError
+
+
+def instantiate(
+    rule: Rule,
+    wanted: Sequence[str],
+    operands: Sequence[Atom],
+    params: dict[str, object],
+    out: Atom,
+    dout: Atom,
+    builder: Emitter,
+    table: RuleTable,
+) -> dict[str, Atom]:
+    """Splice the formulas for the operands in ``wanted`` into ``builder``.
+
+    Temporaries are instantiated on first use, once.  Raises ``NotImplementedError``
+    with the rule's reason for an operand marked ``not_implemented``.
+    """
+    env: dict[str, object] = dict(zip(rule.operands, operands))
+    env.update(params)
+    env["out"] = out
+    env["dout"] = dout
+    temps: dict[str, Atom] = {}
+
+    def value(node: ast.expr) -> Atom:
+        if isinstance(node, ast.Constant):
+            return Lit(node.value)
+        if isinstance(node, ast.Name):
+            if node.id in rule.temps:
+                if node.id not in temps:
+                    temps[node.id] = value(rule.temps[node.id])
+                return temps[node.id]
+            v = env[node.id]
+            return v if isinstance(v, Var | Lit) else Lit(v)
+        if isinstance(node, ast.Tuple):
+            return Lit(tuple(static(e) for e in node.elts))
+        if isinstance(node, ast.BinOp):
+            return builder.emit(BINOPS[type(node.op)], [value(node.left), value(node.right)], {})
+        if isinstance(node, ast.UnaryOp):
+            operand = value(node.operand)
+            return operand if isinstance(node.op, ast.UAdd) else builder.emit("neg", [operand], {})
+        if isinstance(node, ast.Call):
+            target = table[node.func.id]
+            ops, ps = bind(target, node.args, {k.arg: k.value for k in node.keywords})
+            return builder.emit(target.name, [value(o) for o in ops], {k: static(v) for k, v in ps.items()})
+        raise AssertionError(f"unvalidated formula node {ast.dump(node)}")  # loader rejects these
+
+    def static(node: object) -> object:
+        if not isinstance(node, ast.AST):
+            return node  # a default value from the signature
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            v = env[node.id]
+            if isinstance(v, Lit):
+                return v.value
+            if isinstance(v, Var):
+                raise NotImplementedError(f"{rule.name}: {node.id!r} is used as a static value but is not constant")
+            return v
+        if isinstance(node, ast.Tuple):
+            return tuple(static(e) for e in node.elts)
+        if isinstance(node, ast.Call) and node.func.id in STATIC_HELPERS:
+            return STATIC_HELPERS[node.func.id](*(static(a) for a in node.args))
+        raise NotImplementedError(f"{rule.name}: a static parameter got a non-constant formula")
+
+    result = {}
+    for name in wanted:
+        if name in rule.not_implemented:
+            raise NotImplementedError(rule.not_implemented[name])
+        result[name] = value(rule.grads[name])
+    return result

@@ -1,0 +1,63 @@
+"""Helper functions that generated modules carry: copied in as source, only those used.
+
+This module is the single definition of each helper.  ``emit`` copies a
+helper's source into the generated file with ``xp`` renamed to the target's
+array module (``np``); the interpreter calls them directly.  Generated code
+never imports this module.  Each helper is plain array code with no state.
+"""
+
+import numpy as xp
+
+
+def _unbroadcast(g, x):
+    """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
+    shape = xp.shape(x)
+    if xp.shape(g) == shape:
+        return g
+    extra = xp.ndim(g) - len(shape)
+    if extra < 0:
+        return xp.broadcast_to(g, shape).astype(xp.result_type(g, x))
+    axes = tuple(range(extra)) + tuple(extra + i for i, n in enumerate(shape) if n == 1 and xp.shape(g)[extra + i] != 1)
+    return xp.reshape(xp.sum(g, axis=axes), shape)
+
+
+def _index_add(buf, g, index):
+    """A copy of ``buf`` with ``g`` added at ``buf[index]`` (basic indices)."""
+    buf = buf.copy()
+    buf[index] += g
+    return buf
+
+
+def _matmul_dx(g, x, y):
+    """Gradient of ``x @ y`` with respect to ``x``, for 1-D, 2-D and batched operands."""
+    x_nd, y_nd = xp.ndim(x), xp.ndim(y)
+    if y_nd == 1:
+        g = xp.expand_dims(g, -1)
+        y = y[:, None]
+    if x_nd == 1:
+        g = xp.expand_dims(g, -2)
+        return _unbroadcast(g @ xp.swapaxes(y, -1, -2), x[None, :])[0]
+    return _unbroadcast(g @ xp.swapaxes(y, -1, -2), x)
+
+
+def _matmul_dy(g, x, y):
+    """Gradient of ``x @ y`` with respect to ``y``, for 1-D, 2-D and batched operands."""
+    x_nd, y_nd = xp.ndim(x), xp.ndim(y)
+    if y_nd == 1:
+        g = xp.expand_dims(g, -1)
+    if x_nd == 1:
+        g = xp.expand_dims(g, -2)
+        x = x[None, :]
+    if y_nd == 1:
+        return _unbroadcast(xp.swapaxes(x, -1, -2) @ g, y[:, None])[:, 0]
+    return _unbroadcast(xp.swapaxes(x, -1, -2) @ g, y)
+
+
+def _diag_dv(g, v, k):
+    """Gradient of ``diag(v, k)`` with respect to ``v`` (``v`` a vector or a matrix)."""
+    if xp.ndim(v) == 1:
+        return xp.diagonal(g, k).copy()
+    dv = xp.zeros(xp.shape(v), dtype=xp.result_type(g, v))
+    i = xp.arange(xp.shape(g)[0])
+    dv[i + max(-k, 0), i + max(k, 0)] = g
+    return dv

@@ -1,0 +1,113 @@
+"""Symbolic shape classes: which values provably have the same shape.
+
+A class is a frozenset of *atoms*; an atom stands for one unknown shape and is
+hash-consed from how the shape was computed (``("getindex", class of x,
+(int,))``), so ``x[3]`` and ``x[8]`` share a class.  Broadcasting is the union
+of atom sets (commutative, associative, idempotent, like ``np.broadcast_shapes``)
+and the empty set is the scalar shape ``()``.  Two values with equal classes
+have equal shapes; unequal classes prove nothing.
+
+The tool differentiates scalar-valued functions, so the analysis assumes the
+output is a scalar: every atom of the output's class is scalar.  With it,
+``unbroadcast`` disappears from scalar code such as the polynomial ``x[3] *
+x[8] ** 3 - ...`` whose ``x[i]`` are numbers.
+
+    >>> from yota_s2s.ir import Tape
+    >>> from yota_s2s.ruledsl import load_rules
+    >>> t = Tape("f"); x = t.add_input("x")
+    >>> a = t.add_eqn("getindex", [x], {"index": (3,)})
+    >>> b = t.add_eqn("getindex", [x], {"index": (8,)})
+    >>> c = t.add_eqn("mul", [a, b]); t.outputs = [c]
+    >>> sc = shape_classes(t, load_rules())
+    >>> sc.of(a) == sc.of(b) == sc.of(c) == SCALAR
+    True
+"""
+
+from __future__ import annotations
+
+from .ir import Atom, Eqn, Lit, Tape, Var
+from .ruledsl import RuleTable
+
+SCALAR: frozenset = frozenset()
+_NUMBER = (int, float, complex, bool)
+
+
+class ShapeClasses:
+    """Shape classes of the values of one tape, filled equation by equation."""
+
+    def __init__(self, table: RuleTable, scalar_keys: frozenset = frozenset()):
+        self.table = table
+        self.scalar_keys = scalar_keys
+        self.atom_ids: dict[object, int] = {}
+        self.atom_keys: dict[int, object] = {}
+        self.classes: dict[int, frozenset] = {}
+
+    def atom(self, key: object) -> frozenset:
+        if key in self.scalar_keys:
+            return SCALAR
+        if key not in self.atom_ids:
+            n = len(self.atom_ids) + 1
+            self.atom_ids[key] = n
+            self.atom_keys[n] = key
+        return frozenset({self.atom_ids[key]})
+
+    def of(self, a: Atom) -> frozenset:
+        if isinstance(a, Lit):
+            return SCALAR if isinstance(a.value, _NUMBER) else self.atom(("lit", a.key()))
+        cls = self.classes.get(a.id)
+        return cls if cls is not None else self.atom(("var", a.id))
+
+    def add_input(self, var: Var, path: tuple[str, ...]) -> None:
+        self.classes[var.id] = self.atom(("input", path))
+
+    def add_eqn(self, eqn: Eqn) -> None:
+        for o in eqn.outs:
+            self.classes[o.id] = self.infer(eqn.prim, eqn.args, eqn.params, o)
+
+    def infer(self, prim: str, args: list[Atom], params: dict, out: Var | None = None) -> frozenset:
+        """The class of ``prim(args, params)``."""
+        rule = self.table.rules.get(prim)
+        kind = rule.shape if rule else "opaque"
+        if kind == "elementwise":
+            return frozenset().union(*(self.of(a) for a in args))
+        if kind == "scalar":
+            return SCALAR
+        if kind == "reduce" and params.get("axis") is None and not params.get("keepdims"):
+            return SCALAR
+        if rule and kind in rule.operands:
+            return self.of(args[rule.operands.index(kind)])
+        if rule and not rule.pure and out is not None:
+            return self.atom(("var", out.id))
+        shown = params
+        if prim == "getindex":  # x[3] and x[8] have one shape: any integer drops one axis
+            shown = {"index": tuple("int" if type(i) is int else i for i in params["index"])}
+        key = (prim, tuple(self.of(a) for a in args), tuple(sorted(shown.items(), key=lambda kv: kv[0])))
+        return self.atom(key)
+
+
+def shape_classes(tape: Tape, table: RuleTable, scalar_keys: frozenset | None = None) -> ShapeClasses:
+    """Classes of every value of ``tape``, assuming its first output is a scalar.
+
+    With ``scalar_keys`` given, use them instead of deriving them from the output.
+    """
+    if scalar_keys is not None:
+        return _run(tape, table, scalar_keys)
+    keys: frozenset = frozenset()
+    for _ in range(8):
+        sc = _run(tape, table, keys)
+        if not tape.outputs:
+            return sc
+        out_class = sc.of(tape.outputs[0])
+        if not out_class:
+            return sc
+        keys = keys | {sc.atom_keys[n] for n in out_class}
+    return sc
+
+
+def _run(tape: Tape, table: RuleTable, keys: frozenset) -> ShapeClasses:
+    sc = ShapeClasses(table, keys)
+    for inp in tape.inputs:
+        sc.add_input(inp.var, inp.path)
+    for eqn in tape.eqns:
+        sc.add_eqn(eqn)
+    return sc
