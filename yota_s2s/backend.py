@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import functools
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -151,9 +152,13 @@ BACKENDS = {"numpy": NUMPY}
 
 
 @functools.cache
+def _runtime_source() -> str:
+    return Path(__file__).with_name("runtime.py").read_text(encoding="utf-8")
+
+
+@functools.cache
 def _runtime_functions() -> dict[str, ast.FunctionDef]:
-    path = Path(__file__).with_name("runtime.py")
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = ast.parse(_runtime_source())
     return {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
 
 
@@ -171,13 +176,6 @@ def helper_closure(names: set[str]) -> list[str]:
 
 
 def helper_source(name: str, backend: Backend) -> str:
-    """The source of helper ``name`` written against ``backend``'s module alias."""
-    fn = _runtime_functions()[name]
-
-    class Rename(ast.NodeTransformer):
-        def visit_Name(self, node: ast.Name) -> ast.Name:
-            if node.id == "xp":
-                return ast.copy_location(ast.Name(backend.alias, node.ctx), node)
-            return node
-
-    return ast.unparse(Rename().visit(ast.parse(ast.unparse(fn))))
+    """The source of helper ``name`` (as written in ``runtime``) against ``backend``'s module alias."""
+    text = ast.get_source_segment(_runtime_source(), _runtime_functions()[name])
+    return re.sub(r"\bxp\.", backend.alias + ".", text)

@@ -125,7 +125,7 @@ def _internal_report(exc: BaseException, generated: object) -> str:
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(f"yota-s2s {__version__}\n")
         fh.write("".join(traceback.format_exception(exc)))
-        tapes = getattr(generated, "tapes", None) or {}
+        tapes = getattr(exc, "yota_tapes", None) or getattr(generated, "tapes", None) or {}
         for stage, ts in tapes.items():
             for t in ts:
                 fh.write(f"\n== {stage}\n{format_tape(t)}")

@@ -22,6 +22,7 @@ import ast
 import builtins
 import math
 import operator
+import re
 from dataclasses import dataclass
 
 from .errors import UserError, located
@@ -108,6 +109,7 @@ class Lowerer:
         self.stack: list[str] = []
         self.span: Span | None = None
         self.stmt_line = 0
+        self.stmt_text = ""
 
     # ------------------------------------------------------------------ errors
     def error(self, code: str, message: str, node: ast.AST) -> UserError:
@@ -144,6 +146,7 @@ class Lowerer:
         try:
             for stmt in fn.body:
                 self.stmt_line = stmt.lineno
+                self.stmt_text = statement_text(self.module.source, stmt)
                 if isinstance(stmt, ast.Return):
                     return self.expr(stmt.value, env)
                 self.statement(stmt, env)
@@ -200,7 +203,7 @@ class Lowerer:
             self.module.path,
             self.stmt_line or line,
             getattr(node, "col_offset", 0) + 1,
-            self.module.line(self.stmt_line or line).strip(),
+            self.stmt_text or self.module.line(line).strip(),
             self.stack[-1] if self.stack else "",
         )
         return self.tape.add_eqn(prim, args, params, span)
@@ -447,6 +450,13 @@ class Lowerer:
             static[key] = value
         atoms = [self.as_array(o, node) for o in operands]
         return self.emit(prim, atoms, static, node)
+
+
+def statement_text(source: str, stmt: ast.stmt, limit: int = 100) -> str:
+    """A statement's source on one line (whitespace collapsed), cut at ``limit`` characters."""
+    text = " ".join((ast.get_source_segment(source, stmt) or "").split())
+    text = re.sub(r"([(\[{]) ", r"\1", re.sub(r" ([)\]}])", r"\1", text))
+    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
 
 
 def _params_with_defaults(fn: ast.FunctionDef) -> list[tuple[ast.arg, ast.expr | None]]:

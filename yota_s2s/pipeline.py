@@ -60,37 +60,45 @@ def generate(
     table = load_rules(rules)
     module = fence(source, path, list(funcs) if funcs else None)
     stages: dict[str, list[Tape]] = {s: [] for s in STAGES}
-    grads = []
-    for name in module.selected:
-        tape = _checked(lower(module, name, table), "lower")
-        stages["lower"].append(tape)
-        tape = _checked(optimize(tape, table), "primal")
-        stages["primal"].append(tape)
-        params = [p for p, _ in tape.params]
-        chosen = list(wrt) if wrt else params
-        unknown = [w for w in chosen if w not in params]
-        if unknown:
-            raise UserError("YS004", f"--wrt {unknown[0]!r} is not a parameter of {name}({', '.join(params)})", path)
-        tape = _checked(differentiate(tape, chosen, table), "differentiate")
-        stages["differentiate"].append(tape)
-        tape = _checked(optimize(tape, table), "optimize")
-        stages["optimize"].append(tape)
-        grads.append(tape)
-    header = Header(
-        version=__version__,
-        source_path=path,
-        funcs=list(module.selected),
-        target=target,
-        source_sha256=hashlib.sha256(source.encode()).hexdigest(),
-        rules_sha256=table.sha256,
-        command=command or f"yota-s2s {path}",
-    )
-    text = emit_module(grads, module, table, BACKENDS[target], header)
     try:
-        compile(text, "<generated>", "exec")
-    except SyntaxError as exc:
-        raise InternalError(f"the generated module does not compile: {exc}") from exc
+        grads = [_differentiate_one(module, name, table, wrt, stages) for name in module.selected]
+        header = Header(
+            version=__version__,
+            source_path=path,
+            funcs=list(module.selected),
+            target=target,
+            source_sha256=hashlib.sha256(source.encode()).hexdigest(),
+            rules_sha256=table.sha256,
+            command=command or f"yota-s2s {path}",
+        )
+        text = emit_module(grads, module, table, BACKENDS[target], header)
+        try:
+            compile(text, "<generated>", "exec")
+        except SyntaxError as exc:
+            raise InternalError(f"the generated module does not compile: {exc}") from exc
+    except UserError:
+        raise
+    except Exception as exc:  # a bug of ours: keep the tapes made so far for the report
+        exc.yota_tapes = stages
+        raise
     return Generated(text, stages)
+
+
+def _differentiate_one(module, name: str, table, wrt: Sequence[str] | None, stages: dict) -> Tape:
+    tape = _checked(lower(module, name, table), "lower")
+    stages["lower"].append(tape)
+    tape = _checked(optimize(tape, table), "primal")
+    stages["primal"].append(tape)
+    params = [p for p, _ in tape.params]
+    chosen = list(wrt) if wrt else params
+    unknown = [w for w in chosen if w not in params]
+    if unknown:
+        raise UserError("YS004", f"--wrt {unknown[0]!r} is not a parameter of {name}({', '.join(params)})", module.path)
+    tape = _checked(differentiate(tape, chosen, table), "differentiate")
+    stages["differentiate"].append(tape)
+    tape = _checked(optimize(tape, table), "optimize")
+    stages["optimize"].append(tape)
+    return tape
 
 
 def _checked(tape: Tape, stage: str) -> Tape:

@@ -1,0 +1,84 @@
+"""The committed examples: golden files for readability, checked numerically, kept up to date."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from yota_s2s.pipeline import generate
+
+from .gradcheck import assert_close, load_module, numeric_grad
+
+ROOT = Path(__file__).resolve().parent.parent
+#: example source -> (its generated file, the arguments of the command that generates it)
+EXAMPLES = {
+    "examples/poly.py": ("examples/grad_poly.py", []),
+    "examples/logistic.py": ("examples/grad_logistic.py", ["--wrt", "w,b"]),
+}
+
+
+def _regenerate(src: str) -> str:
+    out, extra = EXAMPLES[src]
+    wrt = extra[1].split(",") if extra else None
+    command = " ".join(["yota-s2s", src, *extra, "--out", out])
+    return generate((ROOT / src).read_text(encoding="utf-8"), src, wrt=wrt, command=command).text
+
+
+@pytest.mark.parametrize("src", sorted(EXAMPLES))
+def test_committed_gradient_is_up_to_date(src):
+    """Golden files: the committed output is exactly what the tool writes today.
+
+    Regenerate with YOTA_UPDATE_GOLDEN=1 after a deliberate change, and review the diff.
+    """
+    out = ROOT / EXAMPLES[src][0]
+    text = _regenerate(src)
+    if os.environ.get("YOTA_UPDATE_GOLDEN"):
+        out.write_text(text, encoding="utf-8")
+    assert out.read_text(encoding="utf-8") == text
+
+
+def test_poly_gradient_is_correct_and_reads_well():
+    module = load_module(ROOT / "examples/grad_poly.py")
+    source = load_module(ROOT / "examples/poly.py")
+    rng = np.random.default_rng(3)
+    for x in (rng.uniform(-1, 1, 9), rng.uniform(-1, 1, (9, 5))):
+        value, dx = module.grad_f(x)
+        assert np.allclose(value, source.f(x))
+        if x.ndim == 1:
+            assert_close(dx, numeric_grad(source.f, (x,), 0), "poly dx")
+        else:
+            assert_close(dx, numeric_grad(lambda v: np.sum(source.f(v)), (x,), 0), "batched poly dx")
+    text = (ROOT / "examples/grad_poly.py").read_text()
+    body = "\n".join(line for line in text[text.index("def grad_f") :].splitlines() if "#" not in line)
+    assert body.count("np.zeros_like(x)") == 1  # one gradient buffer for all the x[i] reads
+    assert "_unbroadcast" not in text  # scalar polynomial code needs no shape checks
+    for power in ("x8 ** 2", "x8 ** 3", "x6 ** 2", "x5 ** 2", "x7 ** 2"):
+        assert body.count(power) == 1, power  # each shared power computed once
+    assert "* 1.0" not in body
+
+
+def test_logistic_gradient_is_correct_and_reuses_forward_values():
+    module = load_module(ROOT / "examples/grad_logistic.py")
+    source = load_module(ROOT / "examples/logistic.py")
+    rng = np.random.default_rng(4)
+    w, b, X = rng.standard_normal(3), 0.3, rng.standard_normal((8, 3))
+    y = (rng.random(8) > 0.5).astype(float)
+    value, dw, db = module.grad_loss(w, b, X, y)
+    assert np.allclose(value, source.loss(w, b, X, y))
+    assert_close(dw, numeric_grad(source.loss, (w, b, X, y), 0), "dw")
+    assert_close(db, numeric_grad(source.loss, (w, b, X, y), 1), "db")
+    code = [line for line in (ROOT / "examples/grad_logistic.py").read_text().splitlines() if "#" not in line]
+    assert sum(line.count("np.exp(") for line in code) == 1  # computed in the forward sweep only
+
+
+def test_readme_commands_match_ci():
+    readme = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci/run").read_text()
+    commands = re.findall(r"```sh\n(.*?)\n```", readme, re.DOTALL)
+    assert len(commands) == 2
+    assert commands[1] in ci, "the README's test command must be what .ci/run runs"
+    assert "examples/poly.py --out examples/grad_poly.py" in commands[0]
