@@ -82,3 +82,10 @@ def test_readme_commands_match_ci():
     assert len(commands) == 2
     assert commands[1] in ci, "the README's test command must be what .ci/run runs"
     assert "examples/poly.py --out examples/grad_poly.py" in commands[0]
+
+
+def test_readme_example_is_the_committed_output():
+    readme = (ROOT / "README.md").read_text()
+    generated = (ROOT / "examples/grad_logistic.py").read_text()
+    shown = re.findall(r"```python\n(def grad_loss.*?)```", readme, re.DOTALL)
+    assert shown and generated.endswith(shown[0])

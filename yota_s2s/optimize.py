@@ -279,3 +279,9 @@ class _Rewriter:
         if self.cls(g) == self.cls(x):
             return g
         return None
+
+    def simplify_size(self, args: list[Atom], params: dict):
+        (a,) = args
+        if self.cls(a) == frozenset():  # a scalar has one element
+            return Lit(1)
+        return None
