@@ -1,7 +1,8 @@
 """The 8-variable cubic polynomial from the Yota.jl announcement thread (post #15).
 
 Indices are 0-based, so x has 9 entries and x[0] is unused (its gradient is 0).
-The same code works on a batch: with x of shape (9, N) every x[i] is a row.
+The gradient is of a scalar function: for a batch of points x of shape (9, N),
+differentiate np.sum(f(x)) instead (grad_f refuses an array value).
 
     yota-s2s examples/poly.py --out examples/grad_poly.py
 """

@@ -18,7 +18,7 @@ import ast
 import functools
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -113,8 +113,14 @@ class Backend:
         kws = [ast.keyword(k, constant(v)) for k, v in (keywords or {}).items()]
         return ast.Call(self.attr(name), list(args), kws)
 
-    def expression(self, eqn: Eqn, args: list[ast.expr], defaults: dict[str, object]) -> ast.expr:
-        """``eqn`` as an expression over ``args``; ``defaults`` are its rule's static defaults."""
+    def expression(
+        self, eqn: Eqn, args: list[ast.expr], defaults: dict[str, object], arrays: Sequence[bool] = ()
+    ) -> ast.expr:
+        """``eqn`` as an expression over ``args``; ``defaults`` are its rule's static defaults.
+
+        ``arrays[i]`` says argument ``i`` is known to be a NumPy value, so ``x.T`` may be
+        written for ``np.transpose(x)`` (a Python float has no ``.T``).
+        """
         prim, params = eqn.prim, eqn.params
         if prim in _BIN:
             return ast.BinOp(args[0], _BIN[prim](), args[1])
@@ -123,9 +129,11 @@ class Backend:
         if prim == "getindex":
             return ast.Subscript(args[0], index_expr(params["index"]), ast.Load())
         if prim == "transpose":
-            if params["axes"] is None:
+            if params["axes"] is not None:
+                return self.call("transpose", args, {"axes": params["axes"]})
+            if arrays and arrays[0]:
                 return ast.Attribute(args[0], "T", ast.Load())
-            return self.call("transpose", args, {"axes": params["axes"]})
+            return self.call("transpose", args)
         if prim == "unreduce":
             g, x = args
             if params["axis"] is not None and not params["keepdims"]:

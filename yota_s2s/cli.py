@@ -101,7 +101,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.out == "-":
             sys.stdout.write(generated.text)
         else:
-            write_atomically(args.out, generated.text)
+            try:
+                write_atomically(args.out, generated.text)
+            except OSError as exc:
+                raise UserError("YS006", f"cannot write the output file: {exc.strerror}", args.out) from None
         return 0
     except UserErrors as errs:
         for e in errs.errors:

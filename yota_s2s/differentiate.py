@@ -28,6 +28,7 @@ from .errors import UserError
 from .ir import Atom, Lit, Span, Tape, Var
 from .lower import fold_constant
 from .ruledsl import RuleTable, instantiate
+from .shapes import SCALAR, shape_classes
 
 
 class _Builder:
@@ -126,6 +127,9 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
     grad.outputs = outputs
     grad.out_tree = tree
     grad.meta["wrt"] = list(wrt)
+    # the gradient assumes a scalar value; where shapes cannot prove it, the output checks it
+    proven = shape_classes(tape, table, scalar_keys=frozenset()).of(value) == SCALAR
+    grad.meta["check_scalar"] = bool(isinstance(value, Var) and value.id in active and not proven)
     return grad
 
 

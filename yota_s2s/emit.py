@@ -27,6 +27,8 @@ from .fence import Module
 from .ir import Atom, Eqn, Lit, Tape, Var, uses
 from .ruledsl import RuleTable
 
+_PYTHON_ARITHMETIC = {"add", "sub", "mul", "truediv", "power", "neg"}
+
 
 @dataclass
 class Header:
@@ -159,7 +161,18 @@ class _FunctionEmitter:
         if eqn.prim in HELPERS:
             self.helpers.add(HELPERS[eqn.prim])
         defaults = self.table.rules[eqn.prim].static
-        return self.backend.expression(eqn, [self.atom(a) for a in eqn.args], defaults)
+        arrays = [self.is_array(a) for a in eqn.args]
+        return self.backend.expression(eqn, [self.atom(a) for a in eqn.args], defaults, arrays)
+
+    def is_array(self, a: Atom) -> bool:
+        """``a`` is surely a NumPy value: an input used as an array in the source, or the
+        result of anything but Python arithmetic (which keeps Python floats floats)."""
+        if isinstance(a, Lit):
+            return False
+        d = self.defs.get(a.id)
+        if d is None:
+            return a.id in self.tape.meta.get("array_inputs", ())
+        return d.prim not in _PYTHON_ARITHMETIC
 
     # ------------------------------------------------------------------ statements
     def emit(self) -> tuple[str, set[str]]:
@@ -180,10 +193,14 @@ class _FunctionEmitter:
             for part in inp.path[1:]:
                 value = ast.Attribute(value, part, ast.Load())
             body.append(("forward", None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0)))
+        checked = not tape.meta.get("check_scalar")
         for eqn in tape.eqns:
             out = eqn.out
             if out.id in self.inline:
                 continue
+            if not checked and eqn.section == "backward":
+                body.append(("backward", None, self.scalar_check()))
+                checked = True
             root = self.inplace.get(out.id)
             if root is not None and root != out.id:
                 self.names[out.id] = self.names[root]
@@ -221,6 +238,15 @@ class _FunctionEmitter:
                 text = ast.unparse(stmt)
             lines.extend("    " + line for line in text.splitlines())
         return "\n".join(lines), self.helpers
+
+    def scalar_check(self) -> ast.stmt:
+        """``if np.ndim(value) != 0: raise ValueError(...)``: the gradient is of a scalar function."""
+        name = self.tape.name
+        value = self.atom(self.tape.outputs[0])
+        message = f"{name}() must return a scalar to be differentiated (sum or index its result)"
+        test = ast.Compare(self.backend.call("ndim", [value]), [ast.NotEq()], [ast.Constant(0)])
+        error = ast.Call(ast.Name("ValueError", ast.Load()), [ast.Constant(message)], [])
+        return ast.If(test, [ast.Raise(error)], [])
 
     def output_expr(self, tree: object) -> ast.expr:
         outputs = self.tape.outputs

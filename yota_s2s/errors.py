@@ -22,6 +22,7 @@ CODES: dict[str, str] = {
     "YS003": "no such function in the source file",
     "YS004": "--wrt names something that is not a parameter",
     "YS005": "bad command-line arguments",
+    "YS006": "the output file cannot be written",
     "YS010": "unsupported statement",
     "YS011": "loops are not supported yet",
     "YS012": "if statements and conditional expressions are not supported yet",
@@ -44,7 +45,7 @@ CODES: dict[str, str] = {
     "YS102": "rule file: a parameter has no gradient, nondiff() or not_implemented()",
     "YS103": "rule file: unbound name in a formula",
     "YS104": "rule file: call to an unknown primitive",
-    "YS105": "rule file: two rules for one primitive",
+    "YS105": "rule file: two rules for one primitive, or one source name for two primitives",
     "YS106": "rule file: bad @diffrule header",
     "YS107": "rule file: the gradient is not implemented for this argument",
 }

@@ -56,7 +56,7 @@ def fence(source: str, path: str, funcs: list[str] | None = None) -> Module:
         if missing:
             known = ", ".join(sorted(module.functions)) or "none"
             raise UserError("YS003", f"no function {missing[0]!r} in {path} (functions: {known})", path)
-        module.selected = list(funcs)
+        module.selected = list(dict.fromkeys(funcs))
     else:
         module.selected = _entry_points(module)
         if not module.selected:
@@ -97,14 +97,23 @@ def _collect(module: Module) -> None:
                         module.constants[t.id] = value
 
 
-def _called_names(fn: ast.FunctionDef) -> set[str]:
+def _called_names(fn: ast.FunctionDef, imports: dict[str, str]) -> set[str]:
+    """Names this function may call in the same file: ``helper(x)`` and methods ``m.forward(x)``.
+
+    ``np.mean(x)`` is a library call (``np`` is an import), not a call of the file's own ``mean``.
+    """
     names = set()
     for node in ast.walk(fn):
         if isinstance(node, ast.Call):
-            if isinstance(node.func, ast.Name):
-                names.add(node.func.id)
-            elif isinstance(node.func, ast.Attribute):
-                names.add(node.func.attr)  # a method: m.forward(x)
+            func = node.func
+            if isinstance(func, ast.Name):
+                names.add(func.id)
+            elif isinstance(func, ast.Attribute):
+                base = func.value
+                while isinstance(base, ast.Attribute):
+                    base = base.value
+                if not (isinstance(base, ast.Name) and base.id in imports):
+                    names.add(func.attr)
     return names
 
 
@@ -120,7 +129,7 @@ def _methods(module: Module) -> dict[str, list[ast.FunctionDef]]:
 def _entry_points(module: Module) -> list[str]:
     called: set[str] = set()
     for fn in [*module.functions.values(), *(m for ms in _methods(module).values() for m in ms)]:
-        called |= _called_names(fn) - {fn.name}
+        called |= _called_names(fn, module.imports) - {fn.name}
     return [name for name in module.functions if not name.startswith("_") and name not in called]
 
 
@@ -133,7 +142,7 @@ def _reachable(module: Module) -> list[ast.FunctionDef]:
         if id(fn) in seen:
             continue
         seen[id(fn)] = fn
-        for name in _called_names(fn):
+        for name in _called_names(fn, module.imports):
             if name in module.functions:
                 todo.append(module.functions[name])
             todo.extend(methods.get(name, []))

@@ -110,6 +110,7 @@ class Lowerer:
         self.span: Span | None = None
         self.stmt_line = 0
         self.stmt_text = ""
+        self.array_receivers: set[int] = set()
 
     # ------------------------------------------------------------------ errors
     def error(self, code: str, message: str, node: ast.AST) -> UserError:
@@ -135,6 +136,7 @@ class Lowerer:
         order = {p: i for i, (p, _) in enumerate(tape.params)}
         tape.inputs.sort(key=lambda inp: order.get(inp.path[0], len(order)))
         tape.meta["object_params"] = sorted({p[0] for p in self.object_paths})
+        tape.meta["array_inputs"] = sorted(i.var.id for i in tape.inputs if i.var.id in self.array_receivers)
         return tape
 
     # ------------------------------------------------------------------ inlining
@@ -302,6 +304,8 @@ class Lowerer:
         if isinstance(base, _Function | tuple):
             raise self.error("YS020", f"unsupported attribute {attr!r}", node)
         value = self.as_array(base, node)
+        if isinstance(value, Var):
+            self.array_receivers.add(value.id)
         return self.call_primitive(f"ndarray.{attr}", [value], {}, node)
 
     def expr_BinOp(self, node: ast.BinOp, env: dict) -> object:
@@ -395,6 +399,9 @@ class Lowerer:
                 args = [receiver, *args]
             return self.call_local(callee.local, args, kwargs, node)
         if receiver is not None:
+            receiver = self.as_array(receiver, func)
+            if isinstance(receiver, Var):
+                self.array_receivers.add(receiver.id)
             args = [receiver, *args]
             if callee.name in _PACKED_METHODS and len(args) > 2:
                 args = [args[0], tuple(args[1:])]

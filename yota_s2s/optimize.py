@@ -23,7 +23,7 @@ inputs).
     >>> from yota_s2s.ruledsl import load_rules
     >>> t = Tape("f"); x = t.add_input("x")
     >>> a = t.add_eqn("exp", [x]); b = t.add_eqn("exp", [x])
-    >>> t.outputs = [t.add_eqn("mul", [t.add_eqn("mul", [a, Lit(1.0)]), b])]
+    >>> t.outputs = [t.add_eqn("mul", [t.add_eqn("mul", [a, Lit(1)]), b])]
     >>> [e.prim for e in optimize(t, load_rules()).eqns]
     ['exp', 'mul']
 """
@@ -176,6 +176,16 @@ class _Rewriter:
     def _keeps_shape(self, prim: str, args: list[Atom], params: dict, a: Atom) -> bool:
         return self.sc.infer(prim, args, params) == self.cls(a)
 
+    def _neutral(self, a: Atom, value: float) -> bool:
+        """``a`` is the constant ``value`` and dropping it keeps the dtype.
+
+        ``x * 1.0`` turns an int ``x`` into a float, so a float 1.0 or 0.0 is dropped only
+        in the backward sweep, where every value is a gradient (a float).
+        """
+        if not _is_const(a, value):
+            return False
+        return type(a.value) is int or (self.current is not None and self.current.section == "backward")
+
     def _lazy_scalar(self, prim: str, args: list[Atom]):
         """Keep a spread scalar (the gradient of ``sum``) unspread through elementwise steps.
 
@@ -201,9 +211,9 @@ class _Rewriter:
 
     def simplify_add(self, args: list[Atom], params: dict):
         a, b = args
-        if _is_const(b, 0) and self._keeps_shape("add", args, params, a):
+        if self._neutral(b, 0) and self._keeps_shape("add", args, params, a):
             return a
-        if _is_const(a, 0) and self._keeps_shape("add", args, params, b):
+        if self._neutral(a, 0) and self._keeps_shape("add", args, params, b):
             return b
         if n := self.def_of(b, "neg"):
             return "sub", [a, n.args[0]], {}
@@ -222,9 +232,9 @@ class _Rewriter:
 
     def simplify_sub(self, args: list[Atom], params: dict):
         a, b = args
-        if _is_const(b, 0) and self._keeps_shape("sub", args, params, a):
+        if self._neutral(b, 0) and self._keeps_shape("sub", args, params, a):
             return a
-        if _is_const(a, 0) and self._keeps_shape("sub", args, params, b):
+        if self._neutral(a, 0) and self._keeps_shape("sub", args, params, b):
             return "neg", [b], {}
         if n := self.def_of(b, "neg"):
             return "add", [a, n.args[0]], {}
@@ -233,9 +243,9 @@ class _Rewriter:
     def simplify_mul(self, args: list[Atom], params: dict):
         a, b = args
         for x, y in ((a, b), (b, a)):
-            if _is_const(y, 1) and self._keeps_shape("mul", args, params, x):
+            if self._neutral(y, 1) and self._keeps_shape("mul", args, params, x):
                 return x
-            if _is_const(y, -1) and self._keeps_shape("mul", args, params, x):
+            if self._neutral(y, -1) and self._keeps_shape("mul", args, params, x):
                 return "neg", [x], {}
             if isinstance(y, Lit) and (m := self.def_of(x, "mul")):
                 for c, z in (m.args, m.args[::-1]):
@@ -252,7 +262,7 @@ class _Rewriter:
 
     def simplify_truediv(self, args: list[Atom], params: dict):
         a, b = args
-        if _is_const(b, 1) and self._keeps_shape("truediv", args, params, a):
+        if self._neutral(b, 1) and self._keeps_shape("truediv", args, params, a):
             return a
         if n := self.def_of(a, "neg"):
             return "neg", [self.emit("truediv", [n.args[0], b])], {}
@@ -270,7 +280,7 @@ class _Rewriter:
 
     def simplify_power(self, args: list[Atom], params: dict):
         x, p = args
-        if _is_const(p, 1) and self._keeps_shape("power", args, params, x):
+        if self._neutral(p, 1) and self._keeps_shape("power", args, params, x):
             return x
         return None
 

@@ -91,6 +91,9 @@ def _differentiate_one(module, name: str, table, wrt: Sequence[str] | None, stag
     stages["primal"].append(tape)
     params = [p for p, _ in tape.params]
     chosen = list(wrt) if wrt else params
+    repeated = [w for w in chosen if chosen.count(w) > 1]
+    if repeated:
+        raise UserError("YS004", f"--wrt names {repeated[0]!r} twice", module.path)
     unknown = [w for w in chosen if w not in params]
     if unknown:
         raise UserError("YS004", f"--wrt {unknown[0]!r} is not a parameter of {name}({', '.join(params)})", module.path)

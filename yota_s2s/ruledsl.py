@@ -192,7 +192,23 @@ def load_rules(extra: Sequence[str | Path] = ()) -> RuleTable:
     names: dict[str, str] = {}
     for rule in rules.values():
         for n in rule.names:
+            if n in names:
+                first = rules[names[n]]
+                errors.append(
+                    UserError(
+                        "YS105",
+                        f"{n!r} already reaches {first.name!r} ({first.path}:{first.line}); "
+                        "a source name maps to one primitive: remove it from one of the two names= lists",
+                        rule.path,
+                        rule.line,
+                        1,
+                        rule.source.splitlines()[rule.line - 1],
+                    )
+                )
+                continue
             names[n] = rule.name
+    if errors:
+        raise UserErrors(errors)
     digest = hashlib.sha256("\0".join(texts).encode()).hexdigest()
     table = RuleTable(rules, names, digest)
     _cache[key] = table
@@ -407,7 +423,7 @@ def _check_calls(rule: Rule, rules: dict[str, Rule], errors: list[UserError]) ->
                     located(
                         "YS104",
                         f"{callee!r} is not a primitive; formulas call primitives "
-                        "(see yota-s2s --list-rules) or define a rule for it",
+                        "(the table in docs/rules.md) or define a rule for it",
                         sub,
                         rule.path,
                         rule.source,

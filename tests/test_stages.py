@@ -1,0 +1,937 @@
+"""Unit tests per pipeline stage, through each module's Python API.
+
+ir.verify, printer.format_tape, interp.evaluate, optimize (meaning kept, named
+rewrites happen), shapes.shape_classes, fence (entry points, located refusals)
+and the seed document's requirements on the generated text.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from yota_s2s.differentiate import differentiate
+from yota_s2s.errors import UserError, UserErrors
+from yota_s2s.fence import fence
+from yota_s2s.interp import evaluate
+from yota_s2s.ir import Eqn, IRError, Lit, Slice, Span, Tape, Var, verify
+from yota_s2s.lower import lower
+from yota_s2s.optimize import dce, optimize
+from yota_s2s.pipeline import generate
+from yota_s2s.printer import format_tape
+from yota_s2s.ruledsl import load_rules
+from yota_s2s.shapes import SCALAR, shape_classes
+
+from . import corpus
+
+TABLE = load_rules()
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS_SOURCE = Path(corpus.__file__).read_text(encoding="utf-8")
+
+
+def src(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def prims(tape: Tape) -> list[str]:
+    return [e.prim for e in tape.eqns]
+
+
+def run_source(text: str, namespace: dict | None = None, filename: str = "generated.py") -> dict:
+    """Execute source text (a test function or a generated module) into ``namespace``."""
+    namespace = {} if namespace is None else namespace
+    exec(compile(text, filename, "exec"), namespace)  # noqa: S102 - the code under test
+    return namespace
+
+
+# ----------------------------------------------------------------------------- ir.verify
+
+
+def good_tape() -> Tape:
+    t = Tape("f")
+    t.params = [("x", None)]
+    x = t.add_input("x")
+    e = t.add_eqn("exp", [x])
+    t.outputs = [t.add_eqn("sum", [e], {"axis": None, "keepdims": False})]
+    return t
+
+
+def test_verify_accepts_a_good_tape():
+    assert verify(good_tape()) is None
+
+
+def test_verify_rejects_a_variable_used_before_its_definition():
+    t = Tape("f")
+    x = t.add_input("x")
+    later = Var()
+    t.add_eqn("mul", [x, later])
+    t.eqns.append(Eqn("exp", [x], {}, [later]))
+    t.outputs = [later]
+    with pytest.raises(IRError, match="used before it is defined"):
+        verify(t)
+
+
+def test_verify_rejects_an_undefined_output():
+    t = good_tape()
+    t.outputs = [Var()]
+    with pytest.raises(IRError, match="outputs: .* used before it is defined"):
+        verify(t)
+
+
+def test_verify_rejects_a_variable_defined_twice():
+    t = good_tape()
+    first = t.eqns[0]
+    t.eqns.insert(1, Eqn("sin", [t.inputs[0].var], {}, [first.out]))
+    with pytest.raises(IRError, match="redefines"):
+        verify(t)
+
+
+def test_verify_rejects_an_input_defined_twice():
+    t = good_tape()
+    t.inputs.append(t.inputs[0])
+    with pytest.raises(IRError, match="defined twice"):
+        verify(t)
+
+
+def test_verify_rejects_an_unhashable_param():
+    t = Tape("f")
+    x = t.add_input("x")
+    t.outputs = [t.add_eqn("getindex", [x], {"index": [0, 1]})]
+    with pytest.raises(IRError, match="unhashable params"):
+        verify(t)
+
+
+def test_verify_rejects_an_argument_that_is_neither_var_nor_lit():
+    t = Tape("f")
+    x = t.add_input("x")
+    t.outputs = [t.add_eqn("mul", [x, 2.0])]
+    with pytest.raises(IRError, match="neither Var nor Lit"):
+        verify(t)
+
+
+# ----------------------------------------------------------------------------- printer
+
+
+def test_format_tape_prints_the_documented_grammar():
+    t = Tape("f")
+    t.params = [("x", None), ("m", None)]
+    x = t.add_input("x")
+    w = t.add_input("m_W", ("m", "W"))
+    line3 = Span("f.py", 3, 5, "h = np.sum(x, axis=1)[:, None]")
+    a = t.add_eqn("sum", [x], {"axis": 1}, span=line3)
+    b = t.add_eqn("getindex", [a], {"index": (Slice(), None)}, span=line3)
+    line4 = Span("f.py", 4, 5, "return np.sum(h * m.W * 2.0)")
+    c = t.add_eqn("mul", [b, w], span=line4)
+    d = t.add_eqn("mul", [c, Lit(2.0)], span=line4)
+    e = t.add_eqn("sum", [d], {"axis": None, "keepdims": False}, span=line4)
+    g = t.add_eqn("mul", [e, Lit(1.0)], section="backward")
+    t.outputs = [e, g]
+    assert format_tape(t) == (
+        "tape f(x, m)\n"
+        "  inp %1 x\n"
+        "  inp %2 m.W\n"
+        "  %3 = sum(%1, axis=1)                       # f.py:3  h = np.sum(x, axis=1)[:, None]\n"
+        "  %4 = getindex(%3, index=[:, None])         # f.py:3\n"
+        "  %5 = mul(%4, %2)                           # f.py:4  return np.sum(h * m.W * 2.0)\n"
+        "  %6 = mul(%5, 2.0)                          # f.py:4\n"
+        "  %7 = sum(%6, axis=None, keepdims=False)    # f.py:4\n"
+        "  -- backward --\n"
+        "  %8 = mul(%7, 1.0)\n"
+        "  out %7, %8\n"
+    )
+
+
+def test_format_tape_prints_slices_ellipsis_and_attribute_gradients():
+    t = Tape("f")
+    t.params = [("x", None)]
+    x = t.add_input("x")
+    a = t.add_eqn("getindex", [x], {"index": (Ellipsis, Slice(1, None), Slice(None, None, -1), 0)})
+    t.outputs = [a, a, a]
+    t.out_tree = [0, {"W": 1, "layer": {"b": 2}}]
+    text = format_tape(t)
+    assert "  %2 = getindex(%1, index=[..., 1:, ::-1, 0])\n" in text
+    assert text.endswith("  out %2, {W: %2, layer: {b: %2}}\n")
+
+
+def test_dump_of_a_real_tape_numbers_variables_in_order():
+    g = generate("import numpy as np\n\n\ndef f(x):\n    return np.sum(np.exp(x))\n", "f.py")
+    assert format_tape(g.tapes["lower"][0]) == (
+        "tape f(x)\n"
+        "  inp %1 x\n"
+        "  %2 = exp(%1)                               # f.py:5  return np.sum(np.exp(x))\n"
+        "  %3 = sum(%2, axis=None, keepdims=False)    # f.py:5\n"
+        "  out %3\n"
+    )
+
+
+# ----------------------------------------------------------------------------- interp
+
+
+def test_evaluate_exp():
+    t = Tape("f")
+    x = t.add_input("x")
+    t.outputs = [t.add_eqn("exp", [x])]
+    v = np.array([0.0, 1.0, -2.0])
+    (out,) = evaluate(t, {("x",): v}, TABLE)
+    assert np.array_equal(out, np.exp(v))
+
+
+def test_evaluate_sum_with_axis_and_keepdims():
+    t = Tape("f")
+    x = t.add_input("x")
+    a = t.add_eqn("sum", [x], {"axis": 1, "keepdims": False})
+    b = t.add_eqn("sum", [x], {"axis": 0, "keepdims": True})
+    c = t.add_eqn("sum", [x], {"axis": None, "keepdims": False})
+    t.outputs = [a, b, c]
+    v = np.arange(6.0).reshape(2, 3)
+    out = evaluate(t, {("x",): v}, TABLE)
+    assert out[0].tolist() == [3.0, 12.0]
+    assert out[1].tolist() == [[3.0, 5.0, 7.0]]
+    assert out[2] == 15.0 and isinstance(out[2], float)
+
+
+def test_evaluate_getindex():
+    t = Tape("f")
+    x = t.add_input("x")
+    a = t.add_eqn("getindex", [x], {"index": (1,)})
+    b = t.add_eqn("getindex", [x], {"index": (Slice(), None, 2)})
+    c = t.add_eqn("getindex", [x], {"index": (Ellipsis, Slice(None, None, -1))})
+    t.outputs = [a, b, c]
+    v = np.arange(6.0).reshape(2, 3)
+    out = evaluate(t, {("x",): v}, TABLE)
+    assert out[0].tolist() == [3.0, 4.0, 5.0]
+    assert out[1].tolist() == [[2.0], [5.0]]
+    assert out[2].tolist() == [[2.0, 1.0, 0.0], [5.0, 4.0, 3.0]]
+
+
+def test_evaluate_matmul_and_literals():
+    t = Tape("f")
+    a = t.add_input("a")
+    b = t.add_input("b")
+    m = t.add_eqn("matmul", [a, b])
+    t.outputs = [t.add_eqn("mul", [m, Lit(2)]), Lit(None), Lit(3.5)]
+    va, vb = np.arange(6.0).reshape(2, 3), np.arange(3.0)
+    out = evaluate(t, {("a",): va, ("b",): vb}, TABLE)
+    assert out[0].tolist() == [10.0, 28.0]
+    assert out[1] is None and out[2] == 3.5
+
+
+def test_evaluate_reads_object_inputs_by_path():
+    t = Tape("f")
+    w = t.add_input("m_W", ("m", "W"))
+    t.outputs = [t.add_eqn("neg", [w])]
+    assert evaluate(t, {("m", "W"): 2.0}, TABLE) == [-2.0]
+
+
+# ----------------------------------------------------------------------------- optimize keeps meaning
+
+#: Small functions aimed at the optimizer's rewrites (identities, lazy scalars, buffers, CSE).
+EXTRA_SOURCE = src(
+    """
+    import numpy as np
+
+
+    def negs(x, y):
+        return np.sum(-(-x) * y - (-y) + x / (-y) + (x - y) * -1.0 - (-(x - y)))
+
+
+    def consts(x):
+        return np.sum(x * 1.0 + 0.0 + 2.0 * (3.0 * x) - x ** 1 + (2 * 3) * x / 1.0)
+
+
+    def same_twice(x):
+        return np.sum(np.exp(x) + np.exp(x)) + np.sum(x) * np.sum(x)
+
+
+    def lazy(A, b):
+        return np.sum(A * b) + np.mean(A, axis=1, keepdims=True).sum() * 2.0 - np.sum(A - 1.0) / 3.0
+
+
+    def rows(A):
+        return np.sum(A[0] * A[1] + A[0] ** 2) - np.sum(-A[:, 1])
+
+
+    def scalars(a, b):
+        return (a - b) * (a - b) / (1.0 + a * a) - (-a) * 3.0 + a * 1 + 0 * b
+
+
+    def zero_add(A, b):
+        return np.sum((A + 0.0) * b + (0.0 - A) * 2.0)
+    """
+)
+
+EXTRA_CASES = {
+    "negs": lambda r: {"x": r.standard_normal(3), "y": r.uniform(0.5, 2.0, 3)},
+    "consts": lambda r: {"x": r.standard_normal((2, 3))},
+    "same_twice": lambda r: {"x": r.standard_normal(4)},
+    "lazy": lambda r: {"A": r.standard_normal((2, 3)), "b": r.standard_normal(3)},
+    "rows": lambda r: {"A": r.standard_normal((3, 4))},
+    "scalars": lambda r: {"a": float(r.standard_normal()), "b": float(r.standard_normal())},
+    "zero_add": lambda r: {"A": r.standard_normal((2, 3)), "b": r.standard_normal((1, 3))},
+}
+
+
+def unoptimized(source: str, name: str) -> tuple[Tape, Tape]:
+    """(primal, gradient) tapes straight from lower and differentiate, with no optimize at all."""
+    module = fence(source, "t.py", [name])
+    primal = lower(module, name, TABLE)
+    verify(primal)
+    grad = differentiate(primal, [p for p, _ in primal.params], TABLE)
+    verify(grad)
+    return primal, grad
+
+
+def tape_inputs(tape: Tape, values: dict[str, object]) -> dict[tuple[str, ...], object]:
+    out = {}
+    for inp in tape.inputs:
+        v = values[inp.path[0]]
+        for part in inp.path[1:]:
+            v = getattr(v, part)
+        out[inp.path] = v
+    return out
+
+
+def assert_same_outputs(before: list, after: list, what: str) -> None:
+    assert len(before) == len(after), what
+    for i, (b, a) in enumerate(zip(before, after)):
+        if b is None or a is None:
+            assert b is None and a is None, f"{what}: output {i}: {b!r} vs {a!r}"
+            continue
+        assert np.shape(b) == np.shape(a), f"{what}: output {i} shape {np.shape(b)} != {np.shape(a)}"
+        assert np.allclose(b, a, rtol=1e-10, atol=1e-12), f"{what}: output {i} changed"
+
+
+def _corpus_values(name: str, rng) -> dict[str, object]:
+    bound = inspect.signature(getattr(corpus, name)).bind(*corpus.CASES[name](rng))
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+OPT_CASES = [("corpus", n) for n in sorted(corpus.CASES)] + [("extra", n) for n in EXTRA_CASES]
+
+
+@pytest.mark.parametrize(("kind", "name"), OPT_CASES, ids=[n for _, n in OPT_CASES])
+def test_optimize_and_dce_keep_the_values(kind, name):
+    source = CORPUS_SOURCE if kind == "corpus" else EXTRA_SOURCE
+    primal, grad = unoptimized(source, name)
+    variants = {
+        "optimize(primal)": (primal, optimize(primal, TABLE)),
+        "dce(primal)": (primal, dce(primal, TABLE)),
+        "optimize(grad)": (grad, optimize(grad, TABLE)),
+        "dce(grad)": (grad, dce(grad, TABLE)),
+    }
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        values = _corpus_values(name, rng) if kind == "corpus" else EXTRA_CASES[name](rng)
+        for what, (before, after) in variants.items():
+            verify(after)
+            assert_same_outputs(
+                evaluate(before, tape_inputs(before, values), TABLE),
+                evaluate(after, tape_inputs(after, values), TABLE),
+                f"{name} {what} seed {seed}",
+            )
+
+
+def test_optimize_shrinks_the_extra_gradients():
+    for name in EXTRA_CASES:
+        _, grad = unoptimized(EXTRA_SOURCE, name)
+        assert len(optimize(grad, TABLE).eqns) < len(grad.eqns), name
+
+
+# ----------------------------------------------------------------------------- optimize: named rewrites
+
+
+def test_constant_folding():
+    t = Tape("f")
+    x = t.add_input("x")
+    six = t.add_eqn("mul", [Lit(2), Lit(3)])
+    t.outputs = [t.add_eqn("mul", [x, six])]
+    opt = optimize(t, TABLE)
+    assert prims(opt) == ["mul"]
+    assert {a.value for a in opt.eqns[0].args if isinstance(a, Lit)} == {6}
+    assert all(not all(isinstance(a, Lit) for a in e.args) for e in opt.eqns)
+
+
+def test_constant_folding_chains_constant_factors():
+    t = Tape("f")
+    x = t.add_input("x")
+    a = t.add_eqn("mul", [Lit(3.0), x])
+    t.outputs = [t.add_eqn("mul", [Lit(2.0), a])]
+    opt = optimize(t, TABLE)
+    assert prims(opt) == ["mul"]
+    assert [a.value for a in opt.eqns[0].args if isinstance(a, Lit)] == [6.0]
+
+
+def test_mul_by_one_is_removed():
+    t = Tape("f")
+    x = t.add_input("x")
+    e = t.add_eqn("exp", [x])
+    t.outputs = [t.add_eqn("mul", [e, Lit(1)])]
+    opt = optimize(t, TABLE)
+    assert prims(opt) == ["exp"]
+    assert opt.outputs == [opt.eqns[0].out]
+
+
+def test_mul_by_float_one_is_removed_only_in_the_backward_sweep():
+    # x * 1.0 promotes an int x to float: the forward sweep keeps it, gradients (floats) drop it
+    for section, expected in (("forward", ["exp", "mul"]), ("backward", ["exp"])):
+        t = Tape("f")
+        x = t.add_input("x")
+        e = t.add_eqn("exp", [x])
+        t.outputs = [t.add_eqn("mul", [e, Lit(1.0)], section=section)]
+        assert prims(optimize(t, TABLE)) == expected, section
+
+
+def test_mul_by_zero_is_not_folded_to_a_scalar():
+    # y * 0.0 has y's shape (and is nan where y is): folding it to 0 would change the value.
+    t = Tape("f")
+    x = t.add_input("x")
+    y = t.add_input("y")
+    z = t.add_eqn("mul", [y, Lit(0.0)])
+    t.outputs = [t.add_eqn("add", [x, z])]
+    assert prims(optimize(t, TABLE)) == ["mul", "add"]
+
+
+def test_cse_merges_two_identical_exp():
+    t = Tape("f")
+    x = t.add_input("x")
+    a = t.add_eqn("exp", [x])
+    b = t.add_eqn("exp", [x])
+    t.outputs = [t.add_eqn("sub", [a, b])]
+    opt = optimize(t, TABLE)
+    assert prims(opt).count("exp") == 1
+    (sub,) = [e for e in opt.eqns if e.prim == "sub"]
+    assert sub.args[0] is sub.args[1]
+
+
+def test_cse_orders_commutative_arguments():
+    t = Tape("f")
+    x = t.add_input("x")
+    y = t.add_input("y")
+    a = t.add_eqn("mul", [x, y])
+    b = t.add_eqn("mul", [y, x])
+    t.outputs = [t.add_eqn("truediv", [a, b])]
+    assert prims(optimize(t, TABLE)).count("mul") == 1
+
+
+def test_cse_keeps_different_static_params_apart():
+    t = Tape("f")
+    x = t.add_input("x")
+    a = t.add_eqn("sum", [x], {"axis": 0, "keepdims": False})
+    b = t.add_eqn("sum", [x], {"axis": 1, "keepdims": False})
+    t.outputs = [t.add_eqn("sum", [t.add_eqn("add", [a, b])], {"axis": None, "keepdims": False})]
+    assert prims(optimize(t, TABLE)).count("sum") == 3
+
+
+def test_dce_drops_an_unused_equation():
+    t = Tape("f")
+    x = t.add_input("x")
+    used = t.add_eqn("exp", [x])
+    t.add_eqn("sin", [x])
+    t.outputs = [used]
+    assert prims(dce(t, TABLE)) == ["exp"]
+    assert prims(optimize(t, TABLE)) == ["exp"]
+
+
+def test_double_negation_is_removed():
+    t = Tape("f")
+    x = t.add_input("x")
+    t.outputs = [t.add_eqn("neg", [t.add_eqn("neg", [x])])]
+    opt = optimize(t, TABLE)
+    assert opt.eqns == [] and opt.outputs == [x]
+
+
+def test_unbroadcast_of_equal_shape_classes_is_removed():
+    t = Tape("f")
+    x = t.add_input("x")
+    g = t.add_eqn("exp", [x])
+    t.outputs = [t.add_eqn("unbroadcast", [g, x])]
+    assert prims(optimize(t, TABLE)) == ["exp"]
+
+
+def test_unbroadcast_of_a_broadcast_is_kept():
+    t = Tape("f")
+    a = t.add_input("A")
+    b = t.add_input("b")
+    g = t.add_eqn("add", [a, b])
+    t.outputs = [t.add_eqn("sum", [t.add_eqn("unbroadcast", [g, b])], {"axis": None, "keepdims": False})]
+    assert "unbroadcast" in prims(optimize(t, TABLE))
+
+
+SCALAR_POLY = src(
+    """
+    def f(x):
+        return x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 2.5 * x[1]
+    """
+)
+
+
+def test_scalar_polynomial_has_no_unbroadcast():
+    g = generate(SCALAR_POLY, "p.py")
+    assert "unbroadcast" not in prims(g.tapes["optimize"][0])
+    assert "unbroadcast" in prims(g.tapes["differentiate"][0])  # the rules did produce them
+    assert "_unbroadcast" not in g.text
+
+
+def test_poly_example_gradient_uses_one_buffer():
+    source = (ROOT / "examples" / "poly.py").read_text(encoding="utf-8")
+    g = generate(source, "examples/poly.py")
+    (tape,) = g.tapes["optimize"]
+    assert prims(tape).count("zeros_like") == 1
+    assert "unbroadcast" not in prims(tape)
+    assert "_unbroadcast" not in g.text
+    assert g.text.count("np.zeros_like(") == 1
+    assert "_index_add" not in g.text  # the buffer is written in place: dx[3] += ...
+    namespace = run_source(g.text)
+    x = np.random.default_rng(0).uniform(-1, 1, 9)
+    value, dx = namespace["grad_f"](x)
+    assert np.isclose(value, run_source(source)["f"](x))
+    assert dx.shape == (9,) and dx[0] == 0.0
+
+
+# ----------------------------------------------------------------------------- shapes
+
+
+def _indexed_tape() -> tuple[Tape, list[Var]]:
+    t = Tape("f")
+    x = t.add_input("x")
+    a = t.add_eqn("getindex", [x], {"index": (3,)})
+    b = t.add_eqn("getindex", [x], {"index": (8,)})
+    c = t.add_eqn("getindex", [x], {"index": (Slice(1, None),)})
+    s = t.add_eqn("sum", [t.add_eqn("mul", [a, b])], {"axis": None, "keepdims": False})
+    t.outputs = [s]
+    return t, [x, a, b, c]
+
+
+def test_shape_classes_integer_indices_share_a_class():
+    t, (x, a, b, c) = _indexed_tape()
+    sc = shape_classes(t, TABLE)
+    assert sc.of(a) == sc.of(b)
+    assert sc.of(a) != sc.of(x)
+    assert sc.of(c) != sc.of(a)  # a slice keeps the axis
+
+
+def test_shape_classes_broadcast_differs_from_each_input():
+    t = Tape("f")
+    a = t.add_input("A")  # (2, 3)
+    b = t.add_input("b")  # (3,)
+    c = t.add_eqn("add", [a, b])
+    t.outputs = [t.add_eqn("sum", [c], {"axis": None, "keepdims": False})]
+    sc = shape_classes(t, TABLE)
+    assert sc.of(c) != sc.of(a)
+    assert sc.of(c) != sc.of(b)
+    assert sc.of(c) == sc.of(a) | sc.of(b)
+    assert sc.of(t.outputs[0]) == SCALAR
+
+
+def test_shape_classes_elementwise_of_one_input_keeps_its_class():
+    t = Tape("f")
+    x = t.add_input("x")
+    e = t.add_eqn("exp", [x])
+    m = t.add_eqn("mul", [e, Lit(2.0)])
+    t.outputs = [t.add_eqn("sum", [m], {"axis": None, "keepdims": False})]
+    sc = shape_classes(t, TABLE)
+    assert sc.of(e) == sc.of(m) == sc.of(x) != SCALAR
+
+
+def test_shape_classes_assume_a_scalar_output():
+    t = Tape("f")
+    x = t.add_input("x")
+    a = t.add_eqn("getindex", [x], {"index": (3,)})
+    t.outputs = [t.add_eqn("mul", [a, a])]
+    sc = shape_classes(t, TABLE)
+    assert sc.of(a) == SCALAR
+    assert sc.of(x) != SCALAR
+
+
+# ----------------------------------------------------------------------------- fence
+
+
+def refusals(source: str, funcs: list[str] | None = None) -> list[tuple[str, int, int]]:
+    with pytest.raises((UserErrors, UserError)) as info:
+        fence(source, "t.py", funcs)
+    errors = getattr(info.value, "errors", [info.value])
+    assert all(e.path == "t.py" for e in errors)
+    return [(e.code, e.line, e.col) for e in errors]
+
+
+ENTRY_SOURCE = src(
+    """
+    import numpy as np
+
+
+    def helper(x):
+        return x * x
+
+
+    def _private(x):
+        return np.exp(x)
+
+
+    def loss(x):
+        return np.sum(helper(x)) + np.sum(_private(x))
+
+
+    class Model:
+        def forward(self, x):
+            return scale(x)
+
+
+    def scale(x):
+        return 2.0 * x
+
+
+    def energy(m, x):
+        return np.sum(m.forward(x))
+    """
+)
+
+
+def test_entry_points_are_public_functions_nobody_calls():
+    assert fence(ENTRY_SOURCE, "t.py").selected == ["loss", "energy"]
+
+
+def test_func_selects_any_function_including_helpers():
+    assert fence(ENTRY_SOURCE, "t.py", ["helper", "_private"]).selected == ["helper", "_private"]
+
+
+def test_unknown_func_is_ys003():
+    with pytest.raises(UserError) as info:
+        fence(ENTRY_SOURCE, "t.py", ["nope"])
+    assert info.value.code == "YS003"
+    assert "nope" in info.value.message and "loss" in info.value.message
+
+
+def test_no_entry_point_is_ys003():
+    with pytest.raises(UserError) as info:
+        fence("def _f(x):\n    return x\n", "t.py")
+    assert info.value.code == "YS003"
+
+
+def test_fence_checks_only_reachable_functions():
+    source = ENTRY_SOURCE + src(
+        """
+
+
+        def unused_broken(x):
+            for i in range(3):
+                x = x + 1
+            return x
+        """
+    )
+    assert fence(source, "t.py", ["loss"]).selected == ["loss"]
+
+
+def test_fence_checks_helpers_and_methods_reached_by_the_selection():
+    source = src(
+        """
+        class Model:
+            def forward(self, x):
+                while x:
+                    x = x - 1
+                return x
+
+
+        def helper(x):
+            if x:
+                x = 1
+            return x
+
+
+        def loss(m, x):
+            return helper(x) + m.forward(x)
+        """
+    )
+    assert refusals(source) == [("YS011", 3, 9), ("YS012", 9, 5)]
+
+
+def test_a_library_call_does_not_hide_a_same_named_entry_point():
+    source = src(
+        """
+        import numpy as np
+
+
+        def mean(x):
+            return np.sum(x) / 3.0
+
+
+        def loss(x):
+            return np.mean(x * x)
+        """
+    )
+    assert fence(source, "t.py").selected == ["mean", "loss"]
+
+
+def test_a_library_call_does_not_reach_a_same_named_function():
+    source = src(
+        """
+        import numpy as np
+
+
+        def mean(x):
+            for i in range(3):
+                x = x + 1
+            return x
+
+
+        def loss(x):
+            return np.mean(x * x)
+        """
+    )
+    assert fence(source, "t.py", ["loss"]).selected == ["loss"]
+
+
+REFUSALS = {
+    "for": ("def f(x):\n    for i in range(3):\n        x = x + 1\n    return x\n", [("YS011", 2, 5)]),
+    "while": ("def f(x):\n    while x:\n        x = x - 1\n    return x\n", [("YS011", 2, 5)]),
+    "if": ("def f(x):\n    y = 1.0\n    if x:\n        y = 2.0\n    return y\n", [("YS012", 3, 5)]),
+    "ifexp": ("def f(x):\n    return x if x else -x\n", [("YS012", 2, 12)]),
+    "early return": ("def f(x):\n    return x\n    return -x\n", [("YS012", 2, 5)]),
+    "try": ("def f(x):\n    try:\n        y = x\n    except E:\n        y = 0\n    return y\n", [("YS013", 2, 5)]),
+    "with": ("def f(x):\n    with g():\n        y = x\n    return y\n", [("YS013", 2, 5)]),
+    "raise": ("def f(x):\n    raise ValueError\n    return x\n", [("YS013", 2, 5)]),
+    "lambda": ("def f(x):\n    g = lambda v: v\n    return g(x)\n", [("YS014", 2, 9)]),
+    "nested def": ("def f(x):\n    def g(v):\n        return v\n    return g(x)\n", [("YS014", 2, 5)]),
+    "global": ("def f(x):\n    global G\n    return x\n", [("YS015", 2, 5)]),
+    "yield": ("def f(x):\n    y = yield x\n    return y\n", [("YS016", 2, 9)]),
+    "subscript store": ("def f(x):\n    x[0] = 1\n    return x\n", [("YS017", 2, 5)]),
+    "attribute store": ("def f(m):\n    m.w = 1\n    return m.w\n", [("YS017", 2, 5)]),
+    "print": ("def f(x):\n    print(x)\n    return x\n", [("YS018", 2, 5)]),
+    "bare call": ("def f(x):\n    g(x)\n    return x\n", [("YS018", 2, 5)]),
+    "nested print": ("def f(x):\n    y = x + print(x)\n    return y\n", [("YS018", 2, 13)]),
+    "floordiv": ("def f(x):\n    return x // 2\n", [("YS020", 2, 12)]),
+    "compare": ("def f(x):\n    return 1.0 * (x > 0)\n", [("YS020", 2, 19)]),
+    "no return": ("def f(x):\n    y = x\n", [("YS021", 2, 5)]),
+    "kwargs": ("def f(x, **kw):\n    return x\n", [("YS010", 1, 1)]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSALS))
+def test_fence_refusals_carry_exact_locations(case):
+    source, expected = REFUSALS[case]
+    assert sorted(refusals(source)) == sorted(expected)
+
+
+def test_fence_reports_every_refusal_in_line_order():
+    source = src(
+        """
+        def f(x):
+            x[0] = 1
+            print(x)
+            for i in range(2):
+                x = x + 1
+            return x // 2
+
+
+        def g(x):
+            if x:
+                x = 1
+            return f(x)
+        """
+    )
+    assert refusals(source, ["g"]) == [
+        ("YS017", 2, 5),
+        ("YS018", 3, 5),
+        ("YS011", 4, 5),
+        ("YS020", 6, 12),
+        ("YS012", 10, 5),
+    ]
+
+
+def test_fence_columns_count_characters_not_bytes():
+    source = 'def f(x):\n    y = "ééé" + x\n    return y // 2\n'
+    assert refusals(source) == [("YS020", 3, 12)]
+    source = 'def f(x):\n    y = "ééé" + (x // 2)\n    return y\n'
+    assert refusals(source) == [("YS020", 2, 18)]
+
+
+def test_syntax_error_is_located():
+    with pytest.raises(UserError) as info:
+        fence("def f(x):\n    return (x + 1\n", "t.py")
+    e = info.value
+    assert (e.code, e.path, e.line, e.col) == ("YS001", "t.py", 2, 12)
+    assert e.source_line == "    return (x + 1"
+
+
+def test_lowering_errors_are_located():
+    cases = {
+        "import numpy as np\n\n\ndef f(x):\n    return np.sum(np.foo(x))\n": ("YS031", 5, 19),
+        "def f(x):\n    return x * bar\n": ("YS030", 2, 16),
+        "def f(x):\n    return x * f(x)\n": ("YS035", 2, 16),
+        "import numpy as np\n\n\ndef f(x, a):\n    return np.sum(x, axis=a)\n": ("YS033", 5, 12),
+        "def f(x, i):\n    return x[i]\n": ("YS034", 2, 14),
+        "def f(m):\n    return m.W * m\n": ("YS036", 2, 12),
+    }
+    for source, expected in cases.items():
+        module = fence(source, "t.py")
+        with pytest.raises(UserError) as info:
+            lower(module, module.selected[0], TABLE)
+        assert (info.value.code, info.value.line, info.value.col) == expected, source
+
+
+# ----------------------------------------------------------------------------- the seed document, on generated text
+
+
+def calls(text: str, dotted: str) -> int:
+    """How many times the code (not the comments) of ``text`` calls ``dotted`` (e.g. ``np.exp``)."""
+    module, name = dotted.split(".")
+    return sum(
+        1
+        for n in ast.walk(ast.parse(text))
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == name
+        and isinstance(n.func.value, ast.Name)
+        and n.func.value.id == module
+    )
+
+
+def grad_function(text: str, name: str) -> ast.FunctionDef:
+    (fn,) = [n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef) and n.name == f"grad_{name}"]
+    return fn
+
+
+def code_only(text: str) -> str:
+    """The generated code without comments."""
+    return ast.unparse(ast.parse(text))
+
+
+SEED = src(
+    """
+    import numpy as np
+
+
+    def foo(x):
+        return np.exp(x)
+
+
+    def logistic(x):
+        return 1.0 / (1.0 + np.exp(-x))
+
+
+    def logistic_sum(x):
+        return np.sum(logistic(x))
+
+
+    def l(x):
+        return x[0] + 3 * x[1]
+
+
+    def factored(x):
+        return l(x) ** 4 - l(x) ** 2
+
+
+    def power_const(x):
+        return np.sum(x ** 2.0)
+
+
+    def power_both(x, y):
+        return np.sum(x ** y)
+    """
+)
+
+
+def seed_text(name: str) -> str:
+    return generate(SEED, "seed.py", [name]).text
+
+
+def test_seed_exp_computed_once_and_no_times_one():
+    text = seed_text("foo")
+    assert calls(text, "np.exp") == 1
+    assert "* 1.0" not in code_only(text)
+    assert "1.0 *" not in code_only(text)
+
+
+def test_seed_logistic_backward_reuses_forward_exp():
+    text = seed_text("logistic_sum")
+    assert calls(text, "np.exp") == 1
+    namespace = run_source(text)
+    x = np.linspace(-2.0, 2.0, 5)
+    value, dx = namespace["grad_logistic_sum"](x)
+    s = 1.0 / (1.0 + np.exp(-x))
+    assert np.isclose(value, np.sum(s))
+    assert np.allclose(dx, s * (1.0 - s))
+
+
+def test_seed_factored_polynomial_computes_l_once_and_is_not_expanded():
+    text = seed_text("factored")
+    fn = grad_function(text, "factored")
+    # l(x) = x[0] + 3 * x[1]: exactly one `a + 3 * b` in the code
+    lin = [
+        n
+        for n in ast.walk(fn)
+        if isinstance(n, ast.BinOp)
+        and isinstance(n.op, ast.Add)
+        and isinstance(n.right, ast.BinOp)
+        and isinstance(n.right.op, ast.Mult)
+        and isinstance(n.right.left, ast.Constant)
+        and n.right.left.value == 3
+    ]
+    assert len(lin) == 1
+    (assign,) = [n for n in ast.walk(fn) if isinstance(n, ast.Assign) and n.value is lin[0]]
+    l_name = assign.targets[0].id
+    # every power is a power of l, never of x[0] or x[1] (no expansion of (x0 + 3 x1) ** 4)
+    bases = {ast.unparse(n.left) for n in ast.walk(fn) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow)}
+    assert bases == {l_name}
+    assert sum(isinstance(n, ast.BinOp) for n in ast.walk(fn)) <= 12
+    namespace = run_source(text)
+    x = np.array([0.3, -0.2])
+    value, dx = namespace["grad_factored"](x)
+    lv = x[0] + 3 * x[1]
+    assert np.isclose(value, lv**4 - lv**2)
+    assert np.allclose(dx, (4 * lv**3 - 2 * lv) * np.array([1.0, 3.0]))
+
+
+def test_seed_constant_power_has_no_log():
+    text = seed_text("power_const")
+    assert calls(text, "np.log") == 0
+    assert "np.log" not in text
+
+
+def test_seed_variable_power_has_log():
+    assert calls(seed_text("power_both"), "np.log") == 1
+
+
+# ----------------------------------------------------------------------------- bugs found by these tests
+
+
+def _compiled(source: str, name: str = "f", wrt: list[str] | None = None) -> dict:
+    namespace = run_source(source, filename="t.py")
+    return run_source(generate(source, "t.py", [name], wrt).text, namespace)
+
+
+def test_times_one_keeps_the_float_promotion_of_integer_inputs():
+    ns = _compiled("import numpy as np\n\n\ndef f(x):\n    return np.sum((x * 1.0) ** 3)\n")
+    x = np.array([3_000_000])
+    value, dx = ns["grad_f"](x)
+    assert value == ns["f"](x) == 2.7e19
+    assert np.allclose(dx, 3.0 * (x * 1.0) ** 2)
+
+
+def test_times_one_keeps_the_value_type():
+    ns = _compiled("import numpy as np\n\n\ndef f(x):\n    return np.size(x) * 1.0\n")
+    value, _ = ns["grad_f"](np.ones(6))
+    assert type(value) is type(ns["f"](np.ones(6)))
+
+
+def test_a_repeated_func_is_generated_once():
+    text = generate("def f(x):\n    return x * x\n", "t.py", ["f", "f"]).text
+    assert len(re.findall(r"^def grad_f\(", text, flags=re.MULTILINE)) == 1
+
+
+def test_a_repeated_wrt_gives_the_gradient_twice_or_is_refused():
+    source = "def f(x, y):\n    return x * x * y\n"
+    try:
+        ns = _compiled(source, wrt=["x", "x"])
+    except UserError as exc:
+        assert exc.code in ("YS004", "YS005")
+        return
+    value, d1, d2 = ns["grad_f"](3.0, 2.0)
+    assert value == 18.0
+    assert d1 == d2 == 12.0
