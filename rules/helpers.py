@@ -54,3 +54,15 @@ def matmul_dy(g, x, y):
 def diag_dv(g, v, k=0):
     nondiff(v)
     dg = diag(dout, k=k)
+
+
+@diffrule
+def keep_axes(g, axis=None, keepdims=False):
+    # The result g of a reduction over axis, with the reduced axes put back as length 1,
+    # so that it broadcasts against the reduction's input.
+    dg = reshape(dout, shape(g))
+
+
+@diffrule(names=["operator.eq", "numpy.equal"])
+def equal(x, y):
+    nondiff(x, y)

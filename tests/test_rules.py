@@ -249,12 +249,14 @@ SPECS: dict[str, list[tuple[str, list]]] = {
     "broadcast_to": [("{f}(x, (2, 3))", s) for s in ([(3,)], [(1, 3)], [(2, 1)], [()])],
     "reshape": [("{f}(x, (3, 2))", [(2, 3)]), ("{f}(x, -1)", [(2, 3)]), ("{f}(x, (6, 1))", [(2, 3)])],
 }
-SPECS["mean"] = SPECS["sum"]
+SPECS["mean"] = SPECS["max"] = SPECS["min"] = SPECS["sum"]
 
 #: ``ndarray.*`` source names: method calls and attributes, written out.
 METHODS: dict[str, list[tuple[str, list]]] = {
     "ndarray.sum": [("x.sum()", [(3,)]), ("x.sum(axis=0)", [(2, 3)]), ("x.sum(axis=1, keepdims=True)", [(2, 3)])],
     "ndarray.mean": [("x.mean()", [(2, 3)]), ("x.mean(axis=1)", [(2, 3)]), ("x.mean(0, keepdims=True)", [(2, 3)])],
+    "ndarray.max": [("x.max()", [(3,)]), ("x.max(axis=0)", [(2, 3)]), ("x.max(1, keepdims=True)", [(2, 3)])],
+    "ndarray.min": [("x.min()", [(3,)]), ("x.min(axis=1)", [(2, 3)]), ("x.min(0, keepdims=True)", [(2, 3)])],
     "ndarray.dot": [("x.dot(y)", [(2, 3), (3,)]), ("x.dot(y)", [(2, 3), (3, 4)])],
     "ndarray.transpose": [
         ("x.transpose()", [(2, 3)]),
@@ -547,3 +549,13 @@ def test_every_source_name_is_declared_by_its_rule_and_only_once():
     assert len(declared) == len(set(declared))
     for name, prim in TABLE.names.items():
         assert name in TABLE[prim].names
+
+
+@pytest.mark.parametrize("fn", ["max", "min"])
+def test_max_and_min_split_the_gradient_evenly_between_ties(fn):
+    source = f"import numpy as np\n\n\ndef f(x):\n    return np.{fn}(x) + np.sum(np.{fn}(x, axis=1))\n"
+    namespace = run_source(generate(source, "t.py").text, {})
+    x = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]]) * (1 if fn == "max" else -1)
+    _, dx = namespace["grad_f"](x)
+    # the global extremum (+-3) is tied twice, and so is each row's: 0.5 + 0.5 in row 0
+    assert np.allclose(dx, [[0.0, 1.0, 1.0], [0.5, 0.5, 0.0]])

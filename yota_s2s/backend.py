@@ -45,6 +45,8 @@ _FUNCS = {
     "sign": "sign",
     "sum": "sum",
     "mean": "mean",
+    "max": "max",
+    "min": "min",
     "dot": "dot",
     "diag": "diag",
     "reshape": "reshape",
@@ -134,6 +136,12 @@ class Backend:
             if arrays and arrays[0]:
                 return ast.Attribute(args[0], "T", ast.Load())
             return self.call("transpose", args)
+        if prim == "equal":
+            return ast.Compare(args[0], [ast.Eq()], [args[1]])
+        if prim == "keep_axes":
+            if params["axis"] is None or params["keepdims"]:
+                return args[0]
+            return self.call("expand_dims", args, {"axis": params["axis"]})
         if prim == "unreduce":
             g, x = args
             if params["axis"] is not None and not params["keepdims"]:
