@@ -19,17 +19,17 @@ def shape(x):
     nondiff(x)
 
 
-@diffrule(names=["numpy.size", "ndarray.size"])
+@diffrule(names=["numpy.size", "ndarray.size"], shape="scalar")
 def size(x):
     nondiff(x)
 
 
-@diffrule(names=["builtins.len"])
+@diffrule(names=["builtins.len"], shape="scalar")
 def len(x):
     nondiff(x)
 
 
-@diffrule(names=["numpy.ndim", "ndarray.ndim"])
+@diffrule(names=["numpy.ndim", "ndarray.ndim"], shape="scalar")
 def ndim(x):
     nondiff(x)
 

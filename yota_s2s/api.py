@@ -58,7 +58,10 @@ def gradsource(
     """
     text, path, name = _source(f_or_path)
     funcs = [func] if isinstance(func, str) else list(func) if func else [name] if name else None
-    return generate(text, path, funcs, wrt, target).text
+    command = " ".join(
+        ["yota-s2s", path, *(f"--func {f}" for f in funcs or []), *([f"--wrt {','.join(wrt)}"] if wrt else [])]
+    )
+    return generate(text, path, funcs, wrt, target, command=command).text
 
 
 def gradtape(f: Callable, stage: str = "optimize", wrt: Sequence[str] | None = None) -> str:

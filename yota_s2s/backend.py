@@ -7,8 +7,9 @@ what the tests run through the interpreter is what the generated file says.
 
     >>> import ast
     >>> from yota_s2s.ir import Eqn, Var
+    >>> from yota_s2s.ruledsl import load_rules
     >>> e = Eqn("sum", [Var()], {"axis": 1, "keepdims": False}, [Var()])
-    >>> ast.unparse(NUMPY.expression(e, [ast.Name("x")], {"axis": None, "keepdims": False}))
+    >>> ast.unparse(NUMPY.expression(e, [ast.Name("x")], load_rules()["sum"]))
     'np.sum(x, axis=1)'
 """
 
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .ir import Eqn, Slice
+from .ruledsl import Rule
 
 _BIN = {
     "add": ast.Add,
@@ -115,10 +117,8 @@ class Backend:
         kws = [ast.keyword(k, constant(v)) for k, v in (keywords or {}).items()]
         return ast.Call(self.attr(name), list(args), kws)
 
-    def expression(
-        self, eqn: Eqn, args: list[ast.expr], defaults: dict[str, object], arrays: Sequence[bool] = ()
-    ) -> ast.expr:
-        """``eqn`` as an expression over ``args``; ``defaults`` are its rule's static defaults.
+    def expression(self, eqn: Eqn, args: list[ast.expr], rule: Rule, arrays: Sequence[bool] = ()) -> ast.expr:
+        """``eqn`` as an expression over ``args``; ``rule`` is its primitive's rule.
 
         ``arrays[i]`` says argument ``i`` is known to be a NumPy value, so ``x.T`` may be
         written for ``np.transpose(x)`` (a Python float has no ``.T``).
@@ -150,13 +150,17 @@ class Backend:
         if prim == "index_add":
             where = ast.Subscript(self.attr("s_"), index_expr(params["index"]), ast.Load())
             return ast.Call(ast.Name(HELPERS[prim], ast.Load()), [*args, where], [])
+        keywords = {k: v for k, v in params.items() if k not in rule.static or rule.static[k] != v}
         if prim in _FUNCS:
-            keywords = {k: v for k, v in params.items() if k not in defaults or defaults[k] != v}
             return self.call(_FUNCS[prim], args, keywords)
         if prim in _BUILTINS:
             return ast.Call(ast.Name(_BUILTINS[prim], ast.Load()), args, [])
         if prim in HELPERS:
             return ast.Call(ast.Name(HELPERS[prim], ast.Load()), [*args, *(constant(v) for v in params.values())], [])
+        # a primitive from a user's rule file that names a NumPy function: call it by that name
+        for name in rule.names:
+            if name.startswith("numpy.") and name.count(".") == 1:
+                return self.call(name.split(".", 1)[1], args, keywords)
         raise KeyError(f"the {self.module} backend cannot write primitive {prim!r}")
 
 

@@ -24,8 +24,15 @@ from .pipeline import STAGES, generate
 from .printer import format_tape
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse's own errors, in our format
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message} (YS005)", file=sys.stderr)
+        sys.exit(2)
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="yota-s2s",
         description="Write the reverse-mode gradient of Python/NumPy functions as a standalone module.",
         epilog="Docs: docs/cli.md. Example: yota-s2s loss.py --out grad_loss.py",
@@ -85,7 +92,9 @@ def write_atomically(path: str, text: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     funcs = [f.strip() for group in args.func or [] for f in group.split(",") if f.strip()] or None
-    wrt = [w.strip() for w in args.wrt.split(",") if w.strip()] if args.wrt else None
+    wrt = [w.strip() for w in args.wrt.split(",") if w.strip()] if args.wrt is not None else None
+    if wrt == []:
+        _parser().error("--wrt needs at least one parameter name")
     generated = None
     try:
         try:

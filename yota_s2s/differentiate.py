@@ -93,9 +93,9 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
                 "YS107",
                 f"no gradient of {eqn.prim}() with respect to {name!r}: {exc}",
                 span.path if span else "<input>",
-                span.line if span else 0,
+                span.at_line if span else 0,
                 span.col if span else 0,
-                span.text if span else None,
+                span.at_text if span else None,
             ) from None
         for name, a in needed:
             contributions.setdefault(a.id, []).append(grads[name])

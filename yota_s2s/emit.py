@@ -18,6 +18,7 @@ nothing but the tapes, so it is byte-for-byte deterministic.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import keyword
 from dataclasses import dataclass
 
@@ -25,6 +26,7 @@ from .backend import HELPERS, Backend, constant, helper_closure, helper_source, 
 from .errors import located
 from .fence import Module
 from .ir import Atom, Eqn, Lit, Tape, Var, uses
+from .lower import MODULE_CONSTANTS, NUMPY_ALIASES
 from .ruledsl import RuleTable
 
 _PYTHON_ARITHMETIC = {"add", "sub", "mul", "truediv", "power", "neg"}
@@ -45,6 +47,11 @@ class Header:
 
 def emit_module(tapes: list[Tape], module: Module, table: RuleTable, backend: Backend, header: Header) -> str:
     """The generated module for ``tapes`` (one ``grad_`` function each)."""
+    params = {p for tape in tapes for p, _ in tape.params}
+    alias = backend.alias
+    while alias in params:  # a parameter called np: write the module as _np
+        alias = "_" + alias
+    backend = dataclasses.replace(backend, alias=alias)
     helpers: set[str] = set()
     functions = []
     for tape in tapes:
@@ -160,9 +167,8 @@ class _FunctionEmitter:
     def expression(self, eqn: Eqn) -> ast.expr:
         if eqn.prim in HELPERS:
             self.helpers.add(HELPERS[eqn.prim])
-        defaults = self.table.rules[eqn.prim].static
         arrays = [self.is_array(a) for a in eqn.args]
-        return self.backend.expression(eqn, [self.atom(a) for a in eqn.args], defaults, arrays)
+        return self.backend.expression(eqn, [self.atom(a) for a in eqn.args], self.table.rules[eqn.prim], arrays)
 
     def is_array(self, a: Atom) -> bool:
         """``a`` is surely a NumPy value: an input used as an array in the source, or the
@@ -258,8 +264,9 @@ class _FunctionEmitter:
             a = outputs[i]
             expr = self.atom(a)
             if i > 0 and isinstance(a, Var) and (a.id in inputs or a.id in seen):
-                # a gradient that is an argument (or another gradient): return a copy, never an alias
-                expr = self.backend.call("copy", [expr])
+                # a gradient that is an argument (or another gradient): return a copy, never an alias;
+                # +y copies an array and keeps a Python float a float
+                expr = self.backend.call("copy", [expr]) if self.is_array(a) else ast.UnaryOp(ast.UAdd(), expr)
             if isinstance(a, Var) and i > 0:
                 seen.add(a.id)
             return expr
@@ -288,6 +295,13 @@ class _FunctionEmitter:
     def default(self, node: ast.expr) -> ast.expr:
         if isinstance(node, ast.Name) and node.id in self.module.constants:
             return constant(self.module.constants[node.id])
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            qualified = self.module.imports.get(node.value.id, "") + "." + node.attr
+            for alias, canonical in NUMPY_ALIASES.items():
+                if qualified.startswith(alias + "."):
+                    qualified = canonical + qualified[len(alias) :]
+            if qualified in MODULE_CONSTANTS:  # np.pi, math.inf
+                return constant(MODULE_CONSTANTS[qualified])
         try:
             return constant(ast.literal_eval(node))
         except ValueError:

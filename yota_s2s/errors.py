@@ -89,10 +89,16 @@ class InternalError(Exception):
 
 def located(code: str, message: str, node: object, path: str, source: str) -> UserError:
     """A ``UserError`` at an ``ast`` node of ``source`` (columns converted to 1-based)."""
+    line, col, text = position(node, source)
+    return UserError(code, message, path, line, col, text or None)
+
+
+def position(node: object, source: str) -> tuple[int, int, str]:
+    """(1-based line, 1-based character column, the line's text) of an ``ast`` node."""
     line = getattr(node, "lineno", 0) or 0
     offset = getattr(node, "col_offset", 0) or 0
     lines = source.splitlines()
-    text = lines[line - 1] if 0 < line <= len(lines) else None
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
     # ast columns count UTF-8 bytes; diagnostics count characters.
     col = len(text.encode()[:offset].decode(errors="replace")) + 1 if text else offset + 1
-    return UserError(code, message, path, line, col, text)
+    return line, col, text

@@ -51,14 +51,20 @@ def fence(source: str, path: str, funcs: list[str] | None = None) -> Module:
         raise UserError("YS001", f"invalid syntax: {exc.msg}", path, line, exc.offset or 1, text) from None
     module = Module(path, source, tree)
     _collect(module)
+    asyncs = {n.name: n for n in tree.body if isinstance(n, ast.AsyncFunctionDef)}
     if funcs:
         missing = [f for f in funcs if f not in module.functions]
+        if missing and missing[0] in asyncs:
+            raise located("YS016", "async functions are not supported", asyncs[missing[0]], path, source)
         if missing:
             known = ", ".join(sorted(module.functions)) or "none"
             raise UserError("YS003", f"no function {missing[0]!r} in {path} (functions: {known})", path)
         module.selected = list(dict.fromkeys(funcs))
     else:
         module.selected = _entry_points(module)
+        if not module.selected and asyncs:
+            first = next(iter(asyncs.values()))
+            raise located("YS016", "async functions are not supported", first, path, source)
         if not module.selected:
             raise UserError("YS003", f"no public top-level function to differentiate in {path}", path)
     errors: list[UserError] = []
@@ -169,7 +175,8 @@ class _Checker(ast.NodeVisitor):
         body = list(fn.body)
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
             body = body[1:]  # docstring
-        if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
+        generator = any(isinstance(n, ast.Yield | ast.YieldFrom) for n in ast.walk(fn))
+        if not generator and (not body or not isinstance(body[-1], ast.Return) or body[-1].value is None):
             last = body[-1] if body else fn
             self.error("YS021", f"{fn.name}() must end with 'return <value>'", last)
         for stmt in body:
@@ -209,6 +216,9 @@ class _Checker(ast.NodeVisitor):
     def visit_Expr(self, node: ast.Expr) -> None:
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             return  # a string statement (docstring-like) has no effect
+        if isinstance(node.value, ast.Yield | ast.YieldFrom | ast.Await):
+            self.visit(node.value)
+            return
         call = node.value
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in _IMPURE_CALLS:
             self.error("YS018", f"{call.func.id}() has side effects; remove it from the differentiated code", node)

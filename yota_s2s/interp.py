@@ -52,6 +52,6 @@ def _plain(v: object) -> object:
 
 def _run(eqn: Eqn, args: list, table: RuleTable, backend: Backend, ns: dict) -> object:
     names = [f"a{i}" for i in range(len(args))]
-    expr = backend.expression(eqn, [ast.Name(n, ast.Load()) for n in names], table.rules[eqn.prim].static)
+    expr = backend.expression(eqn, [ast.Name(n, ast.Load()) for n in names], table.rules[eqn.prim])
     code = compile(ast.fix_missing_locations(ast.Expression(expr)), "<interp>", "eval")
     return eval(code, dict(ns), dict(zip(names, args)))

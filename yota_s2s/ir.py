@@ -72,13 +72,20 @@ class Slice:
 
 @dataclass(frozen=True)
 class Span:
-    """Where an equation came from: file, 1-based line and column, and the line's text."""
+    """Where an equation came from.
+
+    ``line`` and ``text`` are the source statement's first line and its text on one line
+    (for provenance comments); ``at_line``, ``col`` and ``at_text`` locate the expression
+    itself, 1-based in characters (for diagnostics with a caret).
+    """
 
     path: str
     line: int
     col: int
     text: str = ""
     func: str = ""
+    at_line: int = 0
+    at_text: str = ""
 
 
 @dataclass(eq=False)

@@ -25,7 +25,7 @@ import operator
 import re
 from dataclasses import dataclass
 
-from .errors import UserError, located
+from .errors import UserError, located, position
 from .fence import Module
 from .ir import Atom, Input, Lit, Slice, Span, Tape, Var
 from .ruledsl import BINOPS, BindError, RuleTable, bind
@@ -47,6 +47,9 @@ MODULE_CONSTANTS = {
 }
 #: Methods that take a shape as separate arguments: x.reshape(3, 4).
 _PACKED_METHODS = {"ndarray.reshape", "ndarray.transpose"}
+#: Primitives whose NumPy result may be a view of their argument.
+_VIEW_PRIMS = {"getindex", "reshape", "transpose", "diag", "broadcast_to"}
+_AUG_SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.MatMult: "@"}
 #: Hint depth of names derived from indexing (x3 for x[3]): any assignment overrides them.
 _DERIVED_HINT = 10_000
 
@@ -111,6 +114,7 @@ class Lowerer:
         self.stmt_line = 0
         self.stmt_text = ""
         self.array_receivers: set[int] = set()
+        self.envs: list[dict[str, object]] = []
 
     # ------------------------------------------------------------------ errors
     def error(self, code: str, message: str, node: ast.AST) -> UserError:
@@ -145,6 +149,8 @@ class Lowerer:
             chain = " -> ".join([*self.stack, fn.name])
             raise self.error("YS035", f"recursion is not supported ({chain})", site)
         self.stack.append(fn.name)
+        self.envs.append(env)
+        caller = (self.stmt_line, self.stmt_text)
         try:
             for stmt in fn.body:
                 self.stmt_line = stmt.lineno
@@ -154,6 +160,8 @@ class Lowerer:
                 self.statement(stmt, env)
         finally:
             self.stack.pop()
+            self.envs.pop()
+            self.stmt_line, self.stmt_text = caller
         raise self.error("YS021", f"{fn.name}() must end with 'return <value>'", fn)  # fence prevents
 
     def statement(self, stmt: ast.stmt, env: dict[str, object]) -> None:
@@ -166,12 +174,40 @@ class Lowerer:
                 self.assign(stmt.target, self.expr(stmt.value, env), env)
         elif isinstance(stmt, ast.AugAssign):
             current = self.expr(stmt.target, env)
+            self.check_not_shared(stmt, current, env)
             value = self.binop(BINOPS[type(stmt.op)], current, self.expr(stmt.value, env), stmt)
             self.assign(stmt.target, value, env)
         elif isinstance(stmt, ast.Expr | ast.Pass):
             pass  # docstrings; fence refused everything else
         else:  # pragma: no cover - fence refuses these first
             raise self.error("YS010", f"unsupported statement {type(stmt).__name__}", stmt)
+
+    def check_not_shared(self, stmt: ast.AugAssign, current: object, env: dict[str, object]) -> None:
+        """Refuse ``y += ...`` where NumPy would update, in place, an array another name sees.
+
+        ``y = x; y += 1`` changes ``x`` too, and so does ``r = x[0]; r += 1`` (a view).
+        The tool models ``+=`` as a new value, which is only right when nothing shares it.
+        """
+        if isinstance(current, Lit):
+            return  # numbers are immutable: += makes a new one
+        name = stmt.target.id
+        shared = [n for e in self.envs for n, v in e.items() if v is current and not (e is env and n == name)]
+        view = self.defining_prim(current) in _VIEW_PRIMS
+        if shared or view:
+            why = f"'{shared[0]}' refers to the same array" if shared else "it may be a view into another array"
+            raise self.error(
+                "YS017",
+                f"'{name} {_AUG_SYMBOL[type(stmt.op)]}= ...' would update {name} in place and {why}; "
+                f"write '{name} = {name} {_AUG_SYMBOL[type(stmt.op)]} ...'",
+                stmt,
+            )
+
+    def defining_prim(self, value: object) -> str | None:
+        if isinstance(value, Var):
+            for eqn in reversed(self.tape.eqns):
+                if eqn.out is value:
+                    return eqn.prim
+        return None
 
     def assign(self, target: ast.expr, value: object, env: dict[str, object]) -> None:
         if isinstance(target, ast.Name):
@@ -200,13 +236,15 @@ class Lowerer:
             ok, value = fold_constant(prim, [a.value for a in args])
             if ok:
                 return Lit(value)
-        line = getattr(node, "lineno", self.stmt_line)
+        at_line, col, at_text = position(node, self.module.source)
         span = Span(
             self.module.path,
-            self.stmt_line or line,
-            getattr(node, "col_offset", 0) + 1,
-            self.stmt_text or self.module.line(line).strip(),
+            self.stmt_line or at_line,
+            col,
+            self.stmt_text or at_text.strip(),
             self.stack[-1] if self.stack else "",
+            at_line,
+            at_text,
         )
         return self.tape.add_eqn(prim, args, params, span)
 

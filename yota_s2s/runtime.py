@@ -29,8 +29,10 @@ def _index_add(buf, g, index):
 
 
 def _matmul_dx(g, x, y):
-    """Gradient of ``x @ y`` with respect to ``x``, for 1-D, 2-D and batched operands."""
+    """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``x``, for operands of any rank."""
     x_nd, y_nd = xp.ndim(x), xp.ndim(y)
+    if x_nd == 0 or y_nd == 0:  # dot with a scalar multiplies
+        return _unbroadcast(g * y, x)
     if y_nd == 1:
         g = xp.expand_dims(g, -1)
         y = y[:, None]
@@ -41,8 +43,10 @@ def _matmul_dx(g, x, y):
 
 
 def _matmul_dy(g, x, y):
-    """Gradient of ``x @ y`` with respect to ``y``, for 1-D, 2-D and batched operands."""
+    """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``y``, for operands of any rank."""
     x_nd, y_nd = xp.ndim(x), xp.ndim(y)
+    if x_nd == 0 or y_nd == 0:  # dot with a scalar multiplies
+        return _unbroadcast(g * x, y)
     if y_nd == 1:
         g = xp.expand_dims(g, -1)
     if x_nd == 1:
