@@ -7,6 +7,13 @@ mirrors Yota.jl's: ``grad``, ``simplegrad``, ``gradsource``, ``gradtape``.
 
 __version__ = "0.1.0"
 
-from .api import grad, gradsource, gradtape, reset, simplegrad
-
 __all__ = ["__version__", "grad", "gradsource", "gradtape", "reset", "simplegrad"]
+
+
+def __getattr__(name: str) -> object:
+    # The API (and NumPy with it) loads on first use, so the command line starts fast.
+    if name in __all__:
+        from . import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'yota_s2s' has no attribute {name!r}")
