@@ -157,20 +157,23 @@ def load_rules(extra: Sequence[str | Path] = ()) -> RuleTable:
     >>> table.names["numpy.exp"], table["exp"].operands
     ('exp', ('x',))
     """
-    paths = [*library_paths(), *(Path(p) for p in extra)]
+    library = library_paths()
+    paths = [*library, *(Path(p) for p in extra)]
+    # shipped rules are named by their place in the package, wherever it is installed
+    shown = [f"yota_s2s/rules/{p.name}" for p in library] + [str(p) for p in extra]
     texts = []
     for p in paths:
         try:
             texts.append(p.read_text(encoding="utf-8"))
         except OSError as exc:
             raise UserError("YS002", f"cannot read rule file: {exc.strerror}", str(p)) from None
-    key = tuple(zip(map(str, paths), texts))
+    key = tuple(zip(shown, texts))
     if key in _cache:
         return _cache[key]
     errors: list[UserError] = []
     rules: dict[str, Rule] = {}
-    for path, text in zip(paths, texts):
-        for rule in _parse_file(str(path), text, errors):
+    for path, text in zip(shown, texts):
+        for rule in _parse_file(path, text, errors):
             if rule.name in rules:
                 first = rules[rule.name]
                 errors.append(
