@@ -26,7 +26,7 @@ from .backend import HELPERS, Backend, constant, helper_closure, helper_source, 
 from .errors import located
 from .fence import Module
 from .ir import Atom, Eqn, Lit, Tape, Var, uses
-from .lower import MODULE_CONSTANTS, NUMPY_ALIASES
+from .lower import MODULE_CONSTANTS, canonical_name
 from .ruledsl import RuleTable
 
 _PYTHON_ARITHMETIC = {"add", "sub", "mul", "truediv", "power", "neg"}
@@ -296,10 +296,7 @@ class _FunctionEmitter:
         if isinstance(node, ast.Name) and node.id in self.module.constants:
             return constant(self.module.constants[node.id])
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            qualified = self.module.imports.get(node.value.id, "") + "." + node.attr
-            for alias, canonical in NUMPY_ALIASES.items():
-                if qualified.startswith(alias + "."):
-                    qualified = canonical + qualified[len(alias) :]
+            qualified = canonical_name(self.module.imports.get(node.value.id, "") + "." + node.attr)
             if qualified in MODULE_CONSTANTS:  # np.pi, math.inf
                 return constant(MODULE_CONSTANTS[qualified])
         try:

@@ -45,6 +45,8 @@ MODULE_CONSTANTS = {
     "math.inf": math.inf,
     "math.tau": math.tau,
 }
+#: Library submodules reached through an attribute (np.linalg.norm).
+_SUBMODULES = {"numpy.linalg", "numpy.random", "numpy.fft"}
 #: Methods that take a shape as separate arguments: x.reshape(3, 4).
 _PACKED_METHODS = {"ndarray.reshape", "ndarray.transpose"}
 #: Primitives whose NumPy result may be a view of their argument.
@@ -304,25 +306,10 @@ class Lowerer:
 
     def qualified(self, name: str, node: ast.AST) -> object:
         """A library name: a module, a constant or a function."""
-        for alias, canonical in NUMPY_ALIASES.items():
-            if name == alias or name.startswith(alias + "."):
-                name = canonical + name[len(alias) :]
-                break
+        name = canonical_name(name)
         if name in MODULE_CONSTANTS:
             return Lit(MODULE_CONSTANTS[name])
-        if (
-            name in ("numpy", "math")
-            or name.startswith("numpy.")
-            and name.count(".") == 1
-            and name[6:]
-            in (
-                "linalg",
-                "random",
-                "fft",
-            )
-        ):
-            return _Module(name)
-        if "." not in name:
+        if "." not in name or name in _SUBMODULES:
             return _Module(name)
         return _Function(name)
 
@@ -495,6 +482,14 @@ class Lowerer:
             static[key] = value
         atoms = [self.as_array(o, node) for o in operands]
         return self.emit(prim, atoms, static, node)
+
+
+def canonical_name(name: str) -> str:
+    """``cupy.exp`` and ``jax.numpy.exp`` are NumPy's API: ``numpy.exp``."""
+    for alias, canonical in NUMPY_ALIASES.items():
+        if name == alias or name.startswith(alias + "."):
+            return canonical + name[len(alias) :]
+    return name
 
 
 def statement_text(source: str, stmt: ast.stmt, limit: int = 100) -> str:
