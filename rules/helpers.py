@@ -25,10 +25,12 @@ def unreduce(g, x, axis=None, keepdims=False):
 
 
 @diffrule(shape="buf")
-def index_add(buf, g, index=()):
-    # buf with g added at buf[index] (a fresh buffer: the emitter writes it in place).
+def index_add(buf, g, *idx, index=()):
+    # buf with g added at buf[index], repeated indices accumulated (np.add.at); on a
+    # fresh buffer the emitter writes it in place.
+    nondiff(idx)
     dbuf = dout
-    dg = getindex(dout, index=index)
+    dg = getindex(dout, idx, index=index)
 
 
 @diffrule(names=["numpy.zeros_like"], shape="x")
@@ -61,8 +63,3 @@ def keep_axes(g, axis=None, keepdims=False):
     # The result g of a reduction over axis, with the reduced axes put back as length 1,
     # so that it broadcasts against the reduction's input.
     dg = reshape(dout, shape(g))
-
-
-@diffrule(names=["operator.eq", "numpy.equal"])
-def equal(x, y):
-    nondiff(x, y)

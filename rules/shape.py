@@ -2,10 +2,18 @@
 
 
 @diffrule
-def getindex(x, index=()):
-    # x[index] for basic indices (integers, slices, None, ...): one gradient
-    # buffer per array; the optimizer folds every read of x into it.
-    dx = index_add(zeros_like(x), dout, index=index)
+def getindex(x, *idx, index=()):
+    # x[index]: index is a template of integers, slices, None and ..., in which computed
+    # parts (an integer, an index array, a boolean mask) are the operands idx.
+    # One gradient buffer per array: the optimizer folds every read of x into it.
+    nondiff(idx)
+    dx = index_add(zeros_like(x), dout, idx, index=index)
+
+
+@diffrule(names=["numpy.asarray", "numpy.array"])
+def asarray(x):
+    # A constant array written in the source (an index list).
+    nondiff(x)
 
 
 @diffrule(names=["numpy.reshape", "ndarray.reshape"])

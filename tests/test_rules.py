@@ -24,6 +24,7 @@ from yota_s2s.errors import UserErrors
 from yota_s2s.pipeline import generate
 from yota_s2s.ruledsl import Rule, load_rules
 
+from . import rule_specs
 from .gradcheck import assert_close, numeric_grad
 
 TABLE = load_rules()
@@ -32,25 +33,7 @@ BROKEN = Path(__file__).resolve().parent / "rules_broken"
 # ============================================================================= SymPy oracle
 
 #: The primal of each elementwise primitive as SymPy (formulas call primitives by these names too).
-SYMPY_PRIMAL = {
-    "add": lambda x, y: x + y,
-    "sub": lambda x, y: x - y,
-    "mul": lambda x, y: x * y,
-    "truediv": lambda x, y: x / y,
-    "neg": lambda x: -x,
-    "power": lambda x, p: x**p,
-    "exp": sympy.exp,
-    "log": sympy.log,
-    "sin": sympy.sin,
-    "cos": sympy.cos,
-    "tanh": sympy.tanh,
-    "sqrt": sympy.sqrt,
-    "abs": sympy.Abs,
-    "sign": sympy.sign,
-}
-
-#: (primitive, operand) pairs whose domain is x > 0
-POSITIVE = {("log", "x"), ("sqrt", "x"), ("power", "x")}
+SYMPY_PRIMAL = rule_specs.SYMPY
 POSITIVE_POINTS = [0.4, 0.9, 1.3, 2.2]
 SIGNED_POINTS = [-1.7, -0.6, 0.4, 1.3, 2.2]  # away from 0 (abs, sign, division)
 
@@ -99,8 +82,17 @@ def to_sympy(node: ast.expr, env: dict[str, object], rule: Rule, temps: dict[str
     return walk(node)
 
 
+def _grid(prim: str, op: str, position: int) -> list[float]:
+    """Sample points of an operand; the second operand's are shifted, so that x != y (comparisons)."""
+    d = rule_specs.domain(prim, op)
+    if d is None:
+        return [p + 0.11 * position for p in SIGNED_POINTS]
+    low, high = d
+    return [low + (high - low) * (t + 0.05 * position) for t in (0.1, 0.35, 0.6, 0.85)]
+
+
 def _points(rule: Rule) -> list[dict[str, float]]:
-    grids = [POSITIVE_POINTS if (rule.name, op) in POSITIVE else SIGNED_POINTS for op in rule.operands]
+    grids = [_grid(rule.name, op, k) for k, op in enumerate(rule.operands)]
     combos = list(itertools.product(*grids))
     return [dict(zip(rule.operands, c)) for c in combos[:: max(1, len(combos) // 12)]]
 
@@ -252,6 +244,7 @@ SPECS: dict[str, list[tuple[str, list]]] = {
     "reshape": [("{f}(x, (3, 2))", [(2, 3)]), ("{f}(x, -1)", [(2, 3)]), ("{f}(x, (6, 1))", [(2, 3)])],
 }
 SPECS["mean"] = SPECS["max"] = SPECS["min"] = SPECS["sum"]
+SPECS.update(rule_specs.SPECS)
 
 #: ``ndarray.*`` source names: method calls and attributes, written out.
 METHODS: dict[str, list[tuple[str, list]]] = {
@@ -268,6 +261,8 @@ METHODS: dict[str, list[tuple[str, list]]] = {
     "ndarray.T": [("x.T", [(2, 3)]), ("x.T", [(3,)]), ("x.T", [()])],
     "ndarray.reshape": [("x.reshape(-1)", [(2, 3)]), ("x.reshape(3, 2)", [(2, 3)]), ("x.reshape((6, 1))", [(2, 3)])],
 }
+
+METHODS.update(rule_specs.METHODS)
 
 #: getindex has no source name: indexing syntax reaches it.
 INDEXING = [
@@ -373,10 +368,11 @@ def test_every_differentiable_source_name_has_a_numeric_case():
             assert {tuple(p) for p in BROADCAST_PAIRS} <= shapes, rule.name
 
 
-def _value(shape: tuple, positive: bool, method: bool, rng) -> object:
-    v = rng.uniform(0.5, 2.0, shape)
-    if not positive:
-        v = v * rng.choice([-1.0, 1.0], shape)
+def _value(shape: tuple, interval: tuple[float, float] | None, method: bool, rng) -> object:
+    if interval is None:
+        v = rng.uniform(0.5, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
+    else:
+        v = rng.uniform(*interval, shape)
     if shape == ():
         return np.asarray(v) if method else float(v)
     return v
@@ -391,7 +387,8 @@ def test_rule_matches_finite_differences(case):
     f = namespace["f"]
     rng = np.random.default_rng(0)
     method = case.name.startswith("ndarray.")
-    args = [_value(s, i == 0 and case.prim in {"log", "sqrt", "power"}, method, rng) for i, s in enumerate(case.shapes)]
+    operands = TABLE[case.prim].operand_names(len(case.shapes))
+    args = [_value(s, rule_specs.domain(case.prim, op), method, rng) for op, s in zip(operands, case.shapes)]
     out_shape = np.shape(f(*args, 1.0))
     args.append(rng.standard_normal(out_shape) if out_shape else float(rng.standard_normal()))
 

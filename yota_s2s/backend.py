@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .ir import Eqn, Slice
+from .ir import Dyn, Eqn, Slice
 from .ruledsl import Rule
 
 _BIN = {
@@ -33,6 +33,15 @@ _BIN = {
     "truediv": ast.Div,
     "power": ast.Pow,
     "matmul": ast.MatMult,
+}
+
+_COMPARE = {
+    "less": ast.Lt,
+    "less_equal": ast.LtE,
+    "greater": ast.Gt,
+    "greater_equal": ast.GtE,
+    "equal": ast.Eq,
+    "not_equal": ast.NotEq,
 }
 
 #: primitive -> function name in the array module (called as ``np.NAME(args, **static)``)
@@ -89,12 +98,23 @@ def constant(value: object) -> ast.expr:
     return ast.Constant(value)
 
 
-def index_expr(index: tuple) -> ast.expr:
-    """The subscript of ``x[index]`` in source form: ``3``, ``1:3``, ``:, None``."""
+def dotted(name: str) -> ast.expr:
+    """``a.b.c`` as an expression."""
+    root, *parts = name.split(".")
+    node: ast.expr = ast.Name(root, ast.Load())
+    for part in parts:
+        node = ast.Attribute(node, part, ast.Load())
+    return node
+
+
+def index_expr(index: tuple, dynamic: Sequence[ast.expr] = ()) -> ast.expr:
+    """The subscript of ``x[index]`` in source form: ``3``, ``1:3``, ``:, None``, ``i, :``."""
 
     def item(i: object) -> ast.expr:
         if isinstance(i, Slice):
             return ast.Slice(*(None if p is None else constant(p) for p in (i.start, i.stop, i.step)))
+        if isinstance(i, Dyn):
+            return dynamic[i.k]
         return constant(i)
 
     if len(index) == 1:
@@ -110,15 +130,33 @@ class Backend:
     alias: str
     overrides: dict[str, Callable] = field(default_factory=dict)
 
+    def index_value(self, params: dict, dynamic: Sequence[ast.expr]) -> ast.expr:
+        """An index as a value (for ``np.add.at``): ``3``, ``i`` or ``np.s_[1:, i]``."""
+        index = params["index"]
+        if len(index) == 1 and not isinstance(index[0], Slice) and index[0] is not Ellipsis:
+            return index_expr(index, dynamic)
+        return ast.Subscript(self.attr("s_"), index_expr(index, dynamic), ast.Load())
+
     def attr(self, name: str) -> ast.expr:
-        return ast.Attribute(ast.Name(self.alias, ast.Load()), name, ast.Load())
+        """``np.NAME``, with a dotted ``NAME`` as nested attributes (``np.linalg.inv``)."""
+        return dotted(f"{self.alias}.{name}")
 
     def call(self, name: str, args: list[ast.expr], keywords: dict[str, object] | None = None) -> ast.expr:
         kws = [ast.keyword(k, constant(v)) for k, v in (keywords or {}).items()]
         return ast.Call(self.attr(name), list(args), kws)
 
-    def expression(self, eqn: Eqn, args: list[ast.expr], rule: Rule, arrays: Sequence[bool] = ()) -> ast.expr:
+    def expression(
+        self,
+        eqn: Eqn,
+        args: list[ast.expr],
+        rule: Rule,
+        arrays: Sequence[bool] = (),
+        imports: set[str] | None = None,
+    ) -> ast.expr:
         """``eqn`` as an expression over ``args``; ``rule`` is its primitive's rule.
+
+        A primitive from another library (``scipy.special.erf``, a user's ``mylib.f``) is
+        called by its source name; its module is added to ``imports``.
 
         ``arrays[i]`` says argument ``i`` is known to be a NumPy value, so ``x.T`` may be
         written for ``np.transpose(x)`` (a Python float has no ``.T``).
@@ -129,15 +167,15 @@ class Backend:
         if prim == "neg":
             return ast.UnaryOp(ast.USub(), args[0])
         if prim == "getindex":
-            return ast.Subscript(args[0], index_expr(params["index"]), ast.Load())
+            return ast.Subscript(args[0], index_expr(params["index"], args[1:]), ast.Load())
         if prim == "transpose":
             if params["axes"] is not None:
                 return self.call("transpose", args, {"axes": params["axes"]})
             if arrays and arrays[0]:
                 return ast.Attribute(args[0], "T", ast.Load())
             return self.call("transpose", args)
-        if prim == "equal":
-            return ast.Compare(args[0], [ast.Eq()], [args[1]])
+        if prim in _COMPARE:
+            return ast.Compare(args[0], [_COMPARE[prim]()], [args[1]])
         if prim == "keep_axes":
             if params["axis"] is None or params["keepdims"]:
                 return args[0]
@@ -148,20 +186,40 @@ class Backend:
                 g = self.call("expand_dims", [g], {"axis": params["axis"]})
             return self.call("full_like", [x, g])
         if prim == "index_add":
-            where = ast.Subscript(self.attr("s_"), index_expr(params["index"]), ast.Load())
-            return ast.Call(ast.Name(HELPERS[prim], ast.Load()), [*args, where], [])
+            return ast.Call(ast.Name(HELPERS[prim], ast.Load()), [*args[:2], self.index_value(params, args[2:])], [])
         keywords = {k: v for k, v in params.items() if k not in rule.static or rule.static[k] != v}
+        if rule.variadic:  # np.concatenate([a, b], ...): the variadic operands as one list
+            n = len(rule.operands)
+            args = [*args[:n], ast.List(list(args[n:]), ast.Load())]
         if prim in _FUNCS:
             return self.call(_FUNCS[prim], args, keywords)
         if prim in _BUILTINS:
             return ast.Call(ast.Name(_BUILTINS[prim], ast.Load()), args, [])
         if prim in HELPERS:
-            return ast.Call(ast.Name(HELPERS[prim], ast.Load()), [*args, *(constant(v) for v in params.values())], [])
-        # a primitive from a user's rule file that names a NumPy function: call it by that name
-        for name in rule.names:
-            if name.startswith("numpy.") and name.count(".") == 1:
-                return self.call(name.split(".", 1)[1], args, keywords)
-        raise KeyError(f"the {self.module} backend cannot write primitive {prim!r}")
+            kws = [ast.keyword(k, constant(v)) for k, v in params.items()]
+            return ast.Call(ast.Name(HELPERS[prim], ast.Load()), args, kws)
+        return self.by_source_name(rule, args, keywords, imports)
+
+    def by_source_name(self, rule: Rule, args: list[ast.expr], keywords: dict, imports: set[str] | None) -> ast.expr:
+        """Call the function a rule's first library source name names.
+
+        ``numpy.X`` is written against the target's module; ``scipy.special.erf`` and a user's
+        ``mylib.f`` as themselves (their module imported); ``numpy.linalg.slogdet#1`` is
+        element 1 of ``np.linalg.slogdet(...)``.
+        """
+        names = [n for n in rule.names if not n.startswith(("ndarray.", "operator.", "builtins.", "math."))]
+        if not names:
+            raise KeyError(f"the {self.module} backend cannot write primitive {rule.name!r}")
+        name, _, element = names[0].partition("#")
+        kws = [ast.keyword(k, constant(v)) for k, v in keywords.items()]
+        if name.startswith("numpy."):
+            call = ast.Call(self.attr(name[len("numpy.") :]), list(args), kws)
+        else:
+            module = name.rsplit(".", 1)[0]
+            if imports is not None:
+                imports.add(module)
+            call = ast.Call(dotted(name), list(args), kws)
+        return ast.Subscript(call, ast.Constant(int(element)), ast.Load()) if element else call
 
 
 NUMPY = Backend("numpy", "np")

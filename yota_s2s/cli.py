@@ -22,6 +22,7 @@ from . import __version__
 from .errors import InternalError, UserError, UserErrors
 from .pipeline import STAGES, generate
 from .printer import format_tape
+from .ruledsl import load_rules
 
 
 class _Parser(argparse.ArgumentParser):
@@ -37,7 +38,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Write the reverse-mode gradient of Python/NumPy functions as a standalone module.",
         epilog="Docs: docs/cli.md. Example: yota-s2s loss.py --out grad_loss.py",
     )
-    p.add_argument("source", help="the Python file holding the functions to differentiate")
+    p.add_argument("source", nargs="?", help="the Python file holding the functions to differentiate")
     p.add_argument(
         "--func",
         action="append",
@@ -47,6 +48,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--wrt", metavar="A,B", help="parameters to differentiate with respect to (default: all)")
     p.add_argument("--target", choices=["numpy"], default="numpy", help="the array library of the output")
+    p.add_argument(
+        "--rules",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a rule file loaded on top of the shipped rules (repeatable; see docs/custom-rules.md)",
+    )
+    p.add_argument(
+        "--list-rules",
+        action="store_true",
+        help="print the primitives (with --rules files) and the source names that reach them, then exit",
+    )
     p.add_argument("--out", metavar="FILE", default="-", help="output file, or - for stdout (default)")
     p.add_argument(
         "--dump-ir",
@@ -63,6 +76,8 @@ def _command(args: argparse.Namespace) -> str:
     parts = ["yota-s2s", args.source]
     for f in args.func or []:
         parts += ["--func", f]
+    for r in args.rules:
+        parts += ["--rules", r]
     if args.wrt:
         parts += ["--wrt", args.wrt]
     if args.target != "numpy":
@@ -90,7 +105,12 @@ def write_atomically(path: str, text: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.list_rules:
+        return _list_rules(args.rules)
+    if args.source is None:
+        parser.error("the following arguments are required: source")
     funcs = [f.strip() for group in args.func or [] for f in group.split(",") if f.strip()] or None
     wrt = [w.strip() for w in args.wrt.split(",") if w.strip()] if args.wrt is not None else None
     if wrt == []:
@@ -102,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (OSError, UnicodeDecodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
             raise UserError("YS002", f"cannot read the source file: {reason}", args.source) from None
-        generated = generate(source, args.source, funcs, wrt, args.target, command=_command(args))
+        generated = generate(source, args.source, funcs, wrt, args.target, args.rules, command=_command(args))
         if args.dump_ir:
             sys.stdout.write("".join(format_tape(t) for t in generated.tapes[args.dump_ir]))
             if args.out == "-":
@@ -130,6 +150,32 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+
+
+def _list_rules(rule_files: list[str]) -> int:
+    """Print every primitive: its differentiable operands and the source names that reach it."""
+    try:
+        table = load_rules(rule_files)
+    except UserErrors as errs:
+        for e in errs.errors:
+            print(e.format(), file=sys.stderr)
+        return 2
+    except UserError as e:
+        print(e.format(), file=sys.stderr)
+        return 2
+    rows = [("primitive", "gradient for", "source names")]
+    for name, rule in sorted(table.rules.items()):
+        grads = [op for op in rule.all_operands if op in rule.grads] or ["-"]
+        rows.append((rule.signature(), ", ".join(grads), ", ".join(rule.names) or "(internal)"))
+    width = max(len(r[0]) for r in rows)
+    width2 = max(len(r[1]) for r in rows)
+    text = "".join(f"{sig.ljust(width)}  {grads.ljust(width2)}  {names}".rstrip() + "\n" for sig, grads, names in rows)
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # yota-s2s --list-rules | head
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - replaces the closed stdout until exit
+    return 0
 
 
 def _internal_report(exc: BaseException, generated: object) -> str:

@@ -60,7 +60,7 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
         rule = table[eqn.prim]
         if any(
             isinstance(a, Var) and a.id in active and name not in rule.nondiff
-            for name, a in zip(rule.operands, eqn.args)
+            for name, a in zip(rule.operand_names(len(eqn.args)), eqn.args)
         ):
             active.update(o.id for o in eqn.outs)
 
@@ -78,16 +78,16 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
         dout = _accumulate(contributions.pop(out.id), out, builder)
         rule = table[eqn.prim]
         needed = [
-            (name, a)
-            for name, a in zip(rule.operands, eqn.args)
+            (name, k, a)
+            for k, (name, a) in enumerate(zip(rule.operand_names(len(eqn.args)), eqn.args))
             if isinstance(a, Var) and a.id in active and name not in rule.nondiff
         ]
         if not needed:
             continue
         try:
-            grads = instantiate(rule, [n for n, _ in needed], eqn.args, eqn.params, out, dout, builder, table)
+            grads = instantiate(rule, [(n, k) for n, k, _ in needed], eqn.args, eqn.params, out, dout, builder, table)
         except NotImplementedError as exc:
-            name = next(n for n, _ in needed if n in rule.not_implemented) if rule.not_implemented else "?"
+            name = next((n for n, _, _ in needed if n in rule.not_implemented), needed[0][0])
             span = eqn.span
             raise UserError(
                 "YS107",
@@ -97,8 +97,8 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
                 span.col if span else 0,
                 span.at_text if span else None,
             ) from None
-        for name, a in needed:
-            contributions.setdefault(a.id, []).append(grads[name])
+        for name, k, a in needed:
+            contributions.setdefault(a.id, []).append(grads[name, k])
 
     builder.span = None
     outputs: list[Atom] = [value]

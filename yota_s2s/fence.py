@@ -262,7 +262,14 @@ class _Checker(ast.NodeVisitor):
     visit_Yield = _refuse("YS016", "generators (yield) are not supported")
     visit_YieldFrom = visit_Yield
     visit_Await = _refuse("YS016", "async code is not supported")
-    visit_Compare = _refuse("YS020", "comparisons are not supported yet")
+
+    def visit_Compare(self, node: ast.Compare) -> None:
+        if len(node.ops) != 1:
+            self.error("YS020", "chained comparisons (a < b < c) are not supported; combine two", node)
+        elif not isinstance(node.ops[0], _COMPARE_OK):
+            self.error("YS020", f"the comparison {type(node.ops[0]).__name__} is not supported", node)
+        self.generic_visit(node)
+
     visit_BoolOp = _refuse("YS020", "'and'/'or' are not supported yet")
     visit_ListComp = _refuse("YS020", "comprehensions are not supported yet")
     visit_SetComp = visit_ListComp
@@ -294,6 +301,7 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
 
 
+_COMPARE_OK = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 _BINOPS_OK = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.MatMult)
 _OPNAMES = {
     ast.FloorDiv: "//",

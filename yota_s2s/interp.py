@@ -16,6 +16,8 @@ the generated file says.
 from __future__ import annotations
 
 import ast
+import importlib
+import sys
 
 import numpy as np
 
@@ -52,6 +54,12 @@ def _plain(v: object) -> object:
 
 def _run(eqn: Eqn, args: list, table: RuleTable, backend: Backend, ns: dict) -> object:
     names = [f"a{i}" for i in range(len(args))]
-    expr = backend.expression(eqn, [ast.Name(n, ast.Load()) for n in names], table.rules[eqn.prim])
+    imports: set[str] = set()
+    expr = backend.expression(eqn, [ast.Name(n, ast.Load()) for n in names], table.rules[eqn.prim], (), imports)
+    namespace = dict(ns)
+    for module in imports:
+        importlib.import_module(module)
+        root = module.split(".")[0]
+        namespace[root] = sys.modules[root]
     code = compile(ast.fix_missing_locations(ast.Expression(expr)), "<interp>", "eval")
-    return eval(code, dict(ns), dict(zip(names, args)))
+    return eval(code, namespace, dict(zip(names, args)))

@@ -71,6 +71,13 @@ class Slice:
 
 
 @dataclass(frozen=True)
+class Dyn:
+    """In an index template, the ``k``-th computed index operand (an integer or an index array)."""
+
+    k: int
+
+
+@dataclass(frozen=True)
 class Span:
     """Where an equation came from.
 

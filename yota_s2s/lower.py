@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from .errors import UserError, located, position
 from .fence import Module
-from .ir import Atom, Input, Lit, Slice, Span, Tape, Var
+from .ir import Atom, Dyn, Input, Lit, Slice, Span, Tape, Var
 from .ruledsl import BINOPS, BindError, RuleTable, bind
 
 #: Attributes that make a value an array rather than an object.
@@ -49,6 +49,14 @@ MODULE_CONSTANTS = {
 _SUBMODULES = {"numpy.linalg", "numpy.random", "numpy.fft"}
 #: Methods that take a shape as separate arguments: x.reshape(3, 4).
 _PACKED_METHODS = {"ndarray.reshape", "ndarray.transpose"}
+_COMPARE_NAMES = {
+    ast.Lt: "operator.lt",
+    ast.LtE: "operator.le",
+    ast.Gt: "operator.gt",
+    ast.GtE: "operator.ge",
+    ast.Eq: "operator.eq",
+    ast.NotEq: "operator.ne",
+}
 #: Primitives whose NumPy result may be a view of their argument.
 _VIEW_PRIMS = {"getindex", "reshape", "transpose", "diag", "broadcast_to"}
 _AUG_SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.MatMult: "@"}
@@ -309,7 +317,7 @@ class Lowerer:
         name = canonical_name(name)
         if name in MODULE_CONSTANTS:
             return Lit(MODULE_CONSTANTS[name])
-        if "." not in name or name in _SUBMODULES:
+        if "." not in name or name in _SUBMODULES or any(n.startswith(name + ".") for n in self.table.names):
             return _Module(name)
         return _Function(name)
 
@@ -333,6 +341,11 @@ class Lowerer:
             self.array_receivers.add(value.id)
         return self.call_primitive(f"ndarray.{attr}", [value], {}, node)
 
+    def expr_Compare(self, node: ast.Compare, env: dict) -> object:
+        left = self.expr(node.left, env)
+        right = self.expr(node.comparators[0], env)
+        return self.call_primitive(_COMPARE_NAMES[type(node.ops[0])], [left, right], {}, node)
+
     def expr_BinOp(self, node: ast.BinOp, env: dict) -> object:
         left = self.expr(node.left, env)
         right = self.expr(node.right, env)
@@ -351,7 +364,8 @@ class Lowerer:
 
     def expr_Subscript(self, node: ast.Subscript, env: dict) -> object:
         base = self.expr(node.value, env)
-        index = self.index(node.slice, env)
+        dynamic: list[Atom] = []
+        index = self.index(node.slice, env, dynamic)
         if isinstance(base, tuple):
             if len(index) == 1 and isinstance(index[0], int):
                 try:
@@ -365,29 +379,39 @@ class Lowerer:
             if isinstance(item, int | Slice):
                 key = item.to_slice() if isinstance(item, Slice) else item
                 return Lit(value.value[key])
-        out = self.emit("getindex", [value], {"index": index}, node)
+        out = self.emit("getindex", [value, *dynamic], {"index": index}, node)
         if isinstance(out, Var) and value.hint and len(index) == 1 and isinstance(index[0], int) and index[0] >= 0:
             out.hint, out.hint_depth = f"{value.hint}{index[0]}", _DERIVED_HINT
         return out
 
-    def index(self, node: ast.expr, env: dict) -> tuple:
+    def index(self, node: ast.expr, env: dict, dynamic: list[Atom]) -> tuple:
+        """The index template of ``x[node]``; computed parts are appended to ``dynamic`` as ``Dyn``."""
         items = node.elts if isinstance(node, ast.Tuple) else [node]
-        return tuple(self.index_item(i, env) for i in items)
+        return tuple(self.index_item(i, env, dynamic) for i in items)
 
-    def index_item(self, node: ast.expr, env: dict) -> object:
+    def index_item(self, node: ast.expr, env: dict, dynamic: list[Atom]) -> object:
         if isinstance(node, ast.Slice):
             parts = [None if p is None else self.static_int(p, env) for p in (node.lower, node.upper, node.step)]
             return Slice(*parts)
         value = self.expr(node, env)
-        if isinstance(value, Lit) and (value.value is None or value.value is Ellipsis):
+        if isinstance(value, Lit) and (value.value is None or value.value is Ellipsis or type(value.value) is int):
             return value.value
-        if isinstance(value, Lit) and type(value.value) is int:
-            return value.value
-        raise self.error(
-            "YS034",
-            "indices must be constant integers, slices, None or ... (array and computed indices come later)",
-            node,
-        )
+        if isinstance(value, tuple) or (isinstance(value, Lit) and isinstance(value.value, tuple)):
+            # a literal list of indices, x[[0, 2, 2]]: an index array
+            value = self.array_constant(value, node)
+        if isinstance(value, _Unresolved):
+            value = self.as_array(value, node)
+        if isinstance(value, Var):
+            dynamic.append(value)
+            return Dyn(len(dynamic) - 1)
+        raise self.error("YS034", "an index is an integer, a slice, None, ..., an index array or a mask", node)
+
+    def array_constant(self, value: object, node: ast.AST) -> Atom:
+        """A constant list (or nested lists) as an array: ``np.asarray((0, 2, 2))``."""
+        atom = self.as_array(value, node)
+        if not isinstance(atom, Lit) or not isinstance(atom.value, tuple):
+            raise self.error("YS034", "an index list must hold constant integers", node)
+        return self.emit("asarray", [atom], {}, node)
 
     def static_int(self, node: ast.expr, env: dict) -> int:
         value = self.expr(node, env)
@@ -463,6 +487,15 @@ class Lowerer:
         return self.inline(fn, env, node)
 
     def call_primitive(self, name: str, args: list, kwargs: dict, node: ast.AST) -> object:
+        adapted = self.adapt(name, args, kwargs, node)
+        if adapted is not None:
+            return adapted
+        if name not in self.table.names and f"{name}#0" in self.table.names:
+            # a function returning a tuple, each element its own primitive: slogdet -> (sign, logdet)
+            n = 0
+            while f"{name}#{n}" in self.table.names:
+                n += 1
+            return tuple(self.call_primitive(f"{name}#{k}", args, kwargs, node) for k in range(n))
         prim = self.table.names.get(name)
         if prim is None:
             raise self.error("YS031", _no_rule_message(name), node)
@@ -480,8 +513,49 @@ class Lowerer:
             elif isinstance(value, Var | tuple | _Unresolved):
                 raise self.error("YS033", f"{key}= of {prim}() must be a constant", node)
             static[key] = value
+        if rule.variadic:  # np.concatenate([a, b]): the list's elements are operands
+            sequence = operands.pop()
+            if isinstance(sequence, Lit) and isinstance(sequence.value, tuple):
+                sequence = tuple(Lit(v) for v in sequence.value)
+            if not isinstance(sequence, tuple):
+                raise self.error("YS032", f"{prim}() takes a list or tuple of arrays written in the call", node)
+            operands.extend(sequence)
         atoms = [self.as_array(o, node) for o in operands]
         return self.emit(prim, atoms, static, node)
+
+    def adapt(self, name: str, args: list, kwargs: dict, node: ast.AST) -> object | None:
+        """Calls whose meaning depends on their arguments' kind, in terms of primitives.
+
+        ``sum([a, b, c])`` adds; ``sum(x)`` is ``np.sum(x, axis=0)``; ``max(a, b)`` is
+        ``np.maximum``, ``max(x)`` is ``np.max(x, axis=0)``; ``np.array([a, b])`` of computed
+        values stacks them (of constants, it is a constant array).
+        """
+        if kwargs:
+            return None
+        if name == "builtins.sum" and len(args) == 1:
+            if isinstance(args[0], tuple):
+                total: object = Lit(0)
+                for a in args[0]:
+                    total = self.binop("add", total, a, node)
+                return total
+            return self.call_primitive("numpy.sum", [args[0]], {"axis": Lit(0)}, node)
+        if name in ("builtins.max", "builtins.min"):
+            pairwise = "numpy.maximum" if name == "builtins.max" else "numpy.minimum"
+            items = list(args[0]) if len(args) == 1 and isinstance(args[0], tuple) else args
+            if len(args) == 1 and not isinstance(args[0], tuple):
+                return self.call_primitive(f"numpy.{name[9:]}", [args[0]], {"axis": Lit(0)}, node)
+            result = items[0]
+            for item in items[1:]:
+                result = self.call_primitive(pairwise, [result, item], {}, node)
+            return result
+        if name in ("numpy.array", "numpy.asarray") and len(args) == 1:
+            value = args[0]
+            if isinstance(value, tuple) and not all(isinstance(v, Lit) for v in value):
+                parts = [self.call_primitive(name, [v], {}, node) if isinstance(v, tuple) else v for v in value]
+                return self.call_primitive("numpy.stack", [tuple(parts)], {}, node)
+            if isinstance(value, Var | _Unresolved):
+                return self.as_array(value, node)
+        return None
 
 
 def canonical_name(name: str) -> str:

@@ -227,7 +227,7 @@ class _Rewriter:
                 continue
             z = self.def_of(ia.args[0], "zeros_like")
             if z is not None and self.cls(acc) == self.cls(z.args[0]):
-                return "index_add", [acc, ia.args[1]], dict(ia.params)
+                return "index_add", [acc, *ia.args[1:]], dict(ia.params)
         return self._lazy_scalar("add", args)
 
     def simplify_sub(self, args: list[Atom], params: dict):

@@ -82,13 +82,28 @@ class Rule:
     path: str = ""
     line: int = 0
     source: str = ""
+    variadic: str | None = None
 
     @property
     def param_names(self) -> tuple[str, ...]:
-        return self.operands + tuple(self.static)
+        return self.operands + ((self.variadic,) if self.variadic else ()) + tuple(self.static)
+
+    @property
+    def all_operands(self) -> tuple[str, ...]:
+        """The operand names, the variadic one last: each has a gradient, nondiff or not_implemented."""
+        return self.operands + ((self.variadic,) if self.variadic else ())
+
+    def operand_names(self, n_args: int) -> list[str]:
+        """The operand name of each of ``n_args`` arguments (the variadic name repeats)."""
+        return (
+            list(self.operands) + [self.variadic] * (n_args - len(self.operands))
+            if self.variadic
+            else list(self.operands)
+        )
 
     def signature(self) -> str:
-        parts = list(self.operands) + [f"{k}={v!r}" for k, v in self.static.items()]
+        parts = list(self.operands) + ([f"*{self.variadic}"] if self.variadic else [])
+        parts += [f"{k}={v!r}" for k, v in self.static.items()]
         return f"{self.name}({', '.join(parts)})"
 
 
@@ -118,6 +133,10 @@ def bind(rule: Rule, args: Sequence[object], kwargs: dict[str, object]) -> tuple
     >>> bind(r, ["X", 0], {})
     (['X'], {'axis': 0, 'keepdims': False})
     """
+    if rule.variadic:  # numpy's form: prim(fixed..., [a, b, c], static...)
+        n = len(rule.operands)
+        if len(args) <= n and rule.variadic not in kwargs:
+            raise BindError(f"{rule.name}() needs a list or tuple of values; it takes {rule.signature()}")
     names = rule.param_names
     if len(args) > len(names):
         raise BindError(f"{rule.name}() takes at most {len(names)} arguments ({len(args)} given)")
@@ -132,7 +151,7 @@ def bind(rule: Rule, args: Sequence[object], kwargs: dict[str, object]) -> tuple
     if missing:
         raise BindError(f"{rule.name}() is missing {', '.join(missing)}; it takes {rule.signature()}")
     params = {k: bound.get(k, default) for k, default in rule.static.items()}
-    return [bound[n] for n in rule.operands], params
+    return [bound[n] for n in rule.operands + ((rule.variadic,) if rule.variadic else ())], params
 
 
 # ----------------------------------------------------------------------------- loading
@@ -263,23 +282,33 @@ def _parse_rule(fn: ast.FunctionDef, path: str, text: str) -> Rule:
 
     header = _parse_header(fn, err)
     a = fn.args
-    if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
-        raise err("YS106", "rule signatures take plain parameters only: def prim(x, y, axis=None)", fn)
+    if a.kwarg or a.posonlyargs:
+        raise err("YS106", "rule signatures are def prim(x, y, axis=None) or def prim(*xs, axis=0)", fn)
     params = [p.arg for p in a.args]
     n_static = len(a.defaults)
     operands = tuple(params[: len(params) - n_static])
+    variadic = a.vararg.arg if a.vararg else None
+    if variadic and n_static:
+        raise err("YS106", "with *operands, static parameters come after it: def prim(*xs, axis=0)", fn)
     static: dict[str, object] = {}
-    for p, d in zip(params[len(params) - n_static :], a.defaults):
+    pairs = list(zip(params[len(params) - n_static :], a.defaults)) + [
+        (k.arg, d) for k, d in zip(a.kwonlyargs, a.kw_defaults)
+    ]
+    for p, d in pairs:
+        if d is None:
+            raise err("YS106", f"the static parameter {p!r} needs a default value", fn)
         try:
             static[p] = ast.literal_eval(d)
         except ValueError:
             raise err("YS106", f"the default of {p!r} must be a constant", d) from None
-    for p in params:
-        if p in RESERVED:
-            raise err("YS106", f"{p!r} is reserved for the primal result/gradient; rename the parameter", fn)
-    rule = Rule(fn.name, operands, static, path=path, line=fn.lineno, source=text, **header)
+    every = [*params, *(k.arg for k in a.kwonlyargs), *([variadic] if variadic else [])]
+    for p in every:
+        if p in RESERVED or (variadic and p == "i"):
+            raise err("YS106", f"{p!r} is reserved (out, dout, and i in variadic rules); rename the parameter", fn)
+    rule = Rule(fn.name, operands, static, path=path, line=fn.lineno, source=text, variadic=variadic, **header)
+    operands = rule.all_operands
     nondiff: set[str] = set()
-    bound: set[str] = set(params) | set(RESERVED)
+    bound: set[str] = set(every) | set(RESERVED) | ({"i"} if variadic else set())
     blanket_reason: str | None = None
     for stmt in fn.body:
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
@@ -315,7 +344,7 @@ def _parse_rule(fn: ast.FunctionDef, path: str, text: str) -> Rule:
             "a rule body holds only 'd<operand> = formula', temporaries, nondiff(...) and not_implemented(...)",
             stmt,
         )
-    for p in operands:
+    for p in rule.all_operands:
         given = [p in rule.grads, p in nondiff, p in rule.not_implemented]
         if sum(given) > 1:
             raise err("YS101", f"operand {p!r} has more than one of d{p} =, nondiff, not_implemented", fn)
@@ -451,20 +480,24 @@ class Emitter:
 
 def instantiate(
     rule: Rule,
-    wanted: Sequence[str],
+    wanted: Sequence[tuple[str, int]],
     operands: Sequence[Atom],
     params: dict[str, object],
     out: Atom,
     dout: Atom,
     builder: Emitter,
     table: RuleTable,
-) -> dict[str, Atom]:
-    """Splice the formulas for the operands in ``wanted`` into ``builder``.
+) -> dict[tuple[str, int], Atom]:
+    """Splice the formulas for the ``wanted`` operands into ``builder``.
 
-    Temporaries are instantiated on first use, once.  Raises ``NotImplementedError``
-    with the rule's reason for an operand marked ``not_implemented``.
+    ``wanted`` holds ``(operand name, argument position)`` pairs; for the variadic operand
+    the formula is instantiated once per element, with ``i`` bound to the element's
+    index.  Temporaries are instantiated on first use, once (per element).  Raises
+    ``NotImplementedError`` with the rule's reason for an operand marked ``not_implemented``.
     """
+    n_fixed = len(rule.operands)
     env: dict[str, object] = dict(zip(rule.operands, operands))
+    sequences = {rule.variadic: list(operands[n_fixed:])} if rule.variadic else {}
     env.update(params)
     env["out"] = out
     env["dout"] = dout
@@ -490,8 +523,18 @@ def instantiate(
         if isinstance(node, ast.Call):
             target = table[node.func.id]
             ops, ps = bind(target, node.args, {k.arg: k.value for k in node.keywords})
-            return builder.emit(target.name, [value(o) for o in ops], {k: static(v) for k, v in ps.items()})
+            args = [value(o) for o in (ops[:-1] if target.variadic else ops)]
+            if target.variadic:
+                args += sequence(ops[-1])
+            return builder.emit(target.name, args, {k: static(v) for k, v in ps.items()})
         raise AssertionError(f"unvalidated formula node {ast.dump(node)}")  # loader rejects these
+
+    def sequence(node: ast.expr) -> list[Atom]:
+        if isinstance(node, ast.Name) and node.id in sequences:
+            return sequences[node.id]
+        if isinstance(node, ast.Tuple | ast.List):
+            return [value(e) for e in node.elts]
+        raise NotImplementedError(f"{rule.name}: a variadic call needs a tuple of values")
 
     def static(node: object) -> object:
         if not isinstance(node, ast.AST):
@@ -512,8 +555,11 @@ def instantiate(
         raise NotImplementedError(f"{rule.name}: a static parameter got a non-constant formula")
 
     result = {}
-    for name in wanted:
+    for name, position in wanted:
         if name in rule.not_implemented:
             raise NotImplementedError(rule.not_implemented[name])
-        result[name] = value(rule.grads[name])
+        if name == rule.variadic:
+            env["i"] = position - n_fixed
+            temps.clear()
+        result[name, position] = value(rule.grads[name])
     return result

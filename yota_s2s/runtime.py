@@ -22,9 +22,9 @@ def _unbroadcast(g, x):
 
 
 def _index_add(buf, g, index):
-    """A copy of ``buf`` with ``g`` added at ``buf[index]`` (basic indices)."""
+    """A copy of ``buf`` with ``g`` added at ``buf[index]``, repeated indices accumulated."""
     buf = buf.copy()
-    buf[index] += g
+    xp.add.at(buf, index, g)
     return buf
 
 
