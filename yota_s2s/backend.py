@@ -73,14 +73,12 @@ _FUNCS = {
 }
 #: primitive -> builtin function
 _BUILTINS = {"len": "len"}
-#: primitive -> helper function copied from ``runtime`` (static params passed positionally)
-HELPERS = {
-    "unbroadcast": "_unbroadcast",
-    "index_add": "_index_add",
-    "matmul_dx": "_matmul_dx",
-    "matmul_dy": "_matmul_dy",
-    "diag_dv": "_diag_dv",
-}
+
+
+def helper_for(prim: str) -> str | None:
+    """The runtime helper that writes ``prim``: the function ``_<prim>`` of a ``runtime*`` module."""
+    name = f"_{prim}"
+    return name if name in _runtime_functions() else None
 
 
 def constant(value: object) -> ast.expr:
@@ -186,7 +184,7 @@ class Backend:
                 g = self.call("expand_dims", [g], {"axis": params["axis"]})
             return self.call("full_like", [x, g])
         if prim == "index_add":
-            return ast.Call(ast.Name(HELPERS[prim], ast.Load()), [*args[:2], self.index_value(params, args[2:])], [])
+            return ast.Call(ast.Name("_index_add", ast.Load()), [*args[:2], self.index_value(params, args[2:])], [])
         keywords = {k: v for k, v in params.items() if k not in rule.static or rule.static[k] != v}
         if rule.variadic:  # np.concatenate([a, b], ...): the variadic operands as one list
             n = len(rule.operands)
@@ -195,9 +193,10 @@ class Backend:
             return self.call(_FUNCS[prim], args, keywords)
         if prim in _BUILTINS:
             return ast.Call(ast.Name(_BUILTINS[prim], ast.Load()), args, [])
-        if prim in HELPERS:
+        helper = helper_for(prim)
+        if helper is not None:  # statics by keyword: _diag_dv(g, v, k=0)
             kws = [ast.keyword(k, constant(v)) for k, v in params.items()]
-            return ast.Call(ast.Name(HELPERS[prim], ast.Load()), args, kws)
+            return ast.Call(ast.Name(helper, ast.Load()), args, kws)
         return self.by_source_name(rule, args, keywords, imports)
 
     def by_source_name(self, rule: Rule, args: list[ast.expr], keywords: dict, imports: set[str] | None) -> ast.expr:
@@ -229,15 +228,25 @@ BACKENDS = {"numpy": NUMPY}
 # ----------------------------------------------------------------------------- helpers
 
 
-@functools.cache
-def _runtime_source() -> str:
-    return Path(__file__).with_name("runtime.py").read_text(encoding="utf-8")
+#: The modules that define helpers: runtime.py (core), runtime_linalg.py, runtime_shape.py, ...
+RUNTIME_MODULES = sorted(p.stem for p in Path(__file__).parent.glob("runtime*.py"))
 
 
 @functools.cache
-def _runtime_functions() -> dict[str, ast.FunctionDef]:
-    tree = ast.parse(_runtime_source())
-    return {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+def _runtime_functions() -> dict[str, tuple[ast.FunctionDef, str]]:
+    """Every helper ``_name`` of the runtime modules, with its module's source text."""
+    out = {}
+    for stem in RUNTIME_MODULES:
+        text = Path(__file__).with_name(f"{stem}.py").read_text(encoding="utf-8")
+        for node in ast.parse(text).body:
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("_"):
+                out[node.name] = (node, text)
+    return out
+
+
+def helper_names() -> set[str]:
+    """The names of all runtime helpers (reserved in generated code)."""
+    return set(_runtime_functions())
 
 
 def helper_closure(names: set[str]) -> list[str]:
@@ -249,11 +258,12 @@ def helper_closure(names: set[str]) -> list[str]:
         if name in seen:
             continue
         seen.add(name)
-        todo.extend(n.id for n in ast.walk(funcs[name]) if isinstance(n, ast.Name) and n.id in funcs)
+        todo.extend(n.id for n in ast.walk(funcs[name][0]) if isinstance(n, ast.Name) and n.id in funcs)
     return sorted(seen)
 
 
 def helper_source(name: str, backend: Backend) -> str:
     """The source of helper ``name`` (as written in ``runtime``) against ``backend``'s module alias."""
-    text = ast.get_source_segment(_runtime_source(), _runtime_functions()[name])
+    node, source = _runtime_functions()[name]
+    text = ast.get_source_segment(source, node)
     return re.sub(r"\bxp\.", backend.alias + ".", text)

@@ -22,7 +22,7 @@ import dataclasses
 import keyword
 from dataclasses import dataclass
 
-from .backend import HELPERS, Backend, constant, helper_closure, helper_source, index_expr
+from .backend import Backend, constant, helper_closure, helper_for, helper_names, helper_source, index_expr
 from .errors import located
 from .fence import Module
 from .ir import Atom, Eqn, Lit, Tape, Var, uses
@@ -170,8 +170,9 @@ class _FunctionEmitter:
         return ast.Name(self.names[a.id], ast.Load())
 
     def expression(self, eqn: Eqn) -> ast.expr:
-        if eqn.prim in HELPERS:
-            self.helpers.add(HELPERS[eqn.prim])
+        helper = "_index_add" if eqn.prim == "index_add" else helper_for(eqn.prim)
+        if helper is not None:
+            self.helpers.add(helper)
         arrays = [self.is_array(a) for a in eqn.args]
         rule = self.table.rules[eqn.prim]
         return self.backend.expression(eqn, [self.atom(a) for a in eqn.args], rule, arrays, self.imports)
@@ -193,7 +194,7 @@ class _FunctionEmitter:
         fn = self.module.functions[tape.name]
         for p, _ in tape.params:
             self.taken.add(p)
-        self.taken |= {self.backend.alias, *HELPERS.values(), f"grad_{tape.name}", "len", "slice"}
+        self.taken |= {self.backend.alias, *helper_names(), f"grad_{tape.name}", "len", "slice", "float"}
         body: list[tuple[str, object, ast.stmt]] = []
         for inp in tape.inputs:
             if len(inp.path) == 1:

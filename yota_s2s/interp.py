@@ -17,19 +17,21 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib as _importlib
 import sys
 
 import numpy as np
 
-from . import runtime
-from .backend import NUMPY, Backend
+from .backend import NUMPY, RUNTIME_MODULES, Backend
 from .ir import Eqn, Lit, Tape
 from .ruledsl import RuleTable
 
 
 def _namespace(backend: Backend) -> dict[str, object]:
     ns: dict[str, object] = {backend.alias: np}
-    ns.update({k: v for k, v in vars(runtime).items() if k.startswith("_") and callable(v)})
+    for stem in RUNTIME_MODULES:
+        module = _importlib.import_module(f"yota_s2s.{stem}")
+        ns.update({k: v for k, v in vars(module).items() if k.startswith("_") and callable(v)})
     return ns
 
 
