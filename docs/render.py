@@ -52,6 +52,7 @@ def _env(work: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["TMPDIR"] = str(work)  # internal-error reports land in the scratch folder
     env["COLUMNS"] = "80"  # argparse wraps --help at the terminal width
+    env["REPO"] = str(HERE.parent)  # the checkout: examples are copied from "$REPO"/examples
     env.pop("PYTHONPATH", None)
     # the yota-s2s and python of the interpreter running this script (a venv need not be activated)
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
@@ -148,7 +149,7 @@ class Page:
         rows = ["| Primitive | Source names | `shape` | Derivatives | File |", "|---|---|---|---|---|"]
         for rule in table.rules.values():
             grads = [f"`{k} = {ast.unparse(v)}`" for k, v in rule.temps.items()]
-            for p in rule.operands:
+            for p in rule.all_operands:
                 if p in rule.grads:
                     grads.append(f"`d{p} = {ast.unparse(rule.grads[p])}`")
                 elif p in rule.nondiff:

@@ -419,3 +419,54 @@ def test_bad_arguments_exit_2_with_usage(tmp_path, args):
     assert proc.stderr.startswith("usage: yota-s2s")
     assert "yota-s2s: error: " in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+# ----------------------------------------------------------------------------- rule files
+
+
+def test_list_rules_prints_every_primitive_with_its_source_names(tmp_path):
+    proc = run(tmp_path, "--list-rules")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].split() == ["primitive", "gradient", "for", "source", "names"]
+    exp_line = next(line for line in lines if line.startswith("exp(x)"))
+    assert exp_line.split() == ["exp(x)", "x", "numpy.exp,", "math.exp"]
+    assert any(line.startswith("getindex(x, *idx, index=())") for line in lines)
+
+
+def test_rules_files_add_primitives_and_list_rules_shows_them(tmp_path):
+    write(
+        tmp_path,
+        "my_rules.py",
+        """
+        @diffrule(names=["mylib.cube"], shape="elementwise")
+        def cube(x):
+            dx = 3.0 * dout * x * x
+        """,
+    )
+    write(tmp_path, "mylib.py", "def cube(x):\n    return x * x * x\n")
+    write(tmp_path, "m.py", "import numpy as np\nfrom mylib import cube\n\n\ndef f(x):\n    return np.sum(cube(x))\n")
+    listed = run(tmp_path, "--list-rules", "--rules", "my_rules.py")
+    assert any(line.split()[:3] == ["cube(x)", "x", "mylib.cube"] for line in listed.stdout.splitlines())
+    proc = run(tmp_path, "m.py", "--rules", "my_rules.py", "--out", "grad_m.py")
+    assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / "grad_m.py").read_text()
+    assert "import mylib" in text and "mylib.cube(x)" in text
+    assert "--rules my_rules.py" in text.splitlines()[3]  # the regenerate command keeps it
+    check = subprocess.run(
+        [sys.executable, "-c", "import numpy as np, grad_m; print(grad_m.grad_f(np.array([1.0, 2.0]))[1].tolist())"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert check.stdout.strip() == "[3.0, 12.0]", check.stderr
+
+
+def test_a_broken_rules_file_is_a_located_error(tmp_path):
+    write(tmp_path, "bad_rules.py", "@diffrule\ndef cube(x):\n    dy = dout\n")
+    write(tmp_path, "m.py", "def f(x):\n    return x * x\n")
+    proc = run(tmp_path, "m.py", "--rules", "bad_rules.py")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("bad_rules.py:2:1: error: operand 'x' of cube has no gradient")
+    assert "(YS102)" in proc.stderr.splitlines()[0]

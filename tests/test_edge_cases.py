@@ -173,3 +173,27 @@ def test_a_gradient_equal_to_a_float_argument_is_a_float():
 def test_mean_needs_no_shape_checks():
     text = generate("import numpy as np\n\n\ndef f(x):\n    return np.mean(x ** 2)\n", "t.py").text
     assert "_unbroadcast" not in text and "np.size" in text
+
+
+def test_random_draws_are_never_merged_and_give_no_gradient():
+    source = textwrap.dedent(
+        """
+        import numpy as np
+
+
+        def f(mu):
+            a = np.random.standard_normal(3)
+            b = np.random.standard_normal(3)
+            return np.sum(mu * a - mu * b)
+        """
+    )
+    g = generate(source, "t.py")
+    draws = [e for e in g.tapes["optimize"][0].eqns if e.prim == "standard_normal"]
+    assert len(draws) == 2  # two calls, two values: CSE leaves impure primitives alone
+    namespace: dict = {}
+    exec(compile(g.text, "grad.py", "exec"), namespace)  # noqa: S102 - the generated module
+    np.random.seed(0)
+    value, dmu = namespace["grad_f"](np.ones(3))
+    np.random.seed(0)
+    a, b = np.random.standard_normal(3), np.random.standard_normal(3)
+    assert np.isclose(value, np.sum(a - b)) and np.allclose(dmu, a - b)

@@ -18,14 +18,18 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = {
     "examples/poly.py": ("examples/grad_poly.py", []),
     "examples/logistic.py": ("examples/grad_logistic.py", ["--wrt", "w,b"]),
+    "examples/custom/model.py": ("examples/custom/grad_model.py", ["--rules", "examples/custom/fastmath_rules.py"]),
 }
 
 
 def _regenerate(src: str) -> str:
     out, extra = EXAMPLES[src]
-    wrt = extra[1].split(",") if extra else None
+    options = dict(zip(extra[::2], extra[1::2]))
+    wrt = options["--wrt"].split(",") if "--wrt" in options else None
+    rules = [str(ROOT / options["--rules"])] if "--rules" in options else []
     command = " ".join(["yota-s2s", src, *extra, "--out", out])
-    return generate((ROOT / src).read_text(encoding="utf-8"), src, wrt=wrt, command=command).text
+    source = (ROOT / src).read_text(encoding="utf-8")
+    return generate(source, src, wrt=wrt, rules=rules, command=command).text
 
 
 @pytest.mark.parametrize("src", sorted(EXAMPLES))
@@ -88,3 +92,17 @@ def test_readme_example_is_the_committed_output():
     generated = (ROOT / "examples/grad_logistic.py").read_text()
     shown = re.findall(r"```python\n(def grad_loss.*?)```", readme, re.DOTALL)
     assert shown and generated.endswith(shown[0])
+
+
+def test_custom_rule_example_calls_the_library_and_is_correct(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "examples/custom"))
+    module = load_module(ROOT / "examples/custom/grad_model.py")
+    source = load_module(ROOT / "examples/custom/model.py")
+    rng = np.random.default_rng(5)
+    w, X, y = rng.standard_normal(3), rng.standard_normal((6, 3)), (rng.random(6) > 0.5) * 1.0
+    value, dw, dX, dy = module.grad_loss(w, X, y)
+    assert np.isclose(value, source.loss(w, X, y))
+    for i, grad in enumerate((dw, dX, dy)):
+        assert_close(grad, numeric_grad(source.loss, (w, X, y), i), f"d{'wXy'[i]}")
+    text = (ROOT / "examples/custom/grad_model.py").read_text()
+    assert "import fastmath" in text.splitlines() and "fastmath.softplus(z)" in text

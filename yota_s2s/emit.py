@@ -71,10 +71,10 @@ def emit_module(tapes: list[Tape], module: Module, table: RuleTable, backend: Ba
     ]
     blocks = [helper_source(h, backend) for h in helper_closure(helpers)] + functions
     body = "\n\n\n".join(blocks)
+    modules = {m: f"import {m}" for m in imports}  # other libraries' functions (scipy.special, a user's)
     if any(isinstance(n, ast.Name) and n.id == backend.alias for n in ast.walk(ast.parse(body))):
-        lines.append(f"import {backend.module} as {backend.alias}")
-    # functions of other libraries that rules declare primitives (scipy.special, a user's module)
-    lines.extend(f"import {m}" for m in sorted(imports))
+        modules[backend.module] = f"import {backend.module} as {backend.alias}"
+    lines.extend(modules[m] for m in sorted(modules))  # one block, sorted as isort sorts it
     return "\n".join(lines) + "\n\n\n" + body + "\n"
 
 
