@@ -146,7 +146,7 @@ class Page:
         from yota_s2s.ruledsl import load_rules
 
         table = load_rules()
-        rows = ["| Primitive | Source names | `shape` | Derivatives | File |", "|---|---|---|---|---|"]
+        rows = ["| Primitive | Source names | `shape` | Derivatives | Notes | File |", "|---|---|---|---|---|---|"]
         for rule in table.rules.values():
             grads = [f"`{k} = {ast.unparse(v)}`" for k, v in rule.temps.items()]
             for p in rule.all_operands:
@@ -158,7 +158,7 @@ class Page:
                     grads.append(f"`d{p}`: not implemented ({rule.not_implemented[p]})")
             names = ", ".join(f"`{n}`" for n in _syntax(rule.name) + list(rule.names)) or _reached_by(rule.name)
             rows.append(
-                f"| `{rule.signature()}` | {names} | `{rule.shape}` | {'<br>'.join(grads)} "
+                f"| `{rule.signature()}` | {names} | `{rule.shape}` | {'<br>'.join(grads)} | {rule.doc} "
                 f"| `rules/{Path(rule.path).name}` |"
             )
         return "\n".join(rows)

@@ -83,6 +83,7 @@ class Rule:
     line: int = 0
     source: str = ""
     variadic: str | None = None
+    doc: str = ""
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -306,6 +307,7 @@ def _parse_rule(fn: ast.FunctionDef, path: str, text: str) -> Rule:
         if p in RESERVED or (variadic and p == "i"):
             raise err("YS106", f"{p!r} is reserved (out, dout, and i in variadic rules); rename the parameter", fn)
     rule = Rule(fn.name, operands, static, path=path, line=fn.lineno, source=text, variadic=variadic, **header)
+    rule.doc = (ast.get_docstring(fn) or "").strip().split("\n")[0]
     operands = rule.all_operands
     nondiff: set[str] = set()
     bound: set[str] = set(every) | set(RESERVED) | ({"i"} if variadic else set())
