@@ -23,3 +23,83 @@ def max(x, axis=None, keepdims=False):
 def min(x, axis=None, keepdims=False):
     mask = equal(x, keep_axes(out, axis=axis, keepdims=keepdims))
     dx = mask * keep_axes(dout / sum(mask, axis=axis, keepdims=keepdims), axis=axis, keepdims=keepdims)
+
+
+@diffrule(names=["numpy.prod", "ndarray.prod"], shape="reduce")
+def prod(x, axis=None, keepdims=False):
+    """Exact where x holds zeros: the product of the other elements, not out / x."""
+    dx = prod_dx(dout, x, axis=axis, keepdims=keepdims)
+
+
+@diffrule(names=["numpy.var", "ndarray.var"], shape="reduce")
+def var(x, axis=None, ddof=0, keepdims=False):
+    """ddof as NumPy's: the sum of squares is divided by n - ddof."""
+    # d/dx of sum((x - mean)**2) / (n - ddof); the mean's own derivative sums to zero.
+    count = size(x) / size(out)
+    centered = x - mean(x, axis=axis, keepdims=True)
+    dx = keep_axes(dout, axis=axis, keepdims=keepdims) * centered * (2.0 / (count - ddof))
+
+
+@diffrule(names=["numpy.std", "ndarray.std"], shape="reduce")
+def std(x, axis=None, ddof=0, keepdims=False):
+    """Not differentiable where it is 0 (a constant x): the gradient is NaN there."""
+    # std = sqrt(var): d std = d var / (2 std).
+    count = size(x) / size(out)
+    centered = x - mean(x, axis=axis, keepdims=True)
+    dx = keep_axes(dout / out, axis=axis, keepdims=keepdims) * centered / (count - ddof)
+
+
+@diffrule(names=["numpy.cumsum", "ndarray.cumsum"])
+def cumsum(x, axis=None):
+    """axis=None flattens x, as NumPy does."""
+    # The adjoint of a running sum is the running sum from the end.
+    dx = cumsum_dx(dout, x, axis=axis)
+
+
+@diffrule(names=["scipy.special.logsumexp"], shape="reduce")
+def logsumexp(x, axis=None, keepdims=False):
+    """Stable for any x: exp(x - out) is at most 1.  b= and return_sign= are not supported."""
+    # The gradient is softmax(x) along axis.
+    dx = keep_axes(dout, axis=axis, keepdims=keepdims) * exp(x - keep_axes(out, axis=axis, keepdims=keepdims))
+
+
+@diffrule(names=["scipy.special.softmax"], shape="x")
+def softmax(x, axis=None):
+    """The gradient is written with out, the softmax itself: finite for any x."""
+    dx = out * (dout - sum(dout * out, axis=axis, keepdims=True))
+
+
+@diffrule(names=["scipy.special.log_softmax"], shape="x")
+def log_softmax(x, axis=None):
+    """The gradient is written with exp(out), the softmax: finite for any x."""
+    dx = dout - exp(out) * sum(dout, axis=axis, keepdims=True)
+
+
+@diffrule(names=["numpy.linalg.norm"], shape="reduce")
+def norm(x, ord=None, axis=None, keepdims=False):
+    """Every ord: vectors None, 2, 1, inf, -inf, 0, any p; matrices 'fro', 'nuc', 1, -1, 2, -2, inf, -inf."""
+    # The helper picks the formula from ord, axis and x's rank; ties (inf, 1, ...) share the
+    # gradient evenly, and singular values (2, -2, 'nuc') are assumed distinct.
+    dx = norm_dx(dout, x, out, ord=ord, axis=axis, keepdims=keepdims)
+
+
+# ----------------------------------------------------------------------------- helpers of the rules above
+
+
+@diffrule(shape="x")
+def prod_dx(g, x, axis=None, keepdims=False):
+    # prod_dx is linear in g: its adjoint multiplies by the same products of the others.
+    dg = sum(dout * prod_dx(1.0, x, axis=axis, keepdims=True), axis=axis, keepdims=keepdims)
+    dx = not_implemented("second derivatives through prod")
+
+
+@diffrule(shape="x")
+def cumsum_dx(g, x, axis=None):
+    # the reversed running sum is linear; its adjoint is the running sum itself
+    nondiff(x)
+    dg = cumsum(dout, axis=axis)
+
+
+@diffrule(shape="x")
+def norm_dx(g, x, n, ord=None, axis=None, keepdims=False):
+    not_implemented("second derivatives through norm")

@@ -89,8 +89,10 @@ def constant(value: object) -> ast.expr:
         return ast.Call(
             ast.Name("slice", ast.Load()), [constant(value.start), constant(value.stop), constant(value.step)], []
         )
-    if isinstance(value, float) and math.isnan(value):
-        return ast.Call(ast.Name("float", ast.Load()), [ast.Constant("nan")], [])
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        text = "nan" if math.isnan(value) else "inf"
+        node = ast.Call(ast.Name("float", ast.Load()), [ast.Constant(text)], [])
+        return ast.UnaryOp(ast.USub(), node) if value < 0 else node
     if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
         return ast.UnaryOp(ast.USub(), ast.Constant(-value))
     return ast.Constant(value)
@@ -185,6 +187,8 @@ class Backend:
             return self.call("full_like", [x, g])
         if prim == "index_add":
             return ast.Call(ast.Name("_index_add", ast.Load()), [*args[:2], self.index_value(params, args[2:])], [])
+        if prim == "einsum":  # np.einsum("ij,jk->ik", a, b): the subscripts first
+            return self.call("einsum", [constant(params["subscripts"]), *args])
         keywords = {k: v for k, v in params.items() if k not in rule.static or rule.static[k] != v}
         if rule.variadic:  # np.concatenate([a, b], ...): the variadic operands as one list
             n = len(rule.operands)

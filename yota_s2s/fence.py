@@ -97,10 +97,17 @@ def _collect(module: Module) -> None:
                 value = ast.literal_eval(node.value)
             except ValueError:
                 continue
+            value = _tuples(value)  # static parameters are hashable: lists become tuples
             if isinstance(value, int | float | complex | bool | tuple | str) or value is None:
                 for t in targets:
                     if isinstance(t, ast.Name):
                         module.constants[t.id] = value
+
+
+def _tuples(value: object) -> object:
+    if isinstance(value, list | tuple):
+        return tuple(_tuples(v) for v in value)
+    return value
 
 
 def _called_names(fn: ast.FunctionDef, imports: dict[str, str]) -> set[str]:

@@ -58,7 +58,7 @@ _COMPARE_NAMES = {
     ast.NotEq: "operator.ne",
 }
 #: Primitives whose NumPy result may be a view of their argument.
-_VIEW_PRIMS = {"getindex", "reshape", "transpose", "diag", "broadcast_to"}
+_VIEW_PRIMS = {"getindex", "reshape", "transpose", "diag", "diagonal", "broadcast_to"}
 _AUG_SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.MatMult: "@"}
 #: Hint depth of names derived from indexing (x3 for x[3]): any assignment overrides them.
 _DERIVED_HINT = 10_000
@@ -82,7 +82,7 @@ def fold_constant(prim: str, values: list[object]) -> tuple[bool, object]:
         result = fn(*values)
     except (ArithmeticError, ValueError):
         return False, None
-    if type(result) not in (int, float) or (isinstance(result, float) and not math.isfinite(result)):
+    if type(result) not in (int, float) or (isinstance(result, float) and math.isnan(result)):
         return False, None
     return True, result
 
@@ -506,13 +506,10 @@ class Lowerer:
             raise self.error("YS032", str(exc), node) from None
         static = {}
         for key, value in params.items():
-            if isinstance(value, Lit):
-                value = value.value
-            elif isinstance(value, tuple) and all(isinstance(v, Lit) for v in value):
-                value = tuple(v.value for v in value)
-            elif isinstance(value, Var | tuple | _Unresolved):
+            constant = _constant_value(value)
+            if constant is _NOT_CONSTANT:
                 raise self.error("YS033", f"{key}= of {prim}() must be a constant", node)
-            static[key] = value
+            static[key] = constant
         if rule.variadic:  # np.concatenate([a, b]): the list's elements are operands
             sequence = operands.pop()
             if isinstance(sequence, Lit) and isinstance(sequence.value, tuple):
@@ -528,8 +525,15 @@ class Lowerer:
 
         ``sum([a, b, c])`` adds; ``sum(x)`` is ``np.sum(x, axis=0)``; ``max(a, b)`` is
         ``np.maximum``, ``max(x)`` is ``np.max(x, axis=0)``; ``np.array([a, b])`` of computed
-        values stacks them (of constants, it is a constant array).
+        values stacks them (of constants, it is a constant array).  ``np.einsum("ij,jk", a, b)``
+        takes its subscripts as the static ``subscripts`` and its operands as one sequence.
         """
+        if name == "numpy.einsum" and not (args and isinstance(args[0], tuple)):
+            if not (args and isinstance(args[0], Lit) and isinstance(args[0].value, str)):
+                raise self.error(
+                    "YS032", "np.einsum() takes constant subscripts first: np.einsum('ij,jk->ik', a, b)", node
+                )
+            return self.call_primitive(name, [tuple(args[1:])], {**kwargs, "subscripts": args[0]}, node)
         if kwargs:
             return None
         if name == "builtins.sum" and len(args) == 1:
@@ -556,6 +560,21 @@ class Lowerer:
             if isinstance(value, Var | _Unresolved):
                 return self.as_array(value, node)
         return None
+
+
+_NOT_CONSTANT = object()
+
+
+def _constant_value(value: object) -> object:
+    """The Python value of a lowered constant (a Lit, or nested tuples of Lits), else _NOT_CONSTANT."""
+    if isinstance(value, Lit):
+        return value.value
+    if isinstance(value, tuple):
+        items = [_constant_value(v) for v in value]
+        return _NOT_CONSTANT if any(i is _NOT_CONSTANT for i in items) else tuple(items)
+    if isinstance(value, list):  # a module constant written with lists
+        return _constant_value(tuple(value))
+    return value if not isinstance(value, Var | _Unresolved | _Function | _Module) else _NOT_CONSTANT
 
 
 def canonical_name(name: str) -> str:

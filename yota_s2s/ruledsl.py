@@ -552,6 +552,10 @@ def instantiate(
             return v
         if isinstance(node, ast.Tuple):
             return tuple(static(e) for e in node.elts)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+            inner = static(node.operand)
+            if isinstance(inner, int | float) and not isinstance(inner, bool):
+                return -inner if isinstance(node.op, ast.USub) else inner
         if isinstance(node, ast.Call) and node.func.id in STATIC_HELPERS:
             return STATIC_HELPERS[node.func.id](*(static(a) for a in node.args))
         raise NotImplementedError(f"{rule.name}: a static parameter got a non-constant formula")
