@@ -58,7 +58,24 @@ _COMPARE_NAMES = {
     ast.NotEq: "operator.ne",
 }
 #: Primitives whose NumPy result may be a view of their argument.
-_VIEW_PRIMS = {"getindex", "reshape", "transpose", "diag", "diagonal", "broadcast_to"}
+_VIEW_PRIMS = {
+    "getindex",
+    "reshape",
+    "ravel",
+    "transpose",
+    "swapaxes",
+    "moveaxis",
+    "expand_dims",
+    "squeeze",
+    "atleast_1d",
+    "atleast_2d",
+    "flip",
+    "fliplr",
+    "flipud",
+    "diag",
+    "diagonal",
+    "broadcast_to",
+}
 _AUG_SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.MatMult: "@"}
 #: Hint depth of names derived from indexing (x3 for x[3]): any assignment overrides them.
 _DERIVED_HINT = 10_000
@@ -274,9 +291,11 @@ class Lowerer:
                 self.array_inputs[path] = var
             return self.array_inputs[path]
         if isinstance(value, tuple):
-            if all(isinstance(v, Lit) for v in value):
-                return Lit(tuple(v.value for v in value))
-            raise self.error("YS032", "a tuple of computed values is not supported here yet", node)
+            constant = _constant_value(value)
+            if constant is not _NOT_CONSTANT:
+                return Lit(constant)
+            # a (nested) list of computed values is an array, as np.array makes it
+            return self.as_array(self.call_primitive("numpy.array", [value], {}, node), node)
         if isinstance(value, _Function):
             raise self.error("YS020", f"the function {value.name} is used as a value; call it", node)
         if isinstance(value, _Module):
@@ -409,9 +428,11 @@ class Lowerer:
     def array_constant(self, value: object, node: ast.AST) -> Atom:
         """A constant list (or nested lists) as an array: ``np.asarray((0, 2, 2))``."""
         atom = self.as_array(value, node)
-        if not isinstance(atom, Lit) or not isinstance(atom.value, tuple):
-            raise self.error("YS034", "an index list must hold constant integers", node)
-        return self.emit("asarray", [atom], {}, node)
+        if isinstance(atom, Lit) and isinstance(atom.value, tuple):
+            return self.emit("asarray", [atom], {}, node)
+        if isinstance(atom, Var):  # x[[i, i, j]]: an index array of computed integers
+            return atom
+        raise self.error("YS034", "an index list holds integers", node)
 
     def static_int(self, node: ast.expr, env: dict) -> int:
         value = self.expr(node, env)

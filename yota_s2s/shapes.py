@@ -78,6 +78,13 @@ class ShapeClasses:
             return self.of(args[rule.operands.index(kind)])
         if rule and not rule.pure and out is not None:
             return self.atom(("var", out.id))
+        if prim == "take" and isinstance(args[1], Lit) and type(args[1].value) is int and args[1].value >= 0:
+            # np.take(g, i, axis) of a value shaped like np.stack(xs, axis): the shape of xs[i]
+            source = self.of(args[0])
+            key = self.atom_keys.get(next(iter(source))) if len(source) == 1 else None
+            stacked = key and key[0] == "stack" and dict(key[2]).get("axis") == params.get("axis")
+            if stacked and args[1].value < len(key[1]):
+                return key[1][args[1].value]
         shown = params
         if prim == "getindex":  # x[3] and x[8] have one shape: any integer drops one axis
             shown = {"index": tuple("int" if type(i) is int else i for i in params["index"])}
