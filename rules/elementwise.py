@@ -1,4 +1,4 @@
-"""Elementwise functions of one argument (NumPy ufuncs and their math-module twins)."""
+"""Elementwise functions: NumPy ufuncs, np.clip and np.where, their math-module twins; broadcasting undone."""
 
 
 @diffrule(names=["numpy.exp", "math.exp"], shape="elementwise")
@@ -40,3 +40,248 @@ def abs(x):
 @diffrule(names=["numpy.sign"], shape="elementwise")
 def sign(x):
     nondiff(x)
+
+
+# ----------------------------------------------------------------------------- exponentials and logarithms
+
+
+@diffrule(names=["numpy.exp2", "math.exp2"], shape="elementwise")
+def exp2(x):
+    # d 2**x = log(2) * 2**x: reuse out; 0.6931471805599453 is log(2).
+    dx = dout * out * 0.6931471805599453
+
+
+@diffrule(names=["numpy.expm1", "math.expm1"], shape="elementwise")
+def expm1(x):
+    # exp(x) = expm1(x) + 1: reuse out instead of a second exponential.
+    dx = dout * (out + 1.0)
+
+
+@diffrule(names=["numpy.log2", "math.log2"], shape="elementwise")
+def log2(x):
+    # 1.4426950408889634 is 1 / log(2).
+    dx = dout * 1.4426950408889634 / x
+
+
+@diffrule(names=["numpy.log10", "math.log10"], shape="elementwise")
+def log10(x):
+    # 0.4342944819032518 is 1 / log(10).
+    dx = dout * 0.4342944819032518 / x
+
+
+@diffrule(names=["numpy.log1p", "math.log1p"], shape="elementwise")
+def log1p(x):
+    dx = dout / (1.0 + x)
+
+
+@diffrule(names=["numpy.logaddexp"], shape="elementwise")
+def logaddexp(x, y):
+    # d/dx log(exp(x) + exp(y)) = exp(x) / (exp(x) + exp(y)) = exp(x - out), with x - out <= 0:
+    # no overflow at x = 800, where exp(x) itself is inf.
+    dx = unbroadcast(dout * exp(x - out), x)
+    dy = unbroadcast(dout * exp(y - out), y)
+
+
+@diffrule(names=["numpy.logaddexp2"], shape="elementwise")
+def logaddexp2(x, y):
+    # out = log2(2**x + 2**y); d/dx = 2**x / (2**x + 2**y) = 2**(x - out), stable as logaddexp.
+    dx = unbroadcast(dout * exp2(x - out), x)
+    dy = unbroadcast(dout * exp2(y - out), y)
+
+
+# ----------------------------------------------------------------------------- powers and roots
+
+
+@diffrule(names=["numpy.cbrt", "math.cbrt"], shape="elementwise")
+def cbrt(x):
+    # d x**(1/3) = 1 / (3 x**(2/3)) = 1 / (3 out**2); real for negative x, like np.cbrt.
+    dx = dout / (3.0 * out * out)
+
+
+@diffrule(names=["numpy.square"], shape="elementwise")
+def square(x):
+    dx = dout * 2.0 * x
+
+
+@diffrule(names=["numpy.reciprocal"], shape="elementwise")
+def reciprocal(x):
+    # d 1/x = -1/x**2 = -out**2.
+    dx = -dout * out * out
+
+
+@diffrule(names=["numpy.float_power"], shape="elementwise")
+def float_power(x, p):
+    # As power, in float64: never instantiated for a constant exponent (no log(x) then).
+    dx = unbroadcast(dout * p * float_power(x, p - 1.0), x)
+    dp = unbroadcast(dout * log(x) * out, p)
+
+
+@diffrule(names=["numpy.hypot", "math.hypot"], shape="elementwise")
+def hypot(x, y):
+    # d sqrt(x**2 + y**2)/dx = x / out; x / out is at most 1 in size, so it cannot overflow.
+    dx = unbroadcast(dout * (x / out), x)
+    dy = unbroadcast(dout * (y / out), y)
+
+
+# ----------------------------------------------------------------------------- trigonometric
+
+
+@diffrule(names=["numpy.tan", "math.tan"], shape="elementwise")
+def tan(x):
+    # 1 / cos(x)**2 = 1 + tan(x)**2: reuse out.
+    dx = dout * (1.0 + out * out)
+
+
+@diffrule(names=["numpy.arcsin", "math.asin"], shape="elementwise")
+def arcsin(x):
+    # (1 - x) * (1 + x) rather than 1 - x * x: no cancellation near |x| = 1.
+    dx = dout / sqrt((1.0 - x) * (1.0 + x))
+
+
+@diffrule(names=["numpy.arccos", "math.acos"], shape="elementwise")
+def arccos(x):
+    dx = -dout / sqrt((1.0 - x) * (1.0 + x))
+
+
+@diffrule(names=["numpy.arctan", "math.atan"], shape="elementwise")
+def arctan(x):
+    dx = dout / (1.0 + x * x)
+
+
+@diffrule(names=["numpy.arctan2", "math.atan2"], shape="elementwise")
+def arctan2(y, x):
+    # atan2(y, x) is the angle of the point (x, y): d/dy = x / r2, d/dx = -y / r2.
+    r2 = x * x + y * y
+    dy = unbroadcast(dout * x / r2, y)
+    dx = unbroadcast(-dout * y / r2, x)
+
+
+# ----------------------------------------------------------------------------- hyperbolic
+
+
+@diffrule(names=["numpy.sinh", "math.sinh"], shape="elementwise")
+def sinh(x):
+    # cosh(x), not sqrt(1 + out**2): out**2 overflows from |x| > 355, cosh(x) only from 710.
+    dx = dout * cosh(x)
+
+
+@diffrule(names=["numpy.cosh", "math.cosh"], shape="elementwise")
+def cosh(x):
+    # sinh(x), not sqrt(out**2 - 1): that cancels near x = 0 and loses the sign of x.
+    dx = dout * sinh(x)
+
+
+@diffrule(names=["numpy.arcsinh", "math.asinh"], shape="elementwise")
+def arcsinh(x):
+    # 1 / sqrt(x**2 + 1), as hypot(x, 1) so that x**2 cannot overflow.
+    dx = dout / hypot(x, 1.0)
+
+
+@diffrule(names=["numpy.arccosh", "math.acosh"], shape="elementwise")
+def arccosh(x):
+    # 1 / sqrt(x**2 - 1) as two roots: no cancellation near x = 1, no overflow of x**2.
+    dx = dout / (sqrt(x - 1.0) * sqrt(x + 1.0))
+
+
+@diffrule(names=["numpy.arctanh", "math.atanh"], shape="elementwise")
+def arctanh(x):
+    # (1 - x) * (1 + x) rather than 1 - x * x: no cancellation near |x| = 1.
+    dx = dout / ((1.0 - x) * (1.0 + x))
+
+
+# ----------------------------------------------------------------------------- extrema and selection
+
+
+@diffrule(names=["numpy.maximum"], shape="elementwise")
+def maximum(x, y):
+    # All of dout to the operand equal to the result, half to each on a tie (as the max reduction
+    # splits ties), none where the result is NaN. where() keeps dout's dtype (JAX's _balanced_eq).
+    dx = unbroadcast(where(equal(x, out), where(equal(y, out), 0.5 * dout, dout), 0.0), x)
+    dy = unbroadcast(where(equal(y, out), where(equal(x, out), 0.5 * dout, dout), 0.0), y)
+
+
+@diffrule(names=["numpy.minimum"], shape="elementwise")
+def minimum(x, y):
+    dx = unbroadcast(where(equal(x, out), where(equal(y, out), 0.5 * dout, dout), 0.0), x)
+    dy = unbroadcast(where(equal(y, out), where(equal(x, out), 0.5 * dout, dout), 0.0), y)
+
+
+@diffrule(names=["numpy.fmax"], shape="elementwise")
+def fmax(x, y):
+    # As maximum. fmax ignores a NaN operand: the result is the other one, which gets dout.
+    dx = unbroadcast(where(equal(x, out), where(equal(y, out), 0.5 * dout, dout), 0.0), x)
+    dy = unbroadcast(where(equal(y, out), where(equal(x, out), 0.5 * dout, dout), 0.0), y)
+
+
+@diffrule(names=["numpy.fmin"], shape="elementwise")
+def fmin(x, y):
+    dx = unbroadcast(where(equal(x, out), where(equal(y, out), 0.5 * dout, dout), 0.0), x)
+    dy = unbroadcast(where(equal(y, out), where(equal(x, out), 0.5 * dout, dout), 0.0), y)
+
+
+@diffrule(names=["numpy.clip", "ndarray.clip"], shape="elementwise")
+def clip(x, a_min, a_max):
+    # NumPy's clip is minimum(maximum(x, a_min), a_max). The gradient goes to x where the result
+    # is x (the closed interval, bounds included, as PyTorch and TensorFlow do); the rest to
+    # a_max where the result is a_max (x above it, a_min > a_max, or a tie a_min == a_max), else
+    # to a_min where the result is a_min. A NaN result sends none anywhere.
+    rest = where(equal(out, x), 0.0, dout)
+    to_max = equal(out, a_max)
+    dx = unbroadcast(where(equal(out, x), dout, 0.0), x)
+    da_min = unbroadcast(where(to_max, 0.0, where(equal(out, a_min), rest, 0.0)), a_min)
+    da_max = unbroadcast(where(to_max, rest, 0.0), a_max)
+
+
+@diffrule(names=["numpy.where"], shape="elementwise")
+def where(cond, x, y):
+    nondiff(cond)
+    dx = unbroadcast(where(cond, dout, 0.0), x)
+    dy = unbroadcast(where(cond, 0.0, dout), y)
+
+
+# ----------------------------------------------------------------------------- steps (zero gradient)
+
+
+# math.floor, math.ceil and round() are not source names of these: they return an int, which
+# the source may use as an index (x[math.floor(t)]), and np.floor returns a float.
+
+
+@diffrule(names=["numpy.floor"], shape="elementwise")
+def floor(x):
+    # Piecewise constant: zero gradient, and no gradient at all for a value that only goes here.
+    nondiff(x)
+
+
+@diffrule(names=["numpy.ceil"], shape="elementwise")
+def ceil(x):
+    nondiff(x)
+
+
+@diffrule(names=["numpy.round", "numpy.around", "ndarray.round"], shape="elementwise")
+def round(x, decimals=0):
+    nondiff(x)
+
+
+# ----------------------------------------------------------------------------- complex parts
+
+
+# JAX's convention, for a real-valued loss: the gradient of real(x) is dout, of conj(x) is
+# conj(dout), of imag(x) is -1j * dout for a complex x. The tests use real inputs only.
+
+
+@diffrule(names=["numpy.real", "ndarray.real"], shape="elementwise")
+def real(x):
+    dx = dout
+
+
+@diffrule(names=["numpy.imag", "ndarray.imag"], shape="elementwise")
+def imag(x):
+    # For a real x, imag(x) is zeros: no gradient (JAX: jnp.imag of a real array is a constant).
+    # WRONG for a complex x, np.imag(np.exp(1j * t)): JAX gives -1j * dout, which is wrong for a
+    # real x, and a formula cannot test the dtype (that needs a runtime helper).
+    nondiff(x)
+
+
+@diffrule(names=["numpy.conj", "numpy.conjugate", "ndarray.conj", "ndarray.conjugate"], shape="elementwise")
+def conj(x):
+    dx = conj(dout)

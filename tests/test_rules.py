@@ -180,8 +180,10 @@ def test_the_oracle_catches_a_wrong_nondiff():
 
 
 def test_the_oracle_catches_a_missing_mapping():
-    broken = dataclasses.replace(TABLE["exp"], name="expm1")
-    assert oracle_mismatches(broken) == ["no SymPy mapping for elementwise primitive 'expm1': add it to SYMPY_PRIMAL"]
+    broken = dataclasses.replace(TABLE["exp"], name="mylib_exp")
+    assert oracle_mismatches(broken) == [
+        "no SymPy mapping for elementwise primitive 'mylib_exp': add it to SYMPY_PRIMAL"
+    ]
 
 
 # ============================================================================= finite differences per source name
@@ -320,12 +322,12 @@ def build_cases() -> tuple[list[Case], list[str]]:
                 for expr, shapes in METHODS.get(name, []):
                     cases.append(Case(rule.name, name, expr, tuple(shapes)))
                 continue
-            if rule.shape == "elementwise":
+            if rule.name in SPECS:  # also elementwise rules that {f}(x) or {f}(x, y) cannot call (clip)
+                specs = SPECS[rule.name]
+            elif rule.shape == "elementwise":
                 unary = len(rule.operands) == 1
                 template = "{f}(x)" if unary else "{f}(x, y)"
                 specs = [(template, s) for s in (UNARY_SHAPES if unary else BINARY_SHAPES)]
-            elif rule.name in SPECS:
-                specs = SPECS[rule.name]
             else:
                 missing.append(name)
                 continue
@@ -382,7 +384,9 @@ def _value(shape: tuple, interval: tuple[float, float] | None, method: bool, rng
 @pytest.mark.parametrize("case", _params(CASES))
 def test_rule_matches_finite_differences(case):
     names = ["x", "y"][: len(case.shapes)]
-    source = f"import math\nimport operator\n\nimport numpy as np\nimport scipy.special\n\n\ndef f({', '.join(names)}, w):\n"
+    source = (
+        f"import math\nimport operator\n\nimport numpy as np\nimport scipy.special\n\n\ndef f({', '.join(names)}, w):\n"
+    )
     source += f"    return np.sum(w * np.sin({case.expr}))\n"
     namespace = run_source(source, {}, "case.py")
     f = namespace["f"]
@@ -400,7 +404,10 @@ def test_rule_matches_finite_differences(case):
     assert np.allclose(value, f(*args), rtol=1e-12, atol=1e-12)
     assert len(grads) == len(args)
     for i, (param, grad) in enumerate(zip([*names, "w"], grads)):
-        assert_close(grad, numeric_grad(f, args, i), f"{case.id}: d{param}")
+        numeric = numeric_grad(f, args, i)
+        if grad is None and np.all(numeric == 0.0):
+            continue  # no differentiable path, as for the order n of polygamma(np.floor(x), y)
+        assert_close(grad, numeric, f"{case.id}: d{param}")
         if isinstance(args[i], np.ndarray):
             assert grad.dtype == args[i].dtype
 
@@ -449,7 +456,7 @@ BROKEN_FILES = {
         "operand 'y' of hypot has no gradient: write 'dy = <formula>', 'nondiff(y)' or 'dy = not_implemented(\"why\")'",
     ),
     "unbound_name.py": ("YS103", 7, 17, "unbound name 'z' in a formula"),
-    "unknown_primitive.py": ("YS104", 7, 17, "'cosh' is not a primitive"),
+    "unknown_primitive.py": ("YS104", 7, 17, "'mycosh' is not a primitive"),
     "duplicate_rule.py": ("YS105", 6, 1, "a second rule for 'exp'"),
     "for_loop.py": (
         "YS101",

@@ -1,6 +1,15 @@
-"""Elementwise primitives: SymPy forms and sampling domains."""
+"""Elementwise primitives and scipy.special functions: SymPy forms, sampling domains, calls."""
 
 import sympy
+
+
+def _floor(v, reach=8):
+    """floor(v) for |v| < reach as a sum of steps: its derivative is 0 away from the integers.
+
+    (``sympy.floor`` has no derivative SymPy can evaluate.)
+    """
+    return sum(sympy.Heaviside(v - k, 1) for k in range(-reach + 1, reach + 1)) - reach
+
 
 SYMPY = {
     "add": lambda x, y: x + y,
@@ -17,17 +26,129 @@ SYMPY = {
     "sqrt": sympy.sqrt,
     "abs": sympy.Abs,
     "sign": sympy.sign,
-    # comparisons are steps: zero derivative away from x == y
+    # comparisons are steps: zero derivative away from x == y (equal is 1 at x == y, so that
+    # equal(x, out) reads right in the formulas of maximum, clip, ...)
     "less": lambda x, y: sympy.Heaviside(y - x),
     "less_equal": lambda x, y: sympy.Heaviside(y - x),
     "greater": lambda x, y: sympy.Heaviside(x - y),
     "greater_equal": lambda x, y: sympy.Heaviside(x - y),
-    "equal": lambda x, y: sympy.Heaviside(x - y) * sympy.Heaviside(y - x),
-    "not_equal": lambda x, y: 1 - sympy.Heaviside(x - y) * sympy.Heaviside(y - x),
+    "equal": lambda x, y: sympy.Heaviside(x - y, 1) * sympy.Heaviside(y - x, 1),
+    "not_equal": lambda x, y: 1 - sympy.Heaviside(x - y, 1) * sympy.Heaviside(y - x, 1),
+    # exponentials and logarithms
+    "exp2": lambda x: 2**x,
+    "expm1": lambda x: sympy.exp(x) - 1,
+    "log2": lambda x: sympy.log(x) / sympy.log(2),
+    "log10": lambda x: sympy.log(x) / sympy.log(10),
+    "log1p": lambda x: sympy.log(1 + x),
+    "logaddexp": lambda x, y: sympy.log(sympy.exp(x) + sympy.exp(y)),
+    "logaddexp2": lambda x, y: sympy.log(2**x + 2**y) / sympy.log(2),
+    # powers and roots
+    "cbrt": lambda x: sympy.real_root(x, 3),  # the real cube root, as np.cbrt (sympy.cbrt is complex for x < 0)
+    "square": lambda x: x**2,
+    "reciprocal": lambda x: 1 / x,
+    "float_power": lambda x, p: x**p,
+    "hypot": lambda x, y: sympy.sqrt(x**2 + y**2),
+    # trigonometric and hyperbolic
+    "tan": sympy.tan,
+    "arcsin": sympy.asin,
+    "arccos": sympy.acos,
+    "arctan": sympy.atan,
+    "arctan2": sympy.atan2,
+    "sinh": sympy.sinh,
+    "cosh": sympy.cosh,
+    "arcsinh": sympy.asinh,
+    "arccosh": sympy.acosh,
+    "arctanh": sympy.atanh,
+    # extrema and selection
+    "maximum": sympy.Max,
+    "minimum": sympy.Min,
+    "fmax": sympy.Max,
+    "fmin": sympy.Min,
+    "clip": lambda x, a_min, a_max: sympy.Min(sympy.Max(x, a_min), a_max),
+    "where": lambda cond, x, y: sympy.Piecewise((x, cond > 0), (y, True)),  # cond > 0 reads as true
+    # steps
+    "floor": _floor,
+    "ceil": lambda x: -_floor(-x),
+    "round": lambda x: _floor(x + sympy.Rational(1, 2)),
+    # complex parts (of real values)
+    "real": sympy.re,
+    "imag": sympy.im,
+    "conj": sympy.conjugate,
+    # scipy.special
+    "expit": lambda x: 1 / (1 + sympy.exp(-x)),
+    "logit": lambda x: sympy.log(x / (1 - x)),
+    "erf": sympy.erf,
+    "erfc": sympy.erfc,
+    "gammaln": sympy.loggamma,
+    "digamma": sympy.digamma,
+    "polygamma": lambda n, x: sympy.polygamma(_floor(n), x),  # n is an integer order
+    "xlogy": lambda x, y: x * sympy.log(y),
 }
 
+_POSITIVE = (0.5, 2.0)
+
 DOMAIN = {
-    "log": (0.5, 2.0),
-    "sqrt": (0.5, 2.0),
-    "power": {"x": (0.5, 2.0)},
+    "log": _POSITIVE,
+    "sqrt": _POSITIVE,
+    "power": {"x": _POSITIVE},
+    "float_power": {"x": _POSITIVE},
+    "log2": _POSITIVE,
+    "log10": _POSITIVE,
+    "log1p": (-0.5, 2.0),
+    "tan": (-1.2, 1.2),  # away from the poles at +-pi/2
+    "arcsin": (-0.9, 0.9),
+    "arccos": (-0.9, 0.9),
+    "arctanh": (-0.9, 0.9),
+    "arccosh": (1.2, 3.0),
+    # the bounds apart, and x on both sides of them and between
+    "clip": {"x": (-2.0, 2.0), "a_min": (-1.0, -0.3), "a_max": (0.3, 1.0)},
+    "logit": (0.1, 0.9),
+    "gammaln": (0.5, 3.0),
+    "digamma": (0.5, 3.0),
+    "polygamma": (0.2, 2.9),  # the order n in 0, 1, 2 (read as floor(n) by the oracle)
+    "xlogy": {"y": _POSITIVE},
+}
+
+#: The operand shapes of tests/test_rules.py's broadcasting checks.
+_BROADCAST_PAIRS = [((2, 3), (3,)), ((2, 3), (1, 3)), ((2, 3), (2, 1)), ((2, 3), ())]
+
+#: Calls for the elementwise rules that the generic ``{f}(x)`` / ``{f}(x, y)`` cannot reach.
+#: Case parameters x, y take the domains of the rule's first operands.
+SPECS = {
+    # x in (-2, 2), y = a_min in (-1, -0.3), a_max = y + 1.3 in (0.3, 1)
+    "clip": [
+        ("{f}(x, y, y + 1.3)", [(), ()]),
+        ("{f}(x, y, y + 1.3)", [(3,), (3,)]),
+        ("{f}(x, y, y + 1.3)", [(2, 3), (3,)]),
+        ("{f}(x, y, 0.5)", [(2, 3), (2, 1)]),
+        ("{f}(x, -0.5, y + 1.3)", [(2, 3), ()]),
+        ("{f}(x, -0.5, 0.5)", [(2, 3)]),
+    ],
+    "where": [
+        ("{f}(x > 0.0, x, y)", [(), ()]),
+        ("{f}(x > 0.0, x, y)", [(2, 3), (2, 3)]),
+        ("{f}(x > y, x, y)", [(2, 3), (3,)]),
+        ("{f}(y < 0.0, x, 0.5 * y)", [(2, 3), (2, 1)]),
+        ("{f}(x > 0.0, x, y)", [(3,), ()]),
+    ],
+    # the order n: a constant, or integers (floor(x) in 0, 1, 2) broadcast against y
+    "polygamma": [
+        ("{f}(0, x)", [(3,)]),
+        ("{f}(1, x)", [(2, 3)]),
+        ("{f}(2, x)", [()]),
+        *(("{f}(np.floor(x), y)", shapes) for shapes in ([(), ()], [(3,), (3,)], [(2, 3), (2, 3)])),
+        *(("{f}(np.floor(x), y)", [a, b]) for a, b in _BROADCAST_PAIRS),
+        *(("{f}(np.floor(x), y)", [b, a]) for a, b in _BROADCAST_PAIRS),
+    ],
+}
+
+METHODS = {
+    "ndarray.clip": [
+        ("x.clip(y, y + 1.3)", [(2, 3), (3,)]),
+        ("x.clip(-0.5, 0.5)", [(2, 3)]),
+        ("x.clip(y, 0.5)", [(3,), ()]),
+    ],
+    "ndarray.real": [("x.real", [(2, 3)]), ("x.real", [()])],
+    "ndarray.conj": [("x.conj()", [(2, 3)])],
+    "ndarray.conjugate": [("x.conjugate()", [(3,)])],
 }
