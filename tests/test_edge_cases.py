@@ -229,3 +229,21 @@ def test_infinities_are_written_readably():
 def test_augmented_assignment_on_a_diagonal_view_is_refused():
     err = refusal("import numpy as np\n\n\ndef f(x):\n    d = np.diagonal(x)\n    d += 1.0\n    return np.sum(d)\n")
     assert (err.code, err.line) == ("YS017", 6)
+
+
+def test_a_gradient_through_a_comparison_mask_stays_float(tmp_path):
+    rules = tmp_path / "relu_rules.py"
+    rules.write_text(
+        "@diffrule(names=['mylib.relu'], shape='elementwise')\ndef relu(x):\n    dx = dout * greater(x, 0.0)\n"
+    )
+    source = "import numpy as np\nimport mylib\n\n\ndef f(x):\n    return np.sum(mylib.relu(x))\n"
+    text = generate(source, "t.py", rules=[rules]).text
+    namespace: dict = {"mylib": type(sys)("mylib")}
+    namespace["mylib"].relu = lambda v: np.maximum(v, 0.0)
+    sys.modules["mylib"] = namespace["mylib"]
+    try:
+        exec(compile(text, "grad.py", "exec"), namespace)  # noqa: S102 - the generated module
+        _, dx = namespace["grad_f"](np.array([-1.0, 2.0]))
+    finally:
+        del sys.modules["mylib"]
+    assert dx.dtype == np.float64 and dx.tolist() == [0.0, 1.0]

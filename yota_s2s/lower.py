@@ -628,7 +628,8 @@ def _no_rule_message(name: str) -> str:
         what = f"{name}()"
     return (
         f"no derivative rule for {what} and its source is not in this file; "
-        f"add a rule such as: @diffrule(names=[{name!r}]) def {short}(x): dx = ..."
+        f"add a rule such as: @diffrule(names=[{name!r}]) def {short}(x): dx = ... "
+        "in a file given with --rules (see docs/custom-rules.md)"
     )
 
 

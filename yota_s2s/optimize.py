@@ -36,6 +36,8 @@ from .ruledsl import RuleTable
 from .shapes import ShapeClasses, shape_classes
 
 _COMMUTATIVE = {"add", "mul"}
+#: Primitives with a boolean result: multiplying one by 1.0 makes it a float.
+_BOOLEAN = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equal"}
 _MAX_ROUNDS = 50
 
 
@@ -176,15 +178,20 @@ class _Rewriter:
     def _keeps_shape(self, prim: str, args: list[Atom], params: dict, a: Atom) -> bool:
         return self.sc.infer(prim, args, params) == self.cls(a)
 
-    def _neutral(self, a: Atom, value: float) -> bool:
-        """``a`` is the constant ``value`` and dropping it keeps the dtype.
+    def _neutral(self, a: Atom, value: float, other: Atom) -> bool:
+        """``a`` is the constant ``value`` and dropping it from ``op(other, a)`` keeps the dtype.
 
-        ``x * 1.0`` turns an int ``x`` into a float, so a float 1.0 or 0.0 is dropped only
-        in the backward sweep, where every value is a gradient (a float).
+        ``x * 1.0`` turns an int or bool ``x`` into a float, so a float 1.0 or 0.0 is dropped only
+        in the backward sweep (whose values are gradients: floats), and never from a comparison's
+        boolean result (``dout * (x > 0)`` with ``dout`` 1.0 stays a float).
         """
         if not _is_const(a, value):
             return False
-        return type(a.value) is int or (self.current is not None and self.current.section == "backward")
+        if type(a.value) is int:
+            return True
+        d = self.defs.get(other.id) if isinstance(other, Var) else None
+        backward = self.current is not None and self.current.section == "backward"
+        return backward and not isinstance(other, Lit) and (d is None or d.prim not in _BOOLEAN)
 
     def _lazy_scalar(self, prim: str, args: list[Atom]):
         """Keep a spread scalar (the gradient of ``sum``) unspread through elementwise steps.
@@ -211,9 +218,9 @@ class _Rewriter:
 
     def simplify_add(self, args: list[Atom], params: dict):
         a, b = args
-        if self._neutral(b, 0) and self._keeps_shape("add", args, params, a):
+        if self._neutral(b, 0, a) and self._keeps_shape("add", args, params, a):
             return a
-        if self._neutral(a, 0) and self._keeps_shape("add", args, params, b):
+        if self._neutral(a, 0, b) and self._keeps_shape("add", args, params, b):
             return b
         if n := self.def_of(b, "neg"):
             return "sub", [a, n.args[0]], {}
@@ -232,9 +239,9 @@ class _Rewriter:
 
     def simplify_sub(self, args: list[Atom], params: dict):
         a, b = args
-        if self._neutral(b, 0) and self._keeps_shape("sub", args, params, a):
+        if self._neutral(b, 0, a) and self._keeps_shape("sub", args, params, a):
             return a
-        if self._neutral(a, 0) and self._keeps_shape("sub", args, params, b):
+        if self._neutral(a, 0, b) and self._keeps_shape("sub", args, params, b):
             return "neg", [b], {}
         if n := self.def_of(b, "neg"):
             return "add", [a, n.args[0]], {}
@@ -243,9 +250,9 @@ class _Rewriter:
     def simplify_mul(self, args: list[Atom], params: dict):
         a, b = args
         for x, y in ((a, b), (b, a)):
-            if self._neutral(y, 1) and self._keeps_shape("mul", args, params, x):
+            if self._neutral(y, 1, x) and self._keeps_shape("mul", args, params, x):
                 return x
-            if self._neutral(y, -1) and self._keeps_shape("mul", args, params, x):
+            if self._neutral(y, -1, x) and self._keeps_shape("mul", args, params, x):
                 return "neg", [x], {}
             if isinstance(y, Lit) and (m := self.def_of(x, "mul")):
                 for c, z in (m.args, m.args[::-1]):
@@ -262,7 +269,7 @@ class _Rewriter:
 
     def simplify_truediv(self, args: list[Atom], params: dict):
         a, b = args
-        if self._neutral(b, 1) and self._keeps_shape("truediv", args, params, a):
+        if self._neutral(b, 1, a) and self._keeps_shape("truediv", args, params, a):
             return a
         if n := self.def_of(a, "neg"):
             return "neg", [self.emit("truediv", [n.args[0], b])], {}
@@ -280,7 +287,7 @@ class _Rewriter:
 
     def simplify_power(self, args: list[Atom], params: dict):
         x, p = args
-        if self._neutral(p, 1) and self._keeps_shape("power", args, params, x):
+        if self._neutral(p, 1, x) and self._keeps_shape("power", args, params, x):
             return x
         return None
 
