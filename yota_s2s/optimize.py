@@ -41,11 +41,16 @@ _BOOLEAN = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equa
 _MAX_ROUNDS = 50
 
 
-def optimize(tape: Tape, table: RuleTable) -> Tape:
-    """Fold, simplify, CSE and DCE ``tape`` to a fixed point."""
+def optimize(tape: Tape, table: RuleTable, reduce_powers: bool = True) -> Tape:
+    """Fold, simplify, CSE and DCE ``tape`` to a fixed point.
+
+    ``reduce_powers=False`` keeps ``x ** 3`` a power: the pipeline optimizes the primal tape
+    that way, so that the gradient uses the power rule (``3 * x ** 2``) rather than the product
+    rule through ``x * x * x``; the final pass then writes both as products sharing ``x * x``.
+    """
     keys = shape_classes(tape, table).scalar_keys
     for _ in range(_MAX_ROUNDS):
-        new, changed = _Rewriter(tape, table, keys).run()
+        new, changed = _Rewriter(tape, table, keys, reduce_powers).run()
         new = dce(new, table)
         if not changed and len(new.eqns) == len(tape.eqns):
             return new
@@ -77,7 +82,8 @@ def _key(a: Atom) -> tuple:
 
 
 class _Rewriter:
-    def __init__(self, tape: Tape, table: RuleTable, scalar_keys: frozenset):
+    def __init__(self, tape: Tape, table: RuleTable, scalar_keys: frozenset, reduce_powers: bool = True):
+        self.reduce_powers = reduce_powers
         self.old = tape
         self.table = table
         self.new = tape.copy_header()
@@ -286,9 +292,19 @@ class _Rewriter:
         return None
 
     def simplify_power(self, args: list[Atom], params: dict):
+        """``x ** 1`` -> ``x``; ``x ** 2``, ``x ** 3``, ``x ** 4`` -> products (strength reduction).
+
+        NumPy's ``x ** 3`` on an array takes its slow general path (about 100x ``x * x * x``);
+        the products are shared by CSE with the ``x * x`` the gradient needs.
+        """
         x, p = args
         if self._neutral(p, 1, x) and self._keeps_shape("power", args, params, x):
             return x
+        if self.reduce_powers and isinstance(p, Lit) and type(p.value) in (int, float) and p.value in (2, 3, 4):
+            square = self.emit("mul", [x, x])
+            if p.value == 2:
+                return square
+            return "mul", [square, x if p.value == 3 else square], {}
         return None
 
     def simplify_unbroadcast(self, args: list[Atom], params: dict):

@@ -87,7 +87,7 @@ def generate(
 def _differentiate_one(module, name: str, table, wrt: Sequence[str] | None, stages: dict) -> Tape:
     tape = _checked(lower(module, name, table), "lower")
     stages["lower"].append(tape)
-    tape = _checked(optimize(tape, table), "primal")
+    tape = _checked(optimize(tape, table, reduce_powers=False), "primal")
     stages["primal"].append(tape)
     params = [p for p, _ in tape.params]
     chosen = list(wrt) if wrt else params
