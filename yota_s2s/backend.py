@@ -44,36 +44,6 @@ _COMPARE = {
     "not_equal": ast.NotEq,
 }
 
-#: primitive -> function name in the array module (called as ``np.NAME(args, **static)``)
-_FUNCS = {
-    "exp": "exp",
-    "log": "log",
-    "sin": "sin",
-    "cos": "cos",
-    "tanh": "tanh",
-    "sqrt": "sqrt",
-    "abs": "abs",
-    "sign": "sign",
-    "sum": "sum",
-    "mean": "mean",
-    "max": "max",
-    "min": "min",
-    "dot": "dot",
-    "diag": "diag",
-    "reshape": "reshape",
-    "shape": "shape",
-    "size": "size",
-    "ndim": "ndim",
-    "broadcast_to": "broadcast_to",
-    "zeros_like": "zeros_like",
-    "arange": "arange",
-    "zeros": "zeros",
-    "ones": "ones",
-    "eye": "eye",
-}
-#: primitive -> builtin function
-_BUILTINS = {"len": "len"}
-
 
 def helper_for(prim: str) -> str | None:
     """The runtime helper that writes ``prim``: the function ``_<prim>`` of a ``runtime*`` module."""
@@ -193,10 +163,6 @@ class Backend:
         if rule.variadic:  # np.concatenate([a, b], ...): the variadic operands as one list
             n = len(rule.operands)
             args = [*args[:n], ast.List(list(args[n:]), ast.Load())]
-        if prim in _FUNCS:
-            return self.call(_FUNCS[prim], args, keywords)
-        if prim in _BUILTINS:
-            return ast.Call(ast.Name(_BUILTINS[prim], ast.Load()), args, [])
         helper = helper_for(prim)
         if helper is not None:  # statics by keyword: _diag_dv(g, v, k=0)
             kws = [ast.keyword(k, constant(v)) for k, v in params.items()]
@@ -212,7 +178,10 @@ class Backend:
         """
         names = [n for n in rule.names if not n.startswith(("ndarray.", "operator.", "builtins.", "math."))]
         if not names:
-            raise KeyError(f"the {self.module} backend cannot write primitive {rule.name!r}")
+            builtin = next((n for n in rule.names if n.startswith("builtins.")), None)
+            if builtin is None:
+                raise KeyError(f"the {self.module} backend cannot write primitive {rule.name!r}")
+            return ast.Call(ast.Name(builtin[len("builtins.") :], ast.Load()), list(args), [])  # len(x)
         name, _, element = names[0].partition("#")
         kws = [ast.keyword(k, constant(v)) for k, v in keywords.items()]
         if name.startswith("numpy."):

@@ -135,13 +135,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             except OSError as exc:
                 raise UserError("YS006", f"cannot write the output file: {exc.strerror}", args.out) from None
         return 0
-    except UserErrors as errs:
-        for e in errs.errors:
-            print(e.format(), file=sys.stderr)
-        return 2
-    except UserError as e:
-        print(e.format(), file=sys.stderr)
-        return 2
+    except (UserError, UserErrors) as exc:
+        return _report(exc)
     except Exception as exc:  # noqa: BLE001 - every other failure is a bug of ours
         report = _internal_report(exc, generated)
         kind = "internal error" if isinstance(exc, InternalError) else f"internal error ({type(exc).__name__})"
@@ -152,17 +147,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
+def _report(exc: UserError | UserErrors) -> int:
+    """Print user errors on stderr, located, one after another; the exit code is 2."""
+    for e in exc.errors if isinstance(exc, UserErrors) else [exc]:
+        print(e.format(), file=sys.stderr)
+    return 2
+
+
 def _list_rules(rule_files: list[str]) -> int:
     """Print every primitive: its differentiable operands and the source names that reach it."""
     try:
         table = load_rules(rule_files)
-    except UserErrors as errs:
-        for e in errs.errors:
-            print(e.format(), file=sys.stderr)
-        return 2
-    except UserError as e:
-        print(e.format(), file=sys.stderr)
-        return 2
+    except (UserError, UserErrors) as exc:
+        return _report(exc)
     rows = [("primitive", "gradient for", "source names")]
     for name, rule in sorted(table.rules.items()):
         grads = [op for op in rule.all_operands if op in rule.grads] or ["-"]

@@ -142,6 +142,7 @@ class Lowerer:
         self.stmt_text = ""
         self.array_receivers: set[int] = set()
         self.envs: list[dict[str, object]] = []
+        self.prims: dict[int, str] = {}  # the primitive that defined each value
 
     # ------------------------------------------------------------------ errors
     def error(self, code: str, message: str, node: ast.AST) -> UserError:
@@ -230,11 +231,7 @@ class Lowerer:
             )
 
     def defining_prim(self, value: object) -> str | None:
-        if isinstance(value, Var):
-            for eqn in reversed(self.tape.eqns):
-                if eqn.out is value:
-                    return eqn.prim
-        return None
+        return self.prims.get(value.id) if isinstance(value, Var) else None
 
     def assign(self, target: ast.expr, value: object, env: dict[str, object]) -> None:
         if isinstance(target, ast.Name):
@@ -273,7 +270,9 @@ class Lowerer:
             at_line,
             at_text,
         )
-        return self.tape.add_eqn(prim, args, params, span)
+        out = self.tape.add_eqn(prim, args, params, span)
+        self.prims[out.id] = prim
+        return out
 
     def as_array(self, value: object, node: ast.AST) -> Atom:
         """The tape value of ``value``: parameters become inputs on first use as arrays."""
