@@ -130,12 +130,19 @@ def test_syntax_error_format(tmp_path):
 
 #: name -> (source, extra args, (code, line, col), the source line shown)
 LOCATED = {
-    "for": (
-        "import numpy as np\n\n\ndef f(x):\n    for i in range(3):\n        x = x + 1\n    return np.sum(x)\n",
+    "for-else": (
+        (
+            "import numpy as np\n\n\ndef f(x):\n    for i in range(3):\n        x = x + 1\n    else:\n        x = x\n"
+            "    return np.sum(x)\n"
+        ),
         [],
         ("YS011", 5, 5),
     ),
-    "if": ("def f(x):\n    y = x\n    if x:\n        y = 2.0 * x\n    return y\n", [], ("YS012", 3, 5)),
+    "return in a loop": (
+        "def f(x):\n    y = x\n    while y > 1:\n        return 2.0 * x\n    return y\n",
+        [],
+        ("YS012", 4, 9),
+    ),
     "print": ("def f(x):\n    y = x * x\n    print(y)\n    return y\n", [], ("YS018", 3, 5)),
     "unknown library function": (
         "import numpy as np\n\n\ndef f(x):\n    y = 2.0 * x\n    return np.sum(np.foo(y))\n",
@@ -207,7 +214,7 @@ MANY_ERRORS = """
 
     def f(x):
         for i in range(2):
-            x = x + 1
+            return x
         print(x)
         if x:
             x = helper(x)
@@ -221,7 +228,7 @@ def test_every_fence_error_is_reported_in_line_order(tmp_path):
     assert_user_error(proc)
     found = [ERROR_LINE.match(line) for line in proc.stderr.splitlines()]
     located = [(m["code"], int(m["line"]), int(m["col"])) for m in found if m]
-    assert located == [("YS017", 5, 5), ("YS011", 10, 5), ("YS018", 12, 5), ("YS012", 13, 5), ("YS020", 15, 19)]
+    assert located == [("YS017", 5, 5), ("YS012", 11, 9), ("YS018", 12, 5), ("YS020", 15, 19)]
     assert len(proc.stderr.splitlines()) == 3 * len(located)
 
 

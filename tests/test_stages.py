@@ -635,12 +635,14 @@ def test_fence_checks_helpers_and_methods_reached_by_the_selection():
             def forward(self, x):
                 while x:
                     x = x - 1
+                else:
+                    x = 0
                 return x
 
 
         def helper(x):
-            if x:
-                x = 1
+            while x:
+                return 1
             return x
 
 
@@ -648,7 +650,7 @@ def test_fence_checks_helpers_and_methods_reached_by_the_selection():
             return helper(x) + m.forward(x)
         """
     )
-    assert refusals(source) == [("YS011", 3, 9), ("YS012", 9, 5)]
+    assert refusals(source) == [("YS011", 3, 9), ("YS012", 12, 9)]
 
 
 def test_a_library_call_does_not_hide_a_same_named_entry_point():
@@ -688,10 +690,15 @@ def test_a_library_call_does_not_reach_a_same_named_function():
 
 
 REFUSALS = {
-    "for": ("def f(x):\n    for i in range(3):\n        x = x + 1\n    return x\n", [("YS011", 2, 5)]),
-    "while": ("def f(x):\n    while x:\n        x = x - 1\n    return x\n", [("YS011", 2, 5)]),
-    "if": ("def f(x):\n    y = 1.0\n    if x:\n        y = 2.0\n    return y\n", [("YS012", 3, 5)]),
-    "ifexp": ("def f(x):\n    return x if x else -x\n", [("YS012", 2, 12)]),
+    "for-else": (
+        "def f(x):\n    for i in range(3):\n        x = x + 1\n    else:\n        x = 0\n    return x\n",
+        [("YS011", 2, 5)],
+    ),
+    "while-else": (
+        "def f(x):\n    while x:\n        x = x - 1\n    else:\n        x = 0\n    return x\n",
+        [("YS011", 2, 5)],
+    ),
+    "return in a loop": ("def f(x):\n    for i in range(3):\n        return x\n    return x\n", [("YS012", 3, 9)]),
     "early return": ("def f(x):\n    return x\n    return -x\n", [("YS012", 2, 5)]),
     "try": ("def f(x):\n    try:\n        y = x\n    except E:\n        y = 0\n    return y\n", [("YS013", 2, 5)]),
     "with": ("def f(x):\n    with g():\n        y = x\n    return y\n", [("YS013", 2, 5)]),
@@ -726,12 +733,14 @@ def test_fence_reports_every_refusal_in_line_order():
             print(x)
             for i in range(2):
                 x = x + 1
+            else:
+                x = 0
             return x // 2
 
 
         def g(x):
-            if x:
-                x = 1
+            while x:
+                return 1
             return f(x)
         """
     )
@@ -739,8 +748,8 @@ def test_fence_reports_every_refusal_in_line_order():
         ("YS017", 2, 5),
         ("YS018", 3, 5),
         ("YS011", 4, 5),
-        ("YS020", 6, 12),
-        ("YS012", 10, 5),
+        ("YS020", 8, 12),
+        ("YS012", 13, 9),
     ]
 
 

@@ -24,8 +24,9 @@ no ``log(x)``.
 
 from __future__ import annotations
 
+from .control import LEADING, is_control, substitute
 from .errors import UserError
-from .ir import Atom, Lit, Span, Tape, Var
+from .ir import Atom, Eqn, Input, Lit, Span, Tape, Var
 from .lower import fold_constant
 from .ruledsl import RuleTable, instantiate
 from .shapes import SCALAR, shape_classes
@@ -53,52 +54,16 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
     """The gradient tape of ``tape`` with respect to the parameters named in ``wrt``."""
     grad = tape.copy_header()
     grad.name = tape.name
-    grad.eqns = list(tape.eqns)
     wanted = set(wrt)
-    active: set[int] = {inp.var.id for inp in tape.inputs if inp.path[0] in wanted}
-    for eqn in tape.eqns:
-        rule = table[eqn.prim]
-        if any(
-            isinstance(a, Var) and a.id in active and name not in rule.nondiff
-            for name, a in zip(rule.operand_names(len(eqn.args)), eqn.args)
-        ):
-            active.update(o.id for o in eqn.outs)
+    active = activity(tape.eqns, {inp.var.id for inp in tape.inputs if inp.path[0] in wanted}, table)
+    grad.eqns, plans = _forward(tape.eqns, active, table)
 
     builder = _Builder(grad)
     contributions: dict[int, list[Atom]] = {}
     value = tape.outputs[0]
     if isinstance(value, Var) and value.id in active:
         contributions[value.id] = [Lit(1.0)]
-
-    for eqn in reversed(tape.eqns):
-        out = eqn.out
-        if out.id not in contributions:
-            continue
-        builder.span = eqn.span
-        dout = _accumulate(contributions.pop(out.id), out, builder)
-        rule = table[eqn.prim]
-        needed = [
-            (name, k, a)
-            for k, (name, a) in enumerate(zip(rule.operand_names(len(eqn.args)), eqn.args))
-            if isinstance(a, Var) and a.id in active and name not in rule.nondiff
-        ]
-        if not needed:
-            continue
-        try:
-            grads = instantiate(rule, [(n, k) for n, k, _ in needed], eqn.args, eqn.params, out, dout, builder, table)
-        except NotImplementedError as exc:
-            name = next((n for n, _, _ in needed if n in rule.not_implemented), needed[0][0])
-            span = eqn.span
-            raise UserError(
-                "YS107",
-                f"no gradient of {eqn.prim}() with respect to {name!r}: {exc}",
-                span.path if span else "<input>",
-                span.at_line if span else 0,
-                span.col if span else 0,
-                span.at_text if span else None,
-            ) from None
-        for name, k, a in needed:
-            contributions.setdefault(a.id, []).append(grads[name, k])
+    _reverse(grad.eqns, plans, active, contributions, builder, table)
 
     builder.span = None
     outputs: list[Atom] = [value]
@@ -131,6 +96,353 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
     proven = shape_classes(tape, table, scalar_keys=frozenset()).of(value) == SCALAR
     grad.meta["check_scalar"] = bool(isinstance(value, Var) and value.id in active and not proven)
     return grad
+
+
+# ---------------------------------------------------------------------------- activity
+
+
+def activity(eqns: list[Eqn], active: set[int], table: RuleTable) -> set[int]:
+    """The ids of values that depend on ``active`` ones through differentiable operands."""
+    active = set(active)
+    for eqn in eqns:
+        if is_control(eqn.prim):
+            flags = _control_activity(eqn, active, table)
+            active.update(o.id for o, a in zip(eqn.outs, flags) if a)
+            continue
+        rule = table[eqn.prim]
+        if any(
+            isinstance(a, Var) and a.id in active and name not in rule.nondiff
+            for name, a in zip(rule.operand_names(len(eqn.args)), eqn.args)
+        ):
+            active.update(o.id for o in eqn.outs)
+    return active
+
+
+def _is_active(a: Atom, active: set[int]) -> bool:
+    return isinstance(a, Var) and a.id in active
+
+
+def _control_activity(eqn: Eqn, active: set[int], table: RuleTable) -> list[bool]:
+    """Which outputs of a loop or branch are active (carried values to a fixed point)."""
+    k = eqn.params["n_carry"]
+    lead = LEADING[eqn.prim]
+    if eqn.prim == "if":
+        free = [_is_active(a, active) for a in eqn.args[lead:]]
+        flags = [False] * k
+        for region in eqn.regions:
+            inner = activity(region.eqns, {i.var.id for i, f in zip(region.inputs, free) if f}, table)
+            flags = [f or _is_active(o, inner) for f, o in zip(flags, region.outputs)]
+        return flags
+    body = eqn.regions[-1]
+    carried = [_is_active(a, active) for a in eqn.args[lead : lead + k]]
+    free = [_is_active(a, active) for a in eqn.args[lead + k :]]
+    first = 1 if eqn.prim == "for" else 0
+    while True:
+        ins = body.inputs[first:]
+        inner = activity(body.eqns, {i.var.id for i, f in zip(ins, carried + free) if f}, table)
+        new = [c or _is_active(o, inner) for c, o in zip(carried, body.outputs)]
+        if new == carried:
+            return carried
+        carried = new
+
+
+# ---------------------------------------------------------------------------- the sweeps
+
+
+def _forward(eqns: list[Eqn], active: set[int], table: RuleTable) -> tuple[list[Eqn], dict[int, object]]:
+    """The forward sweep: the primal equations, with each active loop or branch made to save
+    what its backward sweep needs.  Returns the equations and a plan per such equation."""
+    out: list[Eqn] = []
+    plans: dict[int, object] = {}
+    for eqn in eqns:
+        if is_control(eqn.prim) and any(o.id in active for o in eqn.outs):
+            new, plan = (_branch_plan if eqn.prim == "if" else _loop_plan)(eqn, active, table)
+            plans[id(new)] = plan
+            out.append(new)
+        else:
+            out.append(eqn)
+    return out, plans
+
+
+def _reverse(
+    eqns: list[Eqn],
+    plans: dict[int, object],
+    active: set[int],
+    contributions: dict[int, list[Atom]],
+    builder: _Builder,
+    table: RuleTable,
+) -> None:
+    """The reverse sweep over ``eqns``: gradient contributions flow from outputs to operands."""
+    for eqn in reversed(eqns):
+        if not any(o.id in contributions for o in eqn.outs):
+            continue
+        builder.span = eqn.span
+        if id(eqn) in plans:
+            plans[id(eqn)](contributions, builder)
+            continue
+        out = eqn.out
+        dout = _accumulate(contributions.pop(out.id), out, builder)
+        rule = table[eqn.prim]
+        needed = [
+            (name, k, a)
+            for k, (name, a) in enumerate(zip(rule.operand_names(len(eqn.args)), eqn.args))
+            if isinstance(a, Var) and a.id in active and name not in rule.nondiff
+        ]
+        if not needed:
+            continue
+        try:
+            grads = instantiate(rule, [(n, k) for n, k, _ in needed], eqn.args, eqn.params, out, dout, builder, table)
+        except NotImplementedError as exc:
+            name = next((n for n, _, _ in needed if n in rule.not_implemented), needed[0][0])
+            span = eqn.span
+            raise UserError(
+                "YS107",
+                f"no gradient of {eqn.prim}() with respect to {name!r}: {exc}",
+                span.path if span else "<input>",
+                span.at_line if span else 0,
+                span.col if span else 0,
+                span.at_text if span else None,
+            ) from None
+        for name, k, a in needed:
+            contributions.setdefault(a.id, []).append(grads[name, k])
+
+
+# ---------------------------------------------------------------------------- regions
+
+
+def _region_gradient(
+    region: Tape,
+    first: int,
+    active_inputs: list[bool],
+    active_outputs: list[bool],
+    table: RuleTable,
+) -> tuple[Tape, list[Var], list[Var], list[Atom]]:
+    """Differentiate a region as a function of its inputs ``region.inputs[first:]``.
+
+    Returns the optimized combined tape (forward equations, then backward ones), the
+    seed inputs (one per active output: its adjoint), the accumulator inputs (one per
+    active input that is not carried by the caller: ``acc + contribution``), and the
+    backward outputs, in this order: the gradient of each active input.
+    """
+    tape = Tape(region.name, list(region.inputs), meta={"region": True})
+    ins = region.inputs[first:]
+    act = activity(region.eqns, {i.var.id for i, f in zip(ins, active_inputs) if f}, table)
+    tape.eqns, plans = _forward(region.eqns, act, table)
+    builder = _Builder(tape)
+    contributions: dict[int, list[Atom]] = {}
+    seeds: list[Var] = []
+    for o, flag in zip(region.outputs, active_outputs):
+        if not flag:
+            continue
+        seed = Var(grad_of=o if isinstance(o, Var) else None)
+        seeds.append(seed)
+        if isinstance(o, Var):  # an adjoint has the shape of its value
+            tape.meta.setdefault("same_shape", {})[seed.id] = o
+        tape.inputs.append(Input(seed, ("#seed", str(len(seeds)))))
+        if _is_active(o, act):
+            contributions.setdefault(o.id, []).append(seed)
+    _reverse(tape.eqns, plans, act, contributions, builder, table)
+    builder.span = None
+    grads = [_final(contributions, i.var, builder) for i, f in zip(ins, active_inputs) if f]
+    return tape, seeds, grads, [o for o in region.outputs]
+
+
+def _split(tape: Tape, n_forward_outputs: int, carried_inputs: set[int]) -> tuple[list[Eqn], list[Eqn], list[Var]]:
+    """Split an optimized region gradient into its forward and backward equations, and the
+    values the backward part reads from the forward part (to be saved per iteration)."""
+    fwd = [e for e in tape.eqns if e.section == "forward"]
+    bwd = [e for e in tape.eqns if e.section != "forward"]
+    made = {o.id for e in fwd for o in e.outs} | carried_inputs
+    saved: dict[int, Var] = {}
+    for e in bwd:
+        for a in e.args:
+            if isinstance(a, Var) and a.id in made:
+                saved.setdefault(a.id, a)
+    for a in tape.outputs[n_forward_outputs:]:
+        if isinstance(a, Var) and a.id in made:
+            saved.setdefault(a.id, a)
+    return fwd, bwd, list(saved.values())
+
+
+def _read_or_none(args: list[Atom], inputs: list, regions: list[Tape]) -> list[Atom]:
+    """The outer values of free inputs, ``None`` for those no backward region reads (not saved)."""
+    read = set().union(*(_reads(r) for r in regions))
+    per_region = inputs if inputs and isinstance(inputs[0], list) else [inputs]
+    out = []
+    for n, a in enumerate(args):
+        used = any(r[n].var.id in read for r in per_region if n < len(r))
+        out.append(a if used else Lit(None))
+    return out
+
+
+def _is_none(a: Atom) -> bool:
+    return isinstance(a, Lit) and a.value is None
+
+
+def _reads(tape: Tape) -> set[int]:
+    found = {a.id for e in tape.eqns for a in e.args if isinstance(a, Var)}
+    return found | {a.id for a in tape.outputs if isinstance(a, Var)}
+
+
+def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
+    """A ``for``/``while`` loop: the forward loop saves per iteration; the backward loop replays it reversed."""
+    from .optimize import optimize
+
+    k = eqn.params["n_carry"]
+    lead = LEADING[eqn.prim]
+    body = eqn.regions[-1]
+    first = 1 if eqn.prim == "for" else 0
+    carried_act = _control_activity(eqn, active, table)
+    free_args = eqn.args[lead + k :]
+    read = _reads(body)
+    free_act = [_is_active(a, active) and i.var.id in read for a, i in zip(free_args, body.inputs[first + k :])]
+    tape, _seeds, grads, _ = _region_gradient(body, first, carried_act + free_act, carried_act, table)
+    nc = sum(carried_act)
+    free_inputs = body.inputs[first + k :]
+    # free values the body does not differentiate through get no accumulator
+    free_grads = iter(grads[nc:])
+    free_act = [f and not _is_none(next(free_grads)) for f in free_act]
+    grads = grads[:nc] + [g for g in grads[nc:] if not _is_none(g)]
+    # the adjoints of free values accumulate across iterations: acc + contribution
+    builder = _Builder(tape)
+    accs: list[Var] = []
+    for inp, flag in zip(free_inputs, free_act):
+        if flag:
+            acc = Var(grad_of=inp.var)
+            accs.append(acc)
+            tape.inputs.append(Input(acc, inp.path))  # the same path: the shape of the value it is the gradient of
+            grads[nc + len(accs) - 1] = builder.emit("add", [acc, grads[nc + len(accs) - 1]], {})
+    # a carried value that nothing in the body reads has a zero adjoint, of its shape (the seeds'
+    # shapes are those of the values: optimize relies on it)
+    carried_in = [i.var for i, f in zip(body.inputs[first : first + k], carried_act) if f]
+    for n, v in enumerate(carried_in):
+        if _is_none(grads[n]):
+            grads[n] = builder.emit("zeros_like", [v], {})
+    tape.outputs = list(body.outputs) + grads
+    tape = optimize(tape, table)
+    carried_inputs = {i.var.id for i in body.inputs[first : first + k]}
+    fwd, bwd, saved = _split(tape, k, carried_inputs)
+    # a carried value saved for the backward sweep gets its own variable there
+    subst = {v.id: Var(hint=v.hint) for v in saved if v.id in carried_inputs}
+    bwd_saved = [subst.get(v.id, v) for v in saved]
+    fwd_region = Tape(body.name, list(body.inputs), fwd, [*tape.outputs[:k], *saved], meta={"region": True})
+    seed_inputs = [i for i in tape.inputs if i.path[0] == "#seed"]
+    acc_inputs = tape.inputs[len(tape.inputs) - len(accs) :]
+    bwd_inputs = (
+        body.inputs[:first]
+        + [Input(v, ("#saved", str(n))) for n, v in enumerate(bwd_saved)]
+        + seed_inputs
+        + acc_inputs
+        + list(free_inputs)
+    )
+    bwd_region = Tape(body.name + "_back", bwd_inputs, bwd, list(tape.outputs[k:]), meta={"region": True})
+    substitute(bwd_region, subst)
+    stack = Var(hint="_stack")
+    params = {**eqn.params, "n_saved": len(saved)}
+    new = Eqn(eqn.prim, list(eqn.args), params, [*eqn.outs, stack], eqn.span, (*eqn.regions[:-1], fwd_region))
+    carried_args = eqn.args[lead : lead + k]
+
+    def backward(contributions: dict[int, list[Atom]], builder: _Builder) -> None:
+        douts = []
+        for o, flag in zip(eqn.outs, carried_act):
+            if flag:
+                parts = contributions.pop(o.id, None)
+                douts.append(_accumulate(parts, o, builder) if parts else builder.emit("zeros_like", [o], {}))
+        zeros = [builder.emit("zeros_like", [a], {}) for a, f in zip(free_args, free_act) if f]
+        # named after the values they are adjoints of: the loop's results, then the free values
+        primals = [o for o, f in zip(eqn.outs, carried_act) if f] + [a for a, f in zip(free_args, free_act) if f]
+        outs = [Var(grad_of=a if isinstance(a, Var) else None) for a in primals]
+        lead_args = list(eqn.args[:lead]) + [stack]
+        back = Eqn(
+            eqn.prim + "_back",
+            [*lead_args, *douts, *zeros, *_read_or_none(free_args, list(free_inputs), [bwd_region])],
+            {"n_carry": len(outs), "n_saved": len(saved)},
+            outs,
+            eqn.span,
+            (bwd_region,),
+            "backward",
+        )
+        builder.tape.eqns.append(back)
+        builder.created.update(o.id for o in outs)
+        it = iter(outs)
+        for a, flag in zip(carried_args, carried_act):
+            if flag:
+                g = next(it)
+                if _is_active(a, active):
+                    contributions.setdefault(a.id, []).append(g)
+        for a, flag in zip(free_args, free_act):
+            if flag:
+                contributions.setdefault(a.id, []).append(next(it))
+
+    return new, backward
+
+
+def _branch_plan(eqn: Eqn, active: set[int], table: RuleTable):
+    """An ``if``: each branch saves what its own backward part needs; the backward ``if`` takes
+    the same branch (on the same condition value)."""
+    from .optimize import optimize
+
+    k = eqn.params["n_carry"]
+    free_args = eqn.args[1:]
+    free_act = [_is_active(a, active) for a in free_args]
+    out_act = _control_activity(eqn, active, table)
+    fwd_regions, bwd_regions, n_saved = [], [], []
+    all_saved: list[list[Var]] = []
+    for region in eqn.regions:
+        tape, _seeds, grads, _ = _region_gradient(region, 0, free_act, out_act, table)
+        builder = _Builder(tape)
+        ins = [i for i, f in zip(region.inputs, free_act) if f]
+        grads = [
+            builder.emit("zeros_like", [i.var], {}) if isinstance(g, Lit) and g.value is None else g
+            for g, i in zip(grads, ins)
+        ]
+        tape.outputs = list(region.outputs) + grads
+        tape = optimize(tape, table)
+        fwd, bwd, saved = _split(tape, k, set())
+        fwd_regions.append(
+            Tape(region.name, list(region.inputs), fwd, [*tape.outputs[:k], *saved], meta={"region": True})
+        )
+        seed_inputs = [i for i in tape.inputs if i.path[0] == "#seed"]
+        bwd_inputs = [Input(v, ("#saved", str(n))) for n, v in enumerate(saved)] + seed_inputs + list(region.inputs)
+        bwd_regions.append(Tape(region.name + "_back", bwd_inputs, bwd, list(tape.outputs[k:]), meta={"region": True}))
+        n_saved.append(len(saved))
+        all_saved.append(saved)
+    saved_var = Var(hint="_saved") if any(n_saved) else None
+    params = {**eqn.params, "n_saved": tuple(n_saved)}
+    outs = [*eqn.outs, saved_var] if saved_var is not None else list(eqn.outs)
+    new = Eqn("if", list(eqn.args), params, outs, eqn.span, tuple(fwd_regions))
+
+    def backward(contributions: dict[int, list[Atom]], builder: _Builder) -> None:
+        douts = []
+        for o, flag in zip(eqn.outs, out_act):
+            if flag:
+                parts = contributions.pop(o.id, None)
+                douts.append(_accumulate(parts, o, builder) if parts else builder.emit("zeros_like", [o], {}))
+        outs = [Var(grad_of=a) for a, f in zip(free_args, free_act) if f]
+        back = Eqn(
+            "if_back",
+            [
+                eqn.args[0],
+                saved_var if saved_var is not None else Lit(None),
+                *douts,
+                *_read_or_none(
+                    free_args, [list(r.inputs[len(r.inputs) - len(free_args) :]) for r in bwd_regions], bwd_regions
+                ),
+            ],
+            {"n_carry": len(douts), "n_saved": tuple(n_saved)},
+            outs,
+            eqn.span,
+            tuple(bwd_regions),
+            "backward",
+        )
+        builder.tape.eqns.append(back)
+        builder.created.update(o.id for o in outs)
+        it = iter(outs)
+        for a, flag in zip(free_args, free_act):
+            if flag:
+                contributions.setdefault(a.id, []).append(next(it))
+
+    return new, backward
 
 
 def _final(contributions: dict[int, list[Atom]], var: Var, builder: _Builder) -> Atom:

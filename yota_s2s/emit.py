@@ -23,9 +23,10 @@ import keyword
 from dataclasses import dataclass
 
 from .backend import Backend, constant, helper_closure, helper_for, helper_names, helper_source, index_expr
+from .control import LEADING
 from .errors import located
 from .fence import Module
-from .ir import Atom, Eqn, Lit, Tape, Var, uses
+from .ir import Atom, Eqn, Lit, Tape, Var
 from .lower import MODULE_CONSTANTS, canonical_name
 from .ruledsl import RuleTable
 
@@ -78,14 +79,41 @@ def emit_module(tapes: list[Tape], module: Module, table: RuleTable, backend: Ba
     return "\n".join(lines) + "\n\n\n" + body + "\n"
 
 
+#: How many leading arguments of a loop or branch may be written inline (bounds, the condition).
+_INLINE_ARGS = {"for": 3, "if": 1}
+
+
+def _all_tapes(tape: Tape):
+    yield tape
+    for eqn in tape.eqns:
+        for region in eqn.regions:
+            yield from _all_tapes(region)
+
+
+def _first_carried(eqn: Eqn) -> int:
+    """The position of the first carried input of a loop's body region."""
+    if eqn.prim == "for":
+        return 1
+    if eqn.prim == "for_back":
+        return 1 + eqn.params.get("n_saved", 0)
+    if eqn.prim == "while_back":
+        return eqn.params.get("n_saved", 0)
+    return 0
+
+
+def _is_lit(a: Atom, value: int) -> bool:
+    return isinstance(a, Lit) and type(a.value) is int and a.value == value
+
+
 class _FunctionEmitter:
     def __init__(self, tape: Tape, module: Module, table: RuleTable, backend: Backend):
         self.tape = tape
         self.module = module
         self.table = table
         self.backend = backend
-        self.uses = uses(tape)
-        self.defs: dict[int, Eqn] = {e.out.id: e for e in tape.eqns}
+        self.uses: dict[int, int] = {}
+        self.consts: dict[int, Lit] = {}
+        self.defs: dict[int, Eqn] = {}
         self.names: dict[int, str] = {}
         self.taken: set[str] = set()
         self.temps = 0
@@ -110,6 +138,9 @@ class _FunctionEmitter:
                 return name
 
     def name_for(self, var: Var) -> str:
+        other = self.alias.get(var.id)
+        if other is not None and not var.hint and (other.hint or other.grad_of is not None):
+            var = other
         if var.hint:
             return self.fresh(var.hint)
         primal = var.grad_of
@@ -119,52 +150,105 @@ class _FunctionEmitter:
 
     # ------------------------------------------------------------------ analysis
     def plan(self) -> None:
-        tape = self.tape
-        outputs = {a.id for a in tape.outputs if isinstance(a, Var)}
-        # in-place groups: a zeros_like buffer and the chain of single-use index_adds into it
-        self.inplace: dict[int, int] = {}  # var id -> root (zeros_like) var id
-        for eqn in tape.eqns:
-            if eqn.prim != "index_add" or not isinstance(eqn.args[0], Var):
-                continue
-            buf = eqn.args[0]
-            if self.uses.get(buf.id, 0) != 1:
-                continue
-            src = self.defs.get(buf.id)
-            if src is None:
-                continue
-            if src.prim == "zeros_like":
-                self.inplace[buf.id] = buf.id
-            if buf.id in self.inplace:
-                self.inplace[eqn.out.id] = self.inplace[buf.id]
+        tapes = list(_all_tapes(self.tape))
+        self.uses = {}
+        self.defs = {}
+        self.home: dict[int, Tape] = {}
+        for t in tapes:
+            for eqn in t.eqns:
+                for a in eqn.args:
+                    if isinstance(a, Var):
+                        self.uses[a.id] = self.uses.get(a.id, 0) + 1
+                for o in eqn.outs:
+                    self.defs[o.id] = eqn
+                    self.home[o.id] = t
+            for a in t.outputs:
+                if isinstance(a, Var):
+                    self.uses[a.id] = self.uses.get(a.id, 0) + 1
+        outputs = {a.id for a in self.tape.outputs if isinstance(a, Var)}
+        # in-place groups: a zeros_like buffer (or a loop's gradient accumulator started from one)
+        # and the chain of single-use index_adds into it
+        self.inplace: dict[int, int] = {}  # var id -> root var id
+        self.alias: dict[int, Var] = {}  # an initial value whose name a loop's carried value takes
+        for t in tapes:
+            for eqn in t.eqns:
+                if eqn.regions:
+                    self.plan_control(t, eqn)
+        for t in tapes:
+            for eqn in t.eqns:
+                if eqn.prim != "index_add" or not isinstance(eqn.args[0], Var):
+                    continue
+                buf = eqn.args[0]
+                if self.uses.get(buf.id, 0) != 1:
+                    continue
+                src = self.defs.get(buf.id)
+                if src is not None and src.prim == "zeros_like":
+                    self.inplace[buf.id] = buf.id
+                if buf.id in self.inplace:
+                    self.inplace[eqn.out.id] = self.inplace[buf.id]
         # the name of a group: a member's user name or gradient name, the last one first
         self.group_var: dict[int, Var] = {}
-        for eqn in tape.eqns:
-            root = self.inplace.get(eqn.out.id)
-            if root is not None and (eqn.out.hint or eqn.out.grad_of or root not in self.group_var):
-                self.group_var[root] = eqn.out
+        for t in tapes:
+            for eqn in t.eqns:
+                root = self.inplace.get(eqn.out.id)
+                if root is not None and (eqn.out.hint or eqn.out.grad_of or root not in self.group_var):
+                    self.group_var[root] = eqn.out
         # single-use temporaries written inline into their user on the same line
         self.inline: set[int] = set()
-        for eqn in tape.eqns:
-            for i, a in enumerate(eqn.args):
-                if not isinstance(a, Var) or self.uses.get(a.id) != 1 or a.id in outputs:
-                    continue
-                d = self.defs.get(a.id)
-                if (
-                    d is None
-                    or a.hint
-                    or a.id in self.inplace
-                    or (eqn.prim == "index_add" and i == 0)
-                    or d.section != eqn.section
-                    or (d.span and eqn.span and (d.span.line, d.span.path) != (eqn.span.line, eqn.span.path))
-                    or not self.table.rules[d.prim].pure
-                ):
-                    continue
-                self.inline.add(a.id)
+        for t in tapes:
+            for eqn in t.eqns:
+                for i, a in enumerate(eqn.args):
+                    if eqn.regions and i >= _INLINE_ARGS.get(eqn.prim, 0):
+                        continue  # a loop's or branch's values are bound to names
+                    if self.can_inline(a, eqn, i, outputs):
+                        self.inline.add(a.id)
+            for eqn in t.eqns:
+                if eqn.prim == "while":  # the condition, written in the while statement when it can be
+                    flag = eqn.regions[0].outputs[0]
+                    if isinstance(flag, Var) and self.can_inline(flag, None, 0, outputs):
+                        self.inline.add(flag.id)
+
+    def can_inline(self, a: Atom, user: Eqn | None, i: int, outputs: set[int]) -> bool:
+        if not isinstance(a, Var) or self.uses.get(a.id) != 1 or a.id in outputs:
+            return False
+        d = self.defs.get(a.id)
+        if d is None or d.regions or a.hint or a.id in self.inplace:
+            return False
+        if user is None:
+            return self.table.rules[d.prim].pure
+        return not (
+            (user.prim == "index_add" and i == 0)
+            or d.section != user.section
+            or (d.span and user.span and (d.span.line, d.span.path) != (user.span.line, user.span.path))
+            or not self.table.rules[d.prim].pure
+        )
+
+    def plan_control(self, tape: Tape, eqn: Eqn) -> None:
+        """Carried values of loops: an initial value used only here lends its name to the loop;
+        a backward loop's accumulator started from ``zeros_like`` is updated in place."""
+        if eqn.prim == "if" or eqn.prim == "if_back":
+            return
+        lead = LEADING[eqn.prim]
+        k = eqn.params["n_carry"]
+        region = eqn.regions[-1]
+        first = _first_carried(eqn)
+        for j, (init, out) in enumerate(zip(eqn.args[lead : lead + k], eqn.outs)):
+            if not isinstance(init, Var) or self.uses.get(init.id) != 1 or self.home.get(init.id) is not tape:
+                continue
+            d = self.defs[init.id]
+            if d.regions:
+                continue
+            self.alias[init.id] = out
+            if d.prim == "zeros_like" and eqn.prim.endswith("_back"):
+                carried = region.inputs[first + j].var
+                self.inplace[carried.id] = carried.id
 
     # ------------------------------------------------------------------ expressions
     def atom(self, a: Atom) -> ast.expr:
         if isinstance(a, Lit):
             return constant(a.value)
+        if a.id in self.consts:
+            return constant(self.consts[a.id].value)
         if a.id in self.inline:
             return self.expression(self.defs[a.id])
         return ast.Name(self.names[a.id], ast.Load())
@@ -195,7 +279,7 @@ class _FunctionEmitter:
         for p, _ in tape.params:
             self.taken.add(p)
         self.taken |= {self.backend.alias, *helper_names(), f"grad_{tape.name}", "len", "slice", "float"}
-        body: list[tuple[str, object, ast.stmt]] = []
+        body: list[tuple] = []
         for inp in tape.inputs:
             if len(inp.path) == 1:
                 self.names[inp.var.id] = inp.path[0]
@@ -205,18 +289,61 @@ class _FunctionEmitter:
             value: ast.expr = ast.Name(inp.path[0], ast.Load())
             for part in inp.path[1:]:
                 value = ast.Attribute(value, part, ast.Load())
-            body.append(("forward", None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0)))
-        checked = not tape.meta.get("check_scalar")
-        for eqn in tape.eqns:
+            body.append(("forward", None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), 0))
+        self.checked = not tape.meta.get("check_scalar")
+        self.block(tape, 0, body)
+        returned = self.output_expr(tape.out_tree)
+        body.append(("backward", None, ast.Return(returned), 0))
+        lines = [f"def grad_{tape.name}({self.signature(fn)}):", f"    {self.docstring(fn)}"]
+        last_key = None
+        section = None
+        for sec, span, stmt, depth in body:
+            pad = "    " * (depth + 1)
+            if sec != section and not isinstance(stmt, ast.Return) and depth == 0:
+                lines.append(f"    # {sec}")
+                section = sec
+                last_key = None
+            key = (span.path, span.line) if span else None
+            if key is not None and key != last_key and span.text:
+                prefix = "" if sec == "forward" else "grad of: "
+                where = f" (in {span.func})" if span.func and span.func != tape.name else ""
+                lines.append(f"{pad}# {prefix}{span.text}{where}")
+            if key is not None:
+                last_key = key
+            if isinstance(stmt, str):
+                text = stmt
+            elif isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Tuple):
+                text = "return " + ", ".join(ast.unparse(e) for e in stmt.value.elts)
+            else:
+                text = ast.unparse(stmt)
+            lines.extend(pad + line for line in text.splitlines())
+        return "\n".join(lines), self.helpers, self.imports
+
+    def block(
+        self, tape: Tape, depth: int, body: list, preset: dict[int, str] | None = None, push: tuple | None = None
+    ) -> None:
+        """Append the statements of ``tape``'s equations; ``preset`` names some of their results;
+        ``push`` is ``(n, statement)``: a statement to write after equation ``n`` (-1: first)."""
+        preset = preset or {}
+        if push is not None and push[0] < 0:
+            body.append((self.section_of(tape), None, push[1](), depth))
+        for n, eqn in enumerate(tape.eqns):
+            if push is not None and n - 1 == push[0] and n > 0:
+                body.append((eqn.section, None, push[1](), depth))
             out = eqn.out
             if out.id in self.inline:
                 continue
-            if not checked and eqn.section == "backward":
-                body.append(("backward", None, self.scalar_check()))
-                checked = True
+            if not self.checked and eqn.section == "backward" and depth == 0:
+                body.append(("backward", None, self.scalar_check(), 0))
+                self.checked = True
+            if eqn.regions:
+                self.control(eqn, depth, body, preset)
+                continue
             root = self.inplace.get(out.id)
             if root is not None and root != out.id:
                 self.names[out.id] = self.names[root]
+            elif out.id in preset:
+                self.names[out.id] = preset[out.id]
             elif root is not None:
                 self.names[out.id] = self.name_for(self.group_var[root])
             else:
@@ -226,30 +353,249 @@ class _FunctionEmitter:
                 stmt: ast.stmt = self.add_in_place(target, eqn)
             else:
                 stmt = ast.Assign([target], self.expression(eqn), lineno=0)
-            body.append((eqn.section, eqn.span, stmt))
-        returned = self.output_expr(tape.out_tree)
-        body.append(("backward", None, ast.Return(returned)))
-        lines = [f"def grad_{tape.name}({self.signature(fn)}):", f"    {self.docstring(fn)}"]
-        last_key = None
-        section = None
-        for sec, span, stmt in body:
-            if sec != section and not isinstance(stmt, ast.Return):
-                lines.append(f"    # {sec}")
-                section = sec
-                last_key = None
-            key = (span.path, span.line) if span else None
-            if key is not None and key != last_key and span.text:
-                prefix = "" if sec == "forward" else "grad of: "
-                where = f" (in {span.func})" if span.func and span.func != tape.name else ""
-                lines.append(f"    # {prefix}{span.text}{where}")
-            if key is not None:
-                last_key = key
-            if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Tuple):
-                text = "return " + ", ".join(ast.unparse(e) for e in stmt.value.elts)
+            body.append((eqn.section, eqn.span, stmt, depth))
+        if push is not None and push[0] >= 0 and push[0] == len(tape.eqns) - 1:
+            body.append((self.section_of(tape), None, push[1](), depth))
+
+    # ------------------------------------------------------------------ loops and branches
+    def bind(self, var: Var, a: Atom, depth: int, body: list, section: str) -> None:
+        """Name a region input after the outer value it stands for (a constant is written in place)."""
+        if isinstance(a, Lit):
+            self.consts[var.id] = a
+            return
+        if isinstance(a, Var) and a.id in self.names and a.id not in self.inline:
+            self.names[var.id] = self.names[a.id]
+            return
+        name = self.name_for(var)
+        self.names[var.id] = name
+        body.append((section, None, ast.Assign([ast.Name(name, ast.Store())], self.atom(a), lineno=0), depth))
+
+    def carry(self, eqn: Eqn, depth: int, body: list, preset: dict[int, str]) -> list[str]:
+        """Name each carried value of a loop (one name for its initial value, its value in the body and
+        its final value); assign the initial values that live under another name."""
+        lead = LEADING[eqn.prim]
+        k = eqn.params["n_carry"]
+        names = []
+        for init, out in zip(eqn.args[lead : lead + k], eqn.outs):
+            if out.id in preset:
+                name = preset[out.id]
+            elif init.id in self.alias if isinstance(init, Var) else False:
+                name = self.names[init.id]
             else:
-                text = ast.unparse(stmt)
-            lines.extend("    " + line for line in text.splitlines())
-        return "\n".join(lines), self.helpers, self.imports
+                name = self.name_for(out)
+            if not (isinstance(init, Var) and self.names.get(init.id) == name):
+                body.append(
+                    (eqn.section, None, ast.Assign([ast.Name(name, ast.Store())], self.atom(init), lineno=0), depth)
+                )
+            self.names[out.id] = name
+            names.append(name)
+        return names
+
+    def region_body(
+        self, region: Tape, carried: list[tuple[Var, str]], n_out: int, depth: int, body: list, stack: str | None = None
+    ) -> None:
+        """Emit ``region`` whose first ``n_out`` outputs go to the names in ``carried`` (input, name);
+        with ``stack``, the other outputs are pushed on it once the last of them is computed."""
+        push = None
+        if stack is not None:
+            where = {o.id: n for n, e in enumerate(region.eqns) for o in e.outs}
+            saved = region.outputs[n_out:]
+            at = max((where[a.id] for a in saved if isinstance(a, Var) and a.id in where), default=-1)
+
+            def statement() -> str:
+                values = [ast.unparse(self.atom(a)) for a in saved]
+                item = "None" if not values else values[0] if len(values) == 1 else "(" + ", ".join(values) + ")"
+                return f"{stack}.append({item})"
+
+            push = (at, statement)
+        preset = self.rename_outputs(region, carried, n_out, push[0] if push else None)
+        self.block(region, depth, body, preset, push)
+        targets, values = [], []
+        for (_, name), a in zip(carried, region.outputs[:n_out]):
+            if isinstance(a, Var) and self.names.get(a.id) == name and a.id not in self.inline:
+                continue
+            targets.append(ast.Name(name, ast.Store()))
+            values.append(self.atom(a))
+        if targets:
+            stmt = ast.Assign(
+                [targets[0] if len(targets) == 1 else ast.Tuple(targets, ast.Store())],
+                values[0] if len(values) == 1 else ast.Tuple(values, ast.Load()),
+                lineno=0,
+            )
+            body.append((self.section_of(region), None, stmt, depth))
+
+    def rename_outputs(
+        self, region: Tape, carried: list[tuple[Var | None, str]], n_out: int, pushed: int | None
+    ) -> dict[int, str]:
+        """Give a carried value's new value the carried name where the old value is not read after it."""
+        position: dict[int, int] = {}
+        for n, eqn in enumerate(region.eqns):
+            for o in eqn.outs:
+                position[o.id] = n
+        users: dict[int, int] = {}
+        for n, eqn in enumerate(region.eqns):
+            for a in eqn.args:
+                if isinstance(a, Var):
+                    users[a.id] = n
+
+        def when(n: int) -> int:  # where equation n is written: an inlined one, at its user
+            eqn = region.eqns[n]
+            while eqn.out.id in self.inline and eqn.out.id in users:
+                n = users[eqn.out.id]
+                eqn = region.eqns[n]
+            return n
+
+        last_read: dict[int, int] = {}
+        for n, eqn in enumerate(region.eqns):
+            for a in eqn.args:
+                if isinstance(a, Var):
+                    last_read[a.id] = max(last_read.get(a.id, -1), when(n))
+        end = len(region.eqns)
+        outputs = region.outputs
+        preset: dict[int, str] = {}
+        for j, ((inp, name), a) in enumerate(zip(carried, outputs)):
+            if not isinstance(a, Var) or a.id not in position or a.id in self.inline:
+                continue
+            if outputs[:n_out].count(a) != 1 or a.id in self.inplace:
+                continue
+            if inp is not None:
+                if any(o is inp for i, o in enumerate(outputs[:n_out]) if i != j):
+                    continue
+                read = last_read.get(inp.id, -1)
+                if pushed is not None and any(o is inp for o in outputs[n_out:]):
+                    read = max(read, pushed + 1)  # the push statement is written after equation `pushed`
+                if read > when(position[a.id]) or read >= end:
+                    continue
+            preset[a.id] = name
+        return preset
+
+    def section_of(self, region: Tape) -> str:
+        return region.eqns[0].section if region.eqns else "forward"
+
+    def control(self, eqn: Eqn, depth: int, body: list, preset: dict[int, str]) -> None:
+        sec = eqn.section
+        lead = LEADING[eqn.prim]
+        k = eqn.params["n_carry"]
+        inner = depth + 1
+        if eqn.prim == "if" or eqn.prim == "if_back":
+            self.branches(eqn, depth, body, preset)
+            return
+        region = eqn.regions[-1]
+        first = _first_carried(eqn)
+        free = eqn.args[lead + k :]
+        n_saved = eqn.params.get("n_saved", 0)
+        names = self.carry(eqn, depth, body, preset)
+        back = eqn.prim.endswith("_back")
+        carried_inputs = region.inputs[first : first + k]
+        for inp, name in zip(carried_inputs, names):
+            self.names[inp.var.id] = name
+        for r in eqn.regions:
+            offset = _first_carried(eqn) if r is region else 0
+            for inp, a in zip(r.inputs[offset + k :], free):
+                self.bind(inp.var, a, depth, body, sec)
+            if r is not region:
+                for inp, name in zip(r.inputs[:k], names):
+                    self.names[inp.var.id] = name
+        stack = None
+        if not back and len(eqn.outs) > k and self.uses.get(eqn.outs[k].id):
+            stack = self.fresh("_stack")
+            self.names[eqn.outs[k].id] = stack
+            body.append((sec, None, f"{stack} = []", depth))
+        lines: list = []
+        if eqn.prim in ("for", "for_back"):
+            index = region.inputs[0].var  # the backward loop shares the forward loop's index
+            if index.id not in self.names:
+                self.names[index.id] = self.name_for(index)
+            bounds = self.range_args(eqn.args[:3])
+            header = f"for {self.names[index.id]} in range({bounds}):"
+            if back:
+                header = f"for {self.names[index.id]} in reversed(range({bounds})):"
+            body.append((sec, eqn.span, header, depth))
+        elif eqn.prim == "while":
+            cond = eqn.regions[0]
+            self.block(cond, inner, lines)
+            flag = self.atom(cond.outputs[0])
+            if lines:
+                body.append((sec, eqn.span, "while True:", depth))
+                body.extend(lines)
+                body.append((sec, None, f"if not {ast.unparse(flag)}:\n    break", inner))
+            else:
+                body.append((sec, eqn.span, f"while {ast.unparse(flag)}:", depth))
+        else:  # while_back
+            body.append((sec, eqn.span, f"while {self.names[eqn.args[0].id]}:", depth))
+        if back:
+            saved = region.inputs[first - n_saved : first] if eqn.prim == "for_back" else region.inputs[:n_saved]
+            if eqn.prim == "for_back":
+                saved = region.inputs[1 : 1 + n_saved]
+            stack_name = self.names.get(eqn.args[lead - 1].id) if isinstance(eqn.args[lead - 1], Var) else None
+            if saved:
+                for inp in saved:
+                    if inp.var.id not in self.names:
+                        self.names[inp.var.id] = self.name_for(inp.var)
+                targets = ", ".join(self.names[i.var.id] for i in saved)
+                body.append((sec, None, f"{targets} = {stack_name}.pop()", inner))
+            elif eqn.prim == "while_back":
+                body.append((sec, None, f"{stack_name}.pop()", inner))
+        start = len(body)
+        self.region_body(region, list(zip([i.var for i in carried_inputs], names)), k, inner, body, stack)
+        if len(body) == start and not (back and n_saved):
+            body.append((sec, None, "pass", inner))
+
+    def range_args(self, bounds: list[Atom]) -> str:
+        start, stop, step = bounds
+        if _is_lit(step, 1):
+            if _is_lit(start, 0):
+                return ast.unparse(self.atom(stop))
+            return f"{ast.unparse(self.atom(start))}, {ast.unparse(self.atom(stop))}"
+        return ", ".join(ast.unparse(self.atom(b)) for b in bounds)
+
+    def branches(self, eqn: Eqn, depth: int, body: list, preset: dict[int, str]) -> None:
+        sec = eqn.section
+        k = eqn.params["n_carry"]
+        n_saved = eqn.params.get("n_saved", (0, 0))
+        back = eqn.prim == "if_back"
+        lead = LEADING[eqn.prim]
+        free = eqn.args[lead + (k if back else 0) :]
+        seeds = eqn.args[lead : lead + k] if back else []
+        outs = eqn.outs if back else eqn.outs[:k]
+        names = [preset.get(o.id) or self.name_for(o) for o in outs]
+        for o, name in zip(outs, names):
+            self.names[o.id] = name
+        saved_name = None
+        if not back and len(eqn.outs) > k:
+            saved_name = self.name_for(eqn.outs[k])
+            self.names[eqn.outs[k].id] = saved_name
+        for b, region in enumerate(eqn.regions):
+            s = n_saved[b]
+            if back:
+                for inp, a in zip(region.inputs[s : s + k], seeds):
+                    self.bind(inp.var, a, depth, body, sec)
+                for inp, a in zip(region.inputs[s + k :], free):
+                    self.bind(inp.var, a, depth, body, sec)
+            else:
+                for inp, a in zip(region.inputs, free):
+                    self.bind(inp.var, a, depth, body, sec)
+        flag = ast.unparse(self.atom(eqn.args[0]))
+        for b, region in enumerate(eqn.regions):
+            body.append((sec, eqn.span if b == 0 else None, f"if {flag}:" if b == 0 else "else:", depth))
+            start = len(body)
+            if back and n_saved[b]:
+                saved = region.inputs[: n_saved[b]]
+                for inp in saved:
+                    if inp.var.id not in self.names:
+                        self.names[inp.var.id] = self.name_for(inp.var)
+                targets = ", ".join(self.names[i.var.id] for i in saved)
+                stack = self.names[eqn.args[1].id]
+                targets = f"({targets},)" if len(saved) == 1 else targets
+                body.append((sec, None, f"{targets} = {stack}", depth + 1))
+            n_out = len(outs)
+            self.region_body(region, [(None, n) for n in names], n_out, depth + 1, body)
+            if saved_name is not None:
+                values = [ast.unparse(self.atom(a)) for a in region.outputs[k:]]
+                item = "(" + ", ".join(values) + ("," if len(values) == 1 else "") + ")"
+                body.append((sec, None, f"{saved_name} = {item}", depth + 1))
+            if len(body) == start:
+                body.append((sec, None, "pass", depth + 1))
 
     def add_in_place(self, target: ast.Name, eqn: Eqn) -> ast.stmt:
         """``dx[3] += g`` for a constant basic index; ``np.add.at(dx, i, g)`` for a computed one

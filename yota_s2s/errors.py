@@ -4,8 +4,8 @@ Every error a user can cause carries a code from ``CODES`` (documented in
 ``docs/errors.md``), a file, a 1-based line and column, and is printed with the
 source line and a caret under the column::
 
-    loss.py:3:5: error: 'while' loops are not supported yet (YS011)
-        while x > 0:
+    loss.py:3:5: error: 'try' is not supported: the gradient cannot follow exceptions (YS013)
+        try:
         ^
 
 Errors that are bugs of the tool are ``InternalError`` and are printed as such.
@@ -24,8 +24,8 @@ CODES: dict[str, str] = {
     "YS005": "bad command-line arguments",
     "YS006": "the output file cannot be written",
     "YS010": "unsupported statement",
-    "YS011": "loops are not supported yet",
-    "YS012": "if statements and conditional expressions are not supported yet",
+    "YS011": "an unsupported form of loop (for/while ... else, zip() over arrays)",
+    "YS012": "return inside a loop",
     "YS013": "try/with/raise are not supported",
     "YS014": "nested functions, lambdas and classes inside functions are not supported",
     "YS015": "global/nonlocal are not supported",

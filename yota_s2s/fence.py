@@ -183,7 +183,7 @@ class _Checker(ast.NodeVisitor):
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
             body = body[1:]  # docstring
         generator = any(isinstance(n, ast.Yield | ast.YieldFrom) for n in ast.walk(fn))
-        if not generator and (not body or not isinstance(body[-1], ast.Return) or body[-1].value is None):
+        if not generator and not _ends_with_return(body):
             last = body[-1] if body else fn
             self.error("YS021", f"{fn.name}() must end with 'return <value>'", last)
         for stmt in body:
@@ -245,11 +245,28 @@ class _Checker(ast.NodeVisitor):
 
         return visit
 
-    visit_For = _refuse("YS011", "'for' loops are not supported yet")
-    visit_While = _refuse("YS011", "'while' loops are not supported yet")
+    def visit_For(self, node: ast.For) -> None:
+        self._loop(node)
+        if not all(isinstance(n, ast.Name | ast.Tuple) for n in ast.walk(node.target) if isinstance(n, ast.expr)):
+            self.error("YS011", "a loop variable is a name or a tuple of names", node.target)
+        self.visit(node.iter)
+
+    def visit_While(self, node: ast.While) -> None:
+        self._loop(node)
+        self.visit(node.test)
+
+    def _loop(self, node: ast.For | ast.While) -> None:
+        if node.orelse:
+            self.error("YS011", f"'{'for' if isinstance(node, ast.For) else 'while'} ... else' is not supported", node)
+        for stmt in node.body:
+            for inner in ast.walk(stmt):
+                if isinstance(inner, ast.Return):
+                    self.error("YS012", "'return' inside a loop is not supported yet; set a flag and break", inner)
+            self.visit(stmt)
+
+    visit_Break = _refuse("YS011", "'break' is not supported yet")
+    visit_Continue = _refuse("YS011", "'continue' is not supported yet")
     visit_AsyncFor = _refuse("YS016", "async code is not supported")
-    visit_If = _refuse("YS012", "'if' statements are not supported yet")
-    visit_IfExp = _refuse("YS012", "conditional expressions (a if c else b) are not supported yet")
     visit_Try = _refuse("YS013", "try/except is not supported: the gradient cannot follow exceptions")
     visit_TryStar = visit_Try
     visit_With = _refuse("YS013", "'with' blocks are not supported")
@@ -321,6 +338,18 @@ _OPNAMES = {
     ast.Not: "not",
     ast.Invert: "~",
 }
+
+
+def _ends_with_return(body: list[ast.stmt]) -> bool:
+    """Every path through ``body`` ends with ``return <value>``."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, ast.Return):
+        return last.value is not None
+    if isinstance(last, ast.If):
+        return _ends_with_return(last.body) and _ends_with_return(last.orelse)
+    return False
 
 
 def _opname(op: ast.AST) -> str:

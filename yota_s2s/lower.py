@@ -25,6 +25,7 @@ import operator
 import re
 from dataclasses import dataclass
 
+from .control import ControlLowering
 from .errors import UserError, located, position
 from .fence import Module
 from .ir import Atom, Dyn, Input, Lit, Slice, Span, Tape, Var
@@ -87,6 +88,12 @@ _FOLD = {
     "truediv": operator.truediv,
     "power": operator.pow,
     "neg": operator.neg,
+    "less": operator.lt,
+    "less_equal": operator.le,
+    "greater": operator.gt,
+    "greater_equal": operator.ge,
+    "equal": operator.eq,
+    "not_equal": operator.ne,
 }
 
 
@@ -99,7 +106,7 @@ def fold_constant(prim: str, values: list[object]) -> tuple[bool, object]:
         result = fn(*values)
     except (ArithmeticError, ValueError):
         return False, None
-    if type(result) not in (int, float) or (isinstance(result, float) and math.isnan(result)):
+    if type(result) not in (int, float, bool) or (isinstance(result, float) and math.isnan(result)):
         return False, None
     return True, result
 
@@ -127,13 +134,15 @@ class _Function:
     receiver: object = None  # the bound value for a method call
 
 
-class Lowerer:
+class Lowerer(ControlLowering):
     """Builds the primal tape of one function."""
 
     def __init__(self, module: Module, table: RuleTable):
         self.module = module
         self.table = table
         self.tape: Tape | None = None
+        self.root: Tape | None = None
+        self.fn_nodes: list[ast.FunctionDef] = []
         self.array_inputs: dict[tuple[str, ...], Var] = {}
         self.object_paths: set[tuple[str, ...]] = set()
         self.stack: list[str] = []
@@ -152,7 +161,7 @@ class Lowerer:
     def lower(self, name: str) -> Tape:
         fn = self.module.functions[name]
         tape = Tape(name)
-        self.tape = tape
+        self.tape = self.root = tape
         tape.params = [(p.arg, d) for p, d in _params_with_defaults(fn)]
         env = {p.arg: _Unresolved((p.arg,)) for p in fn.args.args + fn.args.kwonlyargs}
         result = self.inline(fn, env, fn)
@@ -178,19 +187,18 @@ class Lowerer:
             raise self.error("YS035", f"recursion is not supported ({chain})", site)
         self.stack.append(fn.name)
         self.envs.append(env)
+        self.fn_nodes.append(fn)
         caller = (self.stmt_line, self.stmt_text)
         try:
-            for stmt in fn.body:
-                self.stmt_line = stmt.lineno
-                self.stmt_text = statement_text(self.module.source, stmt)
-                if isinstance(stmt, ast.Return):
-                    return self.expr(stmt.value, env)
-                self.statement(stmt, env)
+            value = self.block(fn.body, env)
         finally:
             self.stack.pop()
             self.envs.pop()
+            self.fn_nodes.pop()
             self.stmt_line, self.stmt_text = caller
-        raise self.error("YS021", f"{fn.name}() must end with 'return <value>'", fn)  # fence prevents
+        if value is None:
+            raise self.error("YS021", f"{fn.name}() must end with 'return <value>'", fn)  # fence prevents
+        return value
 
     def statement(self, stmt: ast.stmt, env: dict[str, object]) -> None:
         if isinstance(stmt, ast.Assign):
@@ -205,6 +213,12 @@ class Lowerer:
             self.check_not_shared(stmt, current, env)
             value = self.binop(BINOPS[type(stmt.op)], current, self.expr(stmt.value, env), stmt)
             self.assign(stmt.target, value, env)
+        elif isinstance(stmt, ast.For):
+            self.stmt_For(stmt, env)
+        elif isinstance(stmt, ast.While):
+            self.stmt_While(stmt, env)
+        elif isinstance(stmt, ast.If):
+            self.stmt_If(stmt, env)
         elif isinstance(stmt, ast.Expr | ast.Pass):
             pass  # docstrings; fence refused everything else
         else:  # pragma: no cover - fence refuses these first
@@ -260,8 +274,14 @@ class Lowerer:
             ok, value = fold_constant(prim, [a.value for a in args])
             if ok:
                 return Lit(value)
+        span = self.span_at(node)
+        out = self.tape.add_eqn(prim, args, params, span)
+        self.prims[out.id] = prim
+        return out
+
+    def span_at(self, node: ast.AST) -> Span:
         at_line, col, at_text = position(node, self.module.source)
-        span = Span(
+        return Span(
             self.module.path,
             self.stmt_line or at_line,
             col,
@@ -270,9 +290,6 @@ class Lowerer:
             at_line,
             at_text,
         )
-        out = self.tape.add_eqn(prim, args, params, span)
-        self.prims[out.id] = prim
-        return out
 
     def as_array(self, value: object, node: ast.AST) -> Atom:
         """The tape value of ``value``: parameters become inputs on first use as arrays."""
@@ -286,7 +303,7 @@ class Lowerer:
                 )
             if path not in self.array_inputs:
                 var = Var(hint="_".join(path))
-                self.tape.inputs.append(Input(var, path))
+                self.root.inputs.append(Input(var, path))
                 self.array_inputs[path] = var
             return self.array_inputs[path]
         if isinstance(value, tuple):

@@ -48,7 +48,8 @@ def optimize(tape: Tape, table: RuleTable, reduce_powers: bool = True) -> Tape:
     that way, so that the gradient uses the power rule (``3 * x ** 2``) rather than the product
     rule through ``x * x * x``; the final pass then writes both as products sharing ``x * x``.
     """
-    keys = shape_classes(tape, table).scalar_keys
+    # a region (a loop body, a branch) has no scalar output to assume
+    keys = frozenset() if tape.meta.get("region") else shape_classes(tape, table).scalar_keys
     for _ in range(_MAX_ROUNDS):
         new, changed = _Rewriter(tape, table, keys, reduce_powers).run()
         new = dce(new, table)
@@ -56,6 +57,11 @@ def optimize(tape: Tape, table: RuleTable, reduce_powers: bool = True) -> Tape:
             return new
         tape = new
     return tape
+
+
+def _optimize_region(region: Tape, table: RuleTable, reduce_powers: bool) -> Tape:
+    region.meta["region"] = True
+    return optimize(region, table, reduce_powers)
 
 
 def dce(tape: Tape, table: RuleTable) -> Tape:
@@ -90,6 +96,8 @@ class _Rewriter:
         self.sc = ShapeClasses(table, scalar_keys)
         for inp in tape.inputs:
             self.sc.add_input(inp.var, inp.path)
+        self.sc.same.update(tape.meta.get("same_shape", {}))
+        self.sc.resolve = self.resolve
         self.subst: dict[int, Atom] = {}
         self.defs: dict[int, Eqn] = {}
         self.cse: dict[tuple, Var] = {}
@@ -100,6 +108,14 @@ class _Rewriter:
         for eqn in self.old.eqns:
             self.current = eqn
             args = [self.resolve(a) for a in eqn.args]
+            if eqn.regions:  # a loop or branch: its regions are optimized on their own, never merged
+                regions = tuple(_optimize_region(r, self.table, self.reduce_powers) for r in eqn.regions)
+                new = Eqn(eqn.prim, args, dict(eqn.params), list(eqn.outs), eqn.span, regions, eqn.section)
+                self.new.eqns.append(new)
+                self.sc.add_eqn(new)
+                for o in new.outs:
+                    self.defs[o.id] = new
+                continue
             result = self.process(eqn.prim, args, eqn.params, eqn.out)
             if result is not eqn.out:
                 self.subst[eqn.out.id] = result

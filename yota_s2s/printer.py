@@ -50,12 +50,18 @@ def format_tape(tape: Tape, width: int = 44) -> str:
     lines = [f"tape {tape.name}({params})"]
     for inp in tape.inputs:
         lines.append(f"  inp {name(inp.var)} {'.'.join(inp.path)}")
+    _format_eqns(tape, name, width, "  ", lines)
+    lines.append("  out " + _format_outputs(tape, name))
+    return "\n".join(lines) + "\n"
+
+
+def _format_eqns(tape: Tape, name, width: int, indent: str, lines: list[str]) -> None:
     last_line = None
     section = "forward"
     for eqn in tape.eqns:
         if eqn.section != section:
             section = eqn.section
-            lines.append(f"  -- {section} --")
+            lines.append(f"{indent}-- {section} --")
             last_line = None
         args = ", ".join(name(a) for a in eqn.args)
         params_text = ", ".join(
@@ -63,7 +69,7 @@ def format_tape(tape: Tape, width: int = 44) -> str:
         )
         inside = ", ".join(p for p in (args, params_text) if p)
         outs = ", ".join(name(o) for o in eqn.outs)
-        text = f"  {outs} = {eqn.prim}({inside})"
+        text = f"{indent}{outs} = {eqn.prim}({inside})"
         if eqn.span is not None:
             where = f"{eqn.span.path}:{eqn.span.line}"
             if (eqn.span.path, eqn.span.line) != last_line:
@@ -71,8 +77,11 @@ def format_tape(tape: Tape, width: int = 44) -> str:
                 last_line = (eqn.span.path, eqn.span.line)
             text = f"{text.ljust(width)} # {where}"
         lines.append(text)
-    lines.append("  out " + _format_outputs(tape, name))
-    return "\n".join(lines) + "\n"
+        for region in eqn.regions:
+            inputs = ", ".join(name(i.var) for i in region.inputs)
+            lines.append(f"{indent}  {region.name}({inputs}):")
+            _format_eqns(region, name, width, indent + "    ", lines)
+            lines.append(f"{indent}    -> " + ", ".join(name(a) for a in region.outputs))
 
 
 def _format_outputs(tape: Tape, name) -> str:

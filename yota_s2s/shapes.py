@@ -41,6 +41,9 @@ class ShapeClasses:
         self.atom_ids: dict[object, int] = {}
         self.atom_keys: dict[int, object] = {}
         self.classes: dict[int, frozenset] = {}
+        #: values known to have the shape of another (a region's seed: the shape of its output)
+        self.same: dict[int, Atom] = {}
+        self.resolve = lambda a: a
 
     def atom(self, key: object) -> frozenset:
         if key in self.scalar_keys:
@@ -54,6 +57,10 @@ class ShapeClasses:
     def of(self, a: Atom) -> frozenset:
         if isinstance(a, Lit):
             return SCALAR if isinstance(a.value, _NUMBER) else self.atom(("lit", a.key()))
+        if a.id in self.same:
+            other = self.resolve(self.same[a.id])
+            if other is not a:
+                return self.of(other)
         cls = self.classes.get(a.id)
         return cls if cls is not None else self.atom(("var", a.id))
 
@@ -61,6 +68,10 @@ class ShapeClasses:
         self.classes[var.id] = self.atom(("input", path))
 
     def add_eqn(self, eqn: Eqn) -> None:
+        if eqn.regions or len(eqn.outs) > 1:  # a loop or branch: nothing is known of its results
+            for o in eqn.outs:
+                self.classes[o.id] = self.atom(("var", o.id))
+            return
         for o in eqn.outs:
             self.classes[o.id] = self.infer(eqn.prim, eqn.args, eqn.params, o)
 

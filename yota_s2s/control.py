@@ -1,0 +1,392 @@
+"""Structured control flow: loops and branches as equations that own sub-tapes (regions).
+
+Lowering turns each ``for``, ``while`` and ``if`` statement (and ``a if c else b``)
+into ONE equation of the enclosing tape; its body is a region: a closed ``Tape``
+whose inputs are the loop index (``for``), the *carried* values (names the body
+assigns that live across iterations or after the statement) and the *free*
+values it reads from outside, and whose outputs are the carried values after
+one iteration (or a branch's results).  The generated code keeps the loop a
+loop: its size does not grow with the trip count.
+
+Primitives (``k`` carried values, ``m`` free values)::
+
+    outs[k]      = for(start, stop, step, *init[k], *free[m])  body(i, *carried, *free) -> carried'
+    outs[k]      = while(*init[k], *free[m])      cond(*carried, *free) -> flag; body(...) -> carried'
+    outs[k]      = if(flag, *free[m])             then(*free) -> outs; else(*free) -> outs
+
+Differentiation (``differentiate``) adds a ``stack`` output to a forward loop (the
+values its backward sweep needs, pushed once per iteration), a ``saved`` tuple to
+a branch, and the reversed statements ``for_back``, ``while_back`` and ``if_back``.
+
+    >>> from yota_s2s.fence import fence
+    >>> from yota_s2s.lower import lower
+    >>> from yota_s2s.ruledsl import load_rules
+    >>> src = "def f(x, n):\\n    s = 0.0\\n    for i in range(n):\\n        s = s + x * s + x\\n    return s\\n"
+    >>> t = lower(fence(src, "f.py"), "f", load_rules())
+    >>> [(e.prim, e.params["n_carry"], len(e.regions[0].inputs)) for e in t.eqns]
+    [('for', 1, 3)]
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .ir import Atom, Eqn, Input, Lit, Tape, Var
+
+#: The primitives that own regions, with their leading (non-carried, non-free) argument counts.
+LEADING = {"for": 3, "while": 0, "if": 1, "for_back": 4, "while_back": 1, "if_back": 2}
+CONTROL = frozenset(LEADING)
+
+
+def is_control(prim: str) -> bool:
+    return prim in CONTROL
+
+
+def stored_names(stmts: list[ast.stmt]) -> list[str]:
+    """Names a block assigns, in order of first assignment (nested blocks included)."""
+    seen: dict[str, None] = {}
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                seen.setdefault(node.id, None)
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                seen.setdefault(node.target.id, None)
+    return list(seen)
+
+
+def loaded_outside(fn: ast.AST, inside: ast.AST) -> set[str]:
+    """Names read anywhere in ``fn`` but inside ``inside``."""
+    skip = {id(n) for n in ast.walk(inside)}
+    return {n.id for n in ast.walk(fn) if id(n) not in skip and isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def close_regions(regions: list[Tape], lead: list[int]) -> list[Var]:
+    """Make ``regions`` closed: every outer variable they read becomes an input.
+
+    ``lead[r]`` is how many inputs region ``r`` already has.  All regions get the
+    same free inputs in the same order (an input per outer variable read by any of
+    them), appended after their leading inputs.  Returns the outer variables.
+    """
+    free: dict[int, Var] = {}
+    for region in regions:
+        for v in _outer_reads(region):
+            free.setdefault(v.id, v)
+    outer = list(free.values())
+    for region in regions:
+        subst: dict[int, Var] = {}
+        for v in outer:
+            inner = Var(hint=v.hint, hint_depth=v.hint_depth)
+            region.inputs.append(Input(inner, ("#free", str(v.id))))
+            subst[v.id] = inner
+        substitute(region, subst)
+    return outer
+
+
+def _outer_reads(region: Tape) -> list[Var]:
+    defined = {inp.var.id for inp in region.inputs}
+    found: dict[int, Var] = {}
+    for eqn in region.eqns:
+        for a in eqn.args:
+            if isinstance(a, Var) and a.id not in defined:
+                found.setdefault(a.id, a)
+        defined.update(o.id for o in eqn.outs)
+    for a in region.outputs:
+        if isinstance(a, Var) and a.id not in defined:
+            found.setdefault(a.id, a)
+    return list(found.values())
+
+
+def substitute(tape: Tape, subst: dict[int, Atom]) -> None:
+    """Replace variables in the arguments and outputs of ``tape`` (not inside its regions: they are closed)."""
+    if not subst:
+        return
+    for eqn in tape.eqns:
+        eqn.args = [subst.get(a.id, a) if isinstance(a, Var) else a for a in eqn.args]
+    tape.outputs = [subst.get(a.id, a) if isinstance(a, Var) else a for a in tape.outputs]
+
+
+def region_eqn(prim: str, args: list[Atom], params: dict, regions: list[Tape], outs: list[Var], span) -> Eqn:
+    return Eqn(prim, list(args), dict(params), list(outs), span, tuple(regions))
+
+
+def carried_count(eqn: Eqn) -> int:
+    return int(eqn.params["n_carry"])
+
+
+def walk_eqns(tape: Tape):
+    """Every equation of ``tape`` and of its regions, depth first, in order."""
+    for eqn in tape.eqns:
+        yield eqn
+        for region in eqn.regions:
+            yield from walk_eqns(region)
+
+
+def _is_lit_none(a: Atom) -> bool:
+    return isinstance(a, Lit) and a.value is None
+
+
+def _returns(stmts: list[ast.stmt]) -> bool:
+    """A block has a ``return`` somewhere (not counting nested functions, which fence refuses)."""
+    return any(isinstance(n, ast.Return) for s in stmts for n in ast.walk(s))
+
+
+def _always_returns(stmts: list[ast.stmt]) -> bool:
+    """Every path through the block ends in ``return``."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ast.Return):
+        return True
+    if isinstance(last, ast.If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    return False
+
+
+class ControlLowering:
+    """The ``Lowerer``'s statements for loops and branches (mixed into ``lower.Lowerer``)."""
+
+    # ------------------------------------------------------------------ blocks
+    def block(self, stmts: list[ast.stmt], env: dict) -> Atom | None:
+        """Lower a statement list; the returned value if it ends in ``return`` (else None)."""
+        for idx, stmt in enumerate(stmts):
+            self.at_statement(stmt)
+            if isinstance(stmt, ast.Return):
+                return self.expr(stmt.value, env)
+            if isinstance(stmt, ast.If) and _returns([stmt]):
+                return self.if_returning(stmt, stmts[idx + 1 :], env)
+            self.statement(stmt, env)
+        return None
+
+    def at_statement(self, stmt: ast.stmt) -> None:
+        from .lower import statement_text
+
+        self.stmt_line = stmt.lineno
+        self.stmt_text = statement_text(self.module.source, stmt)
+
+    def header_span(self, node: ast.stmt):
+        """The span of a loop or branch: its first line (``for i in range(n):``)."""
+        from dataclasses import replace
+
+        line = self.module.source.splitlines()[node.lineno - 1].strip()
+        return replace(self.span_at(node), line=node.lineno, text=line)
+
+    def in_region(self, region: Tape, run):
+        saved = self.tape, self.stmt_line, self.stmt_text
+        self.tape = region
+        try:
+            return run()
+        finally:
+            self.tape, self.stmt_line, self.stmt_text = saved
+
+    def carry_value(self, value: object, name: str, node: ast.AST) -> Atom:
+        if isinstance(value, tuple):
+            raise self.error(
+                "YS011", f"'{name}' holds a tuple across a loop or branch; keep arrays or numbers in it", node
+            )
+        return self.as_array(value, node)
+
+    def initial(self, env: dict, name: str, node: ast.AST) -> Atom:
+        if name not in env:
+            return Lit(None)
+        return self.carry_value(env[name], name, node)
+
+    def carried_names(self, node: ast.AST, body: list[ast.stmt], env: dict, exclude: set[str] = frozenset()) -> list:
+        after = loaded_outside(self.fn_nodes[-1], node)
+        return [n for n in stored_names(body) if n not in exclude and (n in env or n in after)]
+
+    # ------------------------------------------------------------------ for
+    def stmt_For(self, node: ast.For, env: dict) -> None:
+        if node.orelse:
+            raise self.error("YS011", "'for ... else' is not supported; use a flag", node)
+        space = self.iteration(node, env)
+        if space[0] == "static":  # a loop over a tuple written in the source: unrolled
+            for item in space[1]:
+                self.assign(node.target, item, env)
+                if self.block(node.body, env) is not None:  # pragma: no cover - fence refuses
+                    raise self.error("YS012", "'return' inside a loop is not supported", node)
+            return
+        _, start, stop, step, rows, index_target = space
+        targets = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+        carried = self.carried_names(node, node.body, env, targets)
+        inits = [self.initial(env, n, node) for n in carried]
+        region = Tape("for")
+        i_var = Var(hint=index_target or "_i")
+        region.inputs.append(Input(i_var, ("#index",)))
+        c_vars = [Var(hint=n) for n in carried]
+        region.inputs.extend(Input(v, ("#carry", n)) for v, n in zip(c_vars, carried))
+        body_env = dict(env)
+        body_env.update(zip(carried, c_vars))
+
+        def run():
+            if rows is None:
+                self.assign(node.target, i_var, body_env)
+            else:
+                from .ir import Dyn
+
+                row = self.emit("getindex", [rows, i_var], {"index": (Dyn(0),)}, node.iter)
+                if index_target is not None:  # enumerate(X): (i, row)
+                    self.assign(node.target.elts[0], i_var, body_env)
+                    self.assign(node.target.elts[1], row, body_env)
+                else:
+                    self.assign(node.target, row, body_env)
+            self.envs.append(body_env)
+            try:
+                if self.block(node.body, body_env) is not None:  # pragma: no cover - fence refuses
+                    raise self.error("YS012", "'return' inside a loop is not supported", node)
+            finally:
+                self.envs.pop()
+            return [self.carry_value(body_env[n], n, node) for n in carried]
+
+        region.outputs = self.in_region(region, run)
+        free = close_regions([region], [1 + len(carried)])
+        outs = [Var(hint=n) for n in carried]
+        params = {"n_carry": len(carried)}
+        eqn = region_eqn("for", [start, stop, step, *inits, *free], params, [region], outs, self.header_span(node))
+        self.tape.eqns.append(eqn)
+        env.update(zip(carried, outs))
+
+    def iteration(self, node: ast.For, env: dict) -> tuple:
+        """What a ``for`` iterates over: ``("static", items)`` or ``("range", start, stop, step, rows, i_name)``."""
+        it = node.iter
+        target = node.target
+        if isinstance(it, ast.Call) and not it.keywords:
+            callee = self.expr(it.func, env)
+            name = getattr(callee, "name", None)
+            if name == "builtins.range":
+                if not 1 <= len(it.args) <= 3:
+                    raise self.error("YS032", "range() takes 1 to 3 arguments", it)
+                bounds = [self.as_array(self.expr(a, env), a) for a in it.args]
+                if len(bounds) == 1:
+                    bounds = [Lit(0), bounds[0]]
+                if len(bounds) == 2:
+                    bounds.append(Lit(1))
+                self.check_target(target)
+                return ("range", *bounds, None, target.id)
+            if name == "builtins.enumerate" and len(it.args) == 1:
+                if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
+                    raise self.error("YS011", "write 'for i, item in enumerate(...)'", target)
+                for t in target.elts:
+                    self.check_target(t)
+                seq = self.expr(it.args[0], env)
+                if isinstance(seq, tuple):
+                    return ("static", [(Lit(k), v) for k, v in enumerate(seq)])
+                rows = self.as_array(seq, it.args[0])
+                stop = self.call_primitive("builtins.len", [rows], {}, it)
+                return ("range", Lit(0), stop, Lit(1), rows, target.elts[0].id)
+            if name == "builtins.zip":
+                seqs = [self.expr(a, env) for a in it.args]
+                if all(isinstance(s, tuple) for s in seqs):
+                    return ("static", list(zip(*seqs)))
+                raise self.error(
+                    "YS011", "zip() in a loop takes tuples written in the source; index arrays instead", it
+                )
+        seq = self.expr(it, env)
+        if isinstance(seq, Lit) and isinstance(seq.value, tuple):
+            seq = tuple(Lit(v) for v in seq.value)
+        if isinstance(seq, tuple):
+            return ("static", list(seq))
+        rows = self.as_array(seq, it)
+        self.check_target(target)
+        stop = self.call_primitive("builtins.len", [rows], {}, it)
+        return ("range", Lit(0), stop, Lit(1), rows, None)
+
+    def check_target(self, target: ast.expr) -> None:
+        if not isinstance(target, ast.Name):
+            raise self.error("YS011", "a loop variable is one name here", target)
+
+    # ------------------------------------------------------------------ while
+    def stmt_While(self, node: ast.While, env: dict) -> None:
+        if node.orelse:
+            raise self.error("YS011", "'while ... else' is not supported; use a flag", node)
+        carried = self.carried_names(node, node.body, env)
+        inits = [self.initial(env, n, node) for n in carried]
+        cond, body = Tape("while_cond"), Tape("while")
+        regions = [cond, body]
+        c_sets = []
+        for region in regions:
+            vs = [Var(hint=n) for n in carried]
+            region.inputs.extend(Input(v, ("#carry", n)) for v, n in zip(vs, carried))
+            c_sets.append(vs)
+        cond_env = dict(env)
+        cond_env.update(zip(carried, c_sets[0]))
+        cond.outputs = self.in_region(cond, lambda: [self.as_array(self.expr(node.test, cond_env), node.test)])
+        body_env = dict(env)
+        body_env.update(zip(carried, c_sets[1]))
+
+        def run():
+            self.envs.append(body_env)
+            try:
+                self.block(node.body, body_env)
+            finally:
+                self.envs.pop()
+            return [self.carry_value(body_env[n], n, node) for n in carried]
+
+        body.outputs = self.in_region(body, run)
+        free = close_regions(regions, [len(carried), len(carried)])
+        outs = [Var(hint=n) for n in carried]
+        params = {"n_carry": len(carried)}
+        self.tape.eqns.append(region_eqn("while", [*inits, *free], params, regions, outs, self.header_span(node)))
+        env.update(zip(carried, outs))
+
+    # ------------------------------------------------------------------ if
+    def stmt_If(self, node: ast.If, env: dict) -> None:
+        names = self.carried_names(node, node.body + node.orelse, env)
+        flag = self.as_array(self.expr(node.test, env), node.test)
+        branches = []
+        for stmts in (node.body, node.orelse):
+            branch_env = dict(env)
+
+            def run(stmts=stmts, branch_env=branch_env):
+                self.envs.append(branch_env)
+                try:
+                    self.block(stmts, branch_env)
+                finally:
+                    self.envs.pop()
+                return [self.initial(branch_env, n, node) for n in names]
+
+            branches.append(run)
+        outs = self.branch(flag, branches, names, node)
+        env.update(zip(names, outs))
+
+    def if_returning(self, node: ast.If, rest: list[ast.stmt], env: dict) -> Atom:
+        """``if c: ... return a`` followed by more statements: each branch runs on with the rest."""
+        flag = self.as_array(self.expr(node.test, env), node.test)
+        branches = []
+        for stmts in (node.body, node.orelse):
+            block = list(stmts) if _always_returns(stmts) else [*stmts, *rest]
+            branch_env = dict(env)
+
+            def run(block=block, branch_env=branch_env):
+                self.envs.append(branch_env)
+                try:
+                    value = self.block(block, branch_env)
+                finally:
+                    self.envs.pop()
+                if value is None:
+                    raise self.error("YS021", "this path through the function does not return a value", node)
+                return [self.carry_value(value, "the returned value", node)]
+
+            branches.append(run)
+        (out,) = self.branch(flag, branches, [None], node)
+        return out
+
+    def expr_IfExp(self, node: ast.IfExp, env: dict) -> object:
+        flag = self.as_array(self.expr(node.test, env), node.test)
+        branches = [
+            (lambda e=e: [self.carry_value(self.expr(e, dict(env)), "the value", e)]) for e in (node.body, node.orelse)
+        ]
+        (out,) = self.branch(flag, branches, [None], node)
+        return out
+
+    def branch(self, flag: Atom, runs: list, names: list, node: ast.AST) -> list[Var]:
+        if isinstance(flag, Lit):  # a condition known when generating: only one branch exists
+            return runs[0 if flag.value else 1]()
+        regions = [Tape("then"), Tape("else")]
+        for region, run in zip(regions, runs):
+            region.outputs = self.in_region(region, run)
+        free = close_regions(regions, [0, 0])
+        outs = [Var(hint=n) for n in names]
+        params = {"n_carry": len(names)}
+        span = self.header_span(node) if isinstance(node, ast.stmt) else self.span_at(node)
+        self.tape.eqns.append(region_eqn("if", [flag, *free], params, regions, outs, span))
+        return outs
