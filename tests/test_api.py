@@ -334,6 +334,8 @@ def test_notebook_function_calling_helpers_and_constants():
     check_against_fd(ns["loss"], (x,), (dx,))
     text = api._assemble(ns["loss"], ()).text
     assert "from numpy import exp as e" in text and "K = 2.0" in text and "import math" in text
+    # the tape's provenance is the cell's lines, not the assembled module's
+    assert "# <cell-helpers>:6  return e(x) * K + math.pi" in gradtape(ns["loss"], "lower")
 
 
 def test_notebook_function_with_a_method_of_its_argument():

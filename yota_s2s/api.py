@@ -406,18 +406,36 @@ class _Source:
         if target != "numpy":
             parts.append(f"--target {target}")
         try:
-            return generate(self.text, self.path, self.funcs, wrt, target, command=" ".join(parts))
+            generated = generate(self.text, self.path, self.funcs, wrt, target, command=" ".join(parts))
         except UserErrors as exc:
             raise UserErrors([self.relocate(e) for e in exc.errors]) from None
         except UserError as exc:
             raise self.relocate(exc) from None
+        if self.blocks:  # the tapes' provenance, at the lines of the original files
+            seen: set[int] = set()
+            todo = [t for tapes in generated.tapes.values() for t in tapes]
+            while todo:
+                tape = todo.pop()
+                for eqn in tape.eqns:
+                    todo.extend(eqn.regions)
+                    if eqn.span is not None and id(eqn) not in seen:
+                        seen.add(id(eqn))
+                        path, line = self.where(eqn.span.path, eqn.span.line)
+                        at_line = self.where(eqn.span.path, eqn.span.at_line)[1] if eqn.span.at_line else 0
+                        eqn.span = dataclasses.replace(eqn.span, path=path, line=line, at_line=at_line)
+        return generated
+
+    def where(self, path: str, line: int) -> tuple[str, int]:
+        """The file and line that ``line`` of this (assembled) module came from."""
+        for b in self.blocks:
+            if path == self.path and b.start <= line < b.start + b.count:
+                return b.path, line - b.start + b.line
+        return path, line
 
     def relocate(self, error: UserError) -> UserError:
         """The error at the line of the original file, for an assembled module."""
-        for b in self.blocks:
-            if error.path == self.path and b.start <= error.line < b.start + b.count:
-                return dataclasses.replace(error, path=b.path, line=error.line - b.start + b.line)
-        return error
+        path, line = self.where(error.path, error.line)
+        return dataclasses.replace(error, path=path, line=line)
 
 
 def _source_of(f: Callable, classes: Sequence[type]) -> _Source:
