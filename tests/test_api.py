@@ -308,6 +308,37 @@ def test_a_redefined_function_is_compiled_again():
     assert grad(second, np.array([2.0]))[1][0].tolist() == [3.0]
 
 
+def test_closures_with_different_constants_are_compiled_apart(count_generate):
+    def make(k):
+        def scaled(x):
+            return np.sum(x * k)
+
+        return scaled
+
+    x = np.ones(2)
+    assert grad(make(3.0), x)[1][0].tolist() == [3.0, 3.0]
+    assert grad(make(2.0), x)[1][0].tolist() == [2.0, 2.0]
+    assert grad(make(3.0), x)[1][0].tolist() == [3.0, 3.0]
+    assert len(count_generate) == 2
+
+
+def test_a_notebook_constant_or_helper_changed_later_recompiles(count_generate):
+    ns = _notebook_cell(
+        "import numpy as np\nK = 2.0\ndef helper(x):\n    return x * K\ndef f(x):\n    return np.sum(helper(x))\n",
+        "<cell-k>",
+    )
+    x = np.ones(2)
+    assert grad(ns["f"], x)[1][0].tolist() == [2.0, 2.0]
+    assert grad(ns["f"], x)[1][0].tolist() == [2.0, 2.0]
+    assert len(count_generate) == 1
+    ns["K"] = 5.0  # a later cell sets K
+    assert grad(ns["f"], x)[1][0].tolist() == [5.0, 5.0]
+    linecache.cache["<cell-h>"] = (0, None, ["def helper(x):\n", "    return x * x\n"], "<cell-h>")
+    exec(compile("def helper(x):\n    return x * x\n", "<cell-h>", "exec"), ns)  # noqa: S102 - a later cell
+    assert grad(ns["f"], np.array([3.0]))[1][0].tolist() == [6.0]
+    assert len(count_generate) == 3
+
+
 # ---------------------------------------------------------------------------- where the source comes from
 
 

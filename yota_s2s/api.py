@@ -21,8 +21,10 @@ Caching.  ``grad`` compiles a function once per *argument structure* (which
 arguments are arrays or numbers, which are objects of which class with which
 attributes, recursively), never per shape or value, and checks the arguments
 against what the function reads the first time it sees a structure;
-``simplegrad`` compiles once per function and ``wrt``.  ``reset()`` forgets
-everything compiled (after editing a function in a running session).
+``simplegrad`` compiles once per function and ``wrt``.  A function's identity
+is its code object and the numbers in its closure; for an assembled module, the
+globals it copied (numbers, helpers) are re-checked on each call and a change
+compiles again.  ``reset()`` forgets everything compiled.
 """
 
 from __future__ import annotations
@@ -93,9 +95,9 @@ def _grad(f: Callable, args: tuple, wrt: Sequence[str] | None) -> tuple[object, 
     if inspect.ismethod(f):
         f, args = f.__func__, (f.__self__, *args)
     wrt_key = tuple(wrt) if wrt is not None else None
-    key = (_code(f), wrt_key, tuple(_structure(a, set()) for a in args))
+    key = (_identity(f), wrt_key, tuple(_structure(a, set()) for a in args))
     compiled = _cache.get(key)
-    if compiled is None:
+    if compiled is None or not compiled.current():
         compiled = _compile(f, wrt_key, args)
         compiled.check(args)
         _cache[key] = compiled
@@ -107,7 +109,8 @@ def simplegrad(f: Callable, wrt: Sequence[str] | None = None) -> Callable:
     """The compiled ``grad_f``: same parameters as ``f``, returns ``(value, d_A, d_B, ...)``.
 
     The same function the command line writes into a file, compiled in memory
-    and cached by ``f`` and ``wrt``: a second call returns the same object.
+    and cached by ``f`` and ``wrt``: a second call returns the same object.  For
+    a bound method ``m.loss`` it is the gradient of ``Model.loss``: pass ``m`` first.
 
     >>> import numpy as np
     >>> g = simplegrad(_example_loss)
@@ -119,8 +122,8 @@ def simplegrad(f: Callable, wrt: Sequence[str] | None = None) -> Callable:
     __tracebackhide__ = True
     f = f.__func__ if inspect.ismethod(f) else f
     wrt_key = tuple(wrt) if wrt is not None else None
-    key = (_code(f), wrt_key, None)
-    if key not in _cache:
+    key = (_identity(f), wrt_key, None)
+    if key not in _cache or not _cache[key].current():
         try:
             _cache[key] = _compile(f, wrt_key, None)
         except (UserError, UserErrors) as exc:
@@ -246,6 +249,19 @@ class _Compiled:
     name: str
     params: list[tuple[str, bool]]  # (name, has a default)
     paths: list[tuple]  # the tape's input paths: ("x",), ("m", "W"), ...
+    guards: list[tuple[dict, str, object]] = dataclasses.field(default_factory=list)
+
+    def current(self) -> bool:
+        """Whether the globals an assembled module copied (numbers, helpers) still have those values.
+
+        A notebook cell that sets ``K = 3.0`` or redefines a helper makes the
+        compiled gradient stale; a file's function is read from the file instead.
+        """
+        for namespace, name, value in self.guards:
+            now = namespace.get(name, _guards_missing)
+            if now is not value and not (_is_number(value) and _is_number(now) and now == value):
+                return False
+        return True
 
     def check(self, args: Sequence[object]) -> None:
         """Raise ``TypeError`` when ``args`` do not have the structure ``f`` reads."""
@@ -288,16 +304,31 @@ def _compile(f: Callable, wrt: tuple[str, ...] | None, args: Sequence[object] | 
     exec(compile(generated.text, f"<grad of {source.path}::{name}>", "exec"), namespace)  # noqa: S102 - our output
     tape = generated.tapes["lower"][0]
     params = [(p, default is not None) for p, default in tape.params]
-    return _Compiled(namespace[f"grad_{name}"], name, params, [inp.path for inp in tape.inputs])
+    return _Compiled(namespace[f"grad_{name}"], name, params, [inp.path for inp in tape.inputs], source.guards)
 
 
-def _code(f: Callable) -> object:
-    """The cache identity of ``f``: its code object (a redefinition is a new function)."""
+def _identity(f: Callable) -> object:
+    """The cache identity of ``f``: its code object and the constants its closure holds.
+
+    A redefinition is a new code object; ``make_penalty(0.5)`` and
+    ``make_penalty(2.0)`` share their code but not their closure.
+    """
     f = inspect.unwrap(f)
     code = getattr(f, "__code__", None)
     if code is None:
         _unsupported(f)
-    return code
+    cells = tuple(_frozen(c.cell_contents) for c in f.__closure__ or ())
+    return (code, cells) if cells else code
+
+
+def _frozen(value: object) -> object:
+    if isinstance(value, bool | int | float | complex | str | np.generic) or value is None:
+        return value
+    if isinstance(value, types.FunctionType):
+        return _identity(value)
+    if isinstance(value, tuple) and all(isinstance(v, int | float) for v in value):
+        return value
+    return type(value)
 
 
 def _unsupported(f: object) -> None:
@@ -398,6 +429,7 @@ class _Source:
     path: str
     funcs: list[str] | None
     blocks: list[_Block] = dataclasses.field(default_factory=list)
+    guards: list[tuple[dict, str, object]] = dataclasses.field(default_factory=list)  # globals copied in
 
     def generate(self, wrt: Sequence[str] | None, target: str) -> Generated:
         parts = ["yota-s2s", self.path, *(f"--func {f}" for f in self.funcs or [])]
@@ -481,6 +513,7 @@ def _assemble(f: types.FunctionType, classes: Sequence[type]) -> _Source:
     """
     header: dict[str, str] = {}  # name -> the line that defines it
     definitions: list[list[tuple[str, str, int]]] = []  # [(dedented source, original path, first line)]
+    guards: list[tuple[dict, str, object]] = []
     seen: set[int] = set()
     todo: list[object] = [f, *classes]
     while todo:
@@ -492,24 +525,18 @@ def _assemble(f: types.FunctionType, classes: Sequence[type]) -> _Source:
         if not pieces:
             continue
         definitions.append(pieces)
-        for name, value in _referenced(item):
+        for name, value, namespace in _referenced(item):
             if name in header or id(value) in seen:
                 continue
-            if isinstance(value, types.ModuleType):
-                module = value.__name__
-                header[name] = f"import {module}" if module == name else f"import {module} as {name}"
-            elif _is_library(value):
-                qualified = _qualified_name(value)
-                if qualified:
-                    module, _, attr = qualified.rpartition(".")
-                    header[name] = f"from {module} import {attr}" + (f" as {name}" if attr != name else "")
-            elif isinstance(value, types.FunctionType | type):
-                if value.__name__ == name:
-                    todo.append(value)
-            elif isinstance(value, bool | int | float | complex | np.generic) and not isinstance(value, np.ndarray):
-                header[name] = f"{name} = {(value.item() if isinstance(value, np.generic) else value)!r}"
-            elif isinstance(value, tuple) and all(isinstance(v, int | float) for v in value):
-                header[name] = f"{name} = {value!r}"
+            line = _import_or_constant(name, value)
+            if line is not None:
+                header[name] = line
+            elif isinstance(value, types.FunctionType | type) and value.__name__ == name:
+                todo.append(value)
+            else:
+                continue  # not something a module can hold: lowering reports the name if it is used
+            if namespace is not None:
+                guards.append((namespace, name, value))
     lines = list(header.values())
     blocks = []
     for pieces in definitions:
@@ -518,7 +545,25 @@ def _assemble(f: types.FunctionType, classes: Sequence[type]) -> _Source:
             if path:
                 blocks.append(_Block(len(lines) + 1, text.count("\n") + 1, path, line))
             lines.extend(text.rstrip("\n").splitlines())
-    return _Source("\n".join(lines) + "\n", f.__code__.co_filename, [f.__name__], blocks)
+    return _Source("\n".join(lines) + "\n", f.__code__.co_filename, [f.__name__], blocks, guards)
+
+
+def _import_or_constant(name: str, value: object) -> str | None:
+    """The module-level line that defines ``name`` as ``value`` (an import or a number), or None."""
+    if isinstance(value, types.ModuleType):
+        module = value.__name__
+        return f"import {module}" if module == name else f"import {module} as {name}"
+    if _is_library(value):
+        qualified = _qualified_name(value)
+        if qualified:
+            module, _, attr = qualified.rpartition(".")
+            return f"from {module} import {attr}" + (f" as {name}" if attr != name else "")
+        return None
+    if _is_number(value):
+        return f"{name} = {(value.item() if isinstance(value, np.generic) else value)!r}"
+    if isinstance(value, tuple) and all(isinstance(v, int | float) for v in value):
+        return f"{name} = {value!r}"
+    return None
 
 
 def _own_source(item: object, required: bool) -> list[tuple[str, str, int]]:
@@ -557,12 +602,12 @@ def _own_source(item: object, required: bool) -> list[tuple[str, str, int]]:
     return [(text, path, max(first, 1))]
 
 
-def _referenced(item: object) -> list[tuple[str, object]]:
-    """The global and closure names ``item``'s code (or its methods' code) reads, with their values."""
+def _referenced(item: object) -> list[tuple[str, object, dict | None]]:
+    """(name, value, the globals it is from or None for a closure cell) for each name ``item`` reads."""
     functions = [item] if isinstance(item, types.FunctionType) else []
     if isinstance(item, type):
         functions = [v for v in vars(item).values() if isinstance(v, types.FunctionType)]
-    out: list[tuple[str, object]] = []
+    out: list[tuple[str, object, dict | None]] = []
     for fn in functions:
         names: list[str] = []
         codes = [fn.__code__]
@@ -573,10 +618,17 @@ def _referenced(item: object) -> list[tuple[str, object]]:
         closure = dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__ or ())))
         for name in dict.fromkeys([*fn.__code__.co_freevars, *names]):
             if name in closure:
-                out.append((name, closure[name]))
+                out.append((name, closure[name], None))
             elif name in fn.__globals__:
-                out.append((name, fn.__globals__[name]))
+                out.append((name, fn.__globals__[name], fn.__globals__))
     return out
+
+
+_guards_missing = object()
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, bool | int | float | complex | np.generic) and not isinstance(value, np.ndarray)
 
 
 def _is_library(value: object) -> bool:
