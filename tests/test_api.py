@@ -383,6 +383,23 @@ def test_notebook_function_with_a_method_of_its_argument():
     check_against_fd(ns["loss"], (m, x), (dm, dx))
 
 
+def test_notebook_method_found_without_arguments():
+    ns = _notebook_cell(
+        "import numpy as np\n"
+        "class Stats:\n    def sum(self):\n        return 0.0\n"
+        "class Net:\n    def __init__(self, W):\n        self.W = W\n"
+        "    def forward(self, x):\n        return self.W @ x\n"
+        "def loss(m, x):\n    return np.sum(x.sum() * m.forward(x))\n",
+        "<cell-nomethod>",
+    )
+    # simplegrad and gradtape have no argument to tell m's class: Net is the cell's class with forward()
+    assert "inp %1 m.W" in gradtape(ns["loss"], "lower")
+    assert "class Stats" not in api._assemble(ns["loss"], ()).text  # x.sum() is NumPy's sum
+    m, x = ns["Net"](RNG.standard_normal((2, 3))), RNG.standard_normal(3)
+    _, dm, dx = simplegrad(ns["loss"])(m, x)
+    check_against_fd(ns["loss"], (m, x), (dm, dx))
+
+
 def test_function_without_source_is_a_clear_error():
     namespace: dict = {"np": np}
     exec("def f(x):\n    return np.sum(x)\n", namespace)  # noqa: S102 - like the plain python prompt

@@ -515,6 +515,8 @@ def _assemble(f: types.FunctionType, classes: Sequence[type]) -> _Source:
     definitions: list[list[tuple[str, str, int]]] = []  # [(dedented source, original path, first line)]
     guards: list[tuple[dict, str, object]] = []
     seen: set[int] = set()
+    called: set[str] = set()  # the methods the code calls: m.forward(x)
+    provided: set[str] = set()  # the methods of the classes included
     todo: list[object] = [f, *classes]
     while todo:
         item = todo.pop(0)
@@ -525,6 +527,9 @@ def _assemble(f: types.FunctionType, classes: Sequence[type]) -> _Source:
         if not pieces:
             continue
         definitions.append(pieces)
+        namespace = getattr(item, "__globals__", f.__globals__)
+        called.update(_method_calls("".join(text for text, _, _ in pieces), namespace))
+        provided.update(fn.__name__ for fn in _functions(item) if isinstance(item, type))
         for name, value, namespace in _referenced(item):
             if name in header or id(value) in seen:
                 continue
@@ -537,6 +542,15 @@ def _assemble(f: types.FunctionType, classes: Sequence[type]) -> _Source:
                 continue  # not something a module can hold: lowering reports the name if it is used
             if namespace is not None:
                 guards.append((namespace, name, value))
+        if not todo:  # m.forward(x) with no argument to tell m's class: the classes of f's module with a forward
+            wanted = {m for m in called - provided if not hasattr(np.ndarray, m)}  # x.sum() is NumPy's
+            todo = [
+                cls
+                for name, cls in list(f.__globals__.items())
+                if isinstance(cls, type) and cls.__module__ == f.__module__ and id(cls) not in seen
+                if any(isinstance(v, types.FunctionType) and k in wanted for k, v in vars(cls).items())
+            ]
+            guards.extend((f.__globals__, cls.__name__, cls) for cls in todo)
     lines = list(header.values())
     blocks = []
     for pieces in definitions:
@@ -602,21 +616,41 @@ def _own_source(item: object, required: bool) -> list[tuple[str, str, int]]:
     return [(text, path, max(first, 1))]
 
 
+def _method_calls(text: str, namespace: dict) -> set[str]:
+    """The names of methods called in ``text`` (``m.forward(x)``), not of module functions (``np.sum``)."""
+    out = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            root = node.func.value
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if not (isinstance(root, ast.Name) and isinstance(namespace.get(root.id), types.ModuleType)):
+                out.add(node.func.attr)
+    return out
+
+
+def _functions(item: object) -> list[types.FunctionType]:
+    """A function, or a class's methods."""
+    if isinstance(item, type):
+        return [v for v in vars(item).values() if isinstance(v, types.FunctionType)]
+    return [item] if isinstance(item, types.FunctionType) else []
+
+
+def _names(code: types.CodeType) -> list[str]:
+    """The global and attribute names a code object (and the code nested in it) reads."""
+    names = list(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names.extend(_names(const))
+    return names
+
+
 def _referenced(item: object) -> list[tuple[str, object, dict | None]]:
     """(name, value, the globals it is from or None for a closure cell) for each name ``item`` reads."""
-    functions = [item] if isinstance(item, types.FunctionType) else []
-    if isinstance(item, type):
-        functions = [v for v in vars(item).values() if isinstance(v, types.FunctionType)]
     out: list[tuple[str, object, dict | None]] = []
-    for fn in functions:
-        names: list[str] = []
-        codes = [fn.__code__]
-        while codes:
-            code = codes.pop()
-            names.extend(code.co_names)
-            codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    for fn in _functions(item):
         closure = dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__ or ())))
-        for name in dict.fromkeys([*fn.__code__.co_freevars, *names]):
+        for name in dict.fromkeys([*fn.__code__.co_freevars, *_names(fn.__code__)]):
             if name in closure:
                 out.append((name, closure[name], None))
             elif name in fn.__globals__:
