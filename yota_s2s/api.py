@@ -84,7 +84,7 @@ def grad(f: Callable, *args: object, wrt: Sequence[str] | None = None) -> tuple[
     >>> grad(loss, m, np.zeros(2), wrt=["x"])[1][0].tolist()
     [1.0, 1.0]
     """
-    __tracebackhide__ = True  # IPython and pytest show the error, not yota-s2s's frames
+    __tracebackhide__ = True  # pytest shows the error without this frame
     try:
         return _grad(f, args, wrt)
     except (UserError, UserErrors) as exc:
