@@ -2,18 +2,44 @@
 
 ``yota-s2s loss.py --out grad_loss.py`` writes a readable, standalone NumPy
 module with ``grad_loss(...) -> (value, d_A, d_B, ...)``.  The Python API
-mirrors Yota.jl's: ``grad``, ``simplegrad``, ``gradsource``, ``gradtape``.
+mirrors Yota.jl's: ``grad``, ``simplegrad``, ``gradsource``, ``gradtape``,
+``update``, ``reset``, and ``check_grads`` to test a gradient numerically
+(docs/api.md).
 """
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "grad", "gradsource", "gradtape", "reset", "simplegrad"]
+#: The public names and the submodule each is loaded from on first use.
+_EXPORTS = {
+    "grad": ".api",
+    "gradsource": ".api",
+    "gradtape": ".api",
+    "reset": ".api",
+    "simplegrad": ".api",
+    "update": ".api",
+    "check_grads": ".checking",
+}
+
+__all__ = [
+    "__version__",
+    "check_grads",
+    "grad",
+    "gradsource",
+    "gradtape",
+    "reset",
+    "simplegrad",
+    "update",
+]
 
 
 def __getattr__(name: str) -> object:
     # The API (and NumPy with it) loads on first use, so the command line starts fast.
-    if name in __all__:
-        from . import api
+    if name in _EXPORTS:
+        from importlib import import_module
 
-        return getattr(api, name)
+        return getattr(import_module(_EXPORTS[name], __name__), name)
     raise AttributeError(f"module 'yota_s2s' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

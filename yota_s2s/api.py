@@ -7,42 +7,128 @@
     >>> float(value), dx.tolist()
     (5.0, [2.0, 4.0])
 
-Generated code is compiled once per function (and ``wrt``), cached, and reused;
-``reset()`` clears the cache (after editing a function in a running session).
+Where the source comes from.  A function defined at the top level of a file is
+differentiated from that file, exactly as ``yota-s2s FILE --func NAME`` would
+(its helpers, methods and constants are the file's).  Any other function (one
+defined in a notebook cell, a doctest, a method, a nested function) is
+differentiated from a module assembled from its own source and what its code
+refers to: the modules it uses become imports (``np`` -> ``import numpy as
+np``), the functions it calls are added by their source (and theirs, in turn),
+and the numbers it reads become constants.  Errors in that code are reported
+at the function's own file and line.
+
+Caching.  ``grad`` compiles a function once per *argument structure* (which
+arguments are arrays or numbers, which are objects of which class with which
+attributes, recursively), never per shape or value, and checks the arguments
+against what the function reads the first time it sees a structure;
+``simplegrad`` compiles once per function and ``wrt``.  A function's identity
+is its code object and the numbers in its closure; for an assembled module, the
+globals it copied (numbers, helpers) are re-checked on each call and a change
+compiles again.  ``reset()`` forgets everything compiled.
 """
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import inspect
+import sys
 import textwrap
+import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from .pipeline import generate
+from .backend import BACKENDS
+from .errors import UserError, UserErrors
+from .pipeline import STAGES, Generated, generate
 
-_cache: dict[tuple, Callable] = {}
+#: Modules whose functions are library calls (``from numpy import exp``), never inlined by source.
+_LIBRARIES = {"numpy", "math", "cupy", "cupyx", "jax", "scipy", "builtins"}
+#: Values that are arrays or numbers to the generated code (leaves of an argument's structure).
+_LEAVES = (np.ndarray, np.generic, int, float, complex, bool, type(None))
+
+_cache: dict[tuple, _Compiled] = {}
 
 
 def _example_loss(x):
     return np.sum(x * x)
 
 
-def _source(f_or_path: Callable | str | Path) -> tuple[str, str, str | None]:
-    """(source text, path, function name or None) for a function or a file path."""
-    if isinstance(f_or_path, str | Path):
-        path = str(f_or_path)
-        return Path(path).read_text(encoding="utf-8"), path, None
-    f = inspect.unwrap(f_or_path)
+# ---------------------------------------------------------------------------- public API
+
+
+def grad(f: Callable, *args: object, wrt: Sequence[str] | None = None) -> tuple[object, tuple]:
+    """``(f(*args), (gradient for each parameter of f, or for each name in wrt))``.
+
+    An array or number argument gets an array (or number) gradient of its shape;
+    an object argument whose attributes ``f`` reads gets a dict of attribute
+    gradients, nested for nested objects; an argument the value does not depend
+    on differentiably gets ``None``.  A bound method ``m.loss`` is
+    ``Model.loss`` with ``m`` as its first argument, so its first gradient is
+    ``m``'s.  Compiled on the first call for each argument structure, then cached.
+
+    >>> import numpy as np
+    >>> from dataclasses import dataclass
+    >>> @dataclass
+    ... class Linear:
+    ...     W: np.ndarray
+    ...     b: np.ndarray
+    >>> def loss(m, x):
+    ...     return np.sum(np.tanh(m.W @ x + m.b))
+    >>> m = Linear(np.eye(2), np.zeros(2))
+    >>> value, (dm, dx) = grad(loss, m, np.array([0.0, 0.0]))
+    >>> sorted(dm), dm["W"].shape, dx.tolist()
+    (['W', 'b'], (2, 2), [1.0, 1.0])
+    >>> grad(loss, m, np.zeros(2), wrt=["x"])[1][0].tolist()
+    [1.0, 1.0]
+    """
+    __tracebackhide__ = True  # pytest shows the error without this frame
     try:
-        path = inspect.getsourcefile(f)
-        if path and Path(path).exists():
-            return Path(path).read_text(encoding="utf-8"), path, f.__name__
-    except TypeError:
-        pass
-    text = textwrap.dedent(inspect.getsource(f))  # a REPL or notebook function: its own source only
-    return "import numpy as np\nimport math\n\n" + text, f"<{f.__name__}>", f.__name__
+        return _grad(f, args, wrt)
+    except (UserError, UserErrors) as exc:
+        raise exc.with_traceback(None) from None
+
+
+def _grad(f: Callable, args: tuple, wrt: Sequence[str] | None) -> tuple[object, tuple]:
+    if inspect.ismethod(f):
+        f, args = f.__func__, (f.__self__, *args)
+    wrt_key = tuple(wrt) if wrt is not None else None
+    key = (_identity(f), wrt_key, tuple(_structure(a, set()) for a in args))
+    compiled = _cache.get(key)
+    if compiled is None or not compiled.current():
+        compiled = _compile(f, wrt_key, args)
+        compiled.check(args)
+        _cache[key] = compiled
+    value, *grads = compiled.fn(*args)
+    return value, tuple(grads)
+
+
+def simplegrad(f: Callable, wrt: Sequence[str] | None = None) -> Callable:
+    """The compiled ``grad_f``: same parameters as ``f``, returns ``(value, d_A, d_B, ...)``.
+
+    The same function the command line writes into a file, compiled in memory
+    and cached by ``f`` and ``wrt``: a second call returns the same object.  For
+    a bound method ``m.loss`` it is the gradient of ``Model.loss``: pass ``m`` first.
+
+    >>> import numpy as np
+    >>> g = simplegrad(_example_loss)
+    >>> g(np.array([3.0]))[1].tolist()
+    [6.0]
+    >>> simplegrad(_example_loss) is g
+    True
+    """
+    __tracebackhide__ = True
+    f = f.__func__ if inspect.ismethod(f) else f
+    wrt_key = tuple(wrt) if wrt is not None else None
+    key = (_identity(f), wrt_key, None)
+    if key not in _cache or not _cache[key].current():
+        try:
+            _cache[key] = _compile(f, wrt_key, None)
+        except (UserError, UserErrors) as exc:
+            raise exc.with_traceback(None) from None
+    return _cache[key].fn
 
 
 def gradsource(
@@ -51,58 +137,603 @@ def gradsource(
     wrt: Sequence[str] | None = None,
     target: str = "numpy",
 ) -> str:
-    """The generated module's source for a function (or for ``func`` in a file).
+    """The generated module's text for a function, or for ``func`` (default: the entry points) in a file.
 
-    >>> print(gradsource(_example_loss).splitlines()[0][:30])
-    # Code generated by yota-s2s 0
+    >>> text = gradsource(_example_loss)
+    >>> print(text.splitlines()[0])  # doctest: +ELLIPSIS
+    # Code generated by yota-s2s ... from .../api.py::_example_loss (target numpy). DO NOT EDIT.
+    >>> print(text[text.index("def grad_") :].splitlines()[0])
+    def grad__example_loss(x):
     """
-    text, path, name = _source(f_or_path)
-    funcs = [func] if isinstance(func, str) else list(func) if func else [name] if name else None
-    command = " ".join(
-        ["yota-s2s", path, *(f"--func {f}" for f in funcs or []), *([f"--wrt {','.join(wrt)}"] if wrt else [])]
-    )
-    return generate(text, path, funcs, wrt, target, command=command).text
+    __tracebackhide__ = True
+    try:
+        return _gradsource(f_or_path, func, wrt, target)
+    except (UserError, UserErrors) as exc:
+        raise exc.with_traceback(None) from None
+
+
+def _gradsource(f_or_path: Callable | str | Path, func: object, wrt: Sequence[str] | None, target: str) -> str:
+    if target not in BACKENDS:
+        raise ValueError(f"unknown target {target!r} (known: {', '.join(sorted(BACKENDS))})")
+    if isinstance(f_or_path, str | Path):
+        path = str(f_or_path)
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+            raise UserError("YS002", f"cannot read the source file: {reason}", path) from None
+        funcs = [func] if isinstance(func, str) else list(func) if func else None
+        source = _Source(text, path, funcs)
+    else:
+        if func is not None:
+            raise TypeError("gradsource(f, func=...): func names functions of a file; pass the file's path")
+        f = f_or_path.__func__ if inspect.ismethod(f_or_path) else f_or_path
+        source = _source_of(f, ())
+    return source.generate(wrt, target).text
 
 
 def gradtape(f: Callable, stage: str = "optimize", wrt: Sequence[str] | None = None) -> str:
     """The printed tape of ``f`` after ``stage`` (``lower``, ``primal``, ``differentiate``, ``optimize``).
 
-    >>> print(gradtape(_example_loss, "lower").splitlines()[0])
+    >>> for line in gradtape(_example_loss, "lower").splitlines()[:3]:
+    ...     print(line[:40].rstrip())
     tape _example_loss(x)
+      inp %1 x
+      %2 = mul(%1, %1)
     """
     from .printer import format_tape
 
-    text, path, name = _source(f)
-    return "".join(format_tape(t) for t in generate(text, path, [name], wrt).tapes[stage])
+    if stage not in STAGES:
+        raise ValueError(f"unknown stage {stage!r} (stages: {', '.join(STAGES)})")
+    __tracebackhide__ = True
+    f = f.__func__ if inspect.ismethod(f) else f
+    try:
+        generated = _source_of(f, ()).generate(tuple(wrt) if wrt is not None else None, "numpy")
+    except (UserError, UserErrors) as exc:
+        raise exc.with_traceback(None) from None
+    return "".join(format_tape(t) for t in generated.tapes[stage])
 
 
-def simplegrad(f: Callable, wrt: Sequence[str] | None = None) -> Callable:
-    """The compiled ``grad_f``: same parameters as ``f``, returns ``(value, d_A, d_B, ...)``.
+def update(obj: object, grads: object, fn: Callable[[object, object], object], ignore: Sequence[str] = ()) -> None:
+    """Apply ``fn(value, gradient)`` to every attribute of ``obj`` that has a gradient, in place.
 
-    >>> g = simplegrad(_example_loss)
-    >>> g(np.array([3.0]))[1].tolist()
-    [6.0]
+    Yota's ``update!``.  ``grads`` is what ``grad`` returned for ``obj``: a dict
+    of attribute gradients, nested for nested objects (dataclasses, plain
+    classes, dicts, and lists or tuples of those, matched by position).  Each
+    attribute is *set* to ``fn``'s result (the object now holds the array
+    ``fn`` returned; other references to the old array keep the old values).
+    ``None`` gradients and the dotted paths in ``ignore`` (``"l1.b"``) are
+    skipped.  When ``obj`` is itself an array, it is overwritten in place with
+    ``fn(obj, grads)``.  A frozen dataclass cannot be updated (``TypeError``).
+
+    >>> import numpy as np
+    >>> class Layer:
+    ...     def __init__(self, W, b):
+    ...         self.W, self.b = W, b
+    >>> class Model:
+    ...     def __init__(self, l1, l2):
+    ...         self.l1, self.l2 = l1, l2
+    >>> def loss(m, x):
+    ...     h = np.tanh(m.l1.W @ x + m.l1.b)
+    ...     return np.sum(m.l2.W @ h)
+    >>> m = Model(Layer(np.ones((2, 2)), np.zeros(2)), Layer(np.ones((1, 2)), None))
+    >>> _, (dm, dx) = grad(loss, m, np.array([0.5, -0.5]))
+    >>> sorted(dm), sorted(dm["l1"]), sorted(dm["l2"])
+    (['l1', 'l2'], ['W', 'b'], ['W'])
+    >>> update(m, dm, lambda w, d: w - 0.1 * d)
+    >>> m.l1.b.tolist(), m.l2.W.tolist()
+    ([-0.1, -0.1], [[1.0, 1.0]])
     """
-    key = (getattr(f, "__code__", f), tuple(wrt) if wrt else None)
-    if key not in _cache:
-        text, path, name = _source(f)
-        source = generate(text, path, [name], wrt).text
-        namespace: dict[str, object] = {"__name__": f"yota_s2s_generated_{name}"}
-        exec(compile(source, f"<grad of {path}::{name}>", "exec"), namespace)  # noqa: S102 - our output
-        _cache[key] = namespace[f"grad_{name}"]
-    return _cache[key]
-
-
-def grad(f: Callable, *args: object) -> tuple[object, tuple]:
-    """``(f(*args), (gradient for each parameter of f))``; compiled once, then cached.
-
-    >>> grad(_example_loss, np.array([0.5]))[1][0].tolist()
-    [1.0]
-    """
-    value, *grads = simplegrad(f)(*args)
-    return value, tuple(grads)
+    _update(obj, grads, fn, "", {str(p) for p in ignore})
 
 
 def reset() -> None:
-    """Forget every compiled gradient (Yota's ``reset!``)."""
+    """Forget every compiled gradient (Yota's ``reset!``).
+
+    >>> g = simplegrad(_example_loss)
+    >>> reset()
+    >>> simplegrad(_example_loss) is g
+    False
+    """
     _cache.clear()
+
+
+# ---------------------------------------------------------------------------- compiling
+
+
+@dataclasses.dataclass
+class _Compiled:
+    """A compiled ``grad_f`` and what ``f`` reads from its arguments (to check them once)."""
+
+    fn: Callable
+    name: str
+    params: list[tuple[str, bool]]  # (name, has a default)
+    paths: list[tuple]  # the tape's input paths: ("x",), ("m", "W"), ...
+    guards: list[tuple[dict, str, object]] = dataclasses.field(default_factory=list)
+
+    def current(self) -> bool:
+        """Whether the globals an assembled module copied (numbers, helpers) still have those values.
+
+        A notebook cell that sets ``K = 3.0`` or redefines a helper makes the
+        compiled gradient stale; a file's function is read from the file instead.
+        """
+        for namespace, name, value in self.guards:
+            now = namespace.get(name, _guards_missing)
+            if now is not value and not (_is_number(value) and _is_number(now) and now == value):
+                return False
+        return True
+
+    def check(self, args: Sequence[object]) -> None:
+        """Raise ``TypeError`` when ``args`` do not have the structure ``f`` reads."""
+        name = self.name
+        if len(args) > len(self.params):
+            raise TypeError(f"{name}() takes {len(self.params)} arguments ({len(args)} given)")
+        missing = [p for p, default in self.params[len(args) :] if not default]
+        if missing:
+            raise TypeError(f"{name}() is missing the argument {missing[0]!r}")
+        bound = dict(zip((p for p, _ in self.params), args))
+        for path in self.paths:
+            if path[0] not in bound:
+                continue
+            value = bound[path[0]]
+            for depth, key in enumerate(path[1:], 1):
+                where = _dotted(path[:depth])
+                if isinstance(key, int):
+                    try:
+                        value = value[key]
+                    except (TypeError, IndexError, KeyError):
+                        raise TypeError(f"{name}() reads {_dotted(path)}, but {where} has no item {key}") from None
+                elif isinstance(value, dict) and key in value:
+                    value = value[key]
+                elif _is_structured(value) and hasattr(value, key):
+                    value = getattr(value, key)
+                else:
+                    raise TypeError(
+                        f"{name}() reads {_dotted(path)}, but {where} is {_a(value)} with no attribute {key!r}"
+                    )
+            if _is_structured(value):
+                raise TypeError(f"{name}() uses {_dotted(path)} as an array, but it is {_a(value)}")
+
+
+def _compile(f: Callable, wrt: tuple[str, ...] | None, args: Sequence[object] | None) -> _Compiled:
+    classes = _classes_of(args) if args is not None else ()
+    source = _source_of(f, classes)
+    generated = source.generate(wrt, "numpy")
+    name = source.funcs[0]
+    namespace: dict[str, object] = {"__name__": f"yota_s2s_generated_{name}"}
+    exec(compile(generated.text, f"<grad of {source.path}::{name}>", "exec"), namespace)  # noqa: S102 - our output
+    tape = generated.tapes["lower"][0]
+    params = [(p, default is not None) for p, default in tape.params]
+    return _Compiled(namespace[f"grad_{name}"], name, params, [inp.path for inp in tape.inputs], source.guards)
+
+
+def _identity(f: Callable) -> object:
+    """The cache identity of ``f``: its code object and the constants its closure holds.
+
+    A redefinition is a new code object; ``make_penalty(0.5)`` and
+    ``make_penalty(2.0)`` share their code but not their closure.
+    """
+    f = inspect.unwrap(f)
+    code = getattr(f, "__code__", None)
+    if code is None:
+        _unsupported(f)
+    cells = tuple(_frozen(c.cell_contents) for c in f.__closure__ or ())
+    return (code, cells) if cells else code
+
+
+def _frozen(value: object) -> object:
+    if isinstance(value, bool | int | float | complex | str | np.generic) or value is None:
+        return value
+    if isinstance(value, types.FunctionType):
+        return _identity(value)
+    if isinstance(value, tuple) and all(isinstance(v, int | float) for v in value):
+        return value
+    return type(value)
+
+
+def _unsupported(f: object) -> None:
+    what = getattr(f, "__name__", None) or type(f).__name__
+    raise TypeError(
+        f"yota-s2s differentiates Python functions defined with 'def'; {what!r} is not one "
+        "(a NumPy function, a builtin or a functools.partial has no source to read)"
+    )
+
+
+# ---------------------------------------------------------------------------- argument structure
+
+
+def _structure(value: object, active: set[int]) -> object:
+    """A hashable summary of what kind of value ``value`` is, never of its shape or contents.
+
+    >>> _structure(np.zeros(3), set()) == _structure(2.0, set()) == _structure([1.0, 2.0], set())
+    True
+    >>> from types import SimpleNamespace as NS
+    >>> _structure(NS(W=np.zeros(2), inner=NS(b=1.0)), set())[1]
+    (('W', 'a'), ('inner', (<class 'types.SimpleNamespace'>, (('b', 'a'),))))
+    """
+    if isinstance(value, _LEAVES):
+        return "a"
+    if id(value) in active:  # a cycle (a child pointing at its parent)
+        return "cycle"
+    active = active | {id(value)}
+    if isinstance(value, list | tuple):
+        parts = tuple(_structure(v, active) for v in value)
+        return "a" if all(p == "a" for p in parts) else (type(value), parts)
+    if isinstance(value, dict):
+        return (dict, tuple((k, _structure(v, active)) for k, v in value.items()))
+    attrs = _attributes(value)
+    if attrs is None:
+        return type(value)
+    return (type(value), tuple((k, _structure(v, active)) for k, v in attrs))
+
+
+def _attributes(obj: object) -> list[tuple[str, object]] | None:
+    """An object's attributes in order (dataclass fields, ``__dict__``, ``__slots__``), or None."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return [(f.name, getattr(obj, f.name)) for f in dataclasses.fields(obj) if hasattr(obj, f.name)]
+    out = dict(vars(obj)) if hasattr(obj, "__dict__") and not isinstance(obj, type | types.ModuleType) else None
+    slots = [s for cls in type(obj).__mro__ for s in getattr(cls, "__slots__", ()) if hasattr(obj, s)]
+    if slots:
+        out = out or {}
+        out.update((s, getattr(obj, s)) for s in slots)
+    return None if out is None else list(out.items())
+
+
+def _is_structured(value: object) -> bool:
+    """Whether ``value`` is an object with attributes (not an array, a number or a list of them)."""
+    return not isinstance(value, (*_LEAVES, list, tuple)) and (
+        isinstance(value, dict) or _attributes(value) is not None
+    )
+
+
+def _classes_of(args: Sequence[object]) -> tuple[type, ...]:
+    """The user classes of the objects among ``args`` (recursively): their methods may be called."""
+    found: dict[type, None] = {}
+
+    def walk(value: object, depth: int) -> None:
+        if depth > 20 or isinstance(value, _LEAVES):
+            return
+        if isinstance(value, list | tuple | dict):
+            for v in value.values() if isinstance(value, dict) else value:
+                walk(v, depth + 1)
+            return
+        attrs = _attributes(value)
+        if attrs is not None:
+            found[type(value)] = None
+            for _, v in attrs:
+                walk(v, depth + 1)
+
+    for a in args:
+        walk(a, 0)
+    return tuple(c for c in found if c.__module__.split(".")[0] not in _LIBRARIES)
+
+
+# ---------------------------------------------------------------------------- source
+
+
+@dataclasses.dataclass
+class _Block:
+    """Lines ``start..start+count-1`` of an assembled module are lines ``line..`` of ``path``."""
+
+    start: int
+    count: int
+    path: str
+    line: int
+
+
+@dataclasses.dataclass
+class _Source:
+    """Source text to differentiate, and where its lines came from."""
+
+    text: str
+    path: str
+    funcs: list[str] | None
+    blocks: list[_Block] = dataclasses.field(default_factory=list)
+    guards: list[tuple[dict, str, object]] = dataclasses.field(default_factory=list)  # globals copied in
+
+    def generate(self, wrt: Sequence[str] | None, target: str) -> Generated:
+        parts = ["yota-s2s", self.path, *(f"--func {f}" for f in self.funcs or [])]
+        if wrt:
+            parts.append(f"--wrt {','.join(wrt)}")
+        if target != "numpy":
+            parts.append(f"--target {target}")
+        try:
+            generated = generate(self.text, self.path, self.funcs, wrt, target, command=" ".join(parts))
+        except UserErrors as exc:
+            raise UserErrors([self.relocate(e) for e in exc.errors]) from None
+        except UserError as exc:
+            raise self.relocate(exc) from None
+        if self.blocks:  # the tapes' provenance, at the lines of the original files
+            seen: set[int] = set()
+            todo = [t for tapes in generated.tapes.values() for t in tapes]
+            while todo:
+                tape = todo.pop()
+                for eqn in tape.eqns:
+                    todo.extend(eqn.regions)
+                    if eqn.span is not None and id(eqn) not in seen:
+                        seen.add(id(eqn))
+                        path, line = self.where(eqn.span.path, eqn.span.line)
+                        at_line = self.where(eqn.span.path, eqn.span.at_line)[1] if eqn.span.at_line else 0
+                        eqn.span = dataclasses.replace(eqn.span, path=path, line=line, at_line=at_line)
+        return generated
+
+    def where(self, path: str, line: int) -> tuple[str, int]:
+        """The file and line that ``line`` of this (assembled) module came from."""
+        for b in self.blocks:
+            if path == self.path and b.start <= line < b.start + b.count:
+                return b.path, line - b.start + b.line
+        return path, line
+
+    def relocate(self, error: UserError) -> UserError:
+        """The error at the line of the original file, for an assembled module."""
+        path, line = self.where(error.path, error.line)
+        return dataclasses.replace(error, path=path, line=line)
+
+
+def _source_of(f: Callable, classes: Sequence[type]) -> _Source:
+    """The file of a top-level function, or a module assembled around any other function."""
+    f = inspect.unwrap(f)
+    if getattr(f, "__code__", None) is None:
+        _unsupported(f)
+    if f.__name__ == "<lambda>":
+        raise TypeError("yota-s2s cannot differentiate a lambda: define the function with 'def'")
+    try:
+        path = inspect.getsourcefile(f)
+    except TypeError:
+        path = None
+    module = sys.modules.get(getattr(f, "__module__", None) or "")
+    top_level = f.__qualname__ == f.__name__ and getattr(module, f.__name__, None) is f
+    if path and top_level and Path(path).is_file():
+        try:
+            return _Source(Path(path).read_text(encoding="utf-8"), path, [f.__name__])
+        except (OSError, UnicodeDecodeError):
+            pass
+    return _assemble(f, classes)
+
+
+def _assemble(f: types.FunctionType, classes: Sequence[type]) -> _Source:
+    """A module holding ``f``, the functions and classes it reaches, its imports and constants.
+
+    >>> import math
+    >>> SCALE = 3.0
+    >>> def helper(x):
+    ...     return math.sin(x) * SCALE
+    >>> def outer(x):
+    ...     return helper(x) + 1.0
+    >>> print(_assemble(outer, ()).text)
+    import math
+    SCALE = 3.0
+    <BLANKLINE>
+    def outer(x):
+        return helper(x) + 1.0
+    <BLANKLINE>
+    def helper(x):
+        return math.sin(x) * SCALE
+    <BLANKLINE>
+    """
+    header: dict[str, str] = {}  # name -> the line that defines it
+    definitions: list[list[tuple[str, str, int]]] = []  # [(dedented source, original path, first line)]
+    guards: list[tuple[dict, str, object]] = []
+    seen: set[int] = set()
+    called: set[str] = set()  # the methods the code calls: m.forward(x)
+    provided: set[str] = set()  # the methods of the classes included
+    todo: list[object] = [f, *classes]
+    while todo:
+        item = todo.pop(0)
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        pieces = _own_source(item, required=item is f)
+        if not pieces:
+            continue
+        definitions.append(pieces)
+        namespace = getattr(item, "__globals__", f.__globals__)
+        called.update(_method_calls("".join(text for text, _, _ in pieces), namespace))
+        provided.update(fn.__name__ for fn in _functions(item) if isinstance(item, type))
+        for name, value, namespace in _referenced(item):
+            if name in header or id(value) in seen:
+                continue
+            line = _import_or_constant(name, value)
+            if line is not None:
+                header[name] = line
+            elif isinstance(value, types.FunctionType | type) and value.__name__ == name:
+                todo.append(value)
+            else:
+                continue  # not something a module can hold: lowering reports the name if it is used
+            if namespace is not None:
+                guards.append((namespace, name, value))
+        if not todo:  # m.forward(x) with no argument to tell m's class: the classes of f's module with a forward
+            wanted = {m for m in called - provided if not hasattr(np.ndarray, m)}  # x.sum() is NumPy's
+            todo = [
+                cls
+                for name, cls in list(f.__globals__.items())
+                if isinstance(cls, type) and cls.__module__ == f.__module__ and id(cls) not in seen
+                if any(isinstance(v, types.FunctionType) and k in wanted for k, v in vars(cls).items())
+            ]
+            guards.extend((f.__globals__, cls.__name__, cls) for cls in todo)
+    lines = list(header.values())
+    blocks = []
+    for pieces in definitions:
+        lines.append("")
+        for text, path, line in pieces:
+            if path:
+                blocks.append(_Block(len(lines) + 1, text.count("\n") + 1, path, line))
+            lines.extend(text.rstrip("\n").splitlines())
+    return _Source("\n".join(lines) + "\n", f.__code__.co_filename, [f.__name__], blocks, guards)
+
+
+def _import_or_constant(name: str, value: object) -> str | None:
+    """The module-level line that defines ``name`` as ``value`` (an import or a number), or None."""
+    if isinstance(value, types.ModuleType):
+        module = value.__name__
+        return f"import {module}" if module == name else f"import {module} as {name}"
+    if _is_library(value):
+        qualified = _qualified_name(value)
+        if qualified:
+            module, _, attr = qualified.rpartition(".")
+            return f"from {module} import {attr}" + (f" as {name}" if attr != name else "")
+        return None
+    if _is_number(value):
+        return f"{name} = {(value.item() if isinstance(value, np.generic) else value)!r}"
+    if isinstance(value, tuple) and all(isinstance(v, int | float) for v in value):
+        return f"{name} = {value!r}"
+    return None
+
+
+def _own_source(item: object, required: bool) -> list[tuple[str, str, int]]:
+    """The definitions of a function or class: [(dedented source, file, first line)], one per piece.
+
+    A class is rebuilt from its methods' sources (a class defined in a notebook
+    cell has no source of its own to ``inspect``); methods without source (those
+    a ``@dataclass`` writes) are left out.  Empty when unreadable and optional.
+    """
+    if isinstance(item, type):
+        methods = [m for m in vars(item).values() if isinstance(m, types.FunctionType)]
+        pieces = [p for m in methods for p in _own_source(m, False)]
+        indented = [(textwrap.indent(text, "    "), path, line) for text, path, line in pieces]
+        return [(f"class {item.__name__}:\n", "", 0), *indented] if indented else []
+    try:
+        lines, first = inspect.getsourcelines(item)
+        path = inspect.getsourcefile(item) or item.__code__.co_filename
+    except (OSError, TypeError):
+        if not required:
+            return []
+        raise UserError(
+            "YS002",
+            f"cannot read the source of {item.__name__}(): it was typed at the python prompt or made by exec(); "
+            "define it in a file, a notebook cell or IPython, or pass a file to gradsource()",
+            item.__code__.co_filename,
+        ) from None
+    text = textwrap.dedent("".join(lines))
+    try:
+        ast.parse(text)
+    except SyntaxError:
+        if not required:
+            return []
+        raise TypeError(
+            f"cannot differentiate {item.__qualname__}(): its source is not a standalone definition"
+        ) from None
+    return [(text, path, max(first, 1))]
+
+
+def _method_calls(text: str, namespace: dict) -> set[str]:
+    """The names of methods called in ``text`` (``m.forward(x)``), not of module functions (``np.sum``)."""
+    out = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            root = node.func.value
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if not (isinstance(root, ast.Name) and isinstance(namespace.get(root.id), types.ModuleType)):
+                out.add(node.func.attr)
+    return out
+
+
+def _functions(item: object) -> list[types.FunctionType]:
+    """A function, or a class's methods."""
+    if isinstance(item, type):
+        return [v for v in vars(item).values() if isinstance(v, types.FunctionType)]
+    return [item] if isinstance(item, types.FunctionType) else []
+
+
+def _names(code: types.CodeType) -> list[str]:
+    """The global and attribute names a code object (and the code nested in it) reads."""
+    names = list(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names.extend(_names(const))
+    return names
+
+
+def _referenced(item: object) -> list[tuple[str, object, dict | None]]:
+    """(name, value, the globals it is from or None for a closure cell) for each name ``item`` reads."""
+    out: list[tuple[str, object, dict | None]] = []
+    for fn in _functions(item):
+        closure = dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__ or ())))
+        for name in dict.fromkeys([*fn.__code__.co_freevars, *_names(fn.__code__)]):
+            if name in closure:
+                out.append((name, closure[name], None))
+            elif name in fn.__globals__:
+                out.append((name, fn.__globals__[name], fn.__globals__))
+    return out
+
+
+_guards_missing = object()
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, bool | int | float | complex | np.generic) and not isinstance(value, np.ndarray)
+
+
+def _is_library(value: object) -> bool:
+    module = getattr(value, "__module__", None) or ""
+    return callable(value) and module.split(".")[0] in _LIBRARIES
+
+
+def _qualified_name(value: object) -> str | None:
+    """``numpy.exp`` for ``np.exp``: a name the value can be imported by, or None."""
+    name = getattr(value, "__name__", None)
+    module = getattr(value, "__module__", None)
+    for candidate in (module, module and module.split(".")[0]):
+        if candidate and name and getattr(sys.modules.get(candidate), name, None) is value:
+            return f"{candidate}.{name}"
+    return None
+
+
+# ---------------------------------------------------------------------------- update
+
+
+def _update(obj: object, grads: object, fn: Callable, where: str, ignore: set[str]) -> None:
+    if grads is None or where in ignore:
+        return
+    if isinstance(grads, dict):
+        for key, g in grads.items():
+            path = f"{where}.{key}" if where else str(key)
+            if g is None or path in ignore:
+                continue
+            if isinstance(obj, dict) or isinstance(key, int):
+                value = obj[key]
+            else:
+                value = getattr(obj, key)
+            if isinstance(g, dict | list | tuple) and not _is_array_list(g):
+                _update(value, g, fn, path, ignore)
+            else:
+                _set(obj, key, fn(value, g), path)
+        return
+    if isinstance(grads, list | tuple) and isinstance(obj, list | tuple) and not _is_array_list(grads):
+        for i, g in enumerate(grads):
+            path = f"{where}.{i}" if where else str(i)
+            if isinstance(g, dict | list | tuple):
+                _update(obj[i], g, fn, path, ignore)
+            elif g is not None and path not in ignore:
+                _set(obj, i, fn(obj[i], g), path)
+        return
+    if isinstance(obj, np.ndarray):
+        obj[...] = fn(obj, grads)
+        return
+    raise TypeError(f"update: cannot update {_a(obj)} in place; pass the object that holds it and its gradient dict")
+
+
+def _is_array_list(value: object) -> bool:
+    return isinstance(value, list | tuple) and all(isinstance(v, _LEAVES) for v in value) and bool(value)
+
+
+def _set(obj: object, key: object, value: object, path: str) -> None:
+    if isinstance(obj, dict | list):
+        obj[key] = value
+        return
+    if isinstance(obj, tuple):
+        raise TypeError(f"update: {path} is in a tuple, which cannot be changed; use a list")
+    try:
+        setattr(obj, key, value)
+    except (AttributeError, dataclasses.FrozenInstanceError) as exc:
+        raise TypeError(f"update: cannot set {path} on {_a(obj)}: {exc}") from None
+
+
+def _dotted(path: Sequence[object]) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" if i else str(p) for i, p in enumerate(path))
+
+
+def _a(value: object) -> str:
+    name = type(value).__name__
+    return f"an {name}" if name[:1].lower() in "aeiou" or name.startswith("nd") else f"a {name}"
