@@ -425,7 +425,8 @@ def test_unsupported_code_in_a_notebook_is_located_in_its_cell():
 def test_unsupported_code_in_a_file_is_located_in_the_file(tmp_path):
     path = tmp_path / "userloss.py"
     path.write_text(
-        "import numpy as np\n\n\ndef loss(x):\n    for i in range(3):\n        x = x * 2\n    return np.sum(x)\n"
+        "import numpy as np\n\n\ndef loss(x):\n    for i in range(3):\n        x = x * 2\n    else:\n        x = x\n"
+        "    return np.sum(x)\n"
     )
     module = load_module(path, "userloss_for_api_test")
     with pytest.raises(UserErrors) as info:
