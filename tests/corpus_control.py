@@ -422,3 +422,65 @@ NONDIFF = {
     "newton_sqrt": {"tol"},
     "while_counter": {"n"},
 }
+
+
+# --------------------------------------------------------------------------- break, continue, return in loops
+
+
+def loop_break(x):
+    s = 0.0
+    for i in range(len(x)):
+        if s > 2.0:
+            break
+        s = s + x[i] ** 2
+    return s
+
+
+def loop_continue(x):
+    s = 0.0
+    for i in range(len(x)):
+        if x[i] < 0:
+            continue
+        s = s + np.sin(x[i]) * x[i]
+    return s
+
+
+def loop_return(x):
+    s = 0.0
+    for i in range(len(x)):
+        s = s + x[i] * x[i]
+        if s > 1.5:
+            return s * 10.0
+    return s
+
+
+def while_break(x):
+    y = x
+    k = 0
+    while True:
+        y = np.cos(y) + 0.5 * x
+        k = k + 1
+        if k >= 5:
+            break
+    return np.sum(y)
+
+
+def nested_return(A):
+    s = 0.0
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            s = s + A[i, j] ** 2
+            if s > 3.0:
+                return np.sqrt(s)
+    return s
+
+
+CASES.update(
+    {
+        "loop_break": lambda r: (r.standard_normal(8),),
+        "loop_continue": lambda r: (r.standard_normal(8),),
+        "loop_return": lambda r: (r.standard_normal(8),),
+        "while_break": lambda r: (r.standard_normal(3),),
+        "nested_return": lambda r: (r.standard_normal((3, 3)),),
+    }
+)

@@ -139,9 +139,9 @@ LOCATED = {
         ("YS011", 5, 5),
     ),
     "return in a loop": (
-        "def f(x):\n    y = x\n    while y > 1:\n        return 2.0 * x\n    return y\n",
+        "def f(x):\n    y = x\n    while y > 1:\n        return\n    return y\n",
         [],
-        ("YS012", 4, 9),
+        ("YS021", 4, 9),
     ),
     "print": ("def f(x):\n    y = x * x\n    print(y)\n    return y\n", [], ("YS018", 3, 5)),
     "unknown library function": (
@@ -214,7 +214,7 @@ MANY_ERRORS = """
 
     def f(x):
         for i in range(2):
-            return x
+            return
         print(x)
         if x:
             x = helper(x)
@@ -228,7 +228,7 @@ def test_every_fence_error_is_reported_in_line_order(tmp_path):
     assert_user_error(proc)
     found = [ERROR_LINE.match(line) for line in proc.stderr.splitlines()]
     located = [(m["code"], int(m["line"]), int(m["col"])) for m in found if m]
-    assert located == [("YS017", 5, 5), ("YS012", 11, 9), ("YS018", 12, 5), ("YS020", 15, 19)]
+    assert located == [("YS017", 5, 5), ("YS021", 11, 9), ("YS018", 12, 5), ("YS020", 15, 19)]
     assert len(proc.stderr.splitlines()) == 3 * len(located)
 
 

@@ -642,7 +642,7 @@ def test_fence_checks_helpers_and_methods_reached_by_the_selection():
 
         def helper(x):
             while x:
-                return 1
+                return
             return x
 
 
@@ -650,7 +650,7 @@ def test_fence_checks_helpers_and_methods_reached_by_the_selection():
             return helper(x) + m.forward(x)
         """
     )
-    assert refusals(source) == [("YS011", 3, 9), ("YS012", 12, 9)]
+    assert refusals(source) == [("YS011", 3, 9), ("YS021", 12, 9)]
 
 
 def test_a_library_call_does_not_hide_a_same_named_entry_point():
@@ -698,7 +698,7 @@ REFUSALS = {
         "def f(x):\n    while x:\n        x = x - 1\n    else:\n        x = 0\n    return x\n",
         [("YS011", 2, 5)],
     ),
-    "return in a loop": ("def f(x):\n    for i in range(3):\n        return x\n    return x\n", [("YS012", 3, 9)]),
+    "bare return in a loop": ("def f(x):\n    for i in range(3):\n        return\n    return x\n", [("YS021", 3, 9)]),
     "early return": ("def f(x):\n    return x\n    return -x\n", [("YS012", 2, 5)]),
     "try": ("def f(x):\n    try:\n        y = x\n    except E:\n        y = 0\n    return y\n", [("YS013", 2, 5)]),
     "with": ("def f(x):\n    with g():\n        y = x\n    return y\n", [("YS013", 2, 5)]),
@@ -740,7 +740,7 @@ def test_fence_reports_every_refusal_in_line_order():
 
         def g(x):
             while x:
-                return 1
+                return
             return f(x)
         """
     )
@@ -749,7 +749,7 @@ def test_fence_reports_every_refusal_in_line_order():
         ("YS018", 3, 5),
         ("YS011", 4, 5),
         ("YS020", 8, 12),
-        ("YS012", 13, 9),
+        ("YS021", 13, 9),
     ]
 
 

@@ -152,14 +152,44 @@ class ControlLowering:
             self.at_statement(stmt)
             if isinstance(stmt, ast.Return):
                 return self.expr(stmt.value, env)
-            if isinstance(stmt, ast.If) and _returns([stmt]):
+            if getattr(self, "loop_level", 0):
+                pass  # in a loop body, returns are flags (see Exits)
+            elif isinstance(stmt, ast.If) and _returns([stmt]):
                 return self.if_returning(stmt, stmts[idx + 1 :], env)
+            elif isinstance(stmt, ast.For | ast.While) and _returns([stmt]):
+                # a loop that may return: it sets `returned`/`value` and stops; then the rest runs or not
+                returned, value = self.return_flags()
+                env[returned], env[value] = Lit(False), Lit(None)
+                self.statement(stmt, env)
+                test = ast.copy_location(
+                    ast.If(ast.Name(returned, ast.Load()), [ast.Return(ast.Name(value))], []), stmt
+                )
+                return self.if_returning(test, stmts[idx + 1 :], env)
             self.statement(stmt, env)
         return None
+
+    def return_flags(self) -> tuple[str, str]:
+        depth = len(self.stack)
+        return f"_returned{depth}", f"_value{depth}"
+
+    def loop_body(self, node: ast.For | ast.While, env: dict) -> tuple[list[ast.stmt], str | None]:
+        """The loop's body with ``break``/``continue``/``return`` turned into flags, and the flag
+        that stops the loop (None when nothing stops it early)."""
+        if not _jumps(node.body):
+            return node.body, None
+        self.exit_count = getattr(self, "exit_count", 0) + 1
+        exits = Exits(self.exit_count, *self.return_flags())
+        body = [exits.set(exits.skip, ast.Constant(False), node.body[0]), *exits.rewrite(node.body)]
+        if not exits.used_stop:
+            return body, None
+        env[exits.stop] = Lit(False)
+        return body, exits.stop
 
     def at_statement(self, stmt: ast.stmt) -> None:
         from .lower import statement_text
 
+        if not hasattr(stmt, "lineno"):  # a statement the loop rewriting made (pass)
+            return
         self.stmt_line = stmt.lineno
         self.stmt_text = statement_text(self.module.source, stmt)
 
@@ -192,13 +222,21 @@ class ControlLowering:
 
     def carried_names(self, node: ast.AST, body: list[ast.stmt], env: dict, exclude: set[str] = frozenset()) -> list:
         after = loaded_outside(self.fn_nodes[-1], node)
-        return [n for n in stored_names(body) if n not in exclude and (n in env or n in after)]
+        stored = stored_names(body)
+        if _returns(body):  # a nested loop's return sets the function's return flags
+            stored += [n for n in self.return_flags() if n not in stored]
+        return [n for n in stored if n not in exclude and (n in env or n in after)]
 
     # ------------------------------------------------------------------ for
     def stmt_For(self, node: ast.For, env: dict) -> None:
         if node.orelse:
             raise self.error("YS011", "'for ... else' is not supported; use a flag", node)
+        self.stmt_text = self.header_span(node).text  # the bounds are computed before the loop
         space = self.iteration(node, env)
+        if space[0] == "static" and _jumps(node.body):
+            raise self.error(
+                "YS011", "break/continue/return in a loop over a tuple is not supported; loop over range()", node
+            )
         if space[0] == "static":  # a loop over a tuple written in the source: unrolled
             for item in space[1]:
                 self.assign(node.target, item, env)
@@ -207,7 +245,9 @@ class ControlLowering:
             return
         _, start, stop, step, rows, index_target = space
         targets = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
-        carried = self.carried_names(node, node.body, env, targets)
+        self.stmt_text = self.header_span(node).text  # what the loop computes before it starts
+        stmts, stop_flag = self.loop_body(node, env)
+        carried = self.carried_names(node, stmts, env, targets)
         inits = [self.initial(env, n, node) for n in carried]
         region = Tape("for")
         i_var = Var(hint=index_target or "_i")
@@ -230,17 +270,18 @@ class ControlLowering:
                 else:
                     self.assign(node.target, row, body_env)
             self.envs.append(body_env)
+            self.loop_level = getattr(self, "loop_level", 0) + 1
             try:
-                if self.block(node.body, body_env) is not None:  # pragma: no cover - fence refuses
-                    raise self.error("YS012", "'return' inside a loop is not supported", node)
+                self.block(stmts, body_env)
             finally:
                 self.envs.pop()
+                self.loop_level -= 1
             return [self.carry_value(body_env[n], n, node) for n in carried]
 
         region.outputs = self.in_region(region, run)
         free = close_regions([region], [1 + len(carried)])
         outs = [Var(hint=n) for n in carried]
-        params = {"n_carry": len(carried)}
+        params = {"n_carry": len(carried), "exit": carried.index(stop_flag) if stop_flag else -1}
         eqn = region_eqn("for", [start, stop, step, *inits, *free], params, [region], outs, self.header_span(node))
         self.tape.eqns.append(eqn)
         env.update(zip(carried, outs))
@@ -298,7 +339,8 @@ class ControlLowering:
     def stmt_While(self, node: ast.While, env: dict) -> None:
         if node.orelse:
             raise self.error("YS011", "'while ... else' is not supported; use a flag", node)
-        carried = self.carried_names(node, node.body, env)
+        stmts, stop = self.loop_body(node, env)
+        carried = self.carried_names(node, stmts, env)
         inits = [self.initial(env, n, node) for n in carried]
         cond, body = Tape("while_cond"), Tape("while")
         regions = [cond, body]
@@ -315,16 +357,18 @@ class ControlLowering:
 
         def run():
             self.envs.append(body_env)
+            self.loop_level = getattr(self, "loop_level", 0) + 1
             try:
-                self.block(node.body, body_env)
+                self.block(stmts, body_env)
             finally:
                 self.envs.pop()
+                self.loop_level -= 1
             return [self.carry_value(body_env[n], n, node) for n in carried]
 
         body.outputs = self.in_region(body, run)
         free = close_regions(regions, [len(carried), len(carried)])
         outs = [Var(hint=n) for n in carried]
-        params = {"n_carry": len(carried)}
+        params = {"n_carry": len(carried), "exit": carried.index(stop) if stop else -1}
         self.tape.eqns.append(region_eqn("while", [*inits, *free], params, regions, outs, self.header_span(node)))
         env.update(zip(carried, outs))
 
@@ -390,3 +434,81 @@ class ControlLowering:
         span = self.header_span(node) if isinstance(node, ast.stmt) else self.span_at(node)
         self.tape.eqns.append(region_eqn("if", [flag, *free], params, regions, outs, span))
         return outs
+
+
+# ---------------------------------------------------------------------------- break, continue, return
+
+
+def _jumps(stmts: list[ast.stmt], loops: bool = False) -> bool:
+    """The block has a ``break``/``continue`` of this loop (not of a nested one) or a ``return``."""
+    for stmt in stmts:
+        if isinstance(stmt, ast.Return):
+            return True
+        if isinstance(stmt, ast.Break | ast.Continue) and not loops:
+            return True
+        if isinstance(stmt, ast.For | ast.While):
+            if _jumps(stmt.body, True):
+                return True
+        elif isinstance(stmt, ast.If) and (_jumps(stmt.body, loops) or _jumps(stmt.orelse, loops)):
+            return True
+    return False
+
+
+class Exits:
+    """The flags that carry ``break``, ``continue`` and ``return`` out of a loop body.
+
+    ``break`` sets ``skip`` (the rest of this iteration does not run) and ``stop`` (the loop ends
+    after it); ``continue`` sets ``skip``; ``return v`` also sets ``returned`` and ``value``.
+    """
+
+    def __init__(self, n: int, returned: str, value: str):
+        self.skip = f"_skip{n}"
+        self.stop = f"_stop{n}"
+        self.returned = returned
+        self.value = value
+        self.used_stop = False
+
+    def set(self, name: str, value: ast.expr, at: ast.stmt) -> ast.stmt:
+        return ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], value), at)
+
+    def rewrite(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
+        """The block with jumps turned into flag assignments and the statements after a possible
+        jump guarded by ``if skip: pass else: ...``."""
+        out: list[ast.stmt] = []
+        for idx, stmt in enumerate(stmts):
+            true = ast.Constant(True)
+            if isinstance(stmt, ast.Continue):
+                out.append(self.set(self.skip, true, stmt))
+                return out
+            if isinstance(stmt, ast.Break):
+                self.used_stop = True
+                out += [self.set(self.skip, true, stmt), self.set(self.stop, true, stmt)]
+                return out
+            if isinstance(stmt, ast.Return):
+                self.used_stop = True
+                out += [
+                    self.set(self.value, stmt.value, stmt),
+                    self.set(self.returned, true, stmt),
+                    self.set(self.skip, true, stmt),
+                    self.set(self.stop, true, stmt),
+                ]
+                return out
+            if isinstance(stmt, ast.If) and _jumps([stmt]):
+                out.append(
+                    ast.copy_location(ast.If(stmt.test, self.rewrite(stmt.body), self.rewrite(stmt.orelse)), stmt)
+                )
+            elif isinstance(stmt, ast.For | ast.While) and _jumps(stmt.body, True):
+                # a nested loop that returns: it sets `returned` and stops itself; this one stops too
+                self.used_stop = True
+                out.append(stmt)
+                flags = [self.set(self.skip, ast.Constant(True), stmt), self.set(self.stop, ast.Constant(True), stmt)]
+                out.append(ast.copy_location(ast.If(ast.Name(self.returned, ast.Load()), flags, []), stmt))
+            else:
+                out.append(stmt)
+                continue
+            rest = self.rewrite(stmts[idx + 1 :])
+            if rest:
+                guard = ast.If(ast.Name(self.skip, ast.Load()), [ast.Pass()], rest)
+                out.append(ast.copy_location(guard, stmts[idx + 1]))
+            return out
+        return out

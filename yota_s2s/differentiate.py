@@ -321,6 +321,10 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
     tape.outputs = list(body.outputs) + grads
     tape = optimize(tape, table)
     carried_inputs = {i.var.id for i in body.inputs[first : first + k]}
+    # a for loop that may stop early is replayed from its stack: the index is saved, not recomputed
+    early = eqn.prim == "for" and eqn.params.get("exit", -1) >= 0
+    if early:
+        carried_inputs.add(body.inputs[0].var.id)
     fwd, bwd, saved = _split(tape, k, carried_inputs)
     # a carried value saved for the backward sweep gets its own variable there
     subst = {v.id: Var(hint=v.hint) for v in saved if v.id in carried_inputs}
@@ -329,7 +333,7 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
     seed_inputs = [i for i in tape.inputs if i.path[0] == "#seed"]
     acc_inputs = tape.inputs[len(tape.inputs) - len(accs) :]
     bwd_inputs = (
-        body.inputs[:first]
+        body.inputs[: 0 if early else first]
         + [Input(v, ("#saved", str(n))) for n, v in enumerate(bwd_saved)]
         + seed_inputs
         + acc_inputs
@@ -352,9 +356,9 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
         # named after the values they are adjoints of: the loop's results, then the free values
         primals = [o for o, f in zip(eqn.outs, carried_act) if f] + [a for a, f in zip(free_args, free_act) if f]
         outs = [Var(grad_of=a if isinstance(a, Var) else None) for a in primals]
-        lead_args = list(eqn.args[:lead]) + [stack]
+        lead_args = [stack] if early else list(eqn.args[:lead]) + [stack]
         back = Eqn(
-            eqn.prim + "_back",
+            "while_back" if early else eqn.prim + "_back",
             [*lead_args, *douts, *zeros, *_read_or_none(free_args, list(free_inputs), [bwd_region])],
             {"n_carry": len(outs), "n_saved": len(saved)},
             outs,

@@ -458,16 +458,24 @@ class _FunctionEmitter:
                 continue
             if outputs[:n_out].count(a) != 1 or a.id in self.inplace:
                 continue
-            if inp is not None:
-                if any(o is inp for i, o in enumerate(outputs[:n_out]) if i != j):
-                    continue
-                read = last_read.get(inp.id, -1)
-                if pushed is not None and any(o is inp for o in outputs[n_out:]):
-                    read = max(read, pushed + 1)  # the push statement is written after equation `pushed`
-                if read > when(position[a.id]) or read >= end:
-                    continue
+            # the inputs that go by the same name (a carried value; a value bound to an outer name)
+            same = [i.var for i in region.inputs if self.names.get(i.var.id) == name]
+            if inp is not None and inp not in same:
+                same.append(inp)
+            if any(self.clobbers(v, a, j, outputs, n_out, pushed, last_read, when(position[a.id]), end) for v in same):
+                continue
             preset[a.id] = name
         return preset
+
+    @staticmethod
+    def clobbers(inp, a, j, outputs, n_out, pushed, last_read, defined, end) -> bool:
+        """Naming ``a`` (output ``j``) like input ``inp`` would overwrite ``inp`` while it is still read."""
+        if any(o is inp for i, o in enumerate(outputs[:n_out]) if i != j):
+            return True
+        read = last_read.get(inp.id, -1)
+        if pushed is not None and any(o is inp for o in outputs[n_out:]):
+            read = max(read, pushed + 1)  # the push statement is written after equation `pushed`
+        return read > defined or read >= end
 
     def section_of(self, region: Tape) -> str:
         return region.eqns[0].section if region.eqns else "forward"
@@ -538,6 +546,8 @@ class _FunctionEmitter:
                 body.append((sec, None, f"{stack_name}.pop()", inner))
         start = len(body)
         self.region_body(region, list(zip([i.var for i in carried_inputs], names)), k, inner, body, stack)
+        if eqn.params.get("exit", -1) >= 0:  # break, or a return, ends the loop
+            body.append((sec, None, f"if {names[eqn.params['exit']]}:\n    break", inner))
         if len(body) == start and not (back and n_saved):
             body.append((sec, None, "pass", inner))
 

@@ -25,7 +25,7 @@ CODES: dict[str, str] = {
     "YS006": "the output file cannot be written",
     "YS010": "unsupported statement",
     "YS011": "an unsupported form of loop (for/while ... else, zip() over arrays)",
-    "YS012": "return inside a loop",
+    "YS012": "not raised any more: branches and returns anywhere are supported",
     "YS013": "try/with/raise are not supported",
     "YS014": "nested functions, lambdas and classes inside functions are not supported",
     "YS015": "global/nonlocal are not supported",

@@ -233,7 +233,9 @@ class _Checker(ast.NodeVisitor):
             self.error("YS018", "this statement's value is unused: a bare call only matters for side effects", node)
 
     def visit_Return(self, node: ast.Return) -> None:
-        if node.value is not None:
+        if node.value is None:
+            self.error("YS021", "'return' needs a value: the function's result", node)
+        else:
             self.visit(node.value)
 
     def visit_Pass(self, node: ast.Pass) -> None:
@@ -259,13 +261,12 @@ class _Checker(ast.NodeVisitor):
         if node.orelse:
             self.error("YS011", f"'{'for' if isinstance(node, ast.For) else 'while'} ... else' is not supported", node)
         for stmt in node.body:
-            for inner in ast.walk(stmt):
-                if isinstance(inner, ast.Return):
-                    self.error("YS012", "'return' inside a loop is not supported yet; set a flag and break", inner)
             self.visit(stmt)
 
-    visit_Break = _refuse("YS011", "'break' is not supported yet")
-    visit_Continue = _refuse("YS011", "'continue' is not supported yet")
+    def visit_Break(self, node: ast.Break) -> None:
+        pass
+
+    visit_Continue = visit_Break
     visit_AsyncFor = _refuse("YS016", "async code is not supported")
     visit_Try = _refuse("YS013", "try/except is not supported: the gradient cannot follow exceptions")
     visit_TryStar = visit_Try
