@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import fcntl
 import io
 import os
 import re
@@ -226,6 +227,13 @@ def _stable(text: str) -> str:
 
 
 def main() -> int:
+    # one render at a time on a machine: every render uses the same scratch folder
+    with open(str(SCRATCH) + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _main()
+
+
+def _main() -> int:
     check = "--check" in sys.argv
     stale = []
     for template in sorted(SRC.glob("*.md.in")):

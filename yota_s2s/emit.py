@@ -174,18 +174,21 @@ class _FunctionEmitter:
             for eqn in t.eqns:
                 if eqn.regions:
                     self.plan_control(t, eqn)
+        self.chains(tapes)
+        # a branch that adds into a buffer of a group adds in place too; its result stays in the group
         for t in tapes:
             for eqn in t.eqns:
-                if eqn.prim != "index_add" or not isinstance(eqn.args[0], Var):
+                if eqn.prim != "if_back" or not eqn.params.get("accs"):
                     continue
-                buf = eqn.args[0]
-                if self.uses.get(buf.id, 0) != 1:
-                    continue
-                src = self.defs.get(buf.id)
-                if src is not None and src.prim == "zeros_like":
-                    self.inplace[buf.id] = buf.id
-                if buf.id in self.inplace:
-                    self.inplace[eqn.out.id] = self.inplace[buf.id]
+                accs = eqn.params["accs"]
+                for n, (j, buf) in enumerate(zip(accs, eqn.args[len(eqn.args) - len(accs) :])):
+                    if not isinstance(buf, Var) or self.uses.get(buf.id) != 1 or buf.id not in self.inplace:
+                        continue
+                    self.inplace[eqn.outs[j].id] = self.inplace[buf.id]
+                    for r in eqn.regions:
+                        acc_in = r.inputs[len(r.inputs) - len(accs) + n].var
+                        self.inplace[acc_in.id] = acc_in.id
+        self.chains(tapes)
         # the name of a group: a member's user name or gradient name, the last one first
         self.group_var: dict[int, Var] = {}
         for t in tapes:
@@ -207,6 +210,21 @@ class _FunctionEmitter:
                     flag = eqn.regions[0].outputs[0]
                     if isinstance(flag, Var) and self.can_inline(flag, None, 0, outputs):
                         self.inline.add(flag.id)
+
+    def chains(self, tapes: list[Tape]) -> None:
+        """Extend in-place groups along single-use ``index_add`` chains."""
+        for t in tapes:
+            for eqn in t.eqns:
+                if eqn.prim != "index_add" or not isinstance(eqn.args[0], Var):
+                    continue
+                buf = eqn.args[0]
+                if self.uses.get(buf.id, 0) != 1:
+                    continue
+                src = self.defs.get(buf.id)
+                if src is not None and src.prim == "zeros_like":
+                    self.inplace[buf.id] = buf.id
+                if buf.id in self.inplace:
+                    self.inplace[eqn.out.id] = self.inplace[buf.id]
 
     def can_inline(self, a: Atom, user: Eqn | None, i: int, outputs: set[int]) -> bool:
         if not isinstance(a, Var) or self.uses.get(a.id) != 1 or a.id in outputs:
@@ -232,14 +250,16 @@ class _FunctionEmitter:
         k = eqn.params["n_carry"]
         region = eqn.regions[-1]
         first = _first_carried(eqn)
+        inputs = {i.var.id for i in tape.inputs} if tape is not self.tape else set()
         for j, (init, out) in enumerate(zip(eqn.args[lead : lead + k], eqn.outs)):
-            if not isinstance(init, Var) or self.uses.get(init.id) != 1 or self.home.get(init.id) is not tape:
+            if not isinstance(init, Var) or self.uses.get(init.id) != 1:
                 continue
-            d = self.defs[init.id]
-            if d.regions:
+            d = self.defs.get(init.id)
+            if not (init.id in inputs or (d is not None and self.home.get(init.id) is tape and not d.regions)):
                 continue
             self.alias[init.id] = out
-            if d.prim == "zeros_like" and eqn.prim.endswith("_back"):
+            fresh = d is not None and d.prim == "zeros_like"
+            if eqn.prim.endswith("_back") and (fresh or init.id in self.inplace):
                 carried = region.inputs[first + j].var
                 self.inplace[carried.id] = carried.id
 
@@ -505,7 +525,8 @@ class _FunctionEmitter:
                 for inp, name in zip(r.inputs[:k], names):
                     self.names[inp.var.id] = name
         stack = None
-        if not back and len(eqn.outs) > k and self.uses.get(eqn.outs[k].id):
+        replayed = eqn.prim == "while" or eqn.params.get("exit", -1) >= 0  # the stack counts the iterations
+        if not back and len(eqn.outs) > k and self.uses.get(eqn.outs[k].id) and (n_saved or replayed):
             stack = self.fresh("_stack")
             self.names[eqn.outs[k].id] = stack
             body.append((sec, None, f"{stack} = []", depth))
@@ -568,7 +589,10 @@ class _FunctionEmitter:
         free = eqn.args[lead + (k if back else 0) :]
         seeds = eqn.args[lead : lead + k] if back else []
         outs = eqn.outs if back else eqn.outs[:k]
-        names = [preset.get(o.id) or self.name_for(o) for o in outs]
+        names = [
+            self.names[self.inplace[o.id]] if o.id in self.inplace else preset.get(o.id) or self.name_for(o)
+            for o in outs
+        ]
         for o, name in zip(outs, names):
             self.names[o.id] = name
         saved_name = None
@@ -586,9 +610,10 @@ class _FunctionEmitter:
                 for inp, a in zip(region.inputs, free):
                     self.bind(inp.var, a, depth, body, sec)
         flag = ast.unparse(self.atom(eqn.args[0]))
+        parts: list[list] = []
         for b, region in enumerate(eqn.regions):
-            body.append((sec, eqn.span if b == 0 else None, f"if {flag}:" if b == 0 else "else:", depth))
-            start = len(body)
+            part: list = []
+            parts.append(part)
             if back and n_saved[b]:
                 saved = region.inputs[: n_saved[b]]
                 for inp in saved:
@@ -597,15 +622,25 @@ class _FunctionEmitter:
                 targets = ", ".join(self.names[i.var.id] for i in saved)
                 stack = self.names[eqn.args[1].id]
                 targets = f"({targets},)" if len(saved) == 1 else targets
-                body.append((sec, None, f"{targets} = {stack}", depth + 1))
+                part.append((sec, None, f"{targets} = {stack}", depth + 1))
             n_out = len(outs)
-            self.region_body(region, [(None, n) for n in names], n_out, depth + 1, body)
+            self.region_body(region, [(None, n) for n in names], n_out, depth + 1, part)
             if saved_name is not None:
                 values = [ast.unparse(self.atom(a)) for a in region.outputs[k:]]
                 item = "(" + ", ".join(values) + ("," if len(values) == 1 else "") + ")"
-                body.append((sec, None, f"{saved_name} = {item}", depth + 1))
-            if len(body) == start:
-                body.append((sec, None, "pass", depth + 1))
+                part.append((sec, None, f"{saved_name} = {item}", depth + 1))
+        then, other = parts
+        if not then and not other:
+            return
+        if not then:  # only the else side does something
+            test = eqn.args[0]
+            flag = ast.unparse(ast.UnaryOp(ast.Not(), self.atom(test)))
+            then, other = other, []
+        body.append((sec, eqn.span, f"if {flag}:", depth))
+        body.extend(then)
+        if other:
+            body.append((sec, None, "else:", depth))
+            body.extend(other)
 
     def add_in_place(self, target: ast.Name, eqn: Eqn) -> ast.stmt:
         """``dx[3] += g`` for a constant basic index; ``np.add.at(dx, i, g)`` for a computed one

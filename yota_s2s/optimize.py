@@ -30,7 +30,7 @@ inputs).
 
 from __future__ import annotations
 
-from .ir import Atom, Eqn, Lit, Tape, Var
+from .ir import Atom, Eqn, Input, Lit, Tape, Var, uses
 from .lower import fold_constant
 from .ruledsl import RuleTable
 from .shapes import ShapeClasses, shape_classes
@@ -105,6 +105,7 @@ class _Rewriter:
         self.current: Eqn | None = None
 
     def run(self) -> tuple[Tape, bool]:
+        self.old_uses = uses(self.old)
         for eqn in self.old.eqns:
             self.current = eqn
             args = [self.resolve(a) for a in eqn.args]
@@ -251,13 +252,83 @@ class _Rewriter:
         if a is b:
             return "mul", [Lit(2), a], {}
         for acc, part in ((a, b), (b, a)):
-            ia = self.def_of(part, "index_add")
-            if ia is None:
-                continue
-            z = self.def_of(ia.args[0], "zeros_like")
+            z = self.def_of(part, "zeros_like")
             if z is not None and self.cls(acc) == self.cls(z.args[0]):
-                return "index_add", [acc, *ia.args[1:]], dict(ia.params)
+                return acc
+        for acc, part in ((a, b), (b, a)):
+            if not isinstance(part, Var) or self.old_uses.get(part.id, 0) != 1:
+                continue
+            d = self.defs.get(part.id)
+            if d is not None and d.prim == "if_back" and self.before(acc, d):
+                return self.accumulate_in_branches(d, part, acc)
+            if d is not None and d.prim in ("for_back", "while_back") and self.before(acc, d):
+                folded = self.accumulate_in_loop(d, part, acc)
+                if folded is not None:
+                    return folded
+        for acc, part in ((a, b), (b, a)):
+            # acc + index_add(...index_add(zeros_like(x), g1, i1)..., gn, in): add g1..gn into acc
+            chain = []
+            ia = self.def_of(part, "index_add")
+            while ia is not None:
+                chain.append(ia)
+                ia = self.def_of(ia.args[0], "index_add")
+            if not chain:
+                continue
+            z = self.def_of(chain[-1].args[0], "zeros_like")
+            if z is not None and self.cls(acc) == self.cls(z.args[0]):
+                total = acc
+                for ia in reversed(chain[1:]):
+                    total = self.emit("index_add", [total, *ia.args[1:]], dict(ia.params))
+                return "index_add", [total, *chain[0].args[1:]], dict(chain[0].params)
         return self._lazy_scalar("add", args)
+
+    def accumulate_in_loop(self, eqn: Eqn, out: Var, acc: Atom) -> Atom | None:
+        """``acc + loop_back(...)[j]`` where the loop's accumulator ``j`` starts from ``zeros_like``:
+        start it from ``acc`` instead."""
+        from .control import LEADING
+
+        j = eqn.outs.index(out)
+        at = LEADING[eqn.prim] + j
+        z = self.def_of(eqn.args[at], "zeros_like")
+        if z is None or self.cls(acc) != self.cls(z.args[0]):
+            return None
+        args = list(eqn.args)
+        args[at] = acc
+        new = Eqn(eqn.prim, args, dict(eqn.params), list(eqn.outs), eqn.span, eqn.regions, eqn.section)
+        self.new.eqns[self.new.eqns.index(eqn)] = new
+        for o in new.outs:
+            self.defs[o.id] = new
+        self.changed = True
+        return out
+
+    def before(self, a: Atom, eqn: Eqn) -> bool:
+        """``a`` is available where ``eqn`` stands in the new tape."""
+        if not isinstance(a, Var) or a.id not in self.defs:
+            return True  # a constant or an input
+        d = self.defs[a.id]
+        return self.new.eqns.index(d) < self.new.eqns.index(eqn)
+
+    def accumulate_in_branches(self, eqn: Eqn, out: Var, acc: Atom) -> Atom:
+        """``acc + if_back(...)[j]``: each branch adds its contribution to ``acc`` itself, so that a
+        gradient buffer is updated in place (``np.add.at(dx, i, g)``) instead of being rebuilt."""
+        j = eqn.outs.index(out)
+        regions = []
+        for r in eqn.regions:
+            acc_in = Var()
+            contribution = r.outputs[j]
+            region = Tape(r.name, [*r.inputs, Input(acc_in, ("#acc", str(acc_in.id)))], list(r.eqns), list(r.outputs))
+            region.meta = {**r.meta, "same_shape": {**r.meta.get("same_shape", {}), acc_in.id: contribution}}
+            total = Var()
+            region.eqns.append(Eqn("add", [acc_in, contribution], {}, [total], eqn.span, (), "backward"))
+            region.outputs[j] = total
+            regions.append(_optimize_region(region, self.table, self.reduce_powers))
+        params = {**eqn.params, "accs": (*eqn.params.get("accs", ()), j)}
+        new = Eqn(eqn.prim, [*eqn.args, acc], params, list(eqn.outs), eqn.span, tuple(regions), eqn.section)
+        self.new.eqns[self.new.eqns.index(eqn)] = new
+        for o in new.outs:
+            self.defs[o.id] = new
+        self.changed = True
+        return out
 
     def simplify_sub(self, args: list[Atom], params: dict):
         a, b = args
