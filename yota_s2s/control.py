@@ -512,3 +512,25 @@ class Exits:
                 out.append(ast.copy_location(guard, stmts[idx + 1]))
             return out
         return out
+
+
+def bound_inputs(eqn: Eqn) -> list[tuple[Var, Atom]]:
+    """The region inputs of a loop or branch that stand for an outer value (not carried, not saved),
+    each with that value."""
+    k = eqn.params.get("n_carry", 0)
+    lead = LEADING[eqn.prim]
+    pairs: list[tuple[Var, Atom]] = []
+    for n, region in enumerate(eqn.regions):
+        if eqn.prim == "if":
+            skip, args = 0, eqn.args[1:]
+        elif eqn.prim == "if_back":
+            skip, args = eqn.params["n_saved"][n], eqn.args[2:]
+        else:
+            carried_at = {"for": 1, "for_back": 1 + eqn.params.get("n_saved", 0)}.get(eqn.prim, 0)
+            if eqn.prim == "while_back":
+                carried_at = eqn.params.get("n_saved", 0)
+            if eqn.prim == "while" and region is eqn.regions[0]:
+                carried_at = 0
+            skip, args = carried_at + k, eqn.args[lead + k :]
+        pairs.extend((i.var, a) for i, a in zip(region.inputs[skip:], args))
+    return pairs

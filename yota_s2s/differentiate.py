@@ -341,6 +341,8 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
     )
     bwd_region = Tape(body.name + "_back", bwd_inputs, bwd, list(tape.outputs[k:]), meta={"region": True})
     substitute(bwd_region, subst)
+    if early and body.inputs[0].var.id in subst:  # the saved copy of the loop index is an integer
+        bwd_region.meta["index_vars"] = [subst[body.inputs[0].var.id].id]
     stack = Var(hint="_stack")
     params = {**eqn.params, "n_saved": len(saved)}
     new = Eqn(eqn.prim, list(eqn.args), params, [*eqn.outs, stack], eqn.span, (*eqn.regions[:-1], fwd_region))

@@ -23,7 +23,7 @@ import keyword
 from dataclasses import dataclass
 
 from .backend import Backend, constant, helper_closure, helper_for, helper_names, helper_source, index_expr
-from .control import LEADING
+from .control import LEADING, bound_inputs
 from .errors import located
 from .fence import Module
 from .ir import Atom, Eqn, Lit, Tape, Var
@@ -174,6 +174,17 @@ class _FunctionEmitter:
             for eqn in t.eqns:
                 if eqn.regions:
                     self.plan_control(t, eqn)
+        # the index of a for loop (and its saved copies): one integer per iteration
+        self.index_vars: set[int] = set()
+        for t in tapes:
+            for eqn in t.eqns:
+                if eqn.prim in ("for", "for_back"):
+                    self.index_vars.add(eqn.regions[-1].inputs[0].var.id)
+                for r in eqn.regions:
+                    self.index_vars.update(r.meta.get("index_vars", ()))
+                for inner, outer in bound_inputs(eqn) if eqn.regions else ():
+                    if isinstance(outer, Var) and outer.id in self.index_vars:
+                        self.index_vars.add(inner.id)
         self.chains(tapes)
         # a branch that adds into a buffer of a group adds in place too; its result stays in the group
         for t in tapes:
@@ -647,8 +658,9 @@ class _FunctionEmitter:
         (an index array may repeat an index: each occurrence adds)."""
         g = self.atom(eqn.args[1])
         dynamic = [self.atom(a) for a in eqn.args[2:]]
-        if not dynamic:
-            where = ast.Subscript(target, index_expr(eqn.params["index"]), ast.Store())
+        if not dynamic or all(isinstance(a, Var) and a.id in self.index_vars for a in eqn.args[2:]):
+            # constant indices, or a loop's index (one integer: it cannot repeat)
+            where = ast.Subscript(target, index_expr(eqn.params["index"], dynamic), ast.Store())
             return ast.AugAssign(where, ast.Add(), g)
         buf = ast.Name(target.id, ast.Load())
         call = ast.Call(self.backend.attr("add.at"), [buf, self.backend.index_value(eqn.params, dynamic), g], [])
