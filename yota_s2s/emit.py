@@ -31,6 +31,9 @@ from .lower import MODULE_CONSTANTS, canonical_name
 from .ruledsl import RuleTable
 
 _PYTHON_ARITHMETIC = {"add", "sub", "mul", "truediv", "power", "neg"}
+#: Equations nested into one expression at most: a sum of 5,000 terms is written as
+#: statements of 200 (in order, so it rounds the same) that Python compiles at any recursion limit.
+_MAX_NESTING = 200
 
 
 @dataclass
@@ -193,15 +196,21 @@ class _FunctionEmitter:
                 root = self.inplace.get(eqn.out.id)
                 if root is not None and (eqn.out.hint or eqn.out.grad_of or root not in self.group_var):
                     self.group_var[root] = eqn.out
-        # single-use temporaries written inline into their user on the same line
+        # single-use temporaries written inline into their user on the same line, at most
+        # _MAX_NESTING deep (Python's compiler and parser recurse on nesting)
         self.inline: set[int] = set()
+        nesting: dict[int, int] = {}
         for t in tapes:
             for eqn in t.eqns:
+                depth = 1
                 for i, a in enumerate(eqn.args):
                     if eqn.regions and i >= _INLINE_ARGS.get(eqn.prim, 0):
                         continue  # a loop's or branch's values are bound to names
-                    if self.can_inline(a, eqn, i, outputs):
+                    if self.can_inline(a, eqn, i, outputs) and nesting.get(a.id, 1) < _MAX_NESTING:
                         self.inline.add(a.id)
+                        depth = max(depth, nesting.get(a.id, 1) + 1)
+                for o in eqn.outs:
+                    nesting[o.id] = depth
             for eqn in t.eqns:
                 if eqn.prim == "while":  # the condition, written in the while statement when it can be
                     flag = eqn.regions[0].outputs[0]
