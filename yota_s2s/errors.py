@@ -101,7 +101,9 @@ def position(node: object, source: str) -> tuple[int, int, str]:
     lines = _lines(source)
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     # ast columns count UTF-8 bytes; diagnostics count characters.
-    col = len(text.encode()[:offset].decode(errors="replace")) + 1 if text else offset + 1
+    if not text or text.isascii():  # (isascii is O(1): long lines are not re-encoded per node)
+        return line, offset + 1, text
+    col = len(text.encode()[:offset].decode(errors="replace")) + 1
     return line, col, text
 
 
