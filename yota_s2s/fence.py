@@ -14,6 +14,7 @@ every function they reach, all at once, each with its location::
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from .errors import UserError, UserErrors, located
@@ -127,7 +128,7 @@ def _called_names(fn: ast.FunctionDef, imports: dict[str, str]) -> tuple[set[str
     """
     names = set()
     generator = False
-    for node in ast.walk(fn):
+    for node in _nodes(fn):
         if isinstance(node, ast.Yield | ast.YieldFrom):
             generator = True
         elif isinstance(node, ast.Call):
@@ -141,6 +142,20 @@ def _called_names(fn: ast.FunctionDef, imports: dict[str, str]) -> tuple[set[str
                 if not (isinstance(base, ast.Name) and base.id in imports):
                     names.add(func.attr)
     return names, generator
+
+
+def _nodes(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every node of ``tree``, in no particular order (``ast.walk`` without its generators)."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                todo.extend(v for v in value if isinstance(v, ast.AST))
+            elif isinstance(value, ast.AST):
+                todo.append(value)
 
 
 def _methods(module: Module) -> dict[str, list[ast.FunctionDef]]:
@@ -184,6 +199,25 @@ class _Checker(ast.NodeVisitor):
 
     def error(self, code: str, message: str, node: ast.AST) -> None:
         self.errors.append(located(code, message, node, self.module.path, self.module.source))
+
+    def visit(self, node: ast.AST) -> None:  # NodeVisitor's, with the method looked up once per class
+        method = _DISPATCH.get(type(node), _UNSEEN)
+        if method is _UNSEEN:
+            method = _DISPATCH[type(node)] = getattr(_Checker, "visit_" + type(node).__name__, None)
+        if method is None:
+            self.generic_visit(node)
+        else:
+            method(self, node)
+
+    def generic_visit(self, node: ast.AST) -> None:  # NodeVisitor's, without iter_fields
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.visit(item)
+            elif isinstance(value, ast.AST):
+                self.visit(value)
 
     def check_function(self, fn: ast.FunctionDef) -> None:
         a = fn.args
@@ -339,6 +373,8 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
 
 
+_DISPATCH: dict[type, object] = {}  # node class -> _Checker.visit_<class> or None (generic_visit)
+_UNSEEN = object()
 _COMPARE_OK = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 _BINOPS_OK = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.MatMult)
 _OPNAMES = {
