@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import keyword
+import symtable
 from dataclasses import dataclass
 
 from .backend import Backend, constant, helper_closure, helper_for, helper_names, helper_source, index_expr
@@ -31,6 +32,9 @@ from .lower import MODULE_CONSTANTS, canonical_name
 from .ruledsl import RuleTable
 
 _PYTHON_ARITHMETIC = {"add", "sub", "mul", "truediv", "power", "neg"}
+#: Equations nested into one expression at most: a sum of 5,000 terms is written as
+#: statements of 200 (in order, so it rounds the same) that Python compiles at any recursion limit.
+_MAX_NESTING = 200
 
 
 @dataclass
@@ -73,7 +77,7 @@ def emit_module(tapes: list[Tape], module: Module, table: RuleTable, backend: Ba
     blocks = [helper_source(h, backend) for h in helper_closure(helpers)] + functions
     body = "\n\n\n".join(blocks)
     modules = {m: f"import {m}" for m in imports}  # other libraries' functions (scipy.special, a user's)
-    if any(isinstance(n, ast.Name) and n.id == backend.alias for n in ast.walk(ast.parse(body))):
+    if _uses_name(body, backend.alias):
         modules[backend.module] = f"import {backend.module} as {backend.alias}"
     lines.extend(modules[m] for m in sorted(modules))  # one block, sorted as isort sorts it
     return "\n".join(lines) + "\n\n\n" + body + "\n"
@@ -103,6 +107,24 @@ def _first_carried(eqn: Eqn) -> int:
 
 def _is_lit(a: Atom, value: int) -> bool:
     return isinstance(a, Lit) and type(a.value) is int and a.value == value
+
+
+def _uses_name(source: str, name: str) -> bool:
+    """``name`` is read or written as a variable in ``source`` (not as an attribute, a string or
+    in a comment), from the symbol tables of its scopes: cheaper than walking a parsed tree.
+
+    >>> _uses_name("def f(x):\\n    # np\\n    return x.np + 'np'\\n", "np"), _uses_name("def f(x):\\n    return np.exp(x)\\n", "np")
+    (False, True)
+    """
+    todo = [symtable.symtable(source, "<generated>", "exec")]
+    while todo:
+        table = todo.pop()
+        if name in table.get_identifiers():
+            symbol = table.lookup(name)
+            if symbol.is_referenced() or (symbol.is_assigned() and not symbol.is_namespace()):
+                return True
+        todo.extend(table.get_children())
+    return False
 
 
 class _FunctionEmitter:
@@ -207,15 +229,21 @@ class _FunctionEmitter:
                 root = self.inplace.get(eqn.out.id)
                 if root is not None and (eqn.out.hint or eqn.out.grad_of or root not in self.group_var):
                     self.group_var[root] = eqn.out
-        # single-use temporaries written inline into their user on the same line
+        # single-use temporaries written inline into their user on the same line, at most
+        # _MAX_NESTING deep (Python's compiler and parser recurse on nesting)
         self.inline: set[int] = set()
+        nesting: dict[int, int] = {}
         for t in tapes:
             for eqn in t.eqns:
+                depth = 1
                 for i, a in enumerate(eqn.args):
                     if eqn.regions and i >= _INLINE_ARGS.get(eqn.prim, 0):
                         continue  # a loop's or branch's values are bound to names
-                    if self.can_inline(a, eqn, i, outputs):
+                    if self.can_inline(a, eqn, i, outputs) and nesting.get(a.id, 1) < _MAX_NESTING:
                         self.inline.add(a.id)
+                        depth = max(depth, nesting.get(a.id, 1) + 1)
+                for o in eqn.outs:
+                    nesting[o.id] = depth
             for eqn in t.eqns:
                 if eqn.prim == "while":  # the condition, written in the while statement when it can be
                     flag = eqn.regions[0].outputs[0]

@@ -13,6 +13,7 @@ Errors that are bugs of the tool are ``InternalError`` and are printed as such.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 #: Every user-facing error code and its one-line meaning (the docs table mirrors it).
@@ -97,8 +98,16 @@ def position(node: object, source: str) -> tuple[int, int, str]:
     """(1-based line, 1-based character column, the line's text) of an ``ast`` node."""
     line = getattr(node, "lineno", 0) or 0
     offset = getattr(node, "col_offset", 0) or 0
-    lines = source.splitlines()
+    lines = _lines(source)
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     # ast columns count UTF-8 bytes; diagnostics count characters.
-    col = len(text.encode()[:offset].decode(errors="replace")) + 1 if text else offset + 1
+    if not text or text.isascii():  # (isascii is O(1): long lines are not re-encoded per node)
+        return line, offset + 1, text
+    col = len(text.encode()[:offset].decode(errors="replace")) + 1
     return line, col, text
+
+
+@functools.lru_cache(maxsize=4)
+def _lines(source: str) -> list[str]:
+    """``source.splitlines()``, split once per source (lowering asks for a position per equation)."""
+    return source.splitlines()

@@ -14,6 +14,7 @@ every function they reach, all at once, each with its location::
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from .errors import UserError, UserErrors, located
@@ -34,6 +35,7 @@ class Module:
     imports: dict[str, str] = field(default_factory=dict)
     constants: dict[str, object] = field(default_factory=dict)
     selected: list[str] = field(default_factory=list)
+    walked: dict[int, tuple[set[str], bool]] = field(default_factory=dict, repr=False)  # see _walk
 
     def line(self, n: int) -> str:
         lines = self.source.splitlines()
@@ -110,14 +112,26 @@ def _tuples(value: object) -> object:
     return value
 
 
-def _called_names(fn: ast.FunctionDef, imports: dict[str, str]) -> set[str]:
-    """Names this function may call in the same file: ``helper(x)`` and methods ``m.forward(x)``.
+def _walk(module: Module, fn: ast.FunctionDef) -> tuple[set[str], bool]:
+    """``(_called_names(fn), fn is a generator)``, from one walk of ``fn`` per module."""
+    facts = module.walked.get(id(fn))
+    if facts is None:
+        facts = module.walked[id(fn)] = _called_names(fn, module.imports)
+    return facts
+
+
+def _called_names(fn: ast.FunctionDef, imports: dict[str, str]) -> tuple[set[str], bool]:
+    """Names this function may call in the same file: ``helper(x)`` and methods ``m.forward(x)``;
+    and whether it is a generator (has a ``yield``).
 
     ``np.mean(x)`` is a library call (``np`` is an import), not a call of the file's own ``mean``.
     """
     names = set()
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Call):
+    generator = False
+    for node in _nodes(fn):
+        if isinstance(node, ast.Yield | ast.YieldFrom):
+            generator = True
+        elif isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Name):
                 names.add(func.id)
@@ -127,7 +141,21 @@ def _called_names(fn: ast.FunctionDef, imports: dict[str, str]) -> set[str]:
                     base = base.value
                 if not (isinstance(base, ast.Name) and base.id in imports):
                     names.add(func.attr)
-    return names
+    return names, generator
+
+
+def _nodes(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every node of ``tree``, in no particular order (``ast.walk`` without its generators)."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                todo.extend(v for v in value if isinstance(v, ast.AST))
+            elif isinstance(value, ast.AST):
+                todo.append(value)
 
 
 def _methods(module: Module) -> dict[str, list[ast.FunctionDef]]:
@@ -142,7 +170,7 @@ def _methods(module: Module) -> dict[str, list[ast.FunctionDef]]:
 def _entry_points(module: Module) -> list[str]:
     called: set[str] = set()
     for fn in [*module.functions.values(), *(m for ms in _methods(module).values() for m in ms)]:
-        called |= _called_names(fn, module.imports) - {fn.name}
+        called |= _walk(module, fn)[0] - {fn.name}
     return [name for name in module.functions if not name.startswith("_") and name not in called]
 
 
@@ -155,7 +183,7 @@ def _reachable(module: Module) -> list[ast.FunctionDef]:
         if id(fn) in seen:
             continue
         seen[id(fn)] = fn
-        for name in _called_names(fn, module.imports):
+        for name in _walk(module, fn)[0]:
             if name in module.functions:
                 todo.append(module.functions[name])
             todo.extend(methods.get(name, []))
@@ -172,6 +200,25 @@ class _Checker(ast.NodeVisitor):
     def error(self, code: str, message: str, node: ast.AST) -> None:
         self.errors.append(located(code, message, node, self.module.path, self.module.source))
 
+    def visit(self, node: ast.AST) -> None:  # NodeVisitor's, with the method looked up once per class
+        method = _DISPATCH.get(type(node), _UNSEEN)
+        if method is _UNSEEN:
+            method = _DISPATCH[type(node)] = getattr(_Checker, "visit_" + type(node).__name__, None)
+        if method is None:
+            self.generic_visit(node)
+        else:
+            method(self, node)
+
+    def generic_visit(self, node: ast.AST) -> None:  # NodeVisitor's, without iter_fields
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.visit(item)
+            elif isinstance(value, ast.AST):
+                self.visit(value)
+
     def check_function(self, fn: ast.FunctionDef) -> None:
         a = fn.args
         if a.vararg or a.kwarg:
@@ -182,7 +229,7 @@ class _Checker(ast.NodeVisitor):
         body = list(fn.body)
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
             body = body[1:]  # docstring
-        generator = any(isinstance(n, ast.Yield | ast.YieldFrom) for n in ast.walk(fn))
+        generator = _walk(self.module, fn)[1]
         if not generator and not _ends_with_return(body):
             last = body[-1] if body else fn
             self.error("YS021", f"{fn.name}() must end with 'return <value>'", last)
@@ -326,6 +373,8 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
 
 
+_DISPATCH: dict[type, object] = {}  # node class -> _Checker.visit_<class> or None (generic_visit)
+_UNSEEN = object()
 _COMPARE_OK = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
 _BINOPS_OK = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.MatMult)
 _OPNAMES = {

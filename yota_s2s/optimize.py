@@ -83,6 +83,13 @@ def _is_const(a: Atom, value: float) -> bool:
     return isinstance(a, Lit) and type(a.value) in (int, float) and a.value == value
 
 
+def _all_lits(args: list[Atom]) -> bool:
+    for a in args:
+        if not isinstance(a, Lit):
+            return False
+    return True
+
+
 def _key(a: Atom) -> tuple:
     return ("lit", a.key()) if isinstance(a, Lit) else ("var", a.id)
 
@@ -108,7 +115,8 @@ class _Rewriter:
         self.old_uses = uses(self.old)
         for eqn in self.old.eqns:
             self.current = eqn
-            args = [self.resolve(a) for a in eqn.args]
+            subst = self.subst
+            args = [self.resolve(a) if isinstance(a, Var) and a.id in subst else a for a in eqn.args]
             if eqn.regions:  # a loop or branch: its regions are optimized on their own, never merged
                 regions = tuple(_optimize_region(r, self.table, self.reduce_powers) for r in eqn.regions)
                 new = Eqn(eqn.prim, args, dict(eqn.params), list(eqn.outs), eqn.span, regions, eqn.section)
@@ -153,7 +161,7 @@ class _Rewriter:
             if step is None:
                 break
             self.changed = True
-            if isinstance(step, Var | Lit):
+            if type(step) is not tuple:  # an atom
                 return step
             prim, args, params = step
         rule = self.table.rules.get(prim)
@@ -163,7 +171,7 @@ class _Rewriter:
             arg_keys = [_key(a) for a in args]
             if prim in _COMMUTATIVE:
                 arg_keys.sort()
-            key = (prim, tuple(arg_keys), tuple(sorted(params.items(), key=lambda kv: kv[0])))
+            key = (prim, tuple(arg_keys), tuple(sorted(params.items())) if params else ())
             hit = self.cse.get(key)
             if hit is not None:
                 self.changed = True
@@ -191,12 +199,12 @@ class _Rewriter:
     # ------------------------------------------------------------------ identities
     def simplify(self, prim: str, args: list[Atom], params: dict):
         """One rewrite of ``prim(args)``: an atom, a new ``(prim, args, params)``, or None."""
-        if all(isinstance(a, Lit) for a in args):
+        if _all_lits(args):
             ok, value = fold_constant(prim, [a.value for a in args])
             if ok:
                 return Lit(value)
-        method = getattr(self, "simplify_" + prim, None)
-        return method(args, params) if method else None
+        method = _SIMPLIFIERS.get(prim)
+        return method(self, args, params) if method else None
 
     def _keeps_shape(self, prim: str, args: list[Atom], params: dict, a: Atom) -> bool:
         return self.sc.infer(prim, args, params) == self.cls(a)
@@ -208,7 +216,7 @@ class _Rewriter:
         in the backward sweep (whose values are gradients: floats), and never from a comparison's
         boolean result (``dout * (x > 0)`` with ``dout`` 1.0 stays a float).
         """
-        if not _is_const(a, value):
+        if not isinstance(a, Lit) or not _is_const(a, value):
             return False
         if type(a.value) is int:
             return True
@@ -223,8 +231,8 @@ class _Rewriter:
         ``op(unreduce(s, X), y)`` -> ``op(s, y)`` when ``y`` has the shape of ``X``.
         """
         for i, a in enumerate(args):
-            u = self.def_of(a, "unreduce")
-            if u is None:
+            u = self.defs.get(a.id) if isinstance(a, Var) else None
+            if u is None or u.prim != "unreduce":
                 continue
             others = [b for j, b in enumerate(args) if j != i]
             if others and all(self.cls(b) == frozenset() for b in others):
@@ -410,3 +418,7 @@ class _Rewriter:
         if params["axis"] is None or params["keepdims"]:  # nothing was removed
             return args[0]
         return None
+
+
+#: ``prim`` -> its ``_Rewriter.simplify_<prim>`` (looked up once, not per equation).
+_SIMPLIFIERS = {name[len("simplify_") :]: f for name, f in vars(_Rewriter).items() if name.startswith("simplify_")}

@@ -5,11 +5,21 @@
 ``generate`` keeps the tape after each stage so ``--dump-ir STAGE`` and
 ``gradtape`` can show it.  Each stage's output is checked with ``verify``;
 a broken invariant is an ``InternalError`` (a bug), never a user error.
+
+Large programs: the cyclic garbage collector is paused while generating (the
+tapes hold no cycles, and its full collections walk every equation again and
+again), and a source whose expressions nest deeper than Python's recursion
+limit allows (``ast.parse`` fails near 3,000 terms in one sum) is generated
+again on a thread with a large stack and a raised limit.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
+import sys
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -57,6 +67,63 @@ def generate(
         f = np.sum(_t1)
         return f, _t1
     """
+    with _gc_paused():
+        try:
+            return _generate(source, path, funcs, wrt, target, rules, command)
+        except RecursionError:
+            pass  # an expression nested too deep for the default limit: retry with room for it
+        return _on_deep_stack(_generate, source, path, funcs, wrt, target, rules, command)
+
+
+#: Room for sources with very long expressions (a left-deep sum of n terms nests n deep):
+#: each nesting level takes a few Python frames and well under 1 KiB of C stack.
+_DEEP_RECURSION_LIMIT = 1_000_000
+_DEEP_STACK_BYTES = 1 << 30
+
+
+def _on_deep_stack(fn, *args):
+    """``fn(*args)`` on a thread whose stack and recursion limit fit very deep expressions."""
+    result: list = []
+    error: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            result.append(fn(*args))
+        except BaseException as exc:  # noqa: BLE001 - re-raised on the calling thread
+            error.append(exc)
+
+    limit = sys.getrecursionlimit()
+    old_stack = threading.stack_size(_DEEP_STACK_BYTES)
+    try:
+        sys.setrecursionlimit(max(limit, _DEEP_RECURSION_LIMIT))
+        thread = threading.Thread(target=run, name="yota-s2s-deep")
+        thread.start()
+        thread.join()
+    finally:
+        threading.stack_size(old_stack)
+        sys.setrecursionlimit(limit)
+    if error:
+        raise error[0]
+    return result[0]
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    """Pause the cyclic garbage collector (reference counting still frees everything).
+
+    A 10,000-term polynomial makes a few million small objects, and each full collection
+    walks them all: about 30% of the generation time.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _generate(source, path, funcs, wrt, target, rules, command) -> Generated:
     table = load_rules(rules)
     module = fence(source, path, list(funcs) if funcs else None)
     stages: dict[str, list[Tape]] = {s: [] for s in STAGES}

@@ -40,19 +40,25 @@ class ShapeClasses:
         self.scalar_keys = scalar_keys
         self.atom_ids: dict[object, int] = {}
         self.atom_keys: dict[int, object] = {}
+        self.atom_classes: dict[object, frozenset] = {}  # key -> its one-atom class, made once
         self.classes: dict[int, frozenset] = {}
         #: values known to have the shape of another (a region's seed: the shape of its output)
         self.same: dict[int, Atom] = {}
         self.resolve = lambda a: a
 
     def atom(self, key: object) -> frozenset:
+        cls = self.atom_classes.get(key)
+        if cls is not None:
+            return cls
         if key in self.scalar_keys:
-            return SCALAR
-        if key not in self.atom_ids:
+            cls = SCALAR
+        else:
             n = len(self.atom_ids) + 1
             self.atom_ids[key] = n
             self.atom_keys[n] = key
-        return frozenset({self.atom_ids[key]})
+            cls = frozenset({n})
+        self.atom_classes[key] = cls
+        return cls
 
     def of(self, a: Atom) -> frozenset:
         if isinstance(a, Lit):
@@ -80,6 +86,8 @@ class ShapeClasses:
         rule = self.table.rules.get(prim)
         kind = rule.shape if rule else "opaque"
         if kind == "elementwise":
+            if len(args) == 2:  # most arithmetic
+                return self.of(args[0]) | self.of(args[1])
             return frozenset().union(*(self.of(a) for a in args))
         if kind == "scalar":
             return SCALAR
