@@ -1,9 +1,14 @@
 """Backends: how each primitive is written in a target's Python (an ``ast.expr``).
 
-A backend is a name table; targets differ only in names (``np`` vs ``cp``).
-``expression(eqn, args)`` builds the expression of one equation from the
-expressions of its arguments; the emitter and the interpreter both use it, so
-what the tests run through the interpreter is what the generated file says.
+A backend is a name table; targets differ only in names (``np`` vs ``cp``,
+``scipy.special`` vs ``cupyx.scipy.special``).  ``expression(eqn, args)`` builds
+the expression of one equation from the expressions of its arguments; the
+emitter and the interpreter both use it, so what the tests run through the
+interpreter is what the generated file says.
+
+A backend with an ``api`` (CuPy's, from ``cupy_api.json``) checks each expression
+against it as it is built: a function or keyword the target lacks is a located
+error (YS040) at generation time, not a failure on the GPU.
 
     >>> import ast
     >>> from yota_s2s.ir import Eqn, Var
@@ -23,6 +28,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .cupy_api import CupyApi
+from .cupy_api import load as load_cupy_api
+from .errors import InternalError, UserError
 from .ir import Dyn, Eqn, Slice
 from .ruledsl import Rule
 
@@ -94,11 +102,17 @@ def index_expr(index: tuple, dynamic: Sequence[ast.expr] = ()) -> ast.expr:
 
 @dataclass(frozen=True)
 class Backend:
-    """One target: the array module, its alias, and per-primitive overrides."""
+    """One target: the array module, its alias, and per-primitive overrides.
+
+    ``renames``: library prefixes written under another name (``scipy.`` -> ``cupyx.scipy.``).
+    ``api``: a function returning the API the written names are checked against (None: not checked).
+    """
 
     module: str
     alias: str
     overrides: dict[str, Callable] = field(default_factory=dict)
+    renames: tuple[tuple[str, str], ...] = ()
+    api: Callable[[], CupyApi] | None = None
 
     def index_value(self, params: dict, dynamic: Sequence[ast.expr]) -> ast.expr:
         """An index as a value (for ``np.add.at``): ``3``, ``i`` or ``np.s_[1:, i]``."""
@@ -131,6 +145,12 @@ class Backend:
         ``arrays[i]`` says argument ``i`` is known to be a NumPy value, so ``x.T`` may be
         written for ``np.transpose(x)`` (a Python float has no ``.T``).
         """
+        expr = self._expression(eqn, args, rule, arrays, imports)
+        if self.api is not None:
+            self._check(eqn, expr, args)
+        return expr
+
+    def _expression(self, eqn, args, rule, arrays, imports) -> ast.expr:
         prim, params = eqn.prim, eqn.params
         if prim in _BIN:
             return ast.BinOp(args[0], _BIN[prim](), args[1])
@@ -187,15 +207,129 @@ class Backend:
         if name.startswith("numpy."):
             call = ast.Call(self.attr(name[len("numpy.") :]), list(args), kws)
         else:
+            for prefix, renamed in self.renames:  # scipy.special.erf -> cupyx.scipy.special.erf
+                if name.startswith(prefix):
+                    name = renamed + name[len(prefix) :]
+                    break
             module = name.rsplit(".", 1)[0]
             if imports is not None:
                 imports.add(module)
             call = ast.Call(dotted(name), list(args), kws)
         return ast.Subscript(call, ast.Constant(int(element)), ast.Load()) if element else call
 
+    # ------------------------------------------------------------------ checking against the target's API
+    def _check(self, eqn: Eqn, expr: ast.expr, args: Sequence[ast.expr]) -> None:
+        """Raise a located YS040 when ``expr`` (``args`` aside) or a helper it calls needs what the target lacks."""
+        skip = {id(a) for a in args}  # the arguments were checked when they were built
+        problem = next(iter(self.problems(expr, skip)), None)
+        if problem is None:
+            helpers = {n.id for n in _walk(expr, skip) if isinstance(n, ast.Name) and n.id in _runtime_functions()}
+            for helper in helper_closure(helpers):
+                found = self._helper_problems(helper)
+                if found:
+                    problem = f"{found[0]} (in the helper {helper})"
+                    break
+        if problem is None:
+            return
+        what = "the gradient of this" if eqn.section == "backward" else "this"
+        span = eqn.span
+        raise UserError(
+            "YS040",
+            f"the {self.module} target cannot write {what}: {problem}",
+            span.path if span else "<input>",
+            span.at_line if span else 0,
+            span.col if span else 0,
+            span.at_text if span else None,
+        )
+
+    def problems(self, tree: ast.AST, skip: set[int] = frozenset()) -> list[str]:
+        """What the target's API lacks of the names ``tree`` uses (``np.X``, and ``cupyx.X`` of renamed libraries)."""
+        if self.api is None:
+            return []
+        return self._problems(_target_uses(tree, self._roots(), skip))
+
+    def _roots(self) -> tuple[tuple[str, str], ...]:
+        """The names that start a target name in the output: ``cp`` (for ``cupy``), ``cupyx``."""
+        return ((self.alias, self.module), *((r.split(".")[0], r.split(".")[0]) for _, r in self.renames))
+
+    def _problems(self, uses: list[tuple[str, tuple | None]]) -> list[str]:
+        api = self.api()
+        found: list[str] = []
+        for name, call in uses:
+            if call is None:
+                problem = None if api.has(name) else f"CuPy {api.version} has no {name}"
+            else:
+                problem = api.problem(name, *call)
+            if problem is not None and problem not in found:
+                found.append(problem)
+        return found
+
+    def _helper_problems(self, helper: str) -> list[str]:
+        key = (helper, self._roots())
+        if key not in _HELPER_USES:  # the names a helper uses do not depend on the API: parse it once
+            _HELPER_USES[key] = _target_uses(ast.parse(helper_source(helper, self)), self._roots())
+        return self._problems(_HELPER_USES[key])
+
+    def check_module(self, text: str) -> None:
+        """Every target name a generated module uses exists and takes its arguments (else a bug of ours)."""
+        found = self.problems(ast.parse(text))
+        if found:
+            raise InternalError(f"the generated {self.module} module uses what the target lacks: {found[0]}")
+
+
+#: (helper, roots) -> the target names the helper uses (as ``_target_uses`` lists them)
+_HELPER_USES: dict[tuple, list[tuple[str, tuple | None]]] = {}
+
+
+def _target_uses(
+    tree: ast.AST, roots: tuple[tuple[str, str], ...], skip: set[int] = frozenset()
+) -> list[tuple[str, tuple | None]]:
+    """The target names ``tree`` uses: ``(name, (positional count, keywords))`` for a call, ``(name, None)``
+    for a name read (``cp.inf``); the positional count is None for ``f(*xs)``."""
+    table = dict(roots)
+    nodes = list(_walk(tree, skip))
+    called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
+    prefixes = {id(n.value) for n in nodes if isinstance(n, ast.Attribute)}  # the cp.linalg of cp.linalg.inv
+    uses: list[tuple[str, tuple | None]] = []
+    for node in nodes:
+        if isinstance(node, ast.Call):
+            name = _dotted_name(node.func, table)
+            if name is not None:
+                starred = any(isinstance(a, ast.Starred) for a in node.args)
+                keywords = tuple(k.arg for k in node.keywords if k.arg is not None)
+                uses.append((name, (None if starred else len(node.args), keywords)))
+        elif isinstance(node, ast.Attribute) and id(node) not in called and id(node) not in prefixes:
+            name = _dotted_name(node, table)
+            if name is not None:
+                uses.append((name, None))
+    return uses
+
+
+def _walk(tree: ast.AST, skip: set[int]):
+    """``ast.walk`` that does not enter the nodes whose ids are in ``skip``."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        if id(node) in skip:
+            continue
+        yield node
+        todo.extend(ast.iter_child_nodes(node))
+
+
+def _dotted_name(node: ast.expr, roots: dict[str, str]) -> str | None:
+    """``cp.linalg.inv`` as ``cupy.linalg.inv`` when its root is a target module, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in roots or not parts:
+        return None
+    return ".".join([roots[node.id], *reversed(parts)])
+
 
 NUMPY = Backend("numpy", "np")
-BACKENDS = {"numpy": NUMPY}
+CUPY = Backend("cupy", "cp", renames=(("scipy.", "cupyx.scipy."),), api=load_cupy_api)
+BACKENDS = {"numpy": NUMPY, "cupy": CUPY}
 
 
 # ----------------------------------------------------------------------------- helpers

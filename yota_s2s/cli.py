@@ -47,7 +47,7 @@ def _parser() -> argparse.ArgumentParser:
         "the public top-level functions that no other function in the file calls)",
     )
     p.add_argument("--wrt", metavar="A,B", help="parameters to differentiate with respect to (default: all)")
-    p.add_argument("--target", choices=["numpy"], default="numpy", help="the array library of the output")
+    p.add_argument("--target", choices=["numpy", "cupy"], default="numpy", help="the array library of the output")
     p.add_argument(
         "--rules",
         action="append",

@@ -49,6 +49,7 @@ CODES: dict[str, str] = {
     "YS105": "rule file: two rules for one primitive, or one source name for two primitives",
     "YS106": "rule file: bad @diffrule header",
     "YS107": "rule file: the gradient is not implemented for this argument",
+    "YS040": "the target library lacks a function or keyword the program needs (--target cupy)",
 }
 
 

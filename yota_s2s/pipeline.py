@@ -139,6 +139,7 @@ def _generate(source, path, funcs, wrt, target, rules, command) -> Generated:
             command=command or f"yota-s2s {path}",
         )
         text = emit_module(grads, module, table, BACKENDS[target], header)
+        BACKENDS[target].check_module(text)  # every name of the target's module exists (a bug of ours if not)
         try:
             compile(text, "<generated>", "exec")
         except SyntaxError as exc:

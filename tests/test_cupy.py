@@ -1,0 +1,463 @@
+"""The CuPy target: every corpus case generated with ``--target cupy``, checked against the real CuPy.
+
+CuPy imports on a machine without a GPU (only allocations fail), so the names and the calls
+of each generated file are checked against the installed CuPy itself: every ``cp.``/``cupyx.``
+name exists, every call's arguments bind to the real function's signature.  The numbers are
+checked by running each file against a stand-in for ``cupy`` that exposes only what the real
+CuPy has, checks each call against CuPy's own signature, and computes with NumPy.  On a machine
+with a GPU, the tests marked ``gpu`` run the same files on CuPy itself.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.special
+
+from yota_s2s import cupy_api
+from yota_s2s.backend import BACKENDS, CUPY
+from yota_s2s.errors import CODES, UserError
+from yota_s2s.pipeline import generate
+
+from . import corpus, rule_specs, test_rules
+from .gradcheck import assert_close, load_module, numeric_grad
+
+cupy = pytest.importorskip("cupy")
+cupyx = pytest.importorskip("cupyx")
+pytest.importorskip("cupyx.scipy.special")
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = Path(corpus.__file__)
+SOURCE = CORPUS.read_text(encoding="utf-8")
+
+
+def _supported(name: str) -> bool:
+    try:
+        generate(SOURCE, "tests/corpus.py", [name], target="cupy")
+    except UserError:
+        return False
+    return True
+
+
+SUPPORTED = sorted(n for n in corpus.CASES if _supported(n))
+
+
+@pytest.fixture(scope="module")
+def generated_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("generated_cupy")
+
+
+def generated(name: str, folder: Path) -> Path:
+    path = folder / f"grad_{name}.py"
+    if not path.exists():
+        path.write_text(generate(SOURCE, "tests/corpus.py", [name], target="cupy").text, encoding="utf-8")
+    return path
+
+
+# ----------------------------------------------------------------------------- the real CuPy
+
+
+def _real(dotted: str) -> object:
+    """The object ``cupy.linalg.inv`` names in the installed CuPy (AttributeError if it has none)."""
+    root, *parts = dotted.split(".")
+    obj = {"cupy": cupy, "cupyx": cupyx}[root]
+    for part in parts:
+        obj = getattr(obj, part)
+    return obj
+
+
+_CHECKED: dict[tuple, str | None] = {}
+
+
+def real_call_problem(obj: object, positional: int, keywords: list[str]) -> str | None:
+    """``_real_call_problem``, remembered (the stand-in asks it on every call)."""
+    key = (id(obj), positional, tuple(keywords))
+    if key not in _CHECKED:
+        _CHECKED[key] = _real_call_problem(obj, positional, keywords)
+    return _CHECKED[key]
+
+
+def _real_call_problem(obj: object, positional: int, keywords: list[str]) -> str | None:
+    """Why the real ``obj(<positional>, <keywords>)`` would be refused before touching a GPU, or None.
+
+    ``positional`` -1: unknown (``f(*xs)``), only the keywords are checked.
+    A Python function: its ``inspect.signature``.  A ufunc: at most ``nin + nout`` positional
+    arguments, and each keyword tried on the ufunc itself (CuPy rejects an unknown keyword
+    before it allocates).  A Cython function: the signature its docstring states.
+    """
+    if isinstance(obj, cupy.ufunc):
+        if positional >= 0 and not obj.nin <= positional <= obj.nin + obj.nout:
+            return f"{obj.name} takes {obj.nin} inputs, got {positional} positional arguments"
+        refused = [k for k in keywords if _refuses_keyword(obj, k)]
+        if refused:
+            return f"{obj.name} takes no keyword {refused[0]!r}"
+        return None
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):
+        text = cupy_api._docstring_signature(obj)
+        assert text is not None, f"cannot read the signature of {obj!r}"
+        sig = cupy_api.parse_signature(text)
+    try:
+        if positional < 0:
+            sig.bind_partial(**dict.fromkeys(keywords))
+        else:
+            sig.bind(*[None] * positional, **dict.fromkeys(keywords))
+    except TypeError as exc:
+        return str(exc)
+    return None
+
+
+def _refuses_keyword(ufunc, keyword: str) -> bool:
+    try:
+        ufunc(*[1.0] * ufunc.nin, **{keyword: None})
+    except TypeError as exc:
+        return "Wrong arguments" in str(exc)
+    except Exception:  # noqa: BLE001 - no GPU here: the keyword itself was taken
+        return False
+    return False
+
+
+def cupy_uses(text: str) -> tuple[list[str], list[tuple[str, int, list[str]]]]:
+    """The ``cupy``/``cupyx`` names a generated module reads, and its calls (name, positional count, keywords)."""
+    tree = ast.parse(text)
+    roots = {}
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                top = alias.name.split(".")[0]
+                if top in ("cupy", "cupyx"):
+                    roots[alias.asname or top] = alias.name if alias.asname else top
+    assert "numpy" not in {a.name.split(".")[0] for n in tree.body if isinstance(n, ast.Import) for a in n.names}
+
+    def dotted(node: ast.expr) -> str | None:
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name) and node.id in roots and parts:
+            return ".".join([roots[node.id], *reversed(parts)])
+        return None
+
+    nodes = list(ast.walk(tree))
+    prefixes = {id(n.value) for n in nodes if isinstance(n, ast.Attribute)}
+    names = sorted({d for n in nodes if isinstance(n, ast.Attribute) and id(n) not in prefixes if (d := dotted(n))})
+    calls = []
+    for n in nodes:
+        if isinstance(n, ast.Call) and (d := dotted(n.func)):
+            starred = any(isinstance(a, ast.Starred) for a in n.args)  # f(g, *xs): the keywords only
+            calls.append((d, -1 if starred else len(n.args), [k.arg for k in n.keywords]))
+    return names, calls
+
+
+def test_the_api_table_is_the_installed_cupy():
+    """cupy_api.json is what `python -m yota_s2s.cupy_api --write` writes from the installed CuPy."""
+    assert cupy_api.load().version == cupy.__version__
+    assert cupy_api.dumps(cupy_api.describe()) == cupy_api.TABLE.read_text(encoding="utf-8")
+
+
+def test_the_api_table_agrees_with_the_real_signatures():
+    """Each recorded function takes the keywords the table says it takes, and refuses one it does not."""
+    api = cupy_api.load()
+    for name, text in api.names.items():
+        obj = _real(name)
+        if text is None:
+            continue
+        params = cupy_api.parse_signature(text).parameters.values()
+        positional = sum(
+            1 for p in params if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        )
+        keywords = [
+            p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is not p.empty
+        ]
+        for k in keywords:
+            assert api.problem(name, positional, [k]) is None
+            assert real_call_problem(obj, positional, [k]) is None, (name, k)
+        if not any(p.kind is p.VAR_KEYWORD for p in params):
+            assert api.problem(name, positional, ["no_such_keyword"]) is not None, name
+            assert real_call_problem(obj, positional, ["no_such_keyword"]) is not None, name
+
+
+def test_the_issue_examples_are_what_cupy_lacks():
+    api = cupy_api.load()
+    for missing in ("cupy.linalg.multi_dot", "cupy.errstate", "cupy.nanquantile"):
+        assert not api.has(missing) and not hasattr(
+            cupy.linalg if "linalg" in missing else cupy, missing.split(".")[-1]
+        )
+    assert api.problem("cupy.clip", 1, ["min"]) == "cupy.clip() has no keyword 'min' in CuPy " + api.version
+    assert real_call_problem(cupy.clip, 1, ["min"]) is not None
+    assert api.has("cupy.add.at") and api.has("cupyx.scipy.special.erf") and not api.has("cupy.exp.at")
+
+
+@pytest.mark.parametrize("name", SUPPORTED)
+def test_every_cupy_name_exists_and_every_call_binds(name, generated_dir):
+    text = generated(name, generated_dir).read_text()
+    names, calls = cupy_uses(text)
+    assert names, "a CuPy-target module that uses no CuPy name"
+    for dotted in names:
+        _real(dotted)  # AttributeError: the installed CuPy has no such name
+    for dotted, positional, keywords in calls:
+        problem = real_call_problem(_real(dotted), positional, keywords)
+        assert problem is None, f"{dotted}: {problem}"
+
+
+def test_the_corpus_is_supported():
+    """The whole corpus generates for CuPy, and no file uses NumPy."""
+    assert SUPPORTED == sorted(corpus.CASES)
+    for name in SUPPORTED:
+        text = generate(SOURCE, "tests/corpus.py", [name], target="cupy").text
+        assert not any(isinstance(n, ast.Name) and n.id == "np" for n in ast.walk(ast.parse(text)))
+
+
+# ----------------------------------------------------------------------------- a stand-in CuPy computing with NumPy
+
+
+class StandIn:
+    """What the real CuPy object ``real`` has, each call checked against it, computed by the NumPy ``twin``."""
+
+    def __init__(self, name: str, real: object, twin: object, log: list[str]):
+        self._name, self._real, self._twin, self._log = name, real, twin, log
+
+    def __getattr__(self, attr: str) -> object:
+        name = f"{self._name}.{attr}"
+        real = getattr(self._real, attr)  # AttributeError: CuPy has no such name
+        twin = getattr(self._twin, attr)
+        if callable(real) or inspect.ismodule(real):
+            return StandIn(name, real, twin, self._log)
+        return twin  # cp.inf, cp.s_
+
+    def __call__(self, *args, **kwargs):
+        problem = real_call_problem(self._real, len(args), list(kwargs))
+        if problem is not None:
+            raise TypeError(f"{self._name}: {problem}")
+        self._log.append(self._name)
+        return self._twin(*args, **kwargs)
+
+
+def load_with_stand_in(path: Path, monkeypatch, log: list[str]):
+    """Import a CuPy-target file with ``cupy`` and ``cupyx`` replaced by stand-ins."""
+    twin_cupyx = _Namespace(scipy=_Namespace(special=scipy.special), scatter_add=np.add.at)
+    fake = StandIn("cupy", cupy, np, log)
+    fake_x = StandIn("cupyx", cupyx, twin_cupyx, log)
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    monkeypatch.setitem(sys.modules, "cupyx", fake_x)
+    monkeypatch.setitem(sys.modules, "cupyx.scipy", fake_x.scipy)
+    monkeypatch.setitem(sys.modules, "cupyx.scipy.special", fake_x.scipy.special)
+    return load_module(path)
+
+
+@dataclasses.dataclass
+class _Namespace:
+    scipy: object = None
+    special: object = None
+    scatter_add: object = None
+
+
+@pytest.mark.parametrize("name", SUPPORTED)
+def test_gradient_matches_finite_differences_on_a_stand_in(name, generated_dir, monkeypatch):
+    f = getattr(corpus, name)
+    args = corpus.CASES[name](np.random.default_rng(0))
+    log: list[str] = []
+    module = load_with_stand_in(generated(name, generated_dir), monkeypatch, log)
+    value, *grads = getattr(module, f"grad_{name}")(*args)
+    assert np.allclose(value, f(*args), rtol=1e-12, atol=1e-12)
+    params = list(inspect.signature(f).parameters)
+    for i, (param, g) in enumerate(zip(params[: len(args)], grads)):
+        if param in corpus.NONDIFF.get(name, ()):
+            assert g is None
+            continue
+        assert_close(g, numeric_grad(f, args, i), f"{name}: d{param}")
+    text = generated(name, generated_dir).read_text()
+    if "cp." in text.split("def grad_")[-1]:
+        assert log, "the gradient called no CuPy function through the stand-in"
+
+
+def test_the_stand_in_refuses_what_cupy_lacks(monkeypatch):
+    fake = StandIn("cupy", cupy, np, [])
+    with pytest.raises(AttributeError):
+        fake.linalg.multi_dot  # noqa: B018
+    with pytest.raises(TypeError, match="unexpected keyword argument .min."):
+        fake.clip(np.arange(3.0), 0.0, 1.0, min=1.0)
+    with pytest.raises(TypeError, match="'where'"):
+        fake.exp(np.arange(3.0), where=True)
+    assert np.array_equal(fake.clip(np.arange(3.0), 0.5, 1.5), [0.5, 1.0, 1.5])
+
+
+@pytest.mark.parametrize("name", SUPPORTED)
+@pytest.mark.gpu
+def test_gradient_on_the_gpu(name, generated_dir):
+    if not cupy.is_available():
+        pytest.skip("no GPU: cupy.is_available() is false")
+    f = getattr(corpus, name)
+    args = corpus.CASES[name](np.random.default_rng(0))
+    module = load_module(generated(name, generated_dir))
+
+    def to_gpu(a):
+        if isinstance(a, np.ndarray):
+            return cupy.asarray(a)
+        if dataclasses.is_dataclass(a):
+            return dataclasses.replace(a, **{k.name: to_gpu(getattr(a, k.name)) for k in dataclasses.fields(a)})
+        return a
+
+    def to_host(a):
+        if isinstance(a, dict):
+            return {k: to_host(v) for k, v in a.items()}
+        return cupy.asnumpy(a) if isinstance(a, cupy.ndarray) else a
+
+    value, *grads = getattr(module, f"grad_{name}")(*[to_gpu(a) for a in args])
+    assert np.allclose(to_host(value), f(*args), rtol=1e-10, atol=1e-10)
+    params = list(inspect.signature(f).parameters)
+    for i, (param, g) in enumerate(zip(params[: len(args)], grads)):
+        if param not in corpus.NONDIFF.get(name, ()):
+            assert_close(to_host(g), numeric_grad(f, args, i), f"{name}: d{param} on the GPU")
+
+
+# ----------------------------------------------------------------------------- every rule, through the stand-in
+
+
+def rule_case_source(case) -> tuple[str, list[str]]:
+    names = ["x", "y"][: len(case.shapes)]
+    source = "import math\nimport operator\n\nimport numpy as np\nimport scipy.special\n\n\n"
+    source += f"def f({', '.join(names)}, w):\n    return np.sum(w * np.sin({case.expr}))\n"
+    return source, names
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in test_rules.CASES])
+def test_every_rule_case_for_cupy(case, tmp_path, monkeypatch):
+    """tests/test_rules.py's case for every source name, generated for CuPy: real names, then the numbers."""
+    source, names = rule_case_source(case)
+    text = generate(source, "case.py", ["f"], target="cupy").text
+    used, calls = cupy_uses(text)
+    for dotted in used:
+        _real(dotted)
+    for dotted, positional, keywords in calls:
+        assert real_call_problem(_real(dotted), positional, keywords) is None, dotted
+    namespace: dict = {}
+    exec(compile(source, "case.py", "exec"), namespace)  # noqa: S102 - the test's own source
+    f = namespace["f"]
+    rng = np.random.default_rng(0)
+    method = case.name.startswith("ndarray.")
+    operands = test_rules.TABLE[case.prim].operand_names(len(case.shapes))
+    args = [
+        test_rules._value(sh, rule_specs.domain(case.prim, op), method, rng) for op, sh in zip(operands, case.shapes)
+    ]
+    out_shape = np.shape(f(*args, 1.0))
+    args.append(rng.standard_normal(out_shape) if out_shape else float(rng.standard_normal()))
+    path = tmp_path / "grad_case.py"
+    path.write_text(text, encoding="utf-8")
+    module = load_with_stand_in(path, monkeypatch, [])
+    value, *grads = module.grad_f(*args)
+    assert np.allclose(value, f(*args), rtol=1e-12, atol=1e-12)
+    for i, (param, grad) in enumerate(zip([*names, "w"], grads)):
+        numeric = numeric_grad(f, args, i)
+        if grad is None and np.all(numeric == 0.0):
+            continue
+        assert_close(grad, numeric, f"{case.id}: d{param}")
+
+
+def test_the_rule_cases_use_scatter_add_and_cupyx():
+    """Scatter-adds are CuPy's own ufunc.at, scipy.special is cupyx.scipy.special."""
+    cases = [c for c in test_rules.CASES if c.prim in ("take", "erf")]
+    texts = [generate(rule_case_source(c)[0], "case.py", ["f"], target="cupy").text for c in cases]
+    assert any("cp.add.at(" in t for t in texts)
+    assert any("cupyx.scipy.special." in t and "import cupyx.scipy.special" in t for t in texts)
+
+
+# ----------------------------------------------------------------------------- refusals and output
+
+
+def test_generated_cupy_corpus_is_ruff_clean(generated_dir):
+    paths = [str(generated(name, generated_dir)) for name in SUPPORTED]
+    proc = subprocess.run(
+        ["ruff", "check", "--no-cache", "--isolated", *paths], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_cupy_output_is_the_numpy_program_with_other_names():
+    """Same statements; only the module names differ (np -> cp, scipy.special -> cupyx.scipy.special)."""
+
+    def code(text: str) -> str:  # the statements after the imports, docstrings left out
+        tree = ast.parse(text)
+        for fn in tree.body:
+            if isinstance(fn, ast.FunctionDef) and isinstance(fn.body[0], ast.Expr):
+                fn.body = fn.body[1:]
+        return ast.unparse([n for n in tree.body if not isinstance(n, ast.Import)])
+
+    for name in SUPPORTED:
+        numpy_code = code(generate(SOURCE, "tests/corpus.py", [name]).text)
+        renamed = numpy_code.replace("np.", "cp.").replace("scipy.special.", "cupyx.scipy.special.")
+        assert renamed == code(generate(SOURCE, "tests/corpus.py", [name], target="cupy").text), name
+
+
+def test_a_keyword_cupy_lacks_is_a_located_error(tmp_path):
+    src = tmp_path / "chol.py"
+    src.write_text("import numpy as np\n\n\ndef f(a):\n    return np.sum(np.linalg.cholesky(a, upper=True))\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "yota_s2s", str(src), "--target", "cupy"],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert lines[0] == (
+        f"{src}:5:19: error: the cupy target cannot write this: cupy.linalg.cholesky() has no keyword 'upper' "
+        f"in CuPy {cupy_api.load().version} (YS040)"
+    )
+    assert lines[2] == " " * 22 + "^" and "Traceback" not in proc.stderr
+    assert "YS040" in CODES
+
+
+def test_a_function_cupy_lacks_is_a_located_error(tmp_path):
+    """A custom rule for a NumPy function CuPy does not have: refused where it is called."""
+    rules = tmp_path / "extra_rules.py"
+    rules.write_text(
+        '@diffrule(names=["numpy.nanquantile"], shape="elementwise")\ndef nanquantile(x, q):\n'
+        "    nondiff(q)\n    dx = dout\n"
+    )
+    source = "import numpy as np\n\n\ndef f(x):\n    y = np.exp(x)\n    return np.nanquantile(y, 0.5)\n"
+    with pytest.raises(UserError) as info:
+        generate(source, "q.py", target="cupy", rules=[str(rules)])
+    err = info.value
+    assert (err.code, err.line, err.col) == ("YS040", 6, 12)
+    assert "CuPy " + cupy_api.load().version + " has no cupy.nanquantile" in err.message
+    assert "np.nanquantile(y, 0.5)" in generate(source, "q.py", rules=[str(rules)]).text  # NumPy has it
+
+
+def test_a_helper_using_what_cupy_lacks_is_refused_where_its_gradient_is_needed(monkeypatch):
+    """A helper copied into the output is checked too: the error names it and points at the source line."""
+    real = cupy_api.load()
+    names = {k: v for k, v in real.names.items() if k != "cupy.swapaxes"}
+    lacking = dataclasses.replace(CUPY, api=lambda: cupy_api.CupyApi(real.version, names))
+    monkeypatch.setitem(BACKENDS, "cupy", lacking)
+    source = "import numpy as np\n\n\ndef f(a):\n    return np.linalg.slogdet(a)[1]\n"
+    with pytest.raises(UserError) as info:
+        generate(source, "d.py", target="cupy")
+    err = info.value
+    assert (err.code, err.line) == ("YS040", 5)
+    assert err.message == (
+        "the cupy target cannot write the gradient of this: CuPy "
+        f"{real.version} has no cupy.swapaxes (in the helper _mT)"
+    )
+
+
+def test_generation_needs_no_cupy(tmp_path):
+    """The table is data: generating for CuPy works where CuPy is not installed."""
+    code = (
+        "import sys; sys.modules['cupy'] = None; sys.modules['cupyx'] = None\n"
+        "from yota_s2s.pipeline import generate\n"
+        "print(generate(open(sys.argv[1]).read(), 'p.py', target='cupy').text)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(ROOT / "examples/poly.py")], capture_output=True, text=True, check=True
+    )
+    assert "import cupy as cp" in proc.stdout
