@@ -461,3 +461,18 @@ def test_generation_needs_no_cupy(tmp_path):
         [sys.executable, "-c", code, str(ROOT / "examples/poly.py")], capture_output=True, text=True, check=True
     )
     assert "import cupy as cp" in proc.stdout
+
+
+def test_the_example_is_correct_on_the_stand_in(monkeypatch):
+    """examples/cupy/grad_probit.py (kept current by tests/test_examples.py), checked by finite differences."""
+    log: list[str] = []
+    module = load_with_stand_in(ROOT / "examples/cupy/grad_probit.py", monkeypatch, log)
+    source = load_module(ROOT / "examples/cupy/probit.py")
+    rng = np.random.default_rng(6)
+    w, X = rng.standard_normal(3), rng.standard_normal((10, 3))
+    y, batch = (rng.random(10) > 0.5) * 1.0, rng.integers(0, 10, 16)
+    assert len(set(batch.tolist())) < len(batch)  # a row drawn twice: the scatter-add accumulates
+    value, dw = module.grad_loss(w, X, y, batch)
+    assert np.isclose(value, source.loss(w, X, y, batch))
+    assert_close(dw, numeric_grad(source.loss, (w, X, y, batch), 0, eps=1e-5), "dw")  # erf: 1e-6 is noise
+    assert {"cupy.add.at", "cupyx.scipy.special.erf", "cupy.swapaxes"} <= set(log)

@@ -19,6 +19,7 @@ EXAMPLES = {
     "examples/poly.py": ("examples/grad_poly.py", []),
     "examples/logistic.py": ("examples/grad_logistic.py", ["--wrt", "w,b"]),
     "examples/custom/model.py": ("examples/custom/grad_model.py", ["--rules", "examples/custom/fastmath_rules.py"]),
+    "examples/cupy/probit.py": ("examples/cupy/grad_probit.py", ["--wrt", "w", "--target", "cupy"]),
 }
 
 
@@ -28,8 +29,9 @@ def _regenerate(src: str) -> str:
     wrt = options["--wrt"].split(",") if "--wrt" in options else None
     rules = [str(ROOT / options["--rules"])] if "--rules" in options else []
     command = " ".join(["yota-s2s", src, *extra, "--out", out])
+    target = options.get("--target", "numpy")
     source = (ROOT / src).read_text(encoding="utf-8")
-    return generate(source, src, wrt=wrt, rules=rules, command=command).text
+    return generate(source, src, wrt=wrt, target=target, rules=rules, command=command).text
 
 
 @pytest.mark.parametrize("src", sorted(EXAMPLES))
