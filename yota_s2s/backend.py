@@ -150,7 +150,9 @@ class Backend:
             self._check(eqn, expr, args)
         return expr
 
-    def _expression(self, eqn, args, rule, arrays, imports) -> ast.expr:
+    def _expression(
+        self, eqn: Eqn, args: list[ast.expr], rule: Rule, arrays: Sequence[bool], imports: set[str] | None
+    ) -> ast.expr:
         prim, params = eqn.prim, eqn.params
         if prim in _BIN:
             return ast.BinOp(args[0], _BIN[prim](), args[1])
@@ -256,10 +258,7 @@ class Backend:
         api = self.api()
         found: list[str] = []
         for name, call in uses:
-            if call is None:
-                problem = None if api.has(name) else f"CuPy {api.version} has no {name}"
-            else:
-                problem = api.problem(name, *call)
+            problem = api.lacks(name) if call is None else api.problem(name, *call)
             if problem is not None and problem not in found:
                 found.append(problem)
         return found

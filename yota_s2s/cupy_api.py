@@ -64,13 +64,17 @@ class CupyApi:
         """The signature text of ``name`` (None for a name that is not a function)."""
         return self.names[name]
 
+    def lacks(self, name: str) -> str | None:
+        """``CuPy VERSION has no NAME`` when it has not, else None."""
+        return None if name in self.names else f"CuPy {self.version} has no {name}"
+
     def problem(self, name: str, positional: int | None, keywords: Sequence[str]) -> str | None:
         """Why ``name(<positional arguments>, <keywords>=...)`` fails on this CuPy, or None.
 
         ``positional`` None: not known (``f(*xs)``); only the keywords are checked.
         """
         if name not in self.names:
-            return f"CuPy {self.version} has no {name}"
+            return self.lacks(name)
         text = self.names[name]
         if text is None:
             return f"{name} is not a function in CuPy {self.version}"
