@@ -22,7 +22,7 @@ import pytest
 import scipy.special
 
 from yota_s2s import cupy_api
-from yota_s2s.backend import BACKENDS, CUPY
+from yota_s2s.backend import BACKENDS, CUPY, helper_names, helper_source
 from yota_s2s.errors import CODES, UserError
 from yota_s2s.pipeline import generate
 
@@ -220,6 +220,18 @@ def test_the_corpus_is_supported():
     for name in SUPPORTED:
         text = generate(SOURCE, "tests/corpus.py", [name], target="cupy").text
         assert not any(isinstance(n, ast.Name) and n.id == "np" for n in ast.walk(ast.parse(text)))
+
+
+def test_every_runtime_helper_uses_only_what_cupy_has():
+    """All helpers, as copied into a CuPy-target file (``xp`` renamed ``cp``), against the table and the real CuPy."""
+    for helper in sorted(helper_names()):
+        text = "import cupy as cp\n\n\n" + helper_source(helper, CUPY)
+        assert CUPY.problems(ast.parse(text)) == [], helper
+        names, calls = cupy_uses(text)
+        for dotted in names:
+            _real(dotted)
+        for dotted, positional, keywords in calls:
+            assert real_call_problem(_real(dotted), positional, keywords) is None, (helper, dotted)
 
 
 # ----------------------------------------------------------------------------- a stand-in CuPy computing with NumPy
