@@ -26,7 +26,7 @@ from yota_s2s.backend import BACKENDS, CUPY, helper_names, helper_source
 from yota_s2s.errors import CODES, UserError
 from yota_s2s.pipeline import generate
 
-from . import corpus, rule_specs, test_rules
+from . import corpus, corpus_control, rule_specs, test_rules
 from .gradcheck import assert_close, load_module, numeric_grad
 
 cupy = pytest.importorskip("cupy")
@@ -34,19 +34,33 @@ cupyx = pytest.importorskip("cupyx")
 pytest.importorskip("cupyx.scipy.special")
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = Path(corpus.__file__)
-SOURCE = CORPUS.read_text(encoding="utf-8")
+
+#: The corpora whose every case is generated for CuPy; a case is "PATH::NAME".
+CORPORA = {"tests/corpus.py": corpus, "tests/corpus_control.py": corpus_control}
+SOURCES = {path: (ROOT / path).read_text(encoding="utf-8") for path in CORPORA}
+ALL_CASES = [f"{path}::{name}" for path, module in CORPORA.items() for name in sorted(module.CASES)]
 
 
-def _supported(name: str) -> bool:
+def corpus_case(case: str) -> tuple[object, str]:
+    """The corpus module of ``case`` and the function's name."""
+    path, name = case.split("::")
+    return CORPORA[path], name
+
+
+def generate_case(case: str, target: str = "cupy") -> str:
+    path, name = case.split("::")
+    return generate(SOURCES[path], path, [name], target=target).text
+
+
+def _supported(case: str) -> bool:
     try:
-        generate(SOURCE, "tests/corpus.py", [name], target="cupy")
+        generate_case(case)
     except UserError:
         return False
     return True
 
 
-SUPPORTED = sorted(n for n in corpus.CASES if _supported(n))
+SUPPORTED = [c for c in ALL_CASES if _supported(c)]
 
 
 @pytest.fixture(scope="module")
@@ -54,10 +68,10 @@ def generated_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("generated_cupy")
 
 
-def generated(name: str, folder: Path) -> Path:
-    path = folder / f"grad_{name}.py"
+def generated(case: str, folder: Path) -> Path:
+    path = folder / ("grad_" + Path(case.split("::")[0]).stem + "_" + case.split("::")[1] + ".py")
     if not path.exists():
-        path.write_text(generate(SOURCE, "tests/corpus.py", [name], target="cupy").text, encoding="utf-8")
+        path.write_text(generate_case(case), encoding="utf-8")
     return path
 
 
@@ -202,9 +216,9 @@ def test_the_issue_examples_are_what_cupy_lacks():
     assert api.has("cupy.add.at") and api.has("cupyx.scipy.special.erf") and not api.has("cupy.exp.at")
 
 
-@pytest.mark.parametrize("name", SUPPORTED)
-def test_every_cupy_name_exists_and_every_call_binds(name, generated_dir):
-    text = generated(name, generated_dir).read_text()
+@pytest.mark.parametrize("case", SUPPORTED)
+def test_every_cupy_name_exists_and_every_call_binds(case, generated_dir):
+    text = generated(case, generated_dir).read_text()
     names, calls = cupy_uses(text)
     assert names, "a CuPy-target module that uses no CuPy name"
     for dotted in names:
@@ -216,9 +230,9 @@ def test_every_cupy_name_exists_and_every_call_binds(name, generated_dir):
 
 def test_the_corpus_is_supported():
     """The whole corpus generates for CuPy, and no file uses NumPy."""
-    assert SUPPORTED == sorted(corpus.CASES)
-    for name in SUPPORTED:
-        text = generate(SOURCE, "tests/corpus.py", [name], target="cupy").text
+    assert SUPPORTED == ALL_CASES
+    for case in SUPPORTED:
+        text = generate_case(case)
         assert not any(isinstance(n, ast.Name) and n.id == "np" for n in ast.walk(ast.parse(text)))
 
 
@@ -278,21 +292,22 @@ class _Namespace:
     scatter_add: object = None
 
 
-@pytest.mark.parametrize("name", SUPPORTED)
-def test_gradient_matches_finite_differences_on_a_stand_in(name, generated_dir, monkeypatch):
-    f = getattr(corpus, name)
-    args = corpus.CASES[name](np.random.default_rng(0))
+@pytest.mark.parametrize("case", SUPPORTED)
+def test_gradient_matches_finite_differences_on_a_stand_in(case, generated_dir, monkeypatch):
+    source, name = corpus_case(case)
+    f = getattr(source, name)
+    args = source.CASES[name](np.random.default_rng(0))
     log: list[str] = []
-    module = load_with_stand_in(generated(name, generated_dir), monkeypatch, log)
+    module = load_with_stand_in(generated(case, generated_dir), monkeypatch, log)
     value, *grads = getattr(module, f"grad_{name}")(*args)
     assert np.allclose(value, f(*args), rtol=1e-12, atol=1e-12)
     params = list(inspect.signature(f).parameters)
     for i, (param, g) in enumerate(zip(params[: len(args)], grads)):
-        if param in corpus.NONDIFF.get(name, ()):
+        if param in source.NONDIFF.get(name, ()):
             assert g is None
             continue
         assert_close(g, numeric_grad(f, args, i), f"{name}: d{param}")
-    text = generated(name, generated_dir).read_text()
+    text = generated(case, generated_dir).read_text()
     if "cp." in text.split("def grad_")[-1]:
         assert log, "the gradient called no CuPy function through the stand-in"
 
@@ -308,14 +323,15 @@ def test_the_stand_in_refuses_what_cupy_lacks(monkeypatch):
     assert np.array_equal(fake.clip(np.arange(3.0), 0.5, 1.5), [0.5, 1.0, 1.5])
 
 
-@pytest.mark.parametrize("name", SUPPORTED)
+@pytest.mark.parametrize("case", SUPPORTED)
 @pytest.mark.gpu
-def test_gradient_on_the_gpu(name, generated_dir):
+def test_gradient_on_the_gpu(case, generated_dir):
     if not cupy.is_available():
         pytest.skip("no GPU: cupy.is_available() is false")
-    f = getattr(corpus, name)
-    args = corpus.CASES[name](np.random.default_rng(0))
-    module = load_module(generated(name, generated_dir))
+    source, name = corpus_case(case)
+    f = getattr(source, name)
+    args = source.CASES[name](np.random.default_rng(0))
+    module = load_module(generated(case, generated_dir))
 
     def to_gpu(a):
         if isinstance(a, np.ndarray):
@@ -333,7 +349,7 @@ def test_gradient_on_the_gpu(name, generated_dir):
     assert np.allclose(to_host(value), f(*args), rtol=1e-10, atol=1e-10)
     params = list(inspect.signature(f).parameters)
     for i, (param, g) in enumerate(zip(params[: len(args)], grads)):
-        if param not in corpus.NONDIFF.get(name, ()):
+        if param not in source.NONDIFF.get(name, ()):
             assert_close(to_host(g), numeric_grad(f, args, i), f"{name}: d{param} on the GPU")
 
 
@@ -406,7 +422,7 @@ def test_the_example_on_the_gpu():
 
 
 def test_generated_cupy_corpus_is_ruff_clean(generated_dir):
-    paths = [str(generated(name, generated_dir)) for name in SUPPORTED]
+    paths = [str(generated(case, generated_dir)) for case in SUPPORTED]
     proc = subprocess.run(
         ["ruff", "check", "--no-cache", "--isolated", *paths], capture_output=True, text=True, check=False
     )
@@ -423,10 +439,10 @@ def test_cupy_output_is_the_numpy_program_with_other_names():
                 fn.body = fn.body[1:]
         return ast.unparse([n for n in tree.body if not isinstance(n, ast.Import)])
 
-    for name in SUPPORTED:
-        numpy_code = code(generate(SOURCE, "tests/corpus.py", [name]).text)
+    for case in SUPPORTED:
+        numpy_code = code(generate_case(case, "numpy"))
         renamed = numpy_code.replace("np.", "cp.").replace("scipy.special.", "cupyx.scipy.special.")
-        assert renamed == code(generate(SOURCE, "tests/corpus.py", [name], target="cupy").text), name
+        assert renamed == code(generate_case(case)), case
 
 
 def test_a_keyword_cupy_lacks_is_a_located_error(tmp_path):
