@@ -252,9 +252,9 @@ def yota_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "yota_s2s"]
 
 
-def _yota_s2s(case: Case) -> Built:
-    """Write the workload to ``<func>.py``, run ``yota-s2s <func>.py --func F --wrt ... --out grad_<func>.py``,
-    import ``grad_<func>`` from what it wrote; its result is ``(value, d<wrt>...)``."""
+def generate(case: Case) -> types.ModuleType:
+    """Write the workload to ``<func>.py``, run ``yota-s2s <func>.py --func F --wrt ... --out grad_<func>.py``
+    in ``case.workdir`` and import what it wrote."""
     name = case.func.__name__
     src = case.workdir / f"{name}.py"
     src.write_text(case.workload.source(case.size), encoding="utf-8")
@@ -270,7 +270,12 @@ def _yota_s2s(case: Case) -> Built:
     spec = importlib.util.spec_from_file_location(f"yota_bench_{name}_{case.size}", case.workdir / out)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    grad = getattr(module, f"grad_{name}")
+    return module
+
+
+def _yota_s2s(case: Case) -> Built:
+    """The generated ``grad_<func>``: its result is ``(value, d<wrt>...)``."""
+    grad = getattr(generate(case), f"grad_{case.func.__name__}")
     value = float(case.func(*case.args))
 
     def grads(result):

@@ -55,7 +55,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--workloads", default="", help="comma list (default: all)")
     p.add_argument("--sizes", default="small,large", help="comma list (default: %(default)s)")
-    p.add_argument("--peers", default="", help="comma list (default: every installed peer; numpy_fwd always runs)")
+    p.add_argument(
+        "--peers",
+        default="",
+        help="comma list (default: every installed peer; numpy_fwd, hand and hand_mech always run)",
+    )
     p.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS, help="timed rounds per row (default %(default)s)")
     p.add_argument("--batch-ms", type=float, default=10.0, help="length of one peer's batch in a round")
     p.add_argument("--max-s-per-peer", type=float, default=2.5, help="fewer rounds (at least 3) for slower peers")
