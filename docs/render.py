@@ -17,9 +17,9 @@ Template directives (a block starts with ``::: KIND ARGS`` and ends with ``:::``
     command and its output (stdout and stderr together).
 ``::: py``
     Python statements run in one session per page; shown as a ``>>>`` transcript.
-``::: show PATH [from=REGEX]``
+``::: show PATH [from=REGEX] [raw]``
     show a file of the scratch folder, or of the repository for ``@/PATH``
-    (from the first line matching REGEX).
+    (from the first line matching REGEX); ``raw`` pastes it as markdown, unfenced.
 ``::: rules-table`` / ``::: codes-table PAGE``
     tables generated from ``load_rules()`` and ``yota_s2s.errors.CODES`` (links to
     ``PAGE#ysnnn``; ``#`` for the same page).
@@ -141,6 +141,8 @@ class Page:
                 lines = text.splitlines()
                 start = next(i for i, line in enumerate(lines) if pattern.search(line))
                 text = "\n".join(lines[start:])
+        if "raw" in args:
+            return text.rstrip("\n")
         return _fence(LANGS.get(path.suffix, "text"), text)
 
     def rules_table(self, args: list[str], body: str) -> str:
