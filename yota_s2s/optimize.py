@@ -30,7 +30,7 @@ inputs).
 
 from __future__ import annotations
 
-from .ir import Atom, Eqn, Input, Lit, Tape, Var, uses
+from .ir import Atom, Eqn, Input, Lit, Slice, Tape, Var, uses
 from .lower import fold_constant
 from .ruledsl import RuleTable
 from .shapes import ShapeClasses, shape_classes
@@ -413,6 +413,18 @@ class _Rewriter:
         if self.cls(a) == frozenset():  # a scalar has one element
             return Lit(1)
         return None
+
+    def simplify_index_add(self, args: list[Atom], params: dict):
+        """``index_add(zeros_like(x), g, index=[:, None])``: an index of full slices and new axes
+        only reshapes ``x``, so the gradient is ``g`` reshaped (no buffer, no scatter)."""
+        buf, g, *dynamic = args
+        z = self.def_of(buf, "zeros_like")
+        if z is None or dynamic:
+            return None
+        index = params["index"]
+        if not all(i is None or i == Slice() for i in index) or Slice() not in index and None not in index:
+            return None
+        return "reshape", [g, self.emit("shape", [z.args[0]])], {}
 
     def simplify_keep_axes(self, args: list[Atom], params: dict):
         if params["axis"] is None or params["keepdims"]:  # nothing was removed
