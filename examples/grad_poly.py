@@ -8,28 +8,29 @@ import numpy as np
 def grad_f(x):
     """Return (f(x), dx): the value and its gradients."""
     # forward
+    x_items = x.tolist() if np.ndim(x) == 1 else x
     # return (x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 3 * x[1] * x[6] * x[8...
-    x3 = x[3]
-    x8 = x[8]
+    x3 = x_items[3]
+    x8 = x_items[8]
     _t1 = x8 * x8
     _t2 = _t1 * x8
     _t3 = 3 * x3
     _t4 = _t3 * x8
-    x6 = x[6]
+    x6 = x_items[6]
     _t5 = x6 * x6
-    x1 = x[1]
+    x1 = x_items[1]
     _t6 = _t5 * x6
     _t7 = 3 * x1
     _t8 = _t7 * x6
-    x4 = x[4]
-    x5 = x[5]
+    x4 = x_items[4]
+    x5 = x_items[5]
     _t9 = x5 * x5
     _t10 = _t9 * x5
     _t11 = 3 * x4
     _t12 = _t11 * x5
-    x7 = x[7]
+    x7 = x_items[7]
     _t13 = x7 * x7
-    x2 = x[2]
+    x2 = x_items[2]
     _t14 = _t13 * x7
     _t15 = 3 * x2
     _t16 = _t15 * x7

@@ -11,6 +11,7 @@ with a GPU, the tests marked ``gpu`` run the same files on CuPy itself.
 from __future__ import annotations
 
 import ast
+import re
 import dataclasses
 import inspect
 import subprocess
@@ -439,8 +440,13 @@ def test_cupy_output_is_the_numpy_program_with_other_names():
                 fn.body = fn.body[1:]
         return ast.unparse([n for n in tree.body if not isinstance(n, ast.Import)])
 
+    def elements_read_directly(text: str) -> str:
+        # the one intended difference: NumPy output reads x[3], x[8], ... from x.tolist() on the CPU
+        text = re.sub(r"\n *(\w+)_items = \1\.tolist\(\) if np\.ndim\(\1\) == 1 else \1", "", text)
+        return re.sub(r"\b(\w+)_items\[", r"\1[", text)
+
     for case in SUPPORTED:
-        numpy_code = code(generate_case(case, "numpy"))
+        numpy_code = elements_read_directly(code(generate_case(case, "numpy")))
         renamed = numpy_code.replace("np.", "cp.").replace("scipy.special.", "cupyx.scipy.special.")
         assert renamed == code(generate_case(case)), case
 

@@ -105,6 +105,18 @@ def _first_carried(eqn: Eqn) -> int:
     return 0
 
 
+def _float_safe(eqn: Eqn) -> bool:
+    """Python floats give NumPy's result for this equation: no ``/`` by a value that may be 0
+    (ZeroDivisionError), no ``**`` that may be fractional (a complex result) or overflow."""
+    if eqn.prim == "truediv":
+        d = eqn.args[1]
+        return isinstance(d, Lit) and type(d.value) in (int, float) and d.value != 0
+    if eqn.prim == "power":
+        p = eqn.args[1]
+        return isinstance(p, Lit) and type(p.value) is int and 0 <= p.value <= 4
+    return eqn.prim not in ("floordiv", "mod", "remainder")
+
+
 def _is_lit(a: Atom, value: int) -> bool:
     return isinstance(a, Lit) and type(a.value) is int and a.value == value
 
@@ -196,6 +208,15 @@ class _FunctionEmitter:
             for eqn in t.eqns:
                 if eqn.regions:
                     self.plan_control(t, eqn)
+        # x[3], x[8], ... of an argument: read from x.tolist() when x is 1-D (Python floats compute
+        # about 2x faster than the NumPy scalars x[3] gives; rows of a 2-D x are read as before)
+        reads: dict[int, int] = {}
+        for eqn in self.tape.eqns:
+            if self.element_read(eqn):
+                reads[eqn.args[0].id] = reads.get(eqn.args[0].id, 0) + 1
+        # (on the CPU only: for CuPy, tolist() would copy the array to the host)
+        safe = self.backend.module == "numpy" and all(_float_safe(e) for t in tapes for e in t.eqns)
+        self.unpacked: dict[int, str | None] = {v: None for v, n in reads.items() if n >= 2 and safe}
         # the index of a for loop (and its saved copies): one integer per iteration
         self.index_vars: set[int] = set()
         for t in tapes:
@@ -249,6 +270,14 @@ class _FunctionEmitter:
                     flag = eqn.regions[0].outputs[0]
                     if isinstance(flag, Var) and self.can_inline(flag, None, 0, outputs):
                         self.inline.add(flag.id)
+
+    def element_read(self, eqn: Eqn) -> bool:
+        """``x[k]`` of an argument ``x`` with one constant integer ``k``."""
+        if eqn.prim != "getindex" or len(eqn.args) != 1 or not isinstance(eqn.args[0], Var):
+            return False
+        index = eqn.params["index"]
+        inputs = {i.var.id for i in self.tape.inputs}
+        return len(index) == 1 and type(index[0]) is int and eqn.args[0].id in inputs
 
     def chains(self, tapes: list[Tape]) -> None:
         """Extend in-place groups along single-use ``index_add`` chains."""
@@ -408,7 +437,9 @@ class _FunctionEmitter:
             else:
                 self.names[out.id] = self.name_for(out)
             target = ast.Name(self.names[out.id], ast.Store())
-            if eqn.prim == "index_add" and root is not None:
+            if depth == 0 and self.element_read(eqn) and eqn.args[0].id in self.unpacked:
+                stmt = ast.Assign([target], self.unpacked_read(eqn, body), lineno=0)
+            elif eqn.prim == "index_add" and root is not None:
                 stmt: ast.stmt = self.add_in_place(target, eqn)
             else:
                 stmt = ast.Assign([target], self.expression(eqn), lineno=0)
@@ -680,6 +711,20 @@ class _FunctionEmitter:
         if other:
             body.append((sec, None, "else:", depth))
             body.extend(other)
+
+    def unpacked_read(self, eqn: Eqn, body: list) -> ast.expr:
+        """``x_items[k]``, with ``x_items = x.tolist() if np.ndim(x) == 1 else x`` written before the first."""
+        x = eqn.args[0]
+        name = self.unpacked[x.id]
+        if name is None:
+            name = self.unpacked[x.id] = self.fresh(self.names[x.id] + "_items")
+            value = ast.IfExp(
+                ast.Compare(self.backend.call("ndim", [self.atom(x)]), [ast.Eq()], [ast.Constant(1)]),
+                ast.Call(ast.Attribute(self.atom(x), "tolist", ast.Load()), [], []),
+                self.atom(x),
+            )
+            body.append((eqn.section, None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), 0))
+        return ast.Subscript(ast.Name(name, ast.Load()), ast.Constant(eqn.params["index"][0]), ast.Load())
 
     def add_in_place(self, target: ast.Name, eqn: Eqn) -> ast.stmt:
         """``dx[3] += g`` for a constant basic index; ``np.add.at(dx, i, g)`` for a computed one
