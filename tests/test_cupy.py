@@ -11,9 +11,9 @@ with a GPU, the tests marked ``gpu`` run the same files on CuPy itself.
 from __future__ import annotations
 
 import ast
-import re
 import dataclasses
 import inspect
+import re
 import subprocess
 import sys
 from pathlib import Path
