@@ -1,17 +1,28 @@
-"""The command line: ``yota-s2s SOURCE.py [options]``.
+"""The command line: ``yota-s2s SOURCE.py [options]``, or ``yota-s2s`` for the project config.
 
-Exit codes: 0 ok; 1 reserved for stale/verification results; 2 user error
-(unsupported code, missing rule, bad arguments, unreadable file) or internal
-error.  Diagnostics go to stderr as ``path:line:col: error: message (YSnnn)``
-with the source line and a caret; never a traceback for a user error.  The
-output file is written atomically (temporary file + rename), so a failed run
-leaves the previous file as it was.  The source is parsed, never executed.
+Exit codes: 0 ok; 1 a generated file is out of date (``--check``, ``--diff``)
+or a gradient failed ``--verify``; 2 user error (unsupported code, missing
+rule, bad arguments, unreadable file, bad config) or internal error.
+Diagnostics go to stderr as ``path:line:col: error: message (YSnnn)`` with the
+source line and a caret; never a traceback for a user error.  The output file
+is written atomically (temporary file + rename), so a failed run leaves the
+previous file as it was.  The source is parsed, never executed, except by
+``--verify``, which imports it to run the function.
+
+Without a SOURCE, the files listed in ``[tool.yota-s2s]`` of the nearest
+``pyproject.toml`` are regenerated (or checked); see ``project.py``.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
+import importlib.util
 import os
+import re
+import shlex
+import shutil
+import subprocess
 import sys
 import tempfile
 import traceback
@@ -22,7 +33,11 @@ from . import __version__
 from .errors import InternalError, UserError, UserErrors
 from .pipeline import STAGES, generate
 from .printer import format_tape
+from .project import Entry, find_project
 from .ruledsl import load_rules
+
+#: The ruff version ``--format ruff`` is pinned to (the ``format`` extra installs it).
+RUFF_VERSION = "0.17.6"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,7 +53,12 @@ def _parser() -> argparse.ArgumentParser:
         description="Write the reverse-mode gradient of Python/NumPy functions as a standalone module.",
         epilog="Docs: docs/cli.md. Example: yota-s2s loss.py --out grad_loss.py",
     )
-    p.add_argument("source", nargs="?", help="the Python file holding the functions to differentiate")
+    p.add_argument(
+        "source",
+        nargs="?",
+        help="the Python file holding the functions to differentiate (default: every file listed in "
+        "[tool.yota-s2s] of the nearest pyproject.toml)",
+    )
     p.add_argument(
         "--func",
         action="append",
@@ -68,23 +88,58 @@ def _parser() -> argparse.ArgumentParser:
         help=f"print the tape after STAGE ({', '.join(STAGES)}) to stdout; "
         "the module is then written only to an --out FILE",
     )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="regenerate in memory and exit 1 if the --out FILE differs from it or is missing; write nothing",
+    )
+    p.add_argument(
+        "--diff",
+        action="store_true",
+        help="print a unified diff from the --out FILE to the regenerated module; exit 1 if they differ",
+    )
+    p.add_argument("--format", choices=["ruff"], help=f"run ruff's formatter (ruff=={RUFF_VERSION}) on the module")
+    p.add_argument(
+        "--verify",
+        action="store_true",
+        help="import SOURCE (this runs its code) and check each gradient against finite differences "
+        "at inputs from --example or --shape; exit 1 on a mismatch",
+    )
+    p.add_argument(
+        "--example",
+        metavar="FILE",
+        help="--verify inputs: a .npz of arrays (by parameter name, or arr_0, arr_1, ... in order), or a .py "
+        "file that defines args, a tuple of arguments or a dict of them by name",
+    )
+    p.add_argument(
+        "--shape",
+        action="append",
+        default=[],
+        metavar="NAME=D1,D2",
+        help="--verify inputs: a random float64 array of this shape for parameter NAME (repeatable; "
+        "NAME= for a scalar)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="--verify: the seed of the random inputs and directions")
     p.add_argument("--version", action="version", version=f"yota-s2s {__version__}")
     return p
 
 
-def _command(args: argparse.Namespace) -> str:
-    parts = ["yota-s2s", args.source]
-    for f in args.func or []:
-        parts += ["--func", f]
-    for r in args.rules:
-        parts += ["--rules", r]
-    if args.wrt:
-        parts += ["--wrt", args.wrt]
-    if args.target != "numpy":
-        parts += ["--target", args.target]
-    if args.out != "-":
-        parts += ["--out", args.out]
-    return " ".join(parts)
+def _entry(args: argparse.Namespace) -> Entry:
+    """The command line's options, as given (the header repeats them)."""
+    return Entry(
+        source=args.source,
+        out=args.out,
+        funcs=args.func,
+        wrt=[args.wrt] if args.wrt else None,
+        target=args.target,
+        rules=args.rules,
+        format=args.format,
+    )
+
+
+def _command(entry: Entry) -> str:
+    """The exact command that regenerates the file (shell-quoted)."""
+    return shlex.join(["yota-s2s", *entry.argv()])
 
 
 def write_atomically(path: str, text: str) -> None:
@@ -109,42 +164,328 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.list_rules:
         return _list_rules(args.rules)
+    if (args.example or args.shape) and not args.verify:
+        parser.error("--example and --shape give the inputs of --verify")
     if args.source is None:
-        parser.error("the following arguments are required: source")
+        return _main_project(parser, args)
+    if (args.check or args.diff) and args.out == "-":
+        parser.error("--check and --diff compare with the committed file: give it with --out FILE")
     funcs = [f.strip() for group in args.func or [] for f in group.split(",") if f.strip()] or None
     wrt = [w.strip() for w in args.wrt.split(",") if w.strip()] if args.wrt is not None else None
     if wrt == []:
-        _parser().error("--wrt needs at least one parameter name")
+        parser.error("--wrt needs at least one parameter name")
+    entry = _entry(args)
     generated = None
     try:
-        try:
-            source = Path(args.source).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-            raise UserError("YS002", f"cannot read the source file: {reason}", args.source) from None
-        generated = generate(source, args.source, funcs, wrt, args.target, args.rules, command=_command(args))
+        generated = generate(
+            _read_source(args.source), args.source, funcs, wrt, args.target, args.rules, command=_command(entry)
+        )
+        text = _ruff_format(generated.text, args.out) if args.format else generated.text
         if args.dump_ir:
             sys.stdout.write("".join(format_tape(t) for t in generated.tapes[args.dump_ir]))
-            if args.out == "-":
-                return 0
-        if args.out == "-":
-            sys.stdout.write(generated.text)
-        else:
-            try:
-                write_atomically(args.out, generated.text)
-            except OSError as exc:
-                raise UserError("YS006", f"cannot write the output file: {exc.strerror}", args.out) from None
+        status = 0
+        if args.verify:
+            status = _verify(args, text, wrt)
+        if args.check or args.diff:
+            return max(status, _compare(entry, text, _command(entry), args.check, args.diff))
+        if status or (args.out == "-" and (args.dump_ir or args.verify)):
+            return status
+        _write(args.out, text)
         return 0
     except (UserError, UserErrors) as exc:
         return _report(exc)
     except Exception as exc:  # noqa: BLE001 - every other failure is a bug of ours
-        report = _internal_report(exc, generated)
-        kind = "internal error" if isinstance(exc, InternalError) else f"internal error ({type(exc).__name__})"
+        return _internal(exc, generated, args.source)
+
+
+def _main_project(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``yota-s2s [--check] [--diff]``: every file listed in ``[tool.yota-s2s]`` of pyproject.toml."""
+    given = [
+        option
+        for option, value in [
+            ("--func", args.func),
+            ("--wrt", args.wrt),
+            ("--rules", args.rules),
+            ("--out", args.out != "-"),
+            ("--target", args.target != "numpy"),
+            ("--dump-ir", args.dump_ir),
+            ("--format", args.format),
+            ("--verify", args.verify),
+        ]
+        if value
+    ]
+    try:
+        project = find_project(Path.cwd())
+    except UserError as exc:
+        return _report(exc)
+    if project is None:
+        parser.error(
+            "give a SOURCE.py, or list the files to generate in [tool.yota-s2s] of a pyproject.toml "
+            "(none found in this folder or above it)"
+        )
+    if given:
+        parser.error(f"{given[0]} needs a SOURCE.py; for the files of {project.config.name}, set it there")
+    os.chdir(project.root)  # the config's paths, and the commands in the headers, are relative to it
+    status = 0
+    for entry in project.entries:
+        generated = None
+        try:
+            command = _command(entry)
+            generated = generate(
+                _read_source(entry.source),
+                entry.source,
+                entry.funcs,
+                entry.wrt,
+                entry.target,
+                entry.rules,
+                command=command,
+            )
+            text = _ruff_format(generated.text, entry.out) if entry.format else generated.text
+            if args.check or args.diff:
+                status = max(status, _compare(entry, text, "yota-s2s", args.check, args.diff))
+            elif _committed(entry.out) != text.encode():
+                _write(entry.out, text)
+                print(f"{entry.out}: regenerated from {entry.source}")
+        except (UserError, UserErrors) as exc:
+            status = max(status, _report(exc))
+        except Exception as exc:  # noqa: BLE001 - every other failure is a bug of ours
+            status = max(status, _internal(exc, generated, entry.source))
+    return status
+
+
+def _read_source(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise UserError("YS002", f"cannot read the source file: {reason}", path) from None
+
+
+def _write(out: str, text: str) -> None:
+    if out == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        write_atomically(out, text)
+    except OSError as exc:
+        raise UserError("YS006", f"cannot write the output file: {exc.strerror}", out) from None
+
+
+def _committed(path: str) -> bytes | None:
+    """The bytes of the file now at ``path``; None when there is none."""
+    try:
+        return Path(path).read_bytes()
+    except OSError:
+        return None
+
+
+def _compare(entry: Entry, text: str, command: str, check: bool, diff: bool) -> int:
+    """``--check`` / ``--diff`` of ``entry.out`` against ``text``: 0 when identical, 1 when not."""
+    committed = _committed(entry.out)
+    if committed == text.encode():
+        return 0
+    if diff:
+        before = committed.decode("utf-8", errors="replace") if committed is not None else ""
+        sys.stdout.writelines(
+            difflib.unified_diff(
+                before.splitlines(keepends=True),
+                text.splitlines(keepends=True),
+                f"{entry.out} (committed)" if committed is not None else f"{entry.out} (missing)",
+                f"{entry.out} (regenerated from {entry.source})",
+            )
+        )
+    if check or not diff:
+        print(f"{entry.out}: out of date with {entry.source}; run '{command}'", file=sys.stderr)
+    return 1
+
+
+def _internal(exc: Exception, generated: object, source: str) -> int:
+    report = _internal_report(exc, generated)
+    kind = "internal error" if isinstance(exc, InternalError) else f"internal error ({type(exc).__name__})"
+    print(
+        f"{source}: {kind}: {exc}; this is a bug in yota-s2s, please report it with the details in {report}",
+        file=sys.stderr,
+    )
+    return 2
+
+
+# ---------------------------------------------------------------------------------------------- --format ruff
+
+
+def _ruff_format(text: str, out: str) -> str:
+    """``text`` formatted by ``ruff format`` (the project's ruff settings apply, as for ``out``)."""
+    if importlib.util.find_spec("ruff") is not None:
+        ruff = [sys.executable, "-m", "ruff"]
+    elif shutil.which("ruff"):
+        ruff = [shutil.which("ruff")]
+    else:
+        raise UserError("YS050", "--format ruff needs ruff: pip install 'yota-s2s[format]'", out)
+    version = subprocess.run([*ruff, "--version"], capture_output=True, text=True, check=False).stdout.split()
+    if version[-1:] != [RUFF_VERSION]:
         print(
-            f"{args.source}: {kind}: {exc}; this is a bug in yota-s2s, please report it with the details in {report}",
+            f"yota-s2s: warning: {' '.join(version) or 'ruff'} is not the pinned ruff {RUFF_VERSION}; "
+            "the formatted file may differ from one made elsewhere",
             file=sys.stderr,
         )
-        return 2
+    name = out if out != "-" else "generated.py"
+    proc = subprocess.run(
+        [*ruff, "format", "--stdin-filename", name, "-"], input=text, capture_output=True, text=True, check=False
+    )
+    if proc.returncode != 0:
+        raise UserError("YS050", f"ruff format failed: {proc.stderr.strip()}", out)
+    return proc.stdout
+
+
+# ---------------------------------------------------------------------------------------------- --verify
+
+
+def _verify(args: argparse.Namespace, text: str, wrt: list[str] | None) -> int:
+    """Import the source, run each generated gradient and check it against finite differences."""
+    import numpy as np
+
+    from .checking import ATOL, RTOL, check_grads
+
+    print(f"yota-s2s: --verify imports {args.source}: this runs its code", file=sys.stderr)
+    module = _import_source(args.source)
+    namespace: dict[str, object] = {"__name__": f"yota_s2s_verify_{Path(args.source).stem}"}
+    exec(compile(text, f"<generated from {args.source}>", "exec"), namespace)  # noqa: S102 - our output
+    positional, named = _load_example(args.example) if args.example else ([], {})
+    shapes = _parse_shapes(args.shape)
+    names = re.findall(r"^def grad_(\w+)\(", text, flags=re.MULTILINE)
+    unknown = [s for s in shapes if not any(s in _parameters(getattr(module, n, None)) for n in names)]
+    if unknown:
+        raise UserError(
+            "YS008", f"--shape {unknown[0]}=: no differentiated function has a parameter {unknown[0]!r}", args.source
+        )
+    rng = np.random.default_rng(args.seed)
+    for name in names:
+        f = getattr(module, name, None)
+        if not callable(f):
+            raise UserError("YS009", f"importing {args.source} does not define a function {name!r}", args.source)
+        inputs = _inputs(name, f, positional, named, shapes, rng, args.source)
+        try:
+            f(**inputs)
+        except Exception as exc:  # noqa: BLE001 - the user's code failed on the inputs
+            message = f"{name}(...) raised {type(exc).__name__}: {exc} (are the --example/--shape inputs right?)"
+            raise _at_function("YS009", message, f, args.source) from None
+        try:
+            check_grads(f, namespace[f"grad_{name}"], inputs, seed=args.seed, wrt=wrt)
+        except AssertionError as exc:
+            print(f"{args.source}::{name}: {exc}", file=sys.stderr)
+            return 1
+        except Exception as exc:  # noqa: BLE001 - the generated gradient failed where f ran
+            print(f"{args.source}::{name}: grad_{name} raised {type(exc).__name__}: {exc}", file=sys.stderr)
+            return 1
+    listed = ", ".join(f"grad_{n}" for n in names)
+    verb = "matches" if len(names) == 1 else "match"
+    print(f"OK: {listed} {verb} central differences in random directions (seed {args.seed}, rtol {RTOL}, atol {ATOL})")
+    return 0
+
+
+def _import_source(path: str):
+    """Import the source file as a module (its folder first on sys.path, as ``python path`` does)."""
+    name = re.sub(r"\W", "_", Path(path).stem)
+    sys.path.insert(0, str(Path(path).resolve().parent))
+    try:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # dataclasses look their module up while the file runs
+        spec.loader.exec_module(module)
+    except BaseException as exc:  # noqa: BLE001 - SystemExit too: the user's code failed
+        raise UserError("YS009", f"importing the source raised {type(exc).__name__}: {exc}", path) from None
+    return module
+
+
+def _load_example(path: str) -> tuple[list, dict]:
+    """The arguments an example file gives: positional ones, and named ones."""
+    if path.endswith(".npz"):
+        import numpy as np
+
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {k: data[k] for k in data.files}
+        except (OSError, ValueError) as exc:
+            raise UserError("YS008", f"cannot read the --example file: {exc}", path) from None
+        positional = [arrays.pop(f"arr_{i}") for i in range(len(arrays)) if f"arr_{i}" in arrays]
+        return positional, arrays
+    if path.endswith(".py"):
+        import runpy
+
+        try:
+            values = runpy.run_path(path)
+        except BaseException as exc:  # noqa: BLE001 - the user's code failed
+            raise UserError("YS009", f"running the --example file raised {type(exc).__name__}: {exc}", path) from None
+        example = values.get("args")
+        if isinstance(example, tuple | list):
+            return list(example), {}
+        if isinstance(example, dict):
+            return [], dict(example)
+        raise UserError("YS008", "an --example .py file must define args: a tuple, or a dict by parameter name", path)
+    raise UserError("YS008", "an --example file is a .npz or a .py file", path)
+
+
+def _parse_shapes(specs: list[str]) -> dict[str, tuple[int, ...]]:
+    shapes: dict[str, tuple[int, ...]] = {}
+    for spec in specs:
+        found = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*=\s*(\d+(?:\s*,\s*\d+)*)?\s*,?\s*", spec)
+        if not found:
+            raise UserError("YS008", f"--shape takes NAME=D1,D2,... (NAME= for a scalar), not {spec!r}", "yota-s2s")
+        name, dims = found[1], found[2]
+        if name in shapes:
+            raise UserError("YS008", f"--shape gives {name!r} twice", "yota-s2s")
+        shapes[name] = tuple(int(d) for d in dims.split(",")) if dims else ()
+    return shapes
+
+
+def _parameters(f: object) -> list[str]:
+    import inspect
+
+    try:
+        return list(inspect.signature(f).parameters) if callable(f) else []
+    except (TypeError, ValueError):
+        return []
+
+
+def _at_function(code: str, message: str, f, path: str) -> UserError:
+    """A ``UserError`` located at the ``def`` line of ``f`` in the file ``path``."""
+    line = getattr(getattr(f, "__code__", None), "co_firstlineno", 0)
+    lines = _read_source(path).splitlines()
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    col = text.find("def ") + 1 if "def " in text else 1
+    return UserError(code, message, path, line if text else 0, col, text or None)
+
+
+def _inputs(name: str, f, positional: list, named: dict, shapes: dict, rng, path: str) -> dict[str, object]:
+    """The arguments of ``f`` by name: the example's, then random ones of the --shape shapes."""
+    import inspect
+
+    import numpy as np
+
+    signature = inspect.signature(f)
+    try:
+        given = signature.bind_partial(*positional, **named).arguments
+    except TypeError as exc:
+        raise _at_function("YS008", f"the --example arguments do not fit {name}{signature}: {exc}", f, path) from None
+    inputs: dict[str, object] = {}
+    for param in signature.parameters.values():
+        if param.name in given and param.name in shapes:
+            raise _at_function("YS008", f"both --example and --shape give {param.name!r} of {name}", f, path)
+        if param.name in given:
+            value = given[param.name]
+            if isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.floating):
+                value = value.astype(np.float64)
+            inputs[param.name] = value
+        elif param.name in shapes:
+            # inside the domain of log, sqrt, arcsin, arccos, ...: [0.1, 0.9)
+            value = rng.uniform(0.1, 0.9, size=shapes[param.name])
+            inputs[param.name] = float(value) if value.ndim == 0 else value
+        elif param.default is inspect.Parameter.empty and param.kind not in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            message = (
+                f"--verify has no value for parameter {param.name!r} of {name}{signature}: "
+                f"give --shape {param.name}=D1,D2 or an --example file"
+            )
+            raise _at_function("YS008", message, f, path)
+    return inputs
 
 
 def _report(exc: UserError | UserErrors) -> int:

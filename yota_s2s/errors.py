@@ -24,6 +24,9 @@ CODES: dict[str, str] = {
     "YS004": "--wrt names something that is not a parameter",
     "YS005": "bad command-line arguments",
     "YS006": "the output file cannot be written",
+    "YS007": "the project config ([tool.yota-s2s] in pyproject.toml) is invalid",
+    "YS008": "--verify cannot build the inputs (--shape, --example)",
+    "YS009": "--verify: importing the source or calling the function failed",
     "YS010": "unsupported statement",
     "YS011": "an unsupported form of loop (for/while ... else, zip() over arrays)",
     "YS012": "not raised any more: branches and returns anywhere are supported",
@@ -50,6 +53,7 @@ CODES: dict[str, str] = {
     "YS106": "rule file: bad @diffrule header",
     "YS107": "rule file: the gradient is not implemented for this argument",
     "YS040": "the target library lacks a function or keyword the program needs (--target cupy)",
+    "YS050": "--format ruff: ruff is not installed, or it failed",
 }
 
 

@@ -1,0 +1,249 @@
+"""The project config: ``[tool.yota-s2s]`` in ``pyproject.toml`` in, a list of generated files out.
+
+``yota-s2s`` with no source file looks for the nearest ``pyproject.toml`` with a
+``[tool.yota-s2s]`` table, from the current folder up, and regenerates (or, with
+``--check``, checks) every file it lists::
+
+    [tool.yota-s2s]
+    rules = ["rules/extra.py"]        # optional: rule files for every entry
+
+    [[tool.yota-s2s.generate]]
+    source = "model/loss.py"          # required
+    out = "model/grad_loss.py"        # required
+    func = ["loss"]                   # optional: like --func (default: the entry points)
+    wrt = ["w", "b"]                  # optional: like --wrt (default: all parameters)
+    target = "numpy"                  # optional: like --target
+    rules = ["rules/more.py"]         # optional: added to the rules above
+    format = "ruff"                   # optional: like --format ruff
+
+Paths are relative to the folder of ``pyproject.toml``.  Each entry is the same
+as one command, run in that folder; ``Entry.argv`` is that command, and it is
+the one written in the generated file's header.  A bad config is a ``YS007``
+error located in ``pyproject.toml``.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import UserError
+
+CONFIG_FILE = "pyproject.toml"
+TARGETS = ("numpy",)
+FORMATTERS = ("ruff",)
+_TOP_KEYS = ("generate", "rules")
+_ENTRY_KEYS = ("source", "out", "func", "wrt", "target", "rules", "format")
+_TABLE = r'tool\s*\.\s*(?:yota-s2s|"yota-s2s"|\'yota-s2s\')'
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One generated file: the options of the ``yota-s2s`` command that writes it."""
+
+    source: str
+    out: str
+    funcs: list[str] | None = None
+    wrt: list[str] | None = None
+    target: str = "numpy"
+    rules: list[str] = field(default_factory=list)
+    format: str | None = None
+
+    def argv(self) -> list[str]:
+        """The command's arguments, in the order ``yota-s2s`` writes them in the header.
+
+        >>> Entry("loss.py", "grad_loss.py", funcs=["loss"], wrt=["w", "b"]).argv()
+        ['loss.py', '--func', 'loss', '--wrt', 'w,b', '--out', 'grad_loss.py']
+        """
+        argv = [self.source]
+        for f in self.funcs or []:
+            argv += ["--func", f]
+        for r in self.rules:
+            argv += ["--rules", r]
+        if self.wrt:
+            argv += ["--wrt", ",".join(self.wrt)]
+        if self.target != "numpy":
+            argv += ["--target", self.target]
+        if self.out != "-":
+            argv += ["--out", self.out]
+        if self.format:
+            argv += ["--format", self.format]
+        return argv
+
+
+@dataclass(frozen=True)
+class Project:
+    """A ``pyproject.toml`` and the generated files its ``[tool.yota-s2s]`` table lists."""
+
+    config: Path
+    entries: list[Entry]
+
+    @property
+    def root(self) -> Path:
+        return self.config.parent
+
+
+def find_project(start: Path) -> Project | None:
+    """The nearest ``pyproject.toml`` with a ``[tool.yota-s2s]`` table, from ``start`` up; None if none."""
+    for folder in [start, *start.parents]:
+        path = folder / CONFIG_FILE
+        if path.is_file():
+            project = load_project(path)
+            if project is not None:
+                return project
+    return None
+
+
+def load_project(path: Path) -> Project | None:
+    """The entries of ``path``'s ``[tool.yota-s2s]`` table (None when it has none); YS007 when bad.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "pyproject.toml").write_text('''
+    ... [[tool.yota-s2s.generate]]
+    ... source = "loss.py"
+    ... out = "grad_loss.py"
+    ... wrt = "w,b"
+    ... ''')
+    >>> load_project(folder / "pyproject.toml").entries
+    [Entry(source='loss.py', out='grad_loss.py', funcs=None, wrt=['w', 'b'], target='numpy', rules=[], format=None)]
+    """
+    shown = _shown(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise UserError("YS007", f"cannot read the project config: {reason}", shown) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        found = re.search(r"\(at line (\d+), column (\d+)\)$", message)
+        line, col = (int(found[1]), int(found[2])) if found else (0, 0)
+        reason = message[: found.start()].rstrip() if found else message
+        raise _error(f"not valid TOML: {reason}", shown, text, line, col) from None
+    table = data.get("tool", {}).get("yota-s2s") if isinstance(data.get("tool"), dict) else None
+    if table is None:
+        return None
+    checker = _Checker(shown, text)
+    if not isinstance(table, dict):
+        raise checker.error("[tool.yota-s2s] must be a table")
+    for key in table:
+        if key not in _TOP_KEYS:
+            raise checker.error(f"unknown key {key!r} in [tool.yota-s2s] (known: {', '.join(_TOP_KEYS)})", key=key)
+    common_rules = checker.names(table, "rules", None, split=False) or []
+    generate = table.get("generate")
+    if not isinstance(generate, list) or not generate or not all(isinstance(e, dict) for e in generate):
+        raise checker.error(
+            "[tool.yota-s2s] needs a list of files to generate: one [[tool.yota-s2s.generate]] table per file, "
+            "with source = ... and out = ...",
+            key="generate" if "generate" in table else None,
+        )
+    entries = [checker.entry(i, e, common_rules) for i, e in enumerate(generate)]
+    seen: dict[str, int] = {}
+    for i, e in enumerate(entries):
+        out = str(Path(e.out))
+        if out in seen:
+            raise checker.error(f"entries {seen[out] + 1} and {i + 1} both write {e.out!r}", i, "out")
+        seen[out] = i
+    return Project(path, entries)
+
+
+class _Checker:
+    """Type checks of the table's values, each failure located at its key in the file."""
+
+    def __init__(self, shown: str, text: str):
+        self.shown = shown
+        self.text = text
+        self.lines = text.splitlines()
+
+    def entry(self, index: int, raw: dict, common_rules: list[str]) -> Entry:
+        for key in raw:
+            if key not in _ENTRY_KEYS:
+                raise self.error(
+                    f"unknown key {key!r} in [[tool.yota-s2s.generate]] (known: {', '.join(_ENTRY_KEYS)})", index, key
+                )
+        source = self.path(raw, "source", index)
+        out = self.path(raw, "out", index)
+        if Path(source) == Path(out):
+            raise self.error(f"out is the source file {source!r}", index, "out")
+        target = raw.get("target", "numpy")
+        if target not in TARGETS:
+            raise self.error(f"target must be one of {', '.join(TARGETS)}, not {target!r}", index, "target")
+        formatter = raw.get("format")
+        if formatter is not None and formatter not in FORMATTERS:
+            raise self.error(f"format must be one of {', '.join(FORMATTERS)}, not {formatter!r}", index, "format")
+        return Entry(
+            source=source,
+            out=out,
+            funcs=self.names(raw, "func", index),
+            wrt=self.names(raw, "wrt", index),
+            target=target,
+            rules=[*common_rules, *(self.names(raw, "rules", index, split=False) or [])],
+            format=formatter,
+        )
+
+    def path(self, raw: dict, key: str, index: int) -> str:
+        value = raw.get(key)
+        if value is None:
+            raise self.error(f'this entry has no {key} = "..."', index)
+        if not isinstance(value, str) or not value.strip():
+            raise self.error(f"{key} must be a file name (a string)", index, key)
+        return value
+
+    def names(self, raw: dict, key: str, index: int | None, split: bool = True) -> list[str] | None:
+        """A list of strings, or one string (comma-separated when ``split``); None when absent."""
+        value = raw.get(key)
+        if value is None:
+            return None
+        if isinstance(value, str):
+            value = value.split(",") if split else [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value) or not value:
+            kind = "a list of names" if split else "a list of file names"
+            raise self.error(f"{key} must be a string or {kind}", index, key)
+        return [v.strip() for v in value]
+
+    def error(self, message: str, index: int | None = None, key: str | None = None) -> UserError:
+        line = self._locate(index, key)
+        return _error(message, self.shown, self.text, line, _column(self.lines, line, key))
+
+    def _locate(self, index: int | None, key: str | None) -> int:
+        """The 1-based line of ``key`` in the ``index``-th generate table (or the top table); 0 if not found."""
+        header = rf"^\s*\[\[\s*{_TABLE}\s*\.\s*generate\s*\]\]" if index is not None else rf"^\s*\[\s*{_TABLE}\s*\]"
+        starts = [i for i, line in enumerate(self.lines) if re.match(header, line)]
+        if index is not None:
+            starts = starts[index : index + 1]
+        for start in starts[:1]:
+            if key is None:
+                return start + 1
+            for i in range(start + 1, len(self.lines)):
+                if re.match(r"^\s*\[", self.lines[i]):
+                    break
+                if re.match(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=", self.lines[i]):
+                    return i + 1
+            return start + 1
+        return 0
+
+
+def _column(lines: list[str], line: int, key: str | None) -> int:
+    if not line:
+        return 0
+    text = lines[line - 1]
+    found = text.find(key) if key else -1
+    return (found if found >= 0 else len(text) - len(text.lstrip())) + 1
+
+
+def _error(message: str, shown: str, text: str, line: int, col: int) -> UserError:
+    lines = text.splitlines()
+    source_line = lines[line - 1] if 0 < line <= len(lines) else None
+    return UserError("YS007", message, shown, line, col, source_line)
+
+
+def _shown(path: Path) -> str:
+    """``path`` as a user would type it from the current folder."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
