@@ -119,7 +119,9 @@ def _parser() -> argparse.ArgumentParser:
         help="--verify inputs: a random float64 array of this shape for parameter NAME (repeatable; "
         "NAME= for a scalar)",
     )
-    p.add_argument("--seed", type=int, default=0, help="--verify: the seed of the random inputs and directions")
+    p.add_argument(
+        "--seed", type=int, default=0, metavar="N", help="--verify: the seed of the random inputs and directions"
+    )
     p.add_argument("--version", action="version", version=f"yota-s2s {__version__}")
     return p
 
