@@ -130,7 +130,7 @@ def corpus_source() -> str:
 # Syntax that ast.unparse writes differently from one Python version to the next (f-strings: quotes
 # and nesting changed in 3.12; t-strings, type parameters and aliases do not exist before 3.12/3.14).
 VERSION_DEPENDENT = {"JoinedStr", "FormattedValue", "TemplateStr", "Interpolation", "TypeAlias", "TypeVar"}
-VERSION_DEPENDENT |= {"ParamSpec", "TypeVarTuple", "Match", "TryStar", "NamedExpr", "Starred"}
+VERSION_DEPENDENT |= {"ParamSpec", "TypeVarTuple", "Match", "TryStar", "NamedExpr"}
 
 
 def test_generated_code_has_no_syntax_that_unparses_differently_across_pythons():
@@ -139,6 +139,9 @@ def test_generated_code_has_no_syntax_that_unparses_differently_across_pythons()
         found = sorted({type(n).__name__ for n in ast.walk(tree)} & VERSION_DEPENDENT)
         assert not found, f"{name} uses {found}"
         assert not any(getattr(n, "type_params", None) for n in ast.walk(tree)), name
+        # a[*b] (PEP 646) is new in 3.11 and printed with or without a tuple's parentheses by version
+        subscripts = [n.slice for n in ast.walk(tree) if isinstance(n, ast.Subscript)]
+        assert not any(isinstance(m, ast.Starred) for s in subscripts for m in ast.walk(s)), name
 
 
 def _other_pythons() -> list[str]:
@@ -697,6 +700,8 @@ def test_check_grads_checks_the_value_the_count_and_none():
         check_grads(f, lambda x, y: (f(x, y), y, None), (np.ones(3), np.ones(3)))
     with pytest.raises(AssertionError, match=r"the gradient for x has shape \(2,\), the argument \(3,\)"):
         check_grads(f, lambda x, y: (f(x, y), y[:2], x), (np.ones(3), np.ones(3)))
+    with pytest.raises(AssertionError, match=r"f must return a scalar, it returned shape \(3,\)"):
+        check_grads(lambda x: x * 2.0, lambda x: (x * 2.0, 2.0 * np.ones(3)), (np.ones(3),))
     with pytest.raises(AssertionError, match=r"f returned nan"):
         check_grads(lambda x: float("nan") * np.sum(x), lambda x: (np.nan, x), (np.ones(2),))
 
@@ -778,6 +783,16 @@ def test_format_ruff_without_ruff_is_ys050(tmp_path, monkeypatch, capsys):
         "grad_loss.py: error: --format ruff needs ruff: pip install 'yota-s2s[format]' (YS050)\n"
     )
     assert not (tmp_path / "grad_loss.py").exists()
+
+
+def test_project_mode_in_process_restores_the_working_folder(tmp_path, monkeypatch, capsys):
+    root = make_project(tmp_path)
+    (root / "src").mkdir(exist_ok=True)
+    monkeypatch.chdir(root / "src")
+    assert cli.main([]) == 0
+    assert Path.cwd() == root / "src"
+    assert capsys.readouterr().out.count("regenerated from") == 2
+    assert cli.main(["--check"]) == 0
 
 
 def test_the_format_extra_pins_the_ruff_version_the_cli_expects():

@@ -154,7 +154,10 @@ class _Call:
 
     def value(self, arguments: dict) -> float:
         args, kwargs = self._split(arguments)
-        return float(np.asarray(self.f(*args, **kwargs), dtype=np.float64))
+        value = np.asarray(self.f(*args, **kwargs), dtype=np.float64)
+        if value.size != 1:
+            raise AssertionError(f"check_grads: f must return a scalar, it returned shape {value.shape}")
+        return float(value.reshape(()))
 
 
 def _leaves(grad: object, arg: object, path: tuple[str, ...] = ()):

@@ -227,9 +227,17 @@ def _main_project(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
         )
     if given:
         parser.error(f"{given[0]} needs a SOURCE.py; for the files of {project.config.name}, set it there")
+    cwd = os.getcwd()
     os.chdir(project.root)  # the config's paths, and the commands in the headers, are relative to it
+    try:
+        return _run_entries(project.entries, args)
+    finally:
+        os.chdir(cwd)
+
+
+def _run_entries(entries: list[Entry], args: argparse.Namespace) -> int:
     status = 0
-    for entry in project.entries:
+    for entry in entries:
         generated = None
         try:
             command = _command(entry)
