@@ -100,14 +100,10 @@ def load_project(path: Path) -> Project | None:
     """The entries of ``path``'s ``[tool.yota-s2s]`` table (None when it has none); YS007 when bad.
 
     >>> import tempfile
-    >>> folder = Path(tempfile.mkdtemp())
-    >>> _ = (folder / "pyproject.toml").write_text('''
-    ... [[tool.yota-s2s.generate]]
-    ... source = "loss.py"
-    ... out = "grad_loss.py"
-    ... wrt = "w,b"
-    ... ''')
-    >>> load_project(folder / "pyproject.toml").entries
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "pyproject.toml"
+    ...     _ = path.write_text('[[tool.yota-s2s.generate]]\\nsource = "loss.py"\\nout = "grad_loss.py"\\nwrt = "w,b"\\n')
+    ...     load_project(path).entries
     [Entry(source='loss.py', out='grad_loss.py', funcs=None, wrt=['w', 'b'], target='numpy', rules=[], format=None)]
     """
     shown = _shown(path)
