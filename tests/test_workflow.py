@@ -30,7 +30,7 @@ from yota_s2s.checking import check_grads
 from yota_s2s.pipeline import generate
 from yota_s2s.ruledsl import load_rules
 
-from . import corpus
+from . import corpus, corpus_control
 from .gradcheck import load_module
 
 REPO = Path(__file__).resolve().parent.parent
@@ -115,16 +115,22 @@ def test_the_header_command_is_shell_quoted(tmp_path):
     assert (tmp_path / "grad my loss.py").read_text(encoding="utf-8") == text
 
 
+#: The corpora of functions checked by test_corpus.py and test_control.py: (module, its path as shown).
+CORPORA = [(corpus, "tests/corpus.py"), (corpus_control, "tests/corpus_control.py")]
+
+
+def corpus_text(module) -> str:
+    """The generated module for every function of a corpus."""
+    shown = dict(CORPORA)[module]
+    return generate(Path(module.__file__).read_text(encoding="utf-8"), shown, sorted(module.CASES)).text
+
+
 def _all_outputs() -> dict[str, str]:
-    """Generated text for the whole corpus and the shipped examples, by name."""
-    outputs = {"corpus": generate(corpus_source(), "tests/corpus.py", sorted(corpus.CASES)).text}
+    """Generated text for the whole corpora and the shipped examples, by name."""
+    outputs = {shown: corpus_text(module) for module, shown in CORPORA}
     for path in sorted((REPO / "examples").glob("grad_*.py")):
         outputs[path.name] = path.read_text(encoding="utf-8")
     return outputs
-
-
-def corpus_source() -> str:
-    return Path(corpus.__file__).read_text(encoding="utf-8")
 
 
 # Syntax that ast.unparse writes differently from one Python version to the next (f-strings: quotes
@@ -172,13 +178,13 @@ def test_output_is_byte_identical_on_every_python_installed(tmp_path):
     script = (
         "import json, sys\n"
         "from yota_s2s.pipeline import generate\n"
-        "path, names = sys.argv[1], json.loads(sys.argv[2])\n"
-        "sys.stdout.write(generate(open(path, encoding='utf-8').read(), 'tests/corpus.py', names).text)\n"
+        "path, shown, names = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])\n"
+        "sys.stdout.write(generate(open(path, encoding='utf-8').read(), shown, names).text)\n"
     )
-    expected = generate(corpus_source(), "tests/corpus.py", sorted(corpus.CASES)).text
-    for exe in others:
+    for (module, shown), exe in [(c, exe) for c in CORPORA for exe in others]:
+        expected = corpus_text(module)
         proc = subprocess.run(
-            [exe, "-P", "-c", script, corpus.__file__, json.dumps(sorted(corpus.CASES))],
+            [exe, "-P", "-c", script, module.__file__, shown, json.dumps(sorted(module.CASES))],
             cwd=tmp_path,
             env={**os.environ, "PYTHONPATH": str(tmp_path / "pkg")},
             capture_output=True,
@@ -658,15 +664,21 @@ def test_example_and_shape_need_verify(tmp_path):
 
 @pytest.fixture(scope="module")
 def corpus_grads():
-    namespace: dict[str, object] = {}
-    exec(generate(corpus_source(), "tests/corpus.py", sorted(corpus.CASES)).text, namespace)  # noqa: S102
-    return namespace
+    namespaces: dict[object, dict[str, object]] = {}
+    for module, _ in CORPORA:
+        namespaces[module] = {}
+        exec(corpus_text(module), namespaces[module])  # noqa: S102 - our output
+    return namespaces
 
 
-@pytest.mark.parametrize("name", sorted(corpus.CASES))
-def test_check_grads_accepts_every_corpus_gradient(name, corpus_grads):
-    args = corpus.CASES[name](np.random.default_rng(0))
-    check_grads(getattr(corpus, name), corpus_grads[f"grad_{name}"], tuple(args))
+@pytest.mark.parametrize(
+    ("module", "name"),
+    [(m, name) for m, _ in CORPORA for name in sorted(m.CASES)],
+    ids=lambda v: getattr(v, "__name__", v),
+)
+def test_check_grads_accepts_every_corpus_gradient(module, name, corpus_grads):
+    args = module.CASES[name](np.random.default_rng(0))
+    check_grads(getattr(module, name), corpus_grads[module][f"grad_{name}"], tuple(args))
 
 
 def test_check_grads_catches_small_errors_names_the_parameter_and_reproduces():
