@@ -384,6 +384,26 @@ def test_a_user_error_in_one_entry_does_not_stop_the_others(tmp_path):
     assert proc.stdout == "src/demo/grad_penalty.py: regenerated from src/demo/penalty.py\n"
 
 
+def test_a_config_entry_with_another_target_gives_what_its_command_gives(tmp_path):
+    write(tmp_path / "loss.py", LOSS)
+    write(
+        tmp_path / "pyproject.toml",
+        """
+        [[tool.yota-s2s.generate]]
+        source = "loss.py"
+        out = "grad_loss_cupy.py"
+        target = "cupy"
+        """,
+    )
+    assert run(tmp_path).returncode == 0
+    text = (tmp_path / "grad_loss_cupy.py").read_text()
+    assert text.splitlines()[0].endswith("from loss.py::loss (target cupy). DO NOT EDIT.")
+    assert text.splitlines()[3] == "# regenerate: yota-s2s loss.py --target cupy --out grad_loss_cupy.py"
+    assert "import cupy as cp" in text
+    proc = run(tmp_path, "loss.py", "--target", "cupy", "--out", "grad_loss_cupy.py", "--check")
+    assert (proc.returncode, proc.stderr) == (0, "")
+
+
 BAD_CONFIGS = {
     "unknown key": (
         '[[tool.yota-s2s.generate]]\nsource = "a.py"\nout = "b.py"\nfunction = "f"\n',
@@ -402,7 +422,7 @@ BAD_CONFIGS = {
     ),
     "target": (
         '[[tool.yota-s2s.generate]]\nsource = "a.py"\nout = "b.py"\ntarget = "jax"\n',
-        "pyproject.toml:4:1: error: target must be one of numpy, not 'jax' (YS007)",
+        "pyproject.toml:4:1: error: target must be one of numpy, cupy, not 'jax' (YS007)",
     ),
     "out is the source": (
         '[[tool.yota-s2s.generate]]\nsource = "a.py"\nout = "./a.py"\n',

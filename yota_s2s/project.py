@@ -29,10 +29,11 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .backend import BACKENDS
 from .errors import UserError
 
 CONFIG_FILE = "pyproject.toml"
-TARGETS = ("numpy",)
+TARGETS = tuple(BACKENDS)
 FORMATTERS = ("ruff",)
 _TOP_KEYS = ("generate", "rules")
 _ENTRY_KEYS = ("source", "out", "func", "wrt", "target", "rules", "format")
