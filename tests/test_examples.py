@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -109,3 +111,11 @@ def test_custom_rule_example_calls_the_library_and_is_correct(monkeypatch):
         assert_close(grad, numeric_grad(source.loss, (w, X, y), i), f"d{'wXy'[i]}")
     text = (ROOT / "examples/custom/grad_model.py").read_text()
     assert "import fastmath" in text.splitlines() and "fastmath.softplus(z)" in text
+
+
+def test_the_project_config_lists_the_examples_and_they_are_up_to_date():
+    """This repository's own [tool.yota-s2s] lists the example gradients: `yota-s2s --check` passes."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "yota_s2s", "--check"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
