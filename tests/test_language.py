@@ -395,6 +395,33 @@ case(
     arrays((3,), (3,)),
 )
 
+case(
+    "list_of_objects_parameter",
+    MODEL
+    + """
+
+def loss(layers: list[Linear], x):
+    h = x
+    for_each = [0, 1]
+    h = np.tanh(layers[for_each[0]].forward(h))
+    return np.sum(layers[1].forward(h) ** 2) + np.sum(layers[0].b)
+""",
+    lambda rng: [mlp_args(rng)[0].layers, rng.normal(size=2)],
+)
+case(
+    "args_length",
+    """
+    import numpy as np
+
+    def mean_of(*xs):
+        return sum(xs) / len(xs)
+
+    def f(a, b, c):
+        return np.sum(mean_of(a, b, c) ** 2) + np.sum(mean_of(a * b))
+    """,
+    arrays((3,), (3,), (3,)),
+)
+
 PROJECT_FILES = {"physics.py": PHYSICS, "__init__.py": ""}
 case(
     "import_from_sibling",
@@ -416,6 +443,16 @@ case(
 
     def f(x):
         return G * e(np.tanh(x))
+    """,
+    arrays((3,)),
+)
+case(
+    "import_relative_module",
+    """
+    from . import physics
+
+    def f(x):
+        return physics.energy(x, 3.0)
     """,
     arrays((3,)),
 )

@@ -205,7 +205,7 @@ class Lowerer(ControlLowering):
         self.tape = self.root = tape
         tape.params = [(p.arg, d) for p, d in _params_with_defaults(fn)]
         env = {
-            p.arg: _Unresolved((p.arg,), self.annotated_class(p.annotation))
+            p.arg: _Unresolved((p.arg,), self.annotated_class(p.annotation), self.annotated_class(p.annotation, True))
             for p in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
         }
         result = self.inline(fn, env, fn)
@@ -650,10 +650,12 @@ class Lowerer(ControlLowering):
         if (
             isinstance(base, _Unresolved | _Indexed)
             and base.path not in self.array_inputs
+            and (len(base.path) > 1 or self.element_class(base))
             and len(index) == 1
             and type(index[0]) is int
         ):
             # m.layers[0]: an element of a list of objects, or a row of an array; the next use tells
+            # (a parameter x[0] is an array read at once, unless annotated as a list of objects)
             return _Indexed(base, index[0], node, self.element_class(base))
         if isinstance(base, tuple):
             if len(index) == 1 and isinstance(index[0], int):
@@ -947,6 +949,8 @@ class Lowerer(ControlLowering):
             return self.call_primitive(name, [tuple(args[1:])], {**kwargs, "subscripts": args[0]}, node)
         if kwargs:
             return None
+        if name == "builtins.len" and len(args) == 1 and isinstance(args[0], tuple):
+            return Lit(len(args[0]))  # len(xs) of *xs or a list written in the source
         if name == "builtins.sum" and len(args) == 1:
             if isinstance(args[0], tuple):
                 total: object = Lit(0)
