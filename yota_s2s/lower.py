@@ -693,7 +693,7 @@ class Lowerer(ControlLowering):
         if isinstance(value, tuple) or (isinstance(value, Lit) and isinstance(value.value, tuple)):
             # a literal list of indices, x[[0, 2, 2]]: an index array
             value = self.array_constant(value, node)
-        if isinstance(value, _Unresolved):
+        if isinstance(value, _Unresolved | _Indexed):
             value = self.as_array(value, node)
         if isinstance(value, Var):
             dynamic.append(value)
@@ -989,7 +989,8 @@ def _constant_value(value: object) -> object:
         return _NOT_CONSTANT if any(i is _NOT_CONSTANT for i in items) else tuple(items)
     if isinstance(value, list):  # a module constant written with lists
         return _constant_value(tuple(value))
-    return value if not isinstance(value, Var | _Unresolved | _Function | _Module) else _NOT_CONSTANT
+    dynamic = Var | _Unresolved | _Indexed | _Function | _Module | _Own
+    return value if not isinstance(value, dynamic) else _NOT_CONSTANT
 
 
 def _dotted(path: tuple[str | int, ...]) -> str:
