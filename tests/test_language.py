@@ -383,6 +383,33 @@ case(
     arrays((4,), (4,)),
 )
 case(
+    "loop_builds_a_local_array",
+    """
+    import numpy as np
+
+    def f(x, n=4):
+        a = np.zeros(n)
+        for i in range(n):
+            a[i] = np.sin(x[i]) * x[0]
+        a[1:3] += x[:2] ** 2
+        return np.sum(a * a)
+    """,
+    arrays((4,)),
+)
+case(
+    "gauss_seidel_loop_into_parameter",
+    """
+    import numpy as np
+
+    def sweep(u, b):
+        for k in range(3):
+            for i in range(1, len(u) - 1):
+                u[i] = 0.5 * (u[i - 1] + u[i + 1]) + b[i]
+        return np.sum(u * u)
+    """,
+    arrays((5,), (5,)),
+)
+case(
     "list_of_values_written",
     """
     import numpy as np

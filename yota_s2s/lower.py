@@ -190,6 +190,7 @@ class Lowerer(ControlLowering):
         self.fn_classes: dict[int, str] = {}  # id(method) -> its class name
         self.warnings: list[UserError] = []
         self.written_params: set[str] = set()
+        self.rebound: set[str] = set()  # names of the differentiated function assigned to
         self.root_module = module
         self.active: list[int] = []  # id() of the functions being inlined (self.stack has their names)
         self.checked: set[int] = set()
@@ -299,6 +300,8 @@ class Lowerer(ControlLowering):
         if isinstance(target, ast.Name):
             if isinstance(value, Var) and (value.hint is None or value.hint_depth > len(self.stack)):
                 value.hint, value.hint_depth = target.id, len(self.stack)
+            if len(self.stack) == 1:
+                self.rebound.add(target.id)  # u = u.copy(): a later u[i] = v writes into a local array
             if isinstance(value, _Function) and value.local is not None and getattr(value.local, "is_lambda", False):
                 value.local.name = target.id  # sq = lambda t: ...: comments say "(in sq)"
             env[target.id] = value
@@ -352,9 +355,10 @@ class Lowerer(ControlLowering):
                 f"copy first ({name} = {name}.copy()) or return the new array",
                 target,
             )
-        entry_param = isinstance(base, _Unresolved) and len(self.stack) == 1 and len(base.path) == 1
-        if entry_param and base.path[0] not in self.written_params:
-            self.written_params.add(base.path[0])
+        params = [p.arg for p in self.fn_nodes[0].args.args + self.fn_nodes[0].args.kwonlyargs]
+        entry_param = len(self.stack) == 1 and name in params and name not in self.rebound
+        if entry_param and name not in self.written_params:
+            self.written_params.add(name)
             self.warnings.append(
                 self.error(
                     "YS050",
