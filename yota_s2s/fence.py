@@ -130,7 +130,10 @@ def _collect(module: Module) -> None:
 
 def lambda_function(name: str, node: ast.Lambda) -> ast.FunctionDef:
     """``name = lambda a: expr`` as the helper ``def name(a): return expr`` (inlined the same way)."""
-    ret = ast.Return(node.body, lineno=node.body.lineno, col_offset=node.body.col_offset)
+    body = node.body
+    # the return spans the line from its start, so comments show "sq = lambda t: t * t"
+    ret = ast.Return(body, lineno=node.lineno, col_offset=0)
+    ret.end_lineno, ret.end_col_offset = body.end_lineno, body.end_col_offset
     fn = ast.FunctionDef(name=name, args=node.args, body=[ret], decorator_list=[], returns=None)
     fn.lineno, fn.col_offset = node.lineno, node.col_offset
     fn.end_lineno, fn.end_col_offset = node.end_lineno, node.end_col_offset
