@@ -150,7 +150,7 @@ LOCATED = {
         ("YS031", 6, 19),
     ),
     "unknown name": ("def f(x):\n    y = x * 2.0\n    return y * bar\n", [], ("YS030", 3, 16)),
-    "write into an attribute": ("def f(m, x):\n    m.W[0] = x\n    return x * m.W[1]\n", [], ("YS040", 2, 5)),
+    "write into an attribute": ("def f(m, x):\n    m.W[0] = x\n    return x * m.W[1]\n", [], ("YS042", 2, 5)),
     "recursion": ("def f(x):\n    return x * f(x - 1.0)\n", [], ("YS035", 2, 16)),
     "recursion through a helper": (
         "def f(x):\n    return g(x) + 1.0\n\n\ndef g(x):\n    return f(x) * 2.0\n",

@@ -664,15 +664,15 @@ REFUSALS: dict[str, tuple[str, tuple[str, int, int]]] = {
     "self recursion": ("def f(x):\n    y = x * 2.0\n    return f(y)\n", ("YS035", 3, 12)),
     "global": ("S = 1.0\n\n\ndef f(x):\n    global S\n    S = 2.0\n    return x * S\n", ("YS015", 5, 5)),
     "nonlocal": ("def f(x):\n    nonlocal x\n    return x\n", ("YS015", 2, 5)),
-    "attribute write": ("def f(m, x):\n    m.W = x\n    return x * m.W\n", ("YS040", 2, 5)),
+    "attribute write": ("def f(m, x):\n    m.W = x\n    return x * m.W\n", ("YS042", 2, 5)),
     "self mutation in a method": (
         (
             "class C:\n    def step(self, x):\n        self.count += 1\n        return x * self.W\n\n\n"
             "def f(c, x):\n    return c.step(x)\n"
         ),
-        ("YS040", 3, 9),
+        ("YS042", 3, 9),
     ),
-    "write into an attribute's array": ("def f(m, x):\n    m.W[0] = x\n    return m.W[0]\n", ("YS040", 2, 5)),
+    "write into an attribute's array": ("def f(m, x):\n    m.W[0] = x\n    return m.W[0]\n", ("YS042", 2, 5)),
     "print": ("def f(x):\n    y = x * x\n    print(y)\n    return y\n", ("YS038", 3, 5)),
     "open": ("def f(x):\n    s = open('w.txt')\n    return x\n", ("YS038", 2, 9)),
     "input": ("def f(x):\n    return x * float(input())\n", ("YS038", 2, 22)),
@@ -739,7 +739,7 @@ def test_each_refusal_kind_has_its_own_code():
         "generator": "YS016",
         "recursion": "YS035",
         "global": "YS015",
-        "attribute write": "YS040",
+        "attribute write": "YS042",
         "print": "YS038",
         "try": "YS013",
         "eval": "YS039",

@@ -708,7 +708,7 @@ REFUSALS = {
     "global": ("def f(x):\n    global G\n    return x\n", [("YS015", 2, 5)]),
     "yield": ("def f(x):\n    y = yield x\n    return y\n", [("YS016", 2, 9)]),
     "subscript store": ("def f(x):\n    x[0][1] = 1\n    return x\n", [("YS017", 2, 5)]),
-    "attribute store": ("def f(m):\n    m.w = 1\n    return m.w\n", [("YS040", 2, 5)]),
+    "attribute store": ("def f(m):\n    m.w = 1\n    return m.w\n", [("YS042", 2, 5)]),
     "print": ("def f(x):\n    print(x)\n    return x\n", [("YS038", 2, 5)]),
     "bare call": ("def f(x):\n    g(x)\n    return x\n", [("YS018", 2, 5)]),
     "nested print": ("def f(x):\n    y = x + print(x)\n    return y\n", [("YS038", 2, 13)]),

@@ -368,7 +368,7 @@ class _Checker(ast.NodeVisitor):
                 obj = obj.value
             owner = obj.id if isinstance(obj, ast.Name) else "the object"
             self.error(
-                "YS040",
+                "YS042",
                 f"this changes the object {owner} (it writes {ast.unparse(t)}): the result would not be a "
                 f"function of the arguments; return the new value instead",
                 t,
