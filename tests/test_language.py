@@ -651,7 +651,7 @@ def test_cli_warns_about_a_write_into_an_argument(tmp_path):
     first = out.stderr.splitlines()[0]
     assert first == (
         "gs.py:5:5: warning: sweep() writes into its argument u; the gradient is of the values on entry "
-        "and the generated code never changes the caller's array (YS050)"
+        "and the generated code never changes the caller's array (YS051)"
     )
     assert (tmp_path / "grad_gs.py").exists()
 

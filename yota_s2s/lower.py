@@ -361,7 +361,7 @@ class Lowerer(ControlLowering):
             self.written_params.add(name)
             self.warnings.append(
                 self.error(
-                    "YS050",
+                    "YS051",
                     f"{self.stack[0]}() writes into its argument {name}; the gradient is of the values on entry "
                     "and the generated code never changes the caller's array",
                     target,
