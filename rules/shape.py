@@ -242,3 +242,18 @@ def flatnonzero(x):
 @diffrule(names=["numpy.argwhere"])
 def argwhere(x):
     nondiff(x)
+
+
+@diffrule(shape="a")
+def setindex(a, v, *idx, index=()):
+    # A copy of a with a[index] = v: a write into an array, as a value (a[i] = v in the
+    # source). The emitter writes it in place when the old a is used nowhere else.
+    nondiff(idx)
+    da = setindex(dout, 0.0, idx, index=index)
+    dv = unbroadcast(getindex(dout, idx, index=index), v)
+
+
+@diffrule(names=["numpy.copy", "ndarray.copy"], shape="x")
+def copy(x):
+    # A new array with the values of x (before writing into it: a = x.copy(); a[0] = v).
+    dx = dout

@@ -416,7 +416,7 @@ def test_unsupported_code_in_a_notebook_is_located_in_its_cell():
     with pytest.raises(UserErrors) as info:
         grad(ns["loss"], np.ones(2))
     (error,) = info.value.errors
-    assert (error.code, error.path, error.line, error.col) == ("YS018", "<cell-bad>", 4, 5)
+    assert (error.code, error.path, error.line, error.col) == ("YS038", "<cell-bad>", 4, 5)
     # the traceback stops at grad(): no frames from inside yota-s2s
     frames = [f.name for f in traceback.extract_tb(info.value.__traceback__) if "yota_s2s" in f.filename]
     assert frames == ["grad"]

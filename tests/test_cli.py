@@ -143,14 +143,14 @@ LOCATED = {
         [],
         ("YS021", 4, 9),
     ),
-    "print": ("def f(x):\n    y = x * x\n    print(y)\n    return y\n", [], ("YS018", 3, 5)),
+    "print": ("def f(x):\n    y = x * x\n    print(y)\n    return y\n", [], ("YS038", 3, 5)),
     "unknown library function": (
         "import numpy as np\n\n\ndef f(x):\n    y = 2.0 * x\n    return np.sum(np.foo(y))\n",
         [],
         ("YS031", 6, 19),
     ),
     "unknown name": ("def f(x):\n    y = x * 2.0\n    return y * bar\n", [], ("YS030", 3, 16)),
-    "write into an array": ("def f(x):\n    x[0] = 1\n    return x[0] * x[1]\n", [], ("YS017", 2, 5)),
+    "write into an attribute": ("def f(m, x):\n    m.W[0] = x\n    return x * m.W[1]\n", [], ("YS042", 2, 5)),
     "recursion": ("def f(x):\n    return x * f(x - 1.0)\n", [], ("YS035", 2, 16)),
     "recursion through a helper": (
         "def f(x):\n    return g(x) + 1.0\n\n\ndef g(x):\n    return f(x) * 2.0\n",
@@ -228,7 +228,7 @@ def test_every_fence_error_is_reported_in_line_order(tmp_path):
     assert_user_error(proc)
     found = [ERROR_LINE.match(line) for line in proc.stderr.splitlines()]
     located = [(m["code"], int(m["line"]), int(m["col"])) for m in found if m]
-    assert located == [("YS017", 5, 5), ("YS021", 11, 9), ("YS018", 12, 5), ("YS020", 15, 19)]
+    assert located == [("YS021", 11, 9), ("YS038", 12, 5), ("YS020", 15, 19)]
     assert len(proc.stderr.splitlines()) == 3 * len(located)
 
 

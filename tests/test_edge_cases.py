@@ -100,10 +100,10 @@ def test_a_parameter_named_np_does_not_hide_numpy():
 
 def test_generators_and_async_functions_are_refused_with_their_code():
     assert refusal("def f(x):\n    yield x\n").code == "YS016"
-    assert refusal("async def f(x):\n    return x\n").code == "YS016"
+    assert refusal("async def f(x):\n    return x\n").code == "YS037"
     with pytest.raises(UserError) as info:
         generate("async def f(x):\n    return x\n", "t.py", ["f"])
-    assert (info.value.code, info.value.line) == ("YS016", 1)
+    assert (info.value.code, info.value.line) == ("YS037", 1)
 
 
 def test_bad_command_line_arguments_use_the_diagnostic_format(tmp_path):

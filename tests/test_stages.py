@@ -703,15 +703,15 @@ REFUSALS = {
     "try": ("def f(x):\n    try:\n        y = x\n    except E:\n        y = 0\n    return y\n", [("YS013", 2, 5)]),
     "with": ("def f(x):\n    with g():\n        y = x\n    return y\n", [("YS013", 2, 5)]),
     "raise": ("def f(x):\n    raise ValueError\n    return x\n", [("YS013", 2, 5)]),
-    "lambda": ("def f(x):\n    g = lambda v: v\n    return g(x)\n", [("YS014", 2, 9)]),
+    "lambda": ("def f(x):\n    return (lambda v: v)(x)\n", [("YS014", 2, 13)]),
     "nested def": ("def f(x):\n    def g(v):\n        return v\n    return g(x)\n", [("YS014", 2, 5)]),
     "global": ("def f(x):\n    global G\n    return x\n", [("YS015", 2, 5)]),
     "yield": ("def f(x):\n    y = yield x\n    return y\n", [("YS016", 2, 9)]),
-    "subscript store": ("def f(x):\n    x[0] = 1\n    return x\n", [("YS017", 2, 5)]),
-    "attribute store": ("def f(m):\n    m.w = 1\n    return m.w\n", [("YS017", 2, 5)]),
-    "print": ("def f(x):\n    print(x)\n    return x\n", [("YS018", 2, 5)]),
+    "subscript store": ("def f(x):\n    x[0][1] = 1\n    return x\n", [("YS017", 2, 5)]),
+    "attribute store": ("def f(m):\n    m.w = 1\n    return m.w\n", [("YS042", 2, 5)]),
+    "print": ("def f(x):\n    print(x)\n    return x\n", [("YS038", 2, 5)]),
     "bare call": ("def f(x):\n    g(x)\n    return x\n", [("YS018", 2, 5)]),
-    "nested print": ("def f(x):\n    y = x + print(x)\n    return y\n", [("YS018", 2, 13)]),
+    "nested print": ("def f(x):\n    y = x + print(x)\n    return y\n", [("YS038", 2, 13)]),
     "floordiv": ("def f(x):\n    return x // 2\n", [("YS020", 2, 12)]),
     "compare": ("def f(x):\n    return 1.0 * (0 < x < 1)\n", [("YS020", 2, 19)]),
     "no return": ("def f(x):\n    y = x\n", [("YS021", 2, 5)]),
@@ -745,8 +745,7 @@ def test_fence_reports_every_refusal_in_line_order():
         """
     )
     assert refusals(source, ["g"]) == [
-        ("YS017", 2, 5),
-        ("YS018", 3, 5),
+        ("YS038", 3, 5),
         ("YS011", 4, 5),
         ("YS020", 8, 12),
         ("YS021", 13, 9),
@@ -772,7 +771,11 @@ def test_lowering_errors_are_located():
     cases = {
         "import numpy as np\n\n\ndef f(x):\n    return np.sum(np.foo(x))\n": ("YS031", 5, 19),
         "def f(x):\n    return x * bar\n": ("YS030", 2, 16),
-        "def f(x):\n    return x * f(x)\n": ("YS035", 2, 16),
+        "class C:\n    def g(self, x):\n        return self.g(x)\n\n\ndef f(c, x):\n    return c.g(x)\n": (
+            "YS035",
+            3,
+            16,
+        ),
         "import numpy as np\n\n\ndef f(x, a):\n    return np.sum(x, axis=a)\n": ("YS033", 5, 12),
         "def f(x, i):\n    return x[i:]\n": ("YS034", 2, 14),
         "def f(m):\n    return m.W * m\n": ("YS036", 2, 12),

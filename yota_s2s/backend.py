@@ -177,8 +177,8 @@ class Backend:
             if params["axis"] is not None and not params["keepdims"]:
                 g = self.call("expand_dims", [g], {"axis": params["axis"]})
             return self.call("full_like", [x, g])
-        if prim == "index_add":
-            return ast.Call(ast.Name("_index_add", ast.Load()), [*args[:2], self.index_value(params, args[2:])], [])
+        if prim in ("index_add", "setindex"):
+            return ast.Call(ast.Name(f"_{prim}", ast.Load()), [*args[:2], self.index_value(params, args[2:])], [])
         if prim == "einsum":  # np.einsum("ij,jk->ik", a, b): the subscripts first
             return self.call("einsum", [constant(params["subscripts"]), *args])
         keywords = {k: v for k, v in params.items() if k not in rule.static or rule.static[k] != v}

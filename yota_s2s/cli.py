@@ -182,6 +182,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         generated = generate(
             _read_source(args.source), args.source, funcs, wrt, args.target, args.rules, command=_command(entry)
         )
+        for warning in generated.warnings:
+            print(warning.format("warning"), file=sys.stderr)
         text = _ruff_format(generated.text, args.out) if args.format else generated.text
         if args.dump_ir:
             sys.stdout.write("".join(format_tape(t) for t in generated.tapes[args.dump_ir]))

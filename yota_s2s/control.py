@@ -51,6 +51,10 @@ def stored_names(stmts: list[ast.stmt]) -> list[str]:
                 seen.setdefault(node.id, None)
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
                 seen.setdefault(node.target.id, None)
+            elif (
+                isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name)
+            ):
+                seen.setdefault(node.value.id, None)  # a[i] = v makes a new a (setindex)
     return list(seen)
 
 

@@ -35,6 +35,14 @@ _PYTHON_ARITHMETIC = {"add", "sub", "mul", "truediv", "power", "neg"}
 #: Equations nested into one expression at most: a sum of 5,000 terms is written as
 #: statements of 200 (in order, so it rounds the same) that Python compiles at any recursion limit.
 _MAX_NESTING = 200
+#: Primitives whose result is a new array (never a view or one of their arguments): a write
+#: into their result may be done in place.
+_FRESH = {
+    *("zeros", "ones", "eye", "arange", "zeros_like", "copy", "setindex", "index_add", "unreduce"),
+    *("add", "sub", "mul", "truediv", "neg", "power", "square", "sqrt", "exp", "log", "tanh", "sin", "cos"),
+    *("abs", "maximum", "minimum", "where", "clip", "matmul", "dot", "outer", "concatenate", "stack"),
+    *("hstack", "vstack", "tile", "repeat", "cumsum", "flatten"),
+}
 
 
 @dataclass
@@ -280,17 +288,23 @@ class _FunctionEmitter:
         return len(index) == 1 and type(index[0]) is int and eqn.args[0].id in inputs
 
     def chains(self, tapes: list[Tape]) -> None:
-        """Extend in-place groups along single-use ``index_add`` chains."""
+        """Extend in-place groups along single-use ``index_add`` chains, and single-use writes
+        (``setindex``) into a new array of the same block."""
+        outputs = {a.id for a in self.tape.outputs if isinstance(a, Var)}
         for t in tapes:
             for eqn in t.eqns:
-                if eqn.prim != "index_add" or not isinstance(eqn.args[0], Var):
+                if eqn.prim not in ("index_add", "setindex") or not isinstance(eqn.args[0], Var):
                     continue
                 buf = eqn.args[0]
-                if self.uses.get(buf.id, 0) != 1:
+                if self.uses.get(buf.id, 0) != 1 or buf.id in outputs:
                     continue
                 src = self.defs.get(buf.id)
+                fresh = src is not None and self.home.get(buf.id) is t and not src.regions
+                fresh = fresh and (src.prim == "setindex" or (eqn.prim == "setindex" and self.fresh_array(src)))
                 if src is not None and src.prim == "zeros_like":
                     self.inplace[buf.id] = buf.id
+                elif fresh:
+                    self.inplace.setdefault(buf.id, buf.id)
                 if buf.id in self.inplace:
                     self.inplace[eqn.out.id] = self.inplace[buf.id]
 
@@ -298,12 +312,12 @@ class _FunctionEmitter:
         if not isinstance(a, Var) or self.uses.get(a.id) != 1 or a.id in outputs:
             return False
         d = self.defs.get(a.id)
-        if d is None or d.regions or a.hint or a.id in self.inplace:
-            return False
+        if d is None or d.regions or a.hint or a.id in self.inplace or d.prim == "setindex":
+            return False  # a write is a statement
         if user is None:
             return self.table.rules[d.prim].pure
         return not (
-            (user.prim == "index_add" and i == 0)
+            (user.prim in ("index_add", "setindex") and i == 0)
             or d.section != user.section
             or (d.span and user.span and (d.span.line, d.span.path) != (user.span.line, user.span.path))
             or not self.table.rules[d.prim].pure
@@ -330,6 +344,12 @@ class _FunctionEmitter:
             if eqn.prim.endswith("_back") and (fresh or init.id in self.inplace):
                 carried = region.inputs[first + j].var
                 self.inplace[carried.id] = carried.id
+
+    def fresh_array(self, eqn: Eqn) -> bool:
+        """``eqn``'s result is a new array that nothing else refers to."""
+        if eqn.prim == "asarray":  # np.asarray of a constant list
+            return isinstance(eqn.args[0], Lit)
+        return eqn.prim in _FRESH and not (eqn.prim in _PYTHON_ARITHMETIC and not any(map(self.is_array, eqn.args)))
 
     # ------------------------------------------------------------------ expressions
     def atom(self, a: Atom) -> ast.expr:
@@ -372,11 +392,14 @@ class _FunctionEmitter:
             if len(inp.path) == 1:
                 self.names[inp.var.id] = inp.path[0]
                 continue
-            name = self.fresh("_".join(inp.path))
+            name = self.fresh("_".join(map(str, inp.path)))
             self.names[inp.var.id] = name
             value: ast.expr = ast.Name(inp.path[0], ast.Load())
-            for part in inp.path[1:]:
-                value = ast.Attribute(value, part, ast.Load())
+            for part in inp.path[1:]:  # m.layers[0].W: an int is an index into a list attribute
+                if isinstance(part, int):
+                    value = ast.Subscript(value, ast.Constant(part), ast.Load())
+                else:
+                    value = ast.Attribute(value, part, ast.Load())
             body.append(("forward", None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), 0))
         self.checked = not tape.meta.get("check_scalar")
         self.block(tape, 0, body)
@@ -441,6 +464,13 @@ class _FunctionEmitter:
                 stmt = ast.Assign([target], self.unpacked_read(eqn, body), lineno=0)
             elif eqn.prim == "index_add" and root is not None:
                 stmt: ast.stmt = self.add_in_place(target, eqn)
+            elif eqn.prim == "setindex":
+                old = eqn.args[0]
+                if root is None or not isinstance(old, Var) or self.inplace.get(old.id) != root:
+                    # a = a.copy(); a[i] = v: the old a is used elsewhere
+                    copy = ast.Call(ast.Attribute(self.atom(old), "copy", ast.Load()), [], [])
+                    body.append((eqn.section, eqn.span, ast.Assign([target], copy, lineno=0), depth))
+                stmt = self.set_in_place(target, eqn)
             else:
                 stmt = ast.Assign([target], self.expression(eqn), lineno=0)
             body.append((eqn.section, eqn.span, stmt, depth))
@@ -738,6 +768,12 @@ class _FunctionEmitter:
         buf = ast.Name(target.id, ast.Load())
         call = ast.Call(self.backend.attr("add.at"), [buf, self.backend.index_value(eqn.params, dynamic), g], [])
         return ast.Expr(call)
+
+    def set_in_place(self, target: ast.Name, eqn: Eqn) -> ast.stmt:
+        """``a[index] = v`` into the array named ``target``."""
+        dynamic = [self.atom(a) for a in eqn.args[2:]]
+        where = ast.Subscript(ast.Name(target.id, ast.Load()), index_expr(eqn.params["index"], dynamic), ast.Store())
+        return ast.Assign([where], self.atom(eqn.args[1]), lineno=0)
 
     def scalar_check(self) -> ast.stmt:
         """``if np.ndim(value) != 0: raise ValueError(...)``: the gradient is of a scalar function."""

@@ -31,11 +31,11 @@ CODES: dict[str, str] = {
     "YS011": "an unsupported form of loop (for/while ... else, zip() over arrays)",
     "YS012": "not raised any more: branches and returns anywhere are supported",
     "YS013": "try/with/raise are not supported",
-    "YS014": "nested functions, lambdas and classes inside functions are not supported",
+    "YS014": "nested functions, classes inside functions and lambdas not bound to a name are not supported",
     "YS015": "global/nonlocal are not supported",
-    "YS016": "generators, yield and async are not supported",
-    "YS017": "writing into an array or attribute is not supported yet",
-    "YS018": "a statement with no effect on the result (print, a bare call)",
+    "YS016": "generators and yield are not supported",
+    "YS017": "an in-place update of an array another name shares (a view, an alias)",
+    "YS018": "a statement with no effect on the result (a bare call)",
     "YS020": "unsupported operator or expression",
     "YS021": "a function must end with a return of its value",
     "YS030": "unknown name",
@@ -45,6 +45,12 @@ CODES: dict[str, str] = {
     "YS034": "unsupported index",
     "YS035": "recursion is not supported",
     "YS036": "an object parameter is used as an array, or an array as an object",
+    "YS037": "async functions and await are not supported",
+    "YS038": "I/O (print, open, input) in differentiated code",
+    "YS039": "eval/exec: code built at run time cannot be differentiated",
+    "YS041": "a sequence whose length is not known when generating (comprehension, unpacking, *args)",
+    "YS042": "an object that changes its own state (an attribute is written)",
+    "YS051": "warning: the function writes into its argument's array; the gradient is of the values on entry",
     "YS101": "rule file: a rule body must be declarative",
     "YS102": "rule file: a parameter has no gradient, nondiff() or not_implemented()",
     "YS103": "rule file: unbound name in a formula",
@@ -71,10 +77,13 @@ class UserError(Exception):
     def __str__(self) -> str:
         return self.format()
 
-    def format(self) -> str:
-        """``path:line:col: error: message (code)`` plus the source line and a caret."""
+    def format(self, kind: str = "error") -> str:
+        """``path:line:col: error: message (code)`` plus the source line and a caret.
+
+        ``kind`` is ``"warning"`` for a diagnostic that does not stop the run.
+        """
         where = f"{self.path}:{self.line}:{self.col}" if self.line else self.path
-        text = f"{where}: error: {self.message} ({self.code})"
+        text = f"{where}: {kind}: {self.message} ({self.code})"
         if self.source_line is not None and self.line:
             line = self.source_line.rstrip("\n").expandtabs(1)
             text += f"\n    {line}\n    {' ' * max(self.col - 1, 0)}^"

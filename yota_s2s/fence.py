@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 
 from .errors import UserError, UserErrors, located
 
-#: Calls that are I/O or dynamic code, refused wherever they appear.
-_IMPURE_CALLS = {"print", "open", "input", "eval", "exec", "compile", "breakpoint", "__import__"}
+#: Calls that are I/O, refused wherever they appear (YS038).
+_IO_CALLS = {"print", "open", "input", "breakpoint"}
+#: Calls that run code built at run time, refused wherever they appear (YS039).
+_DYNAMIC_CALLS = {"eval", "exec", "compile", "__import__"}
 
 
 @dataclass
@@ -42,8 +44,8 @@ class Module:
         return lines[n - 1] if 0 < n <= len(lines) else ""
 
 
-def fence(source: str, path: str, funcs: list[str] | None = None) -> Module:
-    """Parse ``source`` and check the functions to differentiate; raise ``UserErrors``."""
+def parse_module(source: str, path: str) -> Module:
+    """Parse ``source`` and collect its module-level names (no function is checked yet)."""
     try:
         tree = ast.parse(source, filename=path)
     except SyntaxError as exc:
@@ -53,11 +55,18 @@ def fence(source: str, path: str, funcs: list[str] | None = None) -> Module:
         raise UserError("YS001", f"invalid syntax: {exc.msg}", path, line, exc.offset or 1, text) from None
     module = Module(path, source, tree)
     _collect(module)
+    return module
+
+
+def fence(source: str, path: str, funcs: list[str] | None = None) -> Module:
+    """Parse ``source`` and check the functions to differentiate; raise ``UserErrors``."""
+    module = parse_module(source, path)
+    tree = module.tree
     asyncs = {n.name: n for n in tree.body if isinstance(n, ast.AsyncFunctionDef)}
     if funcs:
         missing = [f for f in funcs if f not in module.functions]
         if missing and missing[0] in asyncs:
-            raise located("YS016", "async functions are not supported", asyncs[missing[0]], path, source)
+            raise located("YS037", "async functions are not supported", asyncs[missing[0]], path, source)
         if missing:
             known = ", ".join(sorted(module.functions)) or "none"
             raise UserError("YS003", f"no function {missing[0]!r} in {path} (functions: {known})", path)
@@ -66,12 +75,15 @@ def fence(source: str, path: str, funcs: list[str] | None = None) -> Module:
         module.selected = _entry_points(module)
         if not module.selected and asyncs:
             first = next(iter(asyncs.values()))
-            raise located("YS016", "async functions are not supported", first, path, source)
+            raise located("YS037", "async functions are not supported", first, path, source)
         if not module.selected:
             raise UserError("YS003", f"no public top-level function to differentiate in {path}", path)
     errors: list[UserError] = []
     for fn in _reachable(module):
-        _Checker(module, errors).check_function(fn)
+        _Checker(module, errors).check_function(
+            fn, entry=fn.name in module.selected and module.functions.get(fn.name) is fn
+        )
+    _check_recursion(module, errors)
     if errors:
         raise UserErrors(sorted(errors, key=lambda e: (e.line, e.col)))
     return module
@@ -90,9 +102,19 @@ def _collect(module: Module) -> None:
                 else:
                     top = alias.name.split(".")[0]
                     module.imports[top] = top
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        elif isinstance(node, ast.ImportFrom) and (node.module or node.level):
+            # from .physics import energy: a relative name keeps its leading dots
+            base = "." * node.level + (node.module or "")
             for alias in node.names:
-                module.imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                sep = "" if base.endswith(".") else "."
+                module.imports[alias.asname or alias.name] = f"{base}{sep}{alias.name}"
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Lambda)
+        ):
+            module.functions[node.targets[0].id] = lambda_function(node.targets[0].id, node.value)
         elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             try:
@@ -104,6 +126,66 @@ def _collect(module: Module) -> None:
                 for t in targets:
                     if isinstance(t, ast.Name):
                         module.constants[t.id] = value
+
+
+def lambda_function(name: str, node: ast.Lambda) -> ast.FunctionDef:
+    """``name = lambda a: expr`` as the helper ``def name(a): return expr`` (inlined the same way)."""
+    body = node.body
+    # the return spans the line from its start, so comments show "sq = lambda t: t * t"
+    ret = ast.Return(body, lineno=node.lineno, col_offset=0)
+    ret.end_lineno, ret.end_col_offset = body.end_lineno, body.end_col_offset
+    fn = ast.FunctionDef(name=name, args=node.args, body=[ret], decorator_list=[], returns=None)
+    fn.lineno, fn.col_offset = node.lineno, node.col_offset
+    fn.end_lineno, fn.end_col_offset = node.end_lineno, node.end_col_offset
+    fn.is_lambda = True
+    return fn
+
+
+def check_functions(module: Module, fns: list[ast.FunctionDef]) -> None:
+    """Fence more functions of ``module`` (helpers imported from another file); raise ``UserErrors``."""
+    errors: list[UserError] = []
+    for fn in fns:
+        _Checker(module, errors).check_function(fn)
+    if errors:
+        raise UserErrors(sorted(errors, key=lambda e: (e.line, e.col)))
+
+
+def _check_recursion(module: Module, errors: list[UserError]) -> None:
+    """A same-file function that calls itself, directly or through others (YS035), at the call."""
+    calls: dict[str, list[ast.Call]] = {}
+    for name, fn in module.functions.items():
+        calls[name] = [
+            n
+            for n in ast.walk(fn)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in module.functions
+        ]
+    reported: set[str] = set()
+    done: set[str] = set()
+    for start in module.selected:
+        _find_cycles(module, calls, [start], reported, done, errors)
+
+
+def _find_cycles(
+    module: Module,
+    calls: dict[str, list[ast.Call]],
+    path: list[str],
+    reported: set[str],
+    done: set[str],
+    errors: list[UserError],
+) -> None:
+    """Depth-first over the call graph; ``done`` holds functions fully explored (no cycle left)."""
+    if path[-1] in done:
+        return
+    for call in calls.get(path[-1], []):
+        callee = call.func.id
+        if callee in path and callee not in reported:
+            reported.add(callee)
+            chain = " -> ".join([*path[path.index(callee) :], callee])
+            message = f"recursion is not supported ({chain}): write it as a loop"
+            errors.append(located("YS035", message, call, module.path, module.source))
+        elif callee not in path:
+            _find_cycles(module, calls, [*path, callee], reported, done, errors)
+    done.add(path[-1])
 
 
 def _tuples(value: object) -> object:
@@ -171,7 +253,11 @@ def _entry_points(module: Module) -> list[str]:
     called: set[str] = set()
     for fn in [*module.functions.values(), *(m for ms in _methods(module).values() for m in ms)]:
         called |= _walk(module, fn)[0] - {fn.name}
-    return [name for name in module.functions if not name.startswith("_") and name not in called]
+    return [
+        name
+        for name, fn in module.functions.items()
+        if not name.startswith("_") and name not in called and not getattr(fn, "is_lambda", False)
+    ]
 
 
 def _reachable(module: Module) -> list[ast.FunctionDef]:
@@ -219,10 +305,17 @@ class _Checker(ast.NodeVisitor):
             elif isinstance(value, ast.AST):
                 self.visit(value)
 
-    def check_function(self, fn: ast.FunctionDef) -> None:
+    def check_function(self, fn: ast.FunctionDef, entry: bool = False) -> None:
         a = fn.args
-        if a.vararg or a.kwarg:
-            self.error("YS010", "*args and **kwargs parameters are not supported yet", fn)
+        if a.kwarg:
+            self.error("YS010", "**kwargs parameters are not supported; name the parameters", fn)
+        if a.vararg and entry:
+            self.error(
+                "YS010", f"{fn.name}() is differentiated, so its parameters need names (*{a.vararg.arg} has none)", fn
+            )
+        if getattr(fn, "is_lambda", False):
+            self.visit(fn.body[0].value)
+            return
         for deco in fn.decorator_list:
             if not (isinstance(deco, ast.Name) and deco.id in ("staticmethod",)):
                 self.error("YS010", "decorated functions are not supported", deco)
@@ -242,6 +335,10 @@ class _Checker(ast.NodeVisitor):
     def visit_Assign(self, node: ast.Assign) -> None:
         for t in node.targets:
             self._target(t)
+        if isinstance(node.value, ast.Lambda) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            self.visit(node.value.args)  # sq = lambda t: t * t is a helper; inlined where it is called
+            self.visit(node.value.body)
+            return
         self.visit(node.value)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
@@ -262,8 +359,29 @@ class _Checker(ast.NodeVisitor):
             for e in t.elts:
                 self._target(e)
             return
-        if isinstance(t, ast.Subscript | ast.Attribute):
-            self.error("YS017", "writing into an array or an attribute is not supported yet", t)
+        base = t
+        while isinstance(base, ast.Subscript):
+            base = base.value
+        if isinstance(base, ast.Attribute):
+            obj = base
+            while isinstance(obj, ast.Attribute | ast.Subscript):
+                obj = obj.value
+            owner = obj.id if isinstance(obj, ast.Name) else "the object"
+            self.error(
+                "YS042",
+                f"this changes the object {owner} (it writes {ast.unparse(t)}): the result would not be a "
+                f"function of the arguments; return the new value instead",
+                t,
+            )
+            return
+        if isinstance(t, ast.Subscript):
+            if not isinstance(t.value, ast.Name):
+                self.error("YS017", "write into an array with one subscript: a[i, j] = v, not a[i][j] = v", t)
+                return
+            self.visit(t.slice)
+            return
+        if isinstance(t, ast.Starred):
+            self.error("YS041", "starred unpacking (a, *rest = ...) is not supported; unpack by index", t)
             return
         self.error("YS010", "unsupported assignment target", t)
 
@@ -274,8 +392,12 @@ class _Checker(ast.NodeVisitor):
             self.visit(node.value)
             return
         call = node.value
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in _IMPURE_CALLS:
-            self.error("YS018", f"{call.func.id}() has side effects; remove it from the differentiated code", node)
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and call.func.id in _IO_CALLS | _DYNAMIC_CALLS
+        ):
+            self.visit(call)
         else:
             self.error("YS018", "this statement's value is unused: a bare call only matters for side effects", node)
 
@@ -314,26 +436,28 @@ class _Checker(ast.NodeVisitor):
         pass
 
     visit_Continue = visit_Break
-    visit_AsyncFor = _refuse("YS016", "async code is not supported")
+    visit_AsyncFor = _refuse("YS037", "async code is not supported")
     visit_Try = _refuse("YS013", "try/except is not supported: the gradient cannot follow exceptions")
     visit_TryStar = visit_Try
     visit_With = _refuse("YS013", "'with' blocks are not supported")
-    visit_AsyncWith = _refuse("YS016", "async code is not supported")
+    visit_AsyncWith = _refuse("YS037", "async code is not supported")
     visit_Raise = _refuse("YS013", "'raise' is not supported in differentiated code")
     visit_Assert = _refuse("YS010", "'assert' is not supported in differentiated code; check inputs before the call")
     visit_Delete = _refuse("YS010", "'del' is not supported")
     visit_Import = _refuse("YS010", "imports inside a function are not supported; import at module level")
     visit_ImportFrom = visit_Import
     visit_Match = _refuse("YS010", "'match' is not supported")
-    visit_Global = _refuse("YS015", "'global' is not supported: pass the value as a parameter")
-    visit_Nonlocal = _refuse("YS015", "'nonlocal' is not supported")
+    visit_Global = _refuse("YS015", "'global' is not supported: pass the value as a parameter, return the new one")
+    visit_Nonlocal = _refuse("YS015", "'nonlocal' is not supported: pass the value as a parameter, return the new one")
     visit_FunctionDef = _refuse("YS014", "nested functions are not supported; define helpers at module level")
-    visit_AsyncFunctionDef = _refuse("YS016", "async code is not supported")
+    visit_AsyncFunctionDef = _refuse("YS037", "async code is not supported")
     visit_ClassDef = _refuse("YS014", "classes inside functions are not supported")
-    visit_Lambda = _refuse("YS014", "lambda is not supported yet; define a helper function")
-    visit_Yield = _refuse("YS016", "generators (yield) are not supported")
+    visit_Lambda = _refuse(
+        "YS014", "a lambda is supported bound to a name (sq = lambda t: t * t), not passed or called in place"
+    )
+    visit_Yield = _refuse("YS016", "generators (yield) are not supported: return a tuple or an array of the values")
     visit_YieldFrom = visit_Yield
-    visit_Await = _refuse("YS016", "async code is not supported")
+    visit_Await = _refuse("YS037", "async code is not supported")
 
     def visit_Compare(self, node: ast.Compare) -> None:
         if len(node.ops) != 1:
@@ -343,15 +467,21 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
 
     visit_BoolOp = _refuse("YS020", "'and'/'or' are not supported yet")
-    visit_ListComp = _refuse("YS020", "comprehensions are not supported yet")
-    visit_SetComp = visit_ListComp
-    visit_DictComp = visit_ListComp
+    visit_SetComp = _refuse("YS020", "set and dict comprehensions are not supported; use a list comprehension")
+    visit_DictComp = visit_SetComp
+
+    def visit_ListComp(self, node: ast.ListComp | ast.GeneratorExp) -> None:
+        if len(node.generators) != 1 or node.generators[0].is_async:
+            self.error("YS020", "a comprehension has one 'for' here; nest two comprehensions", node)
+        for gen in node.generators:
+            self._target(gen.target)
+        self.generic_visit(node)
+
     visit_GeneratorExp = visit_ListComp
     visit_Dict = _refuse("YS020", "dict values are not supported")
     visit_Set = _refuse("YS020", "set values are not supported")
     visit_JoinedStr = _refuse("YS020", "f-strings are not supported in differentiated code")
     visit_NamedExpr = _refuse("YS020", "assignment expressions (:=) are not supported")
-    visit_Starred = _refuse("YS020", "starred arguments (*args) are not supported yet")
 
     # -- expressions
     def visit_BinOp(self, node: ast.BinOp) -> None:
@@ -365,8 +495,13 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
-        if isinstance(node.func, ast.Name) and node.func.id in _IMPURE_CALLS:
-            self.error("YS018", f"{node.func.id}() is I/O or dynamic code, not supported", node)
+        name = node.func.id if isinstance(node.func, ast.Name) else None
+        if name in _IO_CALLS:
+            self.error(
+                "YS038", f"{name}() is I/O: remove it from the differentiated code, or do it in the caller", node
+            )
+        elif name in _DYNAMIC_CALLS:
+            self.error("YS039", f"{name}() runs code built at run time, which cannot be differentiated", node)
         for kw in node.keywords:
             if kw.arg is None:
                 self.error("YS020", "**kwargs in calls is not supported yet", kw.value)

@@ -24,11 +24,12 @@ import functools
 import math
 import operator
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from .control import ControlLowering
 from .errors import UserError, located, position
-from .fence import Module
+from .fence import Module, check_functions, lambda_function, parse_module
 from .ir import Atom, Dyn, Input, Lit, Slice, Span, Tape, Var
 from .ruledsl import BINOPS, BindError, RuleTable, bind
 
@@ -114,9 +115,30 @@ def fold_constant(prim: str, values: list[object]) -> tuple[bool, object]:
 
 @dataclass(frozen=True)
 class _Unresolved:
-    """A parameter (or attribute of an object parameter) not yet used as array or object."""
+    """A parameter (or attribute of an object parameter) not yet used as array or object.
 
-    path: tuple[str, ...]
+    ``path`` holds attribute names and, for an element of a list attribute, its constant
+    index (``m.layers[0].W`` is ``("m", "layers", 0, "W")``); ``cls`` is the class the value
+    is known to be an instance of (from an annotation), if any.
+    """
+
+    path: tuple[str | int, ...]
+    cls: str | None = field(default=None, compare=False)
+    elem: str | None = field(default=None, compare=False)  # the class of its elements (list[Layer])
+
+
+@dataclass(frozen=True)
+class _Indexed:
+    """``m.layers[0]``: a constant index into a parameter that may be an array or a list of objects."""
+
+    base: object  # _Unresolved or _Indexed
+    index: int
+    node: ast.AST = field(compare=False)
+    cls: str | None = field(default=None, compare=False)
+
+    @property
+    def path(self) -> tuple[str | int, ...]:
+        return (*self.base.path, self.index)
 
 
 @dataclass(frozen=True)
@@ -127,12 +149,22 @@ class _Module:
 
 
 @dataclass(frozen=True)
+class _Own:
+    """One of the user's own modules (``import physics``, ``from . import physics``): parsed, never imported."""
+
+    module: Module = field(compare=False)
+    name: str = ""
+
+
+@dataclass(frozen=True)
 class _Function:
     """A callable: a same-file function, or a qualified library name like ``numpy.exp``."""
 
     name: str
     local: ast.FunctionDef | None = None
     receiver: object = None  # the bound value for a method call
+    closure: dict | None = field(default=None, compare=False)  # a lambda's defining scope
+    module: Module | None = field(default=None, compare=False)  # the file that defines it
 
 
 class Lowerer(ControlLowering):
@@ -153,6 +185,15 @@ class Lowerer(ControlLowering):
         self.array_receivers: set[int] = set()
         self.envs: list[dict[str, object]] = []
         self.prims: dict[int, str] = {}  # the primitive that defined each value
+        self.fn_modules: dict[int, Module] = {}  # id(function) -> the module it comes from
+        self.siblings: dict[str, Module | None] = {}  # the user's own modules, parsed by file path
+        self.fn_classes: dict[int, str] = {}  # id(method) -> its class name
+        self.warnings: list[UserError] = []
+        self.written_params: set[str] = set()
+        self.rebound: set[str] = set()  # names of the differentiated function assigned to
+        self.root_module = module
+        self.active: list[int] = []  # id() of the functions being inlined (self.stack has their names)
+        self.checked: set[int] = set()
 
     # ------------------------------------------------------------------ errors
     def error(self, code: str, message: str, node: ast.AST) -> UserError:
@@ -164,7 +205,10 @@ class Lowerer(ControlLowering):
         tape = Tape(name)
         self.tape = self.root = tape
         tape.params = [(p.arg, d) for p, d in _params_with_defaults(fn)]
-        env = {p.arg: _Unresolved((p.arg,)) for p in fn.args.args + fn.args.kwonlyargs}
+        env = {
+            p.arg: _Unresolved((p.arg,), self.annotated_class(p.annotation), self.annotated_class(p.annotation, True))
+            for p in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
+        }
         result = self.inline(fn, env, fn)
         if isinstance(result, tuple):
             raise self.error("YS021", f"{name}() must return one scalar value, not a tuple", fn.body[-1])
@@ -179,24 +223,28 @@ class Lowerer(ControlLowering):
         tape.inputs.sort(key=lambda inp: order.get(inp.path[0], len(order)))
         tape.meta["object_params"] = sorted({p[0] for p in self.object_paths})
         tape.meta["array_inputs"] = sorted(i.var.id for i in tape.inputs if i.var.id in self.array_receivers)
+        tape.meta["warnings"] = list(self.warnings)
         return tape
 
     # ------------------------------------------------------------------ inlining
     def inline(self, fn: ast.FunctionDef, env: dict[str, object], site: ast.AST) -> object:
-        if fn.name in self.stack:
+        if id(fn) in self.active:  # by identity: a method may share its name with a function
             chain = " -> ".join([*self.stack, fn.name])
             raise self.error("YS035", f"recursion is not supported ({chain})", site)
+        self.active.append(id(fn))
         self.stack.append(fn.name)
         self.envs.append(env)
         self.fn_nodes.append(fn)
-        caller = (self.stmt_line, self.stmt_text)
+        caller = (self.stmt_line, self.stmt_text, self.module)
+        self.module = self.fn_modules.get(id(fn), self.module)  # names resolve in the helper's own file
         try:
             value = self.block(fn.body, env)
         finally:
+            self.active.pop()
             self.stack.pop()
             self.envs.pop()
             self.fn_nodes.pop()
-            self.stmt_line, self.stmt_text = caller
+            self.stmt_line, self.stmt_text, self.module = caller
         if value is None:
             raise self.error("YS021", f"{fn.name}() must end with 'return <value>'", fn)  # fence prevents
         return value
@@ -231,11 +279,11 @@ class Lowerer(ControlLowering):
         ``y = x; y += 1`` changes ``x`` too, and so does ``r = x[0]; r += 1`` (a view).
         The tool models ``+=`` as a new value, which is only right when nothing shares it.
         """
-        if isinstance(current, Lit):
-            return  # numbers are immutable: += makes a new one
+        if isinstance(current, Lit) or not isinstance(stmt.target, ast.Name):
+            return  # numbers are immutable: += makes a new one; x[i] += v is a write (see assign_item)
         name = stmt.target.id
         shared = [n for e in self.envs for n, v in e.items() if v is current and not (e is env and n == name)]
-        view = self.defining_prim(current) in _VIEW_PRIMS
+        view = self.defining_prim(current) in _VIEW_PRIMS or isinstance(current, _Indexed)
         if shared or view:
             why = f"'{shared[0]}' refers to the same array" if shared else "it may be a view into another array"
             raise self.error(
@@ -252,7 +300,14 @@ class Lowerer(ControlLowering):
         if isinstance(target, ast.Name):
             if isinstance(value, Var) and (value.hint is None or value.hint_depth > len(self.stack)):
                 value.hint, value.hint_depth = target.id, len(self.stack)
+            if len(self.stack) == 1:
+                self.rebound.add(target.id)  # u = u.copy(): a later u[i] = v writes into a local array
+            if isinstance(value, _Function) and value.local is not None and getattr(value.local, "is_lambda", False):
+                value.local.name = target.id  # sq = lambda t: ...: comments say "(in sq)"
             env[target.id] = value
+            return
+        if isinstance(target, ast.Subscript):
+            self.assign_item(target, value, env)
             return
         if isinstance(target, ast.Tuple | ast.List):
             if isinstance(value, Lit) and isinstance(value.value, tuple):
@@ -267,6 +322,58 @@ class Lowerer(ControlLowering):
                 self.assign(t, v, env)
             return
         raise self.error("YS017", "unsupported assignment target", target)  # pragma: no cover
+
+    def assign_item(self, target: ast.Subscript, value: object, env: dict[str, object]) -> None:
+        """``a[index] = v`` as a value: ``a = setindex(a, v, index=...)``, a new array.
+
+        The emitter writes it in place when the old ``a`` is used nowhere else.  A write into a
+        parameter's array is allowed (the gradient is of the values on entry; a warning says the
+        source changes its argument); a write that another name would see is refused.
+        """
+        name = target.value.id  # the fence allows only a name here
+        if name not in env:
+            raise self.error(
+                "YS015", f"{name} is not a local name: writing into a module-level value is a global write", target
+            )
+        base = env[name]
+        dynamic: list[Atom] = []
+        index = self.index(target.slice, env, dynamic)
+        if isinstance(base, tuple):  # a list of values: a = [x, y]; a[0] = z
+            if len(index) != 1 or not isinstance(index[0], int) or not -len(base) <= index[0] < len(base):
+                raise self.error("YS034", "a list of values is written at one constant index in range", target)
+            items = list(base)
+            items[index[0]] = value
+            env[name] = tuple(items)
+            return
+        shared = [n for e in self.envs for n, v in e.items() if v is base and not (e is env and n == name)]
+        view = self.defining_prim(base) in _VIEW_PRIMS or isinstance(base, _Indexed)
+        if shared or view:
+            why = f"'{shared[0]}' refers to the same array" if shared else "it may be a view into another array"
+            raise self.error(
+                "YS017",
+                f"'{ast.unparse(target)} = ...' would change {name} in place and {why}; "
+                f"copy first ({name} = {name}.copy()) or return the new array",
+                target,
+            )
+        params = [p.arg for p in self.fn_nodes[0].args.args + self.fn_nodes[0].args.kwonlyargs]
+        entry_param = len(self.stack) == 1 and name in params and name not in self.rebound
+        if entry_param and name not in self.written_params:
+            self.written_params.add(name)
+            self.warnings.append(
+                self.error(
+                    "YS051",
+                    f"{self.stack[0]}() writes into its argument {name}; the gradient is of the values on entry "
+                    "and the generated code never changes the caller's array",
+                    target,
+                )
+            )
+        array = self.as_array(base, target.value)
+        if isinstance(array, Lit):
+            array = self.emit("asarray", [array], {}, target.value)
+        out = self.emit("setindex", [array, self.as_array(value, target), *dynamic], {"index": index}, target)
+        if isinstance(out, Var):
+            out.hint, out.hint_depth = name, len(self.stack)
+        env[name] = out
 
     # ------------------------------------------------------------------ values
     def emit(self, prim: str, args: list[Atom], params: dict[str, object], node: ast.AST) -> Atom:
@@ -300,13 +407,17 @@ class Lowerer(ControlLowering):
             path = value.path
             if path in self.object_paths:
                 raise self.error(
-                    "YS036", f"{'.'.join(path)} is used both as an object (attributes read) and as an array", node
+                    "YS036", f"{_dotted(path)} is used both as an object (attributes read) and as an array", node
                 )
             if path not in self.array_inputs:
-                var = Var(hint="_".join(path))
+                var = Var(hint="_".join(map(str, path)))
                 self.root.inputs.append(Input(var, path))
                 self.array_inputs[path] = var
             return self.array_inputs[path]
+        if isinstance(value, _Indexed):
+            if value.path in self.object_paths:
+                raise self.error("YS036", f"{_dotted(value.path)} is used both as an object and as an array", node)
+            return self.getindex(self.as_array(value.base, node), [], (value.index,), value.node)
         if isinstance(value, tuple):
             constant = _constant_value(value)
             if constant is not _NOT_CONSTANT:
@@ -315,6 +426,8 @@ class Lowerer(ControlLowering):
             return self.as_array(self.call_primitive("numpy.array", [value], {}, node), node)
         if isinstance(value, _Function):
             raise self.error("YS020", f"the function {value.name} is used as a value; call it", node)
+        if isinstance(value, _Own):
+            raise self.error("YS020", f"the module {value.name} is used as a value", node)
         if isinstance(value, _Module):
             raise self.error("YS020", f"the module {value.name} is used as a value", node)
         raise self.error("YS020", "unsupported value", node)  # pragma: no cover
@@ -341,15 +454,79 @@ class Lowerer(ControlLowering):
         if name in m.constants:
             return Lit(m.constants[name])
         if name in m.functions:
-            return _Function(name, m.functions[name])
+            return self.local_function(name, m.functions[name], m)
         if name in m.imports:
             return self.qualified(m.imports[name], node)
         if hasattr(builtins, name):
             return _Function(f"builtins.{name}")
         raise self.error("YS030", f"unknown name {name!r}", node)
 
+    def local_function(self, name: str, fn: ast.FunctionDef, module: Module) -> _Function:
+        self.fn_modules[id(fn)] = module
+        if module is not self.root_module and id(fn) not in self.checked:
+            self.checked.add(id(fn))
+            check_functions(module, [fn])  # a helper from another file is fenced like this file's
+        return _Function(name, fn, module=module)
+
+    # ------------------------------------------------------------------ the user's own modules
+    def own_module_name(self, name: str, node: ast.AST) -> object | None:
+        """``physics.energy`` or ``.physics.energy`` when ``physics.py`` sits next to the current file."""
+        level = len(name) - len(name.lstrip("."))
+        parts = name.lstrip(".").split(".")
+        here = Path(self.module.path)
+        if not here.is_file() or (not level and canonical_name(parts[0]) in ("numpy", "math", "scipy")):
+            return None
+        folder = here.parent
+        for _ in range(max(level - 1, 0)):
+            folder = folder.parent
+        for k in range(len(parts), 0, -1):
+            module = self.load_own(folder, parts[:k], node)
+            if module is not None:
+                value: object = _Own(module, ".".join(parts[:k]))
+                for attr in parts[k:]:
+                    value = self.own_attribute(value, attr, node)
+                return value
+        return None
+
+    def load_own(self, folder: Path, parts: list[str], node: ast.AST) -> Module | None:
+        candidates = [folder.joinpath(*parts).with_suffix(".py"), folder.joinpath(*parts, "__init__.py")]
+        file = next((c for c in candidates if c.is_file()), None)
+        if file is None:
+            return None
+        key = str(file.resolve())
+        if key not in self.siblings:
+            shown = str(file) if not Path(self.root_module.path).is_absolute() else key
+            try:
+                source = file.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                raise self.error("YS002", f"cannot read {shown}, imported here", node) from None
+            self.siblings[key] = parse_module(source, shown)
+        return self.siblings[key]
+
+    def own_attribute(self, own: _Own, attr: str, node: ast.AST) -> object:
+        module = own.module
+        if f"{own.name}.{attr}" in self.table.names:  # a rule given for it wins over its source
+            return _Function(f"{own.name}.{attr}")
+        if attr in module.functions:
+            return self.local_function(attr, module.functions[attr], module)
+        if attr in module.constants:
+            return Lit(module.constants[attr])
+        if attr in module.imports:
+            caller, self.module = self.module, module  # its import, resolved in its own folder
+            try:
+                return self.qualified(module.imports[attr], node)
+            finally:
+                self.module = caller
+        sub = self.load_own(Path(module.path).parent, [attr], node) if module.path.endswith("__init__.py") else None
+        if sub is not None:
+            return _Own(sub, f"{own.name}.{attr}")
+        raise self.error("YS030", f"{own.name} ({module.path}) has no function or constant {attr!r}", node)
+
     def qualified(self, name: str, node: ast.AST) -> object:
-        """A library name: a module, a constant or a function."""
+        """A library name: a module, a constant or a function (or one of the user's own modules)."""
+        own = None if name in self.table.names else self.own_module_name(name, node)  # a rule wins
+        if own is not None:
+            return own
         name = canonical_name(name)
         if name in MODULE_CONSTANTS:
             return Lit(MODULE_CONSTANTS[name])
@@ -362,16 +539,22 @@ class Lowerer(ControlLowering):
         attr = node.attr
         if isinstance(base, _Module):
             return self.qualified(f"{base.name}.{attr}", node)
+        if isinstance(base, _Own):
+            return self.own_attribute(base, attr, node)
+        if isinstance(base, _Indexed) and attr not in ARRAY_ATTRS:
+            base = self.as_object(base, node)
         if isinstance(base, _Unresolved) and attr not in ARRAY_ATTRS:
             path = base.path
             if path in self.array_inputs:
-                raise self.error(
-                    "YS036", f"{'.'.join(path)} is used as an array, so it has no attribute {attr!r}", node
-                )
+                raise self.error("YS036", f"{_dotted(path)} is used as an array, so it has no attribute {attr!r}", node)
             self.object_paths.add(path)
-            return _Unresolved((*path, attr))
+            return _Unresolved(
+                (*path, attr), self.attribute_class(base.cls, attr), self.attribute_class(base.cls, attr, True)
+            )
         if isinstance(base, _Function | tuple):
             raise self.error("YS020", f"unsupported attribute {attr!r}", node)
+        if isinstance(base, _Indexed):
+            base = self.as_array(base, node)
         value = self.as_array(base, node)
         if isinstance(value, Var):
             self.array_receivers.add(value.id)
@@ -380,6 +563,9 @@ class Lowerer(ControlLowering):
     def expr_Compare(self, node: ast.Compare, env: dict) -> object:
         left = self.expr(node.left, env)
         right = self.expr(node.comparators[0], env)
+        if isinstance(left, Lit) and isinstance(right, Lit) and {type(left.value), type(right.value)} <= {int, float}:
+            compare = getattr(operator, _COMPARE_NAMES[type(node.ops[0])].split(".")[1])
+            return Lit(compare(left.value, right.value))  # i != 3 on a comprehension's index
         return self.call_primitive(_COMPARE_NAMES[type(node.ops[0])], [left, right], {}, node)
 
     def expr_BinOp(self, node: ast.BinOp, env: dict) -> object:
@@ -394,14 +580,87 @@ class Lowerer(ControlLowering):
         return self.emit("neg", [value], {}, node)
 
     def expr_Tuple(self, node: ast.Tuple, env: dict) -> object:
-        return tuple(self.expr(e, env) for e in node.elts)
+        return tuple(self.elements(node.elts, env))
 
     expr_List = expr_Tuple
+
+    def expr_Lambda(self, node: ast.Lambda, env: dict) -> object:
+        # sq = lambda t: t * t (the fence allows only this form): a helper that sees this scope
+        fn = lambda_function("lambda", node)
+        self.fn_modules[id(fn)] = self.module
+        return _Function("lambda", fn, closure=env, module=self.module)
+
+    def expr_ListComp(self, node: ast.ListComp | ast.GeneratorExp, env: dict) -> object:
+        """``[w * x[i] for i in range(3)]``: unrolled, a tuple of values (a list in the source)."""
+        gen = node.generators[0]
+        out = []
+        for item in self.static_sequence(gen.iter, env):
+            inner = dict(env)
+            self.assign(gen.target, item, inner)
+            keep = True
+            for cond in gen.ifs:
+                test = self.expr(cond, inner)
+                if not (isinstance(test, Lit) and isinstance(test.value, bool | int)):
+                    raise self.error(
+                        "YS041", "a comprehension's condition must be known when generating (on the loop index)", cond
+                    )
+                keep = keep and bool(test.value)
+            if keep:
+                out.append(self.expr(node.elt, inner))
+        return tuple(out)
+
+    expr_GeneratorExp = expr_ListComp
+
+    def static_sequence(self, node: ast.expr, env: dict) -> tuple:
+        """The items of a sequence whose length is known when generating: ``range`` of constants,
+        a tuple or list (of names, of values), ``zip``/``enumerate``/``reversed`` of those."""
+        if isinstance(node, ast.Call) and not node.keywords:
+            callee = self.expr(node.func, env)
+            name = callee.name if isinstance(callee, _Function) and callee.local is None else None
+            if name == "builtins.range":
+                bounds = [self.expr(a, env) for a in node.args]
+                if all(isinstance(b, Lit) and type(b.value) is int for b in bounds) and 1 <= len(bounds) <= 3:
+                    return tuple(Lit(i) for i in range(*(b.value for b in bounds)))
+                raise self.error(
+                    "YS041",
+                    "a comprehension needs range() of constants (its length is fixed when generating); "
+                    "write a for loop for a length known at run time",
+                    node,
+                )
+            if name in ("builtins.zip", "builtins.enumerate", "builtins.reversed"):
+                seqs = [self.static_sequence(a, env) for a in node.args]
+                if name == "builtins.zip":
+                    return tuple(zip(*seqs))
+                if name == "builtins.reversed" and len(seqs) == 1:
+                    return tuple(reversed(seqs[0]))
+                if name == "builtins.enumerate" and len(seqs) == 1:
+                    return tuple((Lit(i), v) for i, v in enumerate(seqs[0]))
+        value = self.expr(node, env)
+        if isinstance(value, Lit) and isinstance(value.value, tuple):
+            return tuple(Lit(v) for v in value.value)
+        if isinstance(value, tuple):
+            return value
+        raise self.error(
+            "YS041",
+            f"{ast.unparse(node)} has a length known only at run time; a comprehension iterates over range() "
+            "of constants or a tuple/list written in the source (write a for loop otherwise)",
+            node,
+        )
 
     def expr_Subscript(self, node: ast.Subscript, env: dict) -> object:
         base = self.expr(node.value, env)
         dynamic: list[Atom] = []
         index = self.index(node.slice, env, dynamic)
+        if (
+            isinstance(base, _Unresolved | _Indexed)
+            and base.path not in self.array_inputs
+            and (len(base.path) > 1 or self.element_class(base))
+            and len(index) == 1
+            and type(index[0]) is int
+        ):
+            # m.layers[0]: an element of a list of objects, or a row of an array; the next use tells
+            # (a parameter x[0] is an array read at once, unless annotated as a list of objects)
+            return _Indexed(base, index[0], node, self.element_class(base))
         if isinstance(base, tuple):
             if len(index) == 1 and isinstance(index[0], int):
                 try:
@@ -415,6 +674,9 @@ class Lowerer(ControlLowering):
             if isinstance(item, int | Slice):
                 key = item.to_slice() if isinstance(item, Slice) else item
                 return Lit(value.value[key])
+        return self.getindex(value, dynamic, index, node)
+
+    def getindex(self, value: Atom, dynamic: list[Atom], index: tuple, node: ast.AST) -> Atom:
         out = self.emit("getindex", [value, *dynamic], {"index": index}, node)
         if isinstance(out, Var) and value.hint and len(index) == 1 and isinstance(index[0], int) and index[0] >= 0:
             out.hint, out.hint_depth = f"{value.hint}{index[0]}", _DERIVED_HINT
@@ -435,7 +697,7 @@ class Lowerer(ControlLowering):
         if isinstance(value, tuple) or (isinstance(value, Lit) and isinstance(value.value, tuple)):
             # a literal list of indices, x[[0, 2, 2]]: an index array
             value = self.array_constant(value, node)
-        if isinstance(value, _Unresolved):
+        if isinstance(value, _Unresolved | _Indexed):
             value = self.as_array(value, node)
         if isinstance(value, Var):
             dynamic.append(value)
@@ -465,26 +727,33 @@ class Lowerer(ControlLowering):
             base = self.expr(func.value, env)
             if isinstance(base, _Module):
                 callee = self.qualified(f"{base.name}.{func.attr}", func)
-            elif isinstance(base, _Unresolved) and base.path not in self.array_inputs:
-                method = self.find_method(func.attr, func)
+            elif isinstance(base, _Own):
+                callee = self.own_attribute(base, func.attr, func)
+            elif isinstance(base, _Unresolved | _Indexed) and base.path not in self.array_inputs:
+                method = self.find_method(func.attr, func, base.cls)
                 if method is None:
                     callee = _Function(f"ndarray.{func.attr}")
                     receiver = base
                 else:
-                    self.object_paths.add(base.path)
-                    callee, receiver = _Function(func.attr, method), base
+                    receiver = self.as_object(base, func)
+                    self.object_paths.add(receiver.path)
+                    cls = receiver.cls or self.fn_classes.get(id(method))
+                    receiver = _Unresolved(receiver.path, cls, receiver.elem)
+                    callee = _Function(func.attr, method)
             else:
                 callee, receiver = _Function(f"ndarray.{func.attr}"), base
         else:
             callee = self.expr(func, env)
         if not isinstance(callee, _Function):
             raise self.error("YS020", "this value is not callable", func)
-        args = [self.expr(a, env) for a in node.args]
+        if callee.name in ("builtins.tuple", "builtins.list") and len(node.args) == 1 and not node.keywords:
+            return self.static_sequence(node.args[0], env)  # tuple(w * v for v in xs)
+        args = self.elements(node.args, env)
         kwargs = {kw.arg: self.expr(kw.value, env) for kw in node.keywords}
         if callee.local is not None:
             if receiver is not None:
                 args = [receiver, *args]
-            return self.call_local(callee.local, args, kwargs, node)
+            return self.call_local(callee.local, args, kwargs, node, callee.closure)
         if receiver is not None:
             receiver = self.as_array(receiver, func)
             if isinstance(receiver, Var):
@@ -494,34 +763,144 @@ class Lowerer(ControlLowering):
                 args = [args[0], tuple(args[1:])]
         return self.call_primitive(callee.name, args, kwargs, node)
 
-    def find_method(self, name: str, node: ast.AST) -> ast.FunctionDef | None:
+    def find_method(self, name: str, node: ast.AST, cls: str | None = None) -> ast.FunctionDef | None:
+        """The method ``name`` of class ``cls`` (known from an annotation), else the only one in the file."""
+        classes = self.module.classes
+        while cls in classes:
+            for m in classes[cls].body:
+                if isinstance(m, ast.FunctionDef) and m.name == name:
+                    self.fn_classes[id(m)] = cls
+                    self.fn_modules[id(m)] = self.module
+                    return m
+            bases = [b.id for b in classes[cls].bases if isinstance(b, ast.Name)]
+            cls = bases[0] if bases else None
         found = [
-            m
-            for cls in self.module.classes.values()
-            for m in cls.body
-            if isinstance(m, ast.FunctionDef) and m.name == name
+            (c.name, m) for c in classes.values() for m in c.body if isinstance(m, ast.FunctionDef) and m.name == name
         ]
         if len(found) > 1:
-            raise self.error("YS031", f"several classes in this file define {name}(); cannot tell which", node)
-        return found[0] if found else None
+            owners = ", ".join(c for c, _ in found)
+            raise self.error(
+                "YS031",
+                f"several classes in this file define {name}() ({owners}); cannot tell which: annotate the "
+                f"parameter (m: {found[0][0]}) or the class attribute (layer: {found[0][0]})",
+                node,
+            )
+        if not found:
+            return None
+        self.fn_classes[id(found[0][1])] = found[0][0]
+        self.fn_modules[id(found[0][1])] = self.module
+        return found[0][1]
 
-    def call_local(self, fn: ast.FunctionDef, args: list, kwargs: dict, node: ast.Call) -> object:
+    def annotated_class(self, annotation: ast.expr | None, element: bool = False) -> str | None:
+        """The class an annotation names (``Model``, ``"Model"``); with ``element``, of ``list[Layer]``."""
+        if annotation is None:
+            return None
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            try:
+                annotation = ast.parse(annotation.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if element:
+            if not isinstance(annotation, ast.Subscript):
+                return None
+            inner = annotation.slice
+            annotation = inner.elts[0] if isinstance(inner, ast.Tuple) and inner.elts else inner
+        if isinstance(annotation, ast.Name) and annotation.id in self.module.classes:
+            return annotation.id
+        return None
+
+    def attribute_class(self, cls: str | None, attr: str, element: bool = False) -> str | None:
+        """The class of ``obj.attr`` for ``obj`` of class ``cls``: from a class-level annotation
+        (``layer: Linear``, ``layers: list[Linear]``) or ``self.attr = Linear(...)`` in ``__init__``."""
+        classes = self.module.classes
+        if cls not in classes:
+            return None
+        for stmt in classes[cls].body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
+                return self.annotated_class(stmt.annotation, element)
+            if isinstance(stmt, ast.FunctionDef) and stmt.name == "__init__":
+                for node in ast.walk(stmt):
+                    if not (isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None):
+                        continue
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    if not any(isinstance(t, ast.Attribute) and t.attr == attr for t in targets):
+                        continue
+                    if isinstance(node, ast.AnnAssign):
+                        return self.annotated_class(node.annotation, element)
+                    value = node.value
+                    if element and isinstance(value, ast.List | ast.Tuple) and value.elts:
+                        value = value.elts[0]
+                    elif element and isinstance(value, ast.ListComp):
+                        value = value.elt
+                    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+                        return value.func.id if value.func.id in classes else None
+        return None
+
+    def element_class(self, base: _Unresolved | _Indexed) -> str | None:
+        """The class of ``base[i]``: the element annotation of the attribute ``base`` came from."""
+        return base.elem if isinstance(base, _Unresolved) else None
+
+    def as_object(self, value: _Unresolved | _Indexed, node: ast.AST) -> _Unresolved:
+        """``m.layers[0]`` used as an object: ``m.layers`` is a list of objects."""
+        if isinstance(value, _Unresolved):
+            return value
+        base = self.as_object(value.base, node) if isinstance(value.base, _Indexed) else value.base
+        if base.path in self.array_inputs:
+            raise self.error("YS036", f"{_dotted(base.path)} is used as an array, so it holds no objects", node)
+        self.object_paths.add(base.path)
+        self.object_paths.add(value.path)
+        return _Unresolved(value.path, value.cls)
+
+    def elements(self, nodes: list[ast.expr], env: dict) -> list:
+        """The values of call arguments or tuple items; ``*xs`` of a tuple of known length is spread."""
+        out: list = []
+        for n in nodes:
+            if not isinstance(n, ast.Starred):
+                out.append(self.expr(n, env))
+                continue
+            value = self.expr(n.value, env)
+            if isinstance(value, Lit) and isinstance(value.value, tuple):
+                value = tuple(Lit(v) for v in value.value)
+            if not isinstance(value, tuple):
+                raise self.error(
+                    "YS041",
+                    f"*{ast.unparse(n.value)} needs a tuple or list of known length (an array's length is "
+                    "known only at run time; index it)",
+                    n,
+                )
+            out.extend(value)
+        return out
+
+    def call_local(
+        self, fn: ast.FunctionDef, args: list, kwargs: dict, node: ast.Call, closure: dict | None = None
+    ) -> object:
+        a = fn.args
+        positional = [p.arg for p in a.posonlyargs + a.args]
         params = _params_with_defaults(fn)
         names = [p.arg for p, _ in params]
-        if len(args) > len(names):
-            raise self.error("YS032", f"{fn.name}() takes {len(names)} arguments ({len(args)} given)", node)
-        env: dict[str, object] = dict(zip(names, args))
+        if len(args) > len(positional) and a.vararg is None:
+            raise self.error("YS032", f"{fn.name}() takes {len(positional)} arguments ({len(args)} given)", node)
+        env: dict[str, object] = dict(zip(positional, args))
+        if a.vararg is not None:
+            env[a.vararg.arg] = tuple(args[len(positional) :])  # def h(*xs): a tuple of known length
         for key, value in kwargs.items():
             if key not in names:
                 raise self.error("YS032", f"{fn.name}() has no parameter {key!r}", node)
             if key in env:
                 raise self.error("YS032", f"{fn.name}() got two values for {key!r}", node)
             env[key] = value
-        for p, default in params:
-            if p.arg not in env:
-                if default is None:
-                    raise self.error("YS032", f"{fn.name}() is missing the argument {p.arg!r}", node)
-                env[p.arg] = self.expr(default, {})
+        caller = self.module
+        self.module = self.fn_modules.get(id(fn), self.module)  # defaults are the callee's file's names
+        try:
+            for p, default in params:
+                if p.arg not in env:
+                    if default is None:
+                        raise self.error("YS032", f"{fn.name}() is missing the argument {p.arg!r}", node)
+                    env[p.arg] = self.expr(default, {})
+        finally:
+            self.module = caller
+        if closure:  # a lambda sees the names of the scope it was defined in
+            env = {**closure, **env}
         return self.inline(fn, env, node)
 
     def call_primitive(self, name: str, args: list, kwargs: dict, node: ast.AST) -> object:
@@ -574,6 +953,8 @@ class Lowerer(ControlLowering):
             return self.call_primitive(name, [tuple(args[1:])], {**kwargs, "subscripts": args[0]}, node)
         if kwargs:
             return None
+        if name == "builtins.len" and len(args) == 1 and isinstance(args[0], tuple):
+            return Lit(len(args[0]))  # len(xs) of *xs or a list written in the source
         if name == "builtins.sum" and len(args) == 1:
             if isinstance(args[0], tuple):
                 total: object = Lit(0)
@@ -612,7 +993,16 @@ def _constant_value(value: object) -> object:
         return _NOT_CONSTANT if any(i is _NOT_CONSTANT for i in items) else tuple(items)
     if isinstance(value, list):  # a module constant written with lists
         return _constant_value(tuple(value))
-    return value if not isinstance(value, Var | _Unresolved | _Function | _Module) else _NOT_CONSTANT
+    dynamic = Var | _Unresolved | _Indexed | _Function | _Module | _Own
+    return value if not isinstance(value, dynamic) else _NOT_CONSTANT
+
+
+def _dotted(path: tuple[str | int, ...]) -> str:
+    """``("m", "layers", 0, "W")`` as ``m.layers[0].W``."""
+    text = str(path[0])
+    for part in path[1:]:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return text
 
 
 def canonical_name(name: str) -> str:

@@ -44,6 +44,7 @@ class Generated:
 
     text: str
     tapes: dict[str, list[Tape]] = field(default_factory=dict)
+    warnings: list[UserError] = field(default_factory=list)  # printed as "warning:", the run goes on
 
 
 def generate(
@@ -149,7 +150,8 @@ def _generate(source, path, funcs, wrt, target, rules, command) -> Generated:
     except Exception as exc:  # a bug of ours: keep the tapes made so far for the report
         exc.yota_tapes = stages
         raise
-    return Generated(text, stages)
+    warnings = [w for t in stages["lower"] for w in t.meta.get("warnings", ())]
+    return Generated(text, stages, warnings)
 
 
 def _differentiate_one(module, name: str, table, wrt: Sequence[str] | None, stages: dict) -> Tape:

@@ -79,3 +79,10 @@ def _untake(g, x, indices, axis):
     dx = xp.zeros(xp.shape(x), dtype=xp.result_type(g, x))
     xp.add.at(dx, (slice(None),) * (axis % xp.ndim(x)) + (indices,), g)
     return dx
+
+
+def _setindex(a, v, index):
+    """A copy of ``a`` with ``a[index] = v`` (the emitter writes ``a[index] = v`` itself)."""
+    a = xp.array(a, copy=True)
+    a[index] = v
+    return a

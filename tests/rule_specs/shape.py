@@ -5,6 +5,7 @@ elements of the list.
 """
 
 SPECS: dict = {
+    "copy": [("{f}(x)", [(3,)]), ("{f}(x)", [(2, 3)]), ("{f}(x)", [()])],
     "ravel": [("{f}(x)", [(2, 3)]), ("{f}(x)", [(3,)]), ("{f}(x)", [()]), ("{f}(x.T)", [(2, 3)])],
     "swapaxes": [
         ("{f}(x, 0, 1)", [(2, 3)]),
@@ -101,6 +102,7 @@ SPECS: dict = {
 }
 
 METHODS: dict = {
+    "ndarray.copy": [("x.copy()", [(3,)]), ("x.copy()", [(2, 3)])],
     "ndarray.ravel": [("x.ravel()", [(2, 3)]), ("x.T.ravel()", [(2, 3)])],
     "ndarray.flatten": [("x.flatten()", [(2, 3)]), ("x.flatten()", [(3,)]), ("x.T.flatten()", [(2, 3)])],
     "ndarray.swapaxes": [("x.swapaxes(0, 1)", [(2, 3)]), ("x.swapaxes(-1, 0)", [(2, 3, 4)])],
