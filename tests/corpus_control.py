@@ -484,3 +484,31 @@ CASES.update(
         "nested_return": lambda r: (r.standard_normal((3, 3)),),
     }
 )
+
+
+# --------------------------------------------------------------------------- writes into arrays in loops
+
+
+def gauss_seidel(u, f, sweeps):
+    """Gauss-Seidel sweeps for -u'' = f on a grid: writes into its parameter u."""
+    n = len(u)
+    for _ in range(sweeps):
+        for i in range(1, n - 1):
+            u[i] = 0.5 * (u[i - 1] + u[i + 1] + 0.01 * f[i])
+    return np.sum(u * u)
+
+
+def build_local_array(x):
+    a = np.zeros(len(x))
+    for i in range(len(x)):
+        a[i] = np.sin(x[i]) * (i + 1)
+    return np.sum(a * a)
+
+
+CASES.update(
+    {
+        "gauss_seidel": lambda r: (r.standard_normal(6), r.standard_normal(6), 3),
+        "build_local_array": lambda r: (r.standard_normal(5),),
+    }
+)
+NONDIFF["gauss_seidel"] = {"sweeps"}

@@ -156,6 +156,8 @@ class _Call:
 
     def value(self, arguments: dict) -> float:
         args, kwargs = self._split(arguments)
+        # f may write into its arguments (a Gauss-Seidel sweep): each call gets its own copies
+        args, kwargs = copy.deepcopy((args, kwargs))
         value = np.asarray(self.f(*args, **kwargs), dtype=np.float64)
         if value.size != 1:
             raise AssertionError(f"check_grads: f must return a scalar, it returned shape {value.shape}")
