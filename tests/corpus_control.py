@@ -1,6 +1,6 @@
 """The control-flow corpus: loops, branches and early returns, and the inputs to check them at.
 
-tests/test_control.py generates every function in ``CASES``, runs the generated file and
+tests/test_corpus.py generates every function in ``CASES``, runs the generated file and
 checks each gradient against central finite differences of the function itself.
 """
 

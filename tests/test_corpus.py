@@ -1,7 +1,9 @@
-"""Every corpus function: generate its gradient module, run it, compare with finite differences."""
+"""Every corpus function (tests/corpus.py: straight-line code; tests/corpus_control.py: loops,
+branches, writes into arrays): generate its gradient module, run it, compare with finite differences."""
 
 from __future__ import annotations
 
+import copy
 import inspect
 import subprocess
 from pathlib import Path
@@ -11,11 +13,21 @@ import pytest
 
 from yota_s2s.pipeline import generate
 
-from . import corpus
+from . import corpus as corpus_plain
+from . import corpus_control
 from .gradcheck import assert_close, load_module, numeric_grad
 
-CORPUS = Path(corpus.__file__)
-SOURCE = CORPUS.read_text(encoding="utf-8")
+CORPORA = [corpus_plain, corpus_control]
+CASES = [(c, name) for c in CORPORA for name in sorted(c.CASES)]
+IDS = [f"{c.__name__.rsplit('.', 1)[-1]}::{name}" for c, name in CASES]
+
+
+def _path(corpus) -> str:
+    return "tests/" + Path(corpus.__file__).name
+
+
+def _source(corpus) -> str:
+    return Path(corpus.__file__).read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -23,21 +35,28 @@ def generated_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("generated")
 
 
-def generated(name: str, folder: Path):
-    path = folder / f"grad_{name}.py"
+def generated(corpus, name: str, folder: Path):
+    path = folder / f"grad_{Path(corpus.__file__).stem}_{name}.py"
     if not path.exists():
-        path.write_text(generate(SOURCE, "tests/corpus.py", [name]).text, encoding="utf-8")
+        path.write_text(generate(_source(corpus), _path(corpus), [name]).text, encoding="utf-8")
     return path
 
 
-@pytest.mark.parametrize("name", sorted(corpus.CASES))
-def test_gradient_matches_finite_differences(name, generated_dir):
-    f = getattr(corpus, name)
+@pytest.mark.parametrize(("corpus", "name"), CASES, ids=IDS)
+def test_gradient_matches_finite_differences(corpus, name, generated_dir):
+    source_f = getattr(corpus, name)
+
+    def f(*a):  # some functions write into their arguments (gauss_seidel): each call gets copies
+        return source_f(*copy.deepcopy(a))
+
     args = corpus.CASES[name](np.random.default_rng(0))
-    module = load_module(generated(name, generated_dir))
+    before = copy.deepcopy(args)
+    module = load_module(generated(corpus, name, generated_dir))
     value, *grads = getattr(module, f"grad_{name}")(*args)
+    for a, b in zip(args, before):  # the generated gradient never writes into the caller's data
+        assert not isinstance(a, np.ndarray) or np.array_equal(a, b), f"{name} changed an argument"
     assert np.allclose(value, f(*args), rtol=1e-12, atol=1e-12)
-    params = list(inspect.signature(f).parameters)
+    params = list(inspect.signature(source_f).parameters)
     assert len(grads) == len(params)
     for i, (param, g) in enumerate(zip(params[: len(args)], grads)):
         if param in corpus.NONDIFF.get(name, ()):
@@ -46,10 +65,10 @@ def test_gradient_matches_finite_differences(name, generated_dir):
         assert_close(g, numeric_grad(f, args, i), f"{name}: d{param}")
 
 
-@pytest.mark.parametrize("name", sorted(corpus.CASES))
-def test_gradient_has_the_parameter_shape_and_dtype(name, generated_dir):
+@pytest.mark.parametrize(("corpus", "name"), CASES, ids=IDS)
+def test_gradient_has_the_parameter_shape_and_dtype(corpus, name, generated_dir):
     args = corpus.CASES[name](np.random.default_rng(1))
-    module = load_module(generated(name, generated_dir))
+    module = load_module(generated(corpus, name, generated_dir))
     _, *grads = getattr(module, f"grad_{name}")(*args)
     for arg, g in zip(args, grads):
         if isinstance(arg, np.ndarray) and g is not None:
@@ -57,7 +76,7 @@ def test_gradient_has_the_parameter_shape_and_dtype(name, generated_dir):
 
 
 def test_generated_corpus_is_ruff_clean(generated_dir):
-    paths = [str(generated(name, generated_dir)) for name in sorted(corpus.CASES)]
+    paths = [str(generated(corpus, name, generated_dir)) for corpus, name in CASES]
     proc = subprocess.run(
         ["ruff", "check", "--no-cache", "--isolated", *paths], capture_output=True, text=True, check=False
     )
@@ -65,12 +84,14 @@ def test_generated_corpus_is_ruff_clean(generated_dir):
 
 
 def test_generated_modules_import_only_numpy(generated_dir):
-    for name in sorted(corpus.CASES):
-        text = generated(name, generated_dir).read_text()
+    for corpus, name in CASES:
+        text = generated(corpus, name, generated_dir).read_text()
         imports = [line for line in text.splitlines() if line.startswith(("import ", "from "))]
         assert imports in (["import numpy as np"], []), (name, imports)
 
 
-def test_generation_is_deterministic():
+@pytest.mark.parametrize("corpus", CORPORA, ids=lambda c: c.__name__.rsplit(".", 1)[-1])
+def test_generation_is_deterministic(corpus):
     names = sorted(corpus.CASES)
-    assert generate(SOURCE, "tests/corpus.py", names).text == generate(SOURCE, "tests/corpus.py", names).text
+    first = generate(_source(corpus), _path(corpus), names).text
+    assert first == generate(_source(corpus), _path(corpus), names).text

@@ -115,7 +115,7 @@ def test_the_header_command_is_shell_quoted(tmp_path):
     assert (tmp_path / "grad my loss.py").read_text(encoding="utf-8") == text
 
 
-#: The corpora of functions checked by test_corpus.py and test_control.py: (module, its path as shown).
+#: The corpora of functions checked by test_corpus.py: (module, its path as shown).
 CORPORA = [(corpus, "tests/corpus.py"), (corpus_control, "tests/corpus_control.py")]
 
 

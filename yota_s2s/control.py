@@ -273,14 +273,7 @@ class ControlLowering:
                     self.assign(node.target.elts[1], row, body_env)
                 else:
                     self.assign(node.target, row, body_env)
-            self.envs.append(body_env)
-            self.loop_level = getattr(self, "loop_level", 0) + 1
-            try:
-                self.block(stmts, body_env)
-            finally:
-                self.envs.pop()
-                self.loop_level -= 1
-            return [self.carry_value(body_env[n], n, node) for n in carried]
+            return self.iteration_body(stmts, body_env, carried, node)
 
         region.outputs = self.in_region(region, run)
         free = close_regions([region], [1 + len(carried)])
@@ -335,6 +328,17 @@ class ControlLowering:
         stop = self.call_primitive("builtins.len", [rows], {}, it)
         return ("range", Lit(0), stop, Lit(1), rows, None)
 
+    def iteration_body(self, stmts: list[ast.stmt], env: dict, carried: list[str], node: ast.AST) -> list[Atom]:
+        """Lower one iteration of a loop body; the carried values after it."""
+        self.envs.append(env)
+        self.loop_level = getattr(self, "loop_level", 0) + 1
+        try:
+            self.block(stmts, env)
+        finally:
+            self.envs.pop()
+            self.loop_level -= 1
+        return [self.carry_value(env[n], n, node) for n in carried]
+
     def check_target(self, target: ast.expr) -> None:
         if not isinstance(target, ast.Name):
             raise self.error("YS011", "a loop variable is one name here", target)
@@ -360,14 +364,7 @@ class ControlLowering:
         body_env.update(zip(carried, c_sets[1]))
 
         def run():
-            self.envs.append(body_env)
-            self.loop_level = getattr(self, "loop_level", 0) + 1
-            try:
-                self.block(stmts, body_env)
-            finally:
-                self.envs.pop()
-                self.loop_level -= 1
-            return [self.carry_value(body_env[n], n, node) for n in carried]
+            return self.iteration_body(stmts, body_env, carried, node)
 
         body.outputs = self.in_region(body, run)
         free = close_regions(regions, [len(carried), len(carried)])
