@@ -9,6 +9,8 @@ import numpy as np
 def _matmul_dx(g, x, y):
     """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``x``, for operands of any rank."""
     x_nd, y_nd = np.ndim(x), np.ndim(y)
+    if x_nd == 2 and y_nd == 2:  # matrices: no broadcasting to undo
+        return g @ y.T
     if x_nd == 0 or y_nd == 0:  # dot with a scalar multiplies
         return _unbroadcast(g * y, x)
     if y_nd == 1:
@@ -23,6 +25,8 @@ def _matmul_dx(g, x, y):
 def _matmul_dy(g, x, y):
     """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``y``, for operands of any rank."""
     x_nd, y_nd = np.ndim(x), np.ndim(y)
+    if x_nd == 2 and y_nd == 2:  # matrices: no broadcasting to undo
+        return x.T @ g
     if x_nd == 0 or y_nd == 0:  # dot with a scalar multiplies
         return _unbroadcast(g * x, y)
     if y_nd == 1:
