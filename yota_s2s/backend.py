@@ -30,7 +30,7 @@ from pathlib import Path
 
 from .cupy_api import CupyApi
 from .cupy_api import load as load_cupy_api
-from .errors import InternalError, UserError
+from .errors import InternalError, at_span
 from .ir import Dyn, Eqn, Slice
 from .ruledsl import Rule
 
@@ -234,15 +234,7 @@ class Backend:
         if problem is None:
             return
         what = "the gradient of this" if eqn.section == "backward" else "this"
-        span = eqn.span
-        raise UserError(
-            "YS040",
-            f"the {self.module} target cannot write {what}: {problem}",
-            span.path if span else "<input>",
-            span.at_line if span else 0,
-            span.col if span else 0,
-            span.at_text if span else None,
-        )
+        raise at_span("YS040", f"the {self.module} target cannot write {what}: {problem}", eqn.span)
 
     def problems(self, tree: ast.AST, skip: set[int] = frozenset()) -> list[str]:
         """What the target's API lacks of the names ``tree`` uses (``np.X``, and ``cupyx.X`` of renamed libraries)."""

@@ -25,7 +25,7 @@ no ``log(x)``.
 from __future__ import annotations
 
 from .control import LEADING, is_control, substitute
-from .errors import UserError
+from .errors import at_span
 from .ir import Atom, Eqn, Input, Lit, Span, Tape, Var
 from .lower import fold_constant
 from .ruledsl import RuleTable, instantiate
@@ -194,15 +194,7 @@ def _reverse(
             grads = instantiate(rule, [(n, k) for n, k, _ in needed], eqn.args, eqn.params, out, dout, builder, table)
         except NotImplementedError as exc:
             name = next((n for n, _, _ in needed if n in rule.not_implemented), needed[0][0])
-            span = eqn.span
-            raise UserError(
-                "YS107",
-                f"no gradient of {eqn.prim}() with respect to {name!r}: {exc}",
-                span.path if span else "<input>",
-                span.at_line if span else 0,
-                span.col if span else 0,
-                span.at_text if span else None,
-            ) from None
+            raise at_span("YS107", f"no gradient of {eqn.prim}() with respect to {name!r}: {exc}", eqn.span) from None
         for name, k, a in needed:
             contributions.setdefault(a.id, []).append(grads[name, k])
 
@@ -264,10 +256,28 @@ def _split(tape: Tape, n_forward_outputs: int, carried_inputs: set[int]) -> tupl
     return fwd, bwd, list(saved.values())
 
 
-def _read_or_none(args: list[Atom], inputs: list, regions: list[Tape]) -> list[Atom]:
+def _adjoints(outs: list[Var], flags: list[bool], contributions: dict, builder: _Builder) -> list[Atom]:
+    """The adjoint of each flagged output of a loop or branch (zeros of its shape if nothing used it)."""
+    douts = []
+    for o, flag in zip(outs, flags):
+        if flag:
+            parts = contributions.pop(o.id, None)
+            douts.append(_accumulate(parts, o, builder) if parts else builder.emit("zeros_like", [o], {}))
+    return douts
+
+
+def _append_back(back: Eqn, targets: list[Atom | None], contributions: dict, builder: _Builder) -> None:
+    """Append a backward loop or branch; its ``k``-th result is a contribution to ``targets[k]``."""
+    builder.tape.eqns.append(back)
+    builder.created.update(o.id for o in back.outs)
+    for out, target in zip(back.outs, targets):
+        if target is not None:
+            contributions.setdefault(target.id, []).append(out)
+
+
+def _read_or_none(args: list[Atom], per_region: list[list[Input]], regions: list[Tape]) -> list[Atom]:
     """The outer values of free inputs, ``None`` for those no backward region reads (not saved)."""
     read = set().union(*(_reads(r) for r in regions))
-    per_region = inputs if inputs and isinstance(inputs[0], list) else [inputs]
     out = []
     for n, a in enumerate(args):
         used = any(r[n].var.id in read for r in per_region if n < len(r))
@@ -349,11 +359,7 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
     carried_args = eqn.args[lead : lead + k]
 
     def backward(contributions: dict[int, list[Atom]], builder: _Builder) -> None:
-        douts = []
-        for o, flag in zip(eqn.outs, carried_act):
-            if flag:
-                parts = contributions.pop(o.id, None)
-                douts.append(_accumulate(parts, o, builder) if parts else builder.emit("zeros_like", [o], {}))
+        douts = _adjoints(eqn.outs, carried_act, contributions, builder)
         zeros = [builder.emit("zeros_like", [a], {}) for a, f in zip(free_args, free_act) if f]
         # named after the values they are adjoints of: the loop's results, then the free values
         primals = [o for o, f in zip(eqn.outs, carried_act) if f] + [a for a, f in zip(free_args, free_act) if f]
@@ -361,24 +367,16 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
         lead_args = [stack] if early else list(eqn.args[:lead]) + [stack]
         back = Eqn(
             "while_back" if early else eqn.prim + "_back",
-            [*lead_args, *douts, *zeros, *_read_or_none(free_args, list(free_inputs), [bwd_region])],
+            [*lead_args, *douts, *zeros, *_read_or_none(free_args, [list(free_inputs)], [bwd_region])],
             {"n_carry": len(outs), "n_saved": len(saved)},
             outs,
             eqn.span,
             (bwd_region,),
             "backward",
         )
-        builder.tape.eqns.append(back)
-        builder.created.update(o.id for o in outs)
-        it = iter(outs)
-        for a, flag in zip(carried_args, carried_act):
-            if flag:
-                g = next(it)
-                if _is_active(a, active):
-                    contributions.setdefault(a.id, []).append(g)
-        for a, flag in zip(free_args, free_act):
-            if flag:
-                contributions.setdefault(a.id, []).append(next(it))
+        # the initial values receive the adjoints of the carried values (a constant one needs none)
+        targets = [a if _is_active(a, active) else None for a, f in zip(carried_args, carried_act) if f]
+        _append_back(back, targets + [a for a, f in zip(free_args, free_act) if f], contributions, builder)
 
     return new, backward
 
@@ -419,11 +417,7 @@ def _branch_plan(eqn: Eqn, active: set[int], table: RuleTable):
     new = Eqn("if", list(eqn.args), params, outs, eqn.span, tuple(fwd_regions))
 
     def backward(contributions: dict[int, list[Atom]], builder: _Builder) -> None:
-        douts = []
-        for o, flag in zip(eqn.outs, out_act):
-            if flag:
-                parts = contributions.pop(o.id, None)
-                douts.append(_accumulate(parts, o, builder) if parts else builder.emit("zeros_like", [o], {}))
+        douts = _adjoints(eqn.outs, out_act, contributions, builder)
         outs = [Var(grad_of=a) for a, f in zip(free_args, free_act) if f]
         back = Eqn(
             "if_back",
@@ -441,12 +435,7 @@ def _branch_plan(eqn: Eqn, active: set[int], table: RuleTable):
             tuple(bwd_regions),
             "backward",
         )
-        builder.tape.eqns.append(back)
-        builder.created.update(o.id for o in outs)
-        it = iter(outs)
-        for a, flag in zip(free_args, free_act):
-            if flag:
-                contributions.setdefault(a.id, []).append(next(it))
+        _append_back(back, [a for a, f in zip(free_args, free_act) if f], contributions, builder)
 
     return new, backward
 

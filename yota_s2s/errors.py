@@ -108,6 +108,13 @@ def located(code: str, message: str, node: object, path: str, source: str) -> Us
     return UserError(code, message, path, line, col, text or None)
 
 
+def at_span(code: str, message: str, span: object) -> UserError:
+    """A ``UserError`` where an equation came from (an ``ir.Span``; ``None``: no location)."""
+    if span is None:
+        return UserError(code, message, "<input>", 0, 0, None)
+    return UserError(code, message, span.path, span.at_line, span.col, span.at_text)
+
+
 def position(node: object, source: str) -> tuple[int, int, str]:
     """(1-based line, 1-based character column, the line's text) of an ``ast`` node."""
     line = getattr(node, "lineno", 0) or 0
