@@ -515,6 +515,15 @@ class Exits:
         return out
 
 
+def first_carried(eqn: Eqn, region: Tape | None = None) -> int:
+    """The position of the first carried input of a loop's region (its body by default):
+    after the index (``for``) and the values popped from the stack (``*_back``)."""
+    if eqn.prim == "while" and region is eqn.regions[0]:
+        return 0  # the condition
+    n_saved = eqn.params.get("n_saved", 0)
+    return {"for": 1, "for_back": 1 + n_saved, "while_back": n_saved}.get(eqn.prim, 0)
+
+
 def bound_inputs(eqn: Eqn) -> list[tuple[Var, Atom]]:
     """The region inputs of a loop or branch that stand for an outer value (not carried, not saved),
     each with that value."""
@@ -524,14 +533,9 @@ def bound_inputs(eqn: Eqn) -> list[tuple[Var, Atom]]:
     for n, region in enumerate(eqn.regions):
         if eqn.prim == "if":
             skip, args = 0, eqn.args[1:]
-        elif eqn.prim == "if_back":
+        elif eqn.prim == "if_back":  # the seeds, the free values and the accumulators
             skip, args = eqn.params["n_saved"][n], eqn.args[2:]
         else:
-            carried_at = {"for": 1, "for_back": 1 + eqn.params.get("n_saved", 0)}.get(eqn.prim, 0)
-            if eqn.prim == "while_back":
-                carried_at = eqn.params.get("n_saved", 0)
-            if eqn.prim == "while" and region is eqn.regions[0]:
-                carried_at = 0
-            skip, args = carried_at + k, eqn.args[lead + k :]
+            skip, args = first_carried(eqn, region) + k, eqn.args[lead + k :]
         pairs.extend((i.var, a) for i, a in zip(region.inputs[skip:], args))
     return pairs

@@ -24,7 +24,7 @@ no ``log(x)``.
 
 from __future__ import annotations
 
-from .control import LEADING, is_control, substitute
+from .control import LEADING, first_carried, is_control, substitute
 from .errors import at_span
 from .ir import Atom, Eqn, Input, Lit, Span, Tape, Var
 from .lower import fold_constant
@@ -136,7 +136,7 @@ def _control_activity(eqn: Eqn, active: set[int], table: RuleTable) -> list[bool
     body = eqn.regions[-1]
     carried = [_is_active(a, active) for a in eqn.args[lead : lead + k]]
     free = [_is_active(a, active) for a in eqn.args[lead + k :]]
-    first = 1 if eqn.prim == "for" else 0
+    first = first_carried(eqn)
     while True:
         ins = body.inputs[first:]
         inner = activity(body.eqns, {i.var.id for i, f in zip(ins, carried + free) if f}, table)
@@ -301,7 +301,7 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
     k = eqn.params["n_carry"]
     lead = LEADING[eqn.prim]
     body = eqn.regions[-1]
-    first = 1 if eqn.prim == "for" else 0
+    first = first_carried(eqn)
     carried_act = _control_activity(eqn, active, table)
     free_args = eqn.args[lead + k :]
     read = _reads(body)

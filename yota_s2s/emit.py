@@ -24,7 +24,7 @@ import symtable
 from dataclasses import dataclass
 
 from .backend import Backend, constant, helper_closure, helper_for, helper_names, helper_source, index_expr
-from .control import LEADING, bound_inputs
+from .control import LEADING, bound_inputs, first_carried
 from .errors import located
 from .fence import Module
 from .ir import Atom, Eqn, Lit, Tape, Var
@@ -100,17 +100,6 @@ def _all_tapes(tape: Tape):
     for eqn in tape.eqns:
         for region in eqn.regions:
             yield from _all_tapes(region)
-
-
-def _first_carried(eqn: Eqn) -> int:
-    """The position of the first carried input of a loop's body region."""
-    if eqn.prim == "for":
-        return 1
-    if eqn.prim == "for_back":
-        return 1 + eqn.params.get("n_saved", 0)
-    if eqn.prim == "while_back":
-        return eqn.params.get("n_saved", 0)
-    return 0
 
 
 def _float_safe(eqn: Eqn) -> bool:
@@ -331,7 +320,7 @@ class _FunctionEmitter:
         lead = LEADING[eqn.prim]
         k = eqn.params["n_carry"]
         region = eqn.regions[-1]
-        first = _first_carried(eqn)
+        first = first_carried(eqn)
         inputs = {i.var.id for i in tape.inputs} if tape is not self.tape else set()
         for j, (init, out) in enumerate(zip(eqn.args[lead : lead + k], eqn.outs)):
             if not isinstance(init, Var) or self.uses.get(init.id) != 1:
@@ -609,21 +598,18 @@ class _FunctionEmitter:
             self.branches(eqn, depth, body, preset)
             return
         region = eqn.regions[-1]
-        first = _first_carried(eqn)
-        free = eqn.args[lead + k :]
+        first = first_carried(eqn)
         n_saved = eqn.params.get("n_saved", 0)
         names = self.carry(eqn, depth, body, preset)
         back = eqn.prim.endswith("_back")
         carried_inputs = region.inputs[first : first + k]
         for inp, name in zip(carried_inputs, names):
             self.names[inp.var.id] = name
-        for r in eqn.regions:
-            offset = _first_carried(eqn) if r is region else 0
-            for inp, a in zip(r.inputs[offset + k :], free):
-                self.bind(inp.var, a, depth, body, sec)
-            if r is not region:
-                for inp, name in zip(r.inputs[:k], names):
-                    self.names[inp.var.id] = name
+        for r in eqn.regions[:-1]:  # a while loop's condition reads the carried values too
+            for inp, name in zip(r.inputs[:k], names):
+                self.names[inp.var.id] = name
+        for var, a in bound_inputs(eqn):
+            self.bind(var, a, depth, body, sec)
         stack = None
         replayed = eqn.prim == "while" or eqn.params.get("exit", -1) >= 0  # the stack counts the iterations
         if not back and len(eqn.outs) > k and self.uses.get(eqn.outs[k].id) and (n_saved or replayed):
@@ -685,9 +671,6 @@ class _FunctionEmitter:
         k = eqn.params["n_carry"]
         n_saved = eqn.params.get("n_saved", (0, 0))
         back = eqn.prim == "if_back"
-        lead = LEADING[eqn.prim]
-        free = eqn.args[lead + (k if back else 0) :]
-        seeds = eqn.args[lead : lead + k] if back else []
         outs = eqn.outs if back else eqn.outs[:k]
         names = [
             self.names[self.inplace[o.id]] if o.id in self.inplace else preset.get(o.id) or self.name_for(o)
@@ -699,16 +682,8 @@ class _FunctionEmitter:
         if not back and len(eqn.outs) > k:
             saved_name = self.name_for(eqn.outs[k])
             self.names[eqn.outs[k].id] = saved_name
-        for b, region in enumerate(eqn.regions):
-            s = n_saved[b]
-            if back:
-                for inp, a in zip(region.inputs[s : s + k], seeds):
-                    self.bind(inp.var, a, depth, body, sec)
-                for inp, a in zip(region.inputs[s + k :], free):
-                    self.bind(inp.var, a, depth, body, sec)
-            else:
-                for inp, a in zip(region.inputs, free):
-                    self.bind(inp.var, a, depth, body, sec)
+        for var, a in bound_inputs(eqn):
+            self.bind(var, a, depth, body, sec)
         flag = ast.unparse(self.atom(eqn.args[0]))
         parts: list[list] = []
         for b, region in enumerate(eqn.regions):
