@@ -156,7 +156,7 @@ class ControlLowering:
             self.at_statement(stmt)
             if isinstance(stmt, ast.Return):
                 return self.expr(stmt.value, env)
-            if getattr(self, "loop_level", 0):
+            if self.loop_level:
                 pass  # in a loop body, returns are flags (see Exits)
             elif isinstance(stmt, ast.If) and _returns([stmt]):
                 return self.if_returning(stmt, stmts[idx + 1 :], env)
@@ -181,7 +181,7 @@ class ControlLowering:
         that stops the loop (None when nothing stops it early)."""
         if not _jumps(node.body):
             return node.body, None
-        self.exit_count = getattr(self, "exit_count", 0) + 1
+        self.exit_count += 1
         exits = Exits(self.exit_count, *self.return_flags())
         body = [exits.set(exits.skip, ast.Constant(False), node.body[0]), *exits.rewrite(node.body)]
         if not exits.used_stop:
@@ -331,7 +331,7 @@ class ControlLowering:
     def iteration_body(self, stmts: list[ast.stmt], env: dict, carried: list[str], node: ast.AST) -> list[Atom]:
         """Lower one iteration of a loop body; the carried values after it."""
         self.envs.append(env)
-        self.loop_level = getattr(self, "loop_level", 0) + 1
+        self.loop_level += 1
         try:
             self.block(stmts, env)
         finally:

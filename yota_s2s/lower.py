@@ -176,6 +176,8 @@ class Lowerer(ControlLowering):
         self.tape: Tape | None = None
         self.root: Tape | None = None
         self.fn_nodes: list[ast.FunctionDef] = []
+        self.loop_level = 0  # how many loop bodies are being lowered (control.ControlLowering)
+        self.exit_count = 0  # numbers the break/continue flags of loops
         self.array_inputs: dict[tuple[str, ...], Var] = {}
         self.object_paths: set[tuple[str, ...]] = set()
         self.stack: list[str] = []
