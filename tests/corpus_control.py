@@ -512,3 +512,72 @@ CASES.update(
     }
 )
 NONDIFF["gauss_seidel"] = {"sweeps"}
+
+
+# --------------------------------------------------------------------------- spread adjoints carried by loops
+# The adjoint of np.sum is one scalar spread over an array; a backward loop that keeps it spread
+# carries the scalar itself (optimize.spread_carries).  The cases where it must not: a carried
+# value that changes shape, an array factor, a mean, a while loop, and two carries.
+
+
+def doubling(x, n):
+    for _ in range(n):
+        x = 2 * x
+    return np.sum(x)
+
+
+def affine_steps(x, n):
+    for _ in range(n):
+        x = 0.5 * x - 1.0
+    return np.mean(x)
+
+
+def grows_by_broadcast(x, Y):
+    for _ in range(3):
+        x = x + Y  # (4,) + (3, 4): the carried value changes shape in the first iteration
+    return np.sum(x)
+
+
+def array_factor_loop(x, w, n):
+    for _ in range(n):
+        x = w * x
+    return np.sum(x)
+
+
+def halving_while(x):
+    s = 0
+    while s < 4:
+        x = x / 2 + 0.1
+        s = s + 1
+    return np.sum(x)
+
+
+def two_spread_carries(x, y, n):
+    for _ in range(n):
+        x, y = 3 * x, -y
+    return np.sum(x) + np.sum(y)
+
+
+def sum_of_matrix_loop(A, n):
+    for _ in range(n):
+        A = A * 1.5
+    return np.sum(A[:, None, :] + A[None, :, :])
+
+
+CASES.update(
+    {
+        "doubling": lambda r: (r.standard_normal(5), 10),
+        "affine_steps": lambda r: (r.standard_normal((2, 3)), 4),
+        "grows_by_broadcast": lambda r: (r.standard_normal(4), r.standard_normal((3, 4))),
+        "array_factor_loop": lambda r: (r.standard_normal(4), r.standard_normal(4), 3),
+        "halving_while": lambda r: (r.standard_normal(3),),
+        "two_spread_carries": lambda r: (r.standard_normal(3), r.standard_normal((2, 2)), 5),
+        "sum_of_matrix_loop": lambda r: (r.standard_normal((2, 3)), 2),
+    }
+)
+NONDIFF.update(
+    {
+        name: {"n"}
+        for name in ("doubling", "affine_steps", "array_factor_loop", "two_spread_carries", "sum_of_matrix_loop")
+    }
+)

@@ -118,12 +118,18 @@ class _Rewriter:
             subst = self.subst
             args = [self.resolve(a) if isinstance(a, Var) and a.id in subst else a for a in eqn.args]
             if eqn.regions:  # a loop or branch: its regions are optimized on their own, never merged
+                spread = self.spread_carries(eqn, args) if eqn.prim in ("for_back", "while_back") else None
+                if spread is not None:
+                    eqn, args, spread = spread
                 regions = tuple(_optimize_region(r, self.table, self.reduce_powers) for r in eqn.regions)
                 new = Eqn(eqn.prim, args, dict(eqn.params), list(eqn.outs), eqn.span, regions, eqn.section)
                 self.new.eqns.append(new)
                 self.sc.add_eqn(new)
                 for o in new.outs:
                     self.defs[o.id] = new
+                for old, (out, ref, params) in (spread or {}).items():
+                    self.subst[old.id] = self.emit("unreduce", [out, ref], params)
+                    self.keep_name(old, self.subst[old.id])
                 continue
             result = self.process(eqn.prim, args, eqn.params, eqn.out)
             if result is not eqn.out:
@@ -131,6 +137,50 @@ class _Rewriter:
                 self.keep_name(eqn.out, result)
         self.new.outputs = [self.resolve(a) for a in self.old.outputs]
         return self.new, self.changed
+
+    def spread_carries(self, eqn: Eqn, args: list[Atom]):
+        """Carry a spread scalar through a backward loop as the scalar itself.
+
+        The adjoint of ``sum`` is one scalar spread over an array (``unreduce(s, X)``); when a
+        backward loop's carried adjoint enters spread and each iteration maps it to a spread
+        scalar again (``dx = dx * 2``: ``unreduce(2 * s, X)``), the loop carries ``s`` alone and
+        the array is made once, after the loop.  Every rewrite that keeps a value spread keeps
+        its shape, so the adjoint has ``X``'s shape at every iteration: no shape assumption.
+
+        Returns the rewritten equation, its arguments, and for each scalarized output the
+        ``(scalar result, X, params)`` to spread it back with; None when no carry qualifies.
+        """
+        from .control import LEADING, first_carried
+
+        region = eqn.regions[0]
+        lead, k, first = LEADING[eqn.prim], eqn.params["n_carry"], first_carried(eqn)
+        spread: dict[Var, tuple[Var, Atom, dict]] = {}
+        args, inputs, outs = list(args), list(region.inputs), list(eqn.outs)
+        for j in range(k):
+            u = self._spread(args[lead + j])
+            if u is None:
+                continue
+            s_in, x_in = Var(grad_of=inputs[first + j].var.grad_of), Var()
+            trial = Tape(region.name, [*inputs, Input(x_in, ("#spread", str(x_in.id)))], [], list(region.outputs))
+            trial.inputs[first + j] = Input(s_in, inputs[first + j].path)
+            seed = inputs[first + j].var
+            trial.eqns = [Eqn("unreduce", [s_in, x_in], dict(u.params), [seed], eqn.span, (), "backward")]
+            trial.eqns += region.eqns
+            trial = _optimize_region(trial, self.table, self.reduce_powers)
+            result = trial.outputs[j]
+            back = next((e for e in trial.eqns if result in e.outs), None) if isinstance(result, Var) else None
+            if back is None or back.prim != "unreduce" or back.args[1] is not x_in or back.params != u.params:
+                continue
+            trial.outputs[j] = back.args[0]
+            region, inputs = trial, list(trial.inputs)
+            args[lead + j] = u.args[0]
+            args.append(u.args[1])
+            outs[j] = Var(grad_of=outs[j].grad_of)
+            spread[eqn.outs[j]] = (outs[j], u.args[1], dict(u.params))
+        if not spread:
+            return None
+        self.changed = True
+        return Eqn(eqn.prim, args, dict(eqn.params), outs, eqn.span, (region,), eqn.section), args, spread
 
     def keep_name(self, old: Var, new: Atom) -> None:
         """Carry a user name or gradient name over to the value that replaced it."""
@@ -406,7 +456,26 @@ class _Rewriter:
         g, x = args
         if self.cls(g) == self.cls(x):
             return g
+        if u := self._spread(g):
+            # summing a spread scalar s over the axes x was broadcast along: s times their size
+            count = self.emit("truediv", [self.emit("size", [u.args[1]]), self.emit("size", [x])])
+            return "unreduce", [self.emit("mul", [u.args[0], count]), x], dict(u.params)
         return None
+
+    def simplify_reshape(self, args: list[Atom], params: dict):
+        """``reshape(unreduce(s, X), shape(v))`` -> ``unreduce(s, v)``: a spread scalar reshaped
+        to ``v``'s shape is that scalar spread over ``v``."""
+        g, newshape = args
+        u = self._spread(g)
+        target = self.def_of(newshape, "shape")
+        if u is not None and target is not None:
+            return "unreduce", [u.args[0], target.args[0]], dict(u.params)
+        return None
+
+    def _spread(self, a: Atom) -> Eqn | None:
+        """The ``unreduce(s, X)`` that defines ``a`` when it spreads one scalar over all of ``X``."""
+        u = self.def_of(a, "unreduce")
+        return u if u is not None and u.params["axis"] is None and self.cls(u.args[0]) == frozenset() else None
 
     def simplify_size(self, args: list[Atom], params: dict):
         (a,) = args

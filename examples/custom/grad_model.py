@@ -62,13 +62,14 @@ def grad_loss(w, X, y):
     loss = np.mean(_t2)
     # backward
     # grad of: return np.mean(softplus(z) - y * z)
-    _t3 = 1.0 / np.size(_t2)
-    _t4 = np.full_like(_t2, -_t3)
-    dy = _unbroadcast(_t4 * z, y)
-    _t5 = _unbroadcast(_t4 * y, z)
-    _t6 = _unbroadcast(np.full_like(_t2, _t3), _t1) * np.exp(z - _t1)
+    _t3 = np.size(_t2)
+    _t4 = 1.0 / _t3
+    _t5 = np.full_like(_t2, -_t4)
+    dy = _unbroadcast(_t5 * z, y)
+    _t6 = _unbroadcast(_t5 * y, z)
+    _t7 = _t4 * (_t3 / np.size(_t1)) * np.exp(z - _t1)
     # grad of: z = X @ w
-    dz = _t5 + _t6
+    dz = _t6 + _t7
     dX = _matmul_dx(dz, X, w)
     dw = _matmul_dy(dz, X, w)
     return loss, dw, dX, dy
