@@ -36,16 +36,16 @@ def grad_f(x):
     _t16 = _t15 * x7
     f = x3 * _t2 - _t4 * _t5 - x1 * _t6 + _t8 * _t1 + x4 * _t10 - _t12 * _t13 - x2 * _t14 + _t16 * _t9 - 1.2342523
     # backward
-    if np.ndim(f) != 0:
+    if not isinstance(f, float) and np.ndim(f) != 0:
         raise ValueError('f() must return a scalar to be differentiated (sum or index its result)')
     # grad of: return (x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 3 * x[1] * x[6] * x[8...
     dx = np.zeros_like(x)
-    dx[2] += _t9 * x7 * 3 - _t14
-    dx[7] += _t9 * _t15 - _t15 * _t13 - _t12 * 2 * x7
-    dx[5] += _t16 * 2 * x5 - _t13 * _t11 + _t11 * _t9
-    dx[4] += _t10 - _t13 * x5 * 3
-    dx[1] += _t1 * x6 * 3 - _t6
-    dx[6] += _t1 * _t7 - _t7 * _t5 - _t4 * 2 * x6
-    dx[8] += _t8 * 2 * x8 - _t5 * _t3 + _t3 * _t1
-    dx[3] += _t2 - _t5 * x8 * 3
+    dx[2] = _t9 * x7 * 3 - _t14
+    dx[7] = _t9 * _t15 - _t15 * _t13 - _t12 * 2 * x7
+    dx[5] = _t16 * 2 * x5 - _t13 * _t11 + _t11 * _t9
+    dx[4] = _t10 - _t13 * x5 * 3
+    dx[1] = _t1 * x6 * 3 - _t6
+    dx[6] = _t1 * _t7 - _t7 * _t5 - _t4 * 2 * x6
+    dx[8] = _t8 * 2 * x8 - _t5 * _t3 + _t3 * _t1
+    dx[3] = _t2 - _t5 * x8 * 3
     return f, dx

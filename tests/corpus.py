@@ -315,6 +315,16 @@ def int_param(x, n):
     return np.sum(x * n)
 
 
+def element_reads(x):
+    # one element read as x[2] and x[-1] (which is x[3] here), a row of a 2-D x, and the same
+    # element twice: the gradient buffer must add, not overwrite, where writes meet
+    return x[3] * x[-1] + x[0] ** 3 + x[-1] * x[0] + x[2] * x[3]
+
+
+def element_reads_rows(X):
+    return np.sum(X[1] * X[0] + X[-1] ** 2 + X[2] * X[1])
+
+
 # --------------------------------------------------------------------------- inputs per function
 
 
@@ -328,6 +338,8 @@ def _nrm(rng, *shape):
 
 CASES = {
     "foo": lambda r: (0.5,),
+    "element_reads": lambda r: (r.standard_normal(4),),
+    "element_reads_rows": lambda r: (r.standard_normal((3, 2)),),
     "logistic_sum": lambda r: (_nrm(r, 5),),
     "poly8": lambda r: (r.uniform(-1, 1, 9),),
     "poly8_batched": lambda r: (r.uniform(-1, 1, (9, 4)),),

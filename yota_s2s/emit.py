@@ -200,6 +200,7 @@ class _FunctionEmitter:
         # in-place groups: a zeros_like buffer (or a loop's gradient accumulator started from one)
         # and the chain of single-use index_adds into it
         self.inplace: dict[int, int] = {}  # var id -> root var id
+        self.written: dict[int, set | None] = {}  # in-place chain member -> elements written (first_write)
         self.alias: dict[int, Var] = {}  # an initial value whose name a loop's carried value takes
         for t in tapes:
             for eqn in t.eqns:
@@ -739,10 +740,29 @@ class _FunctionEmitter:
         if not dynamic or all(isinstance(a, Var) and a.id in self.index_vars for a in eqn.args[2:]):
             # constant indices, or a loop's index (one integer: it cannot repeat)
             where = ast.Subscript(target, index_expr(eqn.params["index"], dynamic), ast.Store())
+            if self.first_write(eqn):
+                return ast.Assign([where], g, lineno=0)
             return ast.AugAssign(where, ast.Add(), g)
         buf = ast.Name(target.id, ast.Load())
         call = ast.Call(self.backend.attr("add.at"), [buf, self.backend.index_value(eqn.params, dynamic), g], [])
         return ast.Expr(call)
+
+    def first_write(self, eqn: Eqn) -> bool:
+        """``dx[3] = g`` rather than ``dx[3] += g``: the buffer is fresh zeros and no write before
+        this one in its chain touched element 3 (single non-negative constant indices only, so
+        that ``dx[8]`` and ``dx[-1]`` never meet; anything else ends the chain's tracking)."""
+        buf, index = eqn.args[0], eqn.params["index"]
+        seen = self.written.pop(buf.id, False)
+        if seen is False:  # the chain starts here
+            src = self.defs.get(buf.id)
+            seen = set() if src is not None and src.prim == "zeros_like" else None
+        if len(eqn.args) > 2 or len(index) != 1 or type(index[0]) is not int or index[0] < 0:
+            seen = None
+        first = seen is not None and index[0] not in seen
+        if seen is not None:
+            seen.add(index[0])
+        self.written[eqn.out.id] = seen
+        return first
 
     def set_in_place(self, target: ast.Name, eqn: Eqn) -> ast.stmt:
         """``a[index] = v`` into the array named ``target``."""
@@ -756,6 +776,9 @@ class _FunctionEmitter:
         value = self.atom(self.tape.outputs[0])
         message = f"{name}() must return a scalar to be differentiated (sum or index its result)"
         test = ast.Compare(self.backend.call("ndim", [value]), [ast.NotEq()], [ast.Constant(0)])
+        # a Python float (scalar code) is answered without the call
+        is_float = ast.Call(ast.Name("isinstance", ast.Load()), [value, ast.Name("float", ast.Load())], [])
+        test = ast.BoolOp(ast.And(), [ast.UnaryOp(ast.Not(), is_float), test])
         error = ast.Call(ast.Name("ValueError", ast.Load()), [ast.Constant(message)], [])
         return ast.If(test, [ast.Raise(error)], [])
 
