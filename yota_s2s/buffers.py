@@ -30,14 +30,15 @@ on Python floats (``x.tolist()`` reads) keeps the plain code: its class calls ``
         _first = _b is None
         if _first:
             _b = self.buffers[_key] = [None] * 1
+            self.owners[_key] = set()
         else:
-            (x,) = _detached(_b, x)
+            (x,) = _detached(self.owners[_key], x)
         # forward
         # return np.sum(np.exp(x))
         _t1 = np.exp(x) if _b[0] is None else np.exp(x, out=_b[0])
         f = np.sum(_t1)
         if _first:
-            _b[:] = _kept(_t1)
+            _b[:] = _kept(self.owners[_key], _t1)
         return f, _t1
 """
 
@@ -112,34 +113,36 @@ def _shape_key(*args):
     """What fixes the shapes of the intermediate arrays: each array's shape and dtype, each
     integer's value (it may be a size), each other number's type; lists, tuples, dicts and objects
     by their items."""
-    key = []
-    for a in args:
-        if isinstance(a, np.ndarray):
-            key.append((a.shape, a.dtype.str))
-        elif isinstance(a, bool | int | str | None):
-            key.append((type(a), a))
-        elif isinstance(a, float | complex | np.generic):
-            key.append(type(a))
-        elif isinstance(a, list | tuple):
-            key.append((type(a), _shape_key(*a)))
-        elif isinstance(a, dict):
-            key.append((dict, tuple(a), _shape_key(*a.values())))
-        else:
-            fields = vars(a)
-            key.append((type(a), tuple(fields), _shape_key(*fields.values())))
-    return tuple(key)
+    return tuple((a.shape, a.dtype) if type(a) is np.ndarray else _value_key(a) for a in args)
 
 
-def _detached(buffers, *args):
-    """The arguments, each one that is a buffer (or a view of one) copied: the buffers are written
-    before the arguments are read."""
-    owners = {id(b) for b in buffers if b is not None}
+def _value_key(a):
+    if isinstance(a, np.ndarray):
+        return (type(a), a.shape, a.dtype)
+    if isinstance(a, bool | int | str | None):
+        return (type(a), a)
+    if isinstance(a, float | complex | np.generic):
+        return type(a)
+    if isinstance(a, list | tuple):
+        return (type(a), _shape_key(*a))
+    if isinstance(a, dict):
+        return (dict, tuple(a), _shape_key(*a.values()))
+    fields = vars(a)
+    return (type(a), tuple(fields), _shape_key(*fields.values()))
+
+
+def _detached(owners, *args):
+    """The arguments, each one that is a buffer (or a view of one: ``owners`` holds the buffers'
+    ids) copied: the buffers are written before the arguments are read."""
     return tuple(np.copy(a) if id(a) in owners or id(getattr(a, "base", None)) in owners else a for a in args)
 
 
-def _kept(*results):
-    """The buffers a first call leaves: its arrays (None for a number, computed at every call)."""
-    return [r if type(r) is np.ndarray else None for r in results]
+def _kept(owners, *results):
+    """The buffers a first call leaves: its arrays (None for a number, computed at every call);
+    their ids are added to ``owners``."""
+    buffers = [r if type(r) is np.ndarray else None for r in results]
+    owners.update(id(b) for b in buffers if b is not None)
+    return buffers
 
 
 def _filled(buffer, value):
@@ -280,10 +283,12 @@ class _BufferedClass:
             "",
             f"    def __init__({self_name}):",
             f"        {self_name}.buffers = {{}}  # shapes of the arguments -> one array (or None) per buffered result",
+            f"        {self_name}.owners = {{}}  # shapes of the arguments -> the ids of those arrays",
             "",
             f"    def clear({self_name}):",
             '        """Free the buffers (the next call allocates them again)."""',
             f"        {self_name}.buffers.clear()",
+            f"        {self_name}.owners.clear()",
             "",
             f"    def __call__({self_name}, {signature}):",
             f'        """Return {returns} as {fn.name} does, into the buffers of these argument shapes."""',
@@ -291,6 +296,7 @@ class _BufferedClass:
         if reason is not None:
             return "\n".join([*head, f"        return {fn.name}({call_args})"])
         buf, key, first = self.fresh("_b"), self.fresh("_key"), self.fresh("_first")
+        self.self_name, self.key = self_name, key
         body = self.body(buf, first)
         unpack = f"({call_args},)" if len(params) == 1 else call_args
         prologue = [
@@ -298,9 +304,10 @@ class _BufferedClass:
             f"        {first} = {buf} is None",
             f"        if {first}:",
             f"            {buf} = {self_name}.buffers[{key}] = [None] * {self.slots}",
+            f"            {self_name}.owners[{key}] = set()",
         ]
         if params:
-            prologue += ["        else:", f"            {unpack} = _detached({buf}, {call_args})"]
+            prologue += ["        else:", f"            {unpack} = _detached({self_name}.owners[{key}], {call_args})"]
         return "\n".join([*head, *prologue, *body])
 
     def body(self, buf: str, first: str) -> list[str]:
@@ -319,11 +326,11 @@ class _BufferedClass:
             if isinstance(stmt, ast.Return):
                 if self.slots:
                     out.append(f"        if {first}:")
-                    line = f"            {buf}[:] = _kept({', '.join(self.kept)})"
+                    owners = f"{self.self_name}.owners[{self.key}]"
+                    line = f"            {buf}[:] = _kept({owners}, {', '.join(self.kept)})"
                     if len(line) > 110:  # one result a line
-                        line = f"            {buf}[:] = _kept(\n" + "".join(
-                            f"                {k},\n" for k in self.kept
-                        )
+                        line = f"            {buf}[:] = _kept(\n                {owners},\n"
+                        line += "".join(f"                {k},\n" for k in self.kept)
                         line += "            )"
                     out.append(line)
                 out.extend(_indent(original))
@@ -359,6 +366,11 @@ class _BufferedClass:
             return self.scalar_like(node.operand)
         if isinstance(node, ast.BinOp):
             return self.scalar_like(node.left) and self.scalar_like(node.right)
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call | ast.Attribute):
+            shape = node.value.func if isinstance(node.value, ast.Call) else node.value
+            return isinstance(shape, ast.Attribute) and shape.attr == "shape"  # np.shape(x)[0], x.shape[0]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            return node.func.id in ("len", "int", "float")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             return node.func.attr in _REDUCTIONS and not node.keywords and len(node.args) == 1
         return False
