@@ -285,3 +285,36 @@ def test_the_project_config_and_the_api_take_buffers(tmp_path, monkeypatch):
         '[tool.yota-s2s]\n\n[[tool.yota-s2s.generate]]\nsource = "loss.py"\nout = "grad_loss.py"\nbuffers = "yes"\n'
     )
     assert main([]) == 2
+
+
+def test_results_whose_lives_do_not_overlap_share_an_array():
+    source = (ROOT / "examples/logistic.py").read_text()
+    namespace: dict = {}
+    exec(generate(source, "logistic.py", wrt=["w", "b"], buffers=True).text, namespace)  # noqa: S102 - our output
+    grad, plain = namespace["GradLoss"](), namespace["grad_loss"]
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        w, b, X = rng.standard_normal(3), 0.3, rng.standard_normal((50, 3))
+        y = (rng.random(50) > 0.5).astype(float)
+        for g, e in zip(_snapshot(grad(w, b, X, y)), plain(w, b, X, y)):
+            np.testing.assert_array_equal(g, e)
+    (buffers,) = grad.buffers.values()
+    arrays = [a for a in buffers if a is not None]
+    distinct = {id(a) for a in arrays}
+    assert len(arrays) == 23 and len(distinct) == 11, (len(arrays), len(distinct))
+    assert list(grad.owners.values()) == [distinct]
+
+
+def test_a_result_read_through_an_alias_keeps_its_array():
+    """``_unbroadcast(g, x)`` returns ``g`` itself when the shapes agree: ``g``'s array lives as
+    long as the name that may hold it."""
+    source = "import numpy as np\n\n\ndef loss(a, b):\n    c = np.exp(a) + b\n    return np.sum(c * np.sin(c))\n"
+    text = generate(source, "loss.py", buffers=True).text
+    namespace: dict = {}
+    exec(text, namespace)  # noqa: S102 - our output
+    grad, plain = namespace["GradLoss"](), namespace["grad_loss"]
+    rng = np.random.default_rng(1)
+    for shapes in [((4, 3), (3,)), ((4, 3), (3,)), ((2, 5), (2, 5))]:
+        a, b = rng.standard_normal(shapes[0]), rng.standard_normal(shapes[1])
+        for g, e in zip(_snapshot(grad(a, b)), plain(a, b)):
+            np.testing.assert_array_equal(g, e)

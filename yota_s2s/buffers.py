@@ -38,7 +38,7 @@ on Python floats (``x.tolist()`` reads) keeps the plain code: its class calls ``
         _t1 = np.exp(x) if _b[0] is None else np.exp(x, out=_b[0])
         f = np.sum(_t1)
         if _first:
-            _b[:] = _kept(self.owners[_key], _t1)
+            _b[:] = _kept(self.owners[_key], self.lives, _t1)
         return f, _t1
 """
 
@@ -137,10 +137,22 @@ def _detached(owners, *args):
     return tuple(np.copy(a) if id(a) in owners or id(getattr(a, "base", None)) in owners else a for a in args)
 
 
-def _kept(owners, *results):
-    """The buffers a first call leaves: its arrays (None for a number, computed at every call);
-    their ids are added to ``owners``."""
-    buffers = [r if type(r) is np.ndarray else None for r in results]
+def _kept(owners, lives, *results):
+    """The buffers a first call leaves: its arrays (None for a number, computed at every call).
+    ``lives[k]`` is (the statement computing result k, the last statement reading it): a result
+    takes the array of an earlier one of the same shape and dtype whose life has ended.  The ids
+    of the arrays kept are added to ``owners``."""
+    buffers, ended = [], []  # ended: (the last statement reading it, an array)
+    for (start, end), r in zip(lives, results):
+        if type(r) is not np.ndarray:
+            buffers.append(None)
+            continue
+        for i, (last, b) in enumerate(ended):
+            if last < start and b.shape == r.shape and b.dtype == r.dtype:
+                r = ended.pop(i)[1]
+                break
+        buffers.append(r)
+        ended.append((end, r))
     owners.update(id(b) for b in buffers if b is not None)
     return buffers
 
@@ -231,6 +243,9 @@ class _BufferedClass:
         self.taken = set(taken)
         self.slots = 0
         self.kept: list[str] = []  # the name holding each slot's result
+        self.slot_names: list[str] = []
+        self.events: list[tuple[set[str], set[str]]] = []  # per statement of the body: names read, written
+        self.defined_at: dict[str, int] = {}  # a slot's name -> the statement computing it
         self.temps = 0
         self.scalars: set[str] = set()
         self.assigned: dict[str, int] = {}  # how many times each name is assigned
@@ -306,6 +321,13 @@ class _BufferedClass:
             f"            {buf} = {self_name}.buffers[{key}] = [None] * {self.slots}",
             f"            {self_name}.owners[{key}] = set()",
         ]
+        lives = ", ".join(f"({a}, {b})" for a, b in self.lives())
+        head[head.index("") + 1 : head.index("") + 1] = [
+            "    #: for each buffered result: (the statement of __call__ computing it, the last one reading it or",
+            "    #: an alias of it); results of the same shape and dtype whose lives do not overlap share an array",
+            f"    lives = ({lives}{',' if len(self.slot_names) == 1 else ''})",
+            "",
+        ]
         if params:
             prologue += ["        else:", f"            {unpack} = _detached({self_name}.owners[{key}], {call_args})"]
         return "\n".join([*head, *prologue, *body])
@@ -326,7 +348,7 @@ class _BufferedClass:
             if isinstance(stmt, ast.Return):
                 if self.slots:
                     out.append(f"        if {first}:")
-                    owners = f"{self.self_name}.owners[{self.key}]"
+                    owners = f"{self.self_name}.owners[{self.key}], {self.self_name}.lives"
                     line = f"            {buf}[:] = _kept({owners}, {', '.join(self.kept)})"
                     if len(line) > 110:  # one result a line
                         line = f"            {buf}[:] = _kept(\n                {owners},\n"
@@ -334,6 +356,7 @@ class _BufferedClass:
                         line += "            )"
                     out.append(line)
                 out.extend(_indent(original))
+                self.events.append(_reads_writes(stmt))
             elif (
                 isinstance(stmt, ast.Assign)
                 and len(stmt.targets) == 1
@@ -349,12 +372,36 @@ class _BufferedClass:
                 new.append(ast.Assign([ast.Name(target, ast.Store())], value, lineno=0))
                 if self.slots == slots:  # nothing buffered: the statement as it was
                     out.extend(_indent(original))
+                    self.events.append(_reads_writes(stmt))
                 else:
                     out.extend("        " + ast.unparse(s) for s in new)
+                    for s in new:
+                        name = s.targets[0].id
+                        if name in self.slot_names:
+                            self.defined_at[name] = len(self.events)
+                            self.events.append((_reads_writes(s)[0], set()))  # a new array: no alias
+                        else:
+                            self.events.append(_reads_writes(s))
             else:
                 out.extend(_indent(original))
+                self.events.append(_reads_writes(stmt))
             out.extend(_indent(trailing))
         return out
+
+    def lives(self) -> list[tuple[int, int]]:
+        """(the statement computing it, the last statement reading it or a name that may share its
+        array) of each slot's result."""
+        lives = []
+        for name in self.slot_names:
+            start = self.defined_at[name]
+            alias, last = {name}, start
+            for i in range(start + 1, len(self.events)):
+                reads, writes = self.events[i]
+                if reads & alias:
+                    last = i
+                    alias |= writes - self.scalars - {self.backend.alias}  # a number shares no array
+            lives.append((start, last))
+        return lives
 
     def scalar_like(self, node: ast.expr) -> bool:
         """``node`` is a number when the plain code runs (a constant, a full reduction, ...)."""
@@ -452,6 +499,7 @@ class _BufferedClass:
             alias = self.backend.alias
             kept = f"{result} if {alias}.ndim({x}) == 2 and {alias}.ndim({y}) == 2 else None"
         self.kept.append(kept)
+        self.slot_names.append(result)
         test = ast.Compare(where, [ast.Is()], [ast.Constant(None)])
         value = ast.IfExp(test, self.rebuild(node, simple), into)
         if target is not None:
@@ -520,3 +568,16 @@ def _is_atom(node: ast.expr) -> bool:
 
 def _indent(lines: list[str]) -> list[str]:
     return [("    " + line) if line.strip() else "" for line in lines]
+
+
+def _reads_writes(stmt: ast.stmt) -> tuple[set[str], set[str]]:
+    """The names a statement reads, and those it (re)binds or changes (``a[i] = v``, ``a.append(v)``)."""
+    reads, writes = set(), set()
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Name):
+            (writes if isinstance(node.ctx, ast.Store | ast.Del) else reads).add(node.id)
+        elif isinstance(node, ast.Subscript | ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            writes.update(n.id for n in ast.walk(node.value) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            writes.update(n.id for n in ast.walk(node.func.value) if isinstance(n, ast.Name))
+    return reads, writes

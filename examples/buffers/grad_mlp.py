@@ -65,7 +65,7 @@ def grad_loss(W1, b1, W2, b2, X, Y):
     loss = np.sum(_t3 * _t3) / _t4
     # backward
     if np.ndim(loss) != 0:
-        raise ValueError('loss() must return a scalar to be differentiated (sum or index its result)')
+        raise ValueError("loss() must return a scalar to be differentiated (sum or index its result)")
     # grad of: return np.sum((scores - Y) ** 2) / X.shape[0]
     dscores = _unbroadcast(1.0 / _t4 * 2 * _t3, scores)
     # grad of: scores = h @ W2 + b2
@@ -108,10 +108,22 @@ def _detached(owners, *args):
     return tuple(np.copy(a) if id(a) in owners or id(getattr(a, "base", None)) in owners else a for a in args)
 
 
-def _kept(owners, *results):
-    """The buffers a first call leaves: its arrays (None for a number, computed at every call);
-    their ids are added to ``owners``."""
-    buffers = [r if type(r) is np.ndarray else None for r in results]
+def _kept(owners, lives, *results):
+    """The buffers a first call leaves: its arrays (None for a number, computed at every call).
+    ``lives[k]`` is (the statement computing result k, the last statement reading it): a result
+    takes the array of an earlier one of the same shape and dtype whose life has ended.  The ids
+    of the arrays kept are added to ``owners``."""
+    buffers, ended = [], []  # ended: (the last statement reading it, an array)
+    for (start, end), r in zip(lives, results):
+        if type(r) is not np.ndarray:
+            buffers.append(None)
+            continue
+        for i, (last, b) in enumerate(ended):
+            if last < start and b.shape == r.shape and b.dtype == r.dtype:
+                r = ended.pop(i)[1]
+                break
+        buffers.append(r)
+        ended.append((end, r))
     owners.update(id(b) for b in buffers if b is not None)
     return buffers
 
@@ -124,6 +136,25 @@ class GradLoss:
     with the same ones.  The returned gradients may be these arrays: the next call with the same
     shapes OVERWRITES them; copy a gradient (np.copy) to keep it.  ``clear()`` frees the buffers.
     """
+
+    #: for each buffered result: (the statement of __call__ computing it, the last one reading it or
+    #: an alias of it); results of the same shape and dtype whose lives do not overlap share an array
+    lives = (
+        (0, 24),
+        (1, 2),
+        (2, 19),
+        (3, 18),
+        (4, 25),
+        (5, 13),
+        (7, 8),
+        (13, 25),
+        (17, 21),
+        (18, 25),
+        (19, 20),
+        (20, 21),
+        (21, 25),
+        (24, 25),
+    )
 
     def __init__(self):
         self.buffers = {}  # shapes of the arguments -> one array (or None) per buffered result
@@ -159,7 +190,7 @@ class GradLoss:
         loss = _u3 / _t4
         # backward
         if np.ndim(loss) != 0:
-            raise ValueError('loss() must return a scalar to be differentiated (sum or index its result)')
+            raise ValueError("loss() must return a scalar to be differentiated (sum or index its result)")
         # grad of: return np.sum((scores - Y) ** 2) / X.shape[0]
         _u4 = 1.0 / _t4
         _u5 = _u4 * 2
@@ -180,6 +211,7 @@ class GradLoss:
         if _first:
             _b[:] = _kept(
                 self.owners[_key],
+                self.lives,
                 _t1,
                 _u1,
                 h,
