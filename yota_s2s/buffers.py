@@ -17,8 +17,8 @@ call passed back in) is copied first.  The returned gradients may be the buffers
 the next call with the same shapes overwrites them.
 
 A function whose intermediate shapes may depend on the values and not only on the argument
-shapes (``if``/``while``, a boolean mask, a loop with a computed trip count) and one written
-on Python floats (``x.tolist()`` reads) keeps the plain code: its class calls ``grad_NAME``.
+shapes (``if``/``while``, a boolean mask, a loop with a computed trip count) keeps the plain
+code: its class calls ``grad_NAME``.
 
     >>> import textwrap
     >>> from yota_s2s.pipeline import generate
@@ -31,6 +31,8 @@ on Python floats (``x.tolist()`` reads) keeps the plain code: its class calls ``
         if _first:
             _b = self.buffers[_key] = [None] * 1
             self.owners[_key] = set()
+        elif not self.owners[_key]:  # no array to reuse with these shapes: the plain code
+            return grad_f(x)
         else:
             (x,) = _detached(self.owners[_key], x)
         # forward
@@ -195,8 +197,6 @@ def _class_name(func: str, taken: set[str]) -> str:
 
 def plain_reason(tape: Tape, fn: ast.FunctionDef) -> str | None:
     """Why the function keeps the plain code (None: it is buffered)."""
-    if any(isinstance(n, ast.Attribute) and n.attr == "tolist" for n in ast.walk(fn)):
-        return "it computes on Python floats read from x.tolist()"
     if any(isinstance(n, ast.Return) for s in fn.body[:-1] for n in ast.walk(s)):
         return "it returns from inside a block"
     sizes: set[int] = {i.var.id for i in tape.inputs}
@@ -328,6 +328,10 @@ class _BufferedClass:
             f"    lives = ({lives}{',' if len(self.slot_names) == 1 else ''})",
             "",
         ]
+        prologue += [
+            f"        elif not {self_name}.owners[{key}]:  # no array to reuse with these shapes: the plain code",
+            f"            return {fn.name}({call_args})",
+        ]
         if params:
             prologue += ["        else:", f"            {unpack} = _detached({self_name}.owners[{key}], {call_args})"]
         return "\n".join([*head, *prologue, *body])
@@ -351,7 +355,9 @@ class _BufferedClass:
                     owners = f"{self.self_name}.owners[{self.key}], {self.self_name}.lives"
                     line = f"            {buf}[:] = _kept({owners}, {', '.join(self.kept)})"
                     if len(line) > 110:  # one result a line
-                        line = f"            {buf}[:] = _kept(\n                {owners},\n"
+                        line = f"            {buf}[:] = _kept(\n" + "".join(
+                            f"                {o},\n" for o in owners.split(", ")
+                        )
                         line += "".join(f"                {k},\n" for k in self.kept)
                         line += "            )"
                     out.append(line)
