@@ -65,7 +65,7 @@ def grad_loss(W1, b1, W2, b2, X, Y):
     loss = np.sum(_t3 * _t3) / _t4
     # backward
     if np.ndim(loss) != 0:
-        raise ValueError('loss() must return a scalar to be differentiated (sum or index its result)')
+        raise ValueError("loss() must return a scalar to be differentiated (sum or index its result)")
     # grad of: return np.sum((scores - Y) ** 2) / X.shape[0]
     dscores = _unbroadcast(1.0 / _t4 * 2 * _t3, scores)
     # grad of: scores = h @ W2 + b2
@@ -139,7 +139,22 @@ class GradLoss:
 
     #: for each buffered result: (the statement of __call__ computing it, the last one reading it or
     #: an alias of it); results of the same shape and dtype whose lives do not overlap share an array
-    lives = ((0, 24), (1, 2), (2, 19), (3, 18), (4, 25), (5, 13), (7, 8), (13, 25), (17, 21), (18, 25), (19, 20), (20, 21), (21, 25), (24, 25))
+    lives = (
+        (0, 24),
+        (1, 2),
+        (2, 19),
+        (3, 18),
+        (4, 25),
+        (5, 13),
+        (7, 8),
+        (13, 25),
+        (17, 21),
+        (18, 25),
+        (19, 20),
+        (20, 21),
+        (21, 25),
+        (24, 25),
+    )
 
     def __init__(self):
         self.buffers = {}  # shapes of the arguments -> one array (or None) per buffered result
@@ -177,7 +192,7 @@ class GradLoss:
         loss = _u3 / _t4
         # backward
         if np.ndim(loss) != 0:
-            raise ValueError('loss() must return a scalar to be differentiated (sum or index its result)')
+            raise ValueError("loss() must return a scalar to be differentiated (sum or index its result)")
         # grad of: return np.sum((scores - Y) ** 2) / X.shape[0]
         _u4 = 1.0 / _t4
         _u5 = _u4 * 2
