@@ -29,8 +29,7 @@ code: its class calls ``grad_NAME``.
         _b = self.buffers.get(_key := _shape_key(x))
         _first = _b is None
         if _first:
-            _b = self.buffers[_key] = [None] * 1
-            self.owners[_key] = set()
+            _b = [None] * 1
         elif not self.owners[_key]:  # no array to reuse with these shapes: the plain code
             return grad_f(x)
         else:
@@ -39,8 +38,8 @@ code: its class calls ``grad_NAME``.
         # return np.sum(np.exp(x))
         _t1 = np.exp(x) if _b[0] is None else np.exp(x, out=_b[0])
         f = np.sum(_t1)
-        if _first:
-            _b[:] = _kept(self.owners[_key], self.lives, _t1)
+        if _first:  # this call's arrays: the buffers of these shapes
+            self.buffers[_key], self.owners[_key] = _kept(self.lives, _t1)
         return f, _t1
 """
 
@@ -139,11 +138,10 @@ def _detached(owners, *args):
     return tuple(np.copy(a) if id(a) in owners or id(getattr(a, "base", None)) in owners else a for a in args)
 
 
-def _kept(owners, lives, *results):
-    """The buffers a first call leaves: its arrays (None for a number, computed at every call).
-    ``lives[k]`` is (the statement computing result k, the last statement reading it): a result
-    takes the array of an earlier one of the same shape and dtype whose life has ended.  The ids
-    of the arrays kept are added to ``owners``."""
+def _kept(lives, *results):
+    """The buffers a first call leaves, and their ids: its arrays (None for a number, computed at
+    every call).  ``lives[k]`` is (the statement computing result k, the last statement reading it):
+    a result takes the array of an earlier one of the same shape and dtype whose life has ended."""
     buffers, ended = [], []  # ended: (the last statement reading it, an array)
     for (start, end), r in zip(lives, results):
         if type(r) is not np.ndarray:
@@ -155,8 +153,7 @@ def _kept(owners, lives, *results):
                 break
         buffers.append(r)
         ended.append((end, r))
-    owners.update(id(b) for b in buffers if b is not None)
-    return buffers
+    return buffers, {id(b) for b in buffers if b is not None}
 
 
 def _filled(buffer, value):
@@ -313,13 +310,20 @@ class _BufferedClass:
         buf, key, first = self.fresh("_b"), self.fresh("_key"), self.fresh("_first")
         self.self_name, self.key = self_name, key
         body = self.body(buf, first)
+        if not self.slots:
+            reason = "it has no array operation outside its loops and branches"
+            head[1] = (
+                f'    """``{fn.name}``, computed per call: this function keeps the plain code ({reason}).\n\n'
+                f"    An instance is called like ``{fn.name}`` and returns the same {returns} (fresh arrays).\n"
+                '    """'
+            )
+            return "\n".join([*head, f"        return {fn.name}({call_args})"])
         unpack = f"({call_args},)" if len(params) == 1 else call_args
         prologue = [
             f"        {buf} = {self_name}.buffers.get({key} := _shape_key({call_args}))",
             f"        {first} = {buf} is None",
             f"        if {first}:",
-            f"            {buf} = {self_name}.buffers[{key}] = [None] * {self.slots}",
-            f"            {self_name}.owners[{key}] = set()",
+            f"            {buf} = [None] * {self.slots}",
         ]
         lives = ", ".join(f"({a}, {b})" for a, b in self.lives())
         head[head.index("") + 1 : head.index("") + 1] = [
@@ -351,13 +355,12 @@ class _BufferedClass:
             trailing = self.lines[stmt.end_lineno : end]
             if isinstance(stmt, ast.Return):
                 if self.slots:
-                    out.append(f"        if {first}:")
-                    owners = f"{self.self_name}.owners[{self.key}], {self.self_name}.lives"
-                    line = f"            {buf}[:] = _kept({owners}, {', '.join(self.kept)})"
+                    out.append(f"        if {first}:  # this call's arrays: the buffers of these shapes")
+                    me, key = self.self_name, self.key
+                    kept = f"            {me}.buffers[{key}], {me}.owners[{key}] = _kept("
+                    line = f"{kept}{me}.lives, {', '.join(self.kept)})"
                     if len(line) > 110:  # one result a line
-                        line = f"            {buf}[:] = _kept(\n" + "".join(
-                            f"                {o},\n" for o in owners.split(", ")
-                        )
+                        line = f"{kept}\n                {me}.lives,\n"
                         line += "".join(f"                {k},\n" for k in self.kept)
                         line += "            )"
                     out.append(line)

@@ -65,7 +65,7 @@ def grad_loss(W1, b1, W2, b2, X, Y):
     loss = np.sum(_t3 * _t3) / _t4
     # backward
     if np.ndim(loss) != 0:
-        raise ValueError("loss() must return a scalar to be differentiated (sum or index its result)")
+        raise ValueError('loss() must return a scalar to be differentiated (sum or index its result)')
     # grad of: return np.sum((scores - Y) ** 2) / X.shape[0]
     dscores = _unbroadcast(1.0 / _t4 * 2 * _t3, scores)
     # grad of: scores = h @ W2 + b2
@@ -108,11 +108,10 @@ def _detached(owners, *args):
     return tuple(np.copy(a) if id(a) in owners or id(getattr(a, "base", None)) in owners else a for a in args)
 
 
-def _kept(owners, lives, *results):
-    """The buffers a first call leaves: its arrays (None for a number, computed at every call).
-    ``lives[k]`` is (the statement computing result k, the last statement reading it): a result
-    takes the array of an earlier one of the same shape and dtype whose life has ended.  The ids
-    of the arrays kept are added to ``owners``."""
+def _kept(lives, *results):
+    """The buffers a first call leaves, and their ids: its arrays (None for a number, computed at
+    every call).  ``lives[k]`` is (the statement computing result k, the last statement reading it):
+    a result takes the array of an earlier one of the same shape and dtype whose life has ended."""
     buffers, ended = [], []  # ended: (the last statement reading it, an array)
     for (start, end), r in zip(lives, results):
         if type(r) is not np.ndarray:
@@ -124,8 +123,7 @@ def _kept(owners, lives, *results):
                 break
         buffers.append(r)
         ended.append((end, r))
-    owners.update(id(b) for b in buffers if b is not None)
-    return buffers
+    return buffers, {id(b) for b in buffers if b is not None}
 
 
 class GradLoss:
@@ -139,22 +137,7 @@ class GradLoss:
 
     #: for each buffered result: (the statement of __call__ computing it, the last one reading it or
     #: an alias of it); results of the same shape and dtype whose lives do not overlap share an array
-    lives = (
-        (0, 24),
-        (1, 2),
-        (2, 19),
-        (3, 18),
-        (4, 25),
-        (5, 13),
-        (7, 8),
-        (13, 25),
-        (17, 21),
-        (18, 25),
-        (19, 20),
-        (20, 21),
-        (21, 25),
-        (24, 25),
-    )
+    lives = ((0, 24), (1, 2), (2, 19), (3, 18), (4, 25), (5, 13), (7, 8), (13, 25), (17, 21), (18, 25), (19, 20), (20, 21), (21, 25), (24, 25))
 
     def __init__(self):
         self.buffers = {}  # shapes of the arguments -> one array (or None) per buffered result
@@ -170,8 +153,7 @@ class GradLoss:
         _b = self.buffers.get(_key := _shape_key(W1, b1, W2, b2, X, Y))
         _first = _b is None
         if _first:
-            _b = self.buffers[_key] = [None] * 14
-            self.owners[_key] = set()
+            _b = [None] * 14
         elif not self.owners[_key]:  # no array to reuse with these shapes: the plain code
             return grad_loss(W1, b1, W2, b2, X, Y)
         else:
@@ -192,7 +174,7 @@ class GradLoss:
         loss = _u3 / _t4
         # backward
         if np.ndim(loss) != 0:
-            raise ValueError("loss() must return a scalar to be differentiated (sum or index its result)")
+            raise ValueError('loss() must return a scalar to be differentiated (sum or index its result)')
         # grad of: return np.sum((scores - Y) ** 2) / X.shape[0]
         _u4 = 1.0 / _t4
         _u5 = _u4 * 2
@@ -210,9 +192,8 @@ class GradLoss:
         db1 = _unbroadcast(_t5, b1)
         _u9 = _unbroadcast(_t5, _t1)
         dW1 = _matmul_dy(_u9, X, W1) if _b[13] is None else np.matmul(X.T, _u9, out=_b[13])
-        if _first:
-            _b[:] = _kept(
-                self.owners[_key],
+        if _first:  # this call's arrays: the buffers of these shapes
+            self.buffers[_key], self.owners[_key] = _kept(
                 self.lives,
                 _t1,
                 _u1,
