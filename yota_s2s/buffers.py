@@ -8,17 +8,21 @@ at every later call with those shapes::
 
     _t1 = X @ w if _b[0] is None else np.matmul(X, w, out=_b[0])
 
-The first call with new shapes runs the plain expressions (``_b[k]`` is None) and keeps the
-results that are arrays as the buffers; a result that is a number stays ``None`` and is computed
-per call.  One buffer per result (never shared by two results), only for names the plain code
-assigns once, so a buffer is never an input of the operation that writes it, and never a view
-of an argument.  An argument that is (a view of) one of the buffers (a gradient of the previous
-call passed back in) is copied first.  The returned gradients may be the buffers themselves:
-the next call with the same shapes overwrites them.
+The first call with new shapes runs the plain expressions (``_b[k]`` is None) and, when it
+returns, keeps the results that are arrays as the buffers; a result that is a number stays
+``None`` and is computed per call.  Only names the plain code assigns once get a buffer.  Two
+results share an array only when they have the same shape and dtype and the first one's life
+(up to the last statement reading it, or reading a name that may alias it) ends before the
+second is computed, so a buffer is never an input of the operation that writes it; it is never a
+view of an argument (the first call's results are new arrays).  An argument that is (a view of)
+one of the buffers (a gradient of the previous call passed back in) is copied first.  The
+returned gradients may be the buffers themselves: the next call with the same shapes overwrites
+them.  Also written into buffers: the matrix case of ``_matmul_dx``/``_matmul_dy`` and
+``np.full_like``/``np.zeros_like`` (refilled).
 
 A function whose intermediate shapes may depend on the values and not only on the argument
-shapes (``if``/``while``, a boolean mask, a loop with a computed trip count) keeps the plain
-code: its class calls ``grad_NAME``.
+shapes (``if``/``while``, a boolean mask, a loop with a computed trip count), or with nothing
+to buffer, keeps the plain code: its class calls ``grad_NAME``.
 
     >>> import textwrap
     >>> from yota_s2s.pipeline import generate
