@@ -252,22 +252,23 @@ def yota_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "yota_s2s"]
 
 
-def generate(case: Case) -> types.ModuleType:
+def generate(case: Case, buffers: bool = False) -> types.ModuleType:
     """Write the workload to ``<func>.py``, run ``yota-s2s <func>.py --func F --wrt ... --out grad_<func>.py``
-    in ``case.workdir`` and import what it wrote."""
+    (with ``--buffers``: ``--out buffered_grad_<func>.py --buffers``) in ``case.workdir`` and import what it wrote."""
     name = case.func.__name__
     src = case.workdir / f"{name}.py"
     src.write_text(case.workload.source(case.size), encoding="utf-8")
-    out = f"grad_{name}.py"
+    out = f"buffered_grad_{name}.py" if buffers else f"grad_{name}.py"
     wrt = ",".join(case.workload.wrt_names(case.size))
-    cmd = [*yota_command(), src.name, "--func", name, "--wrt", wrt, "--out", out]
+    cmd = [*yota_command(), src.name, "--func", name, "--wrt", wrt, "--out", out, *(["--buffers"] if buffers else [])]
     proc = subprocess.run(cmd, cwd=case.workdir, capture_output=True, text=True, timeout=600, check=False)
     if proc.returncode != 0:
         first = (proc.stderr or proc.stdout).strip().splitlines() or [f"exit status {proc.returncode}"]
         if proc.returncode == 2 and _ERROR_LINE.match(first[0]):
             raise Unsupported(first[0])
         raise RuntimeError(f"yota-s2s exit {proc.returncode}: {first[0]}")
-    spec = importlib.util.spec_from_file_location(f"yota_bench_{name}_{case.size}", case.workdir / out)
+    module_name = f"yota_bench_{name}_{case.size}{'_buffers' if buffers else ''}"
+    spec = importlib.util.spec_from_file_location(module_name, case.workdir / out)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -283,6 +284,25 @@ def _yota_s2s(case: Case) -> Built:
         if not np.isclose(float(got), value, rtol=1e-8, atol=1e-12):
             raise ValueError(f"value {float(got)!r} != the forward's {value!r}")
         return tuple(gs)
+
+    return Built(partial(grad, *case.args), grads)
+
+
+def _yota_s2s_buffers(case: Case) -> Built:
+    """An instance of the ``--buffers`` class ``Grad<Func>``, called once before it is timed (the
+    first call with these shapes allocates the buffers), so the runner checks and times the calls
+    that write into them.  Its gradients are its buffers: they are copied to be checked."""
+    module = generate(case, buffers=True)
+    name = case.func.__name__
+    grad = getattr(module, "Grad" + "".join(p[:1].upper() + p[1:] for p in name.split("_")))()
+    grad(*case.args)
+    value = float(case.func(*case.args))
+
+    def grads(result):
+        got, *gs = result
+        if not np.isclose(float(got), value, rtol=1e-8, atol=1e-12):
+            raise ValueError(f"value {float(got)!r} != the forward's {value!r}")
+        return tuple(np.copy(g) for g in gs)
 
     return Built(partial(grad, *case.args), grads)
 
@@ -303,6 +323,8 @@ PEERS: dict[str, Peer] = {
         Peer("sympy", "SymPy", _sympy, "sympy", "sympy", "numpy", True),
         Peer("tangent", "tangent", _tangent, "tangent", "tangent-ad", "numpy", True),
         Peer("yota_s2s", "yota_s2s", _yota_s2s, "yota_s2s", "-e .", "numpy", True),
+        # ours too: not an "automatic peer" the yota column is compared with
+        Peer("yota_s2s_buffers", "yota_s2s buffers", _yota_s2s_buffers, "yota_s2s", "-e .", "numpy"),
     ]
 }
 #: the peers that are not gradients: the denominators of ratios

@@ -80,6 +80,22 @@ def test_smoke_run_small_hand_and_yota(tmp_path):
     )
 
 
+def test_the_buffers_column_is_validated_and_compared_with_yota(tmp_path):
+    md = tmp_path / "out.md"
+    cmd = [sys.executable, "-m", "benchmarks", "--workloads", "logistic,mlp", "--sizes", "small", "--rounds", "1"]
+    cmd += ["--peers", "yota_s2s,yota_s2s_buffers", "--threads", "1", "--clock", "cpu", "--md", str(md)]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    table = md.read_text(encoding="utf-8")
+    head = _header(table)
+    assert head[6:8] == ["yota_s2s", "yota_s2s buffers"] and head[-1] == "buffers/yota"
+    for name in ("logistic", "mlp"):
+        cells = dict(zip(head, _row(table, name, "small"), strict=True))
+        assert re.fullmatch(r"[\d,.]+ \([\d.]+ (B|KiB|MiB)\)", cells["yota_s2s buffers"]), cells
+        assert re.fullmatch(r"[\d.,]+×", cells["buffers/yota"]), cells
+    assert "- yota_s2s buffers: 2 of 2 rows: the `--buffers` class of the same command" in table
+
+
 @pytest.mark.parametrize("name", sorted(WORKLOADS))
 def test_hand_gradients_match_finite_differences(name):
     """The references: both hand-written flavours against central differences (small size), and at

@@ -22,18 +22,21 @@ EXAMPLES = {
     "examples/logistic.py": ("examples/grad_logistic.py", ["--wrt", "w,b"]),
     "examples/custom/model.py": ("examples/custom/grad_model.py", ["--rules", "examples/custom/fastmath_rules.py"]),
     "examples/cupy/probit.py": ("examples/cupy/grad_probit.py", ["--wrt", "w", "--target", "cupy"]),
+    "examples/buffers/mlp.py": ("examples/buffers/grad_mlp.py", ["--wrt", "W1,b1,W2,b2", "--buffers"]),
 }
 
 
 def _regenerate(src: str) -> str:
     out, extra = EXAMPLES[src]
+    buffers = "--buffers" in extra
+    extra = [e for e in extra if e != "--buffers"]
     options = dict(zip(extra[::2], extra[1::2]))
     wrt = options["--wrt"].split(",") if "--wrt" in options else None
     rules = [str(ROOT / options["--rules"])] if "--rules" in options else []
-    command = " ".join(["yota-s2s", src, *extra, "--out", out])
+    command = " ".join(["yota-s2s", src, *extra, "--out", out, *(["--buffers"] if buffers else [])])
     target = options.get("--target", "numpy")
     source = (ROOT / src).read_text(encoding="utf-8")
-    return generate(source, src, wrt=wrt, target=target, rules=rules, command=command).text
+    return generate(source, src, wrt=wrt, target=target, rules=rules, command=command, buffers=buffers).text
 
 
 @pytest.mark.parametrize("src", sorted(EXAMPLES))
@@ -119,3 +122,13 @@ def test_the_project_config_lists_the_examples_and_they_are_up_to_date():
         [sys.executable, "-m", "yota_s2s", "--check"], cwd=ROOT, capture_output=True, text=True, check=False
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_buffered_example_trains_and_gives_what_grad_loss_gives():
+    proc = subprocess.run(
+        [sys.executable, "train.py"], cwd=ROOT / "examples/buffers", capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    losses = [float(v) for v in re.findall(r"loss ([\d.]+)", proc.stdout)]
+    assert len(losses) == 4 and losses == sorted(losses, reverse=True)
+    assert proc.stdout.endswith("same as grad_loss: True\n")

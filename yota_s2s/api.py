@@ -136,8 +136,12 @@ def gradsource(
     func: str | Sequence[str] | None = None,
     wrt: Sequence[str] | None = None,
     target: str = "numpy",
+    buffers: bool = False,
 ) -> str:
     """The generated module's text for a function, or for ``func`` (default: the entry points) in a file.
+
+    ``buffers=True`` is ``--buffers``: the module also defines a class per function that reuses its
+    arrays across calls (see docs/buffers.md).
 
     >>> text = gradsource(_example_loss)
     >>> print(text.splitlines()[0])  # doctest: +ELLIPSIS
@@ -147,12 +151,14 @@ def gradsource(
     """
     __tracebackhide__ = True
     try:
-        return _gradsource(f_or_path, func, wrt, target)
+        return _gradsource(f_or_path, func, wrt, target, buffers)
     except (UserError, UserErrors) as exc:
         raise exc.with_traceback(None) from None
 
 
-def _gradsource(f_or_path: Callable | str | Path, func: object, wrt: Sequence[str] | None, target: str) -> str:
+def _gradsource(
+    f_or_path: Callable | str | Path, func: object, wrt: Sequence[str] | None, target: str, buffers: bool = False
+) -> str:
     if target not in BACKENDS:
         raise ValueError(f"unknown target {target!r} (known: {', '.join(sorted(BACKENDS))})")
     if isinstance(f_or_path, str | Path):
@@ -169,7 +175,7 @@ def _gradsource(f_or_path: Callable | str | Path, func: object, wrt: Sequence[st
             raise TypeError("gradsource(f, func=...): func names functions of a file; pass the file's path")
         f = f_or_path.__func__ if inspect.ismethod(f_or_path) else f_or_path
         source = _source_of(f, ())
-    return source.generate(wrt, target).text
+    return source.generate(wrt, target, buffers).text
 
 
 def gradtape(f: Callable, stage: str = "optimize", wrt: Sequence[str] | None = None) -> str:
@@ -431,14 +437,18 @@ class _Source:
     blocks: list[_Block] = dataclasses.field(default_factory=list)
     guards: list[tuple[dict, str, object]] = dataclasses.field(default_factory=list)  # globals copied in
 
-    def generate(self, wrt: Sequence[str] | None, target: str) -> Generated:
+    def generate(self, wrt: Sequence[str] | None, target: str, buffers: bool = False) -> Generated:
         parts = ["yota-s2s", self.path, *(f"--func {f}" for f in self.funcs or [])]
         if wrt:
             parts.append(f"--wrt {','.join(wrt)}")
         if target != "numpy":
             parts.append(f"--target {target}")
+        if buffers:
+            parts.append("--buffers")
         try:
-            generated = generate(self.text, self.path, self.funcs, wrt, target, command=" ".join(parts))
+            generated = generate(
+                self.text, self.path, self.funcs, wrt, target, command=" ".join(parts), buffers=buffers
+            )
         except UserErrors as exc:
             raise UserErrors([self.relocate(e) for e in exc.errors]) from None
         except UserError as exc:

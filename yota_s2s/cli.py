@@ -98,6 +98,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print a unified diff from the --out FILE to the regenerated module; exit 1 if they differ",
     )
+    p.add_argument(
+        "--buffers",
+        action="store_true",
+        help="also write a class per function (GradNAME) that reuses its arrays across calls of the same "
+        "shapes; its returned gradients are overwritten by the next call (see docs/buffers.md)",
+    )
     p.add_argument("--format", choices=["ruff"], help=f"run ruff's formatter (ruff=={RUFF_VERSION}) on the module")
     p.add_argument(
         "--verify",
@@ -136,6 +142,7 @@ def _entry(args: argparse.Namespace) -> Entry:
         target=args.target,
         rules=args.rules,
         format=args.format,
+        buffers=args.buffers,
     )
 
 
@@ -180,7 +187,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     generated = None
     try:
         generated = generate(
-            _read_source(args.source), args.source, funcs, wrt, args.target, args.rules, command=_command(entry)
+            _read_source(args.source),
+            args.source,
+            funcs,
+            wrt,
+            args.target,
+            args.rules,
+            command=_command(entry),
+            buffers=args.buffers,
         )
         for warning in generated.warnings:
             print(warning.format("warning"), file=sys.stderr)
@@ -214,6 +228,7 @@ def _main_project(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
             ("--target", args.target != "numpy"),
             ("--dump-ir", args.dump_ir),
             ("--format", args.format),
+            ("--buffers", args.buffers),
             ("--verify", args.verify),
         ]
         if value
@@ -251,6 +266,7 @@ def _run_entries(entries: list[Entry], args: argparse.Namespace) -> int:
                 entry.target,
                 entry.rules,
                 command=command,
+                buffers=entry.buffers,
             )
             text = _ruff_format(generated.text, entry.out) if entry.format else generated.text
             if args.check or args.diff:

@@ -2,7 +2,8 @@
 
     fence -> lower -> optimize (primal) -> differentiate -> optimize -> emit
 
-``generate`` keeps the tape after each stage so ``--dump-ir STAGE`` and
+With ``buffers=True`` (``--buffers``) the module also gets a class per function that reuses
+its arrays across calls (``buffers.py``).  ``generate`` keeps the tape after each stage so ``--dump-ir STAGE`` and
 ``gradtape`` can show it.  Each stage's output is checked with ``verify``;
 a broken invariant is an ``InternalError`` (a bug), never a user error.
 
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 
 from . import __version__
 from .backend import BACKENDS
+from .buffers import buffered_module
 from .differentiate import differentiate
 from .emit import Header, emit_module
 from .errors import InternalError, UserError
@@ -55,6 +57,7 @@ def generate(
     target: str = "numpy",
     rules: Sequence[str] = (),
     command: str | None = None,
+    buffers: bool = False,
 ) -> Generated:
     """Differentiate the functions ``funcs`` (default: entry points) of ``source``.
 
@@ -70,10 +73,10 @@ def generate(
     """
     with _gc_paused():
         try:
-            return _generate(source, path, funcs, wrt, target, rules, command)
+            return _generate(source, path, funcs, wrt, target, rules, command, buffers)
         except RecursionError:
             pass  # an expression nested too deep for the default limit: retry with room for it
-        return _on_deep_stack(_generate, source, path, funcs, wrt, target, rules, command)
+        return _on_deep_stack(_generate, source, path, funcs, wrt, target, rules, command, buffers)
 
 
 #: Room for sources with very long expressions (a left-deep sum of n terms nests n deep):
@@ -124,7 +127,9 @@ def _gc_paused():
             gc.enable()
 
 
-def _generate(source, path, funcs, wrt, target, rules, command) -> Generated:
+def _generate(source, path, funcs, wrt, target, rules, command, buffers=False) -> Generated:
+    if buffers and target != "numpy":
+        raise UserError("YS043", f"--buffers writes NumPy code only (not --target {target})", path)
     table = load_rules(rules)
     module = fence(source, path, list(funcs) if funcs else None)
     stages: dict[str, list[Tape]] = {s: [] for s in STAGES}
@@ -140,6 +145,8 @@ def _generate(source, path, funcs, wrt, target, rules, command) -> Generated:
             command=command or f"yota-s2s {path}",
         )
         text = emit_module(grads, module, table, BACKENDS[target], header)
+        if buffers:  # the plain module plus a buffered class per function
+            text = buffered_module(text, grads, BACKENDS[target])
         BACKENDS[target].check_module(text)  # every name of the target's module exists (a bug of ours if not)
         try:
             compile(text, "<generated>", "exec")

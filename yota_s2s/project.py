@@ -15,6 +15,7 @@
     target = "numpy"                  # optional: like --target
     rules = ["rules/more.py"]         # optional: added to the rules above
     format = "ruff"                   # optional: like --format ruff
+    buffers = true                    # optional: like --buffers
 
 Paths are relative to the folder of ``pyproject.toml``.  Each entry is the same
 as one command, run in that folder; ``Entry.argv`` is that command, and it is
@@ -36,7 +37,7 @@ CONFIG_FILE = "pyproject.toml"
 TARGETS = tuple(BACKENDS)
 FORMATTERS = ("ruff",)
 _TOP_KEYS = ("generate", "rules")
-_ENTRY_KEYS = ("source", "out", "func", "wrt", "target", "rules", "format")
+_ENTRY_KEYS = ("source", "out", "func", "wrt", "target", "rules", "format", "buffers")
 _TABLE = r'tool\s*\.\s*(?:yota-s2s|"yota-s2s"|\'yota-s2s\')'
 
 
@@ -51,6 +52,7 @@ class Entry:
     target: str = "numpy"
     rules: list[str] = field(default_factory=list)
     format: str | None = None
+    buffers: bool = False
 
     def argv(self) -> list[str]:
         """The command's arguments, in the order ``yota-s2s`` writes them in the header.
@@ -71,6 +73,8 @@ class Entry:
             argv += ["--out", self.out]
         if self.format:
             argv += ["--format", self.format]
+        if self.buffers:
+            argv += ["--buffers"]
         return argv
 
 
@@ -105,7 +109,7 @@ def load_project(path: Path) -> Project | None:
     ...     path = Path(folder) / "pyproject.toml"
     ...     _ = path.write_text('[[tool.yota-s2s.generate]]\\nsource = "loss.py"\\nout = "grad_loss.py"\\nwrt = "w,b"\\n')
     ...     load_project(path).entries
-    [Entry(source='loss.py', out='grad_loss.py', funcs=None, wrt=['w', 'b'], target='numpy', rules=[], format=None)]
+    [Entry(source='loss.py', out='grad_loss.py', funcs=None, wrt=['w', 'b'], target='numpy', rules=[], format=None, buffers=False)]
     """
     shown = _shown(path)
     try:
@@ -172,6 +176,9 @@ class _Checker:
         formatter = raw.get("format")
         if formatter is not None and formatter not in FORMATTERS:
             raise self.error(f"format must be one of {', '.join(FORMATTERS)}, not {formatter!r}", index, "format")
+        buffers = raw.get("buffers", False)
+        if not isinstance(buffers, bool):
+            raise self.error(f"buffers must be true or false, not {buffers!r}", index, "buffers")
         return Entry(
             source=source,
             out=out,
@@ -180,6 +187,7 @@ class _Checker:
             target=target,
             rules=[*common_rules, *(self.names(raw, "rules", index, split=False) or [])],
             format=formatter,
+            buffers=buffers,
         )
 
     def path(self, raw: dict, key: str, index: int) -> str:
