@@ -180,11 +180,13 @@ def verify(tape: Tape, outer: frozenset[int] = frozenset()) -> None:
         defined.add(inp.var.id)
     for n, eqn in enumerate(tape.eqns):
         for a in eqn.args:
-            _check_atom(a, defined, f"equation {n} ({eqn.prim})")
-        try:
-            hash(tuple(sorted(eqn.params.items())))
-        except TypeError as exc:
-            raise IRError(f"equation {n} ({eqn.prim}) has unhashable params: {exc}") from None
+            if type(a) is not Var or a.id not in defined:  # the common case tested inline: it runs per argument
+                _check_atom(a, defined, f"equation {n} ({eqn.prim})")
+        if eqn.params:
+            try:
+                hash(tuple(sorted(eqn.params.items())))
+            except TypeError as exc:
+                raise IRError(f"equation {n} ({eqn.prim}) has unhashable params: {exc}") from None
         for region in eqn.regions:
             verify(region, frozenset(defined))
         for o in eqn.outs:

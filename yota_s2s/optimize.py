@@ -55,6 +55,13 @@ def optimize(tape: Tape, table: RuleTable, reduce_powers: bool = True) -> Tape:
         new = dce(new, table)
         if not changed and len(new.eqns) == len(tape.eqns):
             return new
+        if not any(e.regions for e in new.eqns):
+            # straight-line code is at its fixed point after one round: each equation is simplified
+            # with its arguments already rewritten, and a rewrite's new equations are simplified as
+            # they are made.  Only the loop and branch rewrites look at use counts of the previous
+            # round's tape, which DCE changes.  (Checked: a second round on the whole test suite's
+            # straight-line tapes never changed anything.)
+            return new
         tape = new
     return tape
 

@@ -42,6 +42,7 @@ class ShapeClasses:
         self.atom_keys: dict[int, object] = {}
         self.atom_classes: dict[object, frozenset] = {}  # key -> its one-atom class, made once
         self.classes: dict[int, frozenset] = {}
+        self.pending: dict[int, Eqn] = {}  # value id -> its equation, class not inferred yet
         #: values known to have the shape of another (a region's seed: the shape of its output)
         self.same: dict[int, Atom] = {}
         self.resolve = lambda a: a
@@ -68,18 +69,46 @@ class ShapeClasses:
             if other is not a:
                 return self.of(other)
         cls = self.classes.get(a.id)
-        return cls if cls is not None else self.atom(("var", a.id))
+        if cls is not None:
+            return cls
+        if a.id in self.pending:
+            return self.force(a.id)
+        return self.atom(("var", a.id))
 
     def add_input(self, var: Var, path: tuple[str, ...]) -> None:
         self.classes[var.id] = self.atom(("input", path))
 
     def add_eqn(self, eqn: Eqn) -> None:
+        """Record ``eqn``; the class of its result is inferred when first asked for (most never are)."""
         if eqn.regions or len(eqn.outs) > 1:  # a loop or branch: nothing is known of its results
             for o in eqn.outs:
                 self.classes[o.id] = self.atom(("var", o.id))
             return
-        for o in eqn.outs:
-            self.classes[o.id] = self.infer(eqn.prim, eqn.args, eqn.params, o)
+        self.pending[eqn.outs[0].id] = eqn
+
+    def force(self, vid: int) -> frozenset:
+        """Infer the class of the pending value ``vid`` and of the pending values it depends on,
+        operands first, with an explicit stack (a chain of equations may be longer than Python's
+        recursion limit)."""
+        stack = [vid]
+        classes, pending = self.classes, self.pending
+        while stack:
+            top = stack[-1]
+            if top in classes:
+                stack.pop()
+                continue
+            eqn = pending[top]
+            missing = [
+                a.id
+                for a in eqn.args
+                if type(a) is Var and a.id not in classes and a.id in pending and a.id not in self.same
+            ]
+            if missing:
+                stack.extend(missing)
+                continue
+            stack.pop()
+            classes[top] = self.infer(eqn.prim, eqn.args, eqn.params, eqn.outs[0])
+        return classes[vid]
 
     def infer(self, prim: str, args: list[Atom], params: dict, out: Var | None = None) -> frozenset:
         """The class of ``prim(args, params)``."""
