@@ -34,6 +34,12 @@ def _unbroadcast(g, x):
     return np.reshape(np.sum(g, axis=axes), shape)
 
 
+def _unreduce(g, x):
+    """``g`` spread over the shape of ``x`` (the adjoint of a sum), in the dtype of ``x + g``
+    (``np.full_like`` alone would keep an integer ``x``'s dtype and truncate ``g``)."""
+    return np.full_like(x, g, dtype=np.result_type(x, g))
+
+
 def grad_loss(w, b, X, y):
     """Return (loss(w, b, X, y), dw, db): the value and its gradients."""
     # forward
@@ -53,7 +59,7 @@ def grad_loss(w, b, X, y):
     loss = -np.mean(_t9)
     # backward
     # grad of: return -np.mean(y * np.log(p) + (1.0 - y) * np.log(1.0 - p))
-    d_t9 = np.full_like(_t9, -1.0 / np.size(_t9))
+    d_t9 = _unreduce(-1.0 / np.size(_t9), _t9)
     d_t7 = _unbroadcast(d_t9 * _t6, _t8) / _t7
     _t10 = _unbroadcast(d_t9 * y, _t5) / p
     # grad of: return 1.0 / (1.0 + np.exp(-z)) (in logistic)

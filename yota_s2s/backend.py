@@ -172,11 +172,11 @@ class Backend:
             if params["axis"] is None or params["keepdims"]:
                 return args[0]
             return self.call("expand_dims", args, {"axis": params["axis"]})
-        if prim == "unreduce":
+        if prim == "unreduce":  # _unreduce(g, x): np.full_like(x, g) in the dtype of x + g
             g, x = args
             if params["axis"] is not None and not params["keepdims"]:
                 g = self.call("expand_dims", [g], {"axis": params["axis"]})
-            return self.call("full_like", [x, g])
+            return ast.Call(ast.Name("_unreduce", ast.Load()), [g, x], [])
         if prim in ("index_add", "setindex"):
             return ast.Call(ast.Name(f"_{prim}", ast.Load()), [*args[:2], self.index_value(params, args[2:])], [])
         if prim == "einsum":  # np.einsum("ij,jk->ik", a, b): the subscripts first

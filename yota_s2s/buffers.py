@@ -442,6 +442,8 @@ class _BufferedClass:
             func = node.func
             if isinstance(func, ast.Name) and func.id in ("_matmul_dx", "_matmul_dy") and len(node.args) == 3:
                 return func.id, list(node.args)
+            if isinstance(func, ast.Name) and func.id == "_unreduce" and len(node.args) == 2:
+                return "_unreduce", list(node.args)  # _unreduce(g, x): x's shape filled with g
             alias = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
             fills = {"full_like": 2, "zeros_like": 1}
             if alias and func.value.id == self.backend.alias and len(node.args) == fills.get(func.attr):
@@ -486,7 +488,7 @@ class _BufferedClass:
             return node
         name, operands = found
         simple = [self.operand(a, new, buf) for a in operands]
-        if all(self.scalar_like(a) for a in simple) and name not in ("full_like", "zeros_like"):
+        if all(self.scalar_like(a) for a in simple) and name not in ("full_like", "zeros_like", "_unreduce"):
             plain = self.rebuild(node, simple)
             if target is None:
                 result = self.temp()
@@ -542,8 +544,8 @@ class _BufferedClass:
         if name == "_matmul_dy":  # x.T @ g for matrices
             g, x, _ = operands
             return ast.Call(self.backend.attr("matmul"), [ast.Attribute(x, "T", ast.Load()), g], out)
-        if name in ("full_like", "zeros_like"):
-            value = operands[1] if name == "full_like" else ast.Constant(0)
+        if name in ("full_like", "zeros_like", "_unreduce"):
+            value = {"full_like": operands[-1], "_unreduce": operands[0]}.get(name, ast.Constant(0))
             return ast.Call(ast.Name("_filled", ast.Load()), [where, value], [])
         return ast.Call(self.backend.attr(name), operands, out)
 

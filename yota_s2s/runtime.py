@@ -21,6 +21,12 @@ def _unbroadcast(g, x):
     return xp.reshape(xp.sum(g, axis=axes), shape)
 
 
+def _unreduce(g, x):
+    """``g`` spread over the shape of ``x`` (the adjoint of a sum), in the dtype of ``x + g``
+    (``np.full_like`` alone would keep an integer ``x``'s dtype and truncate ``g``)."""
+    return xp.full_like(x, g, dtype=xp.result_type(x, g))
+
+
 def _index_add(buf, g, index):
     """A copy of ``buf`` with ``g`` added at ``buf[index]``, repeated indices accumulated."""
     buf = buf.copy()

@@ -35,6 +35,12 @@ def _unbroadcast(g, x):
     return cp.reshape(cp.sum(g, axis=axes), shape)
 
 
+def _unreduce(g, x):
+    """``g`` spread over the shape of ``x`` (the adjoint of a sum), in the dtype of ``x + g``
+    (``np.full_like`` alone would keep an integer ``x``'s dtype and truncate ``g``)."""
+    return cp.full_like(x, g, dtype=cp.result_type(x, g))
+
+
 def grad_loss(w, X, y, batch):
     """Return (loss(w, X, y, batch), dw): the value and its gradients."""
     # forward
@@ -55,7 +61,7 @@ def grad_loss(w, X, y, batch):
     loss = -cp.mean(_t7)
     # backward
     # grad of: return -np.mean(labels * np.log(picked) + (1.0 - labels) * np.log(1.0 - picked))
-    d_t7 = cp.full_like(_t7, -1.0 / cp.size(_t7))
+    d_t7 = _unreduce(-1.0 / cp.size(_t7), _t7)
     d_t5 = _unbroadcast(d_t7 * _t4, _t6) / _t5
     _t8 = _unbroadcast(d_t7 * labels, _t3) / picked
     # grad of: picked = p[batch]

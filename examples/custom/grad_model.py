@@ -51,6 +51,12 @@ def _unbroadcast(g, x):
     return np.reshape(np.sum(g, axis=axes), shape)
 
 
+def _unreduce(g, x):
+    """``g`` spread over the shape of ``x`` (the adjoint of a sum), in the dtype of ``x + g``
+    (``np.full_like`` alone would keep an integer ``x``'s dtype and truncate ``g``)."""
+    return np.full_like(x, g, dtype=np.result_type(x, g))
+
+
 def grad_loss(w, X, y):
     """Return (loss(w, X, y), dw, dX, dy): the value and its gradients."""
     # forward
@@ -64,7 +70,7 @@ def grad_loss(w, X, y):
     # grad of: return np.mean(softplus(z) - y * z)
     _t3 = np.size(_t2)
     _t4 = 1.0 / _t3
-    _t5 = np.full_like(_t2, -_t4)
+    _t5 = _unreduce(-_t4, _t2)
     dy = _unbroadcast(_t5 * z, y)
     _t6 = _unbroadcast(_t5 * y, z)
     _t7 = _t4 * (_t3 / np.size(_t1)) * np.exp(z - _t1)
