@@ -61,6 +61,22 @@ def _matmul_dy(g, x, y):
     return _unbroadcast(xp.swapaxes(x, -1, -2) @ g, y)
 
 
+def _xtx_dx(g, x):
+    """Gradient of ``x.T @ x`` with respect to ``x``: one product for a matrix."""
+    if xp.ndim(x) == 2 and xp.ndim(g) == 2:
+        return x @ (g + g.T)
+    xt = xp.transpose(x)
+    return _matmul_dy(g, xt, x) + xp.transpose(_matmul_dx(g, xt, x))
+
+
+def _xxt_dx(g, x):
+    """Gradient of ``x @ x.T`` with respect to ``x``: one product for a matrix."""
+    if xp.ndim(x) == 2 and xp.ndim(g) == 2:
+        return (g + g.T) @ x
+    xt = xp.transpose(x)
+    return _matmul_dx(g, x, xt) + xp.transpose(_matmul_dy(g, x, xt))
+
+
 def _diag_dv(g, v, k):
     """Gradient of ``diag(v, k)`` with respect to ``v`` (``v`` a vector or a matrix)."""
     if xp.ndim(v) == 1:
