@@ -180,3 +180,44 @@ def test_axes_put_back_elsewhere_keep_the_generic_unbroadcast(expr, shape):
     f, grad_f, text = generated(f"def f(z):\n    return np.sum(z * (z - {expr}))\n")
     assert "_unbroadcast(" in text
     check(f, grad_f, *rng_arrays(shape))
+
+
+# --------------------------------------------------------------------------- the runtime helpers' fast paths
+
+
+@pytest.mark.parametrize(
+    ("g_shape", "x_shape"),
+    [
+        ((3, 5), (3, 1)),
+        ((3, 5), (5,)),
+        ((3, 5), (1, 5)),
+        ((3, 5), (1, 1)),
+        ((3, 5), ()),
+        ((2, 3, 5), (3, 1)),
+        ((2, 3, 5), (1, 3, 5)),
+        ((4, 0), (1, 0)),  # a length-0 axis broadcast from 1
+        ((4, 0), (4, 1)),
+        ((3, 1), (1, 1)),
+        ((), (3,)),  # g smaller than x: spread, not summed
+    ],
+)
+def test_unbroadcast_sums_exactly_the_broadcast_axes(g_shape, x_shape):
+    from yota_s2s.runtime import _unbroadcast
+
+    rng = np.random.default_rng(0)
+    g = rng.standard_normal(g_shape) if g_shape else 2.0
+    x = rng.standard_normal(x_shape)
+    out = _unbroadcast(g, x)
+    assert np.shape(out) == x.shape
+    # the adjoint of broadcasting: <broadcast_to(x), g> == <x, unbroadcast(g, x)>
+    spread = np.broadcast_to(x, np.shape(g)) if g_shape else x
+    assert np.isclose(np.sum(spread * g), np.sum(x * out))
+    if g_shape == x_shape:
+        assert out is g
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 5), (5, 2), (1, 4), (4, 1)])
+@pytest.mark.parametrize("k", [-2, -1, 0, 1, 3])
+def test_the_gradient_of_a_diagonal_with_an_offset(shape, k):
+    f, grad_f, _ = generated(f"def f(m):\n    d = np.diag(m, {k})\n    return np.sum(np.sin(d) * d)\n")
+    check(f, grad_f, *rng_arrays(shape))

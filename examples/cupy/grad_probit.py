@@ -26,13 +26,17 @@ def _matmul_dy(g, x, y):
 def _unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
     shape = cp.shape(x)
-    if cp.shape(g) == shape:
+    g_shape = cp.shape(g)
+    if g_shape == shape:
         return g
-    extra = cp.ndim(g) - len(shape)
+    extra = len(g_shape) - len(shape)
     if extra < 0:
         return cp.broadcast_to(g, shape).astype(cp.result_type(g, x))
-    axes = tuple(range(extra)) + tuple(extra + i for i, n in enumerate(shape) if n == 1 and cp.shape(g)[extra + i] != 1)
-    return cp.reshape(cp.sum(g, axis=axes), shape)
+    axes = [*range(extra)]
+    for i, n in enumerate(shape):
+        if n == 1 and g_shape[extra + i] != 1:
+            axes.append(extra + i)
+    return g.sum(axis=tuple(axes)).reshape(shape)
 
 
 def grad_loss(w, X, y, batch):

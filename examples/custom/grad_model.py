@@ -42,13 +42,17 @@ def _matmul_dy(g, x, y):
 def _unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
     shape = np.shape(x)
-    if np.shape(g) == shape:
+    g_shape = np.shape(g)
+    if g_shape == shape:
         return g
-    extra = np.ndim(g) - len(shape)
+    extra = len(g_shape) - len(shape)
     if extra < 0:
         return np.broadcast_to(g, shape).astype(np.result_type(g, x))
-    axes = tuple(range(extra)) + tuple(extra + i for i, n in enumerate(shape) if n == 1 and np.shape(g)[extra + i] != 1)
-    return np.reshape(np.sum(g, axis=axes), shape)
+    axes = [*range(extra)]
+    for i, n in enumerate(shape):
+        if n == 1 and g_shape[extra + i] != 1:
+            axes.append(extra + i)
+    return g.sum(axis=tuple(axes)).reshape(shape)
 
 
 def grad_loss(w, X, y):
