@@ -221,3 +221,19 @@ def test_unbroadcast_sums_exactly_the_broadcast_axes(g_shape, x_shape):
 def test_the_gradient_of_a_diagonal_with_an_offset(shape, k):
     f, grad_f, _ = generated(f"def f(m):\n    d = np.diag(m, {k})\n    return np.sum(np.sin(d) * d)\n")
     check(f, grad_f, *rng_arrays(shape))
+
+
+# --------------------------------------------------------------------------- X.shape[0]
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (1, 3), (4, 1)])
+def test_an_element_of_a_shape_is_a_number(shape):
+    f, grad_f, text = generated("def f(X, w):\n    return -np.sum(np.tanh(X * w)) / X.shape[0] * w.shape[-1]\n")
+    assert "np.ndim(" not in text  # the value is provably a scalar: no run-time check
+    check(f, grad_f, *rng_arrays(shape, shape[-1:]))
+
+
+def test_a_value_divided_by_an_array_element_keeps_its_run_time_check():
+    f, grad_f, text = generated("def f(X, n):\n    return np.sum(np.tanh(X)) / n[0]\n")
+    assert "np.ndim(f) != 0" in text  # n[0] may be a row of a 2-D n
+    check(f, grad_f, *rng_arrays((4, 3)), np.array([2.0, 3.0]))

@@ -151,6 +151,10 @@ class ShapeClasses:
         if prim == "getindex" and len(args) == 1:
             # m[:, None] of m = reduce(z, axis=1): new axes where the reduction removed them
             source = self.of(args[0])
+            index = params["index"]
+            key = self.atom_keys.get(next(iter(source))) if len(source) == 1 else None
+            if key and key[0] == "shape" and len(index) == 1 and type(index[0]) is int:
+                return SCALAR  # X.shape[0]: an element of a tuple of ints
             found = self.removed.get(next(iter(source))) if len(source) == 1 else None
             if found is not None and found[1] is not None and _new_axes(params["index"]) == found[1]:
                 return self.reduced(found[0], found[2])
