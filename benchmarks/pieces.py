@@ -78,26 +78,41 @@ def pieces(workdir: Path) -> list[tuple[str, str, object, object]]:
         )
     if hasattr(ml, "_unbroadcast"):
         col = b[:, None]
-
-        def scatter_b():
-            db = np.zeros_like(b)
-            db[:, None] += ml._unbroadcast(g, col)
-            return db
-
+        full = np.ones((W.shape[0], x.shape[1]))
         out.append(
             (
                 "linear small",
-                "`db[:, None] += _unbroadcast(g, b[:, None])` into zeros",
-                scatter_b,
-                lambda: g.sum(axis=1),
+                "`np.reshape(_unbroadcast(g, b[:, None]), np.shape(b))`",
+                lambda: np.reshape(ml._unbroadcast(full, col), np.shape(b)),
+                lambda: full.sum(axis=1),
             )
         )
         out.append(
             ("linear small", "`_unbroadcast(g, t)` when the shapes are equal", lambda: ml._unbroadcast(g, g), None)
         )
+    mm, (_, _, W2, _, X, _) = module("mlp", "small")
+    if "keepdims=True)" in inspect.getsource(mm.grad_mlp).split("# backward")[1]:
+        gz = np.ones((X.shape[0], W2.shape[1]))
+        out.append(
+            (
+                "mlp small",
+                "`np.sum(g, axis=1, keepdims=True)`: the adjoint of broadcasting `zmax` (was `_unbroadcast`)",
+                lambda: np.sum(gz, axis=1, keepdims=True),
+                lambda: gz.sum(axis=1, keepdims=True),
+            )
+        )
     md, (xd,) = module("pd", "large")
     dm = np.ones((xd.shape[1], xd.shape[1]))
-    if hasattr(md, "_matmul_dx"):
+    if hasattr(md, "_xtx_dx"):
+        out.append(
+            (
+                "pd large",
+                "the adjoint of `x.T @ x`: `_xtx_dx(dm, x)`",
+                lambda: md._xtx_dx(dm, xd),
+                lambda: xd @ (dm + dm.T),
+            )
+        )
+    elif hasattr(md, "_matmul_dx"):
         xt = xd.T
         out.append(
             (

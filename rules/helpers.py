@@ -52,6 +52,20 @@ def matmul_dy(g, x, y):
     dx = not_implemented("second derivatives through matmul")
 
 
+@diffrule(shape="x")
+def xtx_dx(g, x):
+    # The gradient of x.T @ x with respect to x (both operands): x @ (g + g.T) for a matrix.
+    dg = not_implemented("second derivatives through matmul")
+    dx = not_implemented("second derivatives through matmul")
+
+
+@diffrule(shape="x")
+def xxt_dx(g, x):
+    # The gradient of x @ x.T with respect to x (both operands): (g + g.T) @ x for a matrix.
+    dg = not_implemented("second derivatives through matmul")
+    dx = not_implemented("second derivatives through matmul")
+
+
 @diffrule(shape="v")
 def diag_dv(g, v, k=0):
     nondiff(v)

@@ -316,6 +316,8 @@ class _Rewriter:
             return "sub", [b, n.args[0]], {}
         if a is b:
             return "mul", [Lit(2), a], {}
+        if gram := self._gram_adjoint(a, b) or self._gram_adjoint(b, a):
+            return gram
         for acc, part in ((a, b), (b, a)):
             z = self.def_of(part, "zeros_like")
             if z is not None and self.cls(acc) == self.cls(z.args[0]):
@@ -346,6 +348,28 @@ class _Rewriter:
                     total = self.emit("index_add", [total, *ia.args[1:]], dict(ia.params))
                 return "index_add", [total, *chain[0].args[1:]], dict(chain[0].params)
         return self._lazy_scalar("add", args)
+
+    def _gram_adjoint(self, a: Atom, b: Atom):
+        """The two contributions to ``dx`` of ``x.T @ x`` (or ``x @ x.T``) as one product.
+
+        ``matmul_dy(g, t, x) + transpose(matmul_dx(g, t, x))`` with ``t = transpose(x)`` ->
+        ``xtx_dx(g, x)``, written ``x @ (g + g.T)`` for a matrix (one matmul, not two); and
+        ``matmul_dx(g, x, t) + transpose(matmul_dy(g, x, t))`` -> ``xxt_dx(g, x)``.  The helpers
+        fall back to the two products for other ranks, so the rewrite holds for any operands.
+        """
+        outer = self.def_of(b, "transpose")
+        if outer is None or outer.params.get("axes") is not None:
+            return None
+        for prim, other, helper in (("matmul_dy", "matmul_dx", "xtx_dx"), ("matmul_dx", "matmul_dy", "xxt_dx")):
+            first, second = self.def_of(a, prim), self.def_of(outer.args[0], other)
+            if first is None or second is None or first.args != second.args:
+                continue
+            g, left, right = first.args
+            x, t = (right, left) if helper == "xtx_dx" else (left, right)
+            tr = self.def_of(t, "transpose")
+            if tr is not None and tr.params.get("axes") is None and tr.args[0] is x:
+                return helper, [g, x], {}
+        return None
 
     def accumulate_in_loop(self, eqn: Eqn, out: Var, acc: Atom) -> Atom | None:
         """``acc + loop_back(...)[j]`` where the loop's accumulator ``j`` starts from ``zeros_like``:
@@ -467,7 +491,17 @@ class _Rewriter:
             # summing a spread scalar s over the axes x was broadcast along: s times their size
             count = self.emit("truediv", [self.emit("size", [u.args[1]]), self.emit("size", [x])])
             return "unreduce", [self.emit("mul", [u.args[0], count]), x], dict(u.params)
-        return None
+        return self._unbroadcast_keepdims(g, x)
+
+    def _unbroadcast_keepdims(self, g: Atom, x: Atom):
+        """``unbroadcast(g, x)`` -> ``sum(g, axis, keepdims=True)`` when ``x`` has the shape of a
+        keepdims reduction over ``axis`` of a value shaped like ``g`` (``zmax = max(z, axis=1,
+        keepdims=True)``, ``g`` the gradient of ``z - zmax``): the axes to sum are known, so no
+        run-time shape test is needed (see ``shapes.ShapeClasses.keepdims_of``)."""
+        axis = self.sc.keepdims_of(self.cls(x), self.cls(g))
+        if axis is False:
+            return None
+        return "sum", [g], {"axis": axis, "keepdims": True}
 
     def simplify_reshape(self, args: list[Atom], params: dict):
         """``reshape(unreduce(s, X), shape(v))`` -> ``unreduce(s, v)``: a spread scalar reshaped

@@ -12,13 +12,17 @@ import numpy as xp
 def _unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
     shape = xp.shape(x)
-    if xp.shape(g) == shape:
+    g_shape = xp.shape(g)
+    if g_shape == shape:
         return g
-    extra = xp.ndim(g) - len(shape)
+    extra = len(g_shape) - len(shape)
     if extra < 0:
         return xp.broadcast_to(g, shape).astype(xp.result_type(g, x))
-    axes = tuple(range(extra)) + tuple(extra + i for i, n in enumerate(shape) if n == 1 and xp.shape(g)[extra + i] != 1)
-    return xp.reshape(xp.sum(g, axis=axes), shape)
+    axes = [*range(extra)]
+    for i, n in enumerate(shape):
+        if n == 1 and g_shape[extra + i] != 1:
+            axes.append(extra + i)
+    return g.sum(axis=tuple(axes)).reshape(shape)  # g is an array here (it has axes): its methods are cheaper
 
 
 def _unreduce(g, x):
@@ -67,11 +71,28 @@ def _matmul_dy(g, x, y):
     return _unbroadcast(xp.swapaxes(x, -1, -2) @ g, y)
 
 
+def _xtx_dx(g, x):
+    """Gradient of ``x.T @ x`` with respect to ``x``: one product for a matrix."""
+    if xp.ndim(x) == 2 and xp.ndim(g) == 2:
+        return x @ (g + g.T)
+    xt = xp.transpose(x)
+    return _matmul_dy(g, xt, x) + xp.transpose(_matmul_dx(g, xt, x))
+
+
+def _xxt_dx(g, x):
+    """Gradient of ``x @ x.T`` with respect to ``x``: one product for a matrix."""
+    if xp.ndim(x) == 2 and xp.ndim(g) == 2:
+        return (g + g.T) @ x
+    xt = xp.transpose(x)
+    return _matmul_dx(g, x, xt) + xp.transpose(_matmul_dy(g, x, xt))
+
+
 def _diag_dv(g, v, k):
     """Gradient of ``diag(v, k)`` with respect to ``v`` (``v`` a vector or a matrix)."""
     if xp.ndim(v) == 1:
         return xp.diagonal(g, k).copy()
-    dv = xp.zeros(xp.shape(v), dtype=xp.result_type(g, v))
-    i = xp.arange(xp.shape(g)[0])
-    dv[i + max(-k, 0), i + max(k, 0)] = g
+    rows, cols = xp.shape(v)
+    dv = xp.zeros((rows, cols), dtype=xp.result_type(g, v))
+    start = max(-k, 0) * cols + max(k, 0)  # dv[i + max(-k, 0), i + max(k, 0)] for i < len(g)
+    dv.reshape(-1)[start :: cols + 1][: len(g)] = g
     return dv

@@ -7,6 +7,15 @@ of atom sets (commutative, associative, idempotent, like ``np.broadcast_shapes``
 and the empty set is the scalar shape ``()``.  Two values with equal classes
 have equal shapes; unequal classes prove nothing.
 
+A reduction with ``keepdims=True`` (``np.max(z, axis=1, keepdims=True)``) has
+the shape of its input with the reduced axes set to 1, whatever the input's
+rank: its atom records that (``("keepdims", class of z, (1,))``).  Such a shape
+broadcast against its input's shape gives the input's shape back (NumPy
+broadcasts a 1 against any length, 0 included), so a class holding both the
+atom and every atom of the input's class drops the former: ``z - zmax`` has
+the class of ``z``.  ``keepdims_of`` tells ``optimize`` which axes to sum when
+``unbroadcast`` undoes that broadcast.
+
 The tool differentiates scalar-valued functions, so the analysis assumes the
 output is a scalar: every atom of the output's class is scalar.  With it,
 ``unbroadcast`` disappears from scalar code such as the polynomial ``x[3] *
@@ -25,7 +34,7 @@ x[8] ** 3 - ...`` whose ``x[i]`` are numbers.
 
 from __future__ import annotations
 
-from .ir import Atom, Eqn, Lit, Tape, Var
+from .ir import Atom, Eqn, Lit, Slice, Tape, Var
 from .ruledsl import RuleTable
 
 SCALAR: frozenset = frozenset()
@@ -43,6 +52,10 @@ class ShapeClasses:
         self.atom_classes: dict[object, frozenset] = {}  # key -> its one-atom class, made once
         self.classes: dict[int, frozenset] = {}
         self.pending: dict[int, Eqn] = {}  # value id -> its equation, class not inferred yet
+        #: atom id -> (class of the reduced value, its axes sorted, its ``axis``): the atom of a
+        #: reduction with keepdims (``keepdims``) or without (``removed``)
+        self.keepdims: dict[int, tuple[frozenset, tuple | None, object]] = {}
+        self.removed: dict[int, tuple[frozenset, tuple | None, object]] = {}
         #: values known to have the shape of another (a region's seed: the shape of its output)
         self.same: dict[int, Atom] = {}
         self.resolve = lambda a: a
@@ -59,6 +72,41 @@ class ShapeClasses:
             self.atom_keys[n] = key
             cls = frozenset({n})
         self.atom_classes[key] = cls
+        return cls
+
+    def reduced(self, base: frozenset, axis: object, keepdims: bool = True) -> frozenset:
+        """The class of a reduction over ``axis`` of a value of class ``base``: with ``keepdims``,
+        ``base``'s lengths but 1 on those axes; without, ``base``'s lengths without those axes.
+
+        The shape depends on nothing else, so ``max(z, axis=1)`` and ``sum(z, axis=1)`` share it.
+        """
+        axes = _axes(axis)
+        cls = self.atom(("keepdims" if keepdims else "reduced", base, axes))
+        if len(cls) == 1:
+            (self.keepdims if keepdims else self.removed).setdefault(next(iter(cls)), (base, axes, axis))
+        return cls
+
+    def keepdims_of(self, reduced: frozenset, base: frozenset) -> object:
+        """The ``axis`` (an int, a tuple, ``None`` for all) of a keepdims reduction of a value of
+        class ``base`` when ``reduced`` is its class, else ``False``.
+
+        A value of class ``reduced`` then has the lengths of ``base`` except 1 on those axes.
+        """
+        if len(reduced) != 1:
+            return False
+        found = self.keepdims.get(next(iter(reduced)))
+        return found[2] if found is not None and found[0] == base else False
+
+    def broadcast(self, classes: list[frozenset]) -> frozenset:
+        """The class of values of ``classes`` broadcast together (the union of their atoms, each
+        keepdims reduction dropped when all of its input's atoms are there)."""
+        cls = frozenset().union(*classes)
+        if self.keepdims and len(cls) > 1:
+            dropped = [
+                n for n in cls if n in self.keepdims and self.keepdims[n][0] and self.keepdims[n][0] <= cls - {n}
+            ]
+            if dropped:
+                cls = cls - frozenset(dropped)
         return cls
 
     def of(self, a: Atom) -> frozenset:
@@ -115,13 +163,30 @@ class ShapeClasses:
         rule = self.table.rules.get(prim)
         kind = rule.shape if rule else "opaque"
         if kind == "elementwise":
-            if len(args) == 2:  # most arithmetic
-                return self.of(args[0]) | self.of(args[1])
-            return frozenset().union(*(self.of(a) for a in args))
+            return self.broadcast([self.of(a) for a in args])
         if kind == "scalar":
             return SCALAR
         if kind == "reduce" and params.get("axis") is None and not params.get("keepdims"):
             return SCALAR
+        keepdims = params.get("keepdims", False)
+        if kind == "reduce" and len(args) == 1 and type(keepdims) is bool and _static_axis(params.get("axis", 0.5)):
+            return self.reduced(self.of(args[0]), params["axis"], keepdims)
+        if prim == "keep_axes" and keepdims is False and _static_axis(params.get("axis", 0.5)):
+            # keep_axes(r, axis) of r = reduce(x, axis): the shape of the keepdims reduction of x
+            source = self.of(args[0])
+            found = self.removed.get(next(iter(source))) if len(source) == 1 else None
+            if found is not None and found[1] == _axes(params["axis"]):
+                return self.reduced(found[0], params["axis"])
+        if prim == "getindex" and len(args) == 1:
+            # m[:, None] of m = reduce(z, axis=1): new axes where the reduction removed them
+            source = self.of(args[0])
+            index = params["index"]
+            key = self.atom_keys.get(next(iter(source))) if len(source) == 1 else None
+            if key and key[0] == "shape" and len(index) == 1 and type(index[0]) is int:
+                return SCALAR  # X.shape[0]: an element of a tuple of ints
+            found = self.removed.get(next(iter(source))) if len(source) == 1 else None
+            if found is not None and found[1] is not None and _new_axes(params["index"]) == found[1]:
+                return self.reduced(found[0], found[2])
         if rule and kind in rule.operands:
             return self.of(args[rule.operands.index(kind)])
         if rule and not rule.pure and out is not None:
@@ -138,6 +203,25 @@ class ShapeClasses:
             shown = {"index": tuple("int" if type(i) is int else i for i in params["index"])}
         key = (prim, tuple(self.of(a) for a in args), tuple(sorted(shown.items(), key=lambda kv: kv[0])))
         return self.atom(key)
+
+
+def _axes(axis: object) -> tuple | None:
+    """``axis`` as a sorted tuple (``None``: all axes)."""
+    return None if axis is None else tuple(sorted(axis)) if isinstance(axis, tuple) else (axis,)
+
+
+def _new_axes(index: tuple) -> tuple | None:
+    """The positions of the new axes of an index made of full slices and ``None`` only."""
+    if not all(i is None or i == Slice() for i in index):
+        return None
+    return tuple(k for k, i in enumerate(index) if i is None)
+
+
+def _static_axis(axis: object) -> bool:
+    """``axis`` is None, an int or a tuple of ints (a constant known here)."""
+    if axis is None or type(axis) is int:
+        return True
+    return isinstance(axis, tuple) and all(type(a) is int for a in axis)
 
 
 def shape_classes(tape: Tape, table: RuleTable, scalar_keys: frozenset | None = None) -> ShapeClasses:
