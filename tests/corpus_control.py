@@ -581,3 +581,65 @@ NONDIFF.update(
         for name in ("doubling", "affine_steps", "array_factor_loop", "two_spread_carries", "sum_of_matrix_loop")
     }
 )
+
+
+def nested_doubling(x, n):
+    for _ in range(n):
+        for _ in range(2):
+            x = 1.5 * x
+        x = x - 0.25
+    return np.sum(x)
+
+
+def doubling_with_branch(x, n):
+    for i in range(n):
+        if i < 2:
+            x = 2 * x
+        else:
+            x = -x
+    return np.sum(x)
+
+
+def spread_and_array_carry(x, w, n):
+    s = 0.0
+    for _ in range(n):
+        x = 0.5 * x
+        s = s + np.sum(w * x)
+    return np.sum(x) + s
+
+
+def doubling_break(x, n):
+    for i in range(n):
+        x = 2 * x
+        if i >= 2:
+            break
+    return np.sum(x)
+
+
+def doubling_indexed(x, w, n):
+    for i in range(n):
+        x = 2 * x + w[i]
+    return np.sum(x)
+
+
+CASES.update(
+    {
+        "doubling_break": lambda r: (r.standard_normal(3), 6),
+        "doubling_indexed": lambda r: (r.standard_normal(3), r.standard_normal(4), 4),
+        "nested_doubling": lambda r: (r.standard_normal(3), 3),
+        "doubling_with_branch": lambda r: (r.standard_normal(4), 5),
+        "spread_and_array_carry": lambda r: (r.standard_normal(3), r.standard_normal(3), 4),
+    }
+)
+NONDIFF.update(
+    {
+        name: {"n"}
+        for name in (
+            "doubling_break",
+            "doubling_indexed",
+            "nested_doubling",
+            "doubling_with_branch",
+            "spread_and_array_carry",
+        )
+    }
+)

@@ -364,7 +364,9 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
         # named after the values they are adjoints of: the loop's results, then the free values
         primals = [o for o, f in zip(eqn.outs, carried_act) if f] + [a for a, f in zip(free_args, free_act) if f]
         outs = [Var(grad_of=a if isinstance(a, Var) else None) for a in primals]
-        lead_args = [stack] if early else list(eqn.args[:lead]) + [stack]
+        # a for loop that saved nothing has no stack to pop (and an enclosing loop must not save it)
+        stack_arg = stack if saved or early or eqn.prim != "for" else Lit(None)
+        lead_args = [stack] if early else list(eqn.args[:lead]) + [stack_arg]
         back = Eqn(
             "while_back" if early else eqn.prim + "_back",
             [*lead_args, *douts, *zeros, *_read_or_none(free_args, [list(free_inputs)], [bwd_region])],

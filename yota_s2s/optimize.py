@@ -173,6 +173,8 @@ class _Rewriter:
             seed = inputs[first + j].var
             trial.eqns = [Eqn("unreduce", [s_in, x_in], dict(u.params), [seed], eqn.span, (), "backward")]
             trial.eqns += region.eqns
+            # the carried scalar has the shape of a number (so that a loop inside spreads it too)
+            trial.meta = {**region.meta, "same_shape": {**region.meta.get("same_shape", {}), s_in.id: Lit(0.0)}}
             trial = _optimize_region(trial, self.table, self.reduce_powers)
             result = trial.outputs[j]
             back = next((e for e in trial.eqns if result in e.outs), None) if isinstance(result, Var) else None
