@@ -35,15 +35,24 @@ def generated_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("generated")
 
 
-def generated(corpus, name: str, folder: Path):
-    path = folder / f"grad_{Path(corpus.__file__).stem}_{name}.py"
+def generated(corpus, name: str, folder: Path, value: bool = True):
+    path = folder / f"grad_{Path(corpus.__file__).stem}_{name}{'' if value else '_no_value'}.py"
     if not path.exists():
-        path.write_text(generate(_source(corpus), _path(corpus), [name]).text, encoding="utf-8")
+        path.write_text(generate(_source(corpus), _path(corpus), [name], value=value).text, encoding="utf-8")
     return path
 
 
+def run_generated(corpus, name: str, folder: Path, args: tuple, value: bool = True) -> tuple[object, list]:
+    """``(value, gradients)`` of the generated ``grad_NAME``; the value is None for the ``--no-value`` form."""
+    result = getattr(load_module(generated(corpus, name, folder, value)), f"grad_{name}")(*args)
+    assert isinstance(result, tuple)
+    return (result[0], list(result[1:])) if value else (None, list(result))
+
+
+@pytest.mark.parametrize("value", [True, False], ids=["value", "no_value"])
 @pytest.mark.parametrize(("corpus", "name"), CASES, ids=IDS)
-def test_gradient_matches_finite_differences(corpus, name, generated_dir):
+def test_gradient_matches_finite_differences(corpus, name, value, generated_dir):
+    """Both forms (``--no-value`` returns only the gradients) against central differences."""
     source_f = getattr(corpus, name)
 
     def f(*a):  # some functions write into their arguments (gauss_seidel): each call gets copies
@@ -51,11 +60,11 @@ def test_gradient_matches_finite_differences(corpus, name, generated_dir):
 
     args = corpus.CASES[name](np.random.default_rng(0))
     before = copy.deepcopy(args)
-    module = load_module(generated(corpus, name, generated_dir))
-    value, *grads = getattr(module, f"grad_{name}")(*args)
+    got, grads = run_generated(corpus, name, generated_dir, args, value)
     for a, b in zip(args, before):  # the generated gradient never writes into the caller's data
         assert not isinstance(a, np.ndarray) or np.array_equal(a, b), f"{name} changed an argument"
-    assert np.allclose(value, f(*args), rtol=1e-12, atol=1e-12)
+    if value:
+        assert np.allclose(got, f(*args), rtol=1e-12, atol=1e-12)
     params = list(inspect.signature(source_f).parameters)
     assert len(grads) == len(params)
     for i, (param, g) in enumerate(zip(params[: len(args)], grads)):
@@ -68,15 +77,18 @@ def test_gradient_matches_finite_differences(corpus, name, generated_dir):
 @pytest.mark.parametrize(("corpus", "name"), CASES, ids=IDS)
 def test_gradient_has_the_parameter_shape_and_dtype(corpus, name, generated_dir):
     args = corpus.CASES[name](np.random.default_rng(1))
-    module = load_module(generated(corpus, name, generated_dir))
-    _, *grads = getattr(module, f"grad_{name}")(*args)
-    for arg, g in zip(args, grads):
+    _, grads = run_generated(corpus, name, generated_dir, args)
+    _, only = run_generated(corpus, name, generated_dir, args, value=False)
+    for arg, g, g_only in zip(args, grads, only):
         if isinstance(arg, np.ndarray) and g is not None:
             assert g.shape == arg.shape and g.dtype == arg.dtype
+            # the --no-value form computes the same gradients (it only drops the value's own work)
+            assert g_only.shape == g.shape and g_only.dtype == g.dtype
+            assert np.allclose(g_only, g, rtol=1e-13, atol=0.0)
 
 
 def test_generated_corpus_is_ruff_clean(generated_dir):
-    paths = [str(generated(corpus, name, generated_dir)) for corpus, name in CASES]
+    paths = [str(generated(corpus, name, generated_dir, value)) for corpus, name in CASES for value in (True, False)]
     proc = subprocess.run(
         ["ruff", "check", "--no-cache", "--isolated", *paths], capture_output=True, text=True, check=False
     )

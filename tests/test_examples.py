@@ -23,20 +23,25 @@ EXAMPLES = {
     "examples/custom/model.py": ("examples/custom/grad_model.py", ["--rules", "examples/custom/fastmath_rules.py"]),
     "examples/cupy/probit.py": ("examples/cupy/grad_probit.py", ["--wrt", "w", "--target", "cupy"]),
     "examples/buffers/mlp.py": ("examples/buffers/grad_mlp.py", ["--wrt", "W1,b1,W2,b2", "--buffers"]),
+    "examples/langevin/density.py": ("examples/langevin/grad_density.py", ["--wrt", "x", "--no-value"]),
 }
+FLAGS = ("--buffers", "--no-value")
 
 
 def _regenerate(src: str) -> str:
     out, extra = EXAMPLES[src]
-    buffers = "--buffers" in extra
-    extra = [e for e in extra if e != "--buffers"]
+    flags = [e for e in extra if e in FLAGS]
+    extra = [e for e in extra if e not in FLAGS]
     options = dict(zip(extra[::2], extra[1::2]))
     wrt = options["--wrt"].split(",") if "--wrt" in options else None
     rules = [str(ROOT / options["--rules"])] if "--rules" in options else []
-    command = " ".join(["yota-s2s", src, *extra, "--out", out, *(["--buffers"] if buffers else [])])
+    command = " ".join(["yota-s2s", src, *extra, "--out", out, *flags])
     target = options.get("--target", "numpy")
     source = (ROOT / src).read_text(encoding="utf-8")
-    return generate(source, src, wrt=wrt, target=target, rules=rules, command=command, buffers=buffers).text
+    buffers, value = "--buffers" in flags, "--no-value" not in flags
+    return generate(
+        source, src, wrt=wrt, target=target, rules=rules, command=command, buffers=buffers, value=value
+    ).text
 
 
 @pytest.mark.parametrize("src", sorted(EXAMPLES))
@@ -132,3 +137,18 @@ def test_the_buffered_example_trains_and_gives_what_grad_loss_gives():
     losses = [float(v) for v in re.findall(r"loss ([\d.]+)", proc.stdout)]
     assert len(losses) == 4 and losses == sorted(losses, reverse=True)
     assert proc.stdout.endswith("same as grad_loss: True\n")
+
+
+def test_the_langevin_example_samples_with_the_gradients_only_form():
+    module = load_module(ROOT / "examples/langevin/grad_density.py")
+    source = load_module(ROOT / "examples/langevin/density.py")
+    x = np.random.default_rng(4).standard_normal((2, 5))
+    result = module.grad_neg_log_density(x)
+    assert isinstance(result, tuple) and len(result) == 1  # --no-value: the gradient alone
+    assert_close(result[0], numeric_grad(source.neg_log_density, (x,), 0), "dx")
+    proc = subprocess.run(
+        [sys.executable, "sample.py"], cwd=ROOT / "examples/langevin", capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    mean, var = (float(v) for v in re.findall(r": ([\d.]+) \(exact", proc.stdout))
+    assert abs(mean - 1.0) < 0.1 and abs(var - 0.5) < 0.1, proc.stdout

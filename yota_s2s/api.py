@@ -105,8 +105,11 @@ def _grad(f: Callable, args: tuple, wrt: Sequence[str] | None) -> tuple[object, 
     return value, tuple(grads)
 
 
-def simplegrad(f: Callable, wrt: Sequence[str] | None = None) -> Callable:
+def simplegrad(f: Callable, wrt: Sequence[str] | None = None, value: bool = True) -> Callable:
     """The compiled ``grad_f``: same parameters as ``f``, returns ``(value, d_A, d_B, ...)``.
+
+    With ``value=False`` (``--no-value``) it returns only the gradients ``(d_A, d_B, ...)`` and
+    skips the work that only the value needs.
 
     The same function the command line writes into a file, compiled in memory
     and cached by ``f`` and ``wrt``: a second call returns the same object.  For
@@ -118,14 +121,16 @@ def simplegrad(f: Callable, wrt: Sequence[str] | None = None) -> Callable:
     [6.0]
     >>> simplegrad(_example_loss) is g
     True
+    >>> simplegrad(_example_loss, value=False)(np.array([3.0]))[0].tolist()
+    [6.0]
     """
     __tracebackhide__ = True
     f = f.__func__ if inspect.ismethod(f) else f
     wrt_key = tuple(wrt) if wrt is not None else None
-    key = (_identity(f), wrt_key, None)
+    key = (_identity(f), wrt_key, None, value)
     if key not in _cache or not _cache[key].current():
         try:
-            _cache[key] = _compile(f, wrt_key, None)
+            _cache[key] = _compile(f, wrt_key, None, value)
         except (UserError, UserErrors) as exc:
             raise exc.with_traceback(None) from None
     return _cache[key].fn
@@ -137,11 +142,13 @@ def gradsource(
     wrt: Sequence[str] | None = None,
     target: str = "numpy",
     buffers: bool = False,
+    value: bool = True,
 ) -> str:
     """The generated module's text for a function, or for ``func`` (default: the entry points) in a file.
 
     ``buffers=True`` is ``--buffers``: the module also defines a class per function that reuses its
-    arrays across calls (see docs/buffers.md).
+    arrays across calls (see docs/buffers.md).  ``value=False`` is ``--no-value``: each ``grad_NAME``
+    returns only the gradients.
 
     >>> text = gradsource(_example_loss)
     >>> print(text.splitlines()[0])  # doctest: +ELLIPSIS
@@ -151,13 +158,18 @@ def gradsource(
     """
     __tracebackhide__ = True
     try:
-        return _gradsource(f_or_path, func, wrt, target, buffers)
+        return _gradsource(f_or_path, func, wrt, target, buffers, value)
     except (UserError, UserErrors) as exc:
         raise exc.with_traceback(None) from None
 
 
 def _gradsource(
-    f_or_path: Callable | str | Path, func: object, wrt: Sequence[str] | None, target: str, buffers: bool = False
+    f_or_path: Callable | str | Path,
+    func: object,
+    wrt: Sequence[str] | None,
+    target: str,
+    buffers: bool = False,
+    value: bool = True,
 ) -> str:
     if target not in BACKENDS:
         raise ValueError(f"unknown target {target!r} (known: {', '.join(sorted(BACKENDS))})")
@@ -175,7 +187,7 @@ def _gradsource(
             raise TypeError("gradsource(f, func=...): func names functions of a file; pass the file's path")
         f = f_or_path.__func__ if inspect.ismethod(f_or_path) else f_or_path
         source = _source_of(f, ())
-    return source.generate(wrt, target, buffers).text
+    return source.generate(wrt, target, buffers, value).text
 
 
 def gradtape(f: Callable, stage: str = "optimize", wrt: Sequence[str] | None = None) -> str:
@@ -301,10 +313,10 @@ class _Compiled:
                 raise TypeError(f"{name}() uses {_dotted(path)} as an array, but it is {_a(value)}")
 
 
-def _compile(f: Callable, wrt: tuple[str, ...] | None, args: Sequence[object] | None) -> _Compiled:
+def _compile(f: Callable, wrt: tuple[str, ...] | None, args: Sequence[object] | None, value: bool = True) -> _Compiled:
     classes = _classes_of(args) if args is not None else ()
     source = _source_of(f, classes)
-    generated = source.generate(wrt, "numpy")
+    generated = source.generate(wrt, "numpy", value=value)
     name = source.funcs[0]
     namespace: dict[str, object] = {"__name__": f"yota_s2s_generated_{name}"}
     exec(compile(generated.text, f"<grad of {source.path}::{name}>", "exec"), namespace)  # noqa: S102 - our output
@@ -437,7 +449,7 @@ class _Source:
     blocks: list[_Block] = dataclasses.field(default_factory=list)
     guards: list[tuple[dict, str, object]] = dataclasses.field(default_factory=list)  # globals copied in
 
-    def generate(self, wrt: Sequence[str] | None, target: str, buffers: bool = False) -> Generated:
+    def generate(self, wrt: Sequence[str] | None, target: str, buffers: bool = False, value: bool = True) -> Generated:
         parts = ["yota-s2s", self.path, *(f"--func {f}" for f in self.funcs or [])]
         if wrt:
             parts.append(f"--wrt {','.join(wrt)}")
@@ -445,9 +457,11 @@ class _Source:
             parts.append(f"--target {target}")
         if buffers:
             parts.append("--buffers")
+        if not value:
+            parts.append("--no-value")
         try:
             generated = generate(
-                self.text, self.path, self.funcs, wrt, target, command=" ".join(parts), buffers=buffers
+                self.text, self.path, self.funcs, wrt, target, command=" ".join(parts), buffers=buffers, value=value
             )
         except UserErrors as exc:
             raise UserErrors([self.relocate(e) for e in exc.errors]) from None

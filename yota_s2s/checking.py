@@ -39,6 +39,7 @@ def check_grads(
     rtol: float | None = None,
     atol: float | None = None,
     wrt: Sequence[str] | None = None,
+    value: bool = True,
 ) -> None:
     """Check ``grad_f`` (returning ``(value, d_A, d_B, ...)``) against central differences of ``f``.
 
@@ -47,7 +48,8 @@ def check_grads(
     parameter of ``f``, as ``yota-s2s`` without ``--wrt`` returns them).  A gradient
     may be ``None`` (then ``f`` must not change along that parameter, if it is a float array) or, for an
     object parameter, a dict of gradients by attribute (nested for nested objects).
-    ``grad_f`` may also return ``(value, (d_A, d_B, ...))``, as ``yota_s2s.grad`` does.
+    ``grad_f`` may also return ``(value, (d_A, d_B, ...))``, as ``yota_s2s.grad`` does.  With
+    ``value=False`` it returns only the gradients ``(d_A, d_B, ...)``, as ``yota-s2s --no-value`` writes it.
 
     >>> import numpy as np
     >>> def f(x, y):
@@ -68,16 +70,19 @@ def check_grads(
     call = _Call(f, args)
     expected = call.value(call.arguments)
     result = grad_f(*call.args, **call.kwargs)
-    if not isinstance(result, tuple) or not result:
-        raise AssertionError(f"check_grads: grad_f must return (value, grads...), got {type(result).__name__}")
-    value = result[0]
-    grads = result[1] if len(result) == 2 and isinstance(result[1], tuple) else result[1:]
+    if not isinstance(result, tuple) or (value and not result):
+        expected_form = "(value, grads...)" if value else "a tuple of gradients"
+        raise AssertionError(f"check_grads: grad_f must return {expected_form}, got {type(result).__name__}")
     if not np.isfinite(expected):
         raise AssertionError(
             f"check_grads: f returned {expected} at these arguments; check at arguments where f is finite"
         )
-    if not np.allclose(float(np.asarray(value)), expected, rtol=rtol, atol=atol):
-        raise AssertionError(f"check_grads: grad_f's value {float(np.asarray(value))!r} != f(*args) {expected!r}")
+    grads = result
+    if value:
+        got = float(np.asarray(result[0]))
+        grads = result[1] if len(result) == 2 and isinstance(result[1], tuple) else result[1:]
+        if not np.allclose(got, expected, rtol=rtol, atol=atol):
+            raise AssertionError(f"check_grads: grad_f's value {got!r} != f(*args) {expected!r}")
     names = list(wrt) if wrt is not None else call.names
     if len(grads) != len(names):
         raise AssertionError(

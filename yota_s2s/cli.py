@@ -104,6 +104,13 @@ def _parser() -> argparse.ArgumentParser:
         help="also write a class per function (GradNAME) that reuses its arrays across calls of the same "
         "shapes; its returned gradients are overwritten by the next call (see docs/buffers.md)",
     )
+    p.add_argument(
+        "--no-value",
+        dest="value",
+        action="store_false",
+        help="grad_NAME returns only the gradients (d_A, d_B, ...), like jax.grad, and skips the work that "
+        "only the value needs",
+    )
     p.add_argument("--format", choices=["ruff"], help=f"run ruff's formatter (ruff=={RUFF_VERSION}) on the module")
     p.add_argument(
         "--verify",
@@ -143,6 +150,7 @@ def _entry(args: argparse.Namespace) -> Entry:
         rules=args.rules,
         format=args.format,
         buffers=args.buffers,
+        value=args.value,
     )
 
 
@@ -195,6 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.rules,
             command=_command(entry),
             buffers=args.buffers,
+            value=args.value,
         )
         for warning in generated.warnings:
             print(warning.format("warning"), file=sys.stderr)
@@ -229,6 +238,7 @@ def _main_project(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
             ("--dump-ir", args.dump_ir),
             ("--format", args.format),
             ("--buffers", args.buffers),
+            ("--no-value", not args.value),
             ("--verify", args.verify),
         ]
         if value
@@ -267,6 +277,7 @@ def _run_entries(entries: list[Entry], args: argparse.Namespace) -> int:
                 entry.rules,
                 command=command,
                 buffers=entry.buffers,
+                value=entry.value,
             )
             text = _ruff_format(generated.text, entry.out) if entry.format else generated.text
             if args.check or args.diff:
@@ -397,7 +408,7 @@ def _verify(args: argparse.Namespace, text: str, wrt: list[str] | None) -> int:
             message = f"{name}(...) raised {type(exc).__name__}: {exc} (are the --example/--shape inputs right?)"
             raise _at_function("YS009", message, f, args.source) from None
         try:
-            check_grads(f, namespace[f"grad_{name}"], inputs, seed=args.seed, wrt=wrt)
+            check_grads(f, namespace[f"grad_{name}"], inputs, seed=args.seed, wrt=wrt, value=args.value)
         except AssertionError as exc:
             print(f"{args.source}::{name}: {exc}", file=sys.stderr)
             return 1

@@ -413,7 +413,7 @@ class _FunctionEmitter:
                 last_key = key
             if isinstance(stmt, str):
                 text = stmt
-            elif isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Tuple):
+            elif isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Tuple) and len(stmt.value.elts) > 1:
                 text = "return " + ", ".join(ast.unparse(e) for e in stmt.value.elts)
             else:
                 text = ast.unparse(stmt)
@@ -841,4 +841,7 @@ class _FunctionEmitter:
     def docstring(self, fn: ast.FunctionDef) -> str:
         params = ", ".join(p for p, _ in self.tape.params)
         grads = ", ".join(f"d{w}" for w in self.tape.meta.get("wrt", []))
+        if self.tape.meta.get("value", True) is False:
+            grads += "," if len(self.tape.meta.get("wrt", [])) == 1 else ""
+            return f'"""Return ({grads}): the gradients of {fn.name}({params})."""'
         return f'"""Return ({fn.name}({params}), {grads}): the value and its gradients."""'

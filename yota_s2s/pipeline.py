@@ -3,7 +3,8 @@
     fence -> lower -> optimize (primal) -> differentiate -> optimize -> emit
 
 With ``buffers=True`` (``--buffers``) the module also gets a class per function that reuses
-its arrays across calls (``buffers.py``).  ``generate`` keeps the tape after each stage so ``--dump-ir STAGE`` and
+its arrays across calls (``buffers.py``).  With ``value=False`` (``--no-value``) each ``grad_NAME``
+returns only the gradients, and the work that only the value needed is gone (``drop_value``).  ``generate`` keeps the tape after each stage so ``--dump-ir STAGE`` and
 ``gradtape`` can show it.  Each stage's output is checked with ``verify``;
 a broken invariant is an ``InternalError`` (a bug), never a user error.
 
@@ -31,10 +32,11 @@ from .differentiate import differentiate
 from .emit import Header, emit_module
 from .errors import InternalError, UserError
 from .fence import fence
-from .ir import IRError, Tape, verify
+from .ir import Atom, IRError, Lit, Tape, Var, verify
 from .lower import lower
-from .optimize import optimize
+from .optimize import dce, optimize
 from .ruledsl import load_rules
+from .shapes import shape_classes
 
 #: The stages whose tapes ``--dump-ir`` can print, in order.
 STAGES = ("lower", "primal", "differentiate", "optimize")
@@ -58,6 +60,7 @@ def generate(
     rules: Sequence[str] = (),
     command: str | None = None,
     buffers: bool = False,
+    value: bool = True,
 ) -> Generated:
     """Differentiate the functions ``funcs`` (default: entry points) of ``source``.
 
@@ -73,10 +76,10 @@ def generate(
     """
     with _gc_paused():
         try:
-            return _generate(source, path, funcs, wrt, target, rules, command, buffers)
+            return _generate(source, path, funcs, wrt, target, rules, command, buffers, value)
         except RecursionError:
             pass  # an expression nested too deep for the default limit: retry with room for it
-        return _on_deep_stack(_generate, source, path, funcs, wrt, target, rules, command, buffers)
+        return _on_deep_stack(_generate, source, path, funcs, wrt, target, rules, command, buffers, value)
 
 
 #: Room for sources with very long expressions (a left-deep sum of n terms nests n deep):
@@ -127,14 +130,14 @@ def _gc_paused():
             gc.enable()
 
 
-def _generate(source, path, funcs, wrt, target, rules, command, buffers=False) -> Generated:
+def _generate(source, path, funcs, wrt, target, rules, command, buffers=False, value=True) -> Generated:
     if buffers and target != "numpy":
         raise UserError("YS043", f"--buffers writes NumPy code only (not --target {target})", path)
     table = load_rules(rules)
     module = fence(source, path, list(funcs) if funcs else None)
     stages: dict[str, list[Tape]] = {s: [] for s in STAGES}
     try:
-        grads = [_differentiate_one(module, name, table, wrt, stages) for name in module.selected]
+        grads = [_differentiate_one(module, name, table, wrt, stages, value) for name in module.selected]
         header = Header(
             version=__version__,
             source_path=path,
@@ -161,7 +164,7 @@ def _generate(source, path, funcs, wrt, target, rules, command, buffers=False) -
     return Generated(text, stages, warnings)
 
 
-def _differentiate_one(module, name: str, table, wrt: Sequence[str] | None, stages: dict) -> Tape:
+def _differentiate_one(module, name: str, table, wrt: Sequence[str] | None, stages: dict, value: bool = True) -> Tape:
     tape = _checked(lower(module, name, table), "lower")
     stages["lower"].append(tape)
     tape = _checked(optimize(tape, table, reduce_powers=False), "primal")
@@ -177,8 +180,48 @@ def _differentiate_one(module, name: str, table, wrt: Sequence[str] | None, stag
     tape = _checked(differentiate(tape, chosen, table), "differentiate")
     stages["differentiate"].append(tape)
     tape = _checked(optimize(tape, table), "optimize")
+    if not value:
+        tape = _checked(drop_value(tape, table), "optimize")
     stages["optimize"].append(tape)
     return tape
+
+
+def drop_value(tape: Tape, table) -> Tape:
+    """The gradient tape without its value: ``grad_NAME`` returns only the gradients.
+
+    The value is dropped after ``optimize``, which needs it (its shape class, a scalar, is what
+    proves that ``unbroadcast`` and the spread of ``sum`` need no run-time test); dead-code
+    elimination then removes the forward work only the value used.
+
+    Where shapes cannot prove the value a scalar, the run-time check needs a value of its shape.
+    A shape class is a set of atoms and the value's shape is theirs broadcast, so when its class
+    is one atom, any value of exactly that class that the gradients compute anyway (or an input)
+    is a scalar exactly when the value is: ``x3 = x[3]`` answers for the whole polynomial in
+    ``x[3] * x[8] ** 3 - ...``.  Otherwise the value is kept for the check.
+    """
+    kept = _with_first_output(tape, Lit(None), table)
+    if tape.meta.get("check_scalar"):
+        kept = _with_first_output(tape, _scalar_witness(tape, kept, table) or tape.outputs[0], table)
+    kept.out_tree = list(tape.out_tree[1:])
+    kept.meta["value"] = False
+    return kept
+
+
+def _with_first_output(tape: Tape, first: Atom, table) -> Tape:
+    """``tape`` returning ``first`` in place of its value, without the equations nothing uses then."""
+    new = tape.copy_header()
+    new.eqns, new.outputs = list(tape.eqns), [first, *tape.outputs[1:]]
+    return dce(new, table)
+
+
+def _scalar_witness(tape: Tape, kept: Tape, table) -> Var | None:
+    """A value of ``kept`` (or an input) whose shape class is exactly the value's, if its class is one atom."""
+    classes = shape_classes(tape, table, scalar_keys=frozenset())  # no assumption that the value is scalar
+    wanted = classes.of(tape.outputs[0])
+    if len(wanted) != 1:
+        return None
+    candidates = [inp.var for inp in tape.inputs] + [o for e in kept.eqns if not e.regions for o in e.outs]
+    return next((v for v in candidates if classes.of(v) == wanted), None)
 
 
 def _checked(tape: Tape, stage: str) -> Tape:

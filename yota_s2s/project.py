@@ -16,6 +16,7 @@
     rules = ["rules/more.py"]         # optional: added to the rules above
     format = "ruff"                   # optional: like --format ruff
     buffers = true                    # optional: like --buffers
+    value = false                     # optional: like --no-value (grad_NAME returns only the gradients)
 
 Paths are relative to the folder of ``pyproject.toml``.  Each entry is the same
 as one command, run in that folder; ``Entry.argv`` is that command, and it is
@@ -37,7 +38,7 @@ CONFIG_FILE = "pyproject.toml"
 TARGETS = tuple(BACKENDS)
 FORMATTERS = ("ruff",)
 _TOP_KEYS = ("generate", "rules")
-_ENTRY_KEYS = ("source", "out", "func", "wrt", "target", "rules", "format", "buffers")
+_ENTRY_KEYS = ("source", "out", "func", "wrt", "target", "rules", "format", "buffers", "value")
 _TABLE = r'tool\s*\.\s*(?:yota-s2s|"yota-s2s"|\'yota-s2s\')'
 
 
@@ -53,6 +54,7 @@ class Entry:
     rules: list[str] = field(default_factory=list)
     format: str | None = None
     buffers: bool = False
+    value: bool = True
 
     def argv(self) -> list[str]:
         """The command's arguments, in the order ``yota-s2s`` writes them in the header.
@@ -75,6 +77,8 @@ class Entry:
             argv += ["--format", self.format]
         if self.buffers:
             argv += ["--buffers"]
+        if not self.value:
+            argv += ["--no-value"]
         return argv
 
 
@@ -109,7 +113,7 @@ def load_project(path: Path) -> Project | None:
     ...     path = Path(folder) / "pyproject.toml"
     ...     _ = path.write_text('[[tool.yota-s2s.generate]]\\nsource = "loss.py"\\nout = "grad_loss.py"\\nwrt = "w,b"\\n')
     ...     load_project(path).entries
-    [Entry(source='loss.py', out='grad_loss.py', funcs=None, wrt=['w', 'b'], target='numpy', rules=[], format=None, buffers=False)]
+    [Entry(source='loss.py', out='grad_loss.py', funcs=None, wrt=['w', 'b'], target='numpy', rules=[], format=None, buffers=False, value=True)]
     """
     shown = _shown(path)
     try:
@@ -176,9 +180,7 @@ class _Checker:
         formatter = raw.get("format")
         if formatter is not None and formatter not in FORMATTERS:
             raise self.error(f"format must be one of {', '.join(FORMATTERS)}, not {formatter!r}", index, "format")
-        buffers = raw.get("buffers", False)
-        if not isinstance(buffers, bool):
-            raise self.error(f"buffers must be true or false, not {buffers!r}", index, "buffers")
+        buffers, value = self.flag(raw, "buffers", False, index), self.flag(raw, "value", True, index)
         return Entry(
             source=source,
             out=out,
@@ -188,7 +190,14 @@ class _Checker:
             rules=[*common_rules, *(self.names(raw, "rules", index, split=False) or [])],
             format=formatter,
             buffers=buffers,
+            value=value,
         )
+
+    def flag(self, raw: dict, key: str, default: bool, index: int) -> bool:
+        value = raw.get(key, default)
+        if not isinstance(value, bool):
+            raise self.error(f"{key} must be true or false, not {value!r}", index, key)
+        return value
 
     def path(self, raw: dict, key: str, index: int) -> str:
         value = raw.get(key)

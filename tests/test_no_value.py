@@ -1,0 +1,200 @@
+"""``--no-value``: ``grad_NAME`` returns only the gradients, without the work only the value needs.
+
+The corpus runs both forms against finite differences (test_corpus.py); this file checks the
+option's surface (CLI, header, project config, --verify, API, --buffers), what the form drops,
+and that the run-time scalar check survives on a cheaper value of the same shape.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import yota_s2s
+from yota_s2s.checking import check_grads
+from yota_s2s.pipeline import generate
+
+from .gradcheck import assert_close, numeric_grad
+from .test_workflow import LOSS, assert_user_error, run, write
+
+POLY = """
+    import numpy as np
+
+
+    def poly(x):
+        return x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 + x[1] * x[2] - 1.5
+    """
+
+LOGISTIC = """
+    import numpy as np
+
+
+    def logistic(x):
+        return np.sum(1.0 / (1.0 + np.exp(-x)))
+    """
+
+
+def grad_function(source: str, name: str, value: bool = True, **options):
+    namespace: dict = {}
+    text = generate(_dedent(source), f"{name}.py", [name], value=value, **options).text
+    exec(compile(text, f"grad_{name}.py", "exec"), namespace)  # noqa: S102 - our output
+    return text, namespace
+
+
+def _dedent(text: str) -> str:
+    import textwrap
+
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def body_of(text: str, name: str) -> str:
+    return text[text.index(f"def grad_{name}(") :]
+
+
+# ------------------------------------------------------------------------------------------- what it drops
+
+
+def test_the_value_and_the_work_only_it_needs_are_gone():
+    text, ns = grad_function(LOGISTIC, "logistic", value=False)
+    body = body_of(text, "logistic")
+    assert '"""Return (dx,): the gradients of logistic(x)."""' in body
+    code = [line for line in body.splitlines() if not line.lstrip().startswith("#")]
+    assert not any("np.sum" in line or "logistic =" in line for line in code)
+    x = np.linspace(-2.0, 2.0, 7)
+    (dx,) = ns["grad_logistic"](x)
+    s = 1.0 / (1.0 + np.exp(-x))
+    assert np.allclose(dx, s * (1.0 - s), rtol=1e-14, atol=0.0)
+
+
+def test_scalar_code_checks_the_scalar_on_an_item_not_on_the_value():
+    text, ns = grad_function(POLY, "poly", value=False)
+    body = body_of(text, "poly")
+    assert "poly =" not in body  # the polynomial's value is not computed
+    assert "if not isinstance(x3, float) and np.ndim(x3) != 0:" in body  # x[3] has the value's shape
+    x = np.linspace(-1.0, 1.0, 9)
+    (dx,) = ns["grad_poly"](x)
+    assert_close(dx, numeric_grad(lambda v: ns_value(POLY, "poly")(v), (x,), 0), "dx")
+    # the check still refuses a non-scalar function, as the value form does
+    with pytest.raises(ValueError, match="must return a scalar"):
+        ns["grad_poly"](np.ones((9, 2)))
+
+
+def ns_value(source: str, name: str):
+    namespace: dict = {}
+    exec(compile(_dedent(source), f"{name}.py", "exec"), namespace)  # noqa: S102 - test source
+    return namespace[name]
+
+
+def test_a_value_whose_shape_has_no_witness_is_still_computed_for_the_check():
+    source = """
+        def f(x, y):
+            return x * y + x
+        """
+    text, ns = grad_function(source, "f", value=False)
+    body = body_of(text, "f")
+    assert "np.ndim(" in body  # the class of x * y + x is two shapes: no single value stands for it
+    dx, dy = ns["grad_f"](2.0, 3.0)
+    assert (dx, dy) == (4.0, 2.0)
+    with pytest.raises(ValueError, match="must return a scalar"):
+        ns["grad_f"](np.ones(2), 3.0)
+
+
+def test_one_gradient_is_a_one_tuple_and_none_stays_none():
+    source = """
+        import numpy as np
+
+
+        def f(x, n, flag=True):
+            return np.sum(x * x) * n
+        """
+    text, ns = grad_function(source, "f", value=False, wrt=["x"])
+    assert "return (dx,)" in body_of(text, "f")
+    result = ns["grad_f"](np.arange(3.0), 2)
+    assert isinstance(result, tuple) and len(result) == 1
+    assert result[0].tolist() == [0.0, 4.0, 8.0]
+    _, ns_all = grad_function(source, "f", value=False)
+    dx, dn, dflag = ns_all["grad_f"](np.arange(3.0), 2)
+    assert dx.tolist() == [0.0, 4.0, 8.0] and dn == 5.0 and dflag is None
+
+
+# ------------------------------------------------------------------------------------------- the surface
+
+
+def test_cli_writes_it_says_it_in_the_header_and_check_agrees(tmp_path):
+    write(tmp_path / "loss.py", LOSS)
+    proc = run(tmp_path, "loss.py", "--wrt", "w", "--no-value", "--out", "grad_loss.py")
+    assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / "grad_loss.py").read_text()
+    assert "regenerate: yota-s2s loss.py --wrt w --out grad_loss.py --no-value" in text
+    assert run(tmp_path, "loss.py", "--wrt", "w", "--no-value", "--out", "grad_loss.py", "--check").returncode == 0
+    # the value form is another file: --check without the option reports it stale
+    assert run(tmp_path, "loss.py", "--wrt", "w", "--out", "grad_loss.py", "--check").returncode == 1
+
+
+def test_verify_checks_the_gradient_only_form(tmp_path):
+    write(tmp_path / "loss.py", LOSS)
+    proc = run(tmp_path, "loss.py", "--no-value", "--verify", "--shape", "w=3", "--shape", "x=5,3", "--shape", "y=5")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("OK: grad_loss matches central differences")
+
+
+def test_project_key_value_false_gives_what_the_command_gives(tmp_path):
+    write(tmp_path / "loss.py", LOSS)
+    write(
+        tmp_path / "pyproject.toml",
+        """
+        [[tool.yota-s2s.generate]]
+        source = "loss.py"
+        out = "grad_loss.py"
+        value = false
+        """,
+    )
+    assert run(tmp_path).returncode == 0
+    by_config = (tmp_path / "grad_loss.py").read_text()
+    assert run(tmp_path, "loss.py", "--out", "grad_loss.py", "--no-value").returncode == 0
+    assert (tmp_path / "grad_loss.py").read_text() == by_config
+    assert "--no-value" in by_config
+    write(
+        tmp_path / "pyproject.toml",
+        """
+        [[tool.yota-s2s.generate]]
+        source = "loss.py"
+        out = "grad_loss.py"
+        value = "no"
+        """,
+    )
+    proc = run(tmp_path, "--check")
+    assert_user_error(proc, "YS007")
+    assert "value must be true or false" in proc.stderr
+
+
+def test_no_value_without_a_source_is_refused_like_other_per_source_options(tmp_path):
+    write(tmp_path / "pyproject.toml", '[[tool.yota-s2s.generate]]\nsource = "a.py"\nout = "b.py"\n')
+    proc = run(tmp_path, "--no-value")
+    assert proc.returncode == 2 and "--no-value needs a SOURCE.py" in proc.stderr
+
+
+def test_api_simplegrad_gradsource_and_check_grads():
+    def loss(w, x):
+        return np.sum(np.tanh(x @ w) ** 2)
+
+    w, x = np.linspace(-1.0, 1.0, 3), np.arange(15.0).reshape(5, 3) / 10
+    g = yota_s2s.simplegrad(loss, value=False)
+    assert g is yota_s2s.simplegrad(loss, value=False) and g is not yota_s2s.simplegrad(loss)
+    dw, dx = g(w, x)
+    _, dw_v, dx_v = yota_s2s.simplegrad(loss)(w, x)
+    assert np.array_equal(dw, dw_v) and np.array_equal(dx, dx_v)
+    check_grads(loss, g, (w, x), value=False)
+    with pytest.raises(AssertionError, match="gradient for w is wrong"):
+        check_grads(loss, lambda w, x: (2 * dw, dx), (w, x), value=False)
+    header = yota_s2s.gradsource(loss, value=False).splitlines()[3]
+    assert header.startswith("# regenerate: yota-s2s") and header.endswith("--no-value")
+
+
+def test_buffers_class_returns_the_same_gradients_only():
+    _, ns = grad_function(LOGISTIC, "logistic", value=False, buffers=True)
+    x = np.linspace(-2.0, 2.0, 5)
+    buffered = ns["GradLogistic"]()
+    for _ in range(3):
+        (dx,) = buffered(x)
+        assert np.array_equal(dx, ns["grad_logistic"](x)[0])
