@@ -86,6 +86,71 @@ def dce(tape: Tape, table: RuleTable) -> Tape:
     return new
 
 
+def drop_value(tape: Tape, table) -> Tape:
+    """The gradient tape without its value: ``grad_NAME`` returns only the gradients.
+
+    The value is dropped after ``optimize``, which needs it (its shape class, a scalar, is what
+    proves that ``unbroadcast`` and the spread of ``sum`` need no run-time test); dead-code
+    elimination then removes the forward work only the value used.
+
+    Where shapes cannot prove the value a scalar, the run-time check needs a value of its shape.
+    A shape class is a set of atoms and the value's shape is theirs broadcast, so when its class
+    is one atom, any value of exactly that class that the gradients compute anyway (or an input)
+    is a scalar exactly when the value is: ``x3 = x[3]`` answers for the whole polynomial in
+    ``x[3] * x[8] ** 3 - ...``.  Otherwise the value is kept for the check.
+
+    Likewise a value the gradients use only for its size (``np.size(r * r)``, the count of a
+    mean) is replaced there by a value they compute anyway of the same class (``r``).
+    """
+    tape = _size_of_live_values(tape, table)
+    kept = _with_first_output(tape, Lit(None), table)
+    if tape.meta.get("check_scalar"):
+        kept = _with_first_output(tape, _scalar_witness(tape, kept, table) or tape.outputs[0], table)
+    kept.out_tree = list(tape.out_tree[1:])
+    kept.meta["value"] = False
+    return kept
+
+
+def _with_first_output(tape: Tape, first: Atom, table) -> Tape:
+    """``tape`` returning ``first`` in place of its value, without the equations nothing uses then."""
+    new = tape.copy_header()
+    new.eqns, new.outputs = list(tape.eqns), [first, *tape.outputs[1:]]
+    return dce(new, table)
+
+
+def _scalar_witness(tape: Tape, kept: Tape, table) -> Var | None:
+    """A value of ``kept`` (or an input) whose shape class is exactly the value's, if its class is one atom."""
+    classes = shape_classes(tape, table, scalar_keys=frozenset())  # no assumption that the value is scalar
+    wanted = classes.of(tape.outputs[0])
+    if len(wanted) != 1:
+        return None
+    candidates = [inp.var for inp in tape.inputs] + [o for e in kept.eqns if not e.regions for o in e.outs]
+    return next((v for v in candidates if classes.of(v) == wanted), None)
+
+
+def _size_of_live_values(tape: Tape, table: RuleTable) -> Tape:
+    """``size(v)`` -> ``size(u)`` where ``v`` is needed for nothing else and ``u`` (an input, or a
+    value the gradients need) has the same shape class (classes as ``optimize`` proved them)."""
+    live = {a.id for a in tape.outputs[1:] if isinstance(a, Var)}
+    for eqn in reversed(tape.eqns):  # live without counting size's operand as a use (regions are closed)
+        rule = table.rules.get(eqn.prim)
+        if eqn.prim != "size" and (any(o.id in live for o in eqn.outs) or (rule is not None and not rule.pure)):
+            live.update(a.id for a in eqn.args if isinstance(a, Var))
+    classes = shape_classes(tape, table)
+    known: list[Var] = [inp.var for inp in tape.inputs]
+    new = tape.copy_header()
+    new.outputs = list(tape.outputs)
+    for eqn in tape.eqns:
+        (v,) = eqn.args if eqn.prim == "size" and len(eqn.args) == 1 else (None,)
+        if isinstance(v, Var) and v.id not in live:
+            same = next((u for u in known if classes.of(u) == classes.of(v)), None)
+            if same is not None:
+                eqn = Eqn(eqn.prim, [same], dict(eqn.params), list(eqn.outs), eqn.span, eqn.regions, eqn.section)
+        new.eqns.append(eqn)
+        known.extend(o for o in eqn.outs if o.id in live and not eqn.regions)
+    return new
+
+
 def _is_const(a: Atom, value: float) -> bool:
     return isinstance(a, Lit) and type(a.value) in (int, float) and a.value == value
 

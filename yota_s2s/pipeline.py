@@ -32,11 +32,10 @@ from .differentiate import differentiate
 from .emit import Header, emit_module
 from .errors import InternalError, UserError
 from .fence import fence
-from .ir import Atom, IRError, Lit, Tape, Var, verify
+from .ir import IRError, Tape, verify
 from .lower import lower
-from .optimize import dce, optimize
+from .optimize import drop_value, optimize
 from .ruledsl import load_rules
-from .shapes import shape_classes
 
 #: The stages whose tapes ``--dump-ir`` can print, in order.
 STAGES = ("lower", "primal", "differentiate", "optimize")
@@ -184,44 +183,6 @@ def _differentiate_one(module, name: str, table, wrt: Sequence[str] | None, stag
         tape = _checked(drop_value(tape, table), "optimize")
     stages["optimize"].append(tape)
     return tape
-
-
-def drop_value(tape: Tape, table) -> Tape:
-    """The gradient tape without its value: ``grad_NAME`` returns only the gradients.
-
-    The value is dropped after ``optimize``, which needs it (its shape class, a scalar, is what
-    proves that ``unbroadcast`` and the spread of ``sum`` need no run-time test); dead-code
-    elimination then removes the forward work only the value used.
-
-    Where shapes cannot prove the value a scalar, the run-time check needs a value of its shape.
-    A shape class is a set of atoms and the value's shape is theirs broadcast, so when its class
-    is one atom, any value of exactly that class that the gradients compute anyway (or an input)
-    is a scalar exactly when the value is: ``x3 = x[3]`` answers for the whole polynomial in
-    ``x[3] * x[8] ** 3 - ...``.  Otherwise the value is kept for the check.
-    """
-    kept = _with_first_output(tape, Lit(None), table)
-    if tape.meta.get("check_scalar"):
-        kept = _with_first_output(tape, _scalar_witness(tape, kept, table) or tape.outputs[0], table)
-    kept.out_tree = list(tape.out_tree[1:])
-    kept.meta["value"] = False
-    return kept
-
-
-def _with_first_output(tape: Tape, first: Atom, table) -> Tape:
-    """``tape`` returning ``first`` in place of its value, without the equations nothing uses then."""
-    new = tape.copy_header()
-    new.eqns, new.outputs = list(tape.eqns), [first, *tape.outputs[1:]]
-    return dce(new, table)
-
-
-def _scalar_witness(tape: Tape, kept: Tape, table) -> Var | None:
-    """A value of ``kept`` (or an input) whose shape class is exactly the value's, if its class is one atom."""
-    classes = shape_classes(tape, table, scalar_keys=frozenset())  # no assumption that the value is scalar
-    wanted = classes.of(tape.outputs[0])
-    if len(wanted) != 1:
-        return None
-    candidates = [inp.var for inp in tape.inputs] + [o for e in kept.eqns if not e.regions for o in e.outs]
-    return next((v for v in candidates if classes.of(v) == wanted), None)
 
 
 def _checked(tape: Tape, stage: str) -> Tape:
