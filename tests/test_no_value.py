@@ -7,6 +7,8 @@ and that the run-time scalar check survives on a cheaper value of the same shape
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -42,9 +44,13 @@ def grad_function(source: str, name: str, value: bool = True, **options):
 
 
 def _dedent(text: str) -> str:
-    import textwrap
-
     return textwrap.dedent(text).lstrip("\n")
+
+
+def ns_value(source: str, name: str):
+    namespace: dict = {}
+    exec(compile(_dedent(source), f"{name}.py", "exec"), namespace)  # noqa: S102 - test source
+    return namespace[name]
 
 
 def body_of(text: str, name: str) -> str:
@@ -73,16 +79,10 @@ def test_scalar_code_checks_the_scalar_on_an_item_not_on_the_value():
     assert "if not isinstance(x3, float) and np.ndim(x3) != 0:" in body  # x[3] has the value's shape
     x = np.linspace(-1.0, 1.0, 9)
     (dx,) = ns["grad_poly"](x)
-    assert_close(dx, numeric_grad(lambda v: ns_value(POLY, "poly")(v), (x,), 0), "dx")
+    assert_close(dx, numeric_grad(ns_value(POLY, "poly"), (x,), 0), "dx")
     # the check still refuses a non-scalar function, as the value form does
     with pytest.raises(ValueError, match="must return a scalar"):
         ns["grad_poly"](np.ones((9, 2)))
-
-
-def ns_value(source: str, name: str):
-    namespace: dict = {}
-    exec(compile(_dedent(source), f"{name}.py", "exec"), namespace)  # noqa: S102 - test source
-    return namespace[name]
 
 
 def test_a_value_whose_shape_has_no_witness_is_still_computed_for_the_check():

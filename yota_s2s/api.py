@@ -43,6 +43,7 @@ import numpy as np
 from .backend import BACKENDS
 from .errors import UserError, UserErrors
 from .pipeline import STAGES, Generated, generate
+from .project import Entry
 
 #: Modules whose functions are library calls (``from numpy import exp``), never inlined by source.
 _LIBRARIES = {"numpy", "math", "cupy", "cupyx", "jax", "scipy", "builtins"}
@@ -450,18 +451,12 @@ class _Source:
     guards: list[tuple[dict, str, object]] = dataclasses.field(default_factory=list)  # globals copied in
 
     def generate(self, wrt: Sequence[str] | None, target: str, buffers: bool = False, value: bool = True) -> Generated:
-        parts = ["yota-s2s", self.path, *(f"--func {f}" for f in self.funcs or [])]
-        if wrt:
-            parts.append(f"--wrt {','.join(wrt)}")
-        if target != "numpy":
-            parts.append(f"--target {target}")
-        if buffers:
-            parts.append("--buffers")
-        if not value:
-            parts.append("--no-value")
+        # the command line that writes the same module (its options in the header's order)
+        entry = Entry(self.path, "-", self.funcs, list(wrt) if wrt else None, target, buffers=buffers, value=value)
+        command = " ".join(["yota-s2s", *entry.argv()])
         try:
             generated = generate(
-                self.text, self.path, self.funcs, wrt, target, command=" ".join(parts), buffers=buffers, value=value
+                self.text, self.path, self.funcs, wrt, target, command=command, buffers=buffers, value=value
             )
         except UserErrors as exc:
             raise UserErrors([self.relocate(e) for e in exc.errors]) from None

@@ -841,7 +841,7 @@ class _FunctionEmitter:
     def docstring(self, fn: ast.FunctionDef) -> str:
         params = ", ".join(p for p, _ in self.tape.params)
         grads = ", ".join(f"d{w}" for w in self.tape.meta.get("wrt", []))
-        if self.tape.meta.get("value", True) is False:
+        if not self.tape.meta.get("value", True):
             grads += "," if len(self.tape.meta.get("wrt", [])) == 1 else ""
             return f'"""Return ({grads}): the gradients of {fn.name}({params})."""'
         return f'"""Return ({fn.name}({params}), {grads}): the value and its gradients."""'

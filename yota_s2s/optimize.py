@@ -76,14 +76,19 @@ def dce(tape: Tape, table: RuleTable) -> Tape:
     live = {a.id for a in tape.outputs if isinstance(a, Var)}
     kept: list[Eqn] = []
     for eqn in reversed(tape.eqns):
-        rule = table.rules.get(eqn.prim)
-        if any(o.id in live for o in eqn.outs) or (rule is not None and not rule.pure):
+        if _needed(eqn, live, table):
             kept.append(eqn)
             live.update(a.id for a in eqn.args if isinstance(a, Var))
     new = tape.copy_header()
     new.eqns = kept[::-1]
     new.outputs = list(tape.outputs)
     return new
+
+
+def _needed(eqn: Eqn, live: set[int], table: RuleTable) -> bool:
+    """``eqn`` must stay: a result of it is live, or it is impure (a random draw)."""
+    rule = table.rules.get(eqn.prim)
+    return any(o.id in live for o in eqn.outs) or (rule is not None and not rule.pure)
 
 
 def drop_value(tape: Tape, table) -> Tape:
@@ -133,8 +138,7 @@ def _size_of_live_values(tape: Tape, table: RuleTable) -> Tape:
     value the gradients need) has the same shape class (classes as ``optimize`` proved them)."""
     live = {a.id for a in tape.outputs[1:] if isinstance(a, Var)}
     for eqn in reversed(tape.eqns):  # live without counting size's operand as a use (regions are closed)
-        rule = table.rules.get(eqn.prim)
-        if eqn.prim != "size" and (any(o.id in live for o in eqn.outs) or (rule is not None and not rule.pure)):
+        if eqn.prim != "size" and _needed(eqn, live, table):
             live.update(a.id for a in eqn.args if isinstance(a, Var))
     classes = shape_classes(tape, table)
     known: list[Var] = [inp.var for inp in tape.inputs]

@@ -3,8 +3,9 @@
     fence -> lower -> optimize (primal) -> differentiate -> optimize -> emit
 
 With ``buffers=True`` (``--buffers``) the module also gets a class per function that reuses
-its arrays across calls (``buffers.py``).  With ``value=False`` (``--no-value``) each ``grad_NAME``
-returns only the gradients, and the work that only the value needed is gone (``drop_value``).  ``generate`` keeps the tape after each stage so ``--dump-ir STAGE`` and
+its arrays across calls (``buffers.py``).  With ``value=False`` (``--no-value``) each
+``grad_NAME`` returns only the gradients, and the work that only the value needed is gone
+(``optimize.drop_value``).  ``generate`` keeps the tape after each stage so ``--dump-ir STAGE`` and
 ``gradtape`` can show it.  Each stage's output is checked with ``verify``;
 a broken invariant is an ``InternalError`` (a bug), never a user error.
 
