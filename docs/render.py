@@ -241,9 +241,10 @@ def _main() -> int:
     for template in sorted(SRC.glob("*.md.in")):
         text = render(template)
         target = HERE / template.name.removesuffix(".in")
+        if target.exists() and _stable(target.read_text(encoding="utf-8")) == _stable(text):
+            continue  # unchanged (a page is not rewritten for a new report name alone)
         if check:
-            if not target.exists() or _stable(target.read_text(encoding="utf-8")) != _stable(text):
-                stale.append(target.name)
+            stale.append(target.name)
         else:
             target.write_text(text, encoding="utf-8")
             print(f"wrote {target.relative_to(HERE.parent)}")

@@ -643,3 +643,50 @@ NONDIFF.update(
         )
     }
 )
+
+
+# The spread made after a backward loop is over the loop's initial value, which has the shape of
+# its result (optimize._Rewriter._initial_value): a computed initial value, no iteration at all,
+# a while loop whose initial value broadcasts in the first step, and a nested loop's carry.
+
+
+def doubling_computed_start(x, n):
+    y = np.tanh(x) * 3
+    for _ in range(n):
+        y = 2 * y
+    return np.sum(y) + np.sum(x)
+
+
+def doubling_no_trips(x, n):
+    for _ in range(n):
+        x = 2 * x
+    return np.sum(x)
+
+
+def while_grows_then_spreads(x, Y):
+    k = 0
+    while k < 3:
+        x = 0.5 * x + Y
+        k = k + 1
+    return np.sum(x)
+
+
+def inner_spread_carry(x, n):
+    s = 0.0
+    for _ in range(n):
+        y = x
+        for _ in range(3):
+            y = 1.5 * y
+        s = s + np.sum(y)
+    return s
+
+
+CASES.update(
+    {
+        "doubling_computed_start": lambda r: (r.standard_normal((2, 3)), 3),
+        "doubling_no_trips": lambda r: (r.standard_normal(3), 0),
+        "while_grows_then_spreads": lambda r: (r.standard_normal(()), r.standard_normal((2, 3))),
+        "inner_spread_carry": lambda r: (r.standard_normal(4), 2),
+    }
+)
+NONDIFF.update({name: {"n"} for name in ("doubling_computed_start", "doubling_no_trips", "inner_spread_carry")})

@@ -117,6 +117,32 @@ def test_one_gradient_is_a_one_tuple_and_none_stays_none():
     assert dx.tolist() == [0.0, 4.0, 8.0] and dn == 5.0 and dflag is None
 
 
+def test_a_loop_whose_result_only_gives_a_shape_is_not_run():
+    """The adjoint of ``sum`` after a scaling loop is spread over the loop's initial value, which
+    has its result's shape, so the forward loop is dead once the value is dropped."""
+    source = """
+        import numpy as np
+
+
+        def iterative(x, n):
+            for i in range(n):
+                x = 2 * x
+            return np.sum(x)
+        """
+    text, ns = grad_function(source, "iterative", value=False, wrt=["x"])
+    body = body_of(text, "iterative")
+    loops = [line.strip() for line in body.splitlines() if line.lstrip().startswith("for ")]
+    assert loops == ["for i in reversed(range(n)):"]  # the backward loop alone
+    assert "_unreduce(dx, x)" in body
+    for x in (np.linspace(-1.0, 1.0, 5), np.ones((2, 3), dtype=np.float32), np.arange(4)):
+        (dx,) = ns["grad_iterative"](x, 3)
+        assert dx.shape == x.shape and dx.dtype == np.result_type(x, 1.0)
+        assert np.all(dx == 8.0)
+    f = ns_value(source, "iterative")
+    x = np.linspace(-1.0, 1.0, 5)
+    assert_close(ns["grad_iterative"](x, 0)[0], numeric_grad(f, (x, 0), 0), "dx, no iteration")
+
+
 # ------------------------------------------------------------------------------------------- the surface
 
 

@@ -177,6 +177,8 @@ class _FunctionEmitter:
         primal = var.grad_of
         if primal is not None and primal.id in self.names:
             return self.fresh("d" + self.names[primal.id])
+        if primal is not None and primal.hint:  # a value the gradient no longer computes
+            return self.fresh("d" + primal.hint)
         return self.temp()
 
     # ------------------------------------------------------------------ analysis

@@ -251,14 +251,37 @@ class _Rewriter:
                 continue
             trial.outputs[j] = back.args[0]
             region, inputs = trial, list(trial.inputs)
+            # the shape to spread over, inside the loop and after it (the same, see _initial_value)
+            ref = self._initial_value(eqn.outs[j]) or u.args[1]
             args[lead + j] = u.args[0]
-            args.append(u.args[1])
+            args.append(ref)
             outs[j] = Var(grad_of=outs[j].grad_of)
-            spread[eqn.outs[j]] = (outs[j], u.args[1], dict(u.params))
+            spread[eqn.outs[j]] = (outs[j], ref, dict(u.params))
         if not spread:
             return None
         self.changed = True
         return Eqn(eqn.prim, args, dict(eqn.params), outs, eqn.span, (region,), eqn.section), args, spread
+
+    def _initial_value(self, adjoint: Var) -> Var | None:
+        """The value a backward loop's output is the adjoint of: the forward loop's initial value
+        of that carry (``x`` for ``for ...: x = 2 * x``), when it is a value of this tape.
+
+        A spread carried through the loop has the shape ``X`` of the loop's result at every
+        iteration, and an adjoint has its value's shape, so the initial value has ``X``'s shape
+        too; spreading over it leaves the forward loop to the values that need it (none, when
+        only its result's shape was read).
+        """
+        result = adjoint.grad_of
+        fwd = self.defs.get(result.id) if isinstance(result, Var) else None
+        if fwd is None or fwd.prim not in ("for", "while") or fwd.section == "backward":
+            return None
+        from .control import LEADING
+
+        m = next(i for i, o in enumerate(fwd.outs) if o is result)
+        if m >= fwd.params["n_carry"]:
+            return None
+        init = fwd.args[LEADING[fwd.prim] + m]
+        return init if isinstance(init, Var) else None
 
     def keep_name(self, old: Var, new: Atom) -> None:
         """Carry a user name or gradient name over to the value that replaced it."""
