@@ -201,6 +201,34 @@ def test_random_draws_are_never_merged_and_give_no_gradient():
     assert np.isclose(value, np.sum(a - b)) and np.allclose(dmu, a - b)
 
 
+@pytest.mark.parametrize("value", [True, False])
+def test_a_draw_whose_value_is_unused_still_advances_the_generator(value):
+    """The gradient draws what the function draws, in a loop too, so a draw after it sees the
+    same stream (dead-code elimination keeps a loop or branch that draws)."""
+    source = textwrap.dedent(
+        """
+        import numpy as np
+
+
+        def f(mu, n):
+            warmup = 0.0
+            for _ in range(n):
+                warmup = warmup + np.random.standard_normal()
+            if n > 1:
+                warmup = np.random.random()
+            return np.sum(mu * np.random.standard_normal(3))
+        """
+    )
+    namespace: dict = {}
+    exec(compile(generate(source, "t.py", value=value).text, "grad.py", "exec"), namespace)  # noqa: S102
+    np.random.seed(1)
+    dmu = namespace["grad_f"](np.ones(3), 4)[-2]
+    np.random.seed(1)
+    np.random.standard_normal(4)
+    np.random.random()
+    assert np.array_equal(dmu, np.random.standard_normal(3))
+
+
 def test_static_parameters_from_module_constants_with_lists_and_infinities():
     user, gen = compiled(
         """

@@ -87,8 +87,16 @@ def dce(tape: Tape, table: RuleTable) -> Tape:
 
 def _needed(eqn: Eqn, live: set[int], table: RuleTable) -> bool:
     """``eqn`` must stay: a result of it is live, or it is impure (a random draw)."""
+    return any(o.id in live for o in eqn.outs) or _impure(eqn, table)
+
+
+def _impure(eqn: Eqn, table: RuleTable) -> bool:
+    """A random draw, or a loop or branch that makes one (the generator's stream must advance
+    as the function's does, even where the draw's value is not needed)."""
     rule = table.rules.get(eqn.prim)
-    return any(o.id in live for o in eqn.outs) or (rule is not None and not rule.pure)
+    if rule is not None and not rule.pure:
+        return True
+    return any(_impure(e, table) for region in eqn.regions for e in region.eqns)
 
 
 def drop_value(tape: Tape, table) -> Tape:
