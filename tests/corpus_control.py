@@ -690,3 +690,37 @@ CASES.update(
     }
 )
 NONDIFF.update({name: {"n"} for name in ("doubling_computed_start", "doubling_no_trips", "inner_spread_carry")})
+
+
+# A loop whose initial value is a free value of the enclosing loop or branch must not take its
+# name: the outer value is read again (the next iteration, or after the branch).
+
+
+def inner_loop_from_free_value(x, n):
+    s = 0.0
+    for _ in range(n):
+        y = x
+        for _ in range(3):
+            y = 1.5 * y + 1.0
+        s = s + np.sum(y * y)
+    return s
+
+
+def branch_loop_from_outer_value(x, c):
+    if c > 0:
+        y = x
+        for _ in range(3):
+            y = 1.5 * y + 1.0
+        s = np.sum(y * y)
+    else:
+        s = 0.0
+    return s + np.sum(x)
+
+
+CASES.update(
+    {
+        "inner_loop_from_free_value": lambda r: (r.standard_normal(3), 2),
+        "branch_loop_from_outer_value": lambda r: (r.standard_normal(3), 1.0),
+    }
+)
+NONDIFF.update({"inner_loop_from_free_value": {"n"}, "branch_loop_from_outer_value": {"c"}})

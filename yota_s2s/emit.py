@@ -204,6 +204,7 @@ class _FunctionEmitter:
         self.inplace: dict[int, int] = {}  # var id -> root var id
         self.written: dict[int, set | None] = {}  # in-place chain member -> elements written (first_write)
         self.alias: dict[int, Var] = {}  # an initial value whose name a loop's carried value takes
+        self.bound = {v.id for t in tapes for e in t.eqns if e.regions for v, _ in bound_inputs(e)}
         for t in tapes:
             for eqn in t.eqns:
                 if eqn.regions:
@@ -324,7 +325,9 @@ class _FunctionEmitter:
         k = eqn.params["n_carry"]
         region = eqn.regions[-1]
         first = first_carried(eqn)
-        inputs = {i.var.id for i in tape.inputs} if tape is not self.tape else set()
+        # a region input that stands for an outer value goes by that value's name: a loop must not
+        # overwrite it (a loop's free value is read again in the next iteration, a branch's after it)
+        inputs = {i.var.id for i in tape.inputs if i.var.id not in self.bound} if tape is not self.tape else set()
         for j, (init, out) in enumerate(zip(eqn.args[lead : lead + k], eqn.outs)):
             if not isinstance(init, Var) or self.uses.get(init.id) != 1:
                 continue

@@ -258,11 +258,15 @@ class _Rewriter:
             if back is None or back.prim != "unreduce" or back.args[1] is not x_in or back.params != u.params:
                 continue
             trial.outputs[j] = back.args[0]
-            region, inputs = trial, list(trial.inputs)
+            trial = dce(trial, self.table)
             # the shape to spread over, inside the loop and after it (the same, see _initial_value)
             ref = self._initial_value(eqn.outs[j]) or u.args[1]
+            if x_in.id in uses(trial):
+                args.append(ref)
+            else:  # an operand the loop would only keep alive
+                trial.inputs = [i for i in trial.inputs if i.var is not x_in]
+            region, inputs = trial, list(trial.inputs)
             args[lead + j] = u.args[0]
-            args.append(ref)
             outs[j] = Var(grad_of=outs[j].grad_of)
             spread[eqn.outs[j]] = (outs[j], ref, dict(u.params))
         if not spread:
