@@ -77,3 +77,19 @@ def keep_axes(g, axis=None, keepdims=False):
     # The result g of a reduction over axis, with the reduced axes put back as length 1,
     # so that it broadcasts against the reduction's input.
     dg = reshape(dout, shape(g))
+
+
+@diffrule
+def like(x, y):
+    # An uninitialised array of the shape and dtype of x + y (or x - y, x * y): the stand-in
+    # of a value the gradient reads only for its shape (optimize.stand_ins).
+    nondiff(x)
+    nondiff(y)
+
+
+@diffrule
+def like_matmul(x, y):
+    # An uninitialised array of the shape and dtype of x @ y: the stand-in of a product the
+    # gradient reads only for its shape.
+    nondiff(x)
+    nondiff(y)

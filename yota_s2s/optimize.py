@@ -163,6 +163,53 @@ def _size_of_live_values(tape: Tape, table: RuleTable) -> Tape:
     return new
 
 
+#: The operands that primitives read only for their shape and dtype, never their values.
+_SHAPE_OPERANDS = {
+    **dict.fromkeys(("size", "shape", "ndim", "len", "zeros_like"), (0,)),
+    **dict.fromkeys(("unreduce", "unbroadcast", "diag_dv", "matmul_dx"), (1,)),
+    "matmul_dy": (2,),
+}
+#: A value only read for its shape is made by the stand-in of its primitive, which gives its
+#: shape and dtype without computing it (the result dtype of these is their operands').
+_STAND_IN = {"add": "like", "sub": "like", "mul": "like", "matmul": "like_matmul"}
+#: Views: as cheap on a stand-in as on the array, so their array operand is read for its shape too.
+_VIEWS = ("getindex", "transpose", "diag", "reshape")
+
+
+def stand_ins(tape: Tape, table: RuleTable) -> Tape:
+    """Values the gradients read only for their shape and dtype are not computed.
+
+    ``np.sum(W @ x + b[:, None])`` spreads its adjoint over the shape of ``W @ x + b[:, None]``
+    and gives ``W @ x`` that shape, but without the value nothing reads the product itself:
+    ``_like_matmul(W, x)`` is an uninitialised array of its shape and dtype, and
+    ``_like(_t1, _t2)`` one of the sum's (both ``empty``).  A value is read only for its
+    shape when every use is an operand of ``size``, ``unreduce``, ``unbroadcast``, ... or of a
+    stand-in or a view made for the same reason.  Top level only (a loop's values are pushed).
+    """
+    shape_only: set[int] = set()
+    reads: dict[int, bool] = {a.id: False for a in tape.outputs if isinstance(a, Var)}  # id -> shape use only
+    for eqn in reversed(tape.eqns):
+        out = eqn.outs[0] if len(eqn.outs) == 1 else None
+        if out is not None and reads.get(out.id) and (eqn.prim in _STAND_IN or eqn.prim in _VIEWS):
+            shape_only.add(out.id)
+        if out is not None and out.id in shape_only:
+            positions = range(len(eqn.args)) if eqn.prim in _STAND_IN else (0,)
+        else:
+            positions = () if eqn.regions else _SHAPE_OPERANDS.get(eqn.prim, ())
+        for n, a in enumerate(eqn.args):
+            if isinstance(a, Var):
+                reads[a.id] = reads.get(a.id, True) and n in positions
+    if not any(_STAND_IN.get(e.prim) and e.outs[0].id in shape_only for e in tape.eqns):
+        return tape
+    new = tape.copy_header()
+    new.outputs = list(tape.outputs)
+    for eqn in tape.eqns:
+        if eqn.prim in _STAND_IN and eqn.outs[0].id in shape_only:
+            eqn = Eqn(_STAND_IN[eqn.prim], list(eqn.args), {}, list(eqn.outs), eqn.span, (), eqn.section)
+        new.eqns.append(eqn)
+    return new
+
+
 def _is_const(a: Atom, value: float) -> bool:
     return isinstance(a, Lit) and type(a.value) in (int, float) and a.value == value
 

@@ -35,7 +35,7 @@ from .errors import InternalError, UserError
 from .fence import fence
 from .ir import IRError, Tape, verify
 from .lower import lower
-from .optimize import drop_value, optimize
+from .optimize import drop_value, optimize, stand_ins
 from .ruledsl import load_rules
 
 #: The stages whose tapes ``--dump-ir`` can print, in order.
@@ -182,6 +182,7 @@ def _differentiate_one(module, name: str, table, wrt: Sequence[str] | None, stag
     tape = _checked(optimize(tape, table), "optimize")
     if not value:
         tape = _checked(drop_value(tape, table), "optimize")
+    tape = _checked(stand_ins(tape, table), "optimize")
     stages["optimize"].append(tape)
     return tape
 

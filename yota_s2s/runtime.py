@@ -31,6 +31,25 @@ def _unreduce(g, x):
     return xp.full_like(x, g, dtype=xp.result_type(x, g))
 
 
+def _like(x, y):
+    """An uninitialised array of the shape and dtype of ``x + y``, ``x - y`` or ``x * y``:
+    a value the gradient reads only for its shape, not computed."""
+    return xp.empty(xp.broadcast(x, y).shape, xp.result_type(x, y))
+
+
+def _like_matmul(x, y):
+    """An uninitialised array of the shape and dtype of ``x @ y``: a product the gradient
+    reads only for its shape, not computed."""
+    xs, ys = xp.shape(x), xp.shape(y)
+    if len(xs) == 2 and len(ys) == 2:
+        shape = (xs[0], ys[1])
+    else:  # the batch axes broadcast; a vector operand has no row (x) or column (y) axis
+        rows = xs[-2:-1]
+        cols = ys[-1:] if len(ys) > 1 else ()
+        shape = (*xp.broadcast_shapes(xs[:-2], ys[:-2]), *rows, *cols)
+    return xp.empty(shape, xp.result_type(x, y))
+
+
 def _index_add(buf, g, index):
     """A copy of ``buf`` with ``g`` added at ``buf[index]``, repeated indices accumulated."""
     buf = buf.copy()

@@ -1,0 +1,115 @@
+"""Values the gradients read only for their shape are not computed (``optimize.stand_ins``).
+
+``np.sum(W @ x + b[:, None])`` without its value needs the product only for its shape: the
+gradient-only form makes ``_like_matmul(W, x)`` (an uninitialised array of that shape and dtype)
+instead.  The corpus checks every such gradient against finite differences (test_corpus.py);
+this file checks what is replaced, that shapes and dtypes are exact for every rank, and that the
+results equal the value form's, which computes the product.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from yota_s2s.runtime import _like, _like_matmul
+
+from .test_no_value import body_of, grad_function
+
+LINEAR = """
+    import numpy as np
+
+
+    def linear(W, b, x):
+        return np.sum(W @ x + b[:, None])
+    """
+
+PD = """
+    import numpy as np
+
+
+    def pd(x):
+        m = x.T @ x
+        v = np.diag(m)
+        return np.sum(v[:, None] + v[None, :] - 2 * m)
+    """
+
+
+def code_lines(text: str, name: str) -> list[str]:
+    return [line.strip() for line in body_of(text, name).splitlines() if not line.lstrip().startswith("#")]
+
+
+def test_a_product_read_only_for_its_shape_is_not_computed():
+    text, ns = grad_function(LINEAR, "linear", value=False)
+    lines = code_lines(text, "linear")
+    assert "_t1 = _like_matmul(W, x)" in lines and "_t3 = _like(_t1, _t2)" in lines
+    assert not any("@" in line for line in lines)  # the gradient's products are in the helpers
+    text_value, ns_value = grad_function(LINEAR, "linear")  # the value form computes W @ x for the value
+    assert "_t1 = W @ x" in code_lines(text_value, "linear")
+    rng = np.random.default_rng(0)
+    args = (rng.standard_normal((3, 4)), rng.standard_normal(3), rng.standard_normal((4, 5)))
+    for got, want in zip(ns["grad_linear"](*args), ns_value["grad_linear"](*args)[1:], strict=True):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        assert np.allclose(got, want, rtol=1e-13, atol=0.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dtypes_and_batched_operands_match_the_computed_form(dtype):
+    _, ns = grad_function(LINEAR, "linear", value=False)
+    _, ns_value = grad_function(LINEAR, "linear")
+    rng = np.random.default_rng(1)
+    # a stack of two matrices W: the product broadcasts, b[:, None] against its rows
+    args = (
+        rng.standard_normal((2, 3, 4)).astype(dtype),
+        rng.standard_normal(3).astype(dtype),
+        rng.standard_normal((4, 5)).astype(dtype),
+    )
+    for got, want in zip(ns["grad_linear"](*args), ns_value["grad_linear"](*args)[1:], strict=True):
+        assert got.shape == want.shape and got.dtype == want.dtype == dtype
+        assert np.allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-13)
+
+
+def test_pd_computes_neither_the_gram_matrix_nor_the_distances():
+    text, ns = grad_function(PD, "pd", value=False)
+    lines = code_lines(text, "pd")
+    assert "m = _like_matmul(x.T, x)" in lines and "v = np.diag(m)" in lines  # a view of the stand-in
+    assert not any(" + " in line or "@" in line for line in lines if line.startswith(("m =", "v =", "_t3", "_t4")))
+    x = np.random.default_rng(2).standard_normal((4, 6))
+    (dx,) = ns["grad_pd"](x)
+    n = x.shape[1]
+    assert np.allclose(dx, 4.0 * n * x - 4.0 * x.sum(axis=1)[:, None], rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("xs", "ys"),
+    [
+        ((3, 4), (4, 5)),
+        ((4,), (4,)),
+        ((4,), (4, 5)),
+        ((3, 4), (4,)),
+        ((2, 3, 4), (4, 5)),
+        ((4,), (2, 4, 5)),
+        ((2, 3, 4), (4,)),
+        ((2, 1, 3, 4), (5, 4, 6)),
+    ],
+)
+def test_like_matmul_has_the_products_shape_and_dtype(xs, ys):
+    x, y = np.ones(xs, dtype=np.float32), np.ones(ys, dtype=np.int64)
+    got, want = _like_matmul(x, y), x @ y
+    assert got.shape == np.shape(want) and got.dtype == np.result_type(want)
+
+
+@pytest.mark.parametrize(
+    ("x", "y"),
+    [
+        (np.ones((3, 1), dtype=np.float32), np.ones(4, dtype=np.float32)),
+        (np.ones((3, 1), dtype=np.float32), 2.0),  # a Python number does not widen the dtype
+        (2, np.arange(5)),
+        (np.ones((2, 3), dtype=np.float32), np.ones((2, 3))),
+        (np.ones(3, dtype=bool), np.ones(3, dtype=bool)),
+    ],
+)
+def test_like_has_the_shape_and_dtype_of_sum_difference_and_product(x, y):
+    got = _like(x, y)
+    for want in (np.add(x, y), np.multiply(x, y)):
+        assert got.shape == np.shape(want) and got.dtype == np.result_type(want)
