@@ -223,9 +223,18 @@ def render(template: Path) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
+_REPORT = r"yota-s2s-internal-\w+\.txt"  # the random name of an internal-error report
+
+
 def _stable(text: str) -> str:
     """The page without what differs from run to run (the random name of an internal-error report)."""
-    return re.sub(r"yota-s2s-internal-\w+\.txt", "yota-s2s-internal-XXXX.txt", text)
+    return re.sub(_REPORT, "yota-s2s-internal-XXXX.txt", text)
+
+
+def _same_report_name(before: str, text: str) -> str:
+    """``text`` with the internal-error report named as in ``before`` (no diff for a random name)."""
+    found = re.search(_REPORT, before)
+    return re.sub(_REPORT, lambda _: found.group(0), text) if found else text
 
 
 def main() -> int:
@@ -241,8 +250,11 @@ def _main() -> int:
     for template in sorted(SRC.glob("*.md.in")):
         text = render(template)
         target = HERE / template.name.removesuffix(".in")
-        if target.exists() and _stable(target.read_text(encoding="utf-8")) == _stable(text):
-            continue  # unchanged (a page is not rewritten for a new report name alone)
+        if target.exists():
+            before = target.read_text(encoding="utf-8")
+            if _stable(before) == _stable(text):
+                continue  # unchanged (a page is not rewritten for a new report name alone)
+            text = _same_report_name(before, text)
         if check:
             stale.append(target.name)
         else:
