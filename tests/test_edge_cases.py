@@ -229,6 +229,25 @@ def test_a_draw_whose_value_is_unused_still_advances_the_generator(value):
     assert np.array_equal(dmu, np.random.standard_normal(3))
 
 
+def test_module_constants_unpacked_from_tuples_and_chained():
+    user, gen = compiled(
+        """
+        import numpy as np
+
+        A, (B, AXES) = 1.5, (2.0, [0, 1])
+        C = D = 3
+
+
+        def f(x):
+            return np.sum(A * x**2 + B * np.sum(x, axis=tuple(AXES)) + C * D * x)
+        """
+    )
+    x = np.linspace(-1.0, 1.0, 6).reshape(2, 3)
+    value, dx = gen["grad_f"](x)
+    assert np.isclose(value, user["f"](x))
+    assert np.allclose(dx, 3.0 * x + 2.0 * x.size + 9.0, rtol=1e-14)  # B * sum(x) counts once per entry
+
+
 def test_static_parameters_from_module_constants_with_lists_and_infinities():
     user, gen = compiled(
         """

@@ -122,10 +122,19 @@ def _collect(module: Module) -> None:
             except ValueError:
                 continue
             value = _tuples(value)  # static parameters are hashable: lists become tuples
-            if isinstance(value, int | float | complex | bool | tuple | str) or value is None:
-                for t in targets:
-                    if isinstance(t, ast.Name):
-                        module.constants[t.id] = value
+            for t in targets:
+                _bind_constant(module, t, value)
+
+
+def _bind_constant(module: Module, target: ast.expr, value: object) -> None:
+    """Record ``target = value`` as module constants: a name, or names unpacked from a tuple
+    (``A, (B, C) = 1.0, (2, 3)``)."""
+    if isinstance(target, ast.Name):
+        if isinstance(value, int | float | complex | bool | tuple | str) or value is None:
+            module.constants[target.id] = value
+    elif isinstance(target, ast.Tuple | ast.List) and isinstance(value, tuple) and len(value) == len(target.elts):
+        for t, v in zip(target.elts, value, strict=True):
+            _bind_constant(module, t, v)
 
 
 def lambda_function(name: str, node: ast.Lambda) -> ast.FunctionDef:
