@@ -99,6 +99,23 @@ def test_like_matmul_has_the_products_shape_and_dtype(xs, ys):
     assert got.shape == np.shape(want) and got.dtype == np.result_type(want)
 
 
+@pytest.mark.parametrize(("xs", "ys"), [((3, 4), (5, 6)), ((4,), (5,)), ((), (4,)), ((2, 3, 4), (3,))])
+def test_like_matmul_refuses_what_the_product_refuses(xs, ys):
+    x, y = np.ones(xs), np.ones(ys)
+    with pytest.raises(ValueError):
+        x @ y
+    with pytest.raises(ValueError, match="do not match"):
+        _like_matmul(x, y)
+
+
+def test_mismatched_operands_fail_as_the_function_does():
+    _, ns = grad_function(LINEAR, "linear", value=False)
+    with pytest.raises(ValueError, match="do not match"):
+        ns["grad_linear"](np.ones((3, 4)), np.ones(3), np.ones((5, 6)))
+    with pytest.raises(ValueError):  # b does not broadcast against the rows of W @ x
+        ns["grad_linear"](np.ones((3, 4)), np.ones(2), np.ones((4, 6)))
+
+
 @pytest.mark.parametrize(
     ("x", "y"),
     [

@@ -41,6 +41,8 @@ def _like_matmul(x, y):
     """An uninitialised array of the shape and dtype of ``x @ y``: a product the gradient
     reads only for its shape, not computed."""
     xs, ys = xp.shape(x), xp.shape(y)
+    if not xs or not ys or xs[-1] != ys[-min(len(ys), 2)]:  # what x @ y would refuse
+        raise ValueError(f"matmul: operands of shapes {xs} and {ys} do not match")
     if len(xs) == 2 and len(ys) == 2:
         shape = (xs[0], ys[1])
     else:  # the batch axes broadcast; a vector operand has no row (x) or column (y) axis
