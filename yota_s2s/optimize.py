@@ -30,6 +30,7 @@ inputs).
 
 from __future__ import annotations
 
+from .control import LEADING, first_carried
 from .ir import Atom, Eqn, Input, Lit, Slice, Tape, Var, uses
 from .lower import fold_constant
 from .ruledsl import RuleTable
@@ -199,12 +200,13 @@ def stand_ins(tape: Tape, table: RuleTable) -> Tape:
         for n, a in enumerate(eqn.args):
             if isinstance(a, Var):
                 reads[a.id] = reads.get(a.id, True) and n in positions
-    if not any(_STAND_IN.get(e.prim) and e.outs[0].id in shape_only for e in tape.eqns):
+    replaced = {id(e) for e in tape.eqns if e.prim in _STAND_IN and e.outs[0].id in shape_only}
+    if not replaced:
         return tape
     new = tape.copy_header()
     new.outputs = list(tape.outputs)
     for eqn in tape.eqns:
-        if eqn.prim in _STAND_IN and eqn.outs[0].id in shape_only:
+        if id(eqn) in replaced:
             eqn = Eqn(_STAND_IN[eqn.prim], list(eqn.args), {}, list(eqn.outs), eqn.span, (), eqn.section)
         new.eqns.append(eqn)
     return new
@@ -281,8 +283,6 @@ class _Rewriter:
         Returns the rewritten equation, its arguments, and for each scalarized output the
         ``(scalar result, X, params)`` to spread it back with; None when no carry qualifies.
         """
-        from .control import LEADING, first_carried
-
         region = eqn.regions[0]
         lead, k, first = LEADING[eqn.prim], eqn.params["n_carry"], first_carried(eqn)
         spread: dict[Var, tuple[Var, Atom, dict]] = {}
@@ -334,8 +334,6 @@ class _Rewriter:
         fwd = self.defs.get(result.id) if isinstance(result, Var) else None
         if fwd is None or fwd.prim not in ("for", "while") or fwd.section == "backward":
             return None
-        from .control import LEADING
-
         m = next(i for i, o in enumerate(fwd.outs) if o is result)
         if m >= fwd.params["n_carry"]:
             return None
@@ -527,8 +525,6 @@ class _Rewriter:
     def accumulate_in_loop(self, eqn: Eqn, out: Var, acc: Atom) -> Atom | None:
         """``acc + loop_back(...)[j]`` where the loop's accumulator ``j`` starts from ``zeros_like``:
         start it from ``acc`` instead."""
-        from .control import LEADING
-
         j = eqn.outs.index(out)
         at = LEADING[eqn.prim] + j
         z = self.def_of(eqn.args[at], "zeros_like")
