@@ -8,7 +8,7 @@ import numpy as np
 def grad_f(x):
     """Return (f(x), dx): the value and its gradients."""
     # forward
-    x_items = x.tolist() if np.ndim(x) == 1 else x
+    x_items = x.tolist() if type(x) is np.ndarray and x.ndim == 1 else x
     # return (x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 3 * x[1] * x[6] * x[8...
     x3 = x_items[3]
     x8 = x_items[8]
@@ -39,13 +39,14 @@ def grad_f(x):
     if not isinstance(f, float) and np.ndim(f) != 0:
         raise ValueError('f() must return a scalar to be differentiated (sum or index its result)')
     # grad of: return (x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 3 * x[1] * x[6] * x[8...
-    dx = np.zeros_like(x)
-    dx[2] = _t9 * x7 * 3 - _t14
-    dx[7] = _t9 * _t15 - _t15 * _t13 - _t12 * 2 * x7
-    dx[5] = _t16 * 2 * x5 - _t13 * _t11 + _t11 * _t9
-    dx[4] = _t10 - _t13 * x5 * 3
-    dx[1] = _t1 * x6 * 3 - _t6
-    dx[6] = _t1 * _t7 - _t7 * _t5 - _t4 * 2 * x6
-    dx[8] = _t8 * 2 * x8 - _t5 * _t3 + _t3 * _t1
-    dx[3] = _t2 - _t5 * x8 * 3
+    dx_items = [0.0] * len(x_items) if x_items is not x else np.zeros_like(x)
+    dx_items[2] = _t9 * x7 * 3 - _t14
+    dx_items[7] = _t9 * _t15 - _t15 * _t13 - _t12 * 2 * x7
+    dx_items[5] = _t16 * 2 * x5 - _t13 * _t11 + _t11 * _t9
+    dx_items[4] = _t10 - _t13 * x5 * 3
+    dx_items[1] = _t1 * x6 * 3 - _t6
+    dx_items[6] = _t1 * _t7 - _t7 * _t5 - _t4 * 2 * x6
+    dx_items[8] = _t8 * 2 * x8 - _t5 * _t3 + _t3 * _t1
+    dx_items[3] = _t2 - _t5 * x8 * 3
+    dx = np.asarray(dx_items, x.dtype)
     return f, dx

@@ -29,6 +29,7 @@ from yota_s2s.ruledsl import load_rules
 from yota_s2s.shapes import SCALAR, shape_classes
 
 from . import corpus
+from .gradcheck import numeric_grad
 
 TABLE = load_rules()
 ROOT = Path(__file__).resolve().parent.parent
@@ -493,6 +494,63 @@ def test_poly_example_gradient_uses_one_buffer():
     value, dx = namespace["grad_f"](x)
     assert np.isclose(value, run_source(source)["f"](x))
     assert dx.shape == (9,) and dx[0] == 0.0
+
+
+ELEMENT_POLY = src(
+    """
+    import numpy as np
+
+
+    def f(x):
+        return np.sum(x[0] * x[2] ** 2 + x[-1] * x[0] - 2.0 * x[2] + x[1] * x[-1])
+    """
+)
+
+
+@pytest.mark.parametrize(
+    "x",
+    [
+        np.array([0.5, -1.5, 2.0, 0.75]),  # x[-1] is x[3]
+        np.array([0.5, -1.5, 2.0, 0.75, 3.0, -0.25]),  # an element nobody reads: dx[4] == 0
+        np.array([0.5, -1.5, 2.0, 0.75], dtype=np.float32),
+        np.arange(12.0).reshape(4, 3) / 7,  # rows: dx[2] is a row of the array
+    ],
+    ids=["1-D", "longer", "float32", "rows"],
+)
+def test_element_gradient_is_built_as_a_list(x):
+    """The gradient of x[0], x[2], x[-1] of a 1-D x is a list of Python floats made an array once
+    (np.zeros_like and item writes into it cost more than the whole scalar gradient); a 2-D x
+    has rows, written into an array as before. Both give the gradient of the function."""
+    g = generate(ELEMENT_POLY, "p.py")
+    assert "dx_items = [0.0] * len(x_items) if x_items is not x else np.zeros_like(x)" in g.text
+    assert "dx = np.asarray(dx_items, x.dtype)" in g.text
+    assert "dx_items[0] = dx_items[0] + " in g.text  # x[0] twice: the second adds
+    assert "+=" not in g.text  # a list item may be an array other names refer to
+    f, grad_f = run_source(ELEMENT_POLY)["f"], run_source(g.text)["grad_f"]
+    value, dx = grad_f(x.copy())
+    assert np.allclose(value, f(x))
+    assert dx.shape == x.shape and dx.dtype == x.dtype and type(dx) is np.ndarray
+    wide = x.astype(np.float64)
+    expected = numeric_grad(lambda v: float(np.sum(f(v))), [wide], 0)
+    assert np.allclose(dx, expected, rtol=1e-4 if x.dtype == np.float32 else 1e-6, atol=1e-6)
+
+
+def test_element_gradient_written_in_a_loop_stays_an_array():
+    """A write into the gradient of x inside a loop (dx[i] with the loop's i) keeps np.zeros_like."""
+    source = src(
+        """
+        def f(x):
+            s = x[0] * x[1]
+            for i in range(3):
+                s = s + x[i] * x[i]
+            return s
+        """
+    )
+    g = generate(source, "p.py")
+    assert "dx_items" not in g.text and "np.zeros_like(x)" in g.text
+    x = np.array([0.5, -1.5, 2.0, 0.75])
+    _, dx = run_source(g.text)["grad_f"](x)
+    assert np.allclose(dx, numeric_grad(run_source(source)["f"], [x], 0))
 
 
 # ----------------------------------------------------------------------------- shapes

@@ -244,6 +244,8 @@ class _FunctionEmitter:
                         acc_in = r.inputs[len(r.inputs) - len(accs) + n].var
                         self.inplace[acc_in.id] = acc_in.id
         self.chains(tapes)
+        self.item_groups = self.element_groups()
+        self.item_names: dict[int, str] = {}  # root of an element group -> its list's name, once written
         # the name of a group: a member's user name or gradient name, the last one first
         self.group_var: dict[int, Var] = {}
         for t in tapes:
@@ -300,6 +302,31 @@ class _FunctionEmitter:
                     self.inplace.setdefault(buf.id, buf.id)
                 if buf.id in self.inplace:
                     self.inplace[eqn.out.id] = self.inplace[buf.id]
+
+    def element_groups(self) -> dict[int, tuple[Var, int]]:
+        """In-place groups built as a list of Python floats: ``zeros_like(x)`` of an argument read
+        by elements (``x_items``), then only ``dx[k] += g`` with constant integers ``k`` on the
+        function's own level -> root id: (x, the id of the group's last member).  ``np.zeros_like``
+        and a NumPy item write cost more than the whole scalar gradient of a small polynomial."""
+        members: dict[int, list[Eqn]] = {}
+        for eqn in self.tape.eqns:
+            root = self.inplace.get(eqn.out.id)
+            if root is not None:
+                members.setdefault(root, []).append(eqn)
+        counts: dict[int, int] = {}
+        for root in self.inplace.values():
+            counts[root] = counts.get(root, 0) + 1
+        groups: dict[int, tuple[Var, int]] = {}
+        for root, (src, *adds) in members.items():
+            x = src.args[0] if src.prim == "zeros_like" else None
+            if src.out.id != root or not isinstance(x, Var) or x.id not in self.unpacked or not adds:
+                continue
+            if counts[root] != len(adds) + 1:  # a member inside a loop or branch
+                continue
+            constant = (len(e.args) == 2 and len(e.params["index"]) == 1 for e in adds)
+            if all(e.prim == "index_add" and type(e.params["index"][0]) is int and c for e, c in zip(adds, constant)):
+                groups[root] = (x, adds[-1].out.id)
+        return groups
 
     def can_inline(self, a: Atom, user: Eqn | None, i: int, outputs: set[int]) -> bool:
         if not isinstance(a, Var) or self.uses.get(a.id) != 1 or a.id in outputs:
@@ -381,7 +408,7 @@ class _FunctionEmitter:
         fn = self.module.functions[tape.name]
         for p, _ in tape.params:
             self.taken.add(p)
-        self.taken |= {self.backend.alias, *helper_names(), f"grad_{tape.name}", "len", "slice", "float"}
+        self.taken |= {self.backend.alias, *helper_names(), f"grad_{tape.name}", "len", "slice", "float", "type"}
         body: list[tuple] = []
         for inp in tape.inputs:
             if len(inp.path) == 1:
@@ -457,6 +484,10 @@ class _FunctionEmitter:
             target = ast.Name(self.names[out.id], ast.Store())
             if depth == 0 and self.element_read(eqn) and eqn.args[0].id in self.unpacked:
                 stmt = ast.Assign([target], self.unpacked_read(eqn, body), lineno=0)
+            elif root is not None and (root in self.item_names or self.start_items(root, target.id)):
+                for stmt in self.item_write(root, eqn):
+                    body.append((eqn.section, eqn.span, stmt, depth))
+                continue
             elif eqn.prim == "index_add" and root is not None:
                 stmt: ast.stmt = self.add_in_place(target, eqn)
             elif eqn.prim == "setindex":
@@ -724,18 +755,65 @@ class _FunctionEmitter:
             body.extend(other)
 
     def unpacked_read(self, eqn: Eqn, body: list) -> ast.expr:
-        """``x_items[k]``, with ``x_items = x.tolist() if np.ndim(x) == 1 else x`` written before the first."""
+        """``x_items[k]``, with ``x_items = x.tolist() if type(x) is np.ndarray and x.ndim == 1 else x``
+        written before the first."""
         x = eqn.args[0]
         name = self.unpacked[x.id]
         if name is None:
             name = self.unpacked[x.id] = self.fresh(self.names[x.id] + "_items")
+            # a NumPy array only: a subclass's tolist() may not give its elements (a masked array's
+            # gives None for masked ones); the type test costs less than np.ndim's call
+            kind = ast.Call(ast.Name("type", ast.Load()), [self.atom(x)], [])
+            one_d = ast.Compare(ast.Attribute(self.atom(x), "ndim", ast.Load()), [ast.Eq()], [ast.Constant(1)])
+            test = ast.BoolOp(ast.And(), [ast.Compare(kind, [ast.Is()], [self.backend.attr("ndarray")]), one_d])
+            if "type" in dict(self.tape.params):  # an argument named type
+                test = ast.Compare(self.backend.call("ndim", [self.atom(x)]), [ast.Eq()], [ast.Constant(1)])
             value = ast.IfExp(
-                ast.Compare(self.backend.call("ndim", [self.atom(x)]), [ast.Eq()], [ast.Constant(1)]),
+                test,
                 ast.Call(ast.Attribute(self.atom(x), "tolist", ast.Load()), [], []),
                 self.atom(x),
             )
             body.append((eqn.section, None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), 0))
         return ast.Subscript(ast.Name(name, ast.Load()), ast.Constant(eqn.params["index"][0]), ast.Load())
+
+    def start_items(self, root: int, name: str) -> bool:
+        """Name the list of an element group (``dx_items``) when ``x_items`` is already written."""
+        group = self.item_groups.get(root)
+        if group is None or self.unpacked[group[0].id] is None:
+            return False
+        self.item_names[root] = self.fresh(name + "_items")
+        return True
+
+    def item_write(self, root: int, eqn: Eqn) -> list[ast.stmt]:
+        """A statement of an element group (the list ``dx_items`` for a 1-D ``x``, the array
+        ``np.zeros_like(x)`` when ``x`` has rows)::
+
+            dx_items = [0.0] * len(x_items) if x_items is not x else np.zeros_like(x)
+            dx_items[3] = g  # dx_items[3] = dx_items[3] + g after a first write
+            dx = np.asarray(dx_items, x.dtype)  # after the last one
+        """
+        x, last = self.item_groups[root]
+        items = self.item_names[root]
+        x_items = ast.Name(self.unpacked[x.id], ast.Load())
+        if eqn.out.id == root:
+            listed = ast.BinOp(
+                ast.List([ast.Constant(0.0)], ast.Load()),
+                ast.Mult(),
+                ast.Call(ast.Name("len", ast.Load()), [x_items], []),
+            )
+            test = ast.Compare(x_items, [ast.IsNot()], [self.atom(x)])
+            value = ast.IfExp(test, listed, self.expression(eqn))
+            return [ast.Assign([ast.Name(items, ast.Store())], value, lineno=0)]
+        k = ast.Constant(eqn.params["index"][0])
+        g = self.atom(eqn.args[1])
+        if not self.first_write(eqn):  # never +=: an item may be a (0-d) array other names refer to
+            g = ast.BinOp(ast.Subscript(ast.Name(items, ast.Load()), k, ast.Load()), ast.Add(), g)
+        stmt = ast.Assign([ast.Subscript(ast.Name(items, ast.Store()), k, ast.Store())], g, lineno=0)
+        if eqn.out.id != last:
+            return [stmt]
+        dtype = ast.Attribute(self.atom(x), "dtype", ast.Load())
+        array = self.backend.call("asarray", [ast.Name(items, ast.Load()), dtype])
+        return [stmt, ast.Assign([ast.Name(self.names[eqn.out.id], ast.Store())], array, lineno=0)]
 
     def add_in_place(self, target: ast.Name, eqn: Eqn) -> ast.stmt:
         """``dx[3] += g`` for a constant basic index; ``np.add.at(dx, i, g)`` for a computed one

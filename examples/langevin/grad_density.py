@@ -8,7 +8,7 @@ import numpy as np
 def grad_neg_log_density(x):
     """Return (dx,): the gradients of neg_log_density(x)."""
     # forward
-    x_items = x.tolist() if np.ndim(x) == 1 else x
+    x_items = x.tolist() if type(x) is np.ndarray and x.ndim == 1 else x
     # return np.sum((A - x[0]) ** 2 + B * (x[1] - x[0] ** 2) ** 2)
     x0 = x_items[0]
     _t1 = 1.0 - x0
@@ -16,7 +16,8 @@ def grad_neg_log_density(x):
     _t2 = x1 - x0 * x0
     # backward
     # grad of: return np.sum((A - x[0]) ** 2 + B * (x[1] - x[0] ** 2) ** 2)
-    dx = np.zeros_like(x)
-    dx[1] = 4.0 * _t2
-    dx[0] = -(8.0 * _t2 * x0) - 2.0 * _t1
+    dx_items = [0.0] * len(x_items) if x_items is not x else np.zeros_like(x)
+    dx_items[1] = 4.0 * _t2
+    dx_items[0] = -(8.0 * _t2 * x0) - 2.0 * _t1
+    dx = np.asarray(dx_items, x.dtype)
     return (dx,)
