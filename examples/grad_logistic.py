@@ -60,7 +60,7 @@ def grad_loss(w, b, X, y):
     _t7 = 1.0 - p
     _t8 = np.log(_t7)
     _t9 = y * _t5 + _t6 * _t8
-    loss = -np.mean(_t9)
+    loss = -_t9.mean()
     # backward
     # grad of: return -np.mean(y * np.log(p) + (1.0 - y) * np.log(1.0 - p))
     d_t9 = _unreduce(-1.0 / np.size(_t9), _t9)

@@ -41,7 +41,7 @@ to buffer, keeps the plain code: its class calls ``grad_NAME``.
         # forward
         # return np.sum(np.exp(x))
         _t1 = np.exp(x) if _b[0] is None else np.exp(x, out=_b[0])
-        f = np.sum(_t1)
+        f = _t1.sum()
         if _first:  # this call's arrays: the buffers of these shapes
             self.buffers[_key], self.owners[_key] = _kept(self.lives, _t1)
         return f, _t1
@@ -431,8 +431,9 @@ class _BufferedClass:
             return isinstance(shape, ast.Attribute) and shape.attr == "shape"  # np.shape(x)[0], x.shape[0]
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             return node.func.id in ("len", "int", "float")
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            return node.func.attr in _REDUCTIONS and not node.keywords and len(node.args) == 1
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):  # np.sum(x) or x.sum()
+            of_module = isinstance(node.func.value, ast.Name) and node.func.value.id == self.backend.alias
+            return node.func.attr in _REDUCTIONS and not node.keywords and len(node.args) == int(of_module)
         return False
 
     def ufunc_of(self, node: ast.expr) -> tuple[str, list[ast.expr]] | None:
@@ -480,6 +481,8 @@ class _BufferedClass:
         found = self.ufunc_of(node)
         if found is None:
             if isinstance(node, ast.Call):
+                if isinstance(node.func, ast.Attribute):  # the value of a method call: (a * b).sum()
+                    node.func.value = self.split(node.func.value, new, buf)
                 node.args = [self.split(a, new, buf) for a in node.args]
                 for k in node.keywords:
                     k.value = self.split(k.value, new, buf)

@@ -23,7 +23,17 @@ import keyword
 import symtable
 from dataclasses import dataclass
 
-from .backend import Backend, constant, helper_closure, helper_for, helper_names, helper_source, index_expr
+from .backend import (
+    _COMPARE,
+    NOT_CALLED,
+    Backend,
+    constant,
+    helper_closure,
+    helper_for,
+    helper_names,
+    helper_source,
+    index_expr,
+)
 from .control import LEADING, bound_inputs, first_carried
 from .errors import located
 from .fence import Module
@@ -32,6 +42,11 @@ from .lower import MODULE_CONSTANTS, canonical_name
 from .ruledsl import RuleTable
 
 _PYTHON_ARITHMETIC = {"add", "sub", "mul", "truediv", "power", "neg"}
+#: Primitives written without a helper whose result is always a NumPy value.
+_NUMPY_RESULTS = {"transpose", "unreduce", "index_add", "setindex", "einsum", "matmul"}
+_NUMPY_RESULTS |= {"like", "like_matmul", "diag_dv", "xtx_dx"}  # helpers that always make an array
+#: NumPy functions that return Python values.
+_PYTHON_VALUES = {"shape", "size", "ndim", "len"}
 #: Equations nested into one expression at most: a sum of 5,000 terms is written as
 #: statements of 200 (in order, so it rounds the same) that Python compiles at any recursion limit.
 _MAX_NESTING = 200
@@ -145,6 +160,7 @@ class _FunctionEmitter:
         self.uses: dict[int, int] = {}
         self.consts: dict[int, Lit] = {}
         self.defs: dict[int, Eqn] = {}
+        self.methods: dict[int, bool] = {}  # has_methods, memoised
         self.names: dict[int, str] = {}
         self.taken: set[str] = set()
         self.temps = 0
@@ -387,9 +403,40 @@ class _FunctionEmitter:
         helper = "_index_add" if eqn.prim == "index_add" else helper_for(eqn.prim)
         if helper is not None:
             self.helpers.add(helper)
-        arrays = [self.is_array(a) for a in eqn.args]
+        arrays = [self.has_methods(a) for a in eqn.args]
         rule = self.table.rules[eqn.prim]
         return self.backend.expression(eqn, [self.atom(a) for a in eqn.args], rule, arrays, self.imports)
+
+    def has_methods(self, a: Atom) -> bool:
+        """``a`` is surely an ndarray or a NumPy scalar, never a Python number, so that
+        ``a.T`` and ``a.sum(...)`` may be written (``np.sum`` costs 1 µs more than the method,
+        its Python wrapper's). Stricter than ``is_array``: a loop's result, a helper's or an
+        element read from ``x.tolist()`` may be a Python float."""
+        if isinstance(a, Lit):
+            return False
+        known = self.methods.get(a.id)
+        if known is not None:
+            return known
+        d = self.defs.get(a.id)
+        if d is None:
+            known = a.id in self.tape.meta.get("array_inputs", ())
+        elif d.regions:
+            known = False
+        elif d.prim in _PYTHON_ARITHMETIC or d.prim in _COMPARE:  # comparisons too
+            known = any(self.has_methods(b) for b in d.args)  # NumPy operands give NumPy results
+        elif d.prim == "unbroadcast":  # g itself, or an array made from it
+            known = self.has_methods(d.args[0])
+        elif d.prim == "getindex":
+            unpacked = self.element_read(d) and d.args[0].id in self.unpacked
+            known = not unpacked and self.has_methods(d.args[0])
+        elif d.prim in _NUMPY_RESULTS:
+            known = True
+        else:  # np.X(...) by the rule's source name; not np.shape/np.size/np.ndim (Python values)
+            names = [n for n in self.table.rules[d.prim].names if not n.startswith(NOT_CALLED)]
+            called = helper_for(d.prim) is None and names and names[0].startswith("numpy.")
+            known = bool(called) and d.prim not in _PYTHON_VALUES
+        self.methods[a.id] = known
+        return known
 
     def is_array(self, a: Atom) -> bool:
         """``a`` is surely a NumPy value: an input used as an array in the source, or the

@@ -71,7 +71,7 @@ def generate(
         # forward
         # return np.sum(np.exp(x))
         _t1 = np.exp(x)
-        f = np.sum(_t1)
+        f = _t1.sum()
         return f, _t1
     """
     with _gc_paused():

@@ -66,7 +66,7 @@ def grad_loss(W1, b1, W2, b2, X, Y):
     # return np.sum((scores - Y) ** 2) / X.shape[0]
     _t3 = scores - Y
     _t4 = np.shape(X)[0]
-    loss = np.sum(_t3 * _t3) / _t4
+    loss = (_t3 * _t3).sum() / _t4
     # backward
     # grad of: return np.sum((scores - Y) ** 2) / X.shape[0]
     dscores = _unbroadcast(1.0 / _t4 * 2 * _t3, scores)
@@ -172,7 +172,7 @@ class GradLoss:
         _t3 = scores - Y if _b[5] is None else np.subtract(scores, Y, out=_b[5])
         _t4 = np.shape(X)[0]
         _u2 = _t3 * _t3 if _b[6] is None else np.multiply(_t3, _t3, out=_b[6])
-        _u3 = np.sum(_u2)
+        _u3 = _u2.sum()
         loss = _u3 / _t4
         # backward
         # grad of: return np.sum((scores - Y) ** 2) / X.shape[0]

@@ -62,7 +62,7 @@ def grad_loss(w, X, y, batch):
     _t5 = 1.0 - picked
     _t6 = cp.log(_t5)
     _t7 = labels * _t3 + _t4 * _t6
-    loss = -cp.mean(_t7)
+    loss = -_t7.mean()
     # backward
     # grad of: return -np.mean(labels * np.log(picked) + (1.0 - labels) * np.log(1.0 - picked))
     d_t7 = _unreduce(-1.0 / cp.size(_t7), _t7)

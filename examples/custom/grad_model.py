@@ -69,7 +69,7 @@ def grad_loss(w, X, y):
     # return np.mean(softplus(z) - y * z)
     _t1 = fastmath.softplus(z)
     _t2 = _t1 - y * z
-    loss = np.mean(_t2)
+    loss = _t2.mean()
     # backward
     # grad of: return np.mean(softplus(z) - y * z)
     _t3 = np.size(_t2)
