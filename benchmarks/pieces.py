@@ -91,7 +91,9 @@ def pieces(workdir: Path) -> list[tuple[str, str, object, object]]:
             ("linear small", "`_unbroadcast(g, t)` when the shapes are equal", lambda: ml._unbroadcast(g, g), None)
         )
     mm, (_, _, W2, _, X, _) = module("mlp", "small")
-    if "keepdims=True)" in inspect.getsource(mm.grad_mlp).split("# backward")[1]:
+    backward = inspect.getsource(mm.grad_mlp).split("# backward")[1]
+    statements = [line for line in backward.splitlines() if not line.strip().startswith("#")]
+    if any("np.sum(" in line and "keepdims=True)" in line for line in statements):  # not g.sum(...)
         gz = np.ones((X.shape[0], W2.shape[1]))
         out.append(
             (
