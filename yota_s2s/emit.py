@@ -42,9 +42,9 @@ from .lower import MODULE_CONSTANTS, canonical_name
 from .ruledsl import RuleTable
 
 _PYTHON_ARITHMETIC = {"add", "sub", "mul", "truediv", "power", "neg"}
-#: Primitives written without a helper whose result is always a NumPy value.
+#: Primitives whose result is always a NumPy value (the helpers among them always make an array).
 _NUMPY_RESULTS = {"transpose", "unreduce", "index_add", "setindex", "einsum", "matmul"}
-_NUMPY_RESULTS |= {"like", "like_matmul", "diag_dv", "xtx_dx"}  # helpers that always make an array
+_NUMPY_RESULTS |= {"like", "like_matmul", "diag_dv", "xtx_dx"}
 #: NumPy functions that return Python values.
 _PYTHON_VALUES = {"shape", "size", "ndim", "len"}
 #: Equations nested into one expression at most: a sum of 5,000 terms is written as
@@ -127,6 +127,11 @@ def _float_safe(eqn: Eqn) -> bool:
         p = eqn.args[1]
         return isinstance(p, Lit) and type(p.value) is int and 0 <= p.value <= 4
     return eqn.prim not in ("floordiv", "mod", "remainder")
+
+
+def _one_int(index: tuple) -> bool:
+    """The index is one constant integer: ``x[3]``, ``x[-1]``."""
+    return len(index) == 1 and type(index[0]) is int
 
 
 def _is_lit(a: Atom, value: int) -> bool:
@@ -296,7 +301,7 @@ class _FunctionEmitter:
             return False
         index = eqn.params["index"]
         inputs = {i.var.id for i in self.tape.inputs}
-        return len(index) == 1 and type(index[0]) is int and eqn.args[0].id in inputs
+        return _one_int(index) and eqn.args[0].id in inputs
 
     def chains(self, tapes: list[Tape]) -> None:
         """Extend in-place groups along single-use ``index_add`` chains, and single-use writes
@@ -339,8 +344,7 @@ class _FunctionEmitter:
                 continue
             if counts[root] != len(adds) + 1:  # a member inside a loop or branch
                 continue
-            constant = (len(e.args) == 2 and len(e.params["index"]) == 1 for e in adds)
-            if all(e.prim == "index_add" and type(e.params["index"][0]) is int and c for e, c in zip(adds, constant)):
+            if all(e.prim == "index_add" and len(e.args) == 2 and _one_int(e.params["index"]) for e in adds):
                 groups[root] = (x, adds[-1].out.id)
         return groups
 
@@ -439,8 +443,11 @@ class _FunctionEmitter:
         return known
 
     def is_array(self, a: Atom) -> bool:
-        """``a`` is surely a NumPy value: an input used as an array in the source, or the
-        result of anything but Python arithmetic (which keeps Python floats floats)."""
+        """``a`` is taken for a NumPy value: an input used as an array in the source, or the
+        result of anything but Python arithmetic (which keeps Python floats floats).  A loop's or
+        a helper's result may still be a Python float; this answer is used only where that does
+        no harm (a fresh result to write into, a returned gradient to copy).  ``has_methods`` is
+        the strict form."""
         if isinstance(a, Lit):
             return False
         d = self.defs.get(a.id)
@@ -531,7 +538,7 @@ class _FunctionEmitter:
             target = ast.Name(self.names[out.id], ast.Store())
             if depth == 0 and self.element_read(eqn) and eqn.args[0].id in self.unpacked:
                 stmt = ast.Assign([target], self.unpacked_read(eqn, body), lineno=0)
-            elif root is not None and (root in self.item_names or self.start_items(root, target.id)):
+            elif root is not None and (root in self.item_names or self.start_items(root, eqn, target.id)):
                 for stmt in self.item_write(root, eqn):
                     body.append((eqn.section, eqn.span, stmt, depth))
                 continue
@@ -823,10 +830,11 @@ class _FunctionEmitter:
             body.append((eqn.section, None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), 0))
         return ast.Subscript(ast.Name(name, ast.Load()), ast.Constant(eqn.params["index"][0]), ast.Load())
 
-    def start_items(self, root: int, name: str) -> bool:
-        """Name the list of an element group (``dx_items``) when ``x_items`` is already written."""
+    def start_items(self, root: int, eqn: Eqn, name: str) -> bool:
+        """Name the list of an element group (``dx_items``) at its ``zeros_like``, when
+        ``x_items`` is already written; a group that did not start there stays an array."""
         group = self.item_groups.get(root)
-        if group is None or self.unpacked[group[0].id] is None:
+        if group is None or eqn.out.id != root or self.unpacked[group[0].id] is None:
             return False
         self.item_names[root] = self.fresh(name + "_items")
         return True
@@ -886,7 +894,7 @@ class _FunctionEmitter:
         if seen is False:  # the chain starts here
             src = self.defs.get(buf.id)
             seen = set() if src is not None and src.prim == "zeros_like" else None
-        if len(eqn.args) > 2 or len(index) != 1 or type(index[0]) is not int or index[0] < 0:
+        if len(eqn.args) > 2 or not _one_int(index) or index[0] < 0:
             seen = None
         first = seen is not None and index[0] not in seen
         if seen is not None:
