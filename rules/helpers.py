@@ -39,6 +39,13 @@ def zeros_like(x):
 
 
 @diffrule(shape="x")
+def grad_zeros(x):
+    # The zero gradient of x, the buffer gradients are added into: zeros of x's shape in the
+    # dtype of x + 0.0 (float64 for an integer x, whose gradient is not an integer).
+    nondiff(x)
+
+
+@diffrule(shape="x")
 def matmul_dx(g, x, y):
     nondiff(x)
     dg = not_implemented("second derivatives through matmul")

@@ -7,7 +7,7 @@ def getindex(x, *idx, index=()):
     # parts (an integer, an index array, a boolean mask) are the operands idx.
     # One gradient buffer per array: the optimizer folds every read of x into it.
     nondiff(idx)
-    dx = index_add(zeros_like(x), dout, idx, index=index)
+    dx = index_add(grad_zeros(x), dout, idx, index=index)
 
 
 @diffrule(names=["numpy.asarray", "numpy.array"])

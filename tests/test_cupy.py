@@ -458,12 +458,13 @@ def test_cupy_output_is_the_numpy_program_with_other_names():
 
         def visit_Assign(self, node):
             value, (target,) = node.value, node.targets
-            if isinstance(value, ast.IfExp) and ast.unparse(target).endswith("_items"):
-                if isinstance(value.body, ast.Call):  # x_items = x.tolist() if ... else x
-                    return None
-                node.value = value.orelse  # dx_items = [0.0] * len(x_items) if x_items is not x else np.zeros_like(x)
-            if ast.unparse(value).startswith("np.asarray(") and ast.unparse(value.args[0]).endswith("_items"):
-                return None  # dx = np.asarray(dx_items, x.dtype)
+            listed = isinstance(value, ast.IfExp) and isinstance(value.test, ast.Compare)
+            if listed and isinstance(value.test.ops[0], ast.IsNot):  # ... if x_items is not x else ...
+                if ast.unparse(value.body).startswith("np.asarray("):
+                    return None  # dx = np.asarray(dx_items, x.dtype) if x_items is not x else dx_items
+                node.value = value.orelse  # dx_items = [0.0] * len(x_items) if x_items is not x else _grad_zeros(x)
+            elif isinstance(value, ast.IfExp) and ast.unparse(target).endswith("_items"):
+                return None  # x_items = x.tolist() if ... else x
             if (
                 isinstance(target, ast.Subscript)
                 and isinstance(value, ast.BinOp)

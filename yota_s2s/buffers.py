@@ -18,7 +18,7 @@ view of an argument (the first call's results are new arrays).  An argument that
 one of the buffers (a gradient of the previous call passed back in) is copied first.  The
 returned gradients may be the buffers themselves: the next call with the same shapes overwrites
 them.  Also written into buffers: the matrix case of ``_matmul_dx``/``_matmul_dy`` and
-``np.full_like``/``np.zeros_like`` (refilled).
+``np.full_like``/``np.zeros_like``/``_grad_zeros`` (refilled).
 
 A function whose intermediate shapes may depend on the values and not only on the argument
 shapes (``if``/``while``, a boolean mask, a loop with a computed trip count), or with nothing
@@ -112,6 +112,8 @@ _REDUCTIONS = frozenset(["sum", "mean", "max", "min", "prod", "std", "var", "siz
 _VALUE_SHAPED = frozenset({"if", "if_back", "while", "while_back", "argwhere", "flatnonzero"})
 _INDEXING = {"getindex": 1, "setindex": 2, "index_add": 2}
 _SIZES = frozenset({"len", "shape", "size", "ndim"})
+#: Calls that fill an array of a given shape with one value, written as ``_filled`` into a buffer.
+_FILLS = frozenset({"full_like", "zeros_like", "_grad_zeros", "_unreduce"})
 
 _RUNTIME = '''
 def _shape_key(*args):
@@ -438,13 +440,15 @@ class _BufferedClass:
 
     def ufunc_of(self, node: ast.expr) -> tuple[str, list[ast.expr]] | None:
         """The ufunc ``node`` calls and its operands, when it can be written with ``out=``; or
-        ``_matmul_dx``, ``_matmul_dy``, ``full_like``, ``zeros_like`` (written by ``into``)."""
+        ``_matmul_dx``, ``_matmul_dy``, ``full_like``, ``zeros_like``, ``_grad_zeros`` (written by ``into``)."""
         if isinstance(node, ast.Call) and not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args):
             func = node.func
             if isinstance(func, ast.Name) and func.id in ("_matmul_dx", "_matmul_dy") and len(node.args) == 3:
                 return func.id, list(node.args)
             if isinstance(func, ast.Name) and func.id == "_unreduce" and len(node.args) == 2:
                 return "_unreduce", list(node.args)  # _unreduce(g, x): x's shape filled with g
+            if isinstance(func, ast.Name) and func.id == "_grad_zeros" and len(node.args) == 1:
+                return "_grad_zeros", list(node.args)
             alias = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
             fills = {"full_like": 2, "zeros_like": 1}
             if alias and func.value.id == self.backend.alias and len(node.args) == fills.get(func.attr):
@@ -491,7 +495,7 @@ class _BufferedClass:
             return node
         name, operands = found
         simple = [self.operand(a, new, buf) for a in operands]
-        if all(self.scalar_like(a) for a in simple) and name not in ("full_like", "zeros_like", "_unreduce"):
+        if all(self.scalar_like(a) for a in simple) and name not in _FILLS:
             plain = self.rebuild(node, simple)
             if target is None:
                 result = self.temp()
@@ -547,7 +551,7 @@ class _BufferedClass:
         if name == "_matmul_dy":  # x.T @ g for matrices
             g, x, _ = operands
             return ast.Call(self.backend.attr("matmul"), [ast.Attribute(x, "T", ast.Load()), g], out)
-        if name in ("full_like", "zeros_like", "_unreduce"):
+        if name in _FILLS:
             value = {"full_like": operands[-1], "_unreduce": operands[0]}.get(name, ast.Constant(0))
             return ast.Call(ast.Name("_filled", ast.Load()), [where, value], [])
         return ast.Call(self.backend.attr(name), operands, out)

@@ -262,7 +262,7 @@ def _adjoints(outs: list[Var], flags: list[bool], contributions: dict, builder: 
     for o, flag in zip(outs, flags):
         if flag:
             parts = contributions.pop(o.id, None)
-            douts.append(_accumulate(parts, o, builder) if parts else builder.emit("zeros_like", [o], {}))
+            douts.append(_accumulate(parts, o, builder) if parts else builder.emit("grad_zeros", [o], {}))
     return douts
 
 
@@ -327,7 +327,7 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
     carried_in = [i.var for i, f in zip(body.inputs[first : first + k], carried_act) if f]
     for n, v in enumerate(carried_in):
         if _is_none(grads[n]):
-            grads[n] = builder.emit("zeros_like", [v], {})
+            grads[n] = builder.emit("grad_zeros", [v], {})
     tape.outputs = list(body.outputs) + grads
     tape = optimize(tape, table)
     carried_inputs = {i.var.id for i in body.inputs[first : first + k]}
@@ -360,7 +360,7 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
 
     def backward(contributions: dict[int, list[Atom]], builder: _Builder) -> None:
         douts = _adjoints(eqn.outs, carried_act, contributions, builder)
-        zeros = [builder.emit("zeros_like", [a], {}) for a, f in zip(free_args, free_act) if f]
+        zeros = [builder.emit("grad_zeros", [a], {}) for a, f in zip(free_args, free_act) if f]
         # named after the values they are adjoints of: the loop's results, then the free values
         primals = [o for o, f in zip(eqn.outs, carried_act) if f] + [a for a, f in zip(free_args, free_act) if f]
         outs = [Var(grad_of=a if isinstance(a, Var) else None) for a in primals]
@@ -399,7 +399,7 @@ def _branch_plan(eqn: Eqn, active: set[int], table: RuleTable):
         builder = _Builder(tape)
         ins = [i for i, f in zip(region.inputs, free_act) if f]
         grads = [
-            builder.emit("zeros_like", [i.var], {}) if isinstance(g, Lit) and g.value is None else g
+            builder.emit("grad_zeros", [i.var], {}) if isinstance(g, Lit) and g.value is None else g
             for g, i in zip(grads, ins)
         ]
         tape.outputs = list(region.outputs) + grads

@@ -8,7 +8,7 @@ for a gradient, ``_t1, _t2, ...`` for temporaries in order of appearance;
 a temporary used once, on the same source line, is written inline into its
 user.  ``index_add`` into a fresh buffer is written in place::
 
-    dx = np.zeros_like(x)
+    dx = _grad_zeros(x)
     dx[3] += _t7
 
 Only the helpers used are copied in (from ``runtime``).  The output depends on
@@ -53,7 +53,7 @@ _MAX_NESTING = 200
 #: Primitives whose result is a new array (never a view or one of their arguments): a write
 #: into their result may be done in place.
 _FRESH = {
-    *("zeros", "ones", "eye", "arange", "zeros_like", "copy", "setindex", "index_add", "unreduce"),
+    *("zeros", "ones", "eye", "arange", "zeros_like", "grad_zeros", "copy", "setindex", "index_add", "unreduce"),
     *("add", "sub", "mul", "truediv", "neg", "power", "square", "sqrt", "exp", "log", "tanh", "sin", "cos"),
     *("abs", "maximum", "minimum", "where", "clip", "matmul", "dot", "outer", "concatenate", "stack"),
     *("hstack", "vstack", "tile", "repeat", "cumsum", "flatten"),
@@ -220,7 +220,7 @@ class _FunctionEmitter:
                 if isinstance(a, Var):
                     self.uses[a.id] = self.uses.get(a.id, 0) + 1
         outputs = {a.id for a in self.tape.outputs if isinstance(a, Var)}
-        # in-place groups: a zeros_like buffer (or a loop's gradient accumulator started from one)
+        # in-place groups: a grad_zeros buffer (or a loop's gradient accumulator started from one)
         # and the chain of single-use index_adds into it
         self.inplace: dict[int, int] = {}  # var id -> root var id
         self.written: dict[int, set | None] = {}  # in-place chain member -> elements written (first_write)
@@ -317,7 +317,7 @@ class _FunctionEmitter:
                 src = self.defs.get(buf.id)
                 fresh = src is not None and self.home.get(buf.id) is t and not src.regions
                 fresh = fresh and (src.prim == "setindex" or (eqn.prim == "setindex" and self.fresh_array(src)))
-                if src is not None and src.prim == "zeros_like":
+                if src is not None and src.prim == "grad_zeros":
                     self.inplace[buf.id] = buf.id
                 elif fresh:
                     self.inplace.setdefault(buf.id, buf.id)
@@ -325,7 +325,7 @@ class _FunctionEmitter:
                     self.inplace[eqn.out.id] = self.inplace[buf.id]
 
     def element_groups(self) -> dict[int, tuple[Var, int]]:
-        """In-place groups built as a list of Python floats: ``zeros_like(x)`` of an argument read
+        """In-place groups built as a list of Python floats: ``grad_zeros(x)`` of an argument read
         by elements (``x_items``), then only ``dx[k] += g`` with constant integers ``k`` on the
         function's own level -> root id: (x, the id of the group's last member).  ``np.zeros_like``
         and a NumPy item write cost more than the whole scalar gradient of a small polynomial."""
@@ -339,7 +339,7 @@ class _FunctionEmitter:
             counts[root] = counts.get(root, 0) + 1
         groups: dict[int, tuple[Var, int]] = {}
         for root, (src, *adds) in members.items():
-            x = src.args[0] if src.prim == "zeros_like" else None
+            x = src.args[0] if src.prim == "grad_zeros" else None
             if src.out.id != root or not isinstance(x, Var) or x.id not in self.unpacked or not adds:
                 continue
             if counts[root] != len(adds) + 1:  # a member inside a loop or branch
@@ -365,7 +365,7 @@ class _FunctionEmitter:
 
     def plan_control(self, tape: Tape, eqn: Eqn) -> None:
         """Carried values of loops: an initial value used only here lends its name to the loop;
-        a backward loop's accumulator started from ``zeros_like`` is updated in place."""
+        a backward loop's accumulator started from ``grad_zeros`` is updated in place."""
         if eqn.prim == "if" or eqn.prim == "if_back":
             return
         lead = LEADING[eqn.prim]
@@ -382,7 +382,7 @@ class _FunctionEmitter:
             if not (init.id in inputs or (d is not None and self.home.get(init.id) is tape and not d.regions)):
                 continue
             self.alias[init.id] = out
-            fresh = d is not None and d.prim == "zeros_like"
+            fresh = d is not None and d.prim == "grad_zeros"
             if eqn.prim.endswith("_back") and (fresh or init.id in self.inplace):
                 carried = region.inputs[first + j].var
                 self.inplace[carried.id] = carried.id
@@ -809,19 +809,23 @@ class _FunctionEmitter:
             body.extend(other)
 
     def unpacked_read(self, eqn: Eqn, body: list) -> ast.expr:
-        """``x_items[k]``, with ``x_items = x.tolist() if type(x) is np.ndarray and x.ndim == 1 else x``
-        written before the first."""
+        """``x_items[k]``, with ``x_items = x.tolist() if type(x) is np.ndarray and x.ndim == 1
+        and x.dtype.kind == "f" else x`` written before the first."""
         x = eqn.args[0]
         name = self.unpacked[x.id]
         if name is None:
             name = self.unpacked[x.id] = self.fresh(self.names[x.id] + "_items")
             # a NumPy array only: a subclass's tolist() may not give its elements (a masked array's
-            # gives None for masked ones); the type test costs less than np.ndim's call
+            # gives None for masked ones); the type test costs less than np.ndim's call.  A float
+            # array only: Python ints do not overflow as NumPy's do, and the list of the gradient
+            # (item_write) is made an array of x's dtype
             kind = ast.Call(ast.Name("type", ast.Load()), [self.atom(x)], [])
+            if "type" in dict(self.tape.params):  # an argument named type: x.__class__
+                kind = ast.Attribute(self.atom(x), "__class__", ast.Load())
             one_d = ast.Compare(ast.Attribute(self.atom(x), "ndim", ast.Load()), [ast.Eq()], [ast.Constant(1)])
-            test = ast.BoolOp(ast.And(), [ast.Compare(kind, [ast.Is()], [self.backend.attr("ndarray")]), one_d])
-            if "type" in dict(self.tape.params):  # an argument named type
-                test = ast.Compare(self.backend.call("ndim", [self.atom(x)]), [ast.Eq()], [ast.Constant(1)])
+            dtype = ast.Attribute(self.atom(x), "dtype", ast.Load())
+            floats = ast.Compare(ast.Attribute(dtype, "kind", ast.Load()), [ast.Eq()], [ast.Constant("f")])
+            test = ast.BoolOp(ast.And(), [ast.Compare(kind, [ast.Is()], [self.backend.attr("ndarray")]), one_d, floats])
             value = ast.IfExp(
                 test,
                 ast.Call(ast.Attribute(self.atom(x), "tolist", ast.Load()), [], []),
@@ -831,7 +835,7 @@ class _FunctionEmitter:
         return ast.Subscript(ast.Name(name, ast.Load()), ast.Constant(eqn.params["index"][0]), ast.Load())
 
     def start_items(self, root: int, eqn: Eqn, name: str) -> bool:
-        """Name the list of an element group (``dx_items``) at its ``zeros_like``, when
+        """Name the list of an element group (``dx_items``) at its ``grad_zeros``, when
         ``x_items`` is already written; a group that did not start there stays an array."""
         group = self.item_groups.get(root)
         if group is None or eqn.out.id != root or self.unpacked[group[0].id] is None:
@@ -840,12 +844,12 @@ class _FunctionEmitter:
         return True
 
     def item_write(self, root: int, eqn: Eqn) -> list[ast.stmt]:
-        """A statement of an element group (the list ``dx_items`` for a 1-D ``x``, the array
-        ``np.zeros_like(x)`` when ``x`` has rows)::
+        """A statement of an element group (the list ``dx_items`` for a 1-D float ``x``, the array
+        ``_grad_zeros(x)`` otherwise, when ``x`` has rows or is not a float array)::
 
-            dx_items = [0.0] * len(x_items) if x_items is not x else np.zeros_like(x)
+            dx_items = [0.0] * len(x_items) if x_items is not x else _grad_zeros(x)
             dx_items[3] = g  # dx_items[3] = dx_items[3] + g after a first write
-            dx = np.asarray(dx_items, x.dtype)  # after the last one
+            dx = np.asarray(dx_items, x.dtype) if x_items is not x else dx_items  # after the last one
         """
         x, last = self.item_groups[root]
         items = self.item_names[root]
@@ -868,6 +872,8 @@ class _FunctionEmitter:
             return [stmt]
         dtype = ast.Attribute(self.atom(x), "dtype", ast.Load())
         array = self.backend.call("asarray", [ast.Name(items, ast.Load()), dtype])
+        listed = ast.Compare(x_items, [ast.IsNot()], [self.atom(x)])
+        array = ast.IfExp(listed, array, ast.Name(items, ast.Load()))
         return [stmt, ast.Assign([ast.Name(self.names[eqn.out.id], ast.Store())], array, lineno=0)]
 
     def add_in_place(self, target: ast.Name, eqn: Eqn) -> ast.stmt:
@@ -893,7 +899,7 @@ class _FunctionEmitter:
         seen = self.written.pop(buf.id, False)
         if seen is False:  # the chain starts here
             src = self.defs.get(buf.id)
-            seen = set() if src is not None and src.prim == "zeros_like" else None
+            seen = set() if src is not None and src.prim == "grad_zeros" else None
         if len(eqn.args) > 2 or not _one_int(index) or index[0] < 0:
             seen = None
         first = seen is not None and index[0] not in seen

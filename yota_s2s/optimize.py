@@ -8,7 +8,7 @@ Runs to a fixed point, in one forward walk per round:
   the shape classes of ``g`` and ``x`` are equal (see ``shapes``), a scalar
   spread by ``unreduce`` kept scalar through elementwise steps
   (``mul(unreduce(1.0, e), e)`` -> ``e``), and gradient contributions of
-  ``x[i]`` reads folded into one buffer (``add(A, index_add(zeros_like(x), g,
+  ``x[i]`` reads folded into one buffer (``add(A, index_add(grad_zeros(x), g,
   i))`` -> ``index_add(A, g, i)``);
 - **CSE**: value numbering on ``(prim, args, params)`` over pure primitives,
   with ``add``/``mul`` arguments in a canonical order; the forward and
@@ -166,7 +166,7 @@ def _size_of_live_values(tape: Tape, table: RuleTable) -> Tape:
 
 #: The operands that primitives read only for their shape and dtype, never their values.
 _SHAPE_OPERANDS = {
-    **dict.fromkeys(("size", "shape", "ndim", "len", "zeros_like"), (0,)),
+    **dict.fromkeys(("size", "shape", "ndim", "len", "zeros_like", "grad_zeros"), (0,)),
     **dict.fromkeys(("unreduce", "unbroadcast", "diag_dv", "matmul_dx"), (1,)),
     "matmul_dy": (2,),
 }
@@ -470,7 +470,7 @@ class _Rewriter:
         if gram := self._gram_adjoint(a, b) or self._gram_adjoint(b, a):
             return gram
         for acc, part in ((a, b), (b, a)):
-            z = self.def_of(part, "zeros_like")
+            z = self.def_of(part, "grad_zeros")
             if z is not None and self.cls(acc) == self.cls(z.args[0]):
                 return acc
         for acc, part in ((a, b), (b, a)):
@@ -484,7 +484,7 @@ class _Rewriter:
                 if folded is not None:
                     return folded
         for acc, part in ((a, b), (b, a)):
-            # acc + index_add(...index_add(zeros_like(x), g1, i1)..., gn, in): add g1..gn into acc
+            # acc + index_add(...index_add(grad_zeros(x), g1, i1)..., gn, in): add g1..gn into acc
             chain = []
             ia = self.def_of(part, "index_add")
             while ia is not None:
@@ -492,7 +492,7 @@ class _Rewriter:
                 ia = self.def_of(ia.args[0], "index_add")
             if not chain:
                 continue
-            z = self.def_of(chain[-1].args[0], "zeros_like")
+            z = self.def_of(chain[-1].args[0], "grad_zeros")
             if z is not None and self.cls(acc) == self.cls(z.args[0]):
                 total = acc
                 for ia in reversed(chain[1:]):
@@ -523,11 +523,11 @@ class _Rewriter:
         return None
 
     def accumulate_in_loop(self, eqn: Eqn, out: Var, acc: Atom) -> Atom | None:
-        """``acc + loop_back(...)[j]`` where the loop's accumulator ``j`` starts from ``zeros_like``:
+        """``acc + loop_back(...)[j]`` where the loop's accumulator ``j`` starts from ``grad_zeros``:
         start it from ``acc`` instead."""
         j = eqn.outs.index(out)
         at = LEADING[eqn.prim] + j
-        z = self.def_of(eqn.args[at], "zeros_like")
+        z = self.def_of(eqn.args[at], "grad_zeros")
         if z is None or self.cls(acc) != self.cls(z.args[0]):
             return None
         args = list(eqn.args)
@@ -674,10 +674,10 @@ class _Rewriter:
         return None
 
     def simplify_index_add(self, args: list[Atom], params: dict):
-        """``index_add(zeros_like(x), g, index=[:, None])``: an index of full slices and new axes
+        """``index_add(grad_zeros(x), g, index=[:, None])``: an index of full slices and new axes
         only reshapes ``x``, so the gradient is ``g`` reshaped (no buffer, no scatter)."""
         buf, g, *dynamic = args
-        z = self.def_of(buf, "zeros_like")
+        z = self.def_of(buf, "grad_zeros")
         if z is None or dynamic:
             return None
         index = params["index"]

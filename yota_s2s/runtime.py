@@ -55,9 +55,18 @@ def _like_matmul(x, y):
     return xp.empty(shape, xp.result_type(x, y))
 
 
+def _grad_zeros(x):
+    """Zeros of the shape of ``x`` in the dtype of its gradient, that of ``x + 0.0``: ``x``'s own
+    for a float array, float64 for an integer or boolean one (a buffer of an integer dtype would
+    truncate what is added into it)."""
+    x = xp.asarray(x)
+    return xp.zeros(x.shape, xp.result_type(x, 0.0))
+
+
 def _index_add(buf, g, index):
-    """A copy of ``buf`` with ``g`` added at ``buf[index]``, repeated indices accumulated."""
-    buf = buf.copy()
+    """A copy of ``buf`` with ``g`` added at ``buf[index]``, repeated indices accumulated, in the
+    dtype of ``buf + g``."""
+    buf = buf.astype(xp.result_type(buf, g))
     xp.add.at(buf, index, g)
     return buf
 
