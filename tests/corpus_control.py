@@ -155,6 +155,24 @@ def nested_carry_both(x, n):
     return s
 
 
+def loop_reads_outside_reads(x, n):
+    # x[0], x[1] before the loops and x[i] in both: one gradient buffer, every write in place
+    s = x[0] * x[1]
+    for i in range(n):
+        s = s + x[i] * x[i] * s
+    for i in range(n):
+        s = s * x[i] + x[2]
+    return s
+
+
+def loop_carry_grows(X, w, n):
+    # s starts a number and becomes a row: its adjoint after the loop has the shape of 0.0
+    s = 0.0
+    for i in range(n):
+        s = s * 0.5 + X[i] * w
+    return np.sum(s * s)
+
+
 def power_iteration(A, v, n):
     for _ in range(n):
         v = A @ v
@@ -378,6 +396,8 @@ CASES = {
     "pairwise_energy": lambda r: (r.standard_normal(5),),
     "pairwise_energy_2d": lambda r: (r.standard_normal((4, 2)),),
     "nested_carry_both": lambda r: (0.5 * r.standard_normal(3), 3),
+    "loop_reads_outside_reads": lambda r: (r.uniform(0.5, 1.0, 5), 4),
+    "loop_carry_grows": lambda r: (r.standard_normal((4, 3)), r.standard_normal(3), 4),
     "power_iteration": lambda r: (r.standard_normal((3, 3)), r.standard_normal(3), 4),
     "rnn": lambda r: (
         0.5 * r.standard_normal((4, 4)),
@@ -415,6 +435,8 @@ NONDIFF = {
     "loop_swap": {"n"},
     "loop_module_constant": {"n"},
     "nested_carry_both": {"n"},
+    "loop_reads_outside_reads": {"n"},
+    "loop_carry_grows": {"n"},
     "power_iteration": {"n"},
     "rnn": {"T"},
     "euler": {"steps"},

@@ -31,6 +31,16 @@ def test_a_branch_records_the_taken_side_and_the_backward_sweep_follows_it():
     assert code.count("np.exp(") == 1  # the backward branch reuses the forward exp
 
 
+def test_reads_of_x_in_and_around_loops_add_into_one_buffer_in_place():
+    """x[i] read in two loops and x[0], x[1] before them: the backward loops and the reads after
+    them write into one gradient array in place. A copy per write (``_index_add``) made the
+    gradient quadratic in the trip count (DESIGN: per-index gradient arrays)."""
+    text = generate(SOURCE, "tests/corpus_control.py", ["loop_reads_outside_reads"]).text
+    body = text.split("def grad_loop_reads_outside_reads")[1]
+    assert "_index_add" not in text and body.count("_grad_zeros(x)") == 1
+    assert "dx_1[i] += " in body and "dx[i_1] += " in body and "dx_1[0] += " in body
+
+
 def test_a_while_loop_is_replayed_from_its_stack():
     text = generate(SOURCE, "tests/corpus_control.py", ["newton_sqrt"]).text
     assert "while np.max(np.abs(" in text and "while _stack:" in text

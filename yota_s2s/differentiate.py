@@ -378,7 +378,12 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
         )
         # the initial values receive the adjoints of the carried values (a constant one needs none)
         targets = [a if _is_active(a, active) else None for a, f in zip(carried_args, carried_act) if f]
-        _append_back(back, targets + [a for a, f in zip(free_args, free_act) if f], contributions, builder)
+        free = [a for a, f in zip(free_args, free_act) if f]
+        _append_back(back, targets + free, contributions, builder)
+        # each result is the adjoint of an initial value or a free value, and has its shape
+        shaped_like = [a for a, f in zip(carried_args, carried_act) if f] + free
+        same = builder.tape.meta.setdefault("same_shape", {})
+        same.update((o.id, a) for o, a in zip(back.outs, shaped_like) if isinstance(a, Var))
 
     return new, backward
 

@@ -379,13 +379,16 @@ class _FunctionEmitter:
             if not isinstance(init, Var) or self.uses.get(init.id) != 1:
                 continue
             d = self.defs.get(init.id)
-            if not (init.id in inputs or (d is not None and self.home.get(init.id) is tape and not d.regions)):
+            local = d is not None and self.home.get(init.id) is tape
+            if init.id in inputs or (local and not d.regions):
+                self.alias[init.id] = out
+            elif not (local and init.id in self.inplace):  # an earlier backward loop's accumulator
                 continue
-            self.alias[init.id] = out
             fresh = d is not None and d.prim == "grad_zeros"
             if eqn.prim.endswith("_back") and (fresh or init.id in self.inplace):
                 carried = region.inputs[first + j].var
                 self.inplace[carried.id] = carried.id
+                self.inplace[out.id] = out.id  # that array is the loop's result: later writes go into it too
 
     def fresh_array(self, eqn: Eqn) -> bool:
         """``eqn``'s result is a new array that nothing else refers to."""
