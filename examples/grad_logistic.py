@@ -7,9 +7,9 @@ import numpy as np
 
 def _matmul_dy(g, x, y):
     """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``y``, for operands of any rank."""
-    x_nd, y_nd = np.ndim(x), np.ndim(y)
-    if x_nd == 2 and y_nd == 2:  # matrices: no broadcasting to undo
+    if type(x) is type(y) is np.ndarray and x.ndim == 2 == y.ndim:  # matrices: nothing to undo
         return x.T @ g
+    x_nd, y_nd = np.ndim(x), np.ndim(y)
     if x_nd == 0 or y_nd == 0:  # dot with a scalar multiplies
         return _unbroadcast(g * x, y)
     if y_nd == 1:
@@ -66,7 +66,7 @@ def grad_loss(w, b, X, y):
     loss = -_t9.mean()
     # backward
     # grad of: return -np.mean(y * np.log(p) + (1.0 - y) * np.log(1.0 - p))
-    d_t9 = _unreduce(-1.0 / np.size(_t9), _t9)
+    d_t9 = _unreduce(-1.0 / _t9.size, _t9)
     d_t7 = _unbroadcast(d_t9 * _t6, _t8) / _t7
     _t10 = _unbroadcast(d_t9 * y, _t5) / p
     # grad of: return 1.0 / (1.0 + np.exp(-z)) (in logistic)

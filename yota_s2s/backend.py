@@ -58,6 +58,9 @@ NOT_CALLED = ("ndarray.", "operator.", "builtins.", "math.")
 #: Reductions written as the method of a value known to be a NumPy value (``z.sum(axis=1)``):
 #: the same computation without the Python wrapper of ``np.sum`` (about 1 µs a call).
 _METHODS = frozenset({"sum", "mean", "max", "min", "prod"})
+#: Shape queries written as the attribute of a value known to be a NumPy value (``z.size``):
+#: ``np.size(z)`` is a Python function that dispatches before it reads the same attribute.
+_ATTRIBUTES = frozenset({"size", "shape", "ndim"})
 
 
 def helper_for(prim: str) -> str | None:
@@ -194,6 +197,8 @@ class Backend:
             n = len(rule.operands)
             args = [*args[:n], ast.List(list(args[n:]), ast.Load())]
         method = next((n[len("ndarray.") :] for n in rule.names if n.startswith("ndarray.")), None)
+        if method in _ATTRIBUTES and arrays and arrays[0] and len(args) == 1 and not keywords:
+            return ast.Attribute(args[0], method, ast.Load())  # z.size: 0.02 µs, np.size(z) 0.15
         if method in _METHODS and arrays and arrays[0]:  # z.sum(axis=1): np.sum's wrapper costs 1 µs
             kws = [ast.keyword(k, constant(v)) for k, v in keywords.items()]
             return ast.Call(ast.Attribute(args[0], method, ast.Load()), list(args[1:]), kws)

@@ -43,6 +43,8 @@ def _like(x, y):
 def _like_matmul(x, y):
     """An uninitialised array of the shape and dtype of ``x @ y``: a product the gradient
     reads only for its shape, not computed."""
+    if type(x) is type(y) is xp.ndarray and x.ndim == 2 == y.ndim and x.shape[1] == y.shape[0]:
+        return xp.empty((x.shape[0], y.shape[1]), xp.result_type(x, y))  # matrices, by attributes
     xs, ys = xp.shape(x), xp.shape(y)
     if not xs or not ys or xs[-1] != ys[-min(len(ys), 2)]:  # what x @ y would refuse
         raise ValueError(f"matmul: operands of shapes {xs} and {ys} do not match")
@@ -73,9 +75,9 @@ def _index_add(buf, g, index):
 
 def _matmul_dx(g, x, y):
     """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``x``, for operands of any rank."""
+    if type(x) is type(y) is xp.ndarray and x.ndim == 2 == y.ndim:  # matrices: nothing to undo
+        return g @ y.T  # (tested first, by attributes: np.ndim costs 0.1 µs a call)
     x_nd, y_nd = xp.ndim(x), xp.ndim(y)
-    if x_nd == 2 and y_nd == 2:  # matrices: no broadcasting to undo
-        return g @ y.T
     if x_nd == 0 or y_nd == 0:  # dot with a scalar multiplies
         return _unbroadcast(g * y, x)
     if y_nd == 1:
@@ -89,9 +91,9 @@ def _matmul_dx(g, x, y):
 
 def _matmul_dy(g, x, y):
     """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``y``, for operands of any rank."""
-    x_nd, y_nd = xp.ndim(x), xp.ndim(y)
-    if x_nd == 2 and y_nd == 2:  # matrices: no broadcasting to undo
+    if type(x) is type(y) is xp.ndarray and x.ndim == 2 == y.ndim:  # matrices: nothing to undo
         return x.T @ g
+    x_nd, y_nd = xp.ndim(x), xp.ndim(y)
     if x_nd == 0 or y_nd == 0:  # dot with a scalar multiplies
         return _unbroadcast(g * x, y)
     if y_nd == 1:
@@ -106,7 +108,7 @@ def _matmul_dy(g, x, y):
 
 def _xtx_dx(g, x):
     """Gradient of ``x.T @ x`` with respect to ``x``: one product for a matrix."""
-    if xp.ndim(x) == 2 and xp.ndim(g) == 2:
+    if type(x) is type(g) is xp.ndarray and x.ndim == 2 == g.ndim:
         return x @ (g + g.T)
     xt = xp.transpose(x)
     return _matmul_dy(g, xt, x) + xp.transpose(_matmul_dx(g, xt, x))
@@ -122,9 +124,11 @@ def _xxt_dx(g, x):
 
 def _diag_dv(g, v, k):
     """Gradient of ``diag(v, k)`` with respect to ``v`` (``v`` a vector or a matrix)."""
-    if xp.ndim(v) == 1:
+    if type(v) is not xp.ndarray:
+        v = xp.asarray(v)
+    if v.ndim == 1:
         return xp.diagonal(g, k).copy()
-    rows, cols = xp.shape(v)
+    rows, cols = v.shape
     dv = xp.zeros((rows, cols), dtype=xp.result_type(g, v))
     start = max(-k, 0) * cols + max(k, 0)  # dv[i + max(-k, 0), i + max(k, 0)] for i < len(g)
     dv.reshape(-1)[start :: cols + 1][: len(g)] = g

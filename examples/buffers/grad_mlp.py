@@ -7,9 +7,9 @@ import numpy as np
 
 def _matmul_dx(g, x, y):
     """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``x``, for operands of any rank."""
+    if type(x) is type(y) is np.ndarray and x.ndim == 2 == y.ndim:  # matrices: nothing to undo
+        return g @ y.T  # (tested first, by attributes: np.ndim costs 0.1 µs a call)
     x_nd, y_nd = np.ndim(x), np.ndim(y)
-    if x_nd == 2 and y_nd == 2:  # matrices: no broadcasting to undo
-        return g @ y.T
     if x_nd == 0 or y_nd == 0:  # dot with a scalar multiplies
         return _unbroadcast(g * y, x)
     if y_nd == 1:
@@ -23,9 +23,9 @@ def _matmul_dx(g, x, y):
 
 def _matmul_dy(g, x, y):
     """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``y``, for operands of any rank."""
-    x_nd, y_nd = np.ndim(x), np.ndim(y)
-    if x_nd == 2 and y_nd == 2:  # matrices: no broadcasting to undo
+    if type(x) is type(y) is np.ndarray and x.ndim == 2 == y.ndim:  # matrices: nothing to undo
         return x.T @ g
+    x_nd, y_nd = np.ndim(x), np.ndim(y)
     if x_nd == 0 or y_nd == 0:  # dot with a scalar multiplies
         return _unbroadcast(g * x, y)
     if y_nd == 1:
@@ -65,7 +65,7 @@ def grad_loss(W1, b1, W2, b2, X, Y):
     scores = _t2 + b2
     # return np.sum((scores - Y) ** 2) / X.shape[0]
     _t3 = scores - Y
-    _t4 = np.shape(X)[0]
+    _t4 = X.shape[0]
     loss = (_t3 * _t3).sum() / _t4
     # backward
     # grad of: return np.sum((scores - Y) ** 2) / X.shape[0]
@@ -170,7 +170,7 @@ class GradLoss:
         scores = _t2 + b2 if _b[4] is None else np.add(_t2, b2, out=_b[4])
         # return np.sum((scores - Y) ** 2) / X.shape[0]
         _t3 = scores - Y if _b[5] is None else np.subtract(scores, Y, out=_b[5])
-        _t4 = np.shape(X)[0]
+        _t4 = X.shape[0]
         _u2 = _t3 * _t3 if _b[6] is None else np.multiply(_t3, _t3, out=_b[6])
         _u3 = _u2.sum()
         loss = _u3 / _t4

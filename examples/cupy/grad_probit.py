@@ -16,9 +16,9 @@ def _grad_zeros(x):
 
 def _matmul_dy(g, x, y):
     """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``y``, for operands of any rank."""
-    x_nd, y_nd = cp.ndim(x), cp.ndim(y)
-    if x_nd == 2 and y_nd == 2:  # matrices: no broadcasting to undo
+    if type(x) is type(y) is cp.ndarray and x.ndim == 2 == y.ndim:  # matrices: nothing to undo
         return x.T @ g
+    x_nd, y_nd = cp.ndim(x), cp.ndim(y)
     if x_nd == 0 or y_nd == 0:  # dot with a scalar multiplies
         return _unbroadcast(g * x, y)
     if y_nd == 1:
@@ -76,7 +76,7 @@ def grad_loss(w, X, y, batch):
     loss = -_t7.mean()
     # backward
     # grad of: return -np.mean(labels * np.log(picked) + (1.0 - labels) * np.log(1.0 - picked))
-    d_t7 = _unreduce(-1.0 / cp.size(_t7), _t7)
+    d_t7 = _unreduce(-1.0 / _t7.size, _t7)
     d_t5 = _unbroadcast(d_t7 * _t4, _t6) / _t5
     _t8 = _unbroadcast(d_t7 * labels, _t3) / picked
     # grad of: picked = p[batch]

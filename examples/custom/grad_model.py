@@ -8,9 +8,9 @@ import numpy as np
 
 def _matmul_dx(g, x, y):
     """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``x``, for operands of any rank."""
+    if type(x) is type(y) is np.ndarray and x.ndim == 2 == y.ndim:  # matrices: nothing to undo
+        return g @ y.T  # (tested first, by attributes: np.ndim costs 0.1 µs a call)
     x_nd, y_nd = np.ndim(x), np.ndim(y)
-    if x_nd == 2 and y_nd == 2:  # matrices: no broadcasting to undo
-        return g @ y.T
     if x_nd == 0 or y_nd == 0:  # dot with a scalar multiplies
         return _unbroadcast(g * y, x)
     if y_nd == 1:
@@ -24,9 +24,9 @@ def _matmul_dx(g, x, y):
 
 def _matmul_dy(g, x, y):
     """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``y``, for operands of any rank."""
-    x_nd, y_nd = np.ndim(x), np.ndim(y)
-    if x_nd == 2 and y_nd == 2:  # matrices: no broadcasting to undo
+    if type(x) is type(y) is np.ndarray and x.ndim == 2 == y.ndim:  # matrices: nothing to undo
         return x.T @ g
+    x_nd, y_nd = np.ndim(x), np.ndim(y)
     if x_nd == 0 or y_nd == 0:  # dot with a scalar multiplies
         return _unbroadcast(g * x, y)
     if y_nd == 1:
@@ -75,7 +75,7 @@ def grad_loss(w, X, y):
     loss = _t2.mean()
     # backward
     # grad of: return np.mean(softplus(z) - y * z)
-    _t3 = np.size(_t2)
+    _t3 = _t2.size
     _t4 = 1.0 / _t3
     _t5 = _unreduce(-_t4, _t2)
     dy = _unbroadcast(_t5 * z, y)
