@@ -360,9 +360,11 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
 
     def backward(contributions: dict[int, list[Atom]], builder: _Builder) -> None:
         douts = _adjoints(eqn.outs, carried_act, contributions, builder)
-        zeros = [builder.emit("grad_zeros", [a], {}) for a, f in zip(free_args, free_act) if f]
+        initial = [a for a, f in zip(carried_args, carried_act) if f]
+        free = [a for a, f in zip(free_args, free_act) if f]
+        zeros = [builder.emit("grad_zeros", [a], {}) for a in free]
         # named after the values they are adjoints of: the loop's results, then the free values
-        primals = [o for o, f in zip(eqn.outs, carried_act) if f] + [a for a, f in zip(free_args, free_act) if f]
+        primals = [o for o, f in zip(eqn.outs, carried_act) if f] + free
         outs = [Var(grad_of=a if isinstance(a, Var) else None) for a in primals]
         # a for loop that saved nothing has no stack to pop (and an enclosing loop must not save it)
         stack_arg = stack if saved or early or eqn.prim != "for" else Lit(None)
@@ -377,13 +379,11 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
             "backward",
         )
         # the initial values receive the adjoints of the carried values (a constant one needs none)
-        targets = [a if _is_active(a, active) else None for a, f in zip(carried_args, carried_act) if f]
-        free = [a for a, f in zip(free_args, free_act) if f]
+        targets = [a if _is_active(a, active) else None for a in initial]
         _append_back(back, targets + free, contributions, builder)
         # each result is the adjoint of an initial value or a free value, and has its shape
-        shaped_like = [a for a, f in zip(carried_args, carried_act) if f] + free
         same = builder.tape.meta.setdefault("same_shape", {})
-        same.update((o.id, a) for o, a in zip(back.outs, shaped_like) if isinstance(a, Var))
+        same.update((o.id, a) for o, a in zip(back.outs, initial + free) if isinstance(a, Var))
 
     return new, backward
 

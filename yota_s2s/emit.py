@@ -857,14 +857,14 @@ class _FunctionEmitter:
         x, last = self.item_groups[root]
         items = self.item_names[root]
         x_items = ast.Name(self.unpacked[x.id], ast.Load())
+        listed = ast.Compare(x_items, [ast.IsNot()], [self.atom(x)])  # x_items is not x: a list
         if eqn.out.id == root:
-            listed = ast.BinOp(
+            zeros = ast.BinOp(
                 ast.List([ast.Constant(0.0)], ast.Load()),
                 ast.Mult(),
                 ast.Call(ast.Name("len", ast.Load()), [x_items], []),
             )
-            test = ast.Compare(x_items, [ast.IsNot()], [self.atom(x)])
-            value = ast.IfExp(test, listed, self.expression(eqn))
+            value = ast.IfExp(listed, zeros, self.expression(eqn))
             return [ast.Assign([ast.Name(items, ast.Store())], value, lineno=0)]
         k = ast.Constant(eqn.params["index"][0])
         g = self.atom(eqn.args[1])
@@ -875,7 +875,6 @@ class _FunctionEmitter:
             return [stmt]
         dtype = ast.Attribute(self.atom(x), "dtype", ast.Load())
         array = self.backend.call("asarray", [ast.Name(items, ast.Load()), dtype])
-        listed = ast.Compare(x_items, [ast.IsNot()], [self.atom(x)])
         array = ast.IfExp(listed, array, ast.Name(items, ast.Load()))
         return [stmt, ast.Assign([ast.Name(self.names[eqn.out.id], ast.Store())], array, lineno=0)]
 
