@@ -81,8 +81,47 @@ def f(z):
 def test_unbroadcast_against_a_keepdims_reduction_is_a_sum_over_its_axes(shape):
     f, grad_f, text = generated(SOFTMAX)
     assert "_unbroadcast" not in text
-    assert ").sum(axis=1, keepdims=True)" in text  # the unbroadcast became a sum over the axis
+    assert ".sum(axis=1, keepdims=True)" in text.split("# backward")[1]  # the unbroadcast became a sum
     check(f, grad_f, *rng_arrays(shape))
+
+
+LOG_SOFTMAX_LOSS = """
+def f(z, y):
+    zmax = np.max(z, axis=-1, keepdims=True)
+    lse = np.log(np.sum(np.exp(z - zmax), axis=-1, keepdims=True)) + zmax
+    return -np.sum(y * (z - lse))
+"""
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (4, 1), (1, 3), (2, 3, 2)])
+def test_the_max_of_a_stable_log_sum_exp_gets_no_gradient(shape):
+    # d lse / d zmax = 1 - sum(exp(z - zmax)) / s = 0: the backward sweep factors dlse / s out of
+    # the sum over the axis (constant along it), meets the forward's s there (CSE), and the max's
+    # share dlse - dlse is zero.  No mask, no tie-splitting, fewer passes over z.
+    f, grad_f, text = generated(LOG_SOFTMAX_LOSS)
+    backward = text.split("# backward")[1]
+    assert "==" not in backward and "zmax" not in backward, backward
+    check(f, grad_f, *rng_arrays(shape, shape))
+    z = np.tile(np.array([1.0, 3.0, 3.0]), (2, 1))  # ties at the maximum: lse is smooth there
+    check(f, grad_f, z, rng_arrays((2, 3))[0])
+
+
+FACTORS_OF_SUMS = """
+def f(x, w):
+    m = np.sum(x * w, axis=0, keepdims=True)
+    r = x / m
+    return np.sum(r * r) + np.sum(w * (m - m) * x)
+"""
+
+
+@pytest.mark.parametrize("shapes", [((3, 4), (3, 4)), ((3, 1), (3, 4)), ((3, 4), (1, 4)), ((1, 4), (1, 4))])
+def test_sum_factors_and_zero_gradients_keep_their_shapes(shapes):
+    # a factor constant along the summed axis leaves the sum, a zero gradient (m - m) stays zero
+    # through products; each on operands that broadcast, so a shape lost would show
+    f, grad_f, text = generated(FACTORS_OF_SUMS)
+    backward = text.split("# backward")[1]
+    assert "_t2 = m - m" in text and ", _t2)" not in backward  # dm gets d_t2 - d_t2: zero, not computed
+    check(f, grad_f, *rng_arrays(*shapes))
 
 
 REMOVED_AND_PUT_BACK = """

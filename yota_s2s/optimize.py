@@ -568,8 +568,34 @@ class _Rewriter:
         self.changed = True
         return out
 
+    def _backward(self) -> bool:
+        """The equation being simplified is in the backward sweep (its values are gradients:
+        floats, free of the forward's promise to compute exactly what the user wrote)."""
+        return self.current is not None and self.current.section == "backward"
+
+    def _zero_operand(self, prim: str, args: list[Atom], params: dict):
+        """``grad_zeros(w) * y`` (or ``/ y``) -> zeros of the product's shape, when an operand
+        (``w`` or ``y``) has that shape: a zero gradient stays zero through a product."""
+        for a in args:
+            z = self.def_of(a, "grad_zeros")
+            if z is None:
+                continue
+            result = self.sc.infer(prim, args, params)
+            if result == self.cls(a):
+                return a
+            other = next((b for b in args if b is not a and isinstance(b, Var)), None)
+            if other is not None and result == self.cls(other):
+                return "grad_zeros", [other], {}
+        return None
+
     def simplify_sub(self, args: list[Atom], params: dict):
         a, b = args
+        if a is b and self._backward():
+            return "grad_zeros", [a], {}
+        if self.def_of(b, "grad_zeros") and self._keeps_shape("sub", args, params, a):
+            return a
+        if self.def_of(a, "grad_zeros") and self._keeps_shape("sub", args, params, b):
+            return "neg", [b], {}
         if self._neutral(b, 0, a) and self._keeps_shape("sub", args, params, a):
             return a
         if self._neutral(a, 0, b) and self._keeps_shape("sub", args, params, b):
@@ -580,7 +606,12 @@ class _Rewriter:
 
     def simplify_mul(self, args: list[Atom], params: dict):
         a, b = args
+        if zero := self._zero_operand("mul", args, params):
+            return zero
         for x, y in ((a, b), (b, a)):
+            q = self.def_of(x, "truediv")
+            if q and q.args[1] is y and self._backward() and self._keeps_shape("mul", args, params, q.args[0]):
+                return q.args[0]  # a / b * b -> a (a gradient: a float, like the quotient)
             if self._neutral(y, 1, x) and self._keeps_shape("mul", args, params, x):
                 return x
             if self._neutral(y, -1, x) and self._keeps_shape("mul", args, params, x):
@@ -600,6 +631,8 @@ class _Rewriter:
 
     def simplify_truediv(self, args: list[Atom], params: dict):
         a, b = args
+        if self.def_of(a, "grad_zeros") and (zero := self._zero_operand("truediv", args, params)):
+            return zero
         if self._neutral(b, 1, a) and self._keeps_shape("truediv", args, params, a):
             return a
         if n := self.def_of(a, "neg"):
@@ -608,6 +641,8 @@ class _Rewriter:
 
     def simplify_neg(self, args: list[Atom], params: dict):
         (a,) = args
+        if self.def_of(a, "grad_zeros"):
+            return a
         if n := self.def_of(a, "neg"):
             return n.args[0]
         if s := self.def_of(a, "sub"):
@@ -684,6 +719,31 @@ class _Rewriter:
         if not all(i is None or i == Slice() for i in index) or Slice() not in index and None not in index:
             return None
         return "reshape", [g, self.emit("shape", [z.args[0]])], {}
+
+    def simplify_sum(self, args: list[Atom], params: dict):
+        """In the backward sweep, a factor constant along the summed axes leaves the sum:
+        ``sum(-x)`` -> ``-sum(x)``, and ``sum(q * b, axis, keepdims=True)`` -> ``q * sum(b, axis,
+        keepdims=True)`` when ``q`` is a scalar or has the shape of a keepdims reduction of ``b``
+        over ``axis``.  ``sum(b)`` is then often a forward value (CSE), which is what cancels the
+        gradient through the ``max`` of a stable log-sum-exp: ``dlse / s * e`` summed is
+        ``dlse / s * s``, that is ``dlse``, and the ``max``'s share ``dlse - dlse`` is zero.
+        """
+        (x,) = args
+        if not self._backward() or type(params.get("keepdims", False)) is not bool:
+            return None
+        if n := self.def_of(x, "neg"):
+            return "neg", [self.emit("sum", [n.args[0]], params)], {}
+        m = self.def_of(x, "mul")
+        if m is None:
+            return None
+        for q, b in (m.args, m.args[::-1]):
+            if (
+                self.cls(q) == frozenset()
+                or params.get("keepdims")
+                and self.sc.kept_along(self.cls(q), self.cls(b), params.get("axis", None))
+            ):
+                return "mul", [q, self.emit("sum", [b], params)], {}
+        return None
 
     def simplify_keep_axes(self, args: list[Atom], params: dict):
         if params["axis"] is None or params["keepdims"]:  # nothing was removed

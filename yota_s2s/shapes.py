@@ -97,6 +97,12 @@ class ShapeClasses:
         found = self.keepdims.get(next(iter(reduced)))
         return found[2] if found is not None and found[0] == base else False
 
+    def kept_along(self, reduced: frozenset, base: frozenset, axis: object) -> bool:
+        """A value of class ``reduced`` has the shape of a keepdims reduction over ``axis`` of a
+        value of class ``base``: it broadcasts to ``base``'s shape along those axes only."""
+        found = self.keepdims_of(reduced, base)
+        return found is not False and _static_axis(axis) and _axes(found) == _axes(axis)
+
     def broadcast(self, classes: list[frozenset]) -> frozenset:
         """The class of values of ``classes`` broadcast together (the union of their atoms, each
         keepdims reduction dropped when all of its input's atoms are there)."""

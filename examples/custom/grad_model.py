@@ -41,18 +41,19 @@ def _matmul_dy(g, x, y):
 
 def _unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
-    shape = np.shape(x)
-    g_shape = np.shape(g)
+    if type(g) is type(x) is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
+        shape, g_shape = x.shape, g.shape
+    else:
+        shape, g_shape = np.shape(x), np.shape(g)
     if g_shape == shape:
         return g
     extra = len(g_shape) - len(shape)
     if extra < 0:
         return np.broadcast_to(g, shape).astype(np.result_type(g, x))
-    axes = [*range(extra)]
-    for i, n in enumerate(shape):
-        if n == 1 and g_shape[extra + i] != 1:
-            axes.append(extra + i)
-    return g.sum(axis=tuple(axes)).reshape(shape)
+    if 1 not in shape:  # leading axes only: what is left has x's shape (g is an array here)
+        return g.sum(axis=0) if extra == 1 else g.sum(axis=tuple(range(extra)))
+    ones = [i for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
+    return g.sum(axis=(*range(extra), *ones)).reshape(shape)
 
 
 def _unreduce(g, x):
