@@ -95,6 +95,14 @@ def like(x, y):
 
 
 @diffrule
+def broadcast(*xs):
+    # np.broadcast(x, y, ...): the broadcast of its operands as NumPy describes it (shape, size,
+    # ndim), no array; the stand-in of a sum or product the gradient reads only for its size
+    # (optimize.stand_ins).
+    nondiff(xs)
+
+
+@diffrule
 def like_matmul(x, y):
     # An uninitialised array of the shape and dtype of x @ y: the stand-in of a product the
     # gradient reads only for its shape.

@@ -9,6 +9,8 @@ results equal the value form's, which computes the product.
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -42,7 +44,8 @@ def code_lines(text: str, name: str) -> list[str]:
 def test_a_product_read_only_for_its_shape_is_not_computed():
     text, ns = grad_function(LINEAR, "linear", value=False)
     lines = code_lines(text, "linear")
-    assert "_t1 = _like_matmul(W, x)" in lines and "_t3 = _like(_t1, _t2)" in lines
+    # the product's shape and dtype are read (to spread the gradient over); the sum's size only
+    assert "_t1 = _like_matmul(W, x)" in lines and "_t3 = np.broadcast(_t1, _t2)" in lines
     assert not any("@" in line for line in lines)  # the gradient's products are in the helpers
     text_value, ns_value = grad_function(LINEAR, "linear")  # the value form computes W @ x for the value
     assert "_t1 = W @ x" in code_lines(text_value, "linear")
@@ -74,6 +77,7 @@ def test_pd_computes_neither_the_gram_matrix_nor_the_distances():
     lines = code_lines(text, "pd")
     assert "m = _like_matmul(x.T, x)" in lines and "v = np.diag(m)" in lines  # a view of the stand-in
     assert not any(" + " in line or "@" in line for line in lines if line.startswith(("m =", "v =", "_t3", "_t4")))
+    assert "_t4 = np.broadcast(_t1, _t2, m)" in lines  # (v[:, None] + v[None, :]) - 2 * m: its size
     x = np.random.default_rng(2).standard_normal((4, 6))
     (dx,) = ns["grad_pd"](x)
     n = x.shape[1]
@@ -130,3 +134,32 @@ def test_like_has_the_shape_and_dtype_of_sum_difference_and_product(x, y):
     got = _like(x, y)
     for want in (np.add(x, y), np.multiply(x, y)):
         assert got.shape == np.shape(want) and got.dtype == np.result_type(want)
+
+
+def test_a_value_read_for_its_dtype_keeps_like_and_cupy_never_writes_np_broadcast():
+    # z - lse spreads the gradient of y * (z - lse): read for its shape and dtype, it is _like;
+    # np.broadcast (a shape, no dtype) only stands in for values read for their size, shape or
+    # rank.  A CuPy target never writes np.broadcast (it would pull device arrays to the host).
+    source = """
+    import numpy as np
+
+
+    def f(z, y):
+        zmax = np.max(z, axis=-1, keepdims=True)
+        lse = np.log(np.sum(np.exp(z - zmax), axis=-1, keepdims=True)) + zmax
+        return -np.sum(y * (z - lse))
+    """
+    text, ns = grad_function(source, "f", value=False, wrt=["z"])
+    _, ns_value = grad_function(source, "f", wrt=["z"])
+    body = body_of(text, "f")
+    assert "_like(z, lse)" in body and "np.broadcast" not in body
+    rng = np.random.default_rng(3)
+    for dtype in (np.float32, np.float64):
+        z, y = rng.standard_normal((4, 3)).astype(dtype), rng.standard_normal((4, 3)).astype(dtype)
+        (got,), (_, want) = ns["grad_f"](z, y), ns_value["grad_f"](z, y)
+        assert got.dtype == want.dtype == dtype and np.allclose(got, want, rtol=1e-5)
+    from yota_s2s.pipeline import generate
+
+    cupy_text = generate(textwrap.dedent(LINEAR), "t.py", ["linear"], target="cupy", value=False).text
+    body = body_of(cupy_text, "linear")
+    assert "_t3 = _like(_t1, _t2)" in body and "broadcast(" not in body

@@ -190,6 +190,8 @@ class Backend:
             return ast.Call(ast.Name("_unreduce", ast.Load()), [g, x], [])
         if prim in ("index_add", "setindex"):
             return ast.Call(ast.Name(f"_{prim}", ast.Load()), [*args[:2], self.index_value(params, args[2:])], [])
+        if prim == "broadcast":  # np.broadcast(x, y, ...): its operands one by one, not a list
+            return self.call("broadcast", args)
         if prim == "einsum":  # np.einsum("ij,jk->ik", a, b): the subscripts first
             return self.call("einsum", [constant(params["subscripts"]), *args])
         keywords = {k: v for k, v in params.items() if k not in rule.static or rule.static[k] != v}

@@ -175,9 +175,11 @@ _SHAPE_OPERANDS = {
 _STAND_IN = {"add": "like", "sub": "like", "mul": "like", "matmul": "like_matmul"}
 #: Views: as cheap on a stand-in as on the array, so their array operand is read for its shape too.
 _VIEWS = ("getindex", "transpose", "diag", "reshape")
+#: Queries of a shape alone (no dtype): a broadcast's is read from ``np.broadcast(x, y)``.
+_SIZE_QUERIES = ("size", "shape", "ndim")
 
 
-def stand_ins(tape: Tape, table: RuleTable) -> Tape:
+def stand_ins(tape: Tape, table: RuleTable, sizes: bool = True) -> Tape:
     """Values the gradients read only for their shape and dtype are not computed.
 
     ``np.sum(W @ x + b[:, None])`` spreads its adjoint over the shape of ``W @ x + b[:, None]``
@@ -186,30 +188,51 @@ def stand_ins(tape: Tape, table: RuleTable) -> Tape:
     ``_like(_t1, _t2)`` one of the sum's (both ``empty``).  A value is read only for its
     shape when every use is an operand of ``size``, ``unreduce``, ``unbroadcast``, ... or of a
     stand-in or a view made for the same reason.  Top level only (a loop's values are pushed).
+
+    With ``sizes`` (NumPy), a sum, difference or product read only for its size, shape or rank
+    (``np.size`` of it, or of another such value) is ``np.broadcast(x, y)``: an object with
+    the broadcast shape and no array behind it (0.3 µs against 0.8 for ``_like``; nested
+    broadcasts take broadcasts).
     """
     shape_only: set[int] = set()
+    size_only: set[int] = set()
     reads: dict[int, bool] = {a.id: False for a in tape.outputs if isinstance(a, Var)}  # id -> shape use only
+    sized: dict[int, bool] = dict(reads)  # id -> size, shape or rank use only
     for eqn in reversed(tape.eqns):
         out = eqn.outs[0] if len(eqn.outs) == 1 else None
         if out is not None and reads.get(out.id) and (eqn.prim in _STAND_IN or eqn.prim in _VIEWS):
             shape_only.add(out.id)
+            if sizes and sized.get(out.id) and _STAND_IN.get(eqn.prim) == "like":
+                size_only.add(out.id)
         if out is not None and out.id in shape_only:
             positions = range(len(eqn.args)) if eqn.prim in _STAND_IN else (0,)
         else:
             positions = () if eqn.regions else _SHAPE_OPERANDS.get(eqn.prim, ())
+        size_use = out is not None and out.id in size_only or eqn.prim in _SIZE_QUERIES
         for n, a in enumerate(eqn.args):
             if isinstance(a, Var):
                 reads[a.id] = reads.get(a.id, True) and n in positions
+                sized[a.id] = sized.get(a.id, True) and size_use
     replaced = {id(e) for e in tape.eqns if e.prim in _STAND_IN and e.outs[0].id in shape_only}
     if not replaced:
         return tape
     new = tape.copy_header()
     new.outputs = list(tape.outputs)
+    broadcasts: dict[tuple, list[Atom]] = {}  # key -> the operands of its np.broadcast
     for eqn in tape.eqns:
-        if id(eqn) in replaced:
+        if id(eqn) in replaced and eqn.outs[0].id in size_only:
+            # np.broadcast(np.broadcast(a, b), 2, m) is np.broadcast(a, b, m): a number has no axes
+            args = [b for a in eqn.args for b in broadcasts.get(_key(a), [a]) if not _is_number(b)] or eqn.args[:1]
+            broadcasts[_key(eqn.outs[0])] = args
+            eqn = Eqn("broadcast", args, {}, list(eqn.outs), eqn.span, (), eqn.section)
+        elif id(eqn) in replaced:
             eqn = Eqn(_STAND_IN[eqn.prim], list(eqn.args), {}, list(eqn.outs), eqn.span, (), eqn.section)
         new.eqns.append(eqn)
-    return new
+    return dce(new, table) if broadcasts else new
+
+
+def _is_number(a: Atom) -> bool:
+    return isinstance(a, Lit) and type(a.value) in (int, float, complex, bool)
 
 
 def _is_const(a: Atom, value: float) -> bool:

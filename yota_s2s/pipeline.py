@@ -137,7 +137,7 @@ def _generate(source, path, funcs, wrt, target, rules, command, buffers=False, v
     module = fence(source, path, list(funcs) if funcs else None)
     stages: dict[str, list[Tape]] = {s: [] for s in STAGES}
     try:
-        grads = [_differentiate_one(module, name, table, wrt, stages, value) for name in module.selected]
+        grads = [_differentiate_one(module, name, table, wrt, stages, value, target) for name in module.selected]
         header = Header(
             version=__version__,
             source_path=path,
@@ -164,7 +164,9 @@ def _generate(source, path, funcs, wrt, target, rules, command, buffers=False, v
     return Generated(text, stages, warnings)
 
 
-def _differentiate_one(module, name: str, table, wrt: Sequence[str] | None, stages: dict, value: bool = True) -> Tape:
+def _differentiate_one(
+    module, name: str, table, wrt: Sequence[str] | None, stages: dict, value: bool = True, target: str = "numpy"
+) -> Tape:
     tape = _checked(lower(module, name, table), "lower")
     stages["lower"].append(tape)
     tape = _checked(optimize(tape, table, reduce_powers=False), "primal")
@@ -182,7 +184,7 @@ def _differentiate_one(module, name: str, table, wrt: Sequence[str] | None, stag
     tape = _checked(optimize(tape, table), "optimize")
     if not value:
         tape = _checked(drop_value(tape, table), "optimize")
-    tape = _checked(stand_ins(tape, table), "optimize")
+    tape = _checked(stand_ins(tape, table, sizes=target == "numpy"), "optimize")
     stages["optimize"].append(tape)
     return tape
 

@@ -30,6 +30,10 @@ def _unreduce(g, x):
     """``g`` spread over the shape of ``x`` (the adjoint of a sum), in the dtype of ``x + g``
     (``np.full_like`` alone would keep an integer ``x``'s dtype and truncate ``g``; it also
     costs twice what this does on small arrays)."""
+    if type(x) is xp.ndarray and type(g) is float and x.dtype.kind == "f":  # x's dtype (0.3 µs less)
+        out = xp.empty(x.shape, x.dtype)
+        out.fill(g)
+        return out
     out = xp.empty(xp.shape(x), xp.result_type(x, g))
     out[...] = g
     return out
