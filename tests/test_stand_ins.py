@@ -153,6 +153,9 @@ def test_a_value_read_for_its_dtype_keeps_like_and_cupy_never_writes_np_broadcas
     _, ns_value = grad_function(source, "f", wrt=["z"])
     body = body_of(text, "f")
     assert "_like(z, lse)" in body and "np.broadcast" not in body
+    # lse = log(s) + zmax is read for its shape and dtype only, and s (a sum of exp) is a float:
+    # log(s) has its shape and dtype, so the log is not computed
+    assert not any("np.log(" in line for line in code_lines(text, "f"))
     rng = np.random.default_rng(3)
     for dtype in (np.float32, np.float64):
         z, y = rng.standard_normal((4, 3)).astype(dtype), rng.standard_normal((4, 3)).astype(dtype)
@@ -163,3 +166,21 @@ def test_a_value_read_for_its_dtype_keeps_like_and_cupy_never_writes_np_broadcas
     cupy_text = generate(textwrap.dedent(LINEAR), "t.py", ["linear"], target="cupy", value=False).text
     body = body_of(cupy_text, "linear")
     assert "_t3 = _like(_t1, _t2)" in body and "broadcast(" not in body
+
+
+def test_a_function_of_an_integer_keeps_its_dtype_through_a_stand_in():
+    # np.log(k) of an integer k is a float64 while k is not: only a float operand (exp, a sum of
+    # exps, a quotient, ...) may stand in for the function of it
+    source = """
+    import numpy as np
+
+
+    def f(w, k):
+        return np.sum(w * (k + np.log(k)))
+    """
+    text, ns = grad_function(source, "f", value=False, wrt=["k"])
+    _, ns_value = grad_function(source, "f", wrt=["k"])
+    assert "_t1 = _like(k, np.log(k))" in code_lines(text, "f")
+    w, k = np.ones((2, 3), dtype=np.float32), np.arange(1, 4, dtype=np.int8)
+    (got,), (_, want) = ns["grad_f"](w, k), ns_value["grad_f"](w, k)
+    assert got.dtype == want.dtype and np.allclose(got, want, rtol=1e-6)

@@ -7,9 +7,12 @@ Runs to a fixed point, in one forward walk per round:
   ``sub(a, b)``, ``neg(neg(x))`` -> ``x``, ``unbroadcast(g, x)`` -> ``g`` when
   the shape classes of ``g`` and ``x`` are equal (see ``shapes``), a scalar
   spread by ``unreduce`` kept scalar through elementwise steps
-  (``mul(unreduce(1.0, e), e)`` -> ``e``), and gradient contributions of
+  (``mul(unreduce(1.0, e), e)`` -> ``e``), gradient contributions of
   ``x[i]`` reads folded into one buffer (``add(A, index_add(grad_zeros(x), g,
-  i))`` -> ``index_add(A, g, i)``);
+  i))`` -> ``index_add(A, g, i)``), and in the backward sweep factors constant
+  along a sum's axes taken out of it (``sum(q * b, 1, keepdims)`` -> ``q *
+  sum(b, 1, keepdims)``), ``a / b * b`` -> ``a`` and ``g - g`` -> zeros, kept
+  zero through products (the ``max`` of a stable log-sum-exp gets no gradient);
 - **CSE**: value numbering on ``(prim, args, params)`` over pure primitives,
   with ``add``/``mul`` arguments in a canonical order; the forward and
   backward sections are numbered together, so the backward sweep reuses
@@ -177,6 +180,14 @@ _STAND_IN = {"add": "like", "sub": "like", "mul": "like", "matmul": "like_matmul
 _VIEWS = ("getindex", "transpose", "diag", "reshape")
 #: Queries of a shape alone (no dtype): a broadcast's is read from ``np.broadcast(x, y)``.
 _SIZE_QUERIES = ("size", "shape", "ndim")
+#: Elementwise functions whose result has the shape and dtype of an inexact (float or complex)
+#: operand: read only for those, ``np.log(s)`` is ``s``.
+_SAME_INEXACT = frozenset(
+    ("exp", "log", "sin", "cos", "tan", "tanh", "sqrt", "exp2", "expm1", "log2", "log10", "log1p", "cbrt")
+    + ("arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh")
+)
+#: Primitives whose result is inexact when an operand is (arithmetic promotes, reductions keep).
+_PROMOTING = frozenset(("add", "sub", "mul", "neg", "matmul", "sum", "max", "min", "mean", "like", "like_matmul"))
 
 
 def stand_ins(tape: Tape, table: RuleTable, sizes: bool = True) -> Tape:
@@ -198,37 +209,68 @@ def stand_ins(tape: Tape, table: RuleTable, sizes: bool = True) -> Tape:
     size_only: set[int] = set()
     reads: dict[int, bool] = {a.id: False for a in tape.outputs if isinstance(a, Var)}  # id -> shape use only
     sized: dict[int, bool] = dict(reads)  # id -> size, shape or rank use only
+    inexact = _inexact_values(tape)
+    aliases: dict[int, Atom] = {}  # id -> the operand that stands in for it (np.log(s) -> s)
     for eqn in reversed(tape.eqns):
         out = eqn.outs[0] if len(eqn.outs) == 1 else None
         if out is not None and reads.get(out.id) and (eqn.prim in _STAND_IN or eqn.prim in _VIEWS):
             shape_only.add(out.id)
             if sizes and sized.get(out.id) and _STAND_IN.get(eqn.prim) == "like":
                 size_only.add(out.id)
-        if out is not None and out.id in shape_only:
+        if out is not None and reads.get(out.id) and eqn.prim in _SAME_INEXACT and _key(eqn.args[0]) in inexact:
+            aliases[out.id] = eqn.args[0]
+            positions, size_use = (0,), sized.get(out.id, True)
+        elif out is not None and out.id in shape_only:
             positions = range(len(eqn.args)) if eqn.prim in _STAND_IN else (0,)
         else:
             positions = () if eqn.regions else _SHAPE_OPERANDS.get(eqn.prim, ())
-        size_use = out is not None and out.id in size_only or eqn.prim in _SIZE_QUERIES
+        if out is None or out.id not in aliases:
+            size_use = out is not None and out.id in size_only or eqn.prim in _SIZE_QUERIES
         for n, a in enumerate(eqn.args):
             if isinstance(a, Var):
                 reads[a.id] = reads.get(a.id, True) and n in positions
                 sized[a.id] = sized.get(a.id, True) and size_use
     replaced = {id(e) for e in tape.eqns if e.prim in _STAND_IN and e.outs[0].id in shape_only}
-    if not replaced:
+    if not replaced and not aliases:
         return tape
+
+    def alias(a: Atom) -> Atom:
+        while isinstance(a, Var) and a.id in aliases:
+            a = aliases[a.id]
+        return a
+
     new = tape.copy_header()
     new.outputs = list(tape.outputs)
     broadcasts: dict[tuple, list[Atom]] = {}  # key -> the operands of its np.broadcast
     for eqn in tape.eqns:
-        if id(eqn) in replaced and eqn.outs[0].id in size_only:
+        if len(eqn.outs) == 1 and eqn.outs[0].id in aliases:
+            continue
+        stand_in = id(eqn) in replaced
+        if aliases and any(isinstance(a, Var) and a.id in aliases for a in eqn.args):
+            args = [alias(a) for a in eqn.args]
+            eqn = Eqn(eqn.prim, args, dict(eqn.params), list(eqn.outs), eqn.span, eqn.regions, eqn.section)
+        if stand_in and eqn.outs[0].id in size_only:
             # np.broadcast(np.broadcast(a, b), 2, m) is np.broadcast(a, b, m): a number has no axes
             args = [b for a in eqn.args for b in broadcasts.get(_key(a), [a]) if not _is_number(b)] or eqn.args[:1]
             broadcasts[_key(eqn.outs[0])] = args
             eqn = Eqn("broadcast", args, {}, list(eqn.outs), eqn.span, (), eqn.section)
-        elif id(eqn) in replaced:
+        elif stand_in:
             eqn = Eqn(_STAND_IN[eqn.prim], list(eqn.args), {}, list(eqn.outs), eqn.span, (), eqn.section)
         new.eqns.append(eqn)
     return dce(new, table) if broadcasts else new
+
+
+def _inexact_values(tape: Tape) -> set[tuple]:
+    """Keys of the values surely of an inexact dtype (float or complex): results of ``exp``,
+    ``log``, a division, ..., and of arithmetic or reductions with such an operand."""
+    found: set[int] = set()
+    for eqn in tape.eqns:
+        if len(eqn.outs) != 1 or eqn.regions:
+            continue
+        made = eqn.prim in _SAME_INEXACT or eqn.prim == "truediv"
+        if made or eqn.prim in _PROMOTING and any(_key(a) in found for a in eqn.args):
+            found.add(_key(eqn.outs[0]))
+    return found
 
 
 def _is_number(a: Atom) -> bool:
