@@ -37,7 +37,7 @@ from .control import LEADING, first_carried
 from .ir import Atom, Eqn, Input, Lit, Slice, Tape, Var, uses
 from .lower import fold_constant
 from .ruledsl import RuleTable
-from .shapes import ShapeClasses, shape_classes
+from .shapes import NUMBER, ShapeClasses, shape_classes
 
 _COMMUTATIVE = {"add", "mul"}
 #: Primitives with a boolean result: multiplying one by 1.0 makes it a float.
@@ -218,13 +218,13 @@ def stand_ins(tape: Tape, table: RuleTable, sizes: bool = True) -> Tape:
             if sizes and sized.get(out.id) and _STAND_IN.get(eqn.prim) == "like":
                 size_only.add(out.id)
         if out is not None and reads.get(out.id) and eqn.prim in _SAME_INEXACT and _key(eqn.args[0]) in inexact:
-            aliases[out.id] = eqn.args[0]
+            aliases[out.id] = eqn.args[0]  # its operand is read as it would have been
             positions, size_use = (0,), sized.get(out.id, True)
-        elif out is not None and out.id in shape_only:
-            positions = range(len(eqn.args)) if eqn.prim in _STAND_IN else (0,)
         else:
-            positions = () if eqn.regions else _SHAPE_OPERANDS.get(eqn.prim, ())
-        if out is None or out.id not in aliases:
+            if out is not None and out.id in shape_only:
+                positions = range(len(eqn.args)) if eqn.prim in _STAND_IN else (0,)
+            else:
+                positions = () if eqn.regions else _SHAPE_OPERANDS.get(eqn.prim, ())
             size_use = out is not None and out.id in size_only or eqn.prim in _SIZE_QUERIES
         for n, a in enumerate(eqn.args):
             if isinstance(a, Var):
@@ -251,7 +251,7 @@ def stand_ins(tape: Tape, table: RuleTable, sizes: bool = True) -> Tape:
             eqn = Eqn(eqn.prim, args, dict(eqn.params), list(eqn.outs), eqn.span, eqn.regions, eqn.section)
         if stand_in and eqn.outs[0].id in size_only:
             # np.broadcast(np.broadcast(a, b), 2, m) is np.broadcast(a, b, m): a number has no axes
-            args = [b for a in eqn.args for b in broadcasts.get(_key(a), [a]) if not _is_number(b)] or eqn.args[:1]
+            args = [b for a in eqn.args for b in broadcasts.get(_key(a), [a]) if not _number(b)] or eqn.args[:1]
             broadcasts[_key(eqn.outs[0])] = args
             eqn = Eqn("broadcast", args, {}, list(eqn.outs), eqn.span, (), eqn.section)
         elif stand_in:
@@ -263,7 +263,7 @@ def stand_ins(tape: Tape, table: RuleTable, sizes: bool = True) -> Tape:
 def _inexact_values(tape: Tape) -> set[tuple]:
     """Keys of the values surely of an inexact dtype (float or complex): results of ``exp``,
     ``log``, a division, ..., and of arithmetic or reductions with such an operand."""
-    found: set[int] = set()
+    found: set[tuple] = set()
     for eqn in tape.eqns:
         if len(eqn.outs) != 1 or eqn.regions:
             continue
@@ -273,8 +273,8 @@ def _inexact_values(tape: Tape) -> set[tuple]:
     return found
 
 
-def _is_number(a: Atom) -> bool:
-    return isinstance(a, Lit) and type(a.value) in (int, float, complex, bool)
+def _number(a: Atom) -> bool:
+    return isinstance(a, Lit) and isinstance(a.value, NUMBER)
 
 
 def _is_const(a: Atom, value: float) -> bool:
@@ -494,8 +494,7 @@ class _Rewriter:
         if type(a.value) is int:
             return True
         d = self.defs.get(other.id) if isinstance(other, Var) else None
-        backward = self.current is not None and self.current.section == "backward"
-        return backward and not isinstance(other, Lit) and (d is None or d.prim not in _BOOLEAN)
+        return self._backward() and not isinstance(other, Lit) and (d is None or d.prim not in _BOOLEAN)
 
     def _lazy_scalar(self, prim: str, args: list[Atom]):
         """Keep a spread scalar (the gradient of ``sum``) unspread through elementwise steps.
@@ -638,12 +637,12 @@ class _Rewriter:
         floats, free of the forward's promise to compute exactly what the user wrote)."""
         return self.current is not None and self.current.section == "backward"
 
-    def _zero_operand(self, prim: str, args: list[Atom], params: dict):
+    def _zero_operand(self, prim: str, args: list[Atom], params: dict, positions: tuple = (0, 1)):
         """``grad_zeros(w) * y`` (or ``/ y``) -> zeros of the product's shape, when an operand
-        (``w`` or ``y``) has that shape: a zero gradient stays zero through a product."""
-        for a in args:
-            z = self.def_of(a, "grad_zeros")
-            if z is None:
+        (``w`` or ``y``) has that shape: a zero gradient at one of ``positions`` stays zero
+        through a product or quotient."""
+        for a in (args[i] for i in positions):
+            if self.def_of(a, "grad_zeros") is None:
                 continue
             result = self.sc.infer(prim, args, params)
             if result == self.cls(a):
@@ -696,7 +695,7 @@ class _Rewriter:
 
     def simplify_truediv(self, args: list[Atom], params: dict):
         a, b = args
-        if self.def_of(a, "grad_zeros") and (zero := self._zero_operand("truediv", args, params)):
+        if zero := self._zero_operand("truediv", args, params, positions=(0,)):  # 0 / b, never b / 0
             return zero
         if self._neutral(b, 1, a) and self._keeps_shape("truediv", args, params, a):
             return a

@@ -38,7 +38,8 @@ from .ir import Atom, Eqn, Lit, Slice, Tape, Var
 from .ruledsl import RuleTable
 
 SCALAR: frozenset = frozenset()
-_NUMBER = (int, float, complex, bool)
+#: The Python types of a literal number (its shape is ``()``).
+NUMBER = (int, float, complex, bool)
 
 
 class ShapeClasses:
@@ -117,7 +118,7 @@ class ShapeClasses:
 
     def of(self, a: Atom) -> frozenset:
         if isinstance(a, Lit):
-            return SCALAR if isinstance(a.value, _NUMBER) else self.atom(("lit", a.key()))
+            return SCALAR if isinstance(a.value, NUMBER) else self.atom(("lit", a.key()))
         if a.id in self.same:
             other = self.resolve(self.same[a.id])
             if other is not a:
