@@ -24,6 +24,7 @@ EXAMPLES = {
     "examples/cupy/probit.py": ("examples/cupy/grad_probit.py", ["--wrt", "w", "--target", "cupy"]),
     "examples/buffers/mlp.py": ("examples/buffers/grad_mlp.py", ["--wrt", "W1,b1,W2,b2", "--buffers"]),
     "examples/langevin/density.py": ("examples/langevin/grad_density.py", ["--wrt", "x", "--no-value"]),
+    "examples/softmax/nll.py": ("examples/softmax/grad_nll.py", ["--wrt", "W,b"]),
 }
 FLAGS = ("--buffers", "--no-value")
 
@@ -152,3 +153,19 @@ def test_the_langevin_example_samples_with_the_gradients_only_form():
     assert proc.returncode == 0, proc.stderr
     mean, var = (float(v) for v in re.findall(r": ([\d.]+) \(exact", proc.stdout))
     assert abs(mean - 1.0) < 0.1 and abs(var - 0.5) < 0.1, proc.stdout
+
+
+def test_the_softmax_example_has_no_gradient_through_the_max():
+    module = load_module(ROOT / "examples/softmax/grad_nll.py")
+    source = load_module(ROOT / "examples/softmax/nll.py")
+    rng = np.random.default_rng(5)
+    W, b, X = rng.standard_normal((4, 3)), np.array([0.1, 0.5, 0.5]), rng.standard_normal((6, 4))
+    Y = np.eye(3)[rng.integers(0, 3, 6)]
+    X[0] = 0.0  # row 0 of z is b: a tie at its maximum (the loss is smooth there all the same)
+    value, dW, db = module.grad_nll(W, b, X, Y)
+    assert np.allclose(value, source.nll(W, b, X, Y), rtol=1e-13)
+    assert_close(dW, numeric_grad(source.nll, (W, b, X, Y), 0), "dW")
+    assert_close(db, numeric_grad(source.nll, (W, b, X, Y), 1), "db")
+    backward = (ROOT / "examples/softmax/grad_nll.py").read_text().split("# backward")[1]
+    code = [line for line in backward.splitlines() if not line.lstrip().startswith("#")]
+    assert not any("==" in line or "zmax" in line for line in code), backward
