@@ -450,11 +450,21 @@ def test_cupy_output_is_the_numpy_program_with_other_names():
         return ast.unparse([n for n in tree.body if not isinstance(n, ast.Import)])
 
     class ElementsReadDirectly(ast.NodeTransformer):
-        """The one intended difference: NumPy output reads x[3], x[8], ... from x.tolist() on the CPU
+        """The intended differences: NumPy output computes a large sum over columns by blocks of
+        columns (a GPU wants whole arrays: no _by_columns), and it reads x[3], x[8], ... from x.tolist() on the CPU
         (x_items), and builds their gradient dx[3], dx[8], ... as a list (dx_items) when x is 1-D."""
 
         def visit_Name(self, node):
             return ast.Name(node.id.removesuffix("_items"), node.ctx)
+
+        def visit_FunctionDef(self, node):
+            if node.name == "_by_columns":
+                return None
+            return self.generic_visit(node)
+
+        def visit_If(self, node):
+            calls = [n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+            return None if "_by_columns" in calls else self.generic_visit(node)
 
         def visit_Assign(self, node):
             value, (target,) = node.value, node.targets

@@ -170,9 +170,14 @@ def _filled(buffer, value):
 
 
 def buffered_module(text: str, tapes: list[Tape], backend: Backend) -> str:
-    """``text`` (the plain module for ``tapes``) with the buffered class of each function added."""
-    tree = ast.parse(text)
-    lines = text.splitlines()
+    """``text`` (the plain module for ``tapes``) with the buffered class of each function added.
+
+    The classes are made from the plain functions without their column blocks (``columns``): the
+    buffers are the whole arrays, allocated once.
+    """
+    plain = _without_column_blocks(text)
+    tree = ast.parse(plain)
+    lines = plain.splitlines()
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | set(functions)
     taken |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arg) for a in [n]}
@@ -186,6 +191,18 @@ def buffered_module(text: str, tapes: list[Tape], backend: Backend) -> str:
     if not any("_filled(" in c for c in classes):
         runtime = runtime[: runtime.index("\n\n\ndef _filled")]
     return text.rstrip("\n") + "\n\n\n" + runtime + "\n\n\n" + "\n\n\n".join(classes) + "\n"
+
+
+def _without_column_blocks(text: str) -> str:
+    """``text`` without the statement of each function that computes a large call by blocks of
+    columns (``if ...: ... _by_columns(...)``, after the docstring)."""
+    lines = text.splitlines()
+    for fn in reversed([n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)]):
+        first = fn.body[1] if len(fn.body) > 1 and ast.get_docstring(fn) is not None else None
+        calls = [n.func.id for n in ast.walk(first) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
+        if isinstance(first, ast.If) and "_by_columns" in calls:
+            del lines[first.lineno - 1 : first.end_lineno]
+    return "\n".join(lines) + "\n"
 
 
 def _class_name(func: str, taken: set[str]) -> str:

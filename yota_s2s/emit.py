@@ -34,6 +34,7 @@ from .backend import (
     helper_source,
     index_expr,
 )
+from .columns import column_plan
 from .control import LEADING, bound_inputs, first_carried
 from .errors import located
 from .fence import Module
@@ -481,10 +482,11 @@ class _FunctionEmitter:
                     value = ast.Attribute(value, part, ast.Load())
             body.append(("forward", None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), 0))
         self.checked = not tape.meta.get("check_scalar")
+        guard = self.column_guard(fn)
         self.block(tape, 0, body)
         returned = self.output_expr(tape.out_tree)
         body.append(("backward", None, ast.Return(returned), 0))
-        lines = [f"def grad_{tape.name}({self.signature(fn)}):", f"    {self.docstring(fn)}"]
+        lines = [f"def grad_{tape.name}({self.signature(fn)}):", f"    {self.docstring(fn)}", *guard]
         last_key = None
         section = None
         for sec, span, stmt, depth in body:
@@ -915,6 +917,32 @@ class _FunctionEmitter:
         dynamic = [self.atom(a) for a in eqn.args[2:]]
         where = ast.Subscript(ast.Name(target.id, ast.Load()), index_expr(eqn.params["index"], dynamic), ast.Store())
         return ast.Assign([where], self.atom(eqn.args[1]), lineno=0)
+
+    def column_guard(self, fn: ast.FunctionDef) -> list[str]:
+        """The lines that compute a large call by blocks of columns (``columns``), or none.
+
+        NumPy only (a GPU wants whole arrays), and not when a parameter would shadow a name the
+        lines use, or is keyword-only (the blocks are passed by position)."""
+        params = [p for p, _ in self.tape.params]
+        name = f"grad_{self.tape.name}"
+        if self.backend.module != "numpy" or fn.args.kwonlyargs or {"type", name} & set(params):
+            return []
+        plan = column_plan(self.tape, self.table)
+        if plan is None:
+            return []
+        first = next(p for p in params if p in plan)
+        ranks = tuple(plan.get(p) for p in params)
+        values = 1 if self.tape.meta.get("value", True) else 0
+        joined = self.fresh("_joined")
+        self.helpers.add("_by_columns")
+        np_ = self.backend.alias
+        args = ", ".join(params) + ("," if len(params) == 1 else "")
+        return [
+            f"    if type({first}) is {np_}.ndarray and {first}.size >= 131072:  # large: by blocks of columns",
+            f"        {joined} = _by_columns({name}, ({args}), {ranks!r}, {values})",
+            f"        if {joined} is not None:",
+            f"            return {joined}",
+        ]
 
     def scalar_check(self) -> ast.stmt:
         """``if np.ndim(value) != 0: raise ValueError(...)``: the gradient is of a scalar function."""

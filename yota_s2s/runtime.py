@@ -138,3 +138,34 @@ def _diag_dv(g, v, k):
     start = max(-k, 0) * cols + max(k, 0)  # dv[i + max(-k, 0), i + max(k, 0)] for i < len(g)
     dv.reshape(-1)[start :: cols + 1][: len(g)] = g
     return dv
+
+
+def _by_columns(grad, args, ranks, values):
+    """``grad(*args)`` computed block by block of columns (the last axis) and joined, or None
+    when the arguments do not qualify.  ``grad`` keeps columns apart and its value is a sum over
+    them (checked when it was generated), so each block's gradients are columns of the whole
+    ones and the values (its first ``values`` results) add up.  A block of about 32,768 numbers
+    keeps the intermediate arrays in the cache, where whole-array passes, one per operation,
+    stream them through memory.  ``ranks[i]`` is the least rank of ``args[i]`` (None: passed
+    whole); those are ndarrays with one number of columns, at least four blocks of them."""
+    n, rows = -1, 1
+    for a, k in zip(args, ranks):
+        if k is None:
+            continue
+        if type(a) is not xp.ndarray or a.ndim < k or (n >= 0 and a.shape[-1] != n):
+            return None
+        n = a.shape[-1]
+        rows = max(rows, a.size // max(n, 1))
+    step = 32768 // rows
+    if step < 256 or n < 4 * step:
+        return None
+    joined = None
+    for start in range(0, n, step):
+        part = grad(*[a if k is None else a[..., start : start + step] for a, k in zip(args, ranks)])
+        if joined is None:
+            joined = [*part[:values], *(xp.empty((*g.shape[:-1], n), g.dtype) for g in part[values:])]
+        else:
+            joined[:values] = [v + p for v, p in zip(joined[:values], part[:values])]
+        for whole, g in zip(joined[values:], part[values:]):
+            whole[..., start : start + step] = g
+    return tuple(joined)

@@ -5,6 +5,37 @@
 import numpy as np
 
 
+def _by_columns(grad, args, ranks, values):
+    """``grad(*args)`` computed block by block of columns (the last axis) and joined, or None
+    when the arguments do not qualify.  ``grad`` keeps columns apart and its value is a sum over
+    them (checked when it was generated), so each block's gradients are columns of the whole
+    ones and the values (its first ``values`` results) add up.  A block of about 32,768 numbers
+    keeps the intermediate arrays in the cache, where whole-array passes, one per operation,
+    stream them through memory.  ``ranks[i]`` is the least rank of ``args[i]`` (None: passed
+    whole); those are ndarrays with one number of columns, at least four blocks of them."""
+    n, rows = -1, 1
+    for a, k in zip(args, ranks):
+        if k is None:
+            continue
+        if type(a) is not np.ndarray or a.ndim < k or (n >= 0 and a.shape[-1] != n):
+            return None
+        n = a.shape[-1]
+        rows = max(rows, a.size // max(n, 1))
+    step = 32768 // rows
+    if step < 256 or n < 4 * step:
+        return None
+    joined = None
+    for start in range(0, n, step):
+        part = grad(*[a if k is None else a[..., start : start + step] for a, k in zip(args, ranks)])
+        if joined is None:
+            joined = [*part[:values], *(np.empty((*g.shape[:-1], n), g.dtype) for g in part[values:])]
+        else:
+            joined[:values] = [v + p for v, p in zip(joined[:values], part[:values])]
+        for whole, g in zip(joined[values:], part[values:]):
+            whole[..., start : start + step] = g
+    return tuple(joined)
+
+
 def _grad_zeros(x):
     """Zeros of the shape of ``x`` in the dtype of its gradient, that of ``x + 0.0``: ``x``'s own
     for a float array, float64 for an integer or boolean one (a buffer of an integer dtype would
@@ -15,6 +46,10 @@ def _grad_zeros(x):
 
 def grad_neg_log_density(x):
     """Return (dx,): the gradients of neg_log_density(x)."""
+    if type(x) is np.ndarray and x.size >= 131072:  # large: by blocks of columns
+        _joined = _by_columns(grad_neg_log_density, (x,), (2,), 0)
+        if _joined is not None:
+            return _joined
     # forward
     x_items = x.tolist() if type(x) is np.ndarray and x.ndim == 1 and (x.dtype.kind == 'f') else x
     # return np.sum((A - x[0]) ** 2 + B * (x[1] - x[0] ** 2) ** 2)

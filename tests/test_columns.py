@@ -1,0 +1,215 @@
+"""Column blocks: a large sum over columns computed block by block (``columns``, ``runtime._by_columns``).
+
+Which functions get the blocks is checked on the plan; what the blocks compute is checked
+against the same module with the blocks switched off and against central differences along
+a random direction (the arrays are too large for one difference per element), with the
+calls counted so a test cannot pass on the plain path by accident.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from yota_s2s.columns import column_plan
+from yota_s2s.pipeline import generate
+from yota_s2s.ruledsl import load_rules
+
+from .gradcheck import assert_close, numeric_grad
+
+TABLE = load_rules()
+#: Off: the guard's size test never true.
+_NEVER = "1 << 62"
+
+
+def _source(body: str, params: str = "x") -> str:
+    return f"import numpy as np\n\n\ndef f({params}):\n" + textwrap.indent(textwrap.dedent(body), "    ")
+
+
+def plan(body: str, params: str = "x", **options) -> dict | None:
+    g = generate(_source(body, params), "t.py", ["f"], **options)
+    return column_plan(g.tapes["optimize"][0], TABLE)
+
+
+def modules(body: str, params: str = "x", **options):
+    """(the source function, the generated namespace, the same module with the blocks off, the text)."""
+    source = _source(body, params)
+    user: dict = {}
+    exec(compile(source, "t.py", "exec"), user)  # noqa: S102 - the test's own source
+    text = generate(source, "t.py", ["f"], **options).text
+    blocked: dict = {}
+    exec(compile(text, "grad.py", "exec"), blocked)  # noqa: S102
+    plain: dict = {}
+    exec(compile(text.replace("131072", _NEVER), "plain.py", "exec"), plain)  # noqa: S102
+    return user["f"], blocked, plain, text
+
+
+def counted(namespace: dict) -> list:
+    """Record the shape of the first argument of each call of ``grad_f`` (blocks call it again)."""
+    calls: list = []
+    inner = namespace["grad_f"]
+
+    def grad_f(*args):
+        calls.append(np.shape(args[0]))
+        return inner(*args)
+
+    namespace["grad_f"] = grad_f
+    return calls
+
+
+def directional(f, args, i, direction, eps=1e-6) -> float:
+    up = [*args[:i], args[i] + eps * direction, *args[i + 1 :]]
+    down = [*args[:i], args[i] - eps * direction, *args[i + 1 :]]
+    return (float(f(*up)) - float(f(*down))) / (2 * eps)
+
+
+def check_blocked(body: str, *args, params: str = "x", value: bool = True, blocks: int = 4, wrt=None):
+    """The blocked gradient of ``f(*args)`` equals the plain one and central differences."""
+    f, blocked, plain, _ = modules(body, params, value=value, wrt=wrt)
+    calls = counted(blocked)
+    got = blocked["grad_f"](*args)
+    assert len(calls) >= 1 + blocks, f"not computed by blocks: {calls}"
+    assert all(c[-1] < np.shape(args[0])[-1] for c in calls[1:])
+    expected = plain["grad_f"](*args)
+    assert len(got) == len(expected)
+    if value:
+        assert np.isclose(got[0], f(*args), rtol=1e-12), (got[0], f(*args))
+        assert type(got[0]) is type(expected[0])
+    grads, plain_grads = got[value:], expected[value:]
+    rng = np.random.default_rng(1)
+    for i, (g, e) in enumerate(zip(grads, plain_grads)):
+        assert g.shape == e.shape and g.dtype == e.dtype
+        np.testing.assert_allclose(g, e, rtol=1e-13, atol=0)
+        direction = rng.standard_normal(np.shape(args[i]))
+        numeric = directional(f, list(args), i, direction)
+        assert np.isclose(float(np.sum(g * direction)), numeric, rtol=1e-6, atol=1e-6)
+    return got
+
+
+RNG = np.random.default_rng(0)
+LOGISTIC = "return np.sum(1.0 / (1.0 + np.exp(-x)))\n"
+ROWS = "return np.sum(x[0] * x[1] ** 3 - 2.0 * x[2] * np.tanh(x[1]) + x[0] / (1.5 + x[2] ** 2))\n"
+
+
+# --------------------------------------------------------------------------------- which functions
+
+
+@pytest.mark.parametrize(
+    "body, params, expected",
+    [
+        (LOGISTIC, "x", {"x": 1}),
+        (ROWS, "x", {"x": 2}),
+        ("return np.sum(x[0, 1:] * x[1, :-1] * x[0, 1:])\n", "x", {"x": 3}),  # two leading axes indexed
+        ("return 0.5 * np.sum(np.tanh(x * y) ** 2) - np.sum(np.exp(-y)) / 3\n", "x, y", {"x": 1, "y": 1}),
+        ("return np.sum(np.sin(x) * x * x)\n", "x, n", None),  # the gradient of n is a number
+        ("u = x[1]\nfor k in range(1):\n    u = u * x[0]\nreturn np.sum(u * u * u)\n", "x", None),  # a loop
+        ("return np.mean(np.tanh(x) ** 2)\n", "x", None),  # the count is the block's
+        ("return np.sum(np.tanh(x) ** 2) + 1.0\n", "x", None),  # the constant would be added per block
+        ("return np.sum(np.tanh(x)) ** 2\n", "x", None),  # not a sum over columns
+        ("return np.sum(np.tanh(x) ** 2 / x.shape[-1])\n", "x", None),  # the block's shape
+        ("return np.sum(np.tanh(x - np.max(x)) ** 2)\n", "x", None),  # a reduction used elementwise
+        ("return np.sum(np.tanh(x - np.sum(x, axis=0)) ** 2)\n", "x", None),  # a reduction along an axis
+        ("return np.sum(np.tanh(x @ x.T) ** 2)\n", "x", None),  # a product mixes columns
+        ("return np.sum(np.tanh(x) ** 2 * np.ones(8))\n", "x", None),  # an array, not sliced
+        ("return np.sum(np.tanh(x[..., 0]) ** 2)\n", "x", None),  # an index on the last axis
+        ("return np.sum(np.tanh(x[x > 0]) ** 2)\n", "x", None),  # a mask
+        ("return np.sum(np.exp(x))\n", "x", None),  # two passes: nothing to gain
+    ],
+)
+def test_the_plan(body, params, expected):
+    assert plan(body, params) == expected
+
+
+def test_no_blocks_for_cupy_nor_keyword_only_parameters():
+    assert "_by_columns" in generate(_source(LOGISTIC), "t.py", ["f"]).text
+    assert "_by_columns" not in generate(_source(LOGISTIC), "t.py", ["f"], target="cupy").text
+    assert "_by_columns" not in generate(_source(LOGISTIC, "x, *, y=1.0"), "t.py", ["f"]).text
+
+
+# ------------------------------------------------------------------------------------ what they compute
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_a_long_vector_by_blocks(value):
+    x = RNG.standard_normal(200_003)  # not a multiple of the block
+    check_blocked(LOGISTIC, x, value=value, blocks=6)
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_rows_of_a_matrix_by_blocks(value):
+    x = RNG.uniform(-1.0, 1.0, (3, 60_001))
+    check_blocked(ROWS, x, value=value)
+
+
+def test_two_arrays_of_other_ranks_and_an_unused_parameter():
+    body = "return 0.5 * np.sum(np.tanh(x * y) ** 2) - np.sum(np.exp(-y)) / 3\n"
+    x, y = RNG.standard_normal((2, 70_000)), RNG.standard_normal(70_000)
+    check_blocked(body, x, y, params="x, y")
+    body = "return np.sum(np.sin(x) * x * x)\n"
+    assert plan(body, "x, n", wrt=["x"]) == {"x": 1}  # n unused: passed whole
+    got = check_blocked(body, RNG.standard_normal(140_000), 7, params="x, n", blocks=4, wrt=["x"])
+    assert len(got) == 2  # value, dx
+
+
+def test_float32_non_contiguous_and_higher_ranks_keep_their_dtype_and_layout():
+    x = RNG.uniform(-1.0, 1.0, (60_001, 3)).T  # columns of a transposed array: strided
+    check_blocked(ROWS, x)
+    x3 = RNG.uniform(-1.0, 1.0, (3, 2, 30_000))
+    check_blocked(ROWS, x3)
+    _, blocked, plain, _ = modules(LOGISTIC, value=False)
+    x32 = RNG.standard_normal(150_000).astype(np.float32)
+    calls = counted(blocked)
+    (g,) = blocked["grad_f"](x32)
+    assert len(calls) > 4 and g.dtype == np.float32
+    np.testing.assert_allclose(g, plain["grad_f"](x32)[0], rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "body, args, params",
+    [
+        (ROWS, [RNG.uniform(-1.0, 1.0, 300_000)], "x"),  # 1-D: x[0] is a number, not a row (rank 2 needed)
+        (LOGISTIC, [RNG.standard_normal(100_000)], "x"),  # under the size
+        (LOGISTIC, [RNG.standard_normal((300, 500))], "x"),  # 300 rows: blocks of 109 columns, too narrow
+        (LOGISTIC, [np.ma.masked_array(RNG.standard_normal((2, 140_000)))], "x"),  # not an ndarray
+        ("return np.sum(np.tanh(x * y) ** 2)\n", [RNG.standard_normal(140_000), 2.0], "x, y"),  # y a number
+        ("return np.sum(np.tanh(x * y) ** 2)\n", [RNG.standard_normal((2, 140_000)), np.ones((2, 1))], "x, y"),
+    ],
+)
+def test_arguments_that_do_not_qualify_take_the_plain_path(body, args, params):
+    _, blocked, plain, _ = modules(body, params)
+    calls = counted(blocked)
+    got = blocked["grad_f"](*args)
+    assert len(calls) == 1
+    for g, e in zip(got, plain["grad_f"](*args)):
+        np.testing.assert_array_equal(g, e)
+
+
+def test_small_arguments_match_finite_differences_through_the_guard():
+    f, blocked, _, text = modules(ROWS)
+    x = RNG.uniform(-1.0, 1.0, (3, 4))
+    value, dx = blocked["grad_f"](x)
+    assert np.isclose(value, f(x))
+    assert_close(dx, numeric_grad(f, [x], 0), "dx")
+    assert "if type(x) is np.ndarray and x.size >= 131072:" in text
+
+
+def test_the_buffered_class_uses_whole_arrays(tmp_path):
+    source = _source(ROWS)
+    text = generate(source, "t.py", ["f"], buffers=True).text
+    namespace: dict = {}
+    exec(compile(text, "grad.py", "exec"), namespace)  # noqa: S102
+    cls_source = text[text.index("class GradF") :]
+    assert "_by_columns" not in cls_source
+    x = RNG.uniform(-1.0, 1.0, (3, 60_001))
+    instance = namespace["GradF"]()
+    for _ in range(2):
+        for got, expected in zip(instance(x), namespace["grad_f"](x)):
+            np.testing.assert_allclose(got, expected, rtol=1e-12)
+    path = tmp_path / "grad.py"
+    path.write_text(text)
+    ruff = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--isolated", str(path)], check=False)
+    assert ruff.returncode == 0
