@@ -72,6 +72,43 @@ def test_the_value_and_the_work_only_it_needs_are_gone():
     assert np.allclose(dx, s * (1.0 - s), rtol=1e-14, atol=0.0)
 
 
+def test_a_reciprocal_read_once_is_merged_into_the_backward_quotient():
+    """Without the value, 1 / b is read once, by the gradient: (1 / b) / b * e is e / (b * b)."""
+    text, ns = grad_function(LOGISTIC, "logistic", value=False)
+    assert "dx = _t1 / (_t2 * _t2)" in text and "1.0 / _t2" not in text
+    with_value, _ = grad_function(LOGISTIC, "logistic")
+    assert "_t3 = 1.0 / _t2" in with_value and "dx = _t3 / _t2 * _t1" in with_value  # the value reads it
+    source = """
+        import numpy as np
+
+
+        def f(x, y):
+            return np.sum(x / (1 + y * y)) + np.sum(2.0 / (x * x + 3.0))
+        """
+    text, ns = grad_function(source, "f", value=False)
+    user: dict = {}
+    exec(_dedent(source), user)  # noqa: S102 - the test's own source
+    for x, y in [(np.linspace(-2.0, 2.0, 5), np.linspace(0.5, 1.5, 5)), (0.7, -1.2)]:
+        for i, g in enumerate(ns["grad_f"](x, y)):
+            assert_close(g, numeric_grad(user["f"], [x, y], i), f"d{i}")
+    # the reciprocal of a count is one division of a number: the array is multiplied, not divided
+    text, ns = grad_function("import numpy as np\ndef f(x):\n    return np.mean(np.sin(x))\n", "f", value=False)
+    assert "dx = 1.0 / np.size(x) * np.cos(x)" in text
+    # integers: 1 + y * y is exact, (1 + y * y) ** 2 would overflow int64: not merged
+    source = """
+        import numpy as np
+
+
+        def f(x, y):
+            return np.sum(x / (1 + y * y))
+        """
+    text, ns = grad_function(source, "f", value=False)
+    y = np.array([100_000, -3])
+    dy = ns["grad_f"](np.array([1.0, 2.0]), y)[1]
+    b = 1.0 + y.astype(float) ** 2
+    np.testing.assert_allclose(dy, -np.array([1.0, 2.0]) * 2 * y / (b * b), rtol=1e-12)
+
+
 def test_scalar_code_checks_the_scalar_on_an_item_not_on_the_value():
     text, ns = grad_function(POLY, "poly", value=False)
     body = body_of(text, "poly")

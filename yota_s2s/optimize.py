@@ -260,6 +260,51 @@ def stand_ins(tape: Tape, table: RuleTable, sizes: bool = True) -> Tape:
     return dce(new, table) if broadcasts else new
 
 
+def merge_reciprocals(tape: Tape, table: RuleTable) -> Tape:
+    """In the backward sweep, a reciprocal ``1 / q`` read once is not computed on its own:
+    ``(1 / b) / c`` is ``1 / (b * c)`` and ``(1 / q) * e`` is ``e / q``.
+
+    The gradient of ``1.0 / (1.0 + np.exp(-x))`` reuses the quotient ``_t3 = 1.0 / _t2`` as
+    ``_t3 / _t2 * _t1``.  Without the value (``--no-value``) nothing else reads ``_t3``, and
+    ``_t1 / (_t2 * _t2)`` is one product and one division where that was two divisions and a
+    product (a NumPy division costs about 1.4 products).  Where the reciprocal is read again
+    (the value), nothing changes; nor where ``q`` (``b``) is smaller than the result: the
+    reciprocal of a count, ``1.0 / n * r``, is one division of a number, and ``r / n`` would
+    divide the array.  ``b * c`` is made only when ``b`` or ``c`` is surely inexact (an integer
+    product could overflow where the quotients do not).  The forward sweep computes the user's
+    expressions as written.  Top level only.
+    """
+    count = uses(tape)
+    inexact = _inexact_values(tape)
+    classes = shape_classes(tape, table, scalar_keys=frozenset())
+    made: dict[Atom, frozenset] = {}  # the class of each product made here
+    defs: dict[int, Eqn] = {}
+
+    def reciprocal(a: Atom, out: Var) -> Eqn | None:  # the equation of a: 1 / q, read once, q as large as out
+        d = defs.get(a.id) if isinstance(a, Var) else None
+        if d is None or d.prim != "truediv" or not _is_const(d.args[0], 1) or count.get(a.id) != 1:
+            return None
+        return d if made.get(d.args[1], classes.of(d.args[1])) == classes.of(out) else None
+
+    new = tape.copy_header()
+    new.outputs = list(tape.outputs)
+    changed = False
+    for eqn in tape.eqns:
+        if eqn.section == "backward" and len(eqn.outs) == 1 and not eqn.regions:
+            a, span, outs = eqn.args, eqn.span, list(eqn.outs)
+            if eqn.prim == "truediv" and (d := reciprocal(a[0], outs[0])) and {_key(d.args[1]), _key(a[1])} & inexact:
+                product = Var()
+                made[product] = classes.broadcast([classes.of(d.args[1]), classes.of(a[1])])
+                new.eqns.append(Eqn("mul", [d.args[1], a[1]], {}, [product], span, (), "backward"))
+                eqn, changed = Eqn("truediv", [d.args[0], product], {}, outs, span, (), "backward"), True
+            elif eqn.prim == "mul" and (d := reciprocal(a[0], outs[0]) or reciprocal(a[1], outs[0])):
+                other = a[1] if reciprocal(a[0], outs[0]) else a[0]
+                eqn, changed = Eqn("truediv", [other, d.args[1]], {}, outs, span, (), "backward"), True
+        defs.update((o.id, eqn) for o in eqn.outs)
+        new.eqns.append(eqn)
+    return dce(new, table) if changed else tape
+
+
 def _inexact_values(tape: Tape) -> set[tuple]:
     """Keys of the values surely of an inexact dtype (float or complex): results of ``exp``,
     ``log``, a division, ..., and of arithmetic or reductions with such an operand."""

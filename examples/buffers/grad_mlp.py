@@ -70,7 +70,7 @@ def grad_loss(W1, b1, W2, b2, X, Y):
     loss = (_t3 * _t3).sum() / _t4
     # backward
     # grad of: return np.sum((scores - Y) ** 2) / X.shape[0]
-    dscores = _unbroadcast(1.0 / _t4 * 2 * _t3, scores)
+    dscores = _unbroadcast(2 / _t4 * _t3, scores)
     # grad of: scores = h @ W2 + b2
     d_t2 = _unbroadcast(dscores, _t2)
     db2 = _unbroadcast(dscores, b2)
@@ -140,7 +140,7 @@ class GradLoss:
 
     #: for each buffered result: (the statement of __call__ computing it, the last one reading it or
     #: an alias of it); results of the same shape and dtype whose lives do not overlap share an array
-    lives = ((0, 23), (1, 2), (2, 18), (3, 17), (4, 24), (5, 12), (7, 8), (12, 24), (16, 20), (17, 24), (18, 19), (19, 20), (20, 24), (23, 24))
+    lives = ((0, 22), (1, 2), (2, 17), (3, 16), (4, 23), (5, 11), (7, 8), (11, 23), (15, 19), (16, 23), (17, 18), (18, 19), (19, 23), (22, 23))
 
     def __init__(self):
         self.buffers = {}  # shapes of the arguments -> one array (or None) per buffered result
@@ -177,22 +177,21 @@ class GradLoss:
         loss = _u3 / _t4
         # backward
         # grad of: return np.sum((scores - Y) ** 2) / X.shape[0]
-        _u4 = 1.0 / _t4
-        _u5 = _u4 * 2
-        _u6 = _u5 * _t3 if _b[7] is None else np.multiply(_u5, _t3, out=_b[7])
-        dscores = _unbroadcast(_u6, scores)
+        _u4 = 2 / _t4
+        _u5 = _u4 * _t3 if _b[7] is None else np.multiply(_u4, _t3, out=_b[7])
+        dscores = _unbroadcast(_u5, scores)
         # grad of: scores = h @ W2 + b2
         d_t2 = _unbroadcast(dscores, _t2)
         db2 = _unbroadcast(dscores, b2)
         dh = _matmul_dx(d_t2, h, W2) if _b[8] is None else np.matmul(d_t2, W2.T, out=_b[8])
         dW2 = _matmul_dy(d_t2, h, W2) if _b[9] is None else np.matmul(h.T, d_t2, out=_b[9])
         # grad of: h = np.tanh(X @ W1 + b1)
-        _u7 = h * h if _b[10] is None else np.multiply(h, h, out=_b[10])
-        _u8 = 1.0 - _u7 if _b[11] is None else np.subtract(1.0, _u7, out=_b[11])
-        _t5 = dh * _u8 if _b[12] is None else np.multiply(dh, _u8, out=_b[12])
+        _u6 = h * h if _b[10] is None else np.multiply(h, h, out=_b[10])
+        _u7 = 1.0 - _u6 if _b[11] is None else np.subtract(1.0, _u6, out=_b[11])
+        _t5 = dh * _u7 if _b[12] is None else np.multiply(dh, _u7, out=_b[12])
         db1 = _unbroadcast(_t5, b1)
-        _u9 = _unbroadcast(_t5, _t1)
-        dW1 = _matmul_dy(_u9, X, W1) if _b[13] is None else np.matmul(X.T, _u9, out=_b[13])
+        _u8 = _unbroadcast(_t5, _t1)
+        dW1 = _matmul_dy(_u8, X, W1) if _b[13] is None else np.matmul(X.T, _u8, out=_b[13])
         if _first:  # this call's arrays: the buffers of these shapes
             self.buffers[_key], self.owners[_key] = _kept(
                 self.lives,
@@ -203,11 +202,11 @@ class GradLoss:
                 scores,
                 _t3,
                 _u2,
-                _u6,
+                _u5,
                 dh if np.ndim(h) == 2 and np.ndim(W2) == 2 else None,
                 dW2 if np.ndim(h) == 2 and np.ndim(W2) == 2 else None,
+                _u6,
                 _u7,
-                _u8,
                 _t5,
                 dW1 if np.ndim(X) == 2 and np.ndim(W1) == 2 else None,
             )
