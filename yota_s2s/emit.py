@@ -11,6 +11,9 @@ user.  ``index_add`` into a fresh buffer is written in place::
     dx = _grad_zeros(x)
     dx[3] += _t7
 
+A function that keeps the columns of its arrays apart and sums over them (``columns``) starts
+with a test that computes a large call by blocks of columns (``_by_columns``).
+
 Only the helpers used are copied in (from ``runtime``).  The output depends on
 nothing but the tapes, so it is byte-for-byte deterministic.
 """
