@@ -155,6 +155,20 @@ def test_two_arrays_of_other_ranks_and_an_unused_parameter():
     assert len(got) == 2  # value, dx
 
 
+def test_an_argument_named_type_is_tested_by_its_class():
+    body = "return np.sum(1.0 / (1.0 + np.exp(-type)))\n"
+    _, _, _, text = modules(body, "type")
+    assert "if type.__class__ is np.ndarray and type.size >= 131072:" in text
+    check_blocked(body, RNG.standard_normal(200_000), params="type", blocks=5)
+    # the same test reads the elements of a 1-D argument as Python floats (type_items)
+    f, blocked, _, text = modules("return type[0] * type[1] ** 2\n", "type")
+    assert "type.__class__ is np.ndarray and type.ndim == 1" in text
+    x = np.array([0.5, -1.5, 2.0])
+    value, dx = blocked["grad_f"](x)
+    assert np.isclose(value, f(x))
+    assert_close(dx, numeric_grad(f, [x], 0), "dtype")
+
+
 def test_float32_non_contiguous_and_higher_ranks_keep_their_dtype_and_layout():
     x = RNG.uniform(-1.0, 1.0, (60_001, 3)).T  # columns of a transposed array: strided
     check_blocked(ROWS, x)

@@ -25,6 +25,7 @@ rank each input needs for its indexing to stay off the last axis (``x[3]`` needs
 ``_by_columns`` checks it at run time with the rest (ndarrays with one number of columns).
 
     >>> from yota_s2s.pipeline import generate
+    >>> from yota_s2s.ruledsl import load_rules
     >>> tape = generate("import numpy as np\\ndef f(x):\\n    return np.sum(x[0] * np.exp(x[1]))\\n", "f.py")
     >>> column_plan(tape.tapes["optimize"][0], load_rules())
     {'x': 2}
@@ -36,7 +37,7 @@ rank each input needs for its indexing to stay off the last axis (``x[3]`` needs
 from __future__ import annotations
 
 from .ir import Lit, Slice, Tape, Var
-from .ruledsl import RuleTable, load_rules  # noqa: F401 - load_rules: the doctest
+from .ruledsl import RuleTable
 from .shapes import SCALAR, shape_classes
 
 COLUMNS, FREE, ADDS = "columns", "free", "adds"

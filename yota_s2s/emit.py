@@ -827,9 +827,7 @@ class _FunctionEmitter:
             # gives None for masked ones); the type test costs less than np.ndim's call.  A float
             # array only: Python ints do not overflow as NumPy's do, and the list of the gradient
             # (item_write) is made an array of x's dtype
-            kind = ast.Call(ast.Name("type", ast.Load()), [self.atom(x)], [])
-            if "type" in dict(self.tape.params):  # an argument named type: x.__class__
-                kind = ast.Attribute(self.atom(x), "__class__", ast.Load())
+            kind = self.type_of(self.atom(x))
             one_d = ast.Compare(ast.Attribute(self.atom(x), "ndim", ast.Load()), [ast.Eq()], [ast.Constant(1)])
             dtype = ast.Attribute(self.atom(x), "dtype", ast.Load())
             floats = ast.Compare(ast.Attribute(dtype, "kind", ast.Load()), [ast.Eq()], [ast.Constant("f")])
@@ -841,6 +839,12 @@ class _FunctionEmitter:
             )
             body.append((eqn.section, None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), 0))
         return ast.Subscript(ast.Name(name, ast.Load()), ast.Constant(eqn.params["index"][0]), ast.Load())
+
+    def type_of(self, value: ast.expr) -> ast.expr:
+        """``type(value)``, or ``value.__class__`` when an argument named ``type`` hides the builtin."""
+        if "type" in dict(self.tape.params):
+            return ast.Attribute(value, "__class__", ast.Load())
+        return ast.Call(ast.Name("type", ast.Load()), [value], [])
 
     def start_items(self, root: int, eqn: Eqn, name: str) -> bool:
         """Name the list of an element group (``dx_items``) at its ``grad_zeros``, when
@@ -924,11 +928,11 @@ class _FunctionEmitter:
     def column_guard(self, fn: ast.FunctionDef) -> list[str]:
         """The lines that compute a large call by blocks of columns (``columns``), or none.
 
-        NumPy only (a GPU wants whole arrays), and not when a parameter would shadow a name the
-        lines use, or is keyword-only (the blocks are passed by position)."""
+        NumPy only (a GPU wants whole arrays), and not when a parameter hides the function itself
+        or is keyword-only (the blocks are passed by position)."""
         params = [p for p, _ in self.tape.params]
         name = f"grad_{self.tape.name}"
-        if self.backend.module != "numpy" or fn.args.kwonlyargs or {"type", name} & set(params):
+        if self.backend.module != "numpy" or fn.args.kwonlyargs or name in params:
             return []
         plan = column_plan(self.tape, self.table)
         if plan is None:
@@ -939,9 +943,10 @@ class _FunctionEmitter:
         joined = self.fresh("_joined")
         self.helpers.add("_by_columns")
         np_ = self.backend.alias
+        kind = ast.unparse(self.type_of(ast.Name(first, ast.Load())))
         args = ", ".join(params) + ("," if len(params) == 1 else "")
         return [
-            f"    if type({first}) is {np_}.ndarray and {first}.size >= 131072:  # large: by blocks of columns",
+            f"    if {kind} is {np_}.ndarray and {first}.size >= 131072:  # large: by blocks of columns",
             f"        {joined} = _by_columns({name}, ({args}), {ranks!r}, {values})",
             f"        if {joined} is not None:",
             f"            return {joined}",

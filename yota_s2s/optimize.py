@@ -37,7 +37,7 @@ from .control import LEADING, first_carried
 from .ir import Atom, Eqn, Input, Lit, Slice, Tape, Var, uses
 from .lower import fold_constant
 from .ruledsl import RuleTable
-from .shapes import NUMBER, ShapeClasses, shape_classes
+from .shapes import NUMBER, SCALAR, ShapeClasses, shape_classes
 
 _COMMUTATIVE = {"add", "mul"}
 #: Primitives with a boolean result: multiplying one by 1.0 makes it a float.
@@ -297,9 +297,11 @@ def merge_reciprocals(tape: Tape, table: RuleTable) -> Tape:
                 made[product] = classes.broadcast([classes.of(d.args[1]), classes.of(a[1])])
                 new.eqns.append(Eqn("mul", [d.args[1], a[1]], {}, [product], span, (), "backward"))
                 eqn, changed = Eqn("truediv", [d.args[0], product], {}, outs, span, (), "backward"), True
-            elif eqn.prim == "mul" and (d := reciprocal(a[0], outs[0]) or reciprocal(a[1], outs[0])):
-                other = a[1] if reciprocal(a[0], outs[0]) else a[0]
-                eqn, changed = Eqn("truediv", [other, d.args[1]], {}, outs, span, (), "backward"), True
+            elif eqn.prim == "mul":
+                for r, other in ((a[0], a[1]), (a[1], a[0])):
+                    if d := reciprocal(r, outs[0]):
+                        eqn, changed = Eqn("truediv", [other, d.args[1]], {}, outs, span, (), "backward"), True
+                        break
         defs.update((o.id, eqn) for o in eqn.outs)
         new.eqns.append(eqn)
     return dce(new, table) if changed else tape
@@ -847,7 +849,7 @@ class _Rewriter:
             return None
         for q, b in (m.args, m.args[::-1]):
             if (
-                self.cls(q) == frozenset()
+                self.cls(q) == SCALAR
                 or params.get("keepdims")
                 and self.sc.kept_along(self.cls(q), self.cls(b), params.get("axis", None))
             ):
