@@ -5,12 +5,22 @@
 import numpy as np
 
 
-def _grad_zeros(x):
-    """Zeros of the shape of ``x`` in the dtype of its gradient, that of ``x + 0.0``: ``x``'s own
-    for a float array, float64 for an integer or boolean one (a buffer of an integer dtype would
-    truncate what is added into it)."""
-    x = np.asarray(x)
-    return np.zeros(x.shape, np.result_type(x, 0.0))
+def _grad_rows(x, written, out=None):
+    """The gradient buffer of ``x``, as ``_grad_zeros(x)``, for a caller that assigns each row
+    (first index) in ``written`` (distinct, not negative) before it reads it: zeros in the other
+    rows only, so a gradient that writes every row is not filled twice.  ``out``: the columns of
+    the whole gradient that ``_by_columns`` gives a block, written in place of a new array."""
+    if out is None:
+        x = np.asarray(x)
+        out = np.empty(x.shape, np.result_type(x, 0.0))
+    n = len(out)
+    if n > 2 * len(written):
+        out[...] = 0
+    elif n != len(written):  # the rows a caller indexing x[k] can write are all below n
+        for k in range(n):
+            if k not in written:
+                out[k] = 0
+    return out
 
 
 def grad_f(x):
@@ -47,7 +57,7 @@ def grad_f(x):
     if not isinstance(f, float) and np.ndim(f) != 0:
         raise ValueError('f() must return a scalar to be differentiated (sum or index its result)')
     # grad of: return (x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 3 * x[1] * x[6] * x[8...
-    dx_items = [0.0] * len(x_items) if x_items is not x else _grad_zeros(x)
+    dx_items = [0.0] * len(x_items) if x_items is not x else _grad_rows(x, (1, 2, 3, 4, 5, 6, 7, 8))
     dx_items[2] = _t9 * x7 * 3 - _t14
     dx_items[7] = _t9 * _t15 - _t15 * _t13 - _t12 * 2 * x7
     dx_items[5] = _t16 * 2 * x5 - _t13 * _t11 + _t11 * _t9

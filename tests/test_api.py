@@ -462,9 +462,9 @@ def test_gradsource_of_a_path(tmp_path):
         "import numpy as np\n\n\ndef a(x):\n    return np.sum(x)\n\n\ndef b(x):\n    return np.sum(x * x)\n"
     )
     both = gradsource(path)
-    assert "def grad_a(x):" in both and "def grad_b(x):" in both
+    assert "def grad_a(x" in both and "def grad_b(x" in both
     only_b = gradsource(str(path), func="b")
-    assert "def grad_a" not in only_b and "def grad_b(x):" in only_b
+    assert "def grad_a" not in only_b and "def grad_b(x" in only_b
     assert gradsource(path, func=["a", "b"]) == both.replace(f"yota-s2s {path}", f"yota-s2s {path} --func a --func b")
     with pytest.raises(UserError, match="YS002"):
         gradsource(tmp_path / "missing.py")

@@ -53,9 +53,9 @@ def counted(namespace: dict) -> list:
     calls: list = []
     inner = namespace["grad_f"]
 
-    def grad_f(*args):
+    def grad_f(*args, **out):
         calls.append(np.shape(args[0]))
-        return inner(*args)
+        return inner(*args, **out)
 
     namespace["grad_f"] = grad_f
     return calls
@@ -143,6 +143,52 @@ def test_a_long_vector_by_blocks(value):
 def test_rows_of_a_matrix_by_blocks(value):
     x = RNG.uniform(-1.0, 1.0, (3, 60_001))
     check_blocked(ROWS, x, value=value)
+
+
+def test_rows_nobody_reads_are_zero_in_the_joined_gradient():
+    """x[0] and x[4] are not read: their gradient rows are zeros, written into the columns of the
+    whole gradient (a new, unfilled array) by each block; x[1..3] are assigned, not filled first."""
+    body = "return np.sum(x[1] * np.exp(x[2]) - x[3] * x[2] * x[2])\n"
+    _, _, _, text = modules(body)
+    assert "_grad_rows(x, (1, 2, 3), None if _out is None else _out[0])" in text
+    got = check_blocked(body, RNG.standard_normal((5, 30_000)))
+    assert not got[1][[0, 4]].any()
+
+
+def test_blocks_after_the_first_write_into_the_whole_gradient():
+    """The last operation of a gradient writes into the columns of the whole one (``_out``): the
+    block calls return those very views, so ``_by_columns`` copies nothing back."""
+    _, blocked, _, text = modules(LOGISTIC)
+    assert "def grad_f(x, *, _out=None):" in text
+    assert "_t4 = _t3 / _t2\n    dx = _t4 * _t1 if _out is None else np.multiply(_t4, _t1, out=_out[0])\n" in text
+    inner, returned = blocked["grad_f"], []
+
+    def grad_f(*args, **out):
+        result = inner(*args, **out)
+        if out:
+            returned.append(result[1] is out["_out"][0])
+        return result
+
+    blocked["grad_f"] = grad_f
+    x = RNG.standard_normal(200_000)
+    value, dx = grad_f(x)
+    assert len(returned) >= 4 and all(returned)
+    np.testing.assert_allclose(dx, inner(x[:150_000])[1].tolist() + inner(x[150_000:])[1].tolist(), rtol=1e-15)
+    assert np.isclose(value, np.sum(1.0 / (1.0 + np.exp(-x))), rtol=1e-12)
+
+
+def test_grad_rows_fills_only_the_rows_the_caller_does_not_assign():
+    from yota_s2s.runtime import _grad_rows
+
+    nan = np.full((4, 3), np.nan)
+    g = _grad_rows(np.ones((4, 3)), (1, 2, 3), out=nan.copy())
+    assert not g[0].any() and np.isnan(g[1:]).all()  # rows 1..3: the caller's, left as they were
+    assert not _grad_rows(np.ones((4, 3)), (1,), out=nan.copy()).any()  # most rows unassigned: all zeros
+    assert np.isnan(_grad_rows(np.ones((4, 3)), (0, 1, 2, 3), out=nan.copy())).all()  # none filled
+    g = _grad_rows(np.arange(4), (0, 1, 2, 3))  # an integer x: a float gradient, as _grad_zeros
+    assert g.shape == (4,) and g.dtype == np.float64
+    g = _grad_rows([1.0, 2.0], (0,))  # a list x; row 0 the caller's
+    assert g.shape == (2,) and g[1] == 0.0
 
 
 def test_two_arrays_of_other_ranks_and_an_unused_parameter():

@@ -169,17 +169,16 @@ def _filled(buffer, value):
 '''
 
 
-def buffered_module(text: str, tapes: list[Tape], backend: Backend) -> str:
-    """``text`` (the plain module for ``tapes``) with the buffered class of each function added.
+def buffered_module(text: str, plain: str, tapes: list[Tape], backend: Backend) -> str:
+    """``text`` (the module for ``tapes``) with the buffered class of each function added.
 
-    The classes are made from the plain functions without their column blocks (``columns``): the
-    buffers are the whole arrays, allocated once.
+    The classes are made from ``plain``, the same module without column blocks (``columns``):
+    the buffers are the whole arrays, allocated once.
     """
-    plain = _without_column_blocks(text)
     tree = ast.parse(plain)
     lines = plain.splitlines()
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-    taken = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | set(functions)
+    taken = {n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)} | set(functions)
     taken |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arg) for a in [n]}
     classes = []
     for tape in tapes:
@@ -191,18 +190,6 @@ def buffered_module(text: str, tapes: list[Tape], backend: Backend) -> str:
     if not any("_filled(" in c for c in classes):
         runtime = runtime[: runtime.index("\n\n\ndef _filled")]
     return text.rstrip("\n") + "\n\n\n" + runtime + "\n\n\n" + "\n\n\n".join(classes) + "\n"
-
-
-def _without_column_blocks(text: str) -> str:
-    """``text`` without the statement of each function that computes a large call by blocks of
-    columns (``if ...: ... _by_columns(...)``, after the docstring)."""
-    lines = text.splitlines()
-    for fn in reversed([n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)]):
-        first = fn.body[1] if len(fn.body) > 1 and ast.get_docstring(fn) is not None else None
-        calls = [n.func.id for n in ast.walk(first) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
-        if isinstance(first, ast.If) and "_by_columns" in calls:
-            del lines[first.lineno - 1 : first.end_lineno]
-    return "\n".join(lines) + "\n"
 
 
 def _class_name(func: str, taken: set[str]) -> str:
@@ -470,32 +457,7 @@ class _BufferedClass:
             fills = {"full_like": 2, "zeros_like": 1}
             if alias and func.value.id == self.backend.alias and len(node.args) == fills.get(func.attr):
                 return func.attr, list(node.args)
-        if isinstance(node, ast.BinOp):
-            operands = [node.left, node.right]
-            if isinstance(node.op, ast.Pow):
-                right = node.right
-                if isinstance(right, ast.Constant) and type(right.value) in (int, float) and right.value == 2:
-                    return "square", [node.left]
-                return None
-            name = _OPERATORS.get(type(node.op))
-            return (name, operands) if name else None
-        if (
-            isinstance(node, ast.UnaryOp)
-            and isinstance(node.op, ast.USub)
-            and not isinstance(node.operand, ast.Constant)
-        ):
-            return "negative", [node.operand]
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and isinstance(node.func.value, ast.Name)
-            and node.func.value.id == self.backend.alias
-            and node.func.attr in _UFUNCS
-            and not node.keywords
-            and not any(isinstance(a, ast.Starred) for a in node.args)
-        ):
-            return node.func.attr, list(node.args)
-        return None
+        return ufunc_call(node, self.backend.alias)
 
     def split(self, node: ast.expr, new: list[ast.stmt], buf: str, target: str | None = None) -> ast.expr:
         """``node`` with each buffered operation in it written as a statement of its own (into ``new``)."""
@@ -589,6 +551,39 @@ class _BufferedClass:
         if isinstance(node, ast.UnaryOp):
             return ast.UnaryOp(node.op, operands[0])
         return ast.Call(node.func, operands, [])
+
+
+def ufunc_call(node: ast.expr, alias: str) -> tuple[str, list[ast.expr]] | None:
+    """The ufunc ``node`` calls (an operator, or ``np.NAME(...)`` with ``alias`` the module's name)
+    and its operands, when it can be written ``np.NAME(*operands, out=...)``; or None.
+
+    >>> ufunc_call(ast.parse("a * (b + 1)", mode="eval").body, "np")[0]
+    'multiply'
+    >>> ufunc_call(ast.parse("a ** 3", mode="eval").body, "np") is None
+    True
+    """
+    if isinstance(node, ast.BinOp):
+        operands = [node.left, node.right]
+        if isinstance(node.op, ast.Pow):
+            right = node.right
+            if isinstance(right, ast.Constant) and type(right.value) in (int, float) and right.value == 2:
+                return "square", [node.left]
+            return None
+        name = _OPERATORS.get(type(node.op))
+        return (name, operands) if name else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and not isinstance(node.operand, ast.Constant):
+        return "negative", [node.operand]
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == alias
+        and node.func.attr in _UFUNCS
+        and not node.keywords
+        and not any(isinstance(a, ast.Starred) for a in node.args)
+    ):
+        return node.func.attr, list(node.args)
+    return None
 
 
 def _is_atom(node: ast.expr) -> bool:

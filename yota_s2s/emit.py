@@ -21,6 +21,7 @@ nothing but the tapes, so it is byte-for-byte deterministic.
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 import keyword
 import symtable
@@ -37,6 +38,7 @@ from .backend import (
     helper_source,
     index_expr,
 )
+from .buffers import ufunc_call
 from .columns import column_plan
 from .control import LEADING, bound_inputs, first_carried
 from .errors import located
@@ -77,8 +79,11 @@ class Header:
     command: str
 
 
-def emit_module(tapes: list[Tape], module: Module, table: RuleTable, backend: Backend, header: Header) -> str:
-    """The generated module for ``tapes`` (one ``grad_`` function each)."""
+def emit_module(
+    tapes: list[Tape], module: Module, table: RuleTable, backend: Backend, header: Header, columns: bool = True
+) -> str:
+    """The generated module for ``tapes`` (one ``grad_`` function each); without ``columns``, no
+    function computes a large call by blocks of columns."""
     params = {p for tape in tapes for p, _ in tape.params}
     alias = backend.alias
     while alias in params:  # a parameter called np: write the module as _np
@@ -88,7 +93,7 @@ def emit_module(tapes: list[Tape], module: Module, table: RuleTable, backend: Ba
     imports: set[str] = set()
     functions = []
     for tape in tapes:
-        text, used, modules = _FunctionEmitter(tape, module, table, backend).emit()
+        text, used, modules = _FunctionEmitter(tape, module, table, backend, columns).emit()
         functions.append(text)
         helpers |= used
         imports |= modules
@@ -161,8 +166,9 @@ def _uses_name(source: str, name: str) -> bool:
 
 
 class _FunctionEmitter:
-    def __init__(self, tape: Tape, module: Module, table: RuleTable, backend: Backend):
+    def __init__(self, tape: Tape, module: Module, table: RuleTable, backend: Backend, columns: bool = True):
         self.tape = tape
+        self.columns = columns
         self.module = module
         self.table = table
         self.backend = backend
@@ -175,6 +181,7 @@ class _FunctionEmitter:
         self.temps = 0
         self.helpers: set[str] = set()
         self.imports: set[str] = set()
+        self.out_slots: dict[int, int] = {}  # a gradient written into _out[k] by column blocks -> k
 
     # ------------------------------------------------------------------ naming
     def fresh(self, base: str) -> str:
@@ -342,6 +349,7 @@ class _FunctionEmitter:
         for root in self.inplace.values():
             counts[root] = counts.get(root, 0) + 1
         groups: dict[int, tuple[Var, int]] = {}
+        self.item_rows: dict[int, tuple[int, ...]] = {}
         for root, (src, *adds) in members.items():
             x = src.args[0] if src.prim == "grad_zeros" else None
             if src.out.id != root or not isinstance(x, Var) or x.id not in self.unpacked or not adds:
@@ -350,6 +358,14 @@ class _FunctionEmitter:
                 continue
             if all(e.prim == "index_add" and len(e.args) == 2 and _one_int(e.params["index"]) for e in adds):
                 groups[root] = (x, adds[-1].out.id)
+                # the rows the array form assigns before it reads them (first_write's dx[k] = g)
+                rows: list[int] = []
+                for e in adds:
+                    k = e.params["index"][0]
+                    if k < 0:
+                        break
+                    rows += [k] * (k not in rows)
+                self.item_rows[root] = tuple(sorted(rows))
         return groups
 
     def can_inline(self, a: Atom, user: Eqn | None, i: int, outputs: set[int]) -> bool:
@@ -559,6 +575,9 @@ class _FunctionEmitter:
                     copy = ast.Call(ast.Attribute(self.atom(old), "copy", ast.Load()), [], [])
                     body.append((eqn.section, eqn.span, ast.Assign([target], copy, lineno=0), depth))
                 stmt = self.set_in_place(target, eqn)
+            elif depth == 0 and out.id in self.out_slots:
+                *named, stmt = self.into_out(target, self.expression(eqn), self.out_slots[out.id])
+                body.extend((eqn.section, eqn.span, n, depth) for n in named)
             else:
                 stmt = ast.Assign([target], self.expression(eqn), lineno=0)
             body.append((eqn.section, eqn.span, stmt, depth))
@@ -873,7 +892,14 @@ class _FunctionEmitter:
                 ast.Mult(),
                 ast.Call(ast.Name("len", ast.Load()), [x_items], []),
             )
-            value = ast.IfExp(listed, zeros, self.expression(eqn))
+            args = [self.atom(x), constant(self.item_rows[root])]
+            k = self.out_slots.get(last)
+            if k is not None:  # by blocks of columns: into the columns of the whole gradient
+                out = ast.Subscript(ast.Name("_out", ast.Load()), ast.Constant(k), ast.Load())
+                test = ast.Compare(ast.Name("_out", ast.Load()), [ast.Is()], [ast.Constant(None)])
+                args.append(ast.IfExp(test, ast.Constant(None), out))
+            self.helpers.add("_grad_rows")
+            value = ast.IfExp(listed, zeros, ast.Call(ast.Name("_grad_rows", ast.Load()), args, []))
             return [ast.Assign([ast.Name(items, ast.Store())], value, lineno=0)]
         k = ast.Constant(eqn.params["index"][0])
         g = self.atom(eqn.args[1])
@@ -932,11 +958,16 @@ class _FunctionEmitter:
         or is keyword-only (the blocks are passed by position)."""
         params = [p for p, _ in self.tape.params]
         name = f"grad_{self.tape.name}"
-        if self.backend.module != "numpy" or fn.args.kwonlyargs or name in params:
+        if not self.columns or self.backend.module != "numpy" or fn.args.kwonlyargs or {name, "_out"} & set(params):
             return []
         plan = column_plan(self.tape, self.table)
         if plan is None:
             return []
+        # after the first block, the gradients are written into the columns of the whole ones
+        for k, g in enumerate(self.tape.outputs[1:]):  # the first is the value (or a stand-in)
+            if isinstance(g, Var) and g.id in self.defs and self.home.get(g.id) is self.tape:
+                self.out_slots.setdefault(g.id, k)
+        self.taken.add("_out")
         first = next(p for p in params if p in plan)
         ranks = tuple(plan.get(p) for p in params)
         values = 1 if self.tape.meta.get("value", True) else 0
@@ -951,6 +982,37 @@ class _FunctionEmitter:
             f"        if {joined} is not None:",
             f"            return {joined}",
         ]
+
+    def into_out(self, target: ast.Name, value: ast.expr, k: int) -> list[ast.stmt]:
+        """``target = value`` (gradient ``k``), with its last operation written into the columns
+        of the whole gradient when the blocks give them (``_out``)::
+
+            _t7 = _t5 - _t4
+            dx = _t7 * _t6 if _out is None else np.multiply(_t7, _t6, out=_out[0])
+
+        (its operands named first).  A value that is not one ufunc call stays as it is: the blocks
+        copy it in."""
+        found = ufunc_call(value, self.backend.alias)
+        if found is None:
+            return [ast.Assign([target], value, lineno=0)]
+        name, operands = found
+        stmts: list[ast.stmt] = []
+        for i, a in enumerate(operands):
+            if not isinstance(a, ast.Name | ast.Constant) and not (
+                isinstance(a, ast.UnaryOp) and isinstance(a.operand, ast.Constant)
+            ):
+                stmts.append(ast.Assign([ast.Name(self.temp(), ast.Store())], a, lineno=0))
+                operands[i] = ast.Name(stmts[-1].targets[0].id, ast.Load())
+        if isinstance(value, ast.BinOp):
+            plain: ast.expr = ast.BinOp(operands[0], value.op, operands[1])
+        elif isinstance(value, ast.UnaryOp):
+            plain = ast.UnaryOp(value.op, operands[0])
+        else:
+            plain = ast.Call(value.func, operands, [])
+        out = ast.keyword("out", ast.Subscript(ast.Name("_out", ast.Load()), ast.Constant(k), ast.Load()))
+        into = ast.Call(self.backend.attr(name), copy.deepcopy(operands), [out])  # unparse marks nodes
+        test = ast.Compare(ast.Name("_out", ast.Load()), [ast.Is()], [ast.Constant(None)])
+        return [*stmts, ast.Assign([target], ast.IfExp(test, plain, into), lineno=0)]
 
     def scalar_check(self) -> ast.stmt:
         """``if np.ndim(value) != 0: raise ValueError(...)``: the gradient is of a scalar function."""
@@ -995,8 +1057,9 @@ class _FunctionEmitter:
             posonlyargs=[ast.arg(a.arg) for a in fn.args.posonlyargs],
             args=[ast.arg(a.arg) for a in fn.args.args],
             vararg=None,
-            kwonlyargs=[ast.arg(a.arg) for a in fn.args.kwonlyargs],
-            kw_defaults=[None if d is None else self.default(d) for d in fn.args.kw_defaults],
+            kwonlyargs=[ast.arg(a.arg) for a in fn.args.kwonlyargs] + [ast.arg("_out")] * bool(self.out_slots),
+            kw_defaults=[None if d is None else self.default(d) for d in fn.args.kw_defaults]
+            + [ast.Constant(None)] * bool(self.out_slots),
             kwarg=None,
             defaults=[self.default(d) for d in fn.args.defaults],
         )

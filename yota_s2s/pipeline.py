@@ -149,7 +149,8 @@ def _generate(source, path, funcs, wrt, target, rules, command, buffers=False, v
         )
         text = emit_module(grads, module, table, BACKENDS[target], header)
         if buffers:  # the plain module plus a buffered class per function
-            text = buffered_module(text, grads, BACKENDS[target])
+            plain = emit_module(grads, module, table, BACKENDS[target], header, columns=False)
+            text = buffered_module(text, plain, grads, BACKENDS[target])
         BACKENDS[target].check_module(text)  # every name of the target's module exists (a bug of ours if not)
         try:
             compile(text, "<generated>", "exec")

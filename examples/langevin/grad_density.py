@@ -12,7 +12,10 @@ def _by_columns(grad, args, ranks, values):
     ones and the values (its first ``values`` results) add up.  A block of about 32,768 numbers
     keeps the intermediate arrays in the cache, where whole-array passes, one per operation,
     stream them through memory.  ``ranks[i]`` is the least rank of ``args[i]`` (None: passed
-    whole); those are ndarrays with one number of columns, at least four blocks of them."""
+    whole); those are ndarrays with one number of columns, at least four blocks of them.
+
+    After the first block, ``grad`` is given the columns of the whole gradients (``_out``) and
+    writes its last operation into them; a gradient it returns elsewhere is copied in."""
     n, rows = -1, 1
     for a, k in zip(args, ranks):
         if k is None:
@@ -24,27 +27,39 @@ def _by_columns(grad, args, ranks, values):
     step = 32768 // rows
     if step < 256 or n < 4 * step:
         return None
-    joined = None
-    for start in range(0, n, step):
-        part = grad(*[a if k is None else a[..., start : start + step] for a, k in zip(args, ranks)])
-        if joined is None:
-            joined = [*part[:values], *(np.empty((*g.shape[:-1], n), g.dtype) for g in part[values:])]
-        else:
-            joined[:values] = [v + p for v, p in zip(joined[:values], part[:values])]
-        for whole, g in zip(joined[values:], part[values:]):
-            whole[..., start : start + step] = g
+    part = grad(*[a if k is None else a[..., :step] for a, k in zip(args, ranks)])
+    joined = [*part[:values], *(np.empty((*g.shape[:-1], n), g.dtype) for g in part[values:])]
+    for whole, g in zip(joined[values:], part[values:]):
+        whole[..., :step] = g
+    for start in range(step, n, step):
+        blocks = tuple(whole[..., start : start + step] for whole in joined[values:])
+        part = grad(*[a if k is None else a[..., start : start + step] for a, k in zip(args, ranks)], _out=blocks)
+        joined[:values] = [v + p for v, p in zip(joined[:values], part[:values])]
+        for block, g in zip(blocks, part[values:]):
+            if g is not block:
+                block[...] = g
     return tuple(joined)
 
 
-def _grad_zeros(x):
-    """Zeros of the shape of ``x`` in the dtype of its gradient, that of ``x + 0.0``: ``x``'s own
-    for a float array, float64 for an integer or boolean one (a buffer of an integer dtype would
-    truncate what is added into it)."""
-    x = np.asarray(x)
-    return np.zeros(x.shape, np.result_type(x, 0.0))
+def _grad_rows(x, written, out=None):
+    """The gradient buffer of ``x``, as ``_grad_zeros(x)``, for a caller that assigns each row
+    (first index) in ``written`` (distinct, not negative) before it reads it: zeros in the other
+    rows only, so a gradient that writes every row is not filled twice.  ``out``: the columns of
+    the whole gradient that ``_by_columns`` gives a block, written in place of a new array."""
+    if out is None:
+        x = np.asarray(x)
+        out = np.empty(x.shape, np.result_type(x, 0.0))
+    n = len(out)
+    if n > 2 * len(written):
+        out[...] = 0
+    elif n != len(written):  # the rows a caller indexing x[k] can write are all below n
+        for k in range(n):
+            if k not in written:
+                out[k] = 0
+    return out
 
 
-def grad_neg_log_density(x):
+def grad_neg_log_density(x, *, _out=None):
     """Return (dx,): the gradients of neg_log_density(x)."""
     if type(x) is np.ndarray and x.size >= 131072:  # large: by blocks of columns
         _joined = _by_columns(grad_neg_log_density, (x,), (2,), 0)
@@ -59,7 +74,7 @@ def grad_neg_log_density(x):
     _t2 = x1 - x0 * x0
     # backward
     # grad of: return np.sum((A - x[0]) ** 2 + B * (x[1] - x[0] ** 2) ** 2)
-    dx_items = [0.0] * len(x_items) if x_items is not x else _grad_zeros(x)
+    dx_items = [0.0] * len(x_items) if x_items is not x else _grad_rows(x, (0, 1), None if _out is None else _out[0])
     dx_items[1] = 4.0 * _t2
     dx_items[0] = -(8.0 * _t2 * x0) - 2.0 * _t1
     dx = np.asarray(dx_items, x.dtype) if x_items is not x else dx_items
