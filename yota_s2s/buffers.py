@@ -475,7 +475,7 @@ class _BufferedClass:
         name, operands = found
         simple = [self.operand(a, new, buf) for a in operands]
         if all(self.scalar_like(a) for a in simple) and name not in _FILLS:
-            plain = self.rebuild(node, simple)
+            plain = rebuild(node, simple)
             if target is None:
                 result = self.temp()
                 self.scalars.add(result)
@@ -483,7 +483,7 @@ class _BufferedClass:
                 return ast.Name(result, ast.Load())
             return plain
         if name in ("_matmul_dx", "_matmul_dy") and not all(self.stable(a) for a in simple[1:]):
-            plain = self.rebuild(node, simple)
+            plain = rebuild(node, simple)
             if target is not None:
                 return plain
             result = self.temp()
@@ -502,7 +502,7 @@ class _BufferedClass:
         self.kept.append(kept)
         self.slot_names.append(result)
         test = ast.Compare(where, [ast.Is()], [ast.Constant(None)])
-        value = ast.IfExp(test, self.rebuild(node, simple), into)
+        value = ast.IfExp(test, rebuild(node, simple), into)
         if target is not None:
             return value
         new.append(ast.Assign([ast.Name(result, ast.Store())], value, lineno=0))
@@ -510,10 +510,10 @@ class _BufferedClass:
 
     def operand(self, node: ast.expr, new: list[ast.stmt], buf: str) -> ast.expr:
         """An operand of a buffered operation, as a name or a constant (evaluated once)."""
-        if _is_atom(node):
+        if is_atom(node):
             return node
         value = self.split(node, new, buf)
-        if _is_atom(value):
+        if is_atom(value):
             return value
         result = self.temp()
         if self.scalar_like(value):
@@ -542,15 +542,6 @@ class _BufferedClass:
             for n in ast.walk(node)
             if isinstance(n, ast.Name) and n.id != self.backend.alias
         )
-
-    @staticmethod
-    def rebuild(node: ast.expr, operands: list[ast.expr]) -> ast.expr:
-        """The plain expression of ``node`` on the ``operands``."""
-        if isinstance(node, ast.BinOp):
-            return ast.BinOp(operands[0], node.op, operands[1] if len(operands) > 1 else node.right)
-        if isinstance(node, ast.UnaryOp):
-            return ast.UnaryOp(node.op, operands[0])
-        return ast.Call(node.func, operands, [])
 
 
 def ufunc_call(node: ast.expr, alias: str) -> tuple[str, list[ast.expr]] | None:
@@ -586,17 +577,26 @@ def ufunc_call(node: ast.expr, alias: str) -> tuple[str, list[ast.expr]] | None:
     return None
 
 
-def _is_atom(node: ast.expr) -> bool:
+def rebuild(node: ast.expr, operands: list[ast.expr]) -> ast.expr:
+    """The plain expression of ``node`` (an operation ``ufunc_of`` found) on the ``operands``."""
+    if isinstance(node, ast.BinOp):
+        return ast.BinOp(operands[0], node.op, operands[1] if len(operands) > 1 else node.right)
+    if isinstance(node, ast.UnaryOp):
+        return ast.UnaryOp(node.op, operands[0])
+    return ast.Call(node.func, operands, [])
+
+
+def is_atom(node: ast.expr) -> bool:
     """A name, a constant, an attribute or a constant index of one (``x.T``, ``x[:, None]``)."""
     if isinstance(node, ast.Name | ast.Constant):
         return True
     if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
         return True
     if isinstance(node, ast.Attribute):
-        return _is_atom(node.value)
+        return is_atom(node.value)
     if isinstance(node, ast.Subscript):
         index = (ast.Constant, ast.Slice, ast.Tuple, ast.Name, ast.UnaryOp, ast.Load, ast.USub)
-        return _is_atom(node.value) and all(isinstance(n, index) for n in ast.walk(node.slice))
+        return is_atom(node.value) and all(isinstance(n, index) for n in ast.walk(node.slice))
     return False
 
 

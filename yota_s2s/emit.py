@@ -38,7 +38,7 @@ from .backend import (
     helper_source,
     index_expr,
 )
-from .buffers import ufunc_call
+from .buffers import is_atom, rebuild, ufunc_call
 from .columns import column_plan
 from .control import LEADING, bound_inputs, first_carried
 from .errors import located
@@ -143,6 +143,17 @@ def _one_int(index: tuple) -> bool:
     return len(index) == 1 and type(index[0]) is int
 
 
+def _next_write(seen: set | None, eqn: Eqn) -> tuple[bool, set | None]:
+    """Whether the write ``eqn`` into a zero buffer is its element's first (``dx[3] = g``), given
+    the elements ``seen`` written before it in its chain, and the elements written after it.
+    Only single non-negative constant indices are tracked, so that ``dx[8]`` and ``dx[-1]`` never
+    meet; anything else (or ``seen`` None) ends the tracking: None."""
+    index = eqn.params["index"]
+    if seen is None or len(eqn.args) > 2 or not _one_int(index) or index[0] < 0:
+        return False, None
+    return index[0] not in seen, seen | {index[0]}
+
+
 def _is_lit(a: Atom, value: int) -> bool:
     return isinstance(a, Lit) and type(a.value) is int and a.value == value
 
@@ -181,7 +192,8 @@ class _FunctionEmitter:
         self.temps = 0
         self.helpers: set[str] = set()
         self.imports: set[str] = set()
-        self.out_slots: dict[int, int] = {}  # a gradient written into _out[k] by column blocks -> k
+        self.blocks = False  # the function computes a large call by blocks of columns (column_guard)
+        self.out_slots: dict[int, int] = {}  # a gradient written into _out[k] by the blocks -> k
 
     # ------------------------------------------------------------------ naming
     def fresh(self, base: str) -> str:
@@ -359,12 +371,11 @@ class _FunctionEmitter:
             if all(e.prim == "index_add" and len(e.args) == 2 and _one_int(e.params["index"]) for e in adds):
                 groups[root] = (x, adds[-1].out.id)
                 # the rows the array form assigns before it reads them (first_write's dx[k] = g)
-                rows: list[int] = []
+                rows, seen = set(), set()
                 for e in adds:
-                    k = e.params["index"][0]
-                    if k < 0:
-                        break
-                    rows += [k] * (k not in rows)
+                    first, seen = _next_write(seen, e)
+                    if first:
+                        rows.add(e.params["index"][0])
                 self.item_rows[root] = tuple(sorted(rows))
         return groups
 
@@ -932,17 +943,12 @@ class _FunctionEmitter:
         """``dx[3] = g`` rather than ``dx[3] += g``: the buffer is fresh zeros and no write before
         this one in its chain touched element 3 (single non-negative constant indices only, so
         that ``dx[8]`` and ``dx[-1]`` never meet; anything else ends the chain's tracking)."""
-        buf, index = eqn.args[0], eqn.params["index"]
+        buf = eqn.args[0]
         seen = self.written.pop(buf.id, False)
         if seen is False:  # the chain starts here
             src = self.defs.get(buf.id)
             seen = set() if src is not None and src.prim == "grad_zeros" else None
-        if len(eqn.args) > 2 or not _one_int(index) or index[0] < 0:
-            seen = None
-        first = seen is not None and index[0] not in seen
-        if seen is not None:
-            seen.add(index[0])
-        self.written[eqn.out.id] = seen
+        first, self.written[eqn.out.id] = _next_write(seen, eqn)
         return first
 
     def set_in_place(self, target: ast.Name, eqn: Eqn) -> ast.stmt:
@@ -967,6 +973,7 @@ class _FunctionEmitter:
         for k, g in enumerate(self.tape.outputs[1:]):  # the first is the value (or a stand-in)
             if isinstance(g, Var) and g.id in self.defs and self.home.get(g.id) is self.tape:
                 self.out_slots.setdefault(g.id, k)
+        self.blocks = True
         self.taken.add("_out")
         first = next(p for p in params if p in plan)
         ranks = tuple(plan.get(p) for p in params)
@@ -998,17 +1005,10 @@ class _FunctionEmitter:
         name, operands = found
         stmts: list[ast.stmt] = []
         for i, a in enumerate(operands):
-            if not isinstance(a, ast.Name | ast.Constant) and not (
-                isinstance(a, ast.UnaryOp) and isinstance(a.operand, ast.Constant)
-            ):
+            if not is_atom(a):
                 stmts.append(ast.Assign([ast.Name(self.temp(), ast.Store())], a, lineno=0))
                 operands[i] = ast.Name(stmts[-1].targets[0].id, ast.Load())
-        if isinstance(value, ast.BinOp):
-            plain: ast.expr = ast.BinOp(operands[0], value.op, operands[1])
-        elif isinstance(value, ast.UnaryOp):
-            plain = ast.UnaryOp(value.op, operands[0])
-        else:
-            plain = ast.Call(value.func, operands, [])
+        plain = rebuild(value, operands)
         out = ast.keyword("out", ast.Subscript(ast.Name("_out", ast.Load()), ast.Constant(k), ast.Load()))
         into = ast.Call(self.backend.attr(name), copy.deepcopy(operands), [out])  # unparse marks nodes
         test = ast.Compare(ast.Name("_out", ast.Load()), [ast.Is()], [ast.Constant(None)])
@@ -1057,9 +1057,9 @@ class _FunctionEmitter:
             posonlyargs=[ast.arg(a.arg) for a in fn.args.posonlyargs],
             args=[ast.arg(a.arg) for a in fn.args.args],
             vararg=None,
-            kwonlyargs=[ast.arg(a.arg) for a in fn.args.kwonlyargs] + [ast.arg("_out")] * bool(self.out_slots),
+            kwonlyargs=[ast.arg(a.arg) for a in fn.args.kwonlyargs] + [ast.arg("_out")] * self.blocks,
             kw_defaults=[None if d is None else self.default(d) for d in fn.args.kw_defaults]
-            + [ast.Constant(None)] * bool(self.out_slots),
+            + [ast.Constant(None)] * self.blocks,
             kwarg=None,
             defaults=[self.default(d) for d in fn.args.defaults],
         )

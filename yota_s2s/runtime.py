@@ -180,14 +180,17 @@ def _by_columns(grad, args, ranks, values):
     step = 32768 // rows
     if step < 256 or n < 4 * step:
         return None
-    part = grad(*[a if k is None else a[..., :step] for a, k in zip(args, ranks)])
-    joined = [*part[:values], *(xp.empty((*g.shape[:-1], n), g.dtype) for g in part[values:])]
-    for whole, g in zip(joined[values:], part[values:]):
-        whole[..., :step] = g
-    for start in range(step, n, step):
-        blocks = tuple(whole[..., start : start + step] for whole in joined[values:])
-        part = grad(*[a if k is None else a[..., start : start + step] for a, k in zip(args, ranks)], _out=blocks)
-        joined[:values] = [v + p for v, p in zip(joined[:values], part[:values])]
+    joined = blocks = None
+    for start in range(0, n, step):
+        cols = slice(start, start + step)
+        if joined is not None:
+            blocks = tuple(whole[..., cols] for whole in joined[values:])
+        part = grad(*[a if k is None else a[..., cols] for a, k in zip(args, ranks)], _out=blocks)
+        if joined is None:  # the first block: the whole gradients' shapes and dtypes are known
+            joined = [*part[:values], *(xp.empty((*g.shape[:-1], n), g.dtype) for g in part[values:])]
+            blocks = tuple(whole[..., cols] for whole in joined[values:])
+        else:
+            joined[:values] = [v + p for v, p in zip(joined[:values], part[:values])]
         for block, g in zip(blocks, part[values:]):
             if g is not block:
                 block[...] = g
