@@ -74,3 +74,15 @@ def assert_close(analytic, numeric, what: str, rtol=1e-5, atol=1e-6):
     assert np.allclose(analytic, numeric, rtol=rtol, atol=atol), (
         f"{what}: analytic {np.asarray(analytic).tolist()} != numeric {np.asarray(numeric).tolist()}"
     )
+
+
+def plain_form(text: str) -> str:
+    """A generated module without its columns forms (``_grad_NAME_columns``, what ``_by_columns``
+    calls on a large argument), for a test of what the plain functions compute."""
+    import ast
+
+    lines = text.splitlines(keepends=True)
+    for node in reversed(ast.parse(text).body):
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("_grad_") and node.name.endswith("_columns"):
+            del lines[node.lineno - 1 : node.end_lineno]
+    return "".join(lines)

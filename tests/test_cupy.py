@@ -451,43 +451,19 @@ def test_cupy_output_is_the_numpy_program_with_other_names():
 
     class ElementsReadDirectly(ast.NodeTransformer):
         """The intended differences: NumPy output computes a large sum over columns by blocks of
-        columns (a GPU wants whole arrays: no _by_columns, no _out), and it reads x[3], x[8], ... from x.tolist() on the CPU
-        (x_items), and builds their gradient dx[3], dx[8], ... as a list (dx_items) when x is 1-D."""
+        columns (a GPU wants whole arrays: no _by_columns, no columns form _grad_NAME_columns),
+        and it reads x[3], x[8], ... from x.tolist() on the CPU (x_items), and builds their
+        gradient dx[3], dx[8], ... as a list (dx_items) when x is 1-D."""
 
         def visit_Name(self, node):
             return ast.Name(node.id.removesuffix("_items"), node.ctx)
 
         def visit_FunctionDef(self, node):
-            if node.name in _BUFFER_HELPERS:
+            if node.name in _BUFFER_HELPERS or node.name.endswith("_columns"):
                 return None
-            kwonly = [(a, d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults) if a.arg != "_out"]
-            node.args.kwonlyargs, node.args.kw_defaults = [a for a, _ in kwonly], [d for _, d in kwonly]
-            # the operands of a gradient's last operation, named for its _out form: written back in place
-            loads = [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
-            named: dict[str, ast.expr] = {}
-            substitute = _Substitute(named)
-            body = []
-            for stmt in node.body:
-                if isinstance(stmt, ast.Assign) and "_out is None" in ast.unparse(stmt.value):
-                    stmt = substitute.visit(stmt)
-                elif isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
-                    name = stmt.targets[0].id
-                    if name.startswith("_t") and loads.count(name) == 2:  # both branches of the _out form
-                        named[name] = stmt.value
-                        body.append((name, stmt))
-                        continue
-                body.append((None, stmt))
-            node.body = [s for name, s in body if name is None or name not in substitute.used]
             return self.generic_visit(node)
 
-        def visit_IfExp(
-            self, node
-        ):  # a gradient written into the columns of the whole one: ... if _out is None else ...
-            if ast.unparse(node.test) == "_out is None":
-                return self.visit(node.body)
-            return self.generic_visit(node)
-
-        def visit_Call(self, node):  # _grad_rows(x, rows, out): zeros where no row is assigned
+        def visit_Call(self, node):  # _grad_rows(x, rows): zeros where no row is assigned
             if isinstance(node.func, ast.Name) and node.func.id == "_grad_rows":
                 return ast.Call(ast.Name("_grad_zeros", ast.Load()), node.args[:1], [])
             return self.generic_visit(node)
@@ -526,20 +502,6 @@ def test_cupy_output_is_the_numpy_program_with_other_names():
         numpy_code = elements_read_directly(code(generate_case(case, "numpy")))
         renamed = numpy_code.replace("np.", "cp.").replace("scipy.special.", "cupyx.scipy.special.")
         assert renamed == without_buffer_helpers(code(generate_case(case))), case
-
-
-class _Substitute(ast.NodeTransformer):
-    """Names replaced by their values (in the plain branch of an ``_out`` form)."""
-
-    def __init__(self, named: dict):
-        self.named = named
-        self.used: set[str] = set()
-
-    def visit_Name(self, node):
-        if isinstance(node.ctx, ast.Load) and node.id in self.named:
-            self.used.add(node.id)
-            return self.named[node.id]
-        return node
 
 
 #: Runtime helpers the NumPy output may use where the CuPy output uses the other (left out of the comparison).

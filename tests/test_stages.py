@@ -29,7 +29,7 @@ from yota_s2s.ruledsl import load_rules
 from yota_s2s.shapes import SCALAR, shape_classes
 
 from . import corpus
-from .gradcheck import numeric_grad
+from .gradcheck import numeric_grad, plain_form
 
 TABLE = load_rules()
 ROOT = Path(__file__).resolve().parent.parent
@@ -522,11 +522,12 @@ def test_element_gradient_is_built_as_a_list(x):
     (np.zeros_like and item writes into it cost more than the whole scalar gradient); a 2-D x
     has rows, written into an array as before. Both give the gradient of the function."""
     g = generate(ELEMENT_POLY, "p.py")
+    text = plain_form(g.text)
     # rows assigned before the x[-1] write (which ends what is known of the rows): x[1] only
-    assert "dx_items = [0.0] * len(x_items) if x_items is not x else _grad_rows(x, (1,), " in g.text
-    assert "dx = np.asarray(dx_items, x.dtype) if x_items is not x else dx_items" in g.text
-    assert "dx_items[0] = dx_items[0] + " in g.text  # x[0] twice: the second adds
-    assert "+=" not in g.text  # a list item may be an array other names refer to
+    assert "dx_items = [0.0] * len(x_items) if x_items is not x else _grad_rows(x, (1,))" in text
+    assert "dx = np.asarray(dx_items, x.dtype) if x_items is not x else dx_items" in text
+    assert "dx_items[0] = dx_items[0] + " in text  # x[0] twice: the second adds
+    assert "+=" not in text  # a list item may be an array other names refer to
     f, grad_f = run_source(ELEMENT_POLY)["f"], run_source(g.text)["grad_f"]
     value, dx = grad_f(x.copy())
     assert np.allclose(value, f(x))
@@ -944,7 +945,7 @@ def calls(text: str, dotted: str) -> int:
     module, name = dotted.split(".")
     return sum(
         1
-        for n in ast.walk(ast.parse(text))
+        for n in ast.walk(ast.parse(plain_form(text)))
         if isinstance(n, ast.Call)
         and isinstance(n.func, ast.Attribute)
         and n.func.attr == name

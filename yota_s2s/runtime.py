@@ -158,34 +158,39 @@ def _diag_dv(g, v, k):
     return dv
 
 
-def _by_columns(grad, args, ranks, values):
-    """``grad(*args)`` computed block by block of columns (the last axis) and joined, or None
-    when the arguments do not qualify.  ``grad`` keeps columns apart and its value is a sum over
-    them (checked when it was generated), so each block's gradients are columns of the whole
-    ones and the values (its first ``values`` results) add up.  A block of about 32,768 numbers
-    keeps the intermediate arrays in the cache, where whole-array passes, one per operation,
-    stream them through memory.  ``ranks[i]`` is the least rank of ``args[i]`` (None: passed
-    whole); those are ndarrays with one number of columns, at least four blocks of them.
+def _by_columns(grad, args, ranks, values, grads):
+    """The gradient function's ``(*values, *gradients)`` computed block by block of columns (the
+    last axis) by its columns form ``grad``, and joined; or None when the arguments do not qualify.
+    The function keeps columns apart and its value is a sum over them (checked when it was
+    generated), so each block's gradients are columns of the whole ones and the values (the
+    first ``values`` results) add up.  A block of about 32,768 numbers keeps the intermediate
+    arrays in the cache, where whole-array passes, one per operation, stream them through memory.
+    ``ranks[i]`` is the least rank of ``args[i]`` (None: passed whole); those are ndarrays of one
+    float dtype with one number of columns, at least four blocks of them (``grad`` writes its
+    results into arrays of that dtype).
 
-    After the first block, ``grad`` is given the columns of the whole gradients (``_out``) and
-    writes its last operation into them; a gradient it returns elsewhere is copied in."""
-    n, rows = -1, 1
+    ``grad(*block, _out)`` writes its ``grads`` gradients into ``_out``: Nones for the first block
+    (new arrays, whose shapes and dtypes give the whole gradients'), then the columns of the
+    whole gradients; a gradient it returns elsewhere is copied in."""
+    n, rows, dtype = -1, 1, None
     for a, k in zip(args, ranks):
         if k is None:
             continue
         if type(a) is not xp.ndarray or a.ndim < k or (n >= 0 and a.shape[-1] != n):
             return None
-        n = a.shape[-1]
+        if a.dtype.kind != "f" or (dtype is not None and a.dtype != dtype):
+            return None
+        n, dtype = a.shape[-1], a.dtype
         rows = max(rows, a.size // max(n, 1))
     step = 32768 // rows
     if step < 256 or n < 4 * step:
         return None
-    joined = blocks = None
+    joined, blocks = None, (None,) * grads
     for start in range(0, n, step):
         cols = slice(start, start + step)
         if joined is not None:
             blocks = tuple(whole[..., cols] for whole in joined[values:])
-        part = grad(*[a if k is None else a[..., cols] for a, k in zip(args, ranks)], _out=blocks)
+        part = grad(*[a if k is None else a[..., cols] for a, k in zip(args, ranks)], blocks)
         if joined is None:  # the first block: the whole gradients' shapes and dtypes are known
             joined = [*part[:values], *(xp.empty((*g.shape[:-1], n), g.dtype) for g in part[values:])]
             blocks = tuple(whole[..., cols] for whole in joined[values:])

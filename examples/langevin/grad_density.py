@@ -5,34 +5,39 @@
 import numpy as np
 
 
-def _by_columns(grad, args, ranks, values):
-    """``grad(*args)`` computed block by block of columns (the last axis) and joined, or None
-    when the arguments do not qualify.  ``grad`` keeps columns apart and its value is a sum over
-    them (checked when it was generated), so each block's gradients are columns of the whole
-    ones and the values (its first ``values`` results) add up.  A block of about 32,768 numbers
-    keeps the intermediate arrays in the cache, where whole-array passes, one per operation,
-    stream them through memory.  ``ranks[i]`` is the least rank of ``args[i]`` (None: passed
-    whole); those are ndarrays with one number of columns, at least four blocks of them.
+def _by_columns(grad, args, ranks, values, grads):
+    """The gradient function's ``(*values, *gradients)`` computed block by block of columns (the
+    last axis) by its columns form ``grad``, and joined; or None when the arguments do not qualify.
+    The function keeps columns apart and its value is a sum over them (checked when it was
+    generated), so each block's gradients are columns of the whole ones and the values (the
+    first ``values`` results) add up.  A block of about 32,768 numbers keeps the intermediate
+    arrays in the cache, where whole-array passes, one per operation, stream them through memory.
+    ``ranks[i]`` is the least rank of ``args[i]`` (None: passed whole); those are ndarrays of one
+    float dtype with one number of columns, at least four blocks of them (``grad`` writes its
+    results into arrays of that dtype).
 
-    After the first block, ``grad`` is given the columns of the whole gradients (``_out``) and
-    writes its last operation into them; a gradient it returns elsewhere is copied in."""
-    n, rows = -1, 1
+    ``grad(*block, _out)`` writes its ``grads`` gradients into ``_out``: Nones for the first block
+    (new arrays, whose shapes and dtypes give the whole gradients'), then the columns of the
+    whole gradients; a gradient it returns elsewhere is copied in."""
+    n, rows, dtype = -1, 1, None
     for a, k in zip(args, ranks):
         if k is None:
             continue
         if type(a) is not np.ndarray or a.ndim < k or (n >= 0 and a.shape[-1] != n):
             return None
-        n = a.shape[-1]
+        if a.dtype.kind != "f" or (dtype is not None and a.dtype != dtype):
+            return None
+        n, dtype = a.shape[-1], a.dtype
         rows = max(rows, a.size // max(n, 1))
     step = 32768 // rows
     if step < 256 or n < 4 * step:
         return None
-    joined = blocks = None
+    joined, blocks = None, (None,) * grads
     for start in range(0, n, step):
         cols = slice(start, start + step)
         if joined is not None:
             blocks = tuple(whole[..., cols] for whole in joined[values:])
-        part = grad(*[a if k is None else a[..., cols] for a, k in zip(args, ranks)], _out=blocks)
+        part = grad(*[a if k is None else a[..., cols] for a, k in zip(args, ranks)], blocks)
         if joined is None:  # the first block: the whole gradients' shapes and dtypes are known
             joined = [*part[:values], *(np.empty((*g.shape[:-1], n), g.dtype) for g in part[values:])]
             blocks = tuple(whole[..., cols] for whole in joined[values:])
@@ -62,10 +67,10 @@ def _grad_rows(x, written, out=None):
     return out
 
 
-def grad_neg_log_density(x, *, _out=None):
+def grad_neg_log_density(x):
     """Return (dx,): the gradients of neg_log_density(x)."""
     if type(x) is np.ndarray and x.size >= 131072:  # large: by blocks of columns
-        _joined = _by_columns(grad_neg_log_density, (x,), (2,), 0)
+        _joined = _by_columns(_grad_neg_log_density_columns, (x,), (2,), 0, 1)
         if _joined is not None:
             return _joined
     # forward
@@ -77,8 +82,29 @@ def grad_neg_log_density(x, *, _out=None):
     _t2 = x1 - x0 * x0
     # backward
     # grad of: return np.sum((A - x[0]) ** 2 + B * (x[1] - x[0] ** 2) ** 2)
-    dx_items = [0.0] * len(x_items) if x_items is not x else _grad_rows(x, (0, 1), None if _out is None else _out[0])
+    dx_items = [0.0] * len(x_items) if x_items is not x else _grad_rows(x, (0, 1))
     dx_items[1] = 4.0 * _t2
     dx_items[0] = -(8.0 * _t2 * x0) - 2.0 * _t1
     dx = np.asarray(dx_items, x.dtype) if x_items is not x else dx_items
+    return (dx,)
+
+
+def _grad_neg_log_density_columns(x, _out):
+    """grad_neg_log_density on one block of columns (see _by_columns), into the gradients _out."""
+    # forward
+    # return np.sum((A - x[0]) ** 2 + B * (x[1] - x[0] ** 2) ** 2)
+    x0 = x[0]
+    _t1 = 1.0 - x0
+    x1 = x[1]
+    _t3 = x0 * x0
+    _t2 = np.subtract(x1, _t3, out=_t3)
+    # backward
+    # grad of: return np.sum((A - x[0]) ** 2 + B * (x[1] - x[0] ** 2) ** 2)
+    dx = _grad_rows(x, (0, 1), _out[0])
+    np.multiply(4.0, _t2, out=dx[1])
+    _t4 = np.multiply(8.0, _t2, out=dx[0])
+    np.multiply(_t4, x0, out=_t4)
+    np.negative(_t4, out=_t4)
+    np.multiply(2.0, _t1, out=_t1)
+    np.subtract(_t4, _t1, out=_t4)
     return (dx,)
