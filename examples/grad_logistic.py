@@ -73,9 +73,8 @@ def grad_loss(w, b, X, y):
     # grad of: return -np.mean(y * np.log(p) + (1.0 - y) * np.log(1.0 - p))
     d_t9 = _unreduce(-1.0 / _t9.size, _t9)
     d_t7 = _unbroadcast(d_t9 * _t6, _t8) / _t7
-    _t10 = _unbroadcast(d_t9 * y, _t5) / p
     # grad of: return 1.0 / (1.0 + np.exp(-z)) (in logistic)
-    d_t2 = -((d_t7 - _t10) * p / _t4 * _t3)
+    d_t2 = -((d_t7 - _unbroadcast(d_t9 * y, _t5) / p) * p / _t4 * _t3)
     # grad of: p = logistic(X @ w + b)
     db = _unbroadcast(d_t2, b)
     dw = _matmul_dy(_unbroadcast(d_t2, _t1), X, w)

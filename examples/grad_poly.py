@@ -5,50 +5,37 @@
 import numpy as np
 
 
-def _grad_rows(x, written, out=None):
-    """The gradient buffer of ``x``, as ``_grad_zeros(x)``, for a caller that assigns each row
-    (first index) in ``written`` (distinct, not negative) before it reads it: zeros in the other
-    rows only, so a gradient that writes every row is not filled twice.  ``out``: the columns of
-    the whole gradient that ``_by_columns`` gives a block, written in place of a new array."""
-    if out is None:
-        x = np.asarray(x)
-        out = np.empty(x.shape, np.result_type(x, 0.0))
-    n = len(out)
-    if n > 2 * len(written):
-        out[...] = 0
-    elif n != len(written):  # the rows a caller indexing x[k] can write are all below n
-        for k in range(n):
-            if k not in written:
-                out[k] = 0
+def _grad_stack(x, rows):
+    """The gradient of ``x`` from its rows' (first index): ``rows[k]`` a number or an array of a
+    row's shape, zeros in the rows past them (NumPy's dtype of ``x`` with floats, as
+    ``_grad_zeros``)."""
+    x = np.asarray(x)
+    out = np.empty(x.shape, np.result_type(x, 0.0))
+    out[len(rows) :] = 0
+    for k, row in enumerate(rows):
+        out[k] = row
     return out
 
 
 def grad_f(x):
     """Return (f(x), dx): the value and its gradients."""
+    x_items = x.tolist() if type(x) is np.ndarray and x.shape == (9,) and (x.dtype.kind == 'f') else x
+    _, x1, x2, x3, x4, x5, x6, x7, x8 = x_items if x_items is not x else (None, x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8])
     # forward
-    x_items = x.tolist() if type(x) is np.ndarray and x.ndim == 1 and (x.dtype.kind == 'f') else x
     # return (x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 3 * x[1] * x[6] * x[8...
-    x3 = x_items[3]
-    x8 = x_items[8]
     _t1 = x8 * x8
     _t2 = _t1 * x8
     _t3 = 3 * x3
     _t4 = _t3 * x8
-    x6 = x_items[6]
     _t5 = x6 * x6
-    x1 = x_items[1]
     _t6 = _t5 * x6
     _t7 = 3 * x1
     _t8 = _t7 * x6
-    x4 = x_items[4]
-    x5 = x_items[5]
     _t9 = x5 * x5
     _t10 = _t9 * x5
     _t11 = 3 * x4
     _t12 = _t11 * x5
-    x7 = x_items[7]
     _t13 = x7 * x7
-    x2 = x_items[2]
     _t14 = _t13 * x7
     _t15 = 3 * x2
     _t16 = _t15 * x7
@@ -57,14 +44,14 @@ def grad_f(x):
     if not isinstance(f, float) and np.ndim(f) != 0:
         raise ValueError('f() must return a scalar to be differentiated (sum or index its result)')
     # grad of: return (x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 3 * x[1] * x[6] * x[8...
-    dx_items = [0.0] * len(x_items) if x_items is not x else _grad_rows(x, (1, 2, 3, 4, 5, 6, 7, 8))
-    dx_items[2] = _t9 * x7 * 3 - _t14
-    dx_items[7] = _t9 * _t15 - _t15 * _t13 - _t12 * 2 * x7
-    dx_items[5] = _t16 * 2 * x5 - _t13 * _t11 + _t11 * _t9
-    dx_items[4] = _t10 - _t13 * x5 * 3
-    dx_items[1] = _t1 * x6 * 3 - _t6
-    dx_items[6] = _t1 * _t7 - _t7 * _t5 - _t4 * 2 * x6
-    dx_items[8] = _t8 * 2 * x8 - _t5 * _t3 + _t3 * _t1
-    dx_items[3] = _t2 - _t5 * x8 * 3
-    dx = np.asarray(dx_items, x.dtype) if x_items is not x else dx_items
+    dx2 = _t9 * x7 * 3 - _t14
+    dx7 = _t9 * _t15 - _t15 * _t13 - _t12 * 2 * x7
+    dx5 = _t16 * 2 * x5 - _t13 * _t11 + _t11 * _t9
+    dx4 = _t10 - _t13 * x5 * 3
+    dx1 = _t1 * x6 * 3 - _t6
+    dx6 = _t1 * _t7 - _t7 * _t5 - _t4 * 2 * x6
+    dx8 = _t8 * 2 * x8 - _t5 * _t3 + _t3 * _t1
+    dx3 = _t2 - _t5 * x8 * 3
+    dx = [0.0, dx1, dx2, dx3, dx4, dx5, dx6, dx7, dx8]
+    dx = np.asarray(dx, x.dtype) if x_items is not x else _grad_stack(x, dx)
     return f, dx

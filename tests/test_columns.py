@@ -24,6 +24,8 @@ from .gradcheck import assert_close, numeric_grad
 TABLE = load_rules()
 #: Off: the guard's size test never true.
 _NEVER = "1 << 62"
+#: The guard's size test as generated (``emit._COLUMNS_FROM``).
+_GUARD = "size >= 8192"
 
 
 def _source(body: str, params: str = "x") -> str:
@@ -44,7 +46,7 @@ def modules(body: str, params: str = "x", **options):
     blocked: dict = {}
     exec(compile(text, "grad.py", "exec"), blocked)  # noqa: S102
     plain: dict = {}
-    exec(compile(text.replace("131072", _NEVER), "plain.py", "exec"), plain)  # noqa: S102
+    exec(compile(text.replace(_GUARD, f"size >= {_NEVER}"), "plain.py", "exec"), plain)  # noqa: S102
     return user["f"], blocked, plain, text
 
 
@@ -135,13 +137,35 @@ def test_no_blocks_for_cupy_nor_keyword_only_parameters():
 
 @pytest.mark.parametrize("value", [True, False])
 def test_a_long_vector_by_blocks(value):
-    x = RNG.standard_normal(200_003)  # not a multiple of the block
+    x = RNG.standard_normal(800_003)  # not a multiple of the block
     check_blocked(LOGISTIC, x, value=value, blocks=6)
+
+
+@pytest.mark.parametrize(
+    "body, x",
+    [
+        (LOGISTIC, RNG.standard_normal(100_000)),  # under four blocks
+        (ROWS, RNG.uniform(-1.0, 1.0, (3, 60_001))),
+        (LOGISTIC, RNG.standard_normal((300, 500))),  # 300 rows: blocks of 436 columns, 500 of them
+        (ROWS, RNG.uniform(-1.0, 1.0, (3, 2_731))),  # just over the guard's 8,192 numbers
+    ],
+)
+def test_fewer_than_four_blocks_are_one_call_of_the_columns_form(body, x):
+    """From the guard's size up to four blocks, the columns form runs once on the whole arrays
+    (its results written in place): the same gradients as the plain path."""
+    f, blocked, plain, _ = modules(body)
+    calls = counted(blocked)
+    got = blocked["grad_f"](x)
+    assert calls == [x.shape]
+    assert np.isclose(got[0], f(x), rtol=1e-12)
+    np.testing.assert_allclose(got[1], plain["grad_f"](x)[1], rtol=1e-13, atol=0)
+    direction = RNG.standard_normal(x.shape)
+    assert np.isclose(float(np.sum(got[1] * direction)), directional(f, [x], 0, direction), rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("value", [True, False])
 def test_rows_of_a_matrix_by_blocks(value):
-    x = RNG.uniform(-1.0, 1.0, (3, 60_001))
+    x = RNG.uniform(-1.0, 1.0, (3, 240_001))
     check_blocked(ROWS, x, value=value)
 
 
@@ -151,7 +175,7 @@ def test_rows_nobody_reads_are_zero_in_the_joined_gradient():
     body = "return np.sum(x[1] * np.exp(x[2]) - x[3] * x[2] * x[2])\n"
     _, _, _, text = modules(body)
     assert "dx = _grad_rows(x, (1, 2, 3), _out[0])\n    _t4 = np.multiply(x2, x2, out=dx[3])\n" in text
-    got = check_blocked(body, RNG.standard_normal((5, 30_000)))
+    got = check_blocked(body, RNG.standard_normal((5, 120_000)))
     assert not got[1][[0, 4]].any()
 
 
@@ -171,23 +195,23 @@ def test_blocks_after_the_first_write_into_the_whole_gradient():
         return result
 
     blocked["_grad_f_columns"] = columns
-    x = RNG.standard_normal(200_000)
+    x = RNG.standard_normal(800_000)
     value, dx = blocked["grad_f"](x)
     assert len(returned) >= 4 and all(returned)
     plain = blocked["grad_f"]
-    np.testing.assert_allclose(dx, plain(x[:150_000])[1].tolist() + plain(x[150_000:])[1].tolist(), rtol=1e-15)
+    np.testing.assert_allclose(dx, plain(x[:600_000])[1].tolist() + plain(x[600_000:])[1].tolist(), rtol=1e-15)
     assert np.isclose(value, np.sum(1.0 / (1.0 + np.exp(-x))), rtol=1e-12)
 
 
 @pytest.mark.parametrize(
     "body, params, shapes",
     [
-        ("u = np.exp(x)\nv = u * u\nreturn np.sum(v * np.sin(u) + u)\n", "x", [(140_000,)]),  # u read again
-        ("return np.sum(x * np.exp(x) * x - np.exp(x) / (1.0 + x * x))\n", "x", [(140_000,)]),
-        ("a = np.tanh(x[0])\nb = a * x[1]\nc = b * b - a\nreturn np.sum(c * a + np.exp(b))\n", "x", [(2, 70_000)]),
-        ("return np.sum(np.tanh(x * y) ** 2 * y) - np.sum(np.exp(-y) * y) / 3\n", "x, y", [(2, 70_000), (70_000,)]),
-        ("return np.sum((x > 0) * x * x + np.exp(-x) * (x < 1))\n", "x", [(140_000,)]),  # bool operands
-        ("return np.sum(np.sqrt(1.0 + x * x) * np.cos(x) ** 2)\n", "x", [(140_000,)]),
+        ("u = np.exp(x)\nv = u * u\nreturn np.sum(v * np.sin(u) + u)\n", "x", [(560_000,)]),  # u read again
+        ("return np.sum(x * np.exp(x) * x - np.exp(x) / (1.0 + x * x))\n", "x", [(560_000,)]),
+        ("a = np.tanh(x[0])\nb = a * x[1]\nc = b * b - a\nreturn np.sum(c * a + np.exp(b))\n", "x", [(2, 280_000)]),
+        ("return np.sum(np.tanh(x * y) ** 2 * y) - np.sum(np.exp(-y) * y) / 3\n", "x, y", [(2, 280_000), (280_000,)]),
+        ("return np.sum((x > 0) * x * x + np.exp(-x) * (x < 1))\n", "x", [(560_000,)]),  # bool operands
+        ("return np.sum(np.sqrt(1.0 + x * x) * np.cos(x) ** 2)\n", "x", [(560_000,)]),
     ],
 )
 def test_the_columns_form_overwrites_only_arrays_nothing_reads_again(body, params, shapes):
@@ -203,7 +227,7 @@ def test_the_columns_form_writes_float32_in_place_and_keeps_its_dtype():
     body = "return np.sum(x[0] * np.exp(-x[1]) * x[0] - 2.5 * np.tanh(x[1]))\n"
     _, blocked, plain, text = modules(body, value=False)
     assert "out=dx[" in text
-    x = RNG.uniform(-1.0, 1.0, (2, 100_000)).astype(np.float32)
+    x = RNG.uniform(-1.0, 1.0, (2, 300_000)).astype(np.float32)
     calls = counted(blocked)
     (g,) = blocked["grad_f"](x)
     assert len(calls) >= 4 and g.dtype == np.float32
@@ -226,22 +250,22 @@ def test_grad_rows_fills_only_the_rows_the_caller_does_not_assign():
 
 def test_two_arrays_of_other_ranks_and_an_unused_parameter():
     body = "return 0.5 * np.sum(np.tanh(x * y) ** 2) - np.sum(np.exp(-y)) / 3\n"
-    x, y = RNG.standard_normal((2, 70_000)), RNG.standard_normal(70_000)
+    x, y = RNG.standard_normal((2, 280_000)), RNG.standard_normal(280_000)
     check_blocked(body, x, y, params="x, y")
     body = "return np.sum(np.sin(x) * x * x)\n"
     assert plan(body, "x, n", wrt=["x"]) == {"x": 1}  # n unused: passed whole
-    got = check_blocked(body, RNG.standard_normal(140_000), 7, params="x, n", blocks=4, wrt=["x"])
+    got = check_blocked(body, RNG.standard_normal(560_000), 7, params="x, n", blocks=4, wrt=["x"])
     assert len(got) == 2  # value, dx
 
 
 def test_an_argument_named_type_is_tested_by_its_class():
     body = "return np.sum(1.0 / (1.0 + np.exp(-type)))\n"
     _, _, _, text = modules(body, "type")
-    assert "if type.__class__ is np.ndarray and type.size >= 131072:" in text
-    check_blocked(body, RNG.standard_normal(200_000), params="type", blocks=5)
+    assert "if type.__class__ is np.ndarray and type.size >= 8192:" in text
+    check_blocked(body, RNG.standard_normal(800_000), params="type", blocks=5)
     # the same test reads the elements of a 1-D argument as Python floats (type_items)
     f, blocked, _, text = modules("return type[0] * type[1] ** 2\n", "type")
-    assert "type.__class__ is np.ndarray and type.ndim == 1" in text
+    assert "type.__class__ is np.ndarray and type.shape == (2,)" in text
     x = np.array([0.5, -1.5, 2.0])
     value, dx = blocked["grad_f"](x)
     assert np.isclose(value, f(x))
@@ -249,12 +273,12 @@ def test_an_argument_named_type_is_tested_by_its_class():
 
 
 def test_float32_non_contiguous_and_higher_ranks_keep_their_dtype_and_layout():
-    x = RNG.uniform(-1.0, 1.0, (60_001, 3)).T  # columns of a transposed array: strided
+    x = RNG.uniform(-1.0, 1.0, (240_001, 3)).T  # columns of a transposed array: strided
     check_blocked(ROWS, x)
-    x3 = RNG.uniform(-1.0, 1.0, (3, 2, 30_000))
+    x3 = RNG.uniform(-1.0, 1.0, (3, 2, 120_000))
     check_blocked(ROWS, x3)
     _, blocked, plain, _ = modules(LOGISTIC, value=False)
-    x32 = RNG.standard_normal(150_000).astype(np.float32)
+    x32 = RNG.standard_normal(600_000).astype(np.float32)
     calls = counted(blocked)
     (g,) = blocked["grad_f"](x32)
     assert len(calls) > 4 and g.dtype == np.float32
@@ -265,8 +289,7 @@ def test_float32_non_contiguous_and_higher_ranks_keep_their_dtype_and_layout():
     "body, args, params",
     [
         (ROWS, [RNG.uniform(-1.0, 1.0, 300_000)], "x"),  # 1-D: x[0] is a number, not a row (rank 2 needed)
-        (LOGISTIC, [RNG.standard_normal(100_000)], "x"),  # under the size
-        (LOGISTIC, [RNG.standard_normal((300, 500))], "x"),  # 300 rows: blocks of 109 columns, too narrow
+        (LOGISTIC, [RNG.standard_normal(8_000)], "x"),  # under the size
         (LOGISTIC, [np.ma.masked_array(RNG.standard_normal((2, 140_000)))], "x"),  # not an ndarray
         ("return np.sum(np.tanh(x * y) ** 2)\n", [RNG.standard_normal(140_000), 2.0], "x, y"),  # y a number
         ("return np.sum(np.tanh(x * y) ** 2)\n", [RNG.standard_normal((2, 140_000)), np.ones((2, 1))], "x, y"),
@@ -289,7 +312,7 @@ def test_small_arguments_match_finite_differences_through_the_guard():
     value, dx = blocked["grad_f"](x)
     assert np.isclose(value, f(x))
     assert_close(dx, numeric_grad(f, [x], 0), "dx")
-    assert "if type(x) is np.ndarray and x.size >= 131072:" in text
+    assert "if type(x) is np.ndarray and x.size >= 8192:" in text
 
 
 def test_the_buffered_class_uses_whole_arrays(tmp_path):
@@ -299,7 +322,7 @@ def test_the_buffered_class_uses_whole_arrays(tmp_path):
     exec(compile(text, "grad.py", "exec"), namespace)  # noqa: S102
     cls_source = text[text.index("class GradF") :]
     assert "_by_columns" not in cls_source
-    x = RNG.uniform(-1.0, 1.0, (3, 60_001))
+    x = RNG.uniform(-1.0, 1.0, (3, 240_001))
     instance = namespace["GradF"]()
     for _ in range(2):
         for got, expected in zip(instance(x), namespace["grad_f"](x)):

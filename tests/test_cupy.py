@@ -453,7 +453,8 @@ def test_cupy_output_is_the_numpy_program_with_other_names():
         """The intended differences: NumPy output computes a large sum over columns by blocks of
         columns (a GPU wants whole arrays: no _by_columns, no columns form _grad_NAME_columns),
         and it reads x[3], x[8], ... from x.tolist() on the CPU (x_items), and builds their
-        gradient dx[3], dx[8], ... as a list (dx_items) when x is 1-D."""
+        gradient dx[3], dx[8], ... from a list of Python floats (np.asarray, or dx_items) when
+        x is 1-D."""
 
         def visit_Name(self, node):
             return ast.Name(node.id.removesuffix("_items"), node.ctx)
@@ -476,9 +477,15 @@ def test_cupy_output_is_the_numpy_program_with_other_names():
             value, (target,) = node.value, node.targets
             listed = isinstance(value, ast.IfExp) and isinstance(value.test, ast.Compare)
             if listed and isinstance(value.test.ops[0], ast.IsNot):  # ... if x_items is not x else ...
-                if ast.unparse(value.body).startswith("np.asarray("):
+                if ast.unparse(value.body).startswith("np.asarray(") and isinstance(value.orelse, ast.Name):
                     return None  # dx = np.asarray(dx_items, x.dtype) if x_items is not x else dx_items
-                node.value = value.orelse  # dx_items = [0.0] * len(x_items) if x_items is not x else _grad_zeros(x)
+                # dx_items = [0.0] * len(x_items) if x_items is not x else _grad_zeros(x);
+                # dx = np.asarray(dx, x.dtype) if x_items is not x else _grad_stack(x, dx)
+                node.value = value.orelse
+                if isinstance(target, ast.Tuple):  # _, x1 = x_items if x_items is not x else (None, x[1])
+                    kept = [i for i, e in enumerate(node.value.elts) if not isinstance(e, ast.Constant)]
+                    target.elts = [target.elts[i] for i in kept]
+                    node.value.elts = [node.value.elts[i] for i in kept]
             elif isinstance(value, ast.IfExp) and ast.unparse(target).endswith("_items"):
                 return None  # x_items = x.tolist() if ... else x
             if (

@@ -70,7 +70,7 @@ def test_poly_gradient_is_correct_and_reads_well():
         module.grad_f(rng.uniform(-1, 1, (9, 5)))  # an array value has no gradient
     text = (ROOT / "examples/grad_poly.py").read_text()
     body = "\n".join(line for line in text[text.index("def grad_f") :].splitlines() if "#" not in line)
-    assert body.count("_grad_rows(x, ") == 1  # one gradient buffer for all the x[i] reads
+    assert body.count("_grad_stack(x, dx)") == 1  # one gradient array for all the x[i] reads
     assert "_unbroadcast" not in text  # scalar polynomial code needs no shape checks
     for square in ("x5 * x5", "x6 * x6", "x7 * x7", "x8 * x8"):
         assert body.count(square) == 1, square  # each square computed once, shared by x**2, x**3 and the gradient

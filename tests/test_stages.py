@@ -487,8 +487,10 @@ def test_poly_example_gradient_uses_one_buffer():
     assert prims(tape).count("grad_zeros") == 1
     assert "unbroadcast" not in prims(tape)
     assert "_unbroadcast" not in g.text
-    assert g.text[g.text.index("def grad_f") :].count("_grad_rows(x, ") == 1
-    assert "_index_add" not in g.text  # the buffer is written in place: dx[3] += ...
+    body = g.text[g.text.index("def grad_f") :]
+    assert body.count("_grad_stack(x, dx)") == 1  # one array, made once from the rows dx1, ..., dx8
+    assert "dx = [0.0, dx1, dx2, dx3, dx4, dx5, dx6, dx7, dx8]\n" in body
+    assert "_index_add" not in g.text
     namespace = run_source(g.text)
     x = np.random.default_rng(0).uniform(-1, 1, 9)
     value, dx = namespace["grad_f"](x)
@@ -535,6 +537,74 @@ def test_element_gradient_is_built_as_a_list(x):
     wide = x.astype(np.float64)
     expected = numeric_grad(lambda v: float(np.sum(f(v))), [wide], 0)
     assert np.allclose(dx, expected, rtol=1e-4 if x.dtype == np.float32 else 1e-6, atol=1e-6)
+
+
+NAMED_ROWS = src(
+    """
+    import numpy as np
+
+
+    def f(x):
+        return np.sum(x[3] * x[1] ** 2 - 2.0 * x[1] * x[0] + x[3] * x[3])
+
+
+    def g(x):
+        return np.sum(x[2] / x[0] + x[1] * x[2])
+    """
+)
+
+
+@pytest.mark.parametrize(
+    "x",
+    [
+        np.array([0.5, -1.5, 2.0, 0.75]),  # x.shape == (4,): the list of Python floats
+        np.array([0.5, -1.5, 2.0, 0.75, 3.0]),  # longer than its reads: the NumPy scalars x[k]
+        np.array([0.5, -1.5, 2.0, 0.75], dtype=np.float32),
+        np.arange(12.0).reshape(4, 3) / 7,  # rows
+        [0.5, -1.5, 2.0, 0.75],  # a list
+        (0.5, -1.5, 2.0, 0.75),  # a tuple
+        np.array([2, -1, 3, 1]),  # integers: NumPy's arithmetic, a float gradient
+    ],
+    ids=["1-D", "longer", "float32", "rows", "list", "tuple", "int"],
+)
+def test_element_reads_and_gradient_rows_are_named(x):
+    """x[0], x[1], x[3] are read at once, first, and the gradient of each is a name (dx0, dx1,
+    dx3), made one array after the last write: the gradient for every kind of x that indexes."""
+    g = generate(NAMED_ROWS, "p.py")
+    text = plain_form(g.text)
+    body = text[text.index("def grad_f(") : text.index("def grad_g(")]
+    assert "x_items = x.tolist() if type(x) is np.ndarray and x.shape == (4,) and (x.dtype.kind == 'f') else x" in body
+    assert "x0, x1, _, x3 = x_items if x_items is not x else (x[0], x[1], None, x[3])\n" in body
+    assert "dx = [dx0, dx1, 0.0, dx3]\n" in body
+    assert "dx = np.asarray(dx, x.dtype) if x_items is not x else _grad_stack(x, dx)\n" in body
+    assert "+=" not in body and "x_items[" not in body
+    # a division by x[0] (0 raises ZeroDivisionError on Python floats): NumPy's scalars, read at once
+    body = text[text.index("def grad_g(") :]
+    assert "tolist" not in body and "x0, x1, x2 = (x[0], x[1], x[2])\n" in body
+    assert "dx = _grad_stack(x, dx)\n" in body
+    namespace, user = run_source(g.text), run_source(NAMED_ROWS)
+    value, dx = namespace["grad_f"](x)
+    assert np.allclose(value, user["f"](x))
+    assert type(dx) is np.ndarray and dx.shape == np.shape(x)
+    assert dx.dtype == (x.dtype if isinstance(x, np.ndarray) and x.dtype.kind == "f" else np.float64)
+    wide = np.asarray(x, dtype=np.float64)
+    rtol = 1e-4 if getattr(x, "dtype", None) == np.float32 else 1e-6
+    assert np.allclose(dx, numeric_grad(lambda v: float(np.sum(user["f"](v))), [wide], 0), rtol=rtol, atol=1e-5)
+    shifted = wide + 3.0  # no 0 to divide by
+    value, dx = namespace["grad_g"](shifted)
+    assert np.allclose(value, user["g"](shifted)) and dx.shape == shifted.shape
+    assert np.allclose(dx, numeric_grad(lambda v: float(np.sum(user["g"](v))), [shifted], 0), rtol=1e-6, atol=1e-6)
+
+
+def test_grad_stack_makes_the_array_from_numbers_or_rows():
+    from yota_s2s.runtime import _grad_stack
+
+    g = _grad_stack(np.arange(5), [1.5, 0.0, 2])  # an integer x: a float gradient, zeros past the rows
+    assert g.dtype == np.float64 and g.tolist() == [1.5, 0.0, 2.0, 0.0, 0.0]
+    x = np.ones((3, 2), np.float32)
+    g = _grad_stack(x, [np.array([1.0, 2.0]), 0.0])
+    assert g.dtype == np.float32 and g.tolist() == [[1.0, 2.0], [0.0, 0.0], [0.0, 0.0]]
+    assert _grad_stack([1.0, 2.0], [3.0, 4.0]).tolist() == [3.0, 4.0]  # a list x
 
 
 def test_element_gradient_written_in_a_loop_stays_an_array():

@@ -57,6 +57,10 @@ _PYTHON_VALUES = {"shape", "size", "ndim", "len"}
 #: Equations nested into one expression at most: a sum of 5,000 terms is written as
 #: statements of 200 (in order, so it rounds the same) that Python compiles at any recursion limit.
 _MAX_NESTING = 200
+#: The size of the first blocked argument from which the column guard calls the columns form
+#: (``_by_columns``): from about 8,000 numbers its writes in place cost less than new arrays
+#: (katsura8 on 8 x 1,000: 159 against 169 µs), below it the guard's call would not pay.
+_COLUMNS_FROM = 8192
 #: Primitives whose result is a new array (never a view or one of their arguments): a write
 #: into their result may be done in place.
 _FRESH = {
@@ -260,12 +264,18 @@ class _FunctionEmitter:
             for eqn in t.eqns:
                 if eqn.regions:
                     self.plan_control(t, eqn)
-        # x[3], x[8], ... of an argument: read from x.tolist() when x is 1-D (Python floats compute
-        # about 2x faster than the NumPy scalars x[3] gives; rows of a 2-D x are read as before)
+        # x[3], x[8], ... of an argument read at least twice: named at once, first (unpack), and
+        # from x.tolist() when x is a 1-D float array (Python floats compute about 2x faster than
+        # the NumPy scalars x[3] gives; rows of a 2-D x are read as before)
         reads: dict[int, int] = {}
         for eqn in self.tape.eqns:
             if self.element_read(eqn):
                 reads[eqn.args[0].id] = reads.get(eqn.args[0].id, 0) + 1
+        self.element_reads: dict[int, list[Eqn]] = {}  # x -> its reads x[k], k >= 0
+        for eqn in self.tape.eqns if not self.columns_form else ():  # a block's rows: read where used
+            if self.element_read(eqn) and reads[eqn.args[0].id] >= 2 and eqn.params["index"][0] >= 0:
+                self.element_reads.setdefault(eqn.args[0].id, []).append(eqn)
+        self.unpacked_reads = {e.out.id for reads in self.element_reads.values() for e in reads}
         # (on the CPU only: for CuPy, tolist() would copy the array to the host)
         safe = self.backend.module == "numpy" and not self.columns_form
         safe = safe and all(_float_safe(e) for t in tapes for e in t.eqns)
@@ -297,6 +307,15 @@ class _FunctionEmitter:
                         self.inplace[acc_in.id] = acc_in.id
         self.chains(tapes)
         self.item_groups = self.element_groups()
+        # x -> the length of x its list form needs: one more than the largest k of its reads and
+        # of its gradient's named rows (x_items is a list of x.shape == (n,) only)
+        self.item_lengths: dict[int, int] = {}
+        indices = [(x, e.params["index"][0]) for x, reads in self.element_reads.items() for e in reads]
+        for root in self.item_locals:
+            x, _ = self.item_groups[root]
+            indices += [(x.id, k) for k in self.item_rows[root]]
+        for x, k in indices:
+            self.item_lengths[x] = max(k + 1, self.item_lengths.get(x, 0))
         self.item_names: dict[int, str] = {}  # root of an element group -> its list's name, once written
         # the name of a group: a member's user name or gradient name, the last one first
         self.group_var: dict[int, Var] = {}
@@ -321,6 +340,8 @@ class _FunctionEmitter:
                 for o in eqn.outs:
                     nesting[o.id] = depth
             for eqn in t.eqns:
+                if len(eqn.outs) == 1 and eqn.out.id in self.unpacked_reads:
+                    self.inline.discard(eqn.out.id)  # named by the unpacking
                 if eqn.prim == "while":  # the condition, written in the while statement when it can be
                     flag = eqn.regions[0].outputs[0]
                     if isinstance(flag, Var) and self.can_inline(flag, None, 0, outputs):
@@ -370,10 +391,11 @@ class _FunctionEmitter:
             counts[root] = counts.get(root, 0) + 1
         groups: dict[int, tuple[Var, int]] = {}
         self.item_rows: dict[int, tuple[int, ...]] = {}
+        self.item_locals: dict[int, dict[int, str]] = {}  # root -> row -> its name, rows all >= 0
         for root, (src, *adds) in members.items():
             x = src.args[0] if src.prim == "grad_zeros" else None
-            listed = isinstance(x, Var) and (x.id in self.unpacked or self.columns_form)  # the array form only
-            if src.out.id != root or not listed or not adds:
+            known = isinstance(x, Var) and (x.id in self.unpacked or x.id in self.element_reads)
+            if src.out.id != root or not (known or self.columns_form) or not adds:
                 continue
             if counts[root] != len(adds) + 1:  # a member inside a loop or branch
                 continue
@@ -386,6 +408,10 @@ class _FunctionEmitter:
                     if first:
                         rows.add(e.params["index"][0])
                 self.item_rows[root] = tuple(sorted(rows))
+                if not self.columns_form and min(e.params["index"][0] for e in adds) >= 0:
+                    self.item_locals[root] = {}  # one local name per row: dx3
+                elif not self.columns_form and x.id not in self.unpacked:
+                    del groups[root]  # dx[-1]: the list form needs x_items
         return groups
 
     def can_inline(self, a: Atom, user: Eqn | None, i: int, outputs: set[int]) -> bool:
@@ -399,9 +425,22 @@ class _FunctionEmitter:
         return not (
             (user.prim in ("index_add", "setindex") and i == 0)
             or d.section != user.section
-            or (d.span and user.span and (d.span.line, d.span.path) != (user.span.line, user.span.path))
+            or (
+                not self.unnamed_term(a, d)
+                and d.span
+                and user.span
+                and (d.span.line, d.span.path) != (user.span.line, user.span.path)
+            )
             or not self.table.rules[d.prim].pure
         )
+
+    @staticmethod
+    def unnamed_term(a: Var, d: Eqn) -> bool:
+        """``a`` is a nameless value of the backward sweep (a term of a gradient, not the gradient
+        of a value): written into its user on another line too.  Scalar code pays for each name
+        (``dx7 = _t10 + _t11 * u1 + ...`` for eight lines ``_t12 = _t11 * u1``: katsura8 3.9 ->
+        3.6 µs), and the gradients keep their lines."""
+        return d.section == "backward" and a.grad_of is None
 
     def plan_control(self, tape: Tape, eqn: Eqn) -> None:
         """Carried values of loops: an initial value used only here lends its name to the loop;
@@ -521,16 +560,22 @@ class _FunctionEmitter:
                     value = ast.Attribute(value, part, ast.Load())
             body.append(("forward", None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), 0))
         self.checked = self.columns_form or not tape.meta.get("check_scalar")
+        # x_items = x.tolist() if ... else x, first: the column guard need not test a list's x
+        for inp in tape.inputs:
+            if inp.var.id in self.unpacked or inp.var.id in self.element_reads:
+                body.extend((None, None, stmt, 0) for stmt in self.unpack(inp.var))
         guard = self.column_guard(fn)
+        if guard:
+            body.append((None, None, "\n".join(guard), 0))
         self.block(tape, 0, body)
         returned = self.output_expr(tape.out_tree)
         body.append(("backward", None, ast.Return(returned), 0))
-        lines = [f"def {self.function_name()}({self.signature(fn)}):", f"    {self.docstring(fn)}", *guard]
+        lines = [f"def {self.function_name()}({self.signature(fn)}):", f"    {self.docstring(fn)}"]
         last_key = None
         section = None
         for sec, span, stmt, depth in body:
             pad = "    " * (depth + 1)
-            if sec != section and not isinstance(stmt, ast.Return) and depth == 0:
+            if sec is not None and sec != section and not isinstance(stmt, ast.Return) and depth == 0:
                 lines.append(f"    # {sec}")
                 section = sec
                 last_key = None
@@ -562,7 +607,7 @@ class _FunctionEmitter:
             if push is not None and n - 1 == push[0] and n > 0:
                 body.append((eqn.section, None, push[1](), depth))
             out = eqn.out
-            if out.id in self.inline:
+            if out.id in self.inline or (depth == 0 and out.id in self.unpacked_reads):
                 continue
             if not self.checked and eqn.section == "backward" and depth == 0:
                 body.append(("backward", None, self.scalar_check(), 0))
@@ -856,28 +901,59 @@ class _FunctionEmitter:
             body.extend(other)
 
     def unpacked_read(self, eqn: Eqn, body: list) -> ast.expr:
-        """``x_items[k]``, with ``x_items = x.tolist() if type(x) is np.ndarray and x.ndim == 1
-        and x.dtype.kind == "f" else x`` written before the first."""
-        x = eqn.args[0]
-        name = self.unpacked[x.id]
-        if name is None:
-            name = self.unpacked[x.id] = self.fresh(self.names[x.id] + "_items")
-            # a NumPy array only: a subclass's tolist() may not give its elements (a masked array's
-            # gives None for masked ones); the type test costs less than np.ndim's call.  A float
-            # array only: Python ints do not overflow as NumPy's do, and the list of the gradient
-            # (item_write) is made an array of x's dtype
-            kind = self.type_of(self.atom(x))
-            one_d = ast.Compare(ast.Attribute(self.atom(x), "ndim", ast.Load()), [ast.Eq()], [ast.Constant(1)])
-            dtype = ast.Attribute(self.atom(x), "dtype", ast.Load())
-            floats = ast.Compare(ast.Attribute(dtype, "kind", ast.Load()), [ast.Eq()], [ast.Constant("f")])
-            test = ast.BoolOp(ast.And(), [ast.Compare(kind, [ast.Is()], [self.backend.attr("ndarray")]), one_d, floats])
-            value = ast.IfExp(
-                test,
-                ast.Call(ast.Attribute(self.atom(x), "tolist", ast.Load()), [], []),
-                self.atom(x),
-            )
-            body.append((eqn.section, None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), 0))
+        """``x_items[k]`` (``unpack``)."""
+        name = self.unpacked[eqn.args[0].id]
         return ast.Subscript(ast.Name(name, ast.Load()), ast.Constant(eqn.params["index"][0]), ast.Load())
+
+    def unpack(self, x: Var) -> list[ast.stmt]:
+        """The reads ``x[k]`` of ``x`` at once, ``x1, x2 = (x[1], x[2])``; where Python floats
+        give NumPy's results (``unpacked``), from the elements of a 1-D float array::
+
+            x_items = x.tolist() if type(x) is np.ndarray and x.shape == (3,) and x.dtype.kind == "f" else x
+            _, x1, x2 = x_items if x_items is not x else (None, x[1], x[2])
+
+        ``n`` (3) is one more than the largest index read or written (``item_lengths``), so that a
+        list unpacks whole, and a long array is not made a list to read a few of its elements;
+        with negative indices only, ``x.ndim == 1``."""
+        reads = self.element_reads.get(x.id, [])
+        targets: list[str | None] = [None] * self.item_lengths.get(x.id, 0)
+        for eqn in reads:
+            k = eqn.params["index"][0]
+            if targets[k] is None:
+                targets[k] = self.name_for(eqn.out)
+            self.names[eqn.out.id] = targets[k]
+        # not a list: the reads themselves (x[k] of a list, a tuple, rows of a 2-D array, or
+        # whatever else indexes by integers)
+        elements = [
+            ast.Subscript(self.atom(x), ast.Constant(k), ast.Load()) if t else ast.Constant(None)
+            for k, t in enumerate(targets)
+        ]
+        names = ast.Tuple([ast.Name(t or "_", ast.Store()) for t in targets], ast.Store())
+        if x.id not in self.unpacked:
+            kept = [k for k, t in enumerate(targets) if t]
+            names.elts = [names.elts[k] for k in kept]
+            return [ast.Assign([names], ast.Tuple([elements[k] for k in kept], ast.Load()), lineno=0)]
+        name = self.unpacked[x.id] = self.fresh(self.names[x.id] + "_items")
+        # a NumPy array only: a subclass's tolist() may not give its elements (a masked array's
+        # gives None for masked ones); the type test costs less than np.ndim's call.  A float
+        # array only: Python ints do not overflow as NumPy's do, and the list of the gradient
+        # (item_write) is made an array of x's dtype
+        kind = self.type_of(self.atom(x))
+        n = self.item_lengths.get(x.id)
+        if n is None:
+            one_d = ast.Compare(ast.Attribute(self.atom(x), "ndim", ast.Load()), [ast.Eq()], [ast.Constant(1)])
+        else:
+            one_d = ast.Compare(ast.Attribute(self.atom(x), "shape", ast.Load()), [ast.Eq()], [constant((n,))])
+        dtype = ast.Attribute(self.atom(x), "dtype", ast.Load())
+        floats = ast.Compare(ast.Attribute(dtype, "kind", ast.Load()), [ast.Eq()], [ast.Constant("f")])
+        test = ast.BoolOp(ast.And(), [ast.Compare(kind, [ast.Is()], [self.backend.attr("ndarray")]), one_d, floats])
+        value = ast.IfExp(test, ast.Call(ast.Attribute(self.atom(x), "tolist", ast.Load()), [], []), self.atom(x))
+        stmts: list[ast.stmt] = [ast.Assign([ast.Name(name, ast.Store())], value, lineno=0)]
+        if reads:
+            items = ast.Name(name, ast.Load())
+            value = ast.IfExp(ast.Compare(items, [ast.IsNot()], [self.atom(x)]), items, ast.Tuple(elements, ast.Load()))
+            stmts.append(ast.Assign([names], value, lineno=0))
+        return stmts
 
     def type_of(self, value: ast.expr) -> ast.expr:
         """``type(value)``, or ``value.__class__`` when an argument named ``type`` hides the builtin."""
@@ -889,19 +965,22 @@ class _FunctionEmitter:
         """Name the list of an element group (``dx_items``) at its ``grad_zeros``, when
         ``x_items`` is already written; a group that did not start there stays an array."""
         group = self.item_groups.get(root)
-        if group is None or eqn.out.id != root or self.unpacked[group[0].id] is None:
+        if group is None or eqn.out.id != root:
             return False
-        self.item_names[root] = self.fresh(name + "_items")
+        self.item_names[root] = name if root in self.item_locals else self.fresh(name + "_items")
         return True
 
     def item_write(self, root: int, eqn: Eqn) -> list[ast.stmt]:
-        """A statement of an element group (the list ``dx_items`` for a 1-D float ``x``, the array
-        ``_grad_rows(x, rows)`` otherwise, when ``x`` has rows or is not a float array)::
+        """A statement of an element group: one name per row when its indices are all constants
+        of at least 0 (``row_write``), else the list ``dx_items`` for a 1-D float ``x``, the array
+        ``_grad_rows(x, rows)`` otherwise, when ``x`` has rows or is not a float array::
 
             dx_items = [0.0] * len(x_items) if x_items is not x else _grad_rows(x, (3, 8))
             dx_items[3] = g  # dx_items[3] = dx_items[3] + g after a first write
             dx = np.asarray(dx_items, x.dtype) if x_items is not x else dx_items  # after the last one
         """
+        if root in self.item_locals:
+            return self.row_write(root, eqn)
         x, last = self.item_groups[root]
         items = self.item_names[root]
         x_items = ast.Name(self.unpacked[x.id], ast.Load())
@@ -925,6 +1004,42 @@ class _FunctionEmitter:
         array = self.backend.call("asarray", [ast.Name(items, ast.Load()), dtype])
         array = ast.IfExp(listed, array, ast.Name(items, ast.Load()))
         return [stmt, ast.Assign([ast.Name(self.names[eqn.out.id], ast.Store())], array, lineno=0)]
+
+    def row_write(self, root: int, eqn: Eqn) -> list[ast.stmt]:
+        """A statement of an element group whose rows are all named (``item_locals``): ``dx3 = g``
+        (``dx3 = dx3 + g`` after the first), and after the last one the rows in a list, made the
+        gradient array by ``_grad_stack`` (rows, numbers or arrays; zeros past them), or by
+        ``np.asarray`` for a list ``x_items`` (``x.shape == (n,)``)::
+
+            dx = [0.0, dx1, dx2]
+            dx = np.asarray(dx, x.dtype) if x_items is not x else _grad_stack(x, dx)
+        """
+        x, last = self.item_groups[root]
+        rows = self.item_locals[root]
+        if eqn.out.id == root:
+            return []
+        k = eqn.params["index"][0]
+        g = self.atom(eqn.args[1])
+        if k in rows:  # never +=: the row may be an array other names refer to
+            g = ast.BinOp(ast.Name(rows[k], ast.Load()), ast.Add(), g)
+        else:
+            rows[k] = self.fresh(f"{self.item_names[root]}{k}")
+        stmts: list[ast.stmt] = [ast.Assign([ast.Name(rows[k], ast.Store())], g, lineno=0)]
+        if eqn.out.id != last:
+            return stmts
+        name = self.names[eqn.out.id]
+        n = self.item_lengths[x.id]
+        elements = [ast.Name(rows[i], ast.Load()) if i in rows else ast.Constant(0.0) for i in range(n)]
+        stmts.append(ast.Assign([ast.Name(name, ast.Store())], ast.List(elements, ast.Load()), lineno=0))
+        self.helpers.add("_grad_stack")
+        array: ast.expr = ast.Call(ast.Name("_grad_stack", ast.Load()), [self.atom(x), ast.Name(name, ast.Load())], [])
+        if x.id in self.unpacked:
+            x_items = ast.Name(self.unpacked[x.id], ast.Load())
+            listed = ast.Compare(x_items, [ast.IsNot()], [self.atom(x)])  # x_items is not x: a list
+            dtype = ast.Attribute(self.atom(x), "dtype", ast.Load())
+            array = ast.IfExp(listed, self.backend.call("asarray", [ast.Name(name, ast.Load()), dtype]), array)
+        stmts.append(ast.Assign([ast.Name(name, ast.Store())], array, lineno=0))
+        return stmts
 
     def grad_rows(self, root: int, x: Var, last: int) -> ast.expr:
         """``_grad_rows(x, rows)``: the array of an element group, zeros in the rows it does not assign."""
@@ -985,13 +1100,17 @@ class _FunctionEmitter:
         self.helpers.add("_by_columns")
         np_ = self.backend.alias
         kind = ast.unparse(self.type_of(ast.Name(first, ast.Load())))
+        test = f"{kind} is {np_}.ndarray and {first}.size >= {_COLUMNS_FROM}"
+        items = self.unpacked.get(next(i.var.id for i in self.tape.inputs if i.path[0] == first))
+        if items is not None:  # x[3] needs rows: a list of x's elements never qualifies
+            test = f"{items} is {first} and {test}"
         args = ", ".join(params) + ("," if len(params) == 1 else "")
         call = f"_by_columns({_ColumnsEmitter.name_of(self.tape)}, ({args}), {ranks!r}, {values}, {len(self.tape.outputs) - 1})"
         return [
-            f"    if {kind} is {np_}.ndarray and {first}.size >= 131072:  # large: by blocks of columns",
-            f"        {joined} = {call}",
-            f"        if {joined} is not None:",
-            f"            return {joined}",
+            f"if {test}:  # large: in place, by blocks of columns",
+            f"    {joined} = {call}",
+            f"    if {joined} is not None:",
+            f"        return {joined}",
         ]
 
     def next_form(self) -> _FunctionEmitter | None:

@@ -70,6 +70,18 @@ def _grad_zeros(x):
     return xp.zeros(x.shape, xp.result_type(x, 0.0))
 
 
+def _grad_stack(x, rows):
+    """The gradient of ``x`` from its rows' (first index): ``rows[k]`` a number or an array of a
+    row's shape, zeros in the rows past them (NumPy's dtype of ``x`` with floats, as
+    ``_grad_zeros``)."""
+    x = xp.asarray(x)
+    out = xp.empty(x.shape, xp.result_type(x, 0.0))
+    out[len(rows) :] = 0
+    for k, row in enumerate(rows):
+        out[k] = row
+    return out
+
+
 def _grad_rows(x, written, out=None):
     """The gradient buffer of ``x``, as ``_grad_zeros(x)``, for a caller that assigns each row
     (first index) in ``written`` (distinct, not negative) before it reads it: zeros in the other
@@ -163,11 +175,12 @@ def _by_columns(grad, args, ranks, values, grads):
     last axis) by its columns form ``grad``, and joined; or None when the arguments do not qualify.
     The function keeps columns apart and its value is a sum over them (checked when it was
     generated), so each block's gradients are columns of the whole ones and the values (the
-    first ``values`` results) add up.  A block of about 32,768 numbers keeps the intermediate
-    arrays in the cache, where whole-array passes, one per operation, stream them through memory.
-    ``ranks[i]`` is the least rank of ``args[i]`` (None: passed whole); those are ndarrays of one
-    float dtype with one number of columns, at least four blocks of them (``grad`` writes its
-    results into arrays of that dtype).
+    first ``values`` results) add up.  Blocks of about 131,072 numbers keep the intermediate
+    arrays in the cache, where whole-array passes, one per operation, stream them through memory;
+    fewer than four blocks' worth is one call on the whole arrays (the columns form still writes
+    its results in place).  ``ranks[i]`` is the least rank of ``args[i]`` (None: passed whole);
+    those are ndarrays of one float dtype with one number of columns (``grad`` writes its results
+    into arrays of that dtype).
 
     ``grad(*block, _out)`` writes its ``grads`` gradients into ``_out``: Nones for the first block
     (new arrays, whose shapes and dtypes give the whole gradients'), then the columns of the
@@ -182,9 +195,11 @@ def _by_columns(grad, args, ranks, values, grads):
             return None
         n, dtype = a.shape[-1], a.dtype
         rows = max(rows, a.size // max(n, 1))
-    step = 32768 // rows
-    if step < 256 or n < 4 * step:
-        return None
+    step = 131072 // rows
+    if step < 256 or n < 4 * step:  # one block
+        return grad(*args, (None,) * grads)
+    count = -(-n // step)
+    step = -(-n // count)  # blocks of equal width: no narrow last one
     joined, blocks = None, (None,) * grads
     for start in range(0, n, step):
         cols = slice(start, start + step)

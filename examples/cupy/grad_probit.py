@@ -83,10 +83,9 @@ def grad_loss(w, X, y, batch):
     # grad of: return -np.mean(labels * np.log(picked) + (1.0 - labels) * np.log(1.0 - picked))
     d_t7 = _unreduce(-1.0 / _t7.size, _t7)
     d_t5 = _unbroadcast(d_t7 * _t4, _t6) / _t5
-    _t8 = _unbroadcast(d_t7 * labels, _t3) / picked
     # grad of: picked = p[batch]
     dp = _grad_zeros(p)
-    cp.add.at(dp, batch, _t8 - d_t5)
+    cp.add.at(dp, batch, _unbroadcast(d_t7 * labels, _t3) / picked - d_t5)
     # grad of: p = 0.5 * (1.0 + scipy.special.erf(X @ w / np.sqrt(2.0)))
     dw = _matmul_dy(0.5641895835477563 * dp * cp.exp(-(_t2 * _t2)) / _t1, X, w)
     return loss, dw

@@ -84,10 +84,8 @@ def grad_loss(w, X, y):
     _t4 = 1.0 / _t3
     _t5 = _unreduce(-_t4, _t2)
     dy = _unbroadcast(_t5 * z, y)
-    _t6 = _unbroadcast(_t5 * y, z)
-    _t7 = _t4 * (_t3 / np.size(_t1)) * np.exp(z - _t1)
     # grad of: z = X @ w
-    dz = _t6 + _t7
+    dz = _unbroadcast(_t5 * y, z) + _t4 * (_t3 / np.size(_t1)) * np.exp(z - _t1)
     dX = _matmul_dx(dz, X, w)
     dw = _matmul_dy(dz, X, w)
     return loss, dw, dX, dy

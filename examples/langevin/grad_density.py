@@ -10,11 +10,12 @@ def _by_columns(grad, args, ranks, values, grads):
     last axis) by its columns form ``grad``, and joined; or None when the arguments do not qualify.
     The function keeps columns apart and its value is a sum over them (checked when it was
     generated), so each block's gradients are columns of the whole ones and the values (the
-    first ``values`` results) add up.  A block of about 32,768 numbers keeps the intermediate
-    arrays in the cache, where whole-array passes, one per operation, stream them through memory.
-    ``ranks[i]`` is the least rank of ``args[i]`` (None: passed whole); those are ndarrays of one
-    float dtype with one number of columns, at least four blocks of them (``grad`` writes its
-    results into arrays of that dtype).
+    first ``values`` results) add up.  Blocks of about 131,072 numbers keep the intermediate
+    arrays in the cache, where whole-array passes, one per operation, stream them through memory;
+    fewer than four blocks' worth is one call on the whole arrays (the columns form still writes
+    its results in place).  ``ranks[i]`` is the least rank of ``args[i]`` (None: passed whole);
+    those are ndarrays of one float dtype with one number of columns (``grad`` writes its results
+    into arrays of that dtype).
 
     ``grad(*block, _out)`` writes its ``grads`` gradients into ``_out``: Nones for the first block
     (new arrays, whose shapes and dtypes give the whole gradients'), then the columns of the
@@ -29,9 +30,11 @@ def _by_columns(grad, args, ranks, values, grads):
             return None
         n, dtype = a.shape[-1], a.dtype
         rows = max(rows, a.size // max(n, 1))
-    step = 32768 // rows
-    if step < 256 or n < 4 * step:
-        return None
+    step = 131072 // rows
+    if step < 256 or n < 4 * step:  # one block
+        return grad(*args, (None,) * grads)
+    count = -(-n // step)
+    step = -(-n // count)  # blocks of equal width: no narrow last one
     joined, blocks = None, (None,) * grads
     for start in range(0, n, step):
         cols = slice(start, start + step)
@@ -67,25 +70,36 @@ def _grad_rows(x, written, out=None):
     return out
 
 
+def _grad_stack(x, rows):
+    """The gradient of ``x`` from its rows' (first index): ``rows[k]`` a number or an array of a
+    row's shape, zeros in the rows past them (NumPy's dtype of ``x`` with floats, as
+    ``_grad_zeros``)."""
+    x = np.asarray(x)
+    out = np.empty(x.shape, np.result_type(x, 0.0))
+    out[len(rows) :] = 0
+    for k, row in enumerate(rows):
+        out[k] = row
+    return out
+
+
 def grad_neg_log_density(x):
     """Return (dx,): the gradients of neg_log_density(x)."""
-    if type(x) is np.ndarray and x.size >= 131072:  # large: by blocks of columns
+    x_items = x.tolist() if type(x) is np.ndarray and x.shape == (2,) and (x.dtype.kind == 'f') else x
+    x0, x1 = x_items if x_items is not x else (x[0], x[1])
+    if x_items is x and type(x) is np.ndarray and x.size >= 8192:  # large: in place, by blocks of columns
         _joined = _by_columns(_grad_neg_log_density_columns, (x,), (2,), 0, 1)
         if _joined is not None:
             return _joined
     # forward
-    x_items = x.tolist() if type(x) is np.ndarray and x.ndim == 1 and (x.dtype.kind == 'f') else x
     # return np.sum((A - x[0]) ** 2 + B * (x[1] - x[0] ** 2) ** 2)
-    x0 = x_items[0]
     _t1 = 1.0 - x0
-    x1 = x_items[1]
     _t2 = x1 - x0 * x0
     # backward
     # grad of: return np.sum((A - x[0]) ** 2 + B * (x[1] - x[0] ** 2) ** 2)
-    dx_items = [0.0] * len(x_items) if x_items is not x else _grad_rows(x, (0, 1))
-    dx_items[1] = 4.0 * _t2
-    dx_items[0] = -(8.0 * _t2 * x0) - 2.0 * _t1
-    dx = np.asarray(dx_items, x.dtype) if x_items is not x else dx_items
+    dx1 = 4.0 * _t2
+    dx0 = -(8.0 * _t2 * x0) - 2.0 * _t1
+    dx = [dx0, dx1]
+    dx = np.asarray(dx, x.dtype) if x_items is not x else _grad_stack(x, dx)
     return (dx,)
 
 

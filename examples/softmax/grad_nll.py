@@ -72,11 +72,8 @@ def grad_nll(W, b, X, Y):
     # backward
     # grad of: return -np.sum(Y * (z - lse)) / X.shape[0]
     d_t4 = _unbroadcast(_unreduce(-1.0 / _t6, _t5) * Y, _t4)
-    _t7 = d_t4.sum(axis=1, keepdims=True)
-    # grad of: lse = np.log(np.sum(np.exp(z - zmax), axis=1, keepdims=True)) + zmax
-    _t8 = _t7 / _t3 * _t2
     # grad of: z = X @ W + b
-    dz = d_t4 - _t8
+    dz = d_t4 - d_t4.sum(axis=1, keepdims=True) / _t3 * _t2
     db = _unbroadcast(dz, b)
     dW = _matmul_dy(_unbroadcast(dz, _t1), X, W)
     return nll, dW, db
