@@ -44,14 +44,14 @@ def grad_f(x):
     if not isinstance(f, float) and np.ndim(f) != 0:
         raise ValueError('f() must return a scalar to be differentiated (sum or index its result)')
     # grad of: return (x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 3 * x[1] * x[6] * x[8...
-    dx2 = _t9 * x7 * 3 - _t14
-    dx7 = _t9 * _t15 - _t15 * _t13 - _t12 * 2 * x7
-    dx5 = _t16 * 2 * x5 - _t13 * _t11 + _t11 * _t9
-    dx4 = _t10 - _t13 * x5 * 3
-    dx1 = _t1 * x6 * 3 - _t6
-    dx6 = _t1 * _t7 - _t7 * _t5 - _t4 * 2 * x6
-    dx8 = _t8 * 2 * x8 - _t5 * _t3 + _t3 * _t1
-    dx3 = _t2 - _t5 * x8 * 3
+    dx2 = _t9 * x7 * 3.0 - _t14
+    dx7 = _t9 * _t15 - _t15 * _t13 - _t12 * 2.0 * x7
+    dx5 = _t16 * 2.0 * x5 - _t13 * _t11 + _t11 * _t9
+    dx4 = _t10 - _t13 * x5 * 3.0
+    dx1 = _t1 * x6 * 3.0 - _t6
+    dx6 = _t1 * _t7 - _t7 * _t5 - _t4 * 2.0 * x6
+    dx8 = _t8 * 2.0 * x8 - _t5 * _t3 + _t3 * _t1
+    dx3 = _t2 - _t5 * x8 * 3.0
     dx = [0.0, dx1, dx2, dx3, dx4, dx5, dx6, dx7, dx8]
     dx = np.asarray(dx, x.dtype) if x_items is not x else _grad_stack(x, dx)
     return f, dx

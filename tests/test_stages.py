@@ -607,6 +607,60 @@ def test_grad_stack_makes_the_array_from_numbers_or_rows():
     assert _grad_stack([1.0, 2.0], [3.0, 4.0]).tolist() == [3.0, 4.0]  # a list x
 
 
+FLOAT_LITERALS = src(
+    """
+    import numpy as np
+
+
+    def poly(x):
+        return 3 * x[0] * x[1] ** 2 + x[1] * 5
+
+
+    def looped(x, n):
+        s = 0.0
+        for i in range(1, n):
+            s = s + x[i] * x[i - 1] * 2
+        return s
+    """
+)
+
+
+@pytest.mark.parametrize("x", [np.array([0.5, -1.5, 2.0]), np.array([2, -1, 3]), [0.5, -1.5, 2.0]])
+def test_integer_constants_of_gradient_terms_are_floats(x):
+    """The backward terms' constants are floats (a gradient is a float); the forward's stay as
+    written, and so does the index arithmetic of a loop."""
+    g = generate(FLOAT_LITERALS, "p.py")
+    text = plain_form(g.text)
+    poly = text[text.index("def grad_poly(") : text.index("def grad_looped(")]
+    forward, backward = poly.split("# backward")
+    assert "3 * x0" in forward and "3.0" not in forward
+    assert "dx1 = 5.0 + 6.0 * x0 * x1\n" in backward and "dx0 = _t1 * 3.0\n" in backward
+    assert "_t2 = i - 1\n" in text[text.index("def grad_looped(") :]  # an index (a loop is left as it is)
+    namespace, user = run_source(g.text), run_source(FLOAT_LITERALS)
+    value, dx = namespace["grad_poly"](x)
+    assert value == user["poly"](x) and type(value) is type(user["poly"](x))  # an integer x: an integer value
+    assert dx.dtype == np.float64
+    assert np.allclose(dx, numeric_grad(user["poly"], [np.asarray(x, float)], 0))
+    value, dx, dn = namespace["grad_looped"](x, 3)
+    assert np.isclose(value, user["looped"](x, 3)) and dn is None
+    assert np.allclose(dx, numeric_grad(lambda v: user["looped"](v, 3), [np.asarray(x, float)], 0))
+
+
+def test_float_literals_keep_constants_read_as_anything_but_a_gradient_term():
+    from yota_s2s.optimize import float_literals
+
+    t = Tape("f")
+    x = t.add_input("x")
+    n = t.add_eqn("size", [x], section="backward")
+    k = t.add_eqn("mul", [n, Lit(2)], section="backward")  # read as an index: stays an int
+    row = t.add_eqn("getindex", [x, k], {"index": (None,)}, section="backward")
+    g = t.add_eqn("mul", [row, Lit(3)], section="backward")  # a gradient term: a float
+    forward = t.add_eqn("mul", [x, Lit(4)])  # the forward: as written
+    t.outputs = [forward, g]
+    out = float_literals(t)
+    assert [type(a.value) for e in out.eqns for a in e.args if isinstance(a, Lit)] == [int, float, int]
+
+
 def test_element_gradient_written_in_a_loop_stays_an_array():
     """A write into the gradient of x inside a loop (dx[i] with the loop's i) keeps the array."""
     source = src(
