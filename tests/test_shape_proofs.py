@@ -262,6 +262,39 @@ def test_the_gradient_of_a_diagonal_with_an_offset(shape, k):
     check(f, grad_f, *rng_arrays(shape))
 
 
+@pytest.mark.parametrize("shape", [(3, 3), (2, 5), (4,), (1, 1)])
+@pytest.mark.parametrize("k", [-1, 0, 2])
+def test_diag_is_np_diag(shape, k):
+    """``_diag``: a matrix's diagonal by its method, the same (read-only) view as ``np.diag``;
+    a vector's matrix; other operands (a list) as ``np.diag``."""
+    from yota_s2s.runtime import _diag
+
+    v = np.random.default_rng(0).standard_normal(shape)
+    got, expected = _diag(v, k), np.diag(v, k)
+    assert got.shape == expected.shape and got.dtype == expected.dtype and np.array_equal(got, expected)
+    if v.ndim == 2:
+        assert not got.flags.writeable and (got.size == 0 or np.shares_memory(got, v))
+    assert np.array_equal(_diag(v.tolist(), k), expected)
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+def test_matrix_helpers_multiply_as_matmul(layout):
+    """The helpers' matrix products (the method ``dot``) are ``@``'s, bit for bit."""
+    from yota_s2s.runtime import _matmul_dx, _matmul_dy, _xtx_dx, _xxt_dx
+
+    rng = np.random.default_rng(1)
+    x, y, g = rng.standard_normal((4, 6)), rng.standard_normal((6, 3)), rng.standard_normal((4, 3))
+    if layout == "F":
+        x, y, g = np.asfortranarray(x), np.asfortranarray(y), np.asfortranarray(g)
+    elif layout == "strided":
+        x, y, g = np.repeat(x, 2, axis=1)[:, ::2], np.repeat(y, 2, axis=0)[::2], g[:, ::1]
+    assert np.array_equal(_matmul_dx(g, x, y), g @ y.T) and np.array_equal(_matmul_dy(g, x, y), x.T @ g)
+    s, t = rng.standard_normal((6, 6)), rng.standard_normal((4, 4))
+    assert np.array_equal(_xtx_dx(s, x), x @ (s + s.T)) and np.array_equal(_xxt_dx(t, x), (t + t.T) @ x)
+    g1 = rng.standard_normal(4)  # x @ v with a vector v: not the matrix path
+    assert np.allclose(_matmul_dy(g1, x, rng.standard_normal(6)), x.T @ g1)
+
+
 # --------------------------------------------------------------------------- X.shape[0]
 
 

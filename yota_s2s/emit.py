@@ -51,7 +51,7 @@ from .shapes import shape_classes
 _PYTHON_ARITHMETIC = {"add", "sub", "mul", "truediv", "power", "neg"}
 #: Primitives whose result is always a NumPy value (the helpers among them always make an array).
 _NUMPY_RESULTS = {"transpose", "unreduce", "index_add", "setindex", "einsum", "matmul"}
-_NUMPY_RESULTS |= {"like", "like_matmul", "diag_dv", "xtx_dx", "broadcast"}  # broadcast: its shape attributes
+_NUMPY_RESULTS |= {"like", "like_matmul", "diag", "diag_dv", "xtx_dx", "broadcast"}  # broadcast: its shape attributes
 #: NumPy functions that return Python values.
 _PYTHON_VALUES = {"shape", "size", "ndim", "len"}
 #: Equations nested into one expression at most: a sum of 5,000 terms is written as

@@ -49,7 +49,8 @@ def _like_matmul(x, y):
     """An uninitialised array of the shape and dtype of ``x @ y``: a product the gradient
     reads only for its shape, not computed."""
     if type(x) is type(y) is xp.ndarray and x.ndim == 2 == y.ndim and x.shape[1] == y.shape[0]:
-        return xp.empty((x.shape[0], y.shape[1]), xp.result_type(x, y))  # matrices, by attributes
+        dtype = x.dtype if x.dtype is y.dtype else xp.result_type(x, y)  # (result_type: 0.13 µs)
+        return xp.empty((x.shape[0], y.shape[1]), dtype)  # matrices, by attributes
     xs, ys = xp.shape(x), xp.shape(y)
     if not xs or not ys or xs[-1] != ys[-min(len(ys), 2)]:  # what x @ y would refuse
         raise ValueError(f"matmul: operands of shapes {xs} and {ys} do not match")
@@ -111,7 +112,9 @@ def _index_add(buf, g, index):
 def _matmul_dx(g, x, y):
     """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``x``, for operands of any rank."""
     if type(x) is type(y) is xp.ndarray and x.ndim == 2 == y.ndim:  # matrices: nothing to undo
-        return g @ y.T  # (tested first, by attributes: np.ndim costs 0.1 µs a call)
+        # (tested first, by attributes: np.ndim costs 0.1 µs a call); the method dot is the same
+        # product of matrices at a third of @'s cost on small ones (0.3 against 0.9 µs on 3 x 3)
+        return g.dot(y.T) if type(g) is xp.ndarray and g.ndim == 2 else g @ y.T
     x_nd, y_nd = xp.ndim(x), xp.ndim(y)
     if x_nd == 0 or y_nd == 0:  # dot with a scalar multiplies
         return _unbroadcast(g * y, x)
@@ -127,7 +130,7 @@ def _matmul_dx(g, x, y):
 def _matmul_dy(g, x, y):
     """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``y``, for operands of any rank."""
     if type(x) is type(y) is xp.ndarray and x.ndim == 2 == y.ndim:  # matrices: nothing to undo
-        return x.T @ g
+        return x.T.dot(g) if type(g) is xp.ndarray and g.ndim == 2 else x.T @ g
     x_nd, y_nd = xp.ndim(x), xp.ndim(y)
     if x_nd == 0 or y_nd == 0:  # dot with a scalar multiplies
         return _unbroadcast(g * x, y)
@@ -143,18 +146,26 @@ def _matmul_dy(g, x, y):
 
 def _xtx_dx(g, x):
     """Gradient of ``x.T @ x`` with respect to ``x``: one product for a matrix."""
-    if type(x) is type(g) is xp.ndarray and x.ndim == 2 == g.ndim:
-        return x @ (g + g.T)
+    if type(x) is type(g) is xp.ndarray and x.ndim == 2 == g.ndim:  # g.T copied: one layout, less to iterate
+        return x.dot(g + g.T.copy())
     xt = xp.transpose(x)
     return _matmul_dy(g, xt, x) + xp.transpose(_matmul_dx(g, xt, x))
 
 
 def _xxt_dx(g, x):
     """Gradient of ``x @ x.T`` with respect to ``x``: one product for a matrix."""
-    if xp.ndim(x) == 2 and xp.ndim(g) == 2:
-        return (g + g.T) @ x
+    if type(x) is type(g) is xp.ndarray and x.ndim == 2 == g.ndim:
+        return (g + g.T.copy()).dot(x)
     xt = xp.transpose(x)
     return _matmul_dx(g, x, xt) + xp.transpose(_matmul_dy(g, x, xt))
+
+
+def _diag(v, k=0):
+    """``np.diag(v, k)``: the diagonal of a matrix by its method (a view, as ``np.diag`` gives;
+    0.07 against 0.9 µs), else a vector's matrix."""
+    if type(v) is xp.ndarray and v.ndim == 2:
+        return v.diagonal(k)
+    return xp.diag(v, k)
 
 
 def _diag_dv(g, v, k):
@@ -164,7 +175,8 @@ def _diag_dv(g, v, k):
     if v.ndim == 1:
         return xp.diagonal(g, k).copy()
     rows, cols = v.shape
-    dv = xp.zeros((rows, cols), dtype=xp.result_type(g, v))
+    dtype = v.dtype if type(g) is xp.ndarray and g.dtype is v.dtype else xp.result_type(g, v)
+    dv = xp.zeros((rows, cols), dtype)
     start = max(-k, 0) * cols + max(k, 0)  # dv[i + max(-k, 0), i + max(k, 0)] for i < len(g)
     dv.reshape(-1)[start :: cols + 1][: len(g)] = g
     return dv

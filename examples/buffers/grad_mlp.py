@@ -8,7 +8,9 @@ import numpy as np
 def _matmul_dx(g, x, y):
     """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``x``, for operands of any rank."""
     if type(x) is type(y) is np.ndarray and x.ndim == 2 == y.ndim:  # matrices: nothing to undo
-        return g @ y.T  # (tested first, by attributes: np.ndim costs 0.1 µs a call)
+        # (tested first, by attributes: np.ndim costs 0.1 µs a call); the method dot is the same
+        # product of matrices at a third of @'s cost on small ones (0.3 against 0.9 µs on 3 x 3)
+        return g.dot(y.T) if type(g) is np.ndarray and g.ndim == 2 else g @ y.T
     x_nd, y_nd = np.ndim(x), np.ndim(y)
     if x_nd == 0 or y_nd == 0:  # dot with a scalar multiplies
         return _unbroadcast(g * y, x)
@@ -24,7 +26,7 @@ def _matmul_dx(g, x, y):
 def _matmul_dy(g, x, y):
     """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``y``, for operands of any rank."""
     if type(x) is type(y) is np.ndarray and x.ndim == 2 == y.ndim:  # matrices: nothing to undo
-        return x.T @ g
+        return x.T.dot(g) if type(g) is np.ndarray and g.ndim == 2 else x.T @ g
     x_nd, y_nd = np.ndim(x), np.ndim(y)
     if x_nd == 0 or y_nd == 0:  # dot with a scalar multiplies
         return _unbroadcast(g * x, y)
