@@ -17,7 +17,9 @@ def _grad_zeros(x):
 def _matmul_dy(g, x, y):
     """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``y``, for operands of any rank."""
     if type(x) is type(y) is cp.ndarray and x.ndim == 2 == y.ndim:  # matrices: nothing to undo
-        return x.T.dot(g) if type(g) is cp.ndarray and g.ndim == 2 else x.T @ g
+        if type(g) is cp.ndarray and g.ndim == 2 and g.size + x.size < 2048:  # small: dot (_matmul_dx)
+            return x.T.dot(g)
+        return x.T @ g
     x_nd, y_nd = cp.ndim(x), cp.ndim(y)
     if x_nd == 0 or y_nd == 0:  # dot with a scalar multiplies
         return _unbroadcast(g * x, y)
