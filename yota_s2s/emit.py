@@ -626,7 +626,7 @@ class _FunctionEmitter:
                 self.names[out.id] = self.name_for(out)
             target = ast.Name(self.names[out.id], ast.Store())
             if depth == 0 and self.element_read(eqn) and eqn.args[0].id in self.unpacked:
-                stmt = ast.Assign([target], self.unpacked_read(eqn, body), lineno=0)
+                stmt = ast.Assign([target], self.unpacked_read(eqn), lineno=0)
             elif root is not None and (root in self.item_names or self.start_items(root, eqn, target.id)):
                 for stmt in self.item_write(root, eqn):
                     body.append((eqn.section, eqn.span, stmt, depth))
@@ -900,7 +900,7 @@ class _FunctionEmitter:
             body.append((sec, None, "else:", depth))
             body.extend(other)
 
-    def unpacked_read(self, eqn: Eqn, body: list) -> ast.expr:
+    def unpacked_read(self, eqn: Eqn) -> ast.expr:
         """``x_items[k]`` (``unpack``)."""
         name = self.unpacked[eqn.args[0].id]
         return ast.Subscript(ast.Name(name, ast.Load()), ast.Constant(eqn.params["index"][0]), ast.Load())
@@ -962,8 +962,8 @@ class _FunctionEmitter:
         return ast.Call(ast.Name("type", ast.Load()), [value], [])
 
     def start_items(self, root: int, eqn: Eqn, name: str) -> bool:
-        """Name the list of an element group (``dx_items``) at its ``grad_zeros``, when
-        ``x_items`` is already written; a group that did not start there stays an array."""
+        """Name an element group at its ``grad_zeros``: the gradient's own name for named rows
+        (``dx``, its rows ``dx3``), else its list (``dx_items``)."""
         group = self.item_groups.get(root)
         if group is None or eqn.out.id != root:
             return False
