@@ -399,19 +399,21 @@ class _FunctionEmitter:
                 continue
             if counts[root] != len(adds) + 1:  # a member inside a loop or branch
                 continue
-            if all(e.prim == "index_add" and len(e.args) == 2 and _one_int(e.params["index"]) for e in adds):
-                groups[root] = (x, adds[-1].out.id)
-                # the rows the array form assigns before it reads them (first_write's dx[k] = g)
-                rows, seen = set(), set()
-                for e in adds:
-                    first, seen = _next_write(seen, e)
-                    if first:
-                        rows.add(e.params["index"][0])
-                self.item_rows[root] = tuple(sorted(rows))
-                if not self.columns_form and min(e.params["index"][0] for e in adds) >= 0:
-                    self.item_locals[root] = {}  # one local name per row: dx3
-                elif not self.columns_form and x.id not in self.unpacked:
-                    del groups[root]  # dx[-1]: the list form needs x_items
+            if not all(e.prim == "index_add" and len(e.args) == 2 and _one_int(e.params["index"]) for e in adds):
+                continue
+            named = not self.columns_form and min(e.params["index"][0] for e in adds) >= 0
+            if not (named or self.columns_form or x.id in self.unpacked):  # dx[-1]: the list form needs x_items
+                continue
+            groups[root] = (x, adds[-1].out.id)
+            # the rows the array form assigns before it reads them (first_write's dx[k] = g)
+            rows, seen = set(), set()
+            for e in adds:
+                first, seen = _next_write(seen, e)
+                if first:
+                    rows.add(e.params["index"][0])
+            self.item_rows[root] = tuple(sorted(rows))
+            if named:
+                self.item_locals[root] = {}  # one local name per row: dx3
         return groups
 
     def can_inline(self, a: Atom, user: Eqn | None, i: int, outputs: set[int]) -> bool:
@@ -964,10 +966,10 @@ class _FunctionEmitter:
     def start_items(self, root: int, eqn: Eqn, name: str) -> bool:
         """Name an element group at its ``grad_zeros``: the gradient's own name for named rows
         (``dx``, its rows ``dx3``), else its list (``dx_items``)."""
-        group = self.item_groups.get(root)
-        if group is None or eqn.out.id != root:
+        if root not in self.item_groups or eqn.out.id != root:
             return False
-        self.item_names[root] = name if root in self.item_locals else self.fresh(name + "_items")
+        named = root in self.item_locals or self.columns_form  # the columns form: the array itself
+        self.item_names[root] = name if named else self.fresh(name + "_items")
         return True
 
     def item_write(self, root: int, eqn: Eqn) -> list[ast.stmt]:
@@ -1000,10 +1002,15 @@ class _FunctionEmitter:
         stmt = ast.Assign([ast.Subscript(ast.Name(items, ast.Store()), k, ast.Store())], g, lineno=0)
         if eqn.out.id != last:
             return [stmt]
-        dtype = ast.Attribute(self.atom(x), "dtype", ast.Load())
-        array = self.backend.call("asarray", [ast.Name(items, ast.Load()), dtype])
-        array = ast.IfExp(listed, array, ast.Name(items, ast.Load()))
+        array = self.from_list(x, items, ast.Name(items, ast.Load()))
         return [stmt, ast.Assign([ast.Name(self.names[eqn.out.id], ast.Store())], array, lineno=0)]
+
+    def from_list(self, x: Var, name: str, otherwise: ast.expr) -> ast.expr:
+        """``np.asarray(name, x.dtype) if x_items is not x else otherwise``: the gradient of ``x``
+        from the list ``name`` of its elements' gradients when ``x_items`` is a list."""
+        listed = ast.Compare(ast.Name(self.unpacked[x.id], ast.Load()), [ast.IsNot()], [self.atom(x)])
+        dtype = ast.Attribute(self.atom(x), "dtype", ast.Load())
+        return ast.IfExp(listed, self.backend.call("asarray", [ast.Name(name, ast.Load()), dtype]), otherwise)
 
     def row_write(self, root: int, eqn: Eqn) -> list[ast.stmt]:
         """A statement of an element group whose rows are all named (``item_locals``): ``dx3 = g``
@@ -1034,10 +1041,7 @@ class _FunctionEmitter:
         self.helpers.add("_grad_stack")
         array: ast.expr = ast.Call(ast.Name("_grad_stack", ast.Load()), [self.atom(x), ast.Name(name, ast.Load())], [])
         if x.id in self.unpacked:
-            x_items = ast.Name(self.unpacked[x.id], ast.Load())
-            listed = ast.Compare(x_items, [ast.IsNot()], [self.atom(x)])  # x_items is not x: a list
-            dtype = ast.Attribute(self.atom(x), "dtype", ast.Load())
-            array = ast.IfExp(listed, self.backend.call("asarray", [ast.Name(name, ast.Load()), dtype]), array)
+            array = self.from_list(x, name, array)
         stmts.append(ast.Assign([ast.Name(name, ast.Store())], array, lineno=0))
         return stmts
 
@@ -1374,13 +1378,6 @@ class _ColumnsEmitter(_FunctionEmitter):
         stmts: list[ast.stmt] = []
         call = self.evaluate(eqn, dest, stmts)
         return None if call is None else [*stmts, ast.Assign([target], call, lineno=0)]
-
-    def start_items(self, root: int, eqn: Eqn, name: str) -> bool:
-        """An element group is the array itself (``dx``), from its ``grad_zeros``."""
-        if root not in self.item_groups or eqn.out.id != root:
-            return False
-        self.item_names[root] = name
-        return True
 
     def grad_rows(self, root: int, x: Var, last: int) -> ast.expr:
         call = super().grad_rows(root, x, last)
