@@ -4,6 +4,8 @@
 # regenerate: yota-s2s examples/poly.py --out examples/grad_poly.py
 import numpy as np
 
+_FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
+
 
 def _grad_stack(x, rows):
     """The gradient of ``x`` from its rows' (first index): ``rows[k]`` a number or an array of a
@@ -19,7 +21,7 @@ def _grad_stack(x, rows):
 
 def grad_f(x):
     """Return (f(x), dx): the value and its gradients."""
-    x_items = x.tolist() if type(x) is np.ndarray and x.shape == (9,) and (x.dtype.kind == 'f') else x
+    x_items = x.tolist() if type(x) is np.ndarray and x.shape == (9,) and (x.dtype in _FLOATS) else x
     _, x1, x2, x3, x4, x5, x6, x7, x8 = x_items if x_items is not x else (None, x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8])
     # forward
     # return (x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 3 * x[1] * x[6] * x[8...
@@ -45,13 +47,13 @@ def grad_f(x):
         raise ValueError('f() must return a scalar to be differentiated (sum or index its result)')
     # grad of: return (x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 3 * x[1] * x[6] * x[8...
     dx2 = _t9 * x7 * 3.0 - _t14
-    dx7 = _t9 * _t15 - _t15 * _t13 - _t12 * 2.0 * x7
-    dx5 = _t16 * 2.0 * x5 - _t13 * _t11 + _t11 * _t9
+    dx7 = _t15 * (_t9 - _t13) - _t12 * 2.0 * x7
+    dx5 = _t16 * 2.0 * x5 - _t11 * (_t13 - _t9)
     dx4 = _t10 - _t13 * x5 * 3.0
     dx1 = _t1 * x6 * 3.0 - _t6
-    dx6 = _t1 * _t7 - _t7 * _t5 - _t4 * 2.0 * x6
-    dx8 = _t8 * 2.0 * x8 - _t5 * _t3 + _t3 * _t1
+    dx6 = _t7 * (_t1 - _t5) - _t4 * 2.0 * x6
+    dx8 = _t8 * 2.0 * x8 - _t3 * (_t5 - _t1)
     dx3 = _t2 - _t5 * x8 * 3.0
     dx = [0.0, dx1, dx2, dx3, dx4, dx5, dx6, dx7, dx8]
-    dx = np.asarray(dx, x.dtype) if x_items is not x else _grad_stack(x, dx)
+    dx = np.fromiter(dx, x.dtype, 9) if x_items is not x else _grad_stack(x, dx)
     return f, dx

@@ -234,6 +234,36 @@ def test_the_columns_form_writes_float32_in_place_and_keeps_its_dtype():
     np.testing.assert_allclose(g, plain["grad_f"](x)[0], rtol=1e-6)
 
 
+FACTORED = "l = x[0] + 3 * x[1] + 2 * x[2] + 5 * x[3]\nreturn np.sum(l ** 4 - l ** 2)\n"
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_a_named_gradient_row_is_computed_in_its_row(value):
+    """dx[0] = dl, dl read again by dx[1..3]: dl is computed in dx[0] (the array made where the
+    backward sweep starts), not copied into it after."""
+    *_, text = modules(FACTORED, value=value)
+    columns = text[text.index("def _grad_f_columns") :]
+    backward = columns[columns.index("# backward") :]
+    assert backward.index("dx = _grad_rows(x, (0, 1, 2, 3), _out[0])") < backward.index("dl = ")
+    assert "out=dx[0])\n" in backward and "dx[0] =" not in backward
+    check_blocked(FACTORED, RNG.uniform(-1.0, 1.0, (4, 200_000)), value=value)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # row 0 written twice (x[0] and x[-4]): dl is copied into it, then the second added
+        "l = x[0] + 3 * x[1] + 2 * x[2] + 5 * x[3]\nreturn np.sum(l ** 4 - l ** 2 + x[-4] * l)\n",
+        # row 0 is dl plus another term: dl keeps its own array
+        "l = x[0] + 3 * x[1]\nm = x[0] * x[2]\nreturn np.sum(l ** 4 - l ** 2 + np.exp(m) + l * x[2])\n",
+    ],
+)
+def test_a_row_written_twice_keeps_its_own_array(body):
+    *_, text = modules(body, value=False)
+    assert "dl = np." in text and "out=dx[0])\n    np.multiply(dl" not in text
+    check_blocked(body, RNG.uniform(-1.0, 1.0, (4, 200_000)), value=False)
+
+
 def test_grad_rows_fills_only_the_rows_the_caller_does_not_assign():
     from yota_s2s.runtime import _grad_rows
 

@@ -453,8 +453,8 @@ def test_cupy_output_is_the_numpy_program_with_other_names():
         """The intended differences: NumPy output computes a large sum over columns by blocks of
         columns (a GPU wants whole arrays: no _by_columns, no columns form _grad_NAME_columns),
         and it reads x[3], x[8], ... from x.tolist() on the CPU (x_items), and builds their
-        gradient dx[3], dx[8], ... from a list of Python floats (np.asarray, or dx_items) when
-        x is 1-D."""
+        gradient dx[3], dx[8], ... from a list of Python floats (np.fromiter, np.asarray, or
+        dx_items) when x is 1-D; an element of that list is a float (the scalar check's x_items is x)."""
 
         def visit_Name(self, node):
             return ast.Name(node.id.removesuffix("_items"), node.ctx)
@@ -471,13 +471,24 @@ def test_cupy_output_is_the_numpy_program_with_other_names():
 
         def visit_If(self, node):
             calls = [n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
-            return None if "_by_columns" in calls else self.generic_visit(node)
+            if "_by_columns" in calls:
+                return None
+            first = node.test.values[0] if isinstance(node.test, ast.BoolOp) else None
+            if isinstance(first, ast.Compare) and ast.unparse(first.left).endswith("_items"):
+                # if x_items is x and np.ndim(x3) != 0: (an element of a list is a float)
+                witness = node.test.values[1].left.args[0]
+                is_float = ast.Call(ast.Name("isinstance", ast.Load()), [witness, ast.Name("float", ast.Load())], [])
+                node.test.values[0] = ast.UnaryOp(ast.Not(), is_float)
+            return self.generic_visit(node)
 
         def visit_Assign(self, node):
             value, (target,) = node.value, node.targets
+            if isinstance(target, ast.Name) and target.id == "_FLOATS":  # the dtypes x_items reads
+                return None
             listed = isinstance(value, ast.IfExp) and isinstance(value.test, ast.Compare)
             if listed and isinstance(value.test.ops[0], ast.IsNot):  # ... if x_items is not x else ...
-                if ast.unparse(value.body).startswith("np.asarray(") and isinstance(value.orelse, ast.Name):
+                made = ast.unparse(value.body).startswith(("np.asarray(", "np.fromiter("))
+                if made and isinstance(value.orelse, ast.Name):
                     return None  # dx = np.asarray(dx_items, x.dtype) if x_items is not x else dx_items
                 # dx_items = [0.0] * len(x_items) if x_items is not x else _grad_zeros(x);
                 # dx = np.asarray(dx, x.dtype) if x_items is not x else _grad_stack(x, dx)

@@ -527,7 +527,7 @@ def test_element_gradient_is_built_as_a_list(x):
     text = plain_form(g.text)
     # rows assigned before the x[-1] write (which ends what is known of the rows): x[1] only
     assert "dx_items = [0.0] * len(x_items) if x_items is not x else _grad_rows(x, (1,))" in text
-    assert "dx = np.asarray(dx_items, x.dtype) if x_items is not x else dx_items" in text
+    assert "dx = np.fromiter(dx_items, x.dtype, 3) if x_items is not x else dx_items" in text
     assert "dx_items[0] = dx_items[0] + " in text  # x[0] twice: the second adds
     assert "+=" not in text  # a list item may be an array other names refer to
     f, grad_f = run_source(ELEMENT_POLY)["f"], run_source(g.text)["grad_f"]
@@ -564,8 +564,9 @@ NAMED_ROWS = src(
         [0.5, -1.5, 2.0, 0.75],  # a list
         (0.5, -1.5, 2.0, 0.75),  # a tuple
         np.array([2, -1, 3, 1]),  # integers: NumPy's arithmetic, a float gradient
+        np.array([0.5, -1.5, 2.0, 0.75], dtype=np.float16),  # not in _FLOATS: NumPy's float16 scalars
     ],
-    ids=["1-D", "longer", "float32", "rows", "list", "tuple", "int"],
+    ids=["1-D", "longer", "float32", "rows", "list", "tuple", "int", "float16"],
 )
 def test_element_reads_and_gradient_rows_are_named(x):
     """x[0], x[1], x[3] are read at once, first, and the gradient of each is a name (dx0, dx1,
@@ -573,10 +574,10 @@ def test_element_reads_and_gradient_rows_are_named(x):
     g = generate(NAMED_ROWS, "p.py")
     text = plain_form(g.text)
     body = text[text.index("def grad_f(") : text.index("def grad_g(")]
-    assert "x_items = x.tolist() if type(x) is np.ndarray and x.shape == (4,) and (x.dtype.kind == 'f') else x" in body
+    assert "x_items = x.tolist() if type(x) is np.ndarray and x.shape == (4,) and (x.dtype in _FLOATS) else x" in body
     assert "x0, x1, _, x3 = x_items if x_items is not x else (x[0], x[1], None, x[3])\n" in body
     assert "dx = [dx0, dx1, 0.0, dx3]\n" in body
-    assert "dx = np.asarray(dx, x.dtype) if x_items is not x else _grad_stack(x, dx)\n" in body
+    assert "dx = np.fromiter(dx, x.dtype, 4) if x_items is not x else _grad_stack(x, dx)\n" in body
     assert "+=" not in body and "x_items[" not in body
     # a division by x[0] (0 raises ZeroDivisionError on Python floats): NumPy's scalars, read at once
     body = text[text.index("def grad_g(") :]
@@ -588,8 +589,9 @@ def test_element_reads_and_gradient_rows_are_named(x):
     assert type(dx) is np.ndarray and dx.shape == np.shape(x)
     assert dx.dtype == (x.dtype if isinstance(x, np.ndarray) and x.dtype.kind == "f" else np.float64)
     wide = np.asarray(x, dtype=np.float64)
-    rtol = 1e-4 if getattr(x, "dtype", None) == np.float32 else 1e-6
-    assert np.allclose(dx, numeric_grad(lambda v: float(np.sum(user["f"](v))), [wide], 0), rtol=rtol, atol=1e-5)
+    rtol = {np.float32: 1e-4, np.float16: 1e-2}.get(getattr(x, "dtype", np.dtype(float)).type, 1e-6)
+    expected = numeric_grad(lambda v: float(np.sum(user["f"](v))), [wide], 0)
+    assert np.allclose(dx, expected, rtol=rtol, atol=max(rtol, 1e-5))
     shifted = wide + 3.0  # no 0 to divide by
     value, dx = namespace["grad_g"](shifted)
     assert np.allclose(value, user["g"](shifted)) and dx.shape == shifted.shape
@@ -659,6 +661,109 @@ def test_float_literals_keep_constants_read_as_anything_but_a_gradient_term():
     t.outputs = [forward, g]
     out = float_literals(t)
     assert [type(a.value) for e in out.eqns for a in e.args if isinstance(a, Lit)] == [int, float, int]
+
+
+@pytest.mark.parametrize(("kind", "name"), OPT_CASES, ids=[n for _, n in OPT_CASES])
+def test_common_factors_keep_the_values(kind, name):
+    from yota_s2s.optimize import common_factors, drop_value
+
+    source = CORPUS_SOURCE if kind == "corpus" else EXTRA_SOURCE
+    _, grad = unoptimized(source, name)
+    grad = optimize(grad, TABLE)
+    variants = [(grad, common_factors(grad, TABLE))]
+    if grad.outputs and isinstance(grad.outputs[0], Var):
+        kept = drop_value(grad, TABLE)
+        variants.append((kept, common_factors(kept, TABLE)))
+    for seed in range(2):
+        rng = np.random.default_rng(seed)
+        values = _corpus_values(name, rng) if kind == "corpus" else EXTRA_CASES[name](rng)
+        for before, after in variants:
+            verify(after)
+            assert_same_outputs(
+                evaluate(before, tape_inputs(before, values), TABLE),
+                evaluate(after, tape_inputs(after, values), TABLE),
+                f"{name} common_factors seed {seed}",
+            )
+
+
+def test_common_factors_take_a_factor_out_of_two_terms_only_where_it_saves_a_product():
+    from yota_s2s.optimize import common_factors
+
+    def tape(build):
+        t = Tape("f")
+        x, y = t.add_input("x"), t.add_input("y")
+        t.outputs = [build(t, x, y)]
+        return t, x
+
+    def sum_of(t, x, y, hint=None):  # x * y * 2.0 + x * 3.0 -> x * (y * 2.0 + 3.0)
+        p = t.add_eqn("mul", [x, y], section="backward", hint=hint)
+        q = t.add_eqn("mul", [p, Lit(2.0)], section="backward")
+        r = t.add_eqn("mul", [x, Lit(3.0)], section="backward")
+        return t.add_eqn("add", [q, r], section="backward")
+
+    def masked(t, x, y):  # x * (y > 0) + x * (y < 1): True + True is True, the sum stays
+        above = t.add_eqn("greater", [y, Lit(0)], section="backward")
+        below = t.add_eqn("less", [y, Lit(1)], section="backward")
+        u = t.add_eqn("mul", [x, above], section="backward")
+        return t.add_eqn("add", [u, t.add_eqn("mul", [x, below], section="backward")], section="backward")
+
+    def bare(t, x, y):  # x + x * y: x * (1 + y) would be as many operations
+        return t.add_eqn("add", [x, t.add_eqn("mul", [x, y], section="backward")], section="backward")
+
+    def forward(t, x, y):  # the forward sweep computes what the user wrote
+        return t.add_eqn("add", [t.add_eqn("mul", [x, y]), t.add_eqn("mul", [x, Lit(3.0)])])
+
+    t, x = tape(sum_of)
+    out = common_factors(t, TABLE)
+    assert prims(out) == ["mul", "add", "mul"] and out.eqns[-1].args[0] is x  # 4 operations -> 3
+    assert out.eqns[-1].outs[0] is t.outputs[0]  # the sum's own variable
+    values = {("x",): np.array([0.5, -1.5, 2.0]), ("y",): np.array([1.0, 0.25, -3.0])}
+    assert np.allclose(evaluate(out, values, TABLE)[0], evaluate(t, values, TABLE)[0], rtol=1e-15)
+    for build in (masked, bare, forward, lambda t, x, y: sum_of(t, x, y, hint="p")):  # a named product: kept
+        t, _ = tape(build)
+        assert common_factors(t, TABLE) is t
+
+
+FACTORED = src(
+    """
+    import numpy as np
+
+
+    def quartic(x):
+        return np.sum(x ** 4 - x ** 2)
+
+
+    def nested(a, b, c, d):
+        return a * b * c * c + a * b * c * d - 2.0 * a * a * b
+
+
+    def factored(x):
+        return (x[0] + 3 * x[1]) ** 4 - (x[0] + 3 * x[1]) ** 2
+    """
+)
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_gradients_with_common_factors_taken_out(value):
+    """l ** 4 - l ** 2 differentiates to l * (4.0 * l * l - 2.0); a negated term joins the sum
+    (-(b * _t3) + d_t1 * b); the gradients equal central differences."""
+    g = generate(FACTORED, "p.py", value=value)
+    text = plain_form(g.text)
+    assert "dx = x * (4.0 * _t1 - 2.0)\n" in text if value else "dx = x * (4.0 * x * x - 2.0)\n" in text
+    assert "da = -(b * (_t3 - d_t1)) - _t1 * 2.0\n" in text
+    assert "d_t1 = _t1 * (4.0 * " in text[text.index("def grad_factored(") :]
+    namespace, user = run_source(g.text), run_source(FACTORED)
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(5)
+    *_, dx = namespace["grad_quartic"](x)
+    assert np.allclose(dx, numeric_grad(user["quartic"], [x], 0))
+    args = [float(v) for v in rng.standard_normal(4)]
+    grads = namespace["grad_nested"](*args)[value:]
+    for i, got in enumerate(grads):
+        assert np.isclose(got, numeric_grad(user["nested"], [np.asarray(a) for a in args], i), rtol=1e-6)
+    x = np.array([0.5, -0.25])
+    *_, dx = namespace["grad_factored"](x)
+    assert np.allclose(dx, numeric_grad(user["factored"], [x], 0))
 
 
 def test_element_gradient_written_in_a_loop_stays_an_array():

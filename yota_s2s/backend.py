@@ -355,14 +355,17 @@ RUNTIME_MODULES = sorted(p.stem for p in Path(__file__).parent.glob("runtime*.py
 
 
 @functools.cache
-def _runtime_functions() -> dict[str, tuple[ast.FunctionDef, str]]:
-    """Every helper ``_name`` of the runtime modules, with its module's source text."""
+def _runtime_functions() -> dict[str, tuple[ast.stmt, str]]:
+    """Every helper ``_name`` of the runtime modules (a function, or a constant ``_NAME = ...``),
+    with its module's source text."""
     out = {}
     for stem in RUNTIME_MODULES:
         text = Path(__file__).with_name(f"{stem}.py").read_text(encoding="utf-8")
         for node in ast.parse(text).body:
-            if isinstance(node, ast.FunctionDef) and node.name.startswith("_"):
-                out[node.name] = (node, text)
+            target = node.targets[0] if isinstance(node, ast.Assign) else node
+            name = getattr(target, "name", None) or getattr(target, "id", "")
+            if isinstance(node, (ast.FunctionDef, ast.Assign)) and name.startswith("_"):
+                out[name] = (node, text)
     return out
 
 
@@ -382,6 +385,11 @@ def helper_closure(names: set[str]) -> list[str]:
         seen.add(name)
         todo.extend(n.id for n in ast.walk(funcs[name][0]) if isinstance(n, ast.Name) and n.id in funcs)
     return sorted(seen)
+
+
+def helper_is_constant(name: str) -> bool:
+    """Helper ``name`` is a constant (``_FLOATS = ...``), written after the imports."""
+    return isinstance(_runtime_functions()[name][0], ast.Assign)
 
 
 def helper_source(name: str, backend: Backend) -> str:

@@ -34,6 +34,7 @@ from .backend import (
     constant,
     helper_closure,
     helper_for,
+    helper_is_constant,
     helper_names,
     helper_source,
     index_expr,
@@ -114,12 +115,16 @@ def emit_module(
         f"# rules-sha256: {header.rules_sha256}",
         f"# regenerate: {header.command}",
     ]
-    blocks = [helper_source(h, backend) for h in helper_closure(helpers)] + functions
+    used = helper_closure(helpers)
+    constants = "".join(f"\n{helper_source(h, backend)}" for h in used if helper_is_constant(h))
+    blocks = [helper_source(h, backend) for h in used if not helper_is_constant(h)] + functions
     body = "\n\n\n".join(blocks)
     modules = {m: f"import {m}" for m in imports}  # other libraries' functions (scipy.special, a user's)
-    if _uses_name(body, backend.alias):
+    if _uses_name(body + constants, backend.alias):
         modules[backend.module] = f"import {backend.module} as {backend.alias}"
     lines.extend(modules[m] for m in sorted(modules))  # one block, sorted as isort sorts it
+    if constants:  # one blank line after the imports, as isort puts it before a statement
+        lines.append(constants)
     return "\n".join(lines) + "\n\n\n" + body + "\n"
 
 
@@ -947,7 +952,8 @@ class _FunctionEmitter:
         else:
             one_d = ast.Compare(ast.Attribute(self.atom(x), "shape", ast.Load()), [ast.Eq()], [constant((n,))])
         dtype = ast.Attribute(self.atom(x), "dtype", ast.Load())
-        floats = ast.Compare(ast.Attribute(dtype, "kind", ast.Load()), [ast.Eq()], [ast.Constant("f")])
+        floats = ast.Compare(dtype, [ast.In()], [ast.Name("_FLOATS", ast.Load())])
+        self.helpers.add("_FLOATS")
         test = ast.BoolOp(ast.And(), [ast.Compare(kind, [ast.Is()], [self.backend.attr("ndarray")]), one_d, floats])
         value = ast.IfExp(test, ast.Call(ast.Attribute(self.atom(x), "tolist", ast.Load()), [], []), self.atom(x))
         stmts: list[ast.stmt] = [ast.Assign([ast.Name(name, ast.Store())], value, lineno=0)]
@@ -1010,7 +1016,12 @@ class _FunctionEmitter:
         from the list ``name`` of its elements' gradients when ``x_items`` is a list."""
         listed = ast.Compare(ast.Name(self.unpacked[x.id], ast.Load()), [ast.IsNot()], [self.atom(x)])
         dtype = ast.Attribute(self.atom(x), "dtype", ast.Load())
-        return ast.IfExp(listed, self.backend.call("asarray", [ast.Name(name, ast.Load()), dtype]), otherwise)
+        n = self.item_lengths.get(x.id)
+        if n is None:
+            array = self.backend.call("asarray", [ast.Name(name, ast.Load()), dtype])
+        else:  # (np.fromiter with its count: 0.35 against 0.38 µs on 9 floats, 2.7 against 3.4 on 200)
+            array = self.backend.call("fromiter", [ast.Name(name, ast.Load()), dtype, ast.Constant(n)])
+        return ast.IfExp(listed, array, otherwise)
 
     def row_write(self, root: int, eqn: Eqn) -> list[ast.stmt]:
         """A statement of an element group whose rows are all named (``item_locals``): ``dx3 = g``
@@ -1128,16 +1139,25 @@ class _FunctionEmitter:
         return None
 
     def scalar_check(self) -> ast.stmt:
-        """``if np.ndim(value) != 0: raise ValueError(...)``: the gradient is of a scalar function."""
+        """``if np.ndim(value) != 0: raise ValueError(...)``: the gradient is of a scalar function.
+
+        A Python float (scalar code) is answered without the call: by type, or for an element
+        ``x3`` of ``x_items`` (the value's stand-in without ``--value``) by ``x_items is x``
+        (a list's elements are floats), 25 ns less."""
         name = self.tape.name
-        value = self.atom(self.tape.outputs[0])
+        witness = self.tape.outputs[0]
+        value = self.atom(witness)
         message = f"{name}() must return a scalar to be differentiated (sum or index its result)"
         test = ast.Compare(self.backend.call("ndim", [value]), [ast.NotEq()], [ast.Constant(0)])
-        # a Python float (scalar code) is answered without the call
-        is_float = ast.Call(ast.Name("isinstance", ast.Load()), [value, ast.Name("float", ast.Load())], [])
-        test = ast.BoolOp(ast.And(), [ast.UnaryOp(ast.Not(), is_float), test])
+        d = self.defs.get(witness.id) if isinstance(witness, Var) and witness.id in self.unpacked_reads else None
+        items = self.unpacked.get(d.args[0].id) if d is not None else None
+        if items is not None:
+            whole = ast.Compare(ast.Name(items, ast.Load()), [ast.Is()], [self.atom(d.args[0])])
+        else:
+            is_float = ast.Call(ast.Name("isinstance", ast.Load()), [value, ast.Name("float", ast.Load())], [])
+            whole = ast.UnaryOp(ast.Not(), is_float)
         error = ast.Call(ast.Name("ValueError", ast.Load()), [ast.Constant(message)], [])
-        return ast.If(test, [ast.Raise(error)], [])
+        return ast.If(ast.BoolOp(ast.And(), [whole, test]), [ast.Raise(error)], [])
 
     def output_expr(self, tree: object) -> ast.expr:
         outputs = self.tape.outputs
@@ -1232,7 +1252,7 @@ class _ColumnsEmitter(_FunctionEmitter):
     columns_form = True
 
     def __init__(self, tape: Tape, module: Module, table: RuleTable, backend: Backend, ranks: dict[str, int]):
-        super().__init__(tape, module, table, backend, columns=False)
+        super().__init__(_buffers_first(tape), module, table, backend, columns=False)
         self.blocked = ranks
 
     @staticmethod
@@ -1288,6 +1308,36 @@ class _ColumnsEmitter(_FunctionEmitter):
             for v in self.dtyped & self.forms.keys()
             if v not in outputs and all(r.out.id in self.forms for r in self.readers.get(v, ()))
         }
+        self.row_slots = self.named_rows(outputs)
+        self.in_rows: set[int] = set()  # values computed in their rows (row_slots) as planned
+
+    def named_rows(self, outputs: set[int]) -> dict[int, tuple[int, int]]:
+        """A named value of the backward sweep that is a row of an element group (``dx[0] =
+        d_t1``) -> (the group's root, the row): computed in that row (``d_t1 = np.multiply(_t1,
+        _t5, out=dx[0])``) rather than copied into it after (factored large: 269 -> 244 µs).
+        The row is written only there, so the array is the value's alone while it is read
+        (``dx[0] += g`` would change it, and so would ``dx[-4] += g``: the group's indices are
+        all at least 0); the value is a ufunc of D of the row's class, written into by no
+        ``out=`` (not ``spare``), and made after the group's array (``_buffers_first``)."""
+        slots: dict[int, tuple[int, int]] = {}
+        order = {e.out.id: n for n, e in enumerate(self.tape.eqns) if len(e.outs) == 1}
+        for root, (x, _) in self.item_groups.items():
+            adds = [e for e in self.tape.eqns if self.inplace.get(e.out.id) == root and e.out.id != root]
+            rows = [e.params["index"][0] for e in adds]
+            if min(rows) < 0:  # dx[-4] may be dx[0]
+                continue
+            for e in adds:
+                g, row = e.args[1], e.params["index"][0]
+                if not isinstance(g, Var) or rows.count(row) != 1 or g.id in slots or g.id in outputs:
+                    continue
+                d = self.defs.get(g.id)
+                if d is None or d.section != "backward" or g.id in self.inline or g.id not in self.forms:
+                    continue
+                shaped = self.classes.infer("getindex", [x], {"index": e.params["index"]})
+                later = order.get(g.id, -1) > order.get(root, len(order))
+                if g.id in self.dtyped and g.id not in self.out_slots and self.classes.of(g) == shaped and later:
+                    slots[g.id] = (root, row)
+        return slots
 
     def keeps_dtype(self, a: Atom) -> bool:
         """``a`` leaves D as it is in a ufunc with a D operand: a value of D, or a Python number
@@ -1375,9 +1425,16 @@ class _ColumnsEmitter(_FunctionEmitter):
     def in_place(self, eqn: Eqn, target: ast.Name) -> list[ast.stmt] | None:
         k = self.out_slots.get(eqn.out.id)
         dest = None if k is None else ast.Subscript(ast.Name("_out", ast.Load()), ast.Constant(k), ast.Load())
+        root, row = self.row_slots.get(eqn.out.id, (None, None))
+        if root in self.item_names:  # the group's array is made: into the value's row
+            dest = ast.Subscript(ast.Name(self.item_names[root], ast.Load()), ast.Constant(row), ast.Load())
         stmts: list[ast.stmt] = []
         call = self.evaluate(eqn, dest, stmts)
-        return None if call is None else [*stmts, ast.Assign([target], call, lineno=0)]
+        if call is None:
+            return None
+        if root in self.item_names and _lands_in(dest, call, stmts):
+            self.in_rows.add(eqn.out.id)
+        return [*stmts, ast.Assign([target], call, lineno=0)]
 
     def grad_rows(self, root: int, x: Var, last: int) -> ast.expr:
         call = super().grad_rows(root, x, last)
@@ -1396,6 +1453,9 @@ class _ColumnsEmitter(_FunctionEmitter):
         index = eqn.params["index"]
         row = ast.Subscript(ast.Name(items, ast.Load()), ast.Constant(index[0]), ast.Store())
         g = eqn.args[1]
+        if isinstance(g, Var) and g.id in self.in_rows and self.row_slots[g.id] == (root, index[0]):
+            self.first_write(eqn)  # (it tracks the rows written)
+            return []  # computed there
         if not self.first_write(eqn):
             return [ast.AugAssign(row, ast.Add(), self.atom(g))]
         shaped = self.classes.infer("getindex", [x], {"index": index})
@@ -1405,3 +1465,39 @@ class _ColumnsEmitter(_FunctionEmitter):
             if call is not None:
                 return [*stmts, ast.Expr(call)]
         return [ast.Assign([row], self.atom(g), lineno=0)]
+
+
+def _buffers_first(tape: Tape) -> Tape:
+    """``tape`` with the gradient buffers of its inputs (``grad_zeros(x)``) made where the backward
+    sweep starts: a value can then be computed in its row of one (``named_rows``)."""
+    inputs = {i.var.id for i in tape.inputs}
+    made = [
+        e for e in tape.eqns if e.prim == "grad_zeros" and len(e.args) == 1 and getattr(e.args[0], "id", None) in inputs
+    ]
+    start = next((n for n, e in enumerate(tape.eqns) if e.section == "backward"), None)
+    if not made or start is None:
+        return tape
+    rest = [e for e in tape.eqns if all(e is not m for m in made)]
+    start = next(n for n, e in enumerate(rest) if e.section == "backward")
+    new = tape.copy_header()
+    new.eqns = rest[:start] + made + rest[start:]
+    new.outputs = list(tape.outputs)
+    return new
+
+
+def _lands_in(dest: ast.expr, call: ast.expr, stmts: list[ast.stmt]) -> bool:
+    """The result of ``call`` (after ``stmts``) is the array ``dest``: it is written there, or
+    into a name a statement bound to a call written there."""
+    where = next((k.value for k in getattr(call, "keywords", ()) if k.arg == "out"), None)
+    if where is None:
+        return False
+    if ast.dump(where) == ast.dump(dest):
+        return True
+    bound = {
+        t.id
+        for st in stmts
+        if isinstance(st, ast.Assign)
+        for t in st.targets
+        if isinstance(t, ast.Name) and _lands_in(dest, st.value, [])
+    }
+    return isinstance(where, ast.Name) and where.id in bound

@@ -307,6 +307,153 @@ def merge_reciprocals(tape: Tape, table: RuleTable) -> Tape:
     return dce(new, table) if changed else tape
 
 
+def common_factors(tape: Tape, table: RuleTable) -> Tape:
+    """In the backward sweep, a factor common to two terms of a sum is multiplied once:
+    ``a * t + c + b * (s * t)`` is ``t * (a + b * s) + c``.
+
+    The gradient of ``l ** 4 - l ** 2`` is ``-2.0 * l + 4.0 * (l * l * l)``: four operations,
+    each a pass over ``l`` when it is an array; ``l * (4.0 * l * l - 2.0)`` is three.  A sum is
+    the terms of its nameless sums, differences and negations read only there, a term the product of
+    the factors of its nameless products read only there (a named value keeps its line).  Each
+    term, left to right, takes in every later term that shares a factor with it: the first of
+    its factors found in the other's (a value, or a constant of the same type and value).  The
+    rest of each term is multiplied in its order (constants folded), and the sum of the rests
+    is itself factored (``a*b*c + a*b*d`` -> ``a * (b * (c + d))``).  Each rewrite saves a
+    multiplication, so both terms need a factor besides the common one (``t + a * t`` would
+    become ``t * (1 + a)``: as many operations), and a sum without one is left as written.  A
+    boolean rest is left alone (``True + True`` is ``True`` in NumPy, where ``t + t`` is two
+    ``t``).  Top level only; the forward sweep computes the user's expressions as written.
+    """
+    count = uses(tape)
+    readers = {a.id: eqn for eqn in tape.eqns for a in eqn.args if isinstance(a, Var)}
+    defs: dict[int, Eqn] = {}
+    new = tape.copy_header()
+    new.outputs = list(tape.outputs)
+
+    def nameless(a: Atom, prims: tuple) -> Eqn | None:  # a's equation, when a is part of its one reader
+        d = defs.get(a.id) if isinstance(a, Var) else None
+        if d is None or d.prim not in prims or count.get(a.id) != 1:
+            return None
+        return d if a.hint is None and a.grad_of is None else None
+
+    def factors(a: Atom) -> list[Atom]:
+        d = nameless(a, ("mul",))
+        return [a] if d is None else factors(d.args[0]) + factors(d.args[1])
+
+    def terms(a: Atom, sign: int) -> list[tuple[int, Atom]]:
+        d = nameless(a, (*_SUMS, "neg"))
+        if d is None:
+            return [(sign, a)]
+        if d.prim == "neg":
+            return terms(d.args[0], -sign)
+        return terms(d.args[0], sign) + terms(d.args[1], sign if d.prim == "add" else -sign)
+
+    def same(a: Atom, b: Atom) -> bool:
+        if isinstance(a, Lit) or isinstance(b, Lit):
+            return isinstance(a, Lit) and isinstance(b, Lit) and type(a.value) in (int, float) and a.key() == b.key()
+        return a is b
+
+    def boolean(a: Atom) -> bool:
+        d = defs.get(a.id) if isinstance(a, Var) else None
+        return (isinstance(a, Lit) and type(a.value) is bool) or (d is not None and d.prim in _BOOLEAN)
+
+    def put(prim: str, args: list[Atom], span, out: Var | None = None) -> Atom:
+        if out is None and _all_lits(args):
+            ok, value = fold_constant(prim, [a.value for a in args])
+            if ok:
+                return Lit(value)
+        if prim == "add" and _negative(args[0]):  # -2.0 + y -> y - 2.0
+            prim, args = "sub", [args[1], Lit(-args[0].value)]
+        elif prim in _SUMS and _negative(args[1]):
+            prim, args = "sub" if prim == "add" else "add", [args[0], Lit(-args[1].value)]
+        eqn = Eqn(prim, args, {}, [out or Var()], span, (), "backward")
+        if out is not None or prim not in _SUMS or not factor_sum(eqn):
+            new.eqns.append(eqn)
+            defs[eqn.out.id] = eqn
+        count.setdefault(eqn.out.id, 1)
+        return eqn.out
+
+    def product(parts: list[Atom], span) -> Atom:
+        lits = [p for p in parts if isinstance(p, Lit)]
+        if len(lits) > 1:  # the constants folded into the first one's place
+            folded = lits[0]
+            for c in lits[1:]:
+                folded = put("mul", [folded, c], span)
+            parts = [folded if p is lits[0] else p for p in parts if not isinstance(p, Lit) or p is lits[0]]
+        total = parts[0]
+        for p in parts[1:]:
+            total = put("mul", [total, p], span)
+        return total
+
+    def combined(one: tuple[int, Atom], other: tuple[int, Atom], span) -> tuple[int, Atom] | None:
+        fa, fb = factors(one[1]), factors(other[1])
+        if len(fa) < 2 or len(fb) < 2:
+            return None
+        for i, t in enumerate(fa):
+            j = next((j for j, u in enumerate(fb) if same(t, u)), None)
+            if j is None:
+                continue
+            ra, rb = fa[:i] + fa[i + 1 :], fb[:j] + fb[j + 1 :]
+            if all(map(boolean, ra)) or all(map(boolean, rb)):
+                continue
+            rest = put("add" if one[0] == other[0] else "sub", [product(ra, span), product(rb, span)], span)
+            return one[0], put("mul", [t, rest], span)
+        return None
+
+    def factor_sum(eqn: Eqn) -> bool:
+        """Write ``eqn`` (a sum) factored into ``new`` (its result the same variable); False when
+        no two of its terms share a factor."""
+        items = terms(eqn.args[0], 1) + terms(eqn.args[1], 1 if eqn.prim == "add" else -1)
+        found = False
+        for i in range(len(items)):
+            j = i + 1
+            while i < len(items) and j < len(items):
+                c = combined(items[i], items[j], eqn.span)
+                if c is None:
+                    j += 1
+                else:
+                    items[i], found = c, True
+                    del items[j]
+        if not found:
+            return False
+        out = eqn.out
+        if len(items) == 1:  # the one product, made again as the sum's result
+            sign, a = items[0]
+            d = defs[a.id]
+            put(d.prim, d.args, eqn.span, out) if sign > 0 else put("neg", [a], eqn.span, out)
+            return True
+        total = items[0][1] if items[0][0] > 0 else put("neg", [items[0][1]], eqn.span)
+        for k, (sign, a) in enumerate(items[1:], 2):
+            total = put("add" if sign > 0 else "sub", [total, a], eqn.span, out if k == len(items) else None)
+        return True
+
+    changed = False
+    for eqn in tape.eqns:
+        if eqn.section == "backward" and eqn.prim in _SUMS and len(eqn.outs) == 1:
+            defs[eqn.out.id] = eqn
+            reader = readers.get(eqn.out.id)
+            if (
+                nameless(eqn.out, _SUMS)
+                and reader is not None
+                and reader.prim in _SUMS
+                and reader.section == "backward"
+            ):
+                pass  # a part of a larger sum, factored with it
+            elif factor_sum(eqn):
+                changed = True
+                continue
+        new.eqns.append(eqn)
+        defs.update((o.id, eqn) for o in eqn.outs)
+    return dce(new, table) if changed else tape
+
+
+_SUMS = ("add", "sub")
+
+
+def _negative(a: Atom) -> bool:
+    return isinstance(a, Lit) and type(a.value) in (int, float) and a.value < 0
+
+
 #: Backward primitives whose value is made of terms of some operands (their positions): what
 #: flows into a gradient through them is a gradient term too.
 _TERMS = {

@@ -35,7 +35,7 @@ from .errors import InternalError, UserError
 from .fence import fence
 from .ir import IRError, Tape, verify
 from .lower import lower
-from .optimize import drop_value, float_literals, merge_reciprocals, optimize, stand_ins
+from .optimize import common_factors, drop_value, float_literals, merge_reciprocals, optimize, stand_ins
 from .ruledsl import load_rules
 
 #: The stages whose tapes ``--dump-ir`` can print, in order.
@@ -185,6 +185,7 @@ def _differentiate_one(
     tape = _checked(optimize(tape, table), "optimize")
     if not value:
         tape = _checked(drop_value(tape, table), "optimize")
+    tape = _checked(common_factors(tape, table), "optimize")
     tape = _checked(merge_reciprocals(tape, table), "optimize")
     tape = _checked(stand_ins(tape, table, sizes=target == "numpy"), "optimize")
     tape = _checked(float_literals(tape), "optimize")

@@ -8,6 +8,11 @@ never imports this module.  Each helper is plain array code with no state.
 
 import numpy as xp
 
+#: The dtypes whose 1-D arrays scalar code reads as Python floats (``x.tolist()``): a float, or a
+#: float32 computed in double and rounded once.  (``x.dtype in _FLOATS`` costs half ``x.dtype.kind
+#: == "f"``; a float16 or long double array keeps NumPy's arithmetic.)
+_FLOATS = (xp.dtype(xp.float64), xp.dtype(xp.float32))
+
 
 def _unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""

@@ -4,6 +4,8 @@
 # regenerate: yota-s2s examples/langevin/density.py --wrt x --out examples/langevin/grad_density.py --no-value
 import numpy as np
 
+_FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
+
 
 def _by_columns(grad, args, ranks, values, grads):
     """The gradient function's ``(*values, *gradients)`` computed block by block of columns (the
@@ -84,7 +86,7 @@ def _grad_stack(x, rows):
 
 def grad_neg_log_density(x):
     """Return (dx,): the gradients of neg_log_density(x)."""
-    x_items = x.tolist() if type(x) is np.ndarray and x.shape == (2,) and (x.dtype.kind == 'f') else x
+    x_items = x.tolist() if type(x) is np.ndarray and x.shape == (2,) and (x.dtype in _FLOATS) else x
     x0, x1 = x_items if x_items is not x else (x[0], x[1])
     if x_items is x and type(x) is np.ndarray and x.size >= 8192:  # large: in place, by blocks of columns
         _joined = _by_columns(_grad_neg_log_density_columns, (x,), (2,), 0, 1)
@@ -99,7 +101,7 @@ def grad_neg_log_density(x):
     dx1 = 4.0 * _t2
     dx0 = -(8.0 * _t2 * x0) - 2.0 * _t1
     dx = [dx0, dx1]
-    dx = np.asarray(dx, x.dtype) if x_items is not x else _grad_stack(x, dx)
+    dx = np.fromiter(dx, x.dtype, 2) if x_items is not x else _grad_stack(x, dx)
     return (dx,)
 
 
