@@ -308,21 +308,23 @@ def merge_reciprocals(tape: Tape, table: RuleTable) -> Tape:
 
 
 def common_factors(tape: Tape, table: RuleTable) -> Tape:
-    """In the backward sweep, a factor common to two terms of a sum is multiplied once:
+    """In the backward sweep, a factor common to terms of a sum is multiplied once:
     ``a * t + c + b * (s * t)`` is ``t * (a + b * s) + c``.
 
     The gradient of ``l ** 4 - l ** 2`` is ``-2.0 * l + 4.0 * (l * l * l)``: four operations,
     each a pass over ``l`` when it is an array; ``l * (4.0 * l * l - 2.0)`` is three.  A sum is
-    the terms of its nameless sums, differences and negations read only there, a term the product of
-    the factors of its nameless products read only there (a named value keeps its line).  Each
-    term, left to right, takes in every later term that shares a factor with it: the first of
-    its factors found in the other's (a value, or a constant of the same type and value).  The
-    rest of each term is multiplied in its order (constants folded), and the sum of the rests
-    is itself factored (``a*b*c + a*b*d`` -> ``a * (b * (c + d))``).  Each rewrite saves a
-    multiplication, so both terms need a factor besides the common one (``t + a * t`` would
-    become ``t * (1 + a)``: as many operations), and a sum without one is left as written.  A
-    boolean rest is left alone (``True + True`` is ``True`` in NumPy, where ``t + t`` is two
-    ``t``).  Top level only; the forward sweep computes the user's expressions as written.
+    the terms of its nameless sums, differences and negations read only there, a term the
+    product of the factors of its nameless products read only there (a named value keeps its
+    line).  Each term, left to right, takes the first of its factors that a later term has too
+    (a value, or a constant of the same type and value) out of itself and of every later term
+    that has it; what is left of each is multiplied in its order (constants folded), and the sum
+    of those rests is factored in turn (``a*b*c + a*b*d`` -> ``a * (b * (c + d))``).  Each term
+    taken in saves a multiplication, so every term needs a factor besides the common one (``t +
+    a * t`` would become ``t * (1 + a)``: as many operations), and a sum without two such terms
+    is left as written.  A boolean rest is left alone (``True + True`` is ``True`` in NumPy,
+    where ``t + t`` is two ``t``).  Terms are found by an index of their factors, so a sum of n
+    terms costs about n (the gradients of a 10,000-term polynomial are sums of thousands).  Top
+    level only; the forward sweep computes the user's expressions as written.
     """
     count = uses(tape)
     readers = {a.id: eqn for eqn in tape.eqns for a in eqn.args if isinstance(a, Var)}
@@ -330,34 +332,48 @@ def common_factors(tape: Tape, table: RuleTable) -> Tape:
     new = tape.copy_header()
     new.outputs = list(tape.outputs)
 
-    def nameless(a: Atom, prims: tuple) -> Eqn | None:  # a's equation, when a is part of its one reader
+    def part(a: Atom, prims: tuple) -> Eqn | None:  # a's equation, when a is a part of its one reader
         d = defs.get(a.id) if isinstance(a, Var) else None
         if d is None or d.prim not in prims or count.get(a.id) != 1:
             return None
         return d if a.hint is None and a.grad_of is None else None
 
     def factors(a: Atom) -> list[Atom]:
-        d = nameless(a, ("mul",))
-        return [a] if d is None else factors(d.args[0]) + factors(d.args[1])
+        found, todo = [], [a]
+        while todo:  # (a loop: a product of a thousand factors is a chain a thousand deep)
+            b = todo.pop()
+            d = part(b, ("mul",))
+            if d is None:
+                found.append(b)
+            else:
+                todo += [d.args[1], d.args[0]]
+        return found
 
     def terms(a: Atom, sign: int) -> list[tuple[int, Atom]]:
-        d = nameless(a, (*_SUMS, "neg"))
-        if d is None:
-            return [(sign, a)]
-        if d.prim == "neg":
-            return terms(d.args[0], -sign)
-        return terms(d.args[0], sign) + terms(d.args[1], sign if d.prim == "add" else -sign)
+        found, todo = [], [(a, sign)]
+        while todo:
+            b, s = todo.pop()
+            d = part(b, (*_SUMS, "neg"))
+            if d is None:
+                found.append((s, b))
+            elif d.prim == "neg":
+                todo.append((d.args[0], -s))
+            else:
+                todo += [(d.args[1], s if d.prim == "add" else -s), (d.args[0], s)]
+        return found
 
-    def same(a: Atom, b: Atom) -> bool:
-        if isinstance(a, Lit) or isinstance(b, Lit):
-            return isinstance(a, Lit) and isinstance(b, Lit) and type(a.value) in (int, float) and a.key() == b.key()
-        return a is b
+    def key(a: Atom):
+        if isinstance(a, Var):
+            return a.id
+        return a.key() if type(a.value) in (int, float) else None  # (not a bool, nor a tuple)
 
     def boolean(a: Atom) -> bool:
         d = defs.get(a.id) if isinstance(a, Var) else None
         return (isinstance(a, Lit) and type(a.value) is bool) or (d is not None and d.prim in _BOOLEAN)
 
-    def put(prim: str, args: list[Atom], span, out: Var | None = None) -> Atom:
+    def put(prim: str, args: list[Atom], span, out: Var | None = None, factor: bool = False) -> Atom:
+        """A new equation (``out`` its result if given), folded when its operands are constants;
+        a new sum factored when ``factor``."""
         if out is None and _all_lits(args):
             ok, value = fold_constant(prim, [a.value for a in args])
             if ok:
@@ -367,7 +383,7 @@ def common_factors(tape: Tape, table: RuleTable) -> Tape:
         elif prim in _SUMS and _negative(args[1]):
             prim, args = "sub" if prim == "add" else "add", [args[0], Lit(-args[1].value)]
         eqn = Eqn(prim, args, {}, [out or Var()], span, (), "backward")
-        if out is not None or prim not in _SUMS or not factor_sum(eqn):
+        if not (factor and factor_sum(eqn)):
             new.eqns.append(eqn)
             defs[eqn.out.id] = eqn
         count.setdefault(eqn.out.id, 1)
@@ -385,46 +401,62 @@ def common_factors(tape: Tape, table: RuleTable) -> Tape:
             total = put("mul", [total, p], span)
         return total
 
-    def combined(one: tuple[int, Atom], other: tuple[int, Atom], span) -> tuple[int, Atom] | None:
-        fa, fb = factors(one[1]), factors(other[1])
-        if len(fa) < 2 or len(fb) < 2:
-            return None
-        for i, t in enumerate(fa):
-            j = next((j for j, u in enumerate(fb) if same(t, u)), None)
-            if j is None:
-                continue
-            ra, rb = fa[:i] + fa[i + 1 :], fb[:j] + fb[j + 1 :]
-            if all(map(boolean, ra)) or all(map(boolean, rb)):
-                continue
-            rest = put("add" if one[0] == other[0] else "sub", [product(ra, span), product(rb, span)], span)
-            return one[0], put("mul", [t, rest], span)
-        return None
+    def summed(items: list[tuple[int, Atom]], span, out: Var | None = None, factor: bool = False) -> Atom:
+        """The sum of signed terms, left to right (the first one's sign positive), the last
+        equation's result ``out``; factored once, at the end, when ``factor``."""
+        total = items[0][1]
+        for n, (sign, a) in enumerate(items[1:], 2):
+            last = n == len(items)
+            total = put("add" if sign > 0 else "sub", [total, a], span, out if last else None, factor and last)
+        return total
+
+    def rest(fs: list[Atom], t: Atom) -> list[Atom]:  # fs without one t
+        i = next(i for i, f in enumerate(fs) if f is t or (key(f) is not None and key(f) == key(t)))
+        return fs[:i] + fs[i + 1 :]
 
     def factor_sum(eqn: Eqn) -> bool:
         """Write ``eqn`` (a sum) factored into ``new`` (its result the same variable); False when
         no two of its terms share a factor."""
         items = terms(eqn.args[0], 1) + terms(eqn.args[1], 1 if eqn.prim == "add" else -1)
-        found = False
-        for i in range(len(items)):
-            j = i + 1
-            while i < len(items) and j < len(items):
-                c = combined(items[i], items[j], eqn.span)
-                if c is None:
-                    j += 1
-                else:
-                    items[i], found = c, True
-                    del items[j]
-        if not found:
-            return False
-        out = eqn.out
-        if len(items) == 1:  # the one product, made again as the sum's result
-            sign, a = items[0]
+        fs = [factors(a) for _, a in items]
+        where: dict[object, list[int]] = {}  # a factor's key -> the terms that have it, in order
+        for i, f in enumerate(fs):
+            if len(f) >= 2:
+                for k in dict.fromkeys(key(t) for t in f if key(t) is not None):
+                    where.setdefault(k, []).append(i)
+        alive = [True] * len(items)
+        result: list[tuple[int, Atom]] = []
+        for i, (sign, a) in enumerate(items):
+            if not alive[i]:
+                continue
+            for t in fs[i] if len(fs[i]) >= 2 else ():
+                mine = rest(fs[i], t)
+                if all(map(boolean, mine)):
+                    continue
+                kept, partners = [], []
+                for j in where.get(key(t), ()):
+                    if j > i and alive[j]:
+                        (partners if not all(map(boolean, rest(fs[j], t))) else kept).append(j)
+                where[key(t)] = kept  # each term is looked at once per factor it has
+                if not partners:
+                    continue
+                rests = [(1, product(mine, eqn.span))]
+                for j in partners:
+                    alive[j] = False
+                    rests.append((items[j][0] * sign, product(rest(fs[j], t), eqn.span)))
+                a = put("mul", [t, summed(rests, eqn.span, factor=True)], eqn.span)
+                break
+            result.append((sign, a))
+        if len(result) == len(items) or not isinstance(result[0][1], Var):
+            return False  # (a constant: every term was one, and the sum would have been folded)
+        if len(result) == 1:  # the one product, made again as the sum's result
+            sign, a = result[0]
             d = defs[a.id]
-            put(d.prim, d.args, eqn.span, out) if sign > 0 else put("neg", [a], eqn.span, out)
-            return True
-        total = items[0][1] if items[0][0] > 0 else put("neg", [items[0][1]], eqn.span)
-        for k, (sign, a) in enumerate(items[1:], 2):
-            total = put("add" if sign > 0 else "sub", [total, a], eqn.span, out if k == len(items) else None)
+            put(d.prim, d.args, eqn.span, eqn.out) if sign > 0 else put("neg", [a], eqn.span, eqn.out)
+        else:
+            if result[0][0] < 0:
+                result[0] = (1, put("neg", [result[0][1]], eqn.span))
+            summed(result, eqn.span, eqn.out)
         return True
 
     changed = False
@@ -432,12 +464,7 @@ def common_factors(tape: Tape, table: RuleTable) -> Tape:
         if eqn.section == "backward" and eqn.prim in _SUMS and len(eqn.outs) == 1:
             defs[eqn.out.id] = eqn
             reader = readers.get(eqn.out.id)
-            if (
-                nameless(eqn.out, _SUMS)
-                and reader is not None
-                and reader.prim in _SUMS
-                and reader.section == "backward"
-            ):
+            if part(eqn.out, _SUMS) and reader is not None and reader.prim in _SUMS and reader.section == "backward":
                 pass  # a part of a larger sum, factored with it
             elif factor_sum(eqn):
                 changed = True
