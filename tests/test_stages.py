@@ -22,7 +22,7 @@ from yota_s2s.fence import fence
 from yota_s2s.interp import evaluate
 from yota_s2s.ir import Eqn, IRError, Lit, Slice, Span, Tape, Var, verify
 from yota_s2s.lower import lower
-from yota_s2s.optimize import dce, optimize
+from yota_s2s.optimize import common_factors, dce, drop_value, optimize
 from yota_s2s.pipeline import generate
 from yota_s2s.printer import format_tape
 from yota_s2s.ruledsl import load_rules
@@ -321,12 +321,17 @@ OPT_CASES = [("corpus", n) for n in sorted(corpus.CASES)] + [("extra", n) for n 
 def test_optimize_and_dce_keep_the_values(kind, name):
     source = CORPUS_SOURCE if kind == "corpus" else EXTRA_SOURCE
     primal, grad = unoptimized(source, name)
+    optimized = optimize(grad, TABLE)
     variants = {
         "optimize(primal)": (primal, optimize(primal, TABLE)),
         "dce(primal)": (primal, dce(primal, TABLE)),
-        "optimize(grad)": (grad, optimize(grad, TABLE)),
+        "optimize(grad)": (grad, optimized),
         "dce(grad)": (grad, dce(grad, TABLE)),
+        "common_factors": (optimized, common_factors(optimized, TABLE)),
     }
+    if isinstance(optimized.outputs[0], Var):  # and without the value (more products read once)
+        kept = drop_value(optimized, TABLE)
+        variants["common_factors, no value"] = (kept, common_factors(kept, TABLE))
     for seed in range(3):
         rng = np.random.default_rng(seed)
         values = _corpus_values(name, rng) if kind == "corpus" else EXTRA_CASES[name](rng)
@@ -663,32 +668,7 @@ def test_float_literals_keep_constants_read_as_anything_but_a_gradient_term():
     assert [type(a.value) for e in out.eqns for a in e.args if isinstance(a, Lit)] == [int, float, int]
 
 
-@pytest.mark.parametrize(("kind", "name"), OPT_CASES, ids=[n for _, n in OPT_CASES])
-def test_common_factors_keep_the_values(kind, name):
-    from yota_s2s.optimize import common_factors, drop_value
-
-    source = CORPUS_SOURCE if kind == "corpus" else EXTRA_SOURCE
-    _, grad = unoptimized(source, name)
-    grad = optimize(grad, TABLE)
-    variants = [(grad, common_factors(grad, TABLE))]
-    if grad.outputs and isinstance(grad.outputs[0], Var):
-        kept = drop_value(grad, TABLE)
-        variants.append((kept, common_factors(kept, TABLE)))
-    for seed in range(2):
-        rng = np.random.default_rng(seed)
-        values = _corpus_values(name, rng) if kind == "corpus" else EXTRA_CASES[name](rng)
-        for before, after in variants:
-            verify(after)
-            assert_same_outputs(
-                evaluate(before, tape_inputs(before, values), TABLE),
-                evaluate(after, tape_inputs(after, values), TABLE),
-                f"{name} common_factors seed {seed}",
-            )
-
-
 def test_common_factors_take_a_factor_out_of_two_terms_only_where_it_saves_a_product():
-    from yota_s2s.optimize import common_factors
-
     def tape(build):
         t = Tape("f")
         x, y = t.add_input("x"), t.add_input("y")

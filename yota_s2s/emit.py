@@ -1472,13 +1472,15 @@ def _buffers_first(tape: Tape) -> Tape:
     sweep starts: a value can then be computed in its row of one (``named_rows``)."""
     inputs = {i.var.id for i in tape.inputs}
     made = [
-        e for e in tape.eqns if e.prim == "grad_zeros" and len(e.args) == 1 and getattr(e.args[0], "id", None) in inputs
+        e
+        for e in tape.eqns
+        if e.prim == "grad_zeros" and e.section == "backward" and getattr(e.args[0], "id", None) in inputs
     ]
-    start = next((n for n, e in enumerate(tape.eqns) if e.section == "backward"), None)
-    if not made or start is None:
+    if not made:
         return tape
-    rest = [e for e in tape.eqns if all(e is not m for m in made)]
-    start = next(n for n, e in enumerate(rest) if e.section == "backward")
+    moved = {id(e) for e in made}
+    rest = [e for e in tape.eqns if id(e) not in moved]
+    start = next((n for n, e in enumerate(rest) if e.section == "backward"), len(rest))
     new = tape.copy_header()
     new.eqns = rest[:start] + made + rest[start:]
     new.outputs = list(tape.outputs)
