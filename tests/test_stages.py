@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import random
 import re
 import textwrap
 from pathlib import Path
@@ -744,6 +745,43 @@ def test_gradients_with_common_factors_taken_out(value):
     x = np.array([0.5, -0.25])
     *_, dx = namespace["grad_factored"](x)
     assert np.allclose(dx, numeric_grad(user["factored"], [x], 0))
+
+
+def _random_polynomial(seed: int) -> str:
+    """2 to 25 monomials ``c * x[i] ** p * x[j] ...`` over x[0..5]: sums whose terms share factors."""
+    rng = random.Random(seed)
+    terms = []
+    for _ in range(rng.randint(2, 25)):
+        factors = [
+            f"x[{rng.randrange(6)}]" + (f" ** {rng.randint(1, 4)}" if rng.random() < 0.4 else "")
+            for _ in range(rng.randint(1, 4))
+        ]
+        terms.append(" * ".join([repr(rng.choice([1, 2, 3, -1, 0.5, -2.5])), *factors]))
+    return " + ".join(terms)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_polynomials_with_common_factors_match_sympy(seed):
+    """The gradient of a random polynomial, scalar and by blocks of columns, with and without the
+    value, equals sympy.diff's exactly evaluated (common factors regroup its sums)."""
+    import sympy
+
+    body = _random_polynomial(seed)
+    xs = sympy.symbols("x0:6")
+    user = run_source(f"def f(x):\n    return {body}\n")
+    expr = user["f"](list(xs))
+    exact = [sympy.lambdify(xs, sympy.diff(expr, s)) for s in xs]
+    rng = np.random.default_rng(seed)
+    x, batch = rng.uniform(-1.5, 1.5, 6), rng.uniform(-1.5, 1.5, (6, 3000))  # 18,000 numbers: by columns
+    for value in (True, False):
+        scalar = run_source(generate(f"def f(x):\n    return {body}\n", "p.py", value=value).text)
+        batched = run_source(
+            generate(f"import numpy as np\n\n\ndef f(x):\n    return np.sum({body})\n", "p.py", value=value).text
+        )
+        assert np.allclose(scalar["grad_f"](x)[-1], [float(d(*x)) for d in exact], rtol=1e-12, atol=1e-12)
+        columns = batched["grad_f"](batch)[-1]
+        expected = np.array([np.broadcast_to(d(*batch), batch.shape[1:]) for d in exact])
+        assert np.allclose(columns, expected, rtol=1e-12, atol=1e-12), body
 
 
 def test_element_gradient_written_in_a_loop_stays_an_array():
