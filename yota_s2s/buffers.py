@@ -578,7 +578,7 @@ def ufunc_call(node: ast.expr, alias: str) -> tuple[str, list[ast.expr]] | None:
 
 
 def rebuild(node: ast.expr, operands: list[ast.expr]) -> ast.expr:
-    """The plain expression of ``node`` (an operation ``ufunc_of`` found) on the ``operands``."""
+    """The plain expression of ``node`` (an operation ``ufunc_call`` found) on the ``operands``."""
     if isinstance(node, ast.BinOp):
         return ast.BinOp(operands[0], node.op, operands[1] if len(operands) > 1 else node.right)
     if isinstance(node, ast.UnaryOp):

@@ -916,7 +916,7 @@ class _FunctionEmitter:
         """The reads ``x[k]`` of ``x`` at once, ``x1, x2 = (x[1], x[2])``; where Python floats
         give NumPy's results (``unpacked``), from the elements of a 1-D float array::
 
-            x_items = x.tolist() if type(x) is np.ndarray and x.shape == (3,) and x.dtype.kind == "f" else x
+            x_items = x.tolist() if type(x) is np.ndarray and x.shape == (3,) and x.dtype in _FLOATS else x
             _, x1, x2 = x_items if x_items is not x else (None, x[1], x[2])
 
         ``n`` (3) is one more than the largest index read or written (``item_lengths``), so that a
@@ -985,7 +985,7 @@ class _FunctionEmitter:
 
             dx_items = [0.0] * len(x_items) if x_items is not x else _grad_rows(x, (3, 8))
             dx_items[3] = g  # dx_items[3] = dx_items[3] + g after a first write
-            dx = np.asarray(dx_items, x.dtype) if x_items is not x else dx_items  # after the last one
+            dx = np.fromiter(dx_items, x.dtype, 3) if x_items is not x else dx_items  # after the last one
         """
         if root in self.item_locals:
             return self.row_write(root, eqn)
@@ -1012,8 +1012,9 @@ class _FunctionEmitter:
         return [stmt, ast.Assign([ast.Name(self.names[eqn.out.id], ast.Store())], array, lineno=0)]
 
     def from_list(self, x: Var, name: str, otherwise: ast.expr) -> ast.expr:
-        """``np.asarray(name, x.dtype) if x_items is not x else otherwise``: the gradient of ``x``
-        from the list ``name`` of its elements' gradients when ``x_items`` is a list."""
+        """``np.fromiter(name, x.dtype, n) if x_items is not x else otherwise``: the gradient of
+        ``x`` from the list ``name`` of its elements' gradients when ``x_items`` is a list (of the
+        ``n`` elements of ``x.shape == (n,)``; ``np.asarray`` when ``n`` is not known)."""
         listed = ast.Compare(ast.Name(self.unpacked[x.id], ast.Load()), [ast.IsNot()], [self.atom(x)])
         dtype = ast.Attribute(self.atom(x), "dtype", ast.Load())
         n = self.item_lengths.get(x.id)
@@ -1027,10 +1028,10 @@ class _FunctionEmitter:
         """A statement of an element group whose rows are all named (``item_locals``): ``dx3 = g``
         (``dx3 = dx3 + g`` after the first), and after the last one the rows in a list, made the
         gradient array by ``_grad_stack`` (rows, numbers or arrays; zeros past them), or by
-        ``np.asarray`` for a list ``x_items`` (``x.shape == (n,)``)::
+        ``np.fromiter`` for a list ``x_items`` (``x.shape == (n,)``, ``from_list``)::
 
             dx = [0.0, dx1, dx2]
-            dx = np.asarray(dx, x.dtype) if x_items is not x else _grad_stack(x, dx)
+            dx = np.fromiter(dx, x.dtype, 3) if x_items is not x else _grad_stack(x, dx)
         """
         x, last = self.item_groups[root]
         rows = self.item_locals[root]
@@ -1414,7 +1415,7 @@ class _ColumnsEmitter(_FunctionEmitter):
         call = self.evaluate(eqn, dest, stmts)
         if call is None:
             return self.expression(eqn)
-        where = next((k.value for k in getattr(call, "keywords", ()) if k.arg == "out"), None)
+        where = _out_of(call)
         if isinstance(where, ast.Name):  # into an operand: the array keeps its name
             stmts.append(ast.Expr(call))
             return ast.Name(where.id, ast.Load())
@@ -1487,10 +1488,15 @@ def _buffers_first(tape: Tape) -> Tape:
     return new
 
 
+def _out_of(call: ast.expr) -> ast.expr | None:
+    """The ``out=`` array of a ufunc call (``evaluate``), or None."""
+    return next((k.value for k in getattr(call, "keywords", ()) if k.arg == "out"), None)
+
+
 def _lands_in(dest: ast.expr, call: ast.expr, stmts: list[ast.stmt]) -> bool:
     """The result of ``call`` (after ``stmts``) is the array ``dest``: it is written there, or
     into a name a statement bound to a call written there."""
-    where = next((k.value for k in getattr(call, "keywords", ()) if k.arg == "out"), None)
+    where = _out_of(call)
     if where is None:
         return False
     if ast.dump(where) == ast.dump(dest):

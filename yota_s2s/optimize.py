@@ -410,8 +410,8 @@ def common_factors(tape: Tape, table: RuleTable) -> Tape:
             total = put("add" if sign > 0 else "sub", [total, a], span, out if last else None, factor and last)
         return total
 
-    def rest(fs: list[Atom], t: Atom) -> list[Atom]:  # fs without one t
-        i = next(i for i, f in enumerate(fs) if f is t or (key(f) is not None and key(f) == key(t)))
+    def rest(fs: list[Atom], t: Atom) -> list[Atom]:  # fs without one t (a factor with a key)
+        i = next(i for i, f in enumerate(fs) if key(f) == key(t))
         return fs[:i] + fs[i + 1 :]
 
     def factor_sum(eqn: Eqn) -> bool:
@@ -430,20 +430,21 @@ def common_factors(tape: Tape, table: RuleTable) -> Tape:
             if not alive[i]:
                 continue
             for t in fs[i] if len(fs[i]) >= 2 else ():
-                mine = rest(fs[i], t)
-                if all(map(boolean, mine)):
+                mine = rest(fs[i], t) if key(t) is not None else []
+                if all(map(boolean, mine)):  # (no rest, or a boolean one)
                     continue
                 kept, partners = [], []
                 for j in where.get(key(t), ()):
                     if j > i and alive[j]:
-                        (partners if not all(map(boolean, rest(fs[j], t))) else kept).append(j)
-                where[key(t)] = kept  # each term is looked at once per factor it has
+                        theirs = rest(fs[j], t)
+                        (kept if all(map(boolean, theirs)) else partners).append((j, theirs))
+                where[key(t)] = [j for j, _ in kept]  # each term is looked at once per factor it has
                 if not partners:
                     continue
                 rests = [(1, product(mine, eqn.span))]
-                for j in partners:
+                for j, theirs in partners:
                     alive[j] = False
-                    rests.append((items[j][0] * sign, product(rest(fs[j], t), eqn.span)))
+                    rests.append((items[j][0] * sign, product(theirs, eqn.span)))
                 a = put("mul", [t, summed(rests, eqn.span, factor=True)], eqn.span)
                 break
             result.append((sign, a))

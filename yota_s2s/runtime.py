@@ -224,18 +224,16 @@ def _by_columns(grad, args, ranks, values, grads):
         return grad(*args, (None,) * grads)
     count = -(-n // step)
     step = -(-n // count)  # blocks of equal width: no narrow last one
-    joined, blocks = None, (None,) * grads
+    joined = None
     for start in range(0, n, step):
         cols = slice(start, start + step)
-        if joined is not None:
-            blocks = tuple(whole[..., cols] for whole in joined[values:])
+        blocks = (None,) * grads if joined is None else tuple(whole[..., cols] for whole in joined[values:])
         part = grad(*[a if k is None else a[..., cols] for a, k in zip(args, ranks)], blocks)
         if joined is None:  # the first block: the whole gradients' shapes and dtypes are known
             joined = [*part[:values], *(xp.empty((*g.shape[:-1], n), g.dtype) for g in part[values:])]
-            blocks = tuple(whole[..., cols] for whole in joined[values:])
         else:
             joined[:values] = [v + p for v, p in zip(joined[:values], part[:values])]
-        for block, g in zip(blocks, part[values:]):
-            if g is not block:
-                block[...] = g
+        for whole, block, g in zip(joined[values:], blocks, part[values:]):
+            if g is not block:  # (the first block's are new arrays, later ones the views given)
+                whole[..., cols] = g
     return tuple(joined)
