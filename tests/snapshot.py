@@ -1,0 +1,255 @@
+"""The output snapshot: every text the tool writes for the sources the project knows, in every form.
+
+Input: the repository (the corpora, the language cases and every other Python source written
+in a test, the examples of ``[tool.yota-s2s]``, the benchmark workloads, the diagnostics that
+``docs/errors.md`` documents, the broken rule files).  Output: ``collect()``, a dict from a key
+(``corpus::poly8::numpy-value``) to the text the tool writes for it: the generated module,
+the tape of each ``--dump-ir`` stage, or the diagnostic it prints.
+
+Each source is generated for ``numpy`` and ``cupy``, with and without the value
+(``--no-value``), and with ``--buffers`` (NumPy only).  ``tests/snapshot.json`` holds the
+SHA-256 of each text; ``tests/test_snapshot.py`` fails when one differs, so a change that
+alters what users get is never made by accident.  A deliberate change updates it::
+
+    python -m tests.snapshot --write           # rewrite tests/snapshot.json
+    python -m tests.snapshot --dump DIR        # every text as a file in DIR, to diff two commits
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import hashlib
+import io
+import json
+import os
+import re
+import shlex
+import sys
+import tempfile
+import textwrap
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MANIFEST = Path(__file__).resolve().parent / "snapshot.json"
+
+#: (target, value, buffers) of each form, and its name in the keys.
+FORMS = {
+    "numpy-value": ("numpy", True, False),
+    "numpy-no-value": ("numpy", False, False),
+    "cupy-value": ("cupy", True, False),
+    "cupy-no-value": ("cupy", False, False),
+    "buffers-value": ("numpy", True, True),
+    "buffers-no-value": ("numpy", False, True),
+}
+
+
+@dataclass
+class Source:
+    """One source to generate: its text, the path it is generated as, and the options."""
+
+    key: str
+    text: str
+    path: str
+    funcs: list[str] | None = None
+    wrt: list[str] | None = None
+    rules: list[str] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)  # other files beside it (sibling imports)
+
+
+def _corpus_sources() -> Iterator[Source]:
+    from tests import corpus, corpus_control
+
+    for module in (corpus, corpus_control):
+        path = f"tests/{Path(module.__file__).name}"
+        text = (ROOT / path).read_text(encoding="utf-8")
+        for name in sorted(module.CASES):
+            yield Source(f"{Path(path).stem}::{name}", text, path, [name])
+
+
+def _language_sources() -> Iterator[Source]:
+    from tests import test_language as lang
+
+    files = {f"proj/{name}": textwrap.dedent(text) for name, text in lang.PROJECT_FILES.items()}
+    for name in sorted(lang.CASES):
+        yield Source(f"language::{name}", lang.CASES[name][0], "proj/user.py", files=files)
+    for name in sorted(lang.REFUSALS):
+        source = lang.REFUSALS[name][0]
+        yield Source(f"refusal::{name}", source, "t.py", ["f"] if "def f(" in source else None)
+
+
+def _test_sources() -> Iterator[Source]:
+    """Every string in a test file that is a Python module defining a function (the sources tests
+    generate), generated as the entry points of a file ``t.py``; keyed by a hash of its text, so
+    that editing a test elsewhere leaves the keys as they are."""
+    for test in sorted((ROOT / "tests").glob("test_*.py")):
+        tree = ast.parse(test.read_text(encoding="utf-8"))
+        seen: set[str] = set()
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Constant) and isinstance(node.value, str) and "def " in node.value):
+                continue
+            text = textwrap.dedent(node.value).lstrip("\n")
+            try:
+                module = ast.parse(text)
+            except SyntaxError:
+                continue
+            if text in seen or not any(isinstance(n, ast.FunctionDef) for n in module.body):
+                continue
+            seen.add(text)
+            yield Source(f"{test.stem}:{hashlib.sha256(text.encode()).hexdigest()[:12]}", text, "t.py")
+
+
+def _example_sources() -> Iterator[Source]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    for entry in config["tool"]["yota-s2s"]["generate"]:
+        path = entry["source"]
+        yield Source(
+            f"example::{path}",
+            (ROOT / path).read_text(encoding="utf-8"),
+            path,
+            entry.get("func"),
+            entry.get("wrt"),
+            entry.get("rules", []),
+        )
+
+
+def _workload_sources() -> Iterator[Source]:
+    from benchmarks.workloads import SIZES, WORKLOADS
+
+    for name in sorted(WORKLOADS):
+        w = WORKLOADS[name]
+        for size in SIZES:
+            func = w.func(size).__name__
+            yield Source(f"workload::{name}::{size}", w.source(size), f"{name}.py", [func], w.wrt_names(size))
+
+
+def sources() -> list[Source]:
+    return [
+        *_corpus_sources(),
+        *_language_sources(),
+        *_test_sources(),
+        *_example_sources(),
+        *_workload_sources(),
+    ]
+
+
+@contextlib.contextmanager
+def _folder(files: dict[str, str]) -> Iterator[Path]:
+    """A temporary working folder holding ``files``, the current folder while it is open."""
+    cwd = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="yota-snapshot-") as folder:
+        for name, text in files.items():
+            path = Path(folder) / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        os.chdir(folder)
+        try:
+            yield Path(folder)
+        finally:
+            os.chdir(cwd)
+
+
+def _generated(source: Source, out: dict[str, str]) -> None:
+    from yota_s2s.errors import UserError, UserErrors
+    from yota_s2s.pipeline import STAGES, generate
+    from yota_s2s.printer import format_tape
+
+    rules = [str(ROOT / r) for r in source.rules]
+    for form, (target, value, buffers) in FORMS.items():
+        key = f"{source.key}::{form}"
+        try:
+            generated = generate(
+                source.text, source.path, source.funcs, source.wrt, target, rules, buffers=buffers, value=value
+            )
+        except (UserError, UserErrors) as exc:
+            out[key] = f"error:\n{exc}\n"
+            continue
+        except Exception as exc:  # noqa: BLE001 - a bug of the tool is a text of the snapshot too
+            out[key] = f"internal error: {type(exc).__name__}: {exc}\n"
+            continue
+        out[key] = generated.text
+        if not buffers:  # (the tapes do not depend on --buffers)
+            for stage in STAGES:
+                try:
+                    out[f"{key}::{stage}"] = "".join(format_tape(t) for t in generated.tapes[stage])
+                except Exception as exc:  # noqa: BLE001 - as above
+                    out[f"{key}::{stage}"] = f"internal error: {type(exc).__name__}: {exc}\n"
+
+
+def _documented_diagnostics(out: dict[str, str]) -> None:
+    """Each ``$ yota-s2s FILE ...`` of docs/errors.md run on the files of that page, in process."""
+    from yota_s2s import cli
+
+    page = (ROOT / "docs" / "src" / "errors.md.in").read_text(encoding="utf-8")
+    files = dict(re.findall(r"^::: file (\S+)[^\n]*\n(.*?)^:::$", page, flags=re.MULTILINE | re.DOTALL))
+    commands = re.findall(r"^\$ yota-s2s (\S+\.py[^;|\n]*)", page, flags=re.MULTILINE)
+    with _folder(files):
+        for command in commands:
+            stdout, stderr = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+                try:
+                    status = cli.main(shlex.split(command))
+                except SystemExit as exc:
+                    status = exc.code
+            out[f"docs-errors::{command.strip()}"] = f"exit {status}\n{stdout.getvalue()}{stderr.getvalue()}"
+
+
+def _broken_rules(out: dict[str, str]) -> None:
+    from yota_s2s.errors import UserError, UserErrors
+    from yota_s2s.ruledsl import load_rules
+
+    for path in sorted((ROOT / "tests" / "rules_broken").glob("*.py")):
+        if path.name == "conftest.py":
+            continue
+        try:
+            load_rules([str(path.relative_to(ROOT))])
+            out[f"rules-broken::{path.name}"] = "ok\n"
+        except (UserError, UserErrors) as exc:
+            out[f"rules-broken::{path.name}"] = f"{exc}\n"
+
+
+def collect() -> dict[str, str]:
+    """Every text of the snapshot, by key."""
+    out: dict[str, str] = {}
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        for source in sources():
+            if source.files:
+                with _folder({**source.files, source.path: source.text}):
+                    _generated(source, out)
+            else:
+                _generated(source, out)
+        _documented_diagnostics(out)
+        _broken_rules(out)
+    finally:
+        os.chdir(cwd)
+    return out
+
+
+def digests(texts: dict[str, str]) -> dict[str, str]:
+    return {key: hashlib.sha256(text.encode()).hexdigest()[:16] for key, text in sorted(texts.items())}
+
+
+def main(argv: list[str]) -> int:
+    texts = collect()
+    if argv[:1] == ["--write"]:
+        MANIFEST.write_text(json.dumps(digests(texts), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        print(f"{MANIFEST.relative_to(ROOT)}: {len(texts)} texts")
+        return 0
+    if argv[:1] == ["--dump"] and len(argv) == 2:
+        folder = Path(argv[1])
+        folder.mkdir(parents=True, exist_ok=True)
+        for key, text in texts.items():
+            (folder / re.sub(r"[^\w.:-]", "_", key).replace(":", "_")).write_text(text, encoding="utf-8")
+        print(f"{folder}: {len(texts)} texts")
+        return 0
+    print(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
