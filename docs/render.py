@@ -146,7 +146,7 @@ class Page:
         return _fence(LANGS.get(path.suffix, "text"), text)
 
     def rules_table(self, args: list[str], body: str) -> str:
-        from yota_s2s.ruledsl import load_rules
+        from yota_s2s.dsl.load import load_rules
 
         table = load_rules()
         rows = ["| Primitive | Source names | `shape` | Derivatives | Notes | File |", "|---|---|---|---|---|---|"]
@@ -177,7 +177,7 @@ class Page:
 
 def _syntax(prim: str) -> list[str]:
     """The operators of user code that lower to ``prim`` (from the lowering's own tables)."""
-    from yota_s2s.ruledsl import BINOPS, UNARYOPS
+    from yota_s2s.dsl.rule import BINOPS, UNARYOPS
 
     a, b = ast.Name("a"), ast.Name("b")
     ops = [ast.unparse(ast.BinOp(a, op(), b)) for op, p in BINOPS.items() if p == prim]

@@ -154,8 +154,8 @@ def _folder(files: dict[str, str]) -> Iterator[Path]:
 
 def _generated(source: Source, out: dict[str, str]) -> None:
     from yota_s2s.errors import UserError, UserErrors
+    from yota_s2s.ir.printer import format_tape
     from yota_s2s.pipeline import STAGES, generate
-    from yota_s2s.printer import format_tape
 
     rules = [str(ROOT / r) for r in source.rules]
     for form, (target, value, buffers) in FORMS.items():
@@ -198,8 +198,8 @@ def _documented_diagnostics(out: dict[str, str]) -> None:
 
 
 def _broken_rules(out: dict[str, str]) -> None:
+    from yota_s2s.dsl.load import load_rules
     from yota_s2s.errors import UserError, UserErrors
-    from yota_s2s.ruledsl import load_rules
 
     for path in sorted((ROOT / "tests" / "rules_broken").glob("*.py")):
         if path.name == "conftest.py":

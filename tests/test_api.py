@@ -558,7 +558,7 @@ def test_lazy_exports():
 
 
 def test_check_grads_is_exported():
-    checking = pytest.importorskip("yota_s2s.checking")
+    checking = pytest.importorskip("yota_s2s.verify")
     assert yota_s2s.check_grads is checking.check_grads
     args = (RNG.standard_normal(3), RNG.standard_normal((5, 3)), RNG.standard_normal(5))
     yota_s2s.check_grads(mse, simplegrad(mse), args)  # the right gradient passes

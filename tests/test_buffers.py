@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from yota_s2s.buffers import plain_reason
 from yota_s2s.cli import main
+from yota_s2s.codegen.buffered import plain_reason
 from yota_s2s.errors import UserError
 from yota_s2s.pipeline import generate
 
@@ -200,9 +200,9 @@ def test_value_dependent_shapes_keep_the_plain_code():
 def test_the_plain_reasons():
     import ast
 
-    from yota_s2s.fence import fence
+    from yota_s2s.dsl.load import load_rules
+    from yota_s2s.frontend.fence import fence
     from yota_s2s.pipeline import _differentiate_one
-    from yota_s2s.ruledsl import load_rules
 
     def reason(body: str) -> str | None:
         source = f"import numpy as np\n\n\ndef f(x, n):\n{body}"

@@ -15,9 +15,9 @@ import textwrap
 import numpy as np
 import pytest
 
-from yota_s2s.columns import column_plan
+from yota_s2s.codegen.columns import column_plan
+from yota_s2s.dsl.load import load_rules
 from yota_s2s.pipeline import generate
-from yota_s2s.ruledsl import load_rules
 
 from .gradcheck import assert_close, numeric_grad
 
@@ -265,7 +265,7 @@ def test_a_row_written_twice_keeps_its_own_array(body):
 
 
 def test_grad_rows_fills_only_the_rows_the_caller_does_not_assign():
-    from yota_s2s.runtime import _grad_rows
+    from yota_s2s.runtime.core import _grad_rows
 
     nan = np.full((4, 3), np.nan)
     g = _grad_rows(np.ones((4, 3)), (1, 2, 3), out=nan.copy())

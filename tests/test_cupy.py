@@ -22,8 +22,9 @@ import numpy as np
 import pytest
 import scipy.special
 
-from yota_s2s import cupy_api
-from yota_s2s.backend import BACKENDS, CUPY, helper_names, helper_source
+from yota_s2s.codegen import cupy_api
+from yota_s2s.codegen.helpers import helper_names, helper_source
+from yota_s2s.codegen.target import BACKENDS, CUPY
 from yota_s2s.errors import CODES, UserError
 from yota_s2s.pipeline import generate
 
@@ -173,12 +174,12 @@ def cupy_uses(text: str) -> tuple[list[str], list[tuple[str, int, list[str]]]]:
 
 
 def test_the_api_table_is_the_installed_cupy():
-    """cupy_api.json is what `python -m yota_s2s.cupy_api --write` writes from the installed CuPy.
+    """cupy_api.json is what `python -m yota_s2s.codegen.cupy_api --write` writes from the installed CuPy.
 
     After a CuPy upgrade this fails until the table is written again (and the diff reviewed).
     """
     proc = subprocess.run(
-        [sys.executable, "-m", "yota_s2s.cupy_api", "--check"], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "yota_s2s.codegen.cupy_api", "--check"], capture_output=True, text=True, check=False
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert cupy_api.load().version == cupy.__version__
@@ -240,7 +241,7 @@ def test_the_corpus_is_supported():
 def test_every_runtime_helper_uses_only_what_cupy_has():
     """All helpers, as copied into a CuPy-target file (``xp`` renamed ``cp``), against the table and the real CuPy."""
     for helper in sorted(helper_names()):
-        text = "import cupy as cp\n\n\n" + helper_source(helper, CUPY)
+        text = "import cupy as cp\n\n\n" + helper_source(helper, CUPY.alias)
         assert CUPY.problems(ast.parse(text)) == [], helper
         names, calls = cupy_uses(text)
         for dotted in names:

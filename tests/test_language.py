@@ -773,10 +773,10 @@ def test_write_at_a_computed_index(tmp_path):
 
 
 def test_the_interpreter_runs_setindex_like_the_generated_code():
-    from yota_s2s.fence import fence
-    from yota_s2s.interp import evaluate
-    from yota_s2s.lower import lower
-    from yota_s2s.ruledsl import load_rules
+    from yota_s2s.codegen.interp import evaluate
+    from yota_s2s.dsl.load import load_rules
+    from yota_s2s.frontend.fence import fence
+    from yota_s2s.frontend.lower import lower
 
     source = "import numpy as np\n\n\ndef f(x):\n    y = x * 2.0\n    y[1:] = np.sin(x[:2])\n    return np.sum(y * y)\n"
     table = load_rules()

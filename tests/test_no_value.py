@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import yota_s2s
-from yota_s2s.checking import check_grads
 from yota_s2s.pipeline import generate
+from yota_s2s.verify import check_grads
 
 from .gradcheck import assert_close, numeric_grad
 from .test_workflow import LOSS, assert_user_error, run, write

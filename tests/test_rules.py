@@ -20,9 +20,10 @@ import numpy as np
 import pytest
 import sympy
 
+from yota_s2s.dsl.load import load_rules
+from yota_s2s.dsl.rule import Rule
 from yota_s2s.errors import UserErrors
 from yota_s2s.pipeline import generate
-from yota_s2s.ruledsl import Rule, load_rules
 
 from . import rule_specs
 from .gradcheck import assert_close, numeric_grad

@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 import scipy.special
 
-from yota_s2s.differentiate import differentiate
+from yota_s2s.codegen.interp import evaluate
+from yota_s2s.dsl.load import load_rules
 from yota_s2s.errors import UserError, UserErrors
-from yota_s2s.interp import evaluate
-from yota_s2s.ir import Tape
+from yota_s2s.ir.core import Tape
 from yota_s2s.pipeline import generate
-from yota_s2s.ruledsl import load_rules
-from yota_s2s.runtime_linalg import _norm_dx
+from yota_s2s.runtime.linalg import _norm_dx
+from yota_s2s.transform.differentiate import differentiate
 
 from .gradcheck import assert_close, numeric_grad
 

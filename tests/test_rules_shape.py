@@ -13,10 +13,10 @@ import textwrap
 import numpy as np
 import pytest
 
-from yota_s2s import runtime_shape
+from yota_s2s.dsl.load import load_rules
 from yota_s2s.errors import UserError, UserErrors
 from yota_s2s.pipeline import generate
-from yota_s2s.ruledsl import load_rules
+from yota_s2s.runtime import shape as runtime_shape
 
 from .gradcheck import assert_close, numeric_grad
 

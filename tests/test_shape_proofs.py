@@ -12,10 +12,10 @@ import textwrap
 import numpy as np
 import pytest
 
-from yota_s2s.ir import Slice, Tape
+from yota_s2s.dsl.load import load_rules
+from yota_s2s.ir.core import Slice, Tape
+from yota_s2s.ir.shapes import shape_classes
 from yota_s2s.pipeline import generate
-from yota_s2s.ruledsl import load_rules
-from yota_s2s.shapes import shape_classes
 
 from .gradcheck import assert_close, numeric_grad
 
@@ -241,7 +241,7 @@ def test_axes_put_back_elsewhere_keep_the_generic_unbroadcast(expr, shape):
     ],
 )
 def test_unbroadcast_sums_exactly_the_broadcast_axes(g_shape, x_shape):
-    from yota_s2s.runtime import _unbroadcast
+    from yota_s2s.runtime.core import _unbroadcast
 
     rng = np.random.default_rng(0)
     g = rng.standard_normal(g_shape) if g_shape else 2.0
@@ -267,7 +267,7 @@ def test_the_gradient_of_a_diagonal_with_an_offset(shape, k):
 def test_diag_is_np_diag(shape, k):
     """``_diag``: a matrix's diagonal by its method, the same (read-only) view as ``np.diag``;
     a vector's matrix; other operands (a list) as ``np.diag``."""
-    from yota_s2s.runtime import _diag
+    from yota_s2s.runtime.core import _diag
 
     v = np.random.default_rng(0).standard_normal(shape)
     got, expected = _diag(v, k), np.diag(v, k)
@@ -280,7 +280,7 @@ def test_diag_is_np_diag(shape, k):
 @pytest.mark.parametrize("layout", ["C", "F", "strided"])
 def test_matrix_helpers_multiply_as_matmul(layout):
     """The helpers' matrix products (the method ``dot``) are ``@``'s, bit for bit."""
-    from yota_s2s.runtime import _matmul_dx, _matmul_dy, _xtx_dx, _xxt_dx
+    from yota_s2s.runtime.core import _matmul_dx, _matmul_dy, _xtx_dx, _xxt_dx
 
     rng = np.random.default_rng(1)
     x, y, g = rng.standard_normal((4, 6)), rng.standard_normal((6, 3)), rng.standard_normal((4, 3))

@@ -17,17 +17,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from yota_s2s.differentiate import differentiate
+from yota_s2s.codegen.interp import evaluate
+from yota_s2s.dsl.load import load_rules
 from yota_s2s.errors import UserError, UserErrors
-from yota_s2s.fence import fence
-from yota_s2s.interp import evaluate
-from yota_s2s.ir import Eqn, IRError, Lit, Slice, Span, Tape, Var, verify
-from yota_s2s.lower import lower
-from yota_s2s.optimize import common_factors, dce, drop_value, optimize
+from yota_s2s.frontend.fence import fence
+from yota_s2s.frontend.lower import lower
+from yota_s2s.ir.core import Eqn, IRError, Lit, Slice, Span, Tape, Var, verify
+from yota_s2s.ir.printer import format_tape
+from yota_s2s.ir.shapes import SCALAR, shape_classes
 from yota_s2s.pipeline import generate
-from yota_s2s.printer import format_tape
-from yota_s2s.ruledsl import load_rules
-from yota_s2s.shapes import SCALAR, shape_classes
+from yota_s2s.transform.differentiate import differentiate
+from yota_s2s.transform.optimize import common_factors, dce, drop_value, optimize
 
 from . import corpus
 from .gradcheck import numeric_grad, plain_form
@@ -605,7 +605,7 @@ def test_element_reads_and_gradient_rows_are_named(x):
 
 
 def test_grad_stack_makes_the_array_from_numbers_or_rows():
-    from yota_s2s.runtime import _grad_stack
+    from yota_s2s.runtime.core import _grad_stack
 
     g = _grad_stack(np.arange(5), [1.5, 0.0, 2])  # an integer x: a float gradient, zeros past the rows
     assert g.dtype == np.float64 and g.tolist() == [1.5, 0.0, 2.0, 0.0, 0.0]
@@ -655,7 +655,7 @@ def test_integer_constants_of_gradient_terms_are_floats(x):
 
 
 def test_float_literals_keep_constants_read_as_anything_but_a_gradient_term():
-    from yota_s2s.optimize import float_literals
+    from yota_s2s.transform.optimize import float_literals
 
     t = Tape("f")
     x = t.add_input("x")

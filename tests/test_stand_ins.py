@@ -14,7 +14,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from yota_s2s.runtime import _like, _like_matmul
+from yota_s2s.runtime.core import _like, _like_matmul
 
 from .test_no_value import body_of, grad_function
 

@@ -26,9 +26,9 @@ import numpy as np
 import pytest
 
 from yota_s2s import cli
-from yota_s2s.checking import check_grads
+from yota_s2s.dsl.load import load_rules
 from yota_s2s.pipeline import generate
-from yota_s2s.ruledsl import load_rules
+from yota_s2s.verify import check_grads
 
 from . import corpus, corpus_control
 from .gradcheck import load_module

@@ -7,7 +7,7 @@ mirrors Yota.jl's: ``grad``, ``simplegrad``, ``gradsource``, ``gradtape``,
 (docs/api.md).
 """
 
-__version__ = "0.1.0"
+from .version import __version__
 
 #: The public names and the submodule each is loaded from on first use.
 _EXPORTS = {
@@ -17,7 +17,7 @@ _EXPORTS = {
     "reset": ".api",
     "simplegrad": ".api",
     "update": ".api",
-    "check_grads": ".checking",
+    "check_grads": ".verify",
 }
 
 __all__ = [

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .backend import BACKENDS
+from .codegen.target import BACKENDS
 from .errors import UserError, UserErrors
 from .pipeline import STAGES, Generated, generate
 from .project import Entry
@@ -200,7 +200,7 @@ def gradtape(f: Callable, stage: str = "optimize", wrt: Sequence[str] | None = N
       inp %1 x
       %2 = mul(%1, %1)
     """
-    from .printer import format_tape
+    from .ir.printer import format_tape
 
     if stage not in STAGES:
         raise ValueError(f"unknown stage {stage!r} (stages: {', '.join(STAGES)})")

@@ -29,12 +29,12 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import __version__
+from .dsl.load import load_rules
 from .errors import InternalError, UserError, UserErrors
+from .ir.printer import format_tape
 from .pipeline import STAGES, generate
-from .printer import format_tape
 from .project import Entry, find_project
-from .ruledsl import load_rules
+from .version import __version__
 
 #: The ruff version ``--format ruff`` is pinned to (the ``format`` extra installs it).
 RUFF_VERSION = "0.17.6"
@@ -382,7 +382,7 @@ def _verify(args: argparse.Namespace, text: str, wrt: list[str] | None) -> int:
     """Import the source, run each generated gradient and check it against finite differences."""
     import numpy as np
 
-    from .checking import ATOL, RTOL, check_grads
+    from .verify import ATOL, RTOL, check_grads
 
     print(f"yota-s2s: --verify imports {args.source}: this runs its code", file=sys.stderr)
     module = _import_source(args.source)

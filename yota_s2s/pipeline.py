@@ -26,17 +26,17 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from . import __version__
-from .backend import BACKENDS
-from .buffers import buffered_module
-from .differentiate import differentiate
-from .emit import Header, emit_module
+from .codegen.buffered import buffered_module
+from .codegen.emit import Header, emit_module
+from .codegen.target import BACKENDS
+from .dsl.load import load_rules
 from .errors import InternalError, UserError
-from .fence import fence
-from .ir import IRError, Tape, verify
-from .lower import lower
-from .optimize import common_factors, drop_value, float_literals, merge_reciprocals, optimize, stand_ins
-from .ruledsl import load_rules
+from .frontend.fence import fence
+from .frontend.lower import lower
+from .ir.core import IRError, Tape, verify
+from .transform.differentiate import differentiate
+from .transform.optimize import common_factors, drop_value, float_literals, merge_reciprocals, optimize, stand_ins
+from .version import __version__
 
 #: The stages whose tapes ``--dump-ir`` can print, in order.
 STAGES = ("lower", "primal", "differentiate", "optimize")
@@ -161,7 +161,7 @@ def _generate(source, path, funcs, wrt, target, rules, command, buffers=False, v
     except Exception as exc:  # a bug of ours: keep the tapes made so far for the report
         exc.yota_tapes = stages
         raise
-    warnings = [w for t in stages["lower"] for w in t.meta.get("warnings", ())]
+    warnings = [w for t in stages["lower"] for w in t.facts.warnings]
     return Generated(text, stages, warnings)
 
 

@@ -31,7 +31,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .backend import BACKENDS
+from .codegen.target import BACKENDS
 from .errors import UserError
 
 CONFIG_FILE = "pyproject.toml"

@@ -1,4 +1,4 @@
-# ruff: noqa: F821 - a rule file: parsed by yota_s2s.ruledsl, never imported
+# ruff: noqa: F821 - a rule file: parsed by yota_s2s.dsl.load, never imported
 """YS101: a rule body is declarative; no return."""
 
 

@@ -1,4 +1,4 @@
-# ruff: noqa: F821, F841 - a rule file: parsed by yota_s2s.ruledsl, never imported
+# ruff: noqa: F821, F841 - a rule file: parsed by yota_s2s.dsl.load, never imported
 """YS103: 'z' is neither an operand, a temporary, out nor dout."""
 
 

@@ -21,8 +21,8 @@ output is a scalar: every atom of the output's class is scalar.  With it,
 ``unbroadcast`` disappears from scalar code such as the polynomial ``x[3] *
 x[8] ** 3 - ...`` whose ``x[i]`` are numbers.
 
-    >>> from yota_s2s.ir import Tape
-    >>> from yota_s2s.ruledsl import load_rules
+    >>> from yota_s2s.ir.core import Tape
+    >>> from yota_s2s.dsl.load import load_rules
     >>> t = Tape("f"); x = t.add_input("x")
     >>> a = t.add_eqn("getindex", [x], {"index": (3,)})
     >>> b = t.add_eqn("getindex", [x], {"index": (8,)})
@@ -34,8 +34,8 @@ x[8] ** 3 - ...`` whose ``x[i]`` are numbers.
 
 from __future__ import annotations
 
-from .ir import Atom, Eqn, Lit, Slice, Tape, Var
-from .ruledsl import RuleTable
+from ..dsl.rule import RuleTable
+from .core import Atom, Eqn, Lit, Slice, Tape, Var
 
 SCALAR: frozenset = frozenset()
 #: The Python types of a literal number (its shape is ``()``).

@@ -2,7 +2,7 @@
 
 Generating for ``--target cupy`` must not need CuPy installed, so the API is a checked-in
 table, ``cupy_api.json`` beside this module, written from the installed CuPy by
-``python -m yota_s2s.cupy_api --write`` and compared with it by ``--check`` (and by
+``python -m yota_s2s.codegen.cupy_api --write`` and compared with it by ``--check`` (and by
 ``tests/test_cupy.py``).  It maps each public dotted name of the modules in ``MODULES`` to
 its call signature, every default written ``...``; a name that is not called (``cupy.inf``,
 ``cupy.s_``) maps to ``null``.
@@ -254,14 +254,14 @@ def main(argv: list[str] | None = None) -> int:
     """``--write``: write the table from the installed CuPy; ``--check``: exit 1 when it differs."""
     argv = sys.argv[1:] if argv is None else argv
     if argv not in (["--write"], ["--check"]):
-        print("usage: python -m yota_s2s.cupy_api --write | --check", file=sys.stderr)
+        print("usage: python -m yota_s2s.codegen.cupy_api --write | --check", file=sys.stderr)
         return 2
     text = dumps(describe())
     if argv == ["--write"]:
         TABLE.write_text(text, encoding="utf-8")
         return 0
     if TABLE.read_text(encoding="utf-8") != text:
-        print(f"{TABLE}: out of date with the installed CuPy; run 'python -m yota_s2s.cupy_api --write'")
+        print(f"{TABLE}: out of date with the installed CuPy; run 'python -m yota_s2s.codegen.cupy_api --write'")
         return 1
     return 0
 

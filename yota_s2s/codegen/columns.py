@@ -25,7 +25,7 @@ rank each input needs for its indexing to stay off the last axis (``x[3]`` needs
 ``_by_columns`` checks it at run time with the rest (ndarrays with one number of columns).
 
     >>> from yota_s2s.pipeline import generate
-    >>> from yota_s2s.ruledsl import load_rules
+    >>> from yota_s2s.dsl.load import load_rules
     >>> tape = generate("import numpy as np\\ndef f(x):\\n    return np.sum(x[0] * np.exp(x[1]))\\n", "f.py")
     >>> column_plan(tape.tapes["optimize"][0], load_rules())
     {'x': 2}
@@ -36,9 +36,9 @@ rank each input needs for its indexing to stay off the last axis (``x[3]`` needs
 
 from __future__ import annotations
 
-from .ir import Lit, Slice, Tape, Var
-from .ruledsl import RuleTable
-from .shapes import SCALAR, shape_classes
+from ..dsl.rule import RuleTable
+from ..ir.core import Lit, Slice, Tape, Var
+from ..ir.shapes import SCALAR, shape_classes
 
 COLUMNS, FREE, ADDS = "columns", "free", "adds"
 #: Fewer passes over the columns gain nothing: joining the blocks copies the gradients once, and
@@ -132,12 +132,12 @@ def column_plan(tape: Tape, table: RuleTable) -> dict[str, int] | None:
 def _checked_outputs(tape: Tape, classes, kind: dict[int, str], need: dict[int, int]) -> dict | None:
     """``need`` by input name when the value adds up over blocks and each gradient has its input's
     shape, else None."""
-    value = tape.meta.get("value", True)
+    value = tape.facts.value
     first, grads = tape.outputs[0], tape.outputs[1:]
     if value and (not isinstance(first, Var) or kind[first.id] != ADDS):
         return None
     inputs = {inp.path[0]: inp.var for inp in tape.inputs}
-    wrt = tape.meta.get("wrt", [])
+    wrt = tape.facts.wrt
     if len(wrt) != len(grads) or any(w not in inputs for w in wrt):
         return None
     for name, g in zip(wrt, grads):

@@ -17,7 +17,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from .errors import UserError, UserErrors, located
+from ..errors import UserError, UserErrors, located
 
 #: Calls that are I/O, refused wherever they appear (YS038).
 _IO_CALLS = {"print", "open", "input", "breakpoint"}

@@ -19,8 +19,9 @@ pipeline produces none yet, but ``verify`` and the printer already walk them.
 
 from __future__ import annotations
 
+import enum
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 _ids = itertools.count(1)
 
@@ -95,6 +96,13 @@ class Span:
     at_text: str = ""
 
 
+class Section(enum.StrEnum):
+    """The sweep an equation belongs to: the function's own computation, or the reverse sweep."""
+
+    FORWARD = "forward"
+    BACKWARD = "backward"
+
+
 @dataclass(eq=False)
 class Eqn:
     """``outs = prim(args, **params)``; ``regions`` holds sub-tapes of structured control flow."""
@@ -105,7 +113,7 @@ class Eqn:
     outs: list[Var]
     span: Span | None = None
     regions: tuple[Tape, ...] = ()
-    section: str = "forward"
+    section: Section = Section.FORWARD
 
     @property
     def out(self) -> Var:
@@ -124,9 +132,40 @@ class Input:
     path: tuple[str, ...]
 
 
+@dataclass
+class Facts:
+    """What the stages learned about a tape, beyond its equations; each field has one writer.
+
+    - ``lower`` (a function's tape): ``object_params``, the parameters whose attributes are read
+      (``m.W``); ``array_inputs``, the ids of the inputs used as arrays in the source (``x.T``,
+      ``x.sum()``); ``warnings``, diagnostics that do not stop the run (YS051).
+    - ``differentiate``: ``wrt``, the parameters the gradients are with respect to;
+      ``check_scalar``, whether shapes could not prove the value a scalar (the generated code
+      checks it).  ``region`` marks the tape of a loop body or a branch, and ``same_shape`` maps a
+      value to another known to have its shape (an adjoint, its value); ``index_vars`` holds the
+      values that are a saved copy of a loop's index (an integer).
+    - ``drop_value`` (``--no-value``): ``value`` is False: the first output is not returned.
+    """
+
+    object_params: list[str] = field(default_factory=list)
+    array_inputs: frozenset[int] = frozenset()
+    warnings: list = field(default_factory=list)
+    wrt: list[str] = field(default_factory=list)
+    check_scalar: bool = False
+    value: bool = True
+    region: bool = False
+    same_shape: dict[int, Atom] = field(default_factory=dict)
+    index_vars: frozenset[int] = frozenset()
+
+    def copy(self) -> Facts:
+        """A copy whose ``same_shape`` can be extended without changing this one's."""
+        return replace(self, same_shape=dict(self.same_shape))
+
+
 @dataclass(eq=False)
 class Tape:
-    """A function as SSA equations.  ``out_tree`` says how outputs nest (see ``emit``)."""
+    """A function as SSA equations.  ``out_tree`` says how outputs nest (see ``codegen.writer``);
+    ``params`` holds the function's parameters, each with its default (an ``ast`` expression, or None)."""
 
     name: str
     inputs: list[Input] = field(default_factory=list)
@@ -134,7 +173,7 @@ class Tape:
     outputs: list[Atom] = field(default_factory=list)
     out_tree: object = None
     params: list[tuple[str, object]] = field(default_factory=list)
-    meta: dict[str, object] = field(default_factory=dict)
+    facts: Facts = field(default_factory=Facts)
 
     def add_input(self, name: str, path: tuple[str, ...] | None = None) -> Var:
         var = Var(hint=name if path is None else "_".join(path))
@@ -148,7 +187,7 @@ class Tape:
         params: dict[str, object] | None = None,
         span: Span | None = None,
         hint: str | None = None,
-        section: str = "forward",
+        section: Section = Section.FORWARD,
     ) -> Var:
         out = Var(hint=hint)
         self.eqns.append(Eqn(prim, list(args), dict(params or {}), [out], span, (), section))
@@ -156,7 +195,7 @@ class Tape:
 
     def copy_header(self) -> Tape:
         """A tape with the same name, inputs and signature, and no equations."""
-        return Tape(self.name, list(self.inputs), [], [], self.out_tree, list(self.params), dict(self.meta))
+        return Tape(self.name, list(self.inputs), [], [], self.out_tree, list(self.params), self.facts.copy())
 
 
 class IRError(Exception):

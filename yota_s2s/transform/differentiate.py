@@ -13,8 +13,8 @@ parameter through differentiable operands (not ``nondiff`` ones).  A rule's
 formula for a constant operand is never instantiated, so ``x ** 2.0`` carries
 no ``log(x)``.
 
-    >>> from yota_s2s.ir import Tape
-    >>> from yota_s2s.ruledsl import load_rules
+    >>> from yota_s2s.dsl.load import load_rules
+    >>> from yota_s2s.ir.core import Tape
     >>> t = Tape("f"); x = t.add_input("x"); t.params = [("x", None)]
     >>> t.outputs = [t.add_eqn("exp", [x])]
     >>> g = differentiate(t, ["x"], load_rules())
@@ -24,12 +24,14 @@ no ``log(x)``.
 
 from __future__ import annotations
 
-from .control import LEADING, first_carried, is_control, substitute
-from .errors import at_span
-from .ir import Atom, Eqn, Input, Lit, Span, Tape, Var
-from .lower import fold_constant
-from .ruledsl import RuleTable, instantiate
-from .shapes import SCALAR, shape_classes
+from ..dsl.rule import RuleTable
+from ..dsl.splice import instantiate
+from ..errors import at_span
+from ..ir.core import Atom, Eqn, Facts, Input, Lit, Section, Span, Tape, Var
+from ..ir.primitives import fold_constant
+from ..ir.regions import LEADING, first_carried, is_control, substitute
+from ..ir.shapes import SCALAR, shape_classes
+from .optimize import optimize
 
 
 class _Builder:
@@ -40,12 +42,12 @@ class _Builder:
         self.span: Span | None = None
         self.created: set[int] = set()
 
-    def emit(self, prim: str, args: list[Atom], params: dict[str, object]) -> Atom:
+    def add(self, prim: str, args: list[Atom], params: dict[str, object]) -> Atom:
         if all(isinstance(a, Lit) for a in args):
             ok, value = fold_constant(prim, [a.value for a in args])
             if ok:
                 return Lit(value)
-        out = self.tape.add_eqn(prim, args, params, self.span, section="backward")
+        out = self.tape.add_eqn(prim, args, params, self.span, section=Section.BACKWARD)
         self.created.add(out.id)
         return out
 
@@ -71,7 +73,7 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
     by_param: dict[str, list] = {}
     for inp in tape.inputs:
         by_param.setdefault(inp.path[0], []).append(inp)
-    object_params = set(tape.meta.get("object_params", ()))
+    object_params = set(tape.facts.object_params)
     for name in wrt:
         inputs = by_param.get(name, [])
         if name in object_params:
@@ -91,10 +93,10 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
             outputs.append(Lit(None))
     grad.outputs = outputs
     grad.out_tree = tree
-    grad.meta["wrt"] = list(wrt)
+    grad.facts.wrt = list(wrt)
     # the gradient assumes a scalar value; where shapes cannot prove it, the output checks it
     proven = shape_classes(tape, table, scalar_keys=frozenset()).of(value) == SCALAR
-    grad.meta["check_scalar"] = bool(isinstance(value, Var) and value.id in active and not proven)
+    grad.facts.check_scalar = bool(isinstance(value, Var) and value.id in active and not proven)
     return grad
 
 
@@ -216,7 +218,7 @@ def _region_gradient(
     active input that is not carried by the caller: ``acc + contribution``), and the
     backward outputs, in this order: the gradient of each active input.
     """
-    tape = Tape(region.name, list(region.inputs), meta={"region": True})
+    tape = Tape(region.name, list(region.inputs), facts=Facts(region=True))
     ins = region.inputs[first:]
     act = activity(region.eqns, {i.var.id for i, f in zip(ins, active_inputs) if f}, table)
     tape.eqns, plans = _forward(region.eqns, act, table)
@@ -229,7 +231,7 @@ def _region_gradient(
         seed = Var(grad_of=o if isinstance(o, Var) else None)
         seeds.append(seed)
         if isinstance(o, Var):  # an adjoint has the shape of its value
-            tape.meta.setdefault("same_shape", {})[seed.id] = o
+            tape.facts.same_shape[seed.id] = o
         tape.inputs.append(Input(seed, ("#seed", str(len(seeds)))))
         if _is_active(o, act):
             contributions.setdefault(o.id, []).append(seed)
@@ -242,8 +244,8 @@ def _region_gradient(
 def _split(tape: Tape, n_forward_outputs: int, carried_inputs: set[int]) -> tuple[list[Eqn], list[Eqn], list[Var]]:
     """Split an optimized region gradient into its forward and backward equations, and the
     values the backward part reads from the forward part (to be saved per iteration)."""
-    fwd = [e for e in tape.eqns if e.section == "forward"]
-    bwd = [e for e in tape.eqns if e.section != "forward"]
+    fwd = [e for e in tape.eqns if e.section == Section.FORWARD]
+    bwd = [e for e in tape.eqns if e.section != Section.FORWARD]
     made = {o.id for e in fwd for o in e.outs} | carried_inputs
     saved: dict[int, Var] = {}
     for e in bwd:
@@ -262,7 +264,7 @@ def _adjoints(outs: list[Var], flags: list[bool], contributions: dict, builder: 
     for o, flag in zip(outs, flags):
         if flag:
             parts = contributions.pop(o.id, None)
-            douts.append(_accumulate(parts, o, builder) if parts else builder.emit("grad_zeros", [o], {}))
+            douts.append(_accumulate(parts, o, builder) if parts else builder.add("grad_zeros", [o], {}))
     return douts
 
 
@@ -296,8 +298,6 @@ def _reads(tape: Tape) -> set[int]:
 
 def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
     """A ``for``/``while`` loop: the forward loop saves per iteration; the backward loop replays it reversed."""
-    from .optimize import optimize
-
     k = eqn.params["n_carry"]
     lead = LEADING[eqn.prim]
     body = eqn.regions[-1]
@@ -321,13 +321,13 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
             acc = Var(grad_of=inp.var)
             accs.append(acc)
             tape.inputs.append(Input(acc, inp.path))  # the same path: the shape of the value it is the gradient of
-            grads[nc + len(accs) - 1] = builder.emit("add", [acc, grads[nc + len(accs) - 1]], {})
+            grads[nc + len(accs) - 1] = builder.add("add", [acc, grads[nc + len(accs) - 1]], {})
     # a carried value that nothing in the body reads has a zero adjoint, of its shape (the seeds'
     # shapes are those of the values: optimize relies on it)
     carried_in = [i.var for i, f in zip(body.inputs[first : first + k], carried_act) if f]
     for n, v in enumerate(carried_in):
         if _is_none(grads[n]):
-            grads[n] = builder.emit("grad_zeros", [v], {})
+            grads[n] = builder.add("grad_zeros", [v], {})
     tape.outputs = list(body.outputs) + grads
     tape = optimize(tape, table)
     carried_inputs = {i.var.id for i in body.inputs[first : first + k]}
@@ -339,7 +339,7 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
     # a carried value saved for the backward sweep gets its own variable there
     subst = {v.id: Var(hint=v.hint) for v in saved if v.id in carried_inputs}
     bwd_saved = [subst.get(v.id, v) for v in saved]
-    fwd_region = Tape(body.name, list(body.inputs), fwd, [*tape.outputs[:k], *saved], meta={"region": True})
+    fwd_region = Tape(body.name, list(body.inputs), fwd, [*tape.outputs[:k], *saved], facts=Facts(region=True))
     seed_inputs = [i for i in tape.inputs if i.path[0] == "#seed"]
     acc_inputs = tape.inputs[len(tape.inputs) - len(accs) :]
     bwd_inputs = (
@@ -349,10 +349,10 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
         + acc_inputs
         + list(free_inputs)
     )
-    bwd_region = Tape(body.name + "_back", bwd_inputs, bwd, list(tape.outputs[k:]), meta={"region": True})
+    bwd_region = Tape(body.name + "_back", bwd_inputs, bwd, list(tape.outputs[k:]), facts=Facts(region=True))
     substitute(bwd_region, subst)
     if early and body.inputs[0].var.id in subst:  # the saved copy of the loop index is an integer
-        bwd_region.meta["index_vars"] = [subst[body.inputs[0].var.id].id]
+        bwd_region.facts.index_vars = frozenset([subst[body.inputs[0].var.id].id])
     stack = Var(hint="_stack")
     params = {**eqn.params, "n_saved": len(saved)}
     new = Eqn(eqn.prim, list(eqn.args), params, [*eqn.outs, stack], eqn.span, (*eqn.regions[:-1], fwd_region))
@@ -362,7 +362,7 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
         douts = _adjoints(eqn.outs, carried_act, contributions, builder)
         initial = [a for a, f in zip(carried_args, carried_act) if f]
         free = [a for a, f in zip(free_args, free_act) if f]
-        zeros = [builder.emit("grad_zeros", [a], {}) for a in free]
+        zeros = [builder.add("grad_zeros", [a], {}) for a in free]
         # named after the values they are adjoints of: the loop's results, then the free values
         primals = [o for o, f in zip(eqn.outs, carried_act) if f] + free
         outs = [Var(grad_of=a if isinstance(a, Var) else None) for a in primals]
@@ -376,13 +376,13 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
             outs,
             eqn.span,
             (bwd_region,),
-            "backward",
+            Section.BACKWARD,
         )
         # the initial values receive the adjoints of the carried values (a constant one needs none)
         targets = [a if _is_active(a, active) else None for a in initial]
         _append_back(back, targets + free, contributions, builder)
         # each result is the adjoint of an initial value or a free value, and has its shape
-        same = builder.tape.meta.setdefault("same_shape", {})
+        same = builder.tape.facts.same_shape
         same.update((o.id, a) for o, a in zip(back.outs, initial + free) if isinstance(a, Var))
 
     return new, backward
@@ -391,8 +391,6 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
 def _branch_plan(eqn: Eqn, active: set[int], table: RuleTable):
     """An ``if``: each branch saves what its own backward part needs; the backward ``if`` takes
     the same branch (on the same condition value)."""
-    from .optimize import optimize
-
     k = eqn.params["n_carry"]
     free_args = eqn.args[1:]
     free_act = [_is_active(a, active) for a in free_args]
@@ -404,18 +402,20 @@ def _branch_plan(eqn: Eqn, active: set[int], table: RuleTable):
         builder = _Builder(tape)
         ins = [i for i, f in zip(region.inputs, free_act) if f]
         grads = [
-            builder.emit("grad_zeros", [i.var], {}) if isinstance(g, Lit) and g.value is None else g
+            builder.add("grad_zeros", [i.var], {}) if isinstance(g, Lit) and g.value is None else g
             for g, i in zip(grads, ins)
         ]
         tape.outputs = list(region.outputs) + grads
         tape = optimize(tape, table)
         fwd, bwd, saved = _split(tape, k, set())
         fwd_regions.append(
-            Tape(region.name, list(region.inputs), fwd, [*tape.outputs[:k], *saved], meta={"region": True})
+            Tape(region.name, list(region.inputs), fwd, [*tape.outputs[:k], *saved], facts=Facts(region=True))
         )
         seed_inputs = [i for i in tape.inputs if i.path[0] == "#seed"]
         bwd_inputs = [Input(v, ("#saved", str(n))) for n, v in enumerate(saved)] + seed_inputs + list(region.inputs)
-        bwd_regions.append(Tape(region.name + "_back", bwd_inputs, bwd, list(tape.outputs[k:]), meta={"region": True}))
+        bwd_regions.append(
+            Tape(region.name + "_back", bwd_inputs, bwd, list(tape.outputs[k:]), facts=Facts(region=True))
+        )
         n_saved.append(len(saved))
         all_saved.append(saved)
     saved_var = Var(hint="_saved") if any(n_saved) else None
@@ -440,7 +440,7 @@ def _branch_plan(eqn: Eqn, active: set[int], table: RuleTable):
             outs,
             eqn.span,
             tuple(bwd_regions),
-            "backward",
+            Section.BACKWARD,
         )
         _append_back(back, [a for a, f in zip(free_args, free_act) if f], contributions, builder)
 
@@ -458,7 +458,7 @@ def _accumulate(parts: list[Atom], primal: Var, builder: _Builder) -> Atom:
     """Sum the gradient contributions of ``primal`` and mark the result as its gradient."""
     total = parts[0]
     for p in parts[1:]:
-        total = builder.emit("add", [total, p], {})
+        total = builder.add("add", [total, p], {})
     if isinstance(total, Var) and total.id in builder.created and total.grad_of is None:
         total.grad_of = primal
     return total

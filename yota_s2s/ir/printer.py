@@ -18,7 +18,7 @@ reverse sweep with ``-- backward --``.
 
 from __future__ import annotations
 
-from .ir import Atom, Lit, Slice, Tape
+from .core import Atom, Lit, Section, Slice, Tape
 
 
 def format_value(value: object) -> str:
@@ -57,7 +57,7 @@ def format_tape(tape: Tape, width: int = 44) -> str:
 
 def _format_eqns(tape: Tape, name, width: int, indent: str, lines: list[str]) -> None:
     last_line = None
-    section = "forward"
+    section = Section.FORWARD
     for eqn in tape.eqns:
         if eqn.section != section:
             section = eqn.section

@@ -9,7 +9,7 @@ module: no constants, no imports but ``xp``.
 
 import numpy as xp
 
-from .runtime import _unbroadcast  # for direct calls (the interpreter); generated modules copy it
+from .core import _unbroadcast  # for direct calls (the interpreter); generated modules copy it
 
 
 def _mT(x):

@@ -51,8 +51,9 @@ from __future__ import annotations
 
 import ast
 
-from .backend import Backend
-from .ir import Lit, Tape, Var
+from ..ir.core import Lit, Tape, Var
+from ..ir.regions import all_tapes
+from .target import Backend
 
 #: Python operators written as the ufunc they call (``a ** 2`` is ``np.square``, as NumPy does it).
 _OPERATORS = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide", ast.MatMult: "matmul"}
@@ -208,7 +209,7 @@ def plain_reason(tape: Tape, fn: ast.FunctionDef) -> str | None:
         return "it returns from inside a block"
     sizes: set[int] = {i.var.id for i in tape.inputs}
     indexes: set[int] = set()
-    eqns = [e for t in _all_tapes(tape) for e in t.eqns]
+    eqns = [e for t in all_tapes(tape) for e in t.eqns]
     for eqn in eqns:
         if eqn.prim in ("for", "for_back"):
             indexes.add(eqn.regions[-1].inputs[0].var.id)
@@ -231,13 +232,6 @@ def plain_reason(tape: Tape, fn: ast.FunctionDef) -> str | None:
             if any(a.id not in sizes and a.id not in indexes for a in dynamic):
                 return "an index is computed from the values (it may be a mask)"
     return None
-
-
-def _all_tapes(tape: Tape):
-    yield tape
-    for eqn in tape.eqns:
-        for region in eqn.regions:
-            yield from _all_tapes(region)
 
 
 class _BufferedClass:

@@ -20,18 +20,17 @@ from __future__ import annotations
 
 import ast
 import builtins
-import functools
 import math
 import operator
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..dsl.rule import BINOPS, BindError, RuleTable, bind
+from ..errors import UserError, located, position
+from ..ir.core import Atom, Dyn, Input, Lit, Slice, Span, Tape, Var
+from ..ir.primitives import fold_constant
 from .control import ControlLowering
-from .errors import UserError, located, position
 from .fence import Module, check_functions, lambda_function, parse_module
-from .ir import Atom, Dyn, Input, Lit, Slice, Span, Tape, Var
-from .ruledsl import BINOPS, BindError, RuleTable, bind
 
 #: Attributes that make a value an array rather than an object.
 ARRAY_ATTRS = {"T", "shape", "size", "ndim", "dtype", "real", "imag", "flat"}
@@ -82,35 +81,6 @@ _VIEW_PRIMS = {
 _AUG_SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.MatMult: "@"}
 #: Hint depth of names derived from indexing (x3 for x[3]): any assignment overrides them.
 _DERIVED_HINT = 10_000
-
-_FOLD = {
-    "add": operator.add,
-    "sub": operator.sub,
-    "mul": operator.mul,
-    "truediv": operator.truediv,
-    "power": operator.pow,
-    "neg": operator.neg,
-    "less": operator.lt,
-    "less_equal": operator.le,
-    "greater": operator.gt,
-    "greater_equal": operator.ge,
-    "equal": operator.eq,
-    "not_equal": operator.ne,
-}
-
-
-def fold_constant(prim: str, values: list[object]) -> tuple[bool, object]:
-    """Fold an arithmetic primitive on Python numbers; (False, None) when it must not be folded."""
-    fn = _FOLD.get(prim)
-    if fn is None or not all(type(v) in (int, float) for v in values):
-        return False, None
-    try:
-        result = fn(*values)
-    except (ArithmeticError, ValueError):
-        return False, None
-    if type(result) not in (int, float, bool) or (isinstance(result, float) and math.isnan(result)):
-        return False, None
-    return True, result
 
 
 @dataclass(frozen=True)
@@ -223,9 +193,9 @@ class Lowerer(ControlLowering):
         tape.outputs = [result]
         order = {p: i for i, (p, _) in enumerate(tape.params)}
         tape.inputs.sort(key=lambda inp: order.get(inp.path[0], len(order)))
-        tape.meta["object_params"] = sorted({p[0] for p in self.object_paths})
-        tape.meta["array_inputs"] = sorted(i.var.id for i in tape.inputs if i.var.id in self.array_receivers)
-        tape.meta["warnings"] = list(self.warnings)
+        tape.facts.object_params = sorted({p[0] for p in self.object_paths})
+        tape.facts.array_inputs = frozenset(i.var.id for i in tape.inputs if i.var.id in self.array_receivers)
+        tape.facts.warnings = list(self.warnings)
         return tape
 
     # ------------------------------------------------------------------ inlining
@@ -371,14 +341,14 @@ class Lowerer(ControlLowering):
             )
         array = self.as_array(base, target.value)
         if isinstance(array, Lit):
-            array = self.emit("asarray", [array], {}, target.value)
-        out = self.emit("setindex", [array, self.as_array(value, target), *dynamic], {"index": index}, target)
+            array = self.add("asarray", [array], {}, target.value)
+        out = self.add("setindex", [array, self.as_array(value, target), *dynamic], {"index": index}, target)
         if isinstance(out, Var):
             out.hint, out.hint_depth = name, len(self.stack)
         env[name] = out
 
     # ------------------------------------------------------------------ values
-    def emit(self, prim: str, args: list[Atom], params: dict[str, object], node: ast.AST) -> Atom:
+    def add(self, prim: str, args: list[Atom], params: dict[str, object], node: ast.AST) -> Atom:
         """Append ``prim(args, params)`` (folding arithmetic on constants) and return its value."""
         if all(isinstance(a, Lit) for a in args):
             ok, value = fold_constant(prim, [a.value for a in args])
@@ -435,7 +405,7 @@ class Lowerer(ControlLowering):
         raise self.error("YS020", "unsupported value", node)  # pragma: no cover
 
     def binop(self, prim: str, left: object, right: object, node: ast.AST) -> Atom:
-        return self.emit(prim, [self.as_array(left, node), self.as_array(right, node)], {}, node)
+        return self.add(prim, [self.as_array(left, node), self.as_array(right, node)], {}, node)
 
     def expr(self, node: ast.expr, env: dict[str, object]) -> object:
         method = getattr(self, "expr_" + type(node).__name__, None)
@@ -579,7 +549,7 @@ class Lowerer(ControlLowering):
         value = self.as_array(self.expr(node.operand, env), node)
         if isinstance(node.op, ast.UAdd):
             return value
-        return self.emit("neg", [value], {}, node)
+        return self.add("neg", [value], {}, node)
 
     def expr_Tuple(self, node: ast.Tuple, env: dict) -> object:
         return tuple(self.elements(node.elts, env))
@@ -679,7 +649,7 @@ class Lowerer(ControlLowering):
         return self.getindex(value, dynamic, index, node)
 
     def getindex(self, value: Atom, dynamic: list[Atom], index: tuple, node: ast.AST) -> Atom:
-        out = self.emit("getindex", [value, *dynamic], {"index": index}, node)
+        out = self.add("getindex", [value, *dynamic], {"index": index}, node)
         if isinstance(out, Var) and value.hint and len(index) == 1 and isinstance(index[0], int) and index[0] >= 0:
             out.hint, out.hint_depth = f"{value.hint}{index[0]}", _DERIVED_HINT
         return out
@@ -710,7 +680,7 @@ class Lowerer(ControlLowering):
         """A constant list (or nested lists) as an array: ``np.asarray((0, 2, 2))``."""
         atom = self.as_array(value, node)
         if isinstance(atom, Lit) and isinstance(atom.value, tuple):
-            return self.emit("asarray", [atom], {}, node)
+            return self.add("asarray", [atom], {}, node)
         if isinstance(atom, Var):  # x[[i, i, j]]: an index array of computed integers
             return atom
         raise self.error("YS034", "an index list holds integers", node)
@@ -937,7 +907,7 @@ class Lowerer(ControlLowering):
                 raise self.error("YS032", f"{prim}() takes a list or tuple of arrays written in the call", node)
             operands.extend(sequence)
         atoms = [self.as_array(o, node) for o in operands]
-        return self.emit(prim, atoms, static, node)
+        return self.add(prim, atoms, static, node)
 
     def adapt(self, name: str, args: list, kwargs: dict, node: ast.AST) -> object | None:
         """Calls whose meaning depends on their arguments' kind, in terms of primitives.
@@ -1013,29 +983,6 @@ def canonical_name(name: str) -> str:
         if name == alias or name.startswith(alias + "."):
             return canonical + name[len(alias) :]
     return name
-
-
-def statement_text(source: str, stmt: ast.stmt, limit: int = 100) -> str:
-    """A statement's source on one line (whitespace collapsed), cut at ``limit`` characters."""
-    text = " ".join(_source_segment(source, stmt).split())
-    text = re.sub(r"([(\[{]) ", r"\1", re.sub(r" ([)\]}])", r"\1", text))
-    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
-
-
-def _source_segment(source: str, node: ast.AST) -> str:
-    """``ast.get_source_segment(source, node)``, with the source split into lines only once."""
-    lines = _parser_lines(source)
-    first, last = node.lineno - 1, node.end_lineno - 1
-    if first == last:
-        return lines[first].encode()[node.col_offset : node.end_col_offset].decode()
-    head = lines[first].encode()[node.col_offset :].decode()
-    return head + "".join(lines[first + 1 : last]) + lines[last].encode()[: node.end_col_offset].decode()
-
-
-@functools.lru_cache(maxsize=4)
-def _parser_lines(source: str) -> list[str]:
-    """``source`` split into lines (ends kept) where the parser splits them: at \\n, \\r\\n, \\r."""
-    return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", source)
 
 
 def _params_with_defaults(fn: ast.FunctionDef) -> list[tuple[ast.arg, ast.expr | None]]:

@@ -18,9 +18,9 @@ Differentiation (``differentiate``) adds a ``stack`` output to a forward loop (t
 values its backward sweep needs, pushed once per iteration), a ``saved`` tuple to
 a branch, and the reversed statements ``for_back``, ``while_back`` and ``if_back``.
 
-    >>> from yota_s2s.fence import fence
-    >>> from yota_s2s.lower import lower
-    >>> from yota_s2s.ruledsl import load_rules
+    >>> from yota_s2s.dsl.load import load_rules
+    >>> from yota_s2s.frontend.fence import fence
+    >>> from yota_s2s.frontend.lower import lower
     >>> src = "def f(x, n):\\n    s = 0.0\\n    for i in range(n):\\n        s = s + x * s + x\\n    return s\\n"
     >>> t = lower(fence(src, "f.py"), "f", load_rules())
     >>> [(e.prim, e.params["n_carry"], len(e.regions[0].inputs)) for e in t.eqns]
@@ -30,16 +30,11 @@ a branch, and the reversed statements ``for_back``, ``while_back`` and ``if_back
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
-from .ir import Atom, Eqn, Input, Lit, Tape, Var
-
-#: The primitives that own regions, with their leading (non-carried, non-free) argument counts.
-LEADING = {"for": 3, "while": 0, "if": 1, "for_back": 4, "while_back": 1, "if_back": 2}
-CONTROL = frozenset(LEADING)
-
-
-def is_control(prim: str) -> bool:
-    return prim in CONTROL
+from ..ir.core import Atom, Dyn, Input, Lit, Tape, Var
+from ..ir.regions import close_regions, region_eqn
+from .source import statement_text
 
 
 def stored_names(stmts: list[ast.stmt]) -> list[str]:
@@ -62,71 +57,6 @@ def loaded_outside(fn: ast.AST, inside: ast.AST) -> set[str]:
     """Names read anywhere in ``fn`` but inside ``inside``."""
     skip = {id(n) for n in ast.walk(inside)}
     return {n.id for n in ast.walk(fn) if id(n) not in skip and isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-
-
-def close_regions(regions: list[Tape], lead: list[int]) -> list[Var]:
-    """Make ``regions`` closed: every outer variable they read becomes an input.
-
-    ``lead[r]`` is how many inputs region ``r`` already has.  All regions get the
-    same free inputs in the same order (an input per outer variable read by any of
-    them), appended after their leading inputs.  Returns the outer variables.
-    """
-    free: dict[int, Var] = {}
-    for region in regions:
-        for v in _outer_reads(region):
-            free.setdefault(v.id, v)
-    outer = list(free.values())
-    for region in regions:
-        subst: dict[int, Var] = {}
-        for v in outer:
-            inner = Var(hint=v.hint, hint_depth=v.hint_depth)
-            region.inputs.append(Input(inner, ("#free", str(v.id))))
-            subst[v.id] = inner
-        substitute(region, subst)
-    return outer
-
-
-def _outer_reads(region: Tape) -> list[Var]:
-    defined = {inp.var.id for inp in region.inputs}
-    found: dict[int, Var] = {}
-    for eqn in region.eqns:
-        for a in eqn.args:
-            if isinstance(a, Var) and a.id not in defined:
-                found.setdefault(a.id, a)
-        defined.update(o.id for o in eqn.outs)
-    for a in region.outputs:
-        if isinstance(a, Var) and a.id not in defined:
-            found.setdefault(a.id, a)
-    return list(found.values())
-
-
-def substitute(tape: Tape, subst: dict[int, Atom]) -> None:
-    """Replace variables in the arguments and outputs of ``tape`` (not inside its regions: they are closed)."""
-    if not subst:
-        return
-    for eqn in tape.eqns:
-        eqn.args = [subst.get(a.id, a) if isinstance(a, Var) else a for a in eqn.args]
-    tape.outputs = [subst.get(a.id, a) if isinstance(a, Var) else a for a in tape.outputs]
-
-
-def region_eqn(prim: str, args: list[Atom], params: dict, regions: list[Tape], outs: list[Var], span) -> Eqn:
-    return Eqn(prim, list(args), dict(params), list(outs), span, tuple(regions))
-
-
-def carried_count(eqn: Eqn) -> int:
-    return int(eqn.params["n_carry"])
-
-
-def walk_eqns(tape: Tape):
-    """Every equation of ``tape`` and of its regions, depth first, in order."""
-    for eqn in tape.eqns:
-        yield eqn
-        for region in eqn.regions:
-            yield from walk_eqns(region)
-
-
-def _is_lit_none(a: Atom) -> bool:
-    return isinstance(a, Lit) and a.value is None
 
 
 def _returns(stmts: list[ast.stmt]) -> bool:
@@ -190,8 +120,6 @@ class ControlLowering:
         return body, exits.stop
 
     def at_statement(self, stmt: ast.stmt) -> None:
-        from .lower import statement_text
-
         if not hasattr(stmt, "lineno"):  # a statement the loop rewriting made (pass)
             return
         self.stmt_line = stmt.lineno
@@ -199,8 +127,6 @@ class ControlLowering:
 
     def header_span(self, node: ast.stmt):
         """The span of a loop or branch: its first line (``for i in range(n):``)."""
-        from dataclasses import replace
-
         line = self.module.source.splitlines()[node.lineno - 1].strip()
         return replace(self.span_at(node), line=node.lineno, text=line)
 
@@ -265,9 +191,7 @@ class ControlLowering:
             if rows is None:
                 self.assign(node.target, i_var, body_env)
             else:
-                from .ir import Dyn
-
-                row = self.emit("getindex", [rows, i_var], {"index": (Dyn(0),)}, node.iter)
+                row = self.add("getindex", [rows, i_var], {"index": (Dyn(0),)}, node.iter)
                 if index_target is not None:  # enumerate(X): (i, row)
                     self.assign(node.target.elts[0], i_var, body_env)
                     self.assign(node.target.elts[1], row, body_env)
@@ -513,29 +437,3 @@ class Exits:
                 out.append(ast.copy_location(guard, stmts[idx + 1]))
             return out
         return out
-
-
-def first_carried(eqn: Eqn, region: Tape | None = None) -> int:
-    """The position of the first carried input of a loop's region (its body by default):
-    after the index (``for``) and the values popped from the stack (``*_back``)."""
-    if eqn.prim == "while" and region is eqn.regions[0]:
-        return 0  # the condition
-    n_saved = eqn.params.get("n_saved", 0)
-    return {"for": 1, "for_back": 1 + n_saved, "while_back": n_saved}.get(eqn.prim, 0)
-
-
-def bound_inputs(eqn: Eqn) -> list[tuple[Var, Atom]]:
-    """The region inputs of a loop or branch that stand for an outer value (not carried, not saved),
-    each with that value."""
-    k = eqn.params.get("n_carry", 0)
-    lead = LEADING[eqn.prim]
-    pairs: list[tuple[Var, Atom]] = []
-    for n, region in enumerate(eqn.regions):
-        if eqn.prim == "if":
-            skip, args = 0, eqn.args[1:]
-        elif eqn.prim == "if_back":  # the seeds, the free values and the accumulators
-            skip, args = eqn.params["n_saved"][n], eqn.args[2:]
-        else:
-            skip, args = first_carried(eqn, region) + k, eqn.args[lead + k :]
-        pairs.extend((i.var, a) for i, a in zip(region.inputs[skip:], args))
-    return pairs

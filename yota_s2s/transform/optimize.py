@@ -22,8 +22,8 @@ then **DCE** drops equations whose values nothing uses.  Every rewrite keeps
 the value of every output (tests check it with the interpreter on random
 inputs).
 
-    >>> from yota_s2s.ir import Tape, Lit
-    >>> from yota_s2s.ruledsl import load_rules
+    >>> from yota_s2s.dsl.load import load_rules
+    >>> from yota_s2s.ir.core import Lit, Tape
     >>> t = Tape("f"); x = t.add_input("x")
     >>> a = t.add_eqn("exp", [x]); b = t.add_eqn("exp", [x])
     >>> t.outputs = [t.add_eqn("mul", [t.add_eqn("mul", [a, Lit(1)]), b])]
@@ -33,11 +33,11 @@ inputs).
 
 from __future__ import annotations
 
-from .control import LEADING, first_carried
-from .ir import Atom, Eqn, Input, Lit, Slice, Tape, Var, uses
-from .lower import fold_constant
-from .ruledsl import RuleTable
-from .shapes import NUMBER, SCALAR, ShapeClasses, shape_classes
+from ..dsl.rule import RuleTable
+from ..ir.core import Atom, Eqn, Input, Lit, Section, Slice, Tape, Var, uses
+from ..ir.primitives import fold_constant
+from ..ir.regions import LEADING, first_carried
+from ..ir.shapes import NUMBER, SCALAR, ShapeClasses, shape_classes
 
 _COMMUTATIVE = {"add", "mul"}
 #: Primitives with a boolean result: multiplying one by 1.0 makes it a float.
@@ -53,7 +53,7 @@ def optimize(tape: Tape, table: RuleTable, reduce_powers: bool = True) -> Tape:
     rule through ``x * x * x``; the final pass then writes both as products sharing ``x * x``.
     """
     # a region (a loop body, a branch) has no scalar output to assume
-    keys = frozenset() if tape.meta.get("region") else shape_classes(tape, table).scalar_keys
+    keys = frozenset() if tape.facts.region else shape_classes(tape, table).scalar_keys
     for _ in range(_MAX_ROUNDS):
         new, changed = _Rewriter(tape, table, keys, reduce_powers).run()
         new = dce(new, table)
@@ -71,7 +71,7 @@ def optimize(tape: Tape, table: RuleTable, reduce_powers: bool = True) -> Tape:
 
 
 def _optimize_region(region: Tape, table: RuleTable, reduce_powers: bool) -> Tape:
-    region.meta["region"] = True
+    region.facts.region = True
     return optimize(region, table, reduce_powers)
 
 
@@ -121,10 +121,10 @@ def drop_value(tape: Tape, table) -> Tape:
     """
     tape = _size_of_live_values(tape, table)
     kept = _with_first_output(tape, Lit(None), table)
-    if tape.meta.get("check_scalar"):
+    if tape.facts.check_scalar:
         kept = _with_first_output(tape, _scalar_witness(tape, kept, table) or tape.outputs[0], table)
     kept.out_tree = list(tape.out_tree[1:])
-    kept.meta["value"] = False
+    kept.facts.value = False
     return kept
 
 
@@ -290,17 +290,17 @@ def merge_reciprocals(tape: Tape, table: RuleTable) -> Tape:
     new.outputs = list(tape.outputs)
     changed = False
     for eqn in tape.eqns:
-        if eqn.section == "backward" and len(eqn.outs) == 1 and not eqn.regions:
+        if eqn.section == Section.BACKWARD and len(eqn.outs) == 1 and not eqn.regions:
             a, span, outs = eqn.args, eqn.span, list(eqn.outs)
             if eqn.prim == "truediv" and (d := reciprocal(a[0], outs[0])) and {_key(d.args[1]), _key(a[1])} & inexact:
                 product = Var()
                 made[product] = classes.broadcast([classes.of(d.args[1]), classes.of(a[1])])
-                new.eqns.append(Eqn("mul", [d.args[1], a[1]], {}, [product], span, (), "backward"))
-                eqn, changed = Eqn("truediv", [d.args[0], product], {}, outs, span, (), "backward"), True
+                new.eqns.append(Eqn("mul", [d.args[1], a[1]], {}, [product], span, (), Section.BACKWARD))
+                eqn, changed = Eqn("truediv", [d.args[0], product], {}, outs, span, (), Section.BACKWARD), True
             elif eqn.prim == "mul":
                 for r, other in ((a[0], a[1]), (a[1], a[0])):
                     if d := reciprocal(r, outs[0]):
-                        eqn, changed = Eqn("truediv", [other, d.args[1]], {}, outs, span, (), "backward"), True
+                        eqn, changed = Eqn("truediv", [other, d.args[1]], {}, outs, span, (), Section.BACKWARD), True
                         break
         defs.update((o.id, eqn) for o in eqn.outs)
         new.eqns.append(eqn)
@@ -382,7 +382,7 @@ def common_factors(tape: Tape, table: RuleTable) -> Tape:
             prim, args = "sub", [args[1], Lit(-args[0].value)]
         elif prim in _SUMS and _negative(args[1]):
             prim, args = "sub" if prim == "add" else "add", [args[0], Lit(-args[1].value)]
-        eqn = Eqn(prim, args, {}, [out or Var()], span, (), "backward")
+        eqn = Eqn(prim, args, {}, [out or Var()], span, (), Section.BACKWARD)
         if not (factor and factor_sum(eqn)):
             new.eqns.append(eqn)
             defs[eqn.out.id] = eqn
@@ -462,10 +462,15 @@ def common_factors(tape: Tape, table: RuleTable) -> Tape:
 
     changed = False
     for eqn in tape.eqns:
-        if eqn.section == "backward" and eqn.prim in _SUMS and len(eqn.outs) == 1:
+        if eqn.section == Section.BACKWARD and eqn.prim in _SUMS and len(eqn.outs) == 1:
             defs[eqn.out.id] = eqn
             reader = readers.get(eqn.out.id)
-            if part(eqn.out, _SUMS) and reader is not None and reader.prim in _SUMS and reader.section == "backward":
+            if (
+                part(eqn.out, _SUMS)
+                and reader is not None
+                and reader.prim in _SUMS
+                and reader.section == Section.BACKWARD
+            ):
                 pass  # a part of a larger sum, factored with it
             elif factor_sum(eqn):
                 changed = True
@@ -512,7 +517,7 @@ def float_literals(tape: Tape) -> Tape:
                 readers.setdefault(a.id, []).append((eqn, i))
     terms: set[int] = set()
     for eqn in reversed(tape.eqns):
-        if eqn.section != "backward" or eqn.regions or len(eqn.outs) != 1 or eqn.out is value:
+        if eqn.section != Section.BACKWARD or eqn.regions or len(eqn.outs) != 1 or eqn.out is value:
             continue
         read = readers.get(eqn.out.id, [])
         if (read or eqn.out.id in grads) and all(r.out.id in terms and i in _TERMS.get(r.prim, ()) for r, i in read):
@@ -576,7 +581,7 @@ class _Rewriter:
         self.sc = ShapeClasses(table, scalar_keys)
         for inp in tape.inputs:
             self.sc.add_input(inp.var, inp.path)
-        self.sc.same.update(tape.meta.get("same_shape", {}))
+        self.sc.same.update(tape.facts.same_shape)
         self.sc.resolve = self.resolve
         self.subst: dict[int, Atom] = {}
         self.defs: dict[int, Eqn] = {}
@@ -601,7 +606,7 @@ class _Rewriter:
                 for o in new.outs:
                     self.defs[o.id] = new
                 for old, (out, ref, params) in (spread or {}).items():
-                    self.subst[old.id] = self.emit("unreduce", [out, ref], params)
+                    self.subst[old.id] = self.add("unreduce", [out, ref], params)
                     self.keep_name(old, self.subst[old.id])
                 continue
             result = self.process(eqn.prim, args, eqn.params, eqn.out)
@@ -635,10 +640,11 @@ class _Rewriter:
             trial = Tape(region.name, [*inputs, Input(x_in, ("#spread", str(x_in.id)))], [], list(region.outputs))
             trial.inputs[first + j] = Input(s_in, inputs[first + j].path)
             seed = inputs[first + j].var
-            trial.eqns = [Eqn("unreduce", [s_in, x_in], dict(u.params), [seed], eqn.span, (), "backward")]
+            trial.eqns = [Eqn("unreduce", [s_in, x_in], dict(u.params), [seed], eqn.span, (), Section.BACKWARD)]
             trial.eqns += region.eqns
             # the carried scalar has the shape of a number (so that a loop inside spreads it too)
-            trial.meta = {**region.meta, "same_shape": {**region.meta.get("same_shape", {}), s_in.id: Lit(0.0)}}
+            trial.facts = region.facts.copy()
+            trial.facts.same_shape[s_in.id] = Lit(0.0)
             trial = _optimize_region(trial, self.table, self.reduce_powers)
             result = trial.outputs[j]
             back = next((e for e in trial.eqns if result in e.outs), None) if isinstance(result, Var) else None
@@ -672,7 +678,7 @@ class _Rewriter:
         """
         result = adjoint.grad_of
         fwd = self.defs.get(result.id) if isinstance(result, Var) else None
-        if fwd is None or fwd.prim not in ("for", "while") or fwd.section == "backward":
+        if fwd is None or fwd.prim not in ("for", "while") or fwd.section == Section.BACKWARD:
             return None
         m = next(i for i, o in enumerate(fwd.outs) if o is result)
         if m >= fwd.params["n_carry"]:
@@ -687,7 +693,7 @@ class _Rewriter:
         d = self.defs.get(new.id)
         if old.hint is not None and (d is None or d.section == self.current.section):
             new.hint, new.hint_depth = old.hint, old.hint_depth
-        elif old.grad_of is not None and d is not None and d.section == "backward":
+        elif old.grad_of is not None and d is not None and d.section == Section.BACKWARD:
             new.grad_of = old.grad_of
 
     def resolve(self, a: Atom) -> Atom:
@@ -732,7 +738,7 @@ class _Rewriter:
         if out is None:
             out = Var()
         span = self.current.span if self.current else None
-        section = self.current.section if self.current else "forward"
+        section = self.current.section if self.current else Section.FORWARD
         eqn = Eqn(prim, args, dict(params), [out], span, (), section)
         self.new.eqns.append(eqn)
         self.sc.add_eqn(eqn)
@@ -741,7 +747,7 @@ class _Rewriter:
             self.cse[key] = out
         return out
 
-    def emit(self, prim: str, args: list[Atom], params: dict | None = None) -> Atom:
+    def add(self, prim: str, args: list[Atom], params: dict | None = None) -> Atom:
         return self.process(prim, args, params or {}, None)
 
     # ------------------------------------------------------------------ identities
@@ -785,7 +791,7 @@ class _Rewriter:
             if others and all(self.cls(b) == frozenset() for b in others):
                 inner = list(args)
                 inner[i] = u.args[0]
-                return "unreduce", [self.emit(prim, inner), u.args[1]], dict(u.params)
+                return "unreduce", [self.add(prim, inner), u.args[1]], dict(u.params)
             if u.params["axis"] is not None and not u.params["keepdims"]:
                 continue
             if others and all(self.cls(b) == self.cls(u.args[1]) for b in others):
@@ -835,7 +841,7 @@ class _Rewriter:
             if z is not None and self.cls(acc) == self.cls(z.args[0]):
                 total = acc
                 for ia in reversed(chain[1:]):
-                    total = self.emit("index_add", [total, *ia.args[1:]], dict(ia.params))
+                    total = self.add("index_add", [total, *ia.args[1:]], dict(ia.params))
                 return "index_add", [total, *chain[0].args[1:]], dict(chain[0].params)
         return self._lazy_scalar("add", args)
 
@@ -894,9 +900,10 @@ class _Rewriter:
             acc_in = Var()
             contribution = r.outputs[j]
             region = Tape(r.name, [*r.inputs, Input(acc_in, ("#acc", str(acc_in.id)))], list(r.eqns), list(r.outputs))
-            region.meta = {**r.meta, "same_shape": {**r.meta.get("same_shape", {}), acc_in.id: contribution}}
+            region.facts = r.facts.copy()
+            region.facts.same_shape[acc_in.id] = contribution
             total = Var()
-            region.eqns.append(Eqn("add", [acc_in, contribution], {}, [total], eqn.span, (), "backward"))
+            region.eqns.append(Eqn("add", [acc_in, contribution], {}, [total], eqn.span, (), Section.BACKWARD))
             region.outputs[j] = total
             regions.append(_optimize_region(region, self.table, self.reduce_powers))
         params = {**eqn.params, "accs": (*eqn.params.get("accs", ()), j)}
@@ -910,7 +917,7 @@ class _Rewriter:
     def _backward(self) -> bool:
         """The equation being simplified is in the backward sweep (its values are gradients:
         floats, free of the forward's promise to compute exactly what the user wrote)."""
-        return self.current is not None and self.current.section == "backward"
+        return self.current is not None and self.current.section == Section.BACKWARD
 
     def _zero_operand(self, prim: str, args: list[Atom], params: dict, positions: tuple = (0, 1)):
         """``grad_zeros(w) * y`` (or ``/ y``) -> zeros of the product's shape, when an operand
@@ -965,7 +972,7 @@ class _Rewriter:
             if n := self.def_of(x, "neg"):
                 inner = list(args)
                 inner[i] = n.args[0]
-                return "neg", [self.emit("mul", inner)], {}
+                return "neg", [self.add("mul", inner)], {}
         return self._lazy_scalar("mul", args)
 
     def simplify_truediv(self, args: list[Atom], params: dict):
@@ -975,7 +982,7 @@ class _Rewriter:
         if self._neutral(b, 1, a) and self._keeps_shape("truediv", args, params, a):
             return a
         if n := self.def_of(a, "neg"):
-            return "neg", [self.emit("truediv", [n.args[0], b])], {}
+            return "neg", [self.add("truediv", [n.args[0], b])], {}
         return self._lazy_scalar("truediv", args)
 
     def simplify_neg(self, args: list[Atom], params: dict):
@@ -987,7 +994,7 @@ class _Rewriter:
         if s := self.def_of(a, "sub"):
             return "sub", [s.args[1], s.args[0]], {}
         if u := self.def_of(a, "unreduce"):
-            return "unreduce", [self.emit("neg", [u.args[0]]), u.args[1]], dict(u.params)
+            return "unreduce", [self.add("neg", [u.args[0]]), u.args[1]], dict(u.params)
         return None
 
     def simplify_power(self, args: list[Atom], params: dict):
@@ -1000,7 +1007,7 @@ class _Rewriter:
         if self._neutral(p, 1, x) and self._keeps_shape("power", args, params, x):
             return x
         if self.reduce_powers and isinstance(p, Lit) and type(p.value) in (int, float) and p.value in (2, 3, 4):
-            square = self.emit("mul", [x, x])
+            square = self.add("mul", [x, x])
             if p.value == 2:
                 return square
             return "mul", [square, x if p.value == 3 else square], {}
@@ -1012,8 +1019,8 @@ class _Rewriter:
             return g
         if u := self._spread(g):
             # summing a spread scalar s over the axes x was broadcast along: s times their size
-            count = self.emit("truediv", [self.emit("size", [u.args[1]]), self.emit("size", [x])])
-            return "unreduce", [self.emit("mul", [u.args[0], count]), x], dict(u.params)
+            count = self.add("truediv", [self.add("size", [u.args[1]]), self.add("size", [x])])
+            return "unreduce", [self.add("mul", [u.args[0], count]), x], dict(u.params)
         return self._unbroadcast_keepdims(g, x)
 
     def _unbroadcast_keepdims(self, g: Atom, x: Atom):
@@ -1057,7 +1064,7 @@ class _Rewriter:
         index = params["index"]
         if not all(i is None or i == Slice() for i in index) or Slice() not in index and None not in index:
             return None
-        return "reshape", [g, self.emit("shape", [z.args[0]])], {}
+        return "reshape", [g, self.add("shape", [z.args[0]])], {}
 
     def simplify_sum(self, args: list[Atom], params: dict):
         """In the backward sweep, a factor constant along the summed axes leaves the sum:
@@ -1071,7 +1078,7 @@ class _Rewriter:
         if not self._backward() or type(params.get("keepdims", False)) is not bool:
             return None
         if n := self.def_of(x, "neg"):
-            return "neg", [self.emit("sum", [n.args[0]], params)], {}
+            return "neg", [self.add("sum", [n.args[0]], params)], {}
         m = self.def_of(x, "mul")
         if m is None:
             return None
@@ -1081,7 +1088,7 @@ class _Rewriter:
                 or params.get("keepdims")
                 and self.sc.kept_along(self.cls(q), self.cls(b), params.get("axis", None))
             ):
-                return "mul", [q, self.emit("sum", [b], params)], {}
+                return "mul", [q, self.add("sum", [b], params)], {}
         return None
 
     def simplify_keep_axes(self, args: list[Atom], params: dict):

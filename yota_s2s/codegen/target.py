@@ -11,8 +11,8 @@ against it as it is built: a function or keyword the target lacks is a located
 error (YS040) at generation time, not a failure on the GPU.
 
     >>> import ast
-    >>> from yota_s2s.ir import Eqn, Var
-    >>> from yota_s2s.ruledsl import load_rules
+    >>> from yota_s2s.ir.core import Eqn, Var
+    >>> from yota_s2s.dsl.load import load_rules
     >>> e = Eqn("sum", [Var()], {"axis": 1, "keepdims": False}, [Var()])
     >>> ast.unparse(NUMPY.expression(e, [ast.Name("x")], load_rules()["sum"]))
     'np.sum(x, axis=1)'
@@ -21,18 +21,16 @@ error (YS040) at generation time, not a failure on the GPU.
 from __future__ import annotations
 
 import ast
-import functools
 import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from ..dsl.rule import Rule
+from ..errors import InternalError, at_span
+from ..ir.core import Dyn, Eqn, Section, Slice
 from .cupy_api import CupyApi
 from .cupy_api import load as load_cupy_api
-from .errors import InternalError, at_span
-from .ir import Dyn, Eqn, Slice
-from .ruledsl import Rule
+from .helpers import _runtime_functions, helper_closure, helper_for, helper_source
 
 _BIN = {
     "add": ast.Add,
@@ -61,12 +59,6 @@ _METHODS = frozenset({"sum", "mean", "max", "min", "prod"})
 #: Shape queries written as the attribute of a value known to be a NumPy value (``z.size``):
 #: ``np.size(z)`` is a Python function that dispatches before it reads the same attribute.
 _ATTRIBUTES = frozenset({"size", "shape", "ndim"})
-
-
-def helper_for(prim: str) -> str | None:
-    """The runtime helper that writes ``prim``: the function ``_<prim>`` of a ``runtime*`` module."""
-    name = f"_{prim}"
-    return name if name in _runtime_functions() else None
 
 
 def constant(value: object) -> ast.expr:
@@ -252,7 +244,7 @@ class Backend:
                     break
         if problem is None:
             return
-        what = "the gradient of this" if eqn.section == "backward" else "this"
+        what = "the gradient of this" if eqn.section == Section.BACKWARD else "this"
         raise at_span("YS040", f"the {self.module} target cannot write {what}: {problem}", eqn.span)
 
     def problems(self, tree: ast.AST, skip: set[int] = frozenset()) -> list[str]:
@@ -277,7 +269,7 @@ class Backend:
     def _helper_problems(self, helper: str) -> list[str]:
         key = (helper, self._roots())
         if key not in _HELPER_USES:  # the names a helper uses do not depend on the API: parse it once
-            _HELPER_USES[key] = _target_uses(ast.parse(helper_source(helper, self)), self._roots())
+            _HELPER_USES[key] = _target_uses(ast.parse(helper_source(helper, self.alias)), self._roots())
         return self._problems(_HELPER_USES[key])
 
     def check_module(self, text: str) -> None:
@@ -345,55 +337,3 @@ def _dotted_name(node: ast.expr, roots: dict[str, str]) -> str | None:
 NUMPY = Backend("numpy", "np")
 CUPY = Backend("cupy", "cp", renames=(("scipy.", "cupyx.scipy."),), api=load_cupy_api)
 BACKENDS = {"numpy": NUMPY, "cupy": CUPY}
-
-
-# ----------------------------------------------------------------------------- helpers
-
-
-#: The modules that define helpers: runtime.py (core), runtime_linalg.py, runtime_shape.py, ...
-RUNTIME_MODULES = sorted(p.stem for p in Path(__file__).parent.glob("runtime*.py"))
-
-
-@functools.cache
-def _runtime_functions() -> dict[str, tuple[ast.stmt, str]]:
-    """Every helper ``_name`` of the runtime modules (a function, or a constant ``_NAME = ...``),
-    with its module's source text."""
-    out = {}
-    for stem in RUNTIME_MODULES:
-        text = Path(__file__).with_name(f"{stem}.py").read_text(encoding="utf-8")
-        for node in ast.parse(text).body:
-            target = node.targets[0] if isinstance(node, ast.Assign) else node
-            name = getattr(target, "name", None) or getattr(target, "id", "")
-            if isinstance(node, (ast.FunctionDef, ast.Assign)) and name.startswith("_"):
-                out[name] = (node, text)
-    return out
-
-
-def helper_names() -> set[str]:
-    """The names of all runtime helpers (reserved in generated code)."""
-    return set(_runtime_functions())
-
-
-def helper_closure(names: set[str]) -> list[str]:
-    """``names`` and the helpers they call, sorted."""
-    funcs = _runtime_functions()
-    todo, seen = list(names), set()
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        todo.extend(n.id for n in ast.walk(funcs[name][0]) if isinstance(n, ast.Name) and n.id in funcs)
-    return sorted(seen)
-
-
-def helper_is_constant(name: str) -> bool:
-    """Helper ``name`` is a constant (``_FLOATS = ...``), written after the imports."""
-    return isinstance(_runtime_functions()[name][0], ast.Assign)
-
-
-def helper_source(name: str, backend: Backend) -> str:
-    """The source of helper ``name`` (as written in ``runtime``) against ``backend``'s module alias."""
-    node, source = _runtime_functions()[name]
-    text = ast.get_source_segment(source, node)
-    return re.sub(r"\bxp\.", backend.alias + ".", text)

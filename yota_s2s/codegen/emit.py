@@ -27,27 +27,17 @@ import keyword
 import symtable
 from dataclasses import dataclass
 
-from .backend import (
-    _COMPARE,
-    NOT_CALLED,
-    Backend,
-    constant,
-    helper_closure,
-    helper_for,
-    helper_is_constant,
-    helper_names,
-    helper_source,
-    index_expr,
-)
-from .buffers import rebuild, ufunc_call
+from ..dsl.rule import RuleTable
+from ..errors import located
+from ..frontend.fence import Module
+from ..frontend.lower import MODULE_CONSTANTS, canonical_name
+from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
+from ..ir.regions import LEADING, all_tapes, bound_inputs, first_carried
+from ..ir.shapes import shape_classes
+from .buffered import rebuild, ufunc_call
 from .columns import column_plan
-from .control import LEADING, bound_inputs, first_carried
-from .errors import located
-from .fence import Module
-from .ir import Atom, Eqn, Lit, Tape, Var
-from .lower import MODULE_CONSTANTS, canonical_name
-from .ruledsl import RuleTable
-from .shapes import shape_classes
+from .helpers import helper_closure, helper_for, helper_is_constant, helper_names, helper_source
+from .target import _COMPARE, NOT_CALLED, Backend, constant, index_expr
 
 _PYTHON_ARITHMETIC = {"add", "sub", "mul", "truediv", "power", "neg"}
 #: Primitives whose result is always a NumPy value (the helpers among them always make an array).
@@ -116,8 +106,8 @@ def emit_module(
         f"# regenerate: {header.command}",
     ]
     used = helper_closure(helpers)
-    constants = "".join(f"\n{helper_source(h, backend)}" for h in used if helper_is_constant(h))
-    blocks = [helper_source(h, backend) for h in used if not helper_is_constant(h)] + functions
+    constants = "".join(f"\n{helper_source(h, backend.alias)}" for h in used if helper_is_constant(h))
+    blocks = [helper_source(h, backend.alias) for h in used if not helper_is_constant(h)] + functions
     body = "\n\n\n".join(blocks)
     modules = {m: f"import {m}" for m in imports}  # other libraries' functions (scipy.special, a user's)
     if _uses_name(body + constants, backend.alias):
@@ -130,13 +120,6 @@ def emit_module(
 
 #: How many leading arguments of a loop or branch may be written inline (bounds, the condition).
 _INLINE_ARGS = {"for": 3, "if": 1}
-
-
-def _all_tapes(tape: Tape):
-    yield tape
-    for eqn in tape.eqns:
-        for region in eqn.regions:
-            yield from _all_tapes(region)
 
 
 def _float_safe(eqn: Eqn) -> bool:
@@ -243,7 +226,7 @@ class _FunctionEmitter:
 
     # ------------------------------------------------------------------ analysis
     def plan(self) -> None:
-        tapes = list(_all_tapes(self.tape))
+        tapes = list(all_tapes(self.tape))
         self.uses = {}
         self.defs = {}
         self.home: dict[int, Tape] = {}
@@ -292,7 +275,7 @@ class _FunctionEmitter:
                 if eqn.prim in ("for", "for_back"):
                     self.index_vars.add(eqn.regions[-1].inputs[0].var.id)
                 for r in eqn.regions:
-                    self.index_vars.update(r.meta.get("index_vars", ()))
+                    self.index_vars.update(r.facts.index_vars)
                 for inner, outer in bound_inputs(eqn) if eqn.regions else ():
                     if isinstance(outer, Var) and outer.id in self.index_vars:
                         self.index_vars.add(inner.id)
@@ -447,7 +430,7 @@ class _FunctionEmitter:
         of a value): written into its user on another line too.  Scalar code pays for each name
         (``dx7 = _t10 + _t11 * u1 + ...`` for eight lines ``_t12 = _t11 * u1``: katsura8 3.9 ->
         3.6 µs), and the gradients keep their lines."""
-        return d.section == "backward" and a.grad_of is None
+        return d.section == Section.BACKWARD and a.grad_of is None
 
     def plan_control(self, tape: Tape, eqn: Eqn) -> None:
         """Carried values of loops: an initial value used only here lends its name to the loop;
@@ -512,7 +495,7 @@ class _FunctionEmitter:
             return known
         d = self.defs.get(a.id)
         if d is None:
-            known = a.id in self.tape.meta.get("array_inputs", ())
+            known = a.id in self.tape.facts.array_inputs
         elif d.regions:
             known = False
         elif d.prim in _PYTHON_ARITHMETIC or d.prim in _COMPARE:  # comparisons too
@@ -541,7 +524,7 @@ class _FunctionEmitter:
             return False
         d = self.defs.get(a.id)
         if d is None:
-            return a.id in self.tape.meta.get("array_inputs", ())
+            return a.id in self.tape.facts.array_inputs
         return d.prim not in _PYTHON_ARITHMETIC
 
     # ------------------------------------------------------------------ statements
@@ -565,8 +548,8 @@ class _FunctionEmitter:
                     value = ast.Subscript(value, ast.Constant(part), ast.Load())
                 else:
                     value = ast.Attribute(value, part, ast.Load())
-            body.append(("forward", None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), 0))
-        self.checked = self.columns_form or not tape.meta.get("check_scalar")
+            body.append((Section.FORWARD, None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), 0))
+        self.checked = self.columns_form or not tape.facts.check_scalar
         # x_items = x.tolist() if ... else x, first: the column guard need not test a list's x
         for inp in tape.inputs:
             if inp.var.id in self.unpacked or inp.var.id in self.element_reads:
@@ -576,7 +559,7 @@ class _FunctionEmitter:
             body.append((None, None, "\n".join(guard), 0))
         self.block(tape, 0, body)
         returned = self.output_expr(tape.out_tree)
-        body.append(("backward", None, ast.Return(returned), 0))
+        body.append((Section.BACKWARD, None, ast.Return(returned), 0))
         lines = [f"def {self.function_name()}({self.signature(fn)}):", f"    {self.docstring(fn)}"]
         last_key = None
         section = None
@@ -588,7 +571,7 @@ class _FunctionEmitter:
                 last_key = None
             key = (span.path, span.line) if span else None
             if key is not None and key != last_key and span.text:
-                prefix = "" if sec == "forward" else "grad of: "
+                prefix = "" if sec == Section.FORWARD else "grad of: "
                 where = f" (in {span.func})" if span.func and span.func != tape.name else ""
                 lines.append(f"{pad}# {prefix}{span.text}{where}")
             if key is not None:
@@ -616,8 +599,8 @@ class _FunctionEmitter:
             out = eqn.out
             if out.id in self.inline or (depth == 0 and out.id in self.unpacked_reads):
                 continue
-            if not self.checked and eqn.section == "backward" and depth == 0:
-                body.append(("backward", None, self.scalar_check(), 0))
+            if not self.checked and eqn.section == Section.BACKWARD and depth == 0:
+                body.append((Section.BACKWARD, None, self.scalar_check(), 0))
                 self.checked = True
             if eqn.regions:
                 self.control(eqn, depth, body, preset)
@@ -777,7 +760,7 @@ class _FunctionEmitter:
         return read > defined or read >= end
 
     def section_of(self, region: Tape) -> str:
-        return region.eqns[0].section if region.eqns else "forward"
+        return region.eqns[0].section if region.eqns else Section.FORWARD
 
     def control(self, eqn: Eqn, depth: int, body: list, preset: dict[int, str]) -> None:
         sec = eqn.section
@@ -1111,7 +1094,7 @@ class _FunctionEmitter:
             return []
         first = next(p for p in params if p in self.ranks)
         ranks = tuple(self.ranks.get(p) for p in params)
-        values = 1 if self.tape.meta.get("value", True) else 0
+        values = 1 if self.tape.facts.value else 0
         joined = self.fresh("_joined")
         self.helpers.add("_by_columns")
         np_ = self.backend.alias
@@ -1221,9 +1204,9 @@ class _FunctionEmitter:
 
     def docstring(self, fn: ast.FunctionDef) -> str:
         params = ", ".join(p for p, _ in self.tape.params)
-        grads = ", ".join(f"d{w}" for w in self.tape.meta.get("wrt", []))
-        if not self.tape.meta.get("value", True):
-            grads += "," if len(self.tape.meta.get("wrt", [])) == 1 else ""
+        grads = ", ".join(f"d{w}" for w in self.tape.facts.wrt)
+        if not self.tape.facts.value:
+            grads += "," if len(self.tape.facts.wrt) == 1 else ""
             return f'"""Return ({grads}): the gradients of {fn.name}({params})."""'
         return f'"""Return ({fn.name}({params}), {grads}): the value and its gradients."""'
 
@@ -1332,7 +1315,7 @@ class _ColumnsEmitter(_FunctionEmitter):
                 if not isinstance(g, Var) or rows.count(row) != 1 or g.id in slots or g.id in outputs:
                     continue
                 d = self.defs.get(g.id)
-                if d is None or d.section != "backward" or g.id in self.inline or g.id not in self.forms:
+                if d is None or d.section != Section.BACKWARD or g.id in self.inline or g.id not in self.forms:
                     continue
                 shaped = self.classes.infer("getindex", [x], {"index": e.params["index"]})
                 later = order.get(g.id, -1) > order.get(root, len(order))
@@ -1475,13 +1458,13 @@ def _buffers_first(tape: Tape) -> Tape:
     made = [
         e
         for e in tape.eqns
-        if e.prim == "grad_zeros" and e.section == "backward" and getattr(e.args[0], "id", None) in inputs
+        if e.prim == "grad_zeros" and e.section == Section.BACKWARD and getattr(e.args[0], "id", None) in inputs
     ]
     if not made:
         return tape
     moved = {id(e) for e in made}
     rest = [e for e in tape.eqns if id(e) not in moved]
-    start = next((n for n, e in enumerate(rest) if e.section == "backward"), len(rest))
+    start = next((n for n, e in enumerate(rest) if e.section == Section.BACKWARD), len(rest))
     new = tape.copy_header()
     new.eqns = rest[:start] + made + rest[start:]
     new.outputs = list(tape.outputs)

@@ -6,8 +6,8 @@ backend expression the emitter writes, so the interpreter runs exactly what
 the generated file says.
 
     >>> import numpy as np
-    >>> from yota_s2s.ir import Tape
-    >>> from yota_s2s.ruledsl import load_rules
+    >>> from yota_s2s.ir.core import Tape
+    >>> from yota_s2s.dsl.load import load_rules
     >>> t = Tape("f"); x = t.add_input("x"); t.outputs = [t.add_eqn("exp", [x])]
     >>> evaluate(t, {("x",): 0.0}, load_rules())
     [1.0]
@@ -22,15 +22,16 @@ import sys
 
 import numpy as np
 
-from .backend import NUMPY, RUNTIME_MODULES, Backend
-from .ir import Eqn, Lit, Tape
-from .ruledsl import RuleTable
+from ..dsl.rule import RuleTable
+from ..ir.core import Eqn, Lit, Tape
+from .helpers import RUNTIME_MODULES
+from .target import NUMPY, Backend
 
 
 def _namespace(backend: Backend) -> dict[str, object]:
     ns: dict[str, object] = {backend.alias: np}
     for stem in RUNTIME_MODULES:
-        module = _importlib.import_module(f"yota_s2s.{stem}")
+        module = _importlib.import_module(f"yota_s2s.runtime.{stem}")
         ns.update({k: v for k, v in vars(module).items() if k.startswith("_") and callable(v)})
     return ns
 

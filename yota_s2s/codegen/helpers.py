@@ -1,0 +1,74 @@
+"""Runtime helpers: the functions that generated modules carry, found in ``yota_s2s/runtime/``.
+
+A helper is a top-level ``_name`` function (or ``_NAME = ...`` constant) of a module of the
+``runtime`` package, written against ``xp`` (the array module).  A generated module gets the
+source of the helpers it calls, and of those they call, with ``xp`` renamed to the target's
+module alias; it never imports ``yota_s2s``.
+
+    >>> helper_for("unbroadcast"), helper_for("add")
+    ('_unbroadcast', None)
+    >>> helper_closure({"_matmul_dx"})
+    ['_matmul_dx', '_unbroadcast']
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from pathlib import Path
+
+#: The folder of the runtime package, and its modules that define helpers: core, linalg, shape, ...
+RUNTIME = Path(__file__).resolve().parent.parent / "runtime"
+RUNTIME_MODULES = sorted(p.stem for p in RUNTIME.glob("*.py") if p.stem != "__init__")
+
+
+@functools.cache
+def _runtime_functions() -> dict[str, tuple[ast.stmt, str]]:
+    """Every helper ``_name`` of the runtime modules (a function, or a constant ``_NAME = ...``),
+    with its module's source text."""
+    out = {}
+    for stem in RUNTIME_MODULES:
+        text = (RUNTIME / f"{stem}.py").read_text(encoding="utf-8")
+        for node in ast.parse(text).body:
+            target = node.targets[0] if isinstance(node, ast.Assign) else node
+            name = getattr(target, "name", None) or getattr(target, "id", "")
+            if isinstance(node, (ast.FunctionDef, ast.Assign)) and name.startswith("_"):
+                out[name] = (node, text)
+    return out
+
+
+def helper_names() -> set[str]:
+    """The names of all runtime helpers (reserved in generated code)."""
+    return set(_runtime_functions())
+
+
+def helper_closure(names: set[str]) -> list[str]:
+    """``names`` and the helpers they call, sorted."""
+    funcs = _runtime_functions()
+    todo, seen = list(names), set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        todo.extend(n.id for n in ast.walk(funcs[name][0]) if isinstance(n, ast.Name) and n.id in funcs)
+    return sorted(seen)
+
+
+def helper_is_constant(name: str) -> bool:
+    """Helper ``name`` is a constant (``_FLOATS = ...``), written after the imports."""
+    return isinstance(_runtime_functions()[name][0], ast.Assign)
+
+
+def helper_source(name: str, alias: str) -> str:
+    """The source of helper ``name`` (as written in ``runtime``) against the module alias ``alias`` (``np``)."""
+    node, source = _runtime_functions()[name]
+    text = ast.get_source_segment(source, node)
+    return re.sub(r"\bxp\.", alias + ".", text)
+
+
+def helper_for(prim: str) -> str | None:
+    """The runtime helper that writes ``prim``: the function ``_<prim>`` of a ``runtime*`` module."""
+    name = f"_{prim}"
+    return name if name in _runtime_functions() else None

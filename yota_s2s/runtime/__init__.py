@@ -1,0 +1,3 @@
+"""The helpers generated modules carry, each copied in as source (``codegen.helpers``), never imported
+by generated code: ``core`` (broadcasting, reductions, gradient buffers, products), ``linalg``
+(reductions and linear algebra), ``shape`` (indexing and reshaping)."""
