@@ -177,7 +177,7 @@ class Page:
 
 def _syntax(prim: str) -> list[str]:
     """The operators of user code that lower to ``prim`` (from the lowering's own tables)."""
-    from yota_s2s.dsl.rule import BINOPS, UNARYOPS
+    from yota_s2s.ir.primitives import BINOPS, UNARYOPS
 
     a, b = ast.Name("a"), ast.Name("b")
     ops = [ast.unparse(ast.BinOp(a, op(), b)) for op, p in BINOPS.items() if p == prim]

@@ -52,67 +52,16 @@ from __future__ import annotations
 import ast
 
 from ..ir.core import Lit, Tape, Var
-from ..ir.regions import all_tapes
+from ..ir.primitives import BINOPS, PRIMITIVES, primitive
+from ..ir.regions import VALUE_SHAPED, all_tapes
 from .target import Backend
 
 #: Python operators written as the ufunc they call (``a ** 2`` is ``np.square``, as NumPy does it).
-_OPERATORS = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide", ast.MatMult: "matmul"}
+_OPERATORS = {p.operator: p.ufunc for p in PRIMITIVES.values() if p.ufunc and p.operator in BINOPS}
 #: ``np.NAME(a, ...)`` calls that take ``out=`` and return a new array of the broadcast shape.
-_UFUNCS = frozenset(
-    [
-        "add",
-        "subtract",
-        "multiply",
-        "divide",
-        "true_divide",
-        "negative",
-        "reciprocal",
-        "square",
-        "sqrt",
-        "cbrt",
-        "exp",
-        "exp2",
-        "expm1",
-        "log",
-        "log2",
-        "log10",
-        "log1p",
-        "sin",
-        "cos",
-        "tan",
-        "arcsin",
-        "arccos",
-        "arctan",
-        "sinh",
-        "cosh",
-        "tanh",
-        "arcsinh",
-        "arccosh",
-        "arctanh",
-        "arctan2",
-        "hypot",
-        "abs",
-        "absolute",
-        "maximum",
-        "minimum",
-        "fmax",
-        "fmin",
-        "sign",
-        "floor",
-        "ceil",
-        "power",
-        "float_power",
-        "logaddexp",
-        "logaddexp2",
-        "matmul",
-    ]
-)
+_UFUNCS = frozenset(p.ufunc for p in PRIMITIVES.values() if p.ufunc)
 #: Calls whose result is a number when they have no axis (their user's operation is not buffered).
 _REDUCTIONS = frozenset(["sum", "mean", "max", "min", "prod", "std", "var", "size", "ndim", "vdot", "trace"])
-#: Primitives whose result's shape may depend on the values (not only on the argument shapes).
-_VALUE_SHAPED = frozenset({"if", "if_back", "while", "while_back", "argwhere", "flatnonzero"})
-_INDEXING = {"getindex": 1, "setindex": 2, "index_add": 2}
-_SIZES = frozenset({"len", "shape", "size", "ndim"})
 #: Calls that fill an array of a given shape with one value, written as ``_filled`` into a buffer.
 _FILLS = frozenset({"full_like", "zeros_like", "_grad_zeros", "_unreduce"})
 
@@ -213,20 +162,20 @@ def plain_reason(tape: Tape, fn: ast.FunctionDef) -> str | None:
     for eqn in eqns:
         if eqn.prim in ("for", "for_back"):
             indexes.add(eqn.regions[-1].inputs[0].var.id)
-        static = eqn.prim in _SIZES or (
+        static = primitive(eqn.prim).python_value or (
             eqn.prim in ("getindex", "add", "sub", "mul", "floordiv")
             and all(isinstance(a, Lit) or a.id in sizes for a in eqn.args)
         )
         if static:
             sizes.update(o.id for o in eqn.outs)
     for eqn in eqns:
-        if eqn.prim in _VALUE_SHAPED:
+        if eqn.prim in VALUE_SHAPED or primitive(eqn.prim).value_shaped:
             return f"its shapes may depend on the values ({eqn.prim})"
         if eqn.prim in ("for", "for_back"):
             bounds = eqn.args[:3]
             if not all(isinstance(a, Lit) or a.id in sizes or a.id in indexes for a in bounds):
                 return "a loop's trip count is computed from the values"
-        first = _INDEXING.get(eqn.prim)
+        first = primitive(eqn.prim).index_from
         if first is not None:
             dynamic = [a for a in eqn.args[first:] if isinstance(a, Var)]
             if any(a.id not in sizes and a.id not in indexes for a in dynamic):

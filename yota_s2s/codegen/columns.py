@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from ..dsl.rule import RuleTable
 from ..ir.core import Lit, Slice, Tape, Var
+from ..ir.primitives import primitive
 from ..ir.shapes import SCALAR, shape_classes
 
 COLUMNS, FREE, ADDS = "columns", "free", "adds"
@@ -45,17 +46,6 @@ COLUMNS, FREE, ADDS = "columns", "free", "adds"
 #: one or two passes (``np.exp(x)`` and its sum) stream memory no slower than blocks compute
 #: (measured on a million numbers: 1.16 ms by blocks against 0.96 whole; three passes, 1.22 against 1.45).
 _LEAST_PASSES = 3
-
-#: Helpers whose result has the shape of their last operand (``_unbroadcast(g, x)``, ``_grad_zeros(x)``).
-_SHAPED_LIKE = {"unbroadcast", "unreduce", "grad_zeros", "zeros_like"}
-#: Linear operations of sums: the kinds of their operands that keep the result a sum of block values.
-_LINEAR = {
-    "add": {(ADDS, ADDS)},
-    "sub": {(ADDS, ADDS)},
-    "neg": {(ADDS,)},
-    "mul": {(ADDS, FREE), (FREE, ADDS)},
-    "truediv": {(ADDS, FREE)},
-}
 
 
 def column_plan(tape: Tape, table: RuleTable) -> dict[str, int] | None:
@@ -91,7 +81,7 @@ def column_plan(tape: Tape, table: RuleTable) -> dict[str, int] | None:
         if COLUMNS not in kinds and ADDS not in kinds:
             kind[out] = FREE
         elif ADDS in kinds:
-            if kinds not in _LINEAR.get(prim, ()) or not scalars(args):
+            if not _linear(prim, kinds) or not scalars(args):
                 return None
             kind[out] = ADDS
         elif rule.shape == "elementwise" or prim in ("like", "broadcast"):  # stand-ins: of the broadcast shape
@@ -113,7 +103,7 @@ def column_plan(tape: Tape, table: RuleTable) -> dict[str, int] | None:
             kind[out] = COLUMNS
             if prim == "index_add":
                 buffer_of[out] = source
-        elif prim in _SHAPED_LIKE:
+        elif primitive(prim).column_shaped:
             g, shaped = (None, args[0]) if len(args) == 1 else args[:2]
             if of(shaped) != COLUMNS or params.get("axis") is not None or params.get("keepdims"):
                 return None
@@ -127,6 +117,13 @@ def column_plan(tape: Tape, table: RuleTable) -> dict[str, int] | None:
     if passes < _LEAST_PASSES:
         return None
     return _checked_outputs(tape, classes, kind, need)
+
+
+def _linear(prim: str, kinds: tuple[str, ...]) -> bool:
+    """``prim`` of operands of these kinds is a sum of block values: its sums are at positions
+    where it is linear (``primitive(prim).linear``), its other operands free."""
+    adds = tuple(i for i, k in enumerate(kinds) if k == ADDS)
+    return all(k in (ADDS, FREE) for k in kinds) and adds in primitive(prim).linear
 
 
 def _checked_outputs(tape: Tape, classes, kind: dict[int, str], need: dict[int, int]) -> dict | None:

@@ -32,19 +32,14 @@ from ..errors import located
 from ..frontend.fence import Module
 from ..frontend.lower import MODULE_CONSTANTS, canonical_name
 from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
+from ..ir.primitives import primitive
 from ..ir.regions import LEADING, all_tapes, bound_inputs, first_carried
 from ..ir.shapes import shape_classes
 from .buffered import rebuild, ufunc_call
 from .columns import column_plan
 from .helpers import helper_closure, helper_for, helper_is_constant, helper_names, helper_source
-from .target import _COMPARE, NOT_CALLED, Backend, constant, index_expr
+from .target import NOT_CALLED, Backend, constant, index_expr
 
-_PYTHON_ARITHMETIC = {"add", "sub", "mul", "truediv", "power", "neg"}
-#: Primitives whose result is always a NumPy value (the helpers among them always make an array).
-_NUMPY_RESULTS = {"transpose", "unreduce", "index_add", "setindex", "einsum", "matmul"}
-_NUMPY_RESULTS |= {"like", "like_matmul", "diag", "diag_dv", "xtx_dx", "broadcast"}  # broadcast: its shape attributes
-#: NumPy functions that return Python values.
-_PYTHON_VALUES = {"shape", "size", "ndim", "len"}
 #: Equations nested into one expression at most: a sum of 5,000 terms is written as
 #: statements of 200 (in order, so it rounds the same) that Python compiles at any recursion limit.
 _MAX_NESTING = 200
@@ -52,14 +47,6 @@ _MAX_NESTING = 200
 #: (``_by_columns``): from about 8,000 numbers its writes in place cost less than new arrays
 #: (katsura8 on 8 x 1,000: 159 against 169 µs), below it the guard's call would not pay.
 _COLUMNS_FROM = 8192
-#: Primitives whose result is a new array (never a view or one of their arguments): a write
-#: into their result may be done in place.
-_FRESH = {
-    *("zeros", "ones", "eye", "arange", "zeros_like", "grad_zeros", "copy", "setindex", "index_add", "unreduce"),
-    *("add", "sub", "mul", "truediv", "neg", "power", "square", "sqrt", "exp", "log", "tanh", "sin", "cos"),
-    *("abs", "maximum", "minimum", "where", "clip", "matmul", "dot", "outer", "concatenate", "stack"),
-    *("hstack", "vstack", "tile", "repeat", "cumsum", "flatten"),
-}
 
 
 @dataclass
@@ -131,7 +118,7 @@ def _float_safe(eqn: Eqn) -> bool:
     if eqn.prim == "power":
         p = eqn.args[1]
         return isinstance(p, Lit) and type(p.value) is int and 0 <= p.value <= 4
-    return eqn.prim not in ("floordiv", "mod", "remainder")
+    return True
 
 
 def _one_int(index: tuple) -> bool:
@@ -463,7 +450,8 @@ class _FunctionEmitter:
         """``eqn``'s result is a new array that nothing else refers to."""
         if eqn.prim == "asarray":  # np.asarray of a constant list
             return isinstance(eqn.args[0], Lit)
-        return eqn.prim in _FRESH and not (eqn.prim in _PYTHON_ARITHMETIC and not any(map(self.is_array, eqn.args)))
+        record = primitive(eqn.prim)
+        return record.fresh and not (record.python_arithmetic and not any(map(self.is_array, eqn.args)))
 
     # ------------------------------------------------------------------ expressions
     def atom(self, a: Atom) -> ast.expr:
@@ -498,19 +486,19 @@ class _FunctionEmitter:
             known = a.id in self.tape.facts.array_inputs
         elif d.regions:
             known = False
-        elif d.prim in _PYTHON_ARITHMETIC or d.prim in _COMPARE:  # comparisons too
+        elif primitive(d.prim).python_arithmetic or primitive(d.prim).boolean:  # comparisons too
             known = any(self.has_methods(b) for b in d.args)  # NumPy operands give NumPy results
         elif d.prim == "unbroadcast":  # g itself, or an array made from it
             known = self.has_methods(d.args[0])
         elif d.prim == "getindex":
             unpacked = self.element_read(d) and d.args[0].id in self.unpacked
             known = not unpacked and self.has_methods(d.args[0])
-        elif d.prim in _NUMPY_RESULTS:
+        elif primitive(d.prim).numpy_value:
             known = True
         else:  # np.X(...) by the rule's source name; not np.shape/np.size/np.ndim (Python values)
             names = [n for n in self.table.rules[d.prim].names if not n.startswith(NOT_CALLED)]
             called = helper_for(d.prim) is None and names and names[0].startswith("numpy.")
-            known = bool(called) and d.prim not in _PYTHON_VALUES
+            known = bool(called) and not primitive(d.prim).python_value
         self.methods[a.id] = known
         return known
 
@@ -525,7 +513,7 @@ class _FunctionEmitter:
         d = self.defs.get(a.id)
         if d is None:
             return a.id in self.tape.facts.array_inputs
-        return d.prim not in _PYTHON_ARITHMETIC
+        return not primitive(d.prim).python_arithmetic
 
     # ------------------------------------------------------------------ statements
     def emit(self) -> tuple[str, set[str], set[str]]:

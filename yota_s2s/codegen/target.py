@@ -28,37 +28,13 @@ from dataclasses import dataclass, field
 from ..dsl.rule import Rule
 from ..errors import InternalError, at_span
 from ..ir.core import Dyn, Eqn, Section, Slice
+from ..ir.primitives import primitive
 from .cupy_api import CupyApi
 from .cupy_api import load as load_cupy_api
 from .helpers import _runtime_functions, helper_closure, helper_for, helper_source
 
-_BIN = {
-    "add": ast.Add,
-    "sub": ast.Sub,
-    "mul": ast.Mult,
-    "truediv": ast.Div,
-    "power": ast.Pow,
-    "matmul": ast.MatMult,
-}
-
-_COMPARE = {
-    "less": ast.Lt,
-    "less_equal": ast.LtE,
-    "greater": ast.Gt,
-    "greater_equal": ast.GtE,
-    "equal": ast.Eq,
-    "not_equal": ast.NotEq,
-}
-
-
 #: Source names a primitive is never written as: ``by_source_name`` calls the first other one.
 NOT_CALLED = ("ndarray.", "operator.", "builtins.", "math.")
-#: Reductions written as the method of a value known to be a NumPy value (``z.sum(axis=1)``):
-#: the same computation without the Python wrapper of ``np.sum`` (about 1 µs a call).
-_METHODS = frozenset({"sum", "mean", "max", "min", "prod"})
-#: Shape queries written as the attribute of a value known to be a NumPy value (``z.size``):
-#: ``np.size(z)`` is a Python function that dispatches before it reads the same attribute.
-_ATTRIBUTES = frozenset({"size", "shape", "ndim"})
 
 
 def constant(value: object) -> ast.expr:
@@ -157,10 +133,11 @@ class Backend:
         self, eqn: Eqn, args: list[ast.expr], rule: Rule, arrays: Sequence[bool], imports: set[str] | None
     ) -> ast.expr:
         prim, params = eqn.prim, eqn.params
-        if prim in _BIN:
-            return ast.BinOp(args[0], _BIN[prim](), args[1])
-        if prim == "neg":
-            return ast.UnaryOp(ast.USub(), args[0])
+        record = primitive(prim)
+        if record.operator is not None and issubclass(record.operator, ast.operator):
+            return ast.BinOp(args[0], record.operator(), args[1])
+        if record.operator is not None and issubclass(record.operator, ast.unaryop):
+            return ast.UnaryOp(record.operator(), args[0])
         if prim == "getindex":
             return ast.Subscript(args[0], index_expr(params["index"], args[1:]), ast.Load())
         if prim == "transpose":
@@ -169,8 +146,8 @@ class Backend:
             if arrays and arrays[0]:
                 return ast.Attribute(args[0], "T", ast.Load())
             return self.call("transpose", args)
-        if prim in _COMPARE:
-            return ast.Compare(args[0], [_COMPARE[prim]()], [args[1]])
+        if record.operator is not None and issubclass(record.operator, ast.cmpop):
+            return ast.Compare(args[0], [record.operator()], [args[1]])
         if prim == "keep_axes":
             if params["axis"] is None or params["keepdims"]:
                 return args[0]
@@ -190,12 +167,11 @@ class Backend:
         if rule.variadic:  # np.concatenate([a, b], ...): the variadic operands as one list
             n = len(rule.operands)
             args = [*args[:n], ast.List(list(args[n:]), ast.Load())]
-        method = next((n[len("ndarray.") :] for n in rule.names if n.startswith("ndarray.")), None)
-        if method in _ATTRIBUTES and arrays and arrays[0] and len(args) == 1 and not keywords:
-            return ast.Attribute(args[0], method, ast.Load())  # z.size: 0.02 µs, np.size(z) 0.15
-        if method in _METHODS and arrays and arrays[0]:  # z.sum(axis=1): np.sum's wrapper costs 1 µs
+        if record.attribute and arrays and arrays[0] and len(args) == 1 and not keywords:
+            return ast.Attribute(args[0], record.attribute, ast.Load())  # z.size: 0.02 µs, np.size(z) 0.15
+        if record.method and arrays and arrays[0]:  # z.sum(axis=1): np.sum's wrapper costs 1 µs
             kws = [ast.keyword(k, constant(v)) for k, v in keywords.items()]
-            return ast.Call(ast.Attribute(args[0], method, ast.Load()), list(args[1:]), kws)
+            return ast.Call(ast.Attribute(args[0], record.method, ast.Load()), list(args[1:]), kws)
         helper = helper_for(prim)
         if helper is not None:  # statics by keyword: _diag_dv(g, v, k=0)
             kws = [ast.keyword(k, constant(v)) for k, v in params.items()]

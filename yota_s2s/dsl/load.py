@@ -14,7 +14,8 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import UserError, UserErrors, located
-from .rule import BINOPS, RESERVED, SHAPE_KINDS, STATIC_HELPERS, BindError, Rule, RuleTable, bind
+from ..ir.primitives import BINOPS
+from .rule import RESERVED, SHAPE_KINDS, STATIC_HELPERS, BindError, Rule, RuleTable, bind
 
 
 def library_paths() -> list[Path]:

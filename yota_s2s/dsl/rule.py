@@ -34,17 +34,6 @@ from dataclasses import dataclass, field
 RESERVED = ("out", "dout")
 SHAPE_KINDS = ("elementwise", "scalar", "reduce", "opaque")
 
-#: Operators in formulas and in user code, and the primitive each one means.
-BINOPS: dict[type, str] = {
-    ast.Add: "add",
-    ast.Sub: "sub",
-    ast.Mult: "mul",
-    ast.Div: "truediv",
-    ast.Pow: "power",
-    ast.MatMult: "matmul",
-}
-UNARYOPS: dict[type, str] = {ast.USub: "neg"}
-
 
 def _invperm(axes: object) -> object:
     if axes is None:

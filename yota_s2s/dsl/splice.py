@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from ..ir.core import Atom, Lit, Var
-from .rule import BINOPS, STATIC_HELPERS, Rule, RuleTable, bind
+from ..ir.primitives import BINOPS
+from .rule import STATIC_HELPERS, Rule, RuleTable, bind
 
 
 class Builder(Protocol):

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..errors import UserError, UserErrors, located
+from ..ir.primitives import BINOPS, CMPOPS
 
 #: Calls that are I/O, refused wherever they appear (YS038).
 _IO_CALLS = {"print", "open", "input", "breakpoint"}
@@ -353,7 +354,7 @@ class _Checker(ast.NodeVisitor):
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         self._target(node.target)
         self.visit(node.value)
-        if type(node.op) not in _BINOPS_OK:
+        if type(node.op) not in BINOPS:
             self.error("YS020", f"the operator {_opname(node.op)}= is not supported", node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
@@ -471,7 +472,7 @@ class _Checker(ast.NodeVisitor):
     def visit_Compare(self, node: ast.Compare) -> None:
         if len(node.ops) != 1:
             self.error("YS020", "chained comparisons (a < b < c) are not supported; combine two", node)
-        elif not isinstance(node.ops[0], _COMPARE_OK):
+        elif type(node.ops[0]) not in CMPOPS:
             self.error("YS020", f"the comparison {type(node.ops[0]).__name__} is not supported", node)
         self.generic_visit(node)
 
@@ -494,7 +495,7 @@ class _Checker(ast.NodeVisitor):
 
     # -- expressions
     def visit_BinOp(self, node: ast.BinOp) -> None:
-        if type(node.op) not in _BINOPS_OK:
+        if type(node.op) not in BINOPS:
             self.error("YS020", f"the operator {_opname(node.op)} is not supported", node)
         self.generic_visit(node)
 
@@ -519,8 +520,6 @@ class _Checker(ast.NodeVisitor):
 
 _DISPATCH: dict[type, object] = {}  # node class -> _Checker.visit_<class> or None (generic_visit)
 _UNSEEN = object()
-_COMPARE_OK = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
-_BINOPS_OK = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.MatMult)
 _OPNAMES = {
     ast.FloorDiv: "//",
     ast.Mod: "%",

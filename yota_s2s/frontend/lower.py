@@ -21,14 +21,13 @@ from __future__ import annotations
 import ast
 import builtins
 import math
-import operator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..dsl.rule import BINOPS, BindError, RuleTable, bind
+from ..dsl.rule import BindError, RuleTable, bind
 from ..errors import UserError, located, position
 from ..ir.core import Atom, Dyn, Input, Lit, Slice, Span, Tape, Var
-from ..ir.primitives import fold_constant
+from ..ir.primitives import BINOPS, CMPOPS, fold_constant, primitive
 from .control import ControlLowering
 from .fence import Module, check_functions, lambda_function, parse_module
 
@@ -49,36 +48,6 @@ MODULE_CONSTANTS = {
 }
 #: Library submodules reached through an attribute (np.linalg.norm).
 _SUBMODULES = {"numpy.linalg", "numpy.random", "numpy.fft"}
-#: Methods that take a shape as separate arguments: x.reshape(3, 4).
-_PACKED_METHODS = {"ndarray.reshape", "ndarray.transpose"}
-_COMPARE_NAMES = {
-    ast.Lt: "operator.lt",
-    ast.LtE: "operator.le",
-    ast.Gt: "operator.gt",
-    ast.GtE: "operator.ge",
-    ast.Eq: "operator.eq",
-    ast.NotEq: "operator.ne",
-}
-#: Primitives whose NumPy result may be a view of their argument.
-_VIEW_PRIMS = {
-    "getindex",
-    "reshape",
-    "ravel",
-    "transpose",
-    "swapaxes",
-    "moveaxis",
-    "expand_dims",
-    "squeeze",
-    "atleast_1d",
-    "atleast_2d",
-    "flip",
-    "fliplr",
-    "flipud",
-    "diag",
-    "diagonal",
-    "broadcast_to",
-}
-_AUG_SYMBOL = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.MatMult: "@"}
 #: Hint depth of names derived from indexing (x3 for x[3]): any assignment overrides them.
 _DERIVED_HINT = 10_000
 
@@ -255,13 +224,13 @@ class Lowerer(ControlLowering):
             return  # numbers are immutable: += makes a new one; x[i] += v is a write (see assign_item)
         name = stmt.target.id
         shared = [n for e in self.envs for n, v in e.items() if v is current and not (e is env and n == name)]
-        view = self.defining_prim(current) in _VIEW_PRIMS or isinstance(current, _Indexed)
+        view = primitive(self.defining_prim(current) or "").view or isinstance(current, _Indexed)
         if shared or view:
             why = f"'{shared[0]}' refers to the same array" if shared else "it may be a view into another array"
+            symbol = primitive(BINOPS[type(stmt.op)]).symbol
             raise self.error(
                 "YS017",
-                f"'{name} {_AUG_SYMBOL[type(stmt.op)]}= ...' would update {name} in place and {why}; "
-                f"write '{name} = {name} {_AUG_SYMBOL[type(stmt.op)]} ...'",
+                f"'{name} {symbol}= ...' would update {name} in place and {why}; write '{name} = {name} {symbol} ...'",
                 stmt,
             )
 
@@ -318,7 +287,7 @@ class Lowerer(ControlLowering):
             env[name] = tuple(items)
             return
         shared = [n for e in self.envs for n, v in e.items() if v is base and not (e is env and n == name)]
-        view = self.defining_prim(base) in _VIEW_PRIMS or isinstance(base, _Indexed)
+        view = primitive(self.defining_prim(base) or "").view or isinstance(base, _Indexed)
         if shared or view:
             why = f"'{shared[0]}' refers to the same array" if shared else "it may be a view into another array"
             raise self.error(
@@ -535,10 +504,12 @@ class Lowerer(ControlLowering):
     def expr_Compare(self, node: ast.Compare, env: dict) -> object:
         left = self.expr(node.left, env)
         right = self.expr(node.comparators[0], env)
-        if isinstance(left, Lit) and isinstance(right, Lit) and {type(left.value), type(right.value)} <= {int, float}:
-            compare = getattr(operator, _COMPARE_NAMES[type(node.ops[0])].split(".")[1])
-            return Lit(compare(left.value, right.value))  # i != 3 on a comprehension's index
-        return self.call_primitive(_COMPARE_NAMES[type(node.ops[0])], [left, right], {}, node)
+        prim = CMPOPS[type(node.ops[0])]
+        if isinstance(left, Lit) and isinstance(right, Lit):
+            ok, value = fold_constant(prim, [left.value, right.value])  # i != 3 on a comprehension's index
+            if ok:
+                return Lit(value)
+        return self.binop(prim, left, right, node)
 
     def expr_BinOp(self, node: ast.BinOp, env: dict) -> object:
         left = self.expr(node.left, env)
@@ -731,7 +702,7 @@ class Lowerer(ControlLowering):
             if isinstance(receiver, Var):
                 self.array_receivers.add(receiver.id)
             args = [receiver, *args]
-            if callee.name in _PACKED_METHODS and len(args) > 2:
+            if primitive(self.table.names.get(callee.name, "")).packed_method and len(args) > 2:
                 args = [args[0], tuple(args[1:])]
         return self.call_primitive(callee.name, args, kwargs, node)
 

@@ -1,33 +1,358 @@
-"""Facts about primitives that the stages share.
+"""One record per primitive: every fact a stage needs about a primitive besides its rule.
 
-``fold_constant`` evaluates an arithmetic primitive or a comparison on Python numbers when
-generating (constant folding in lowering, differentiation and optimization).
+A rule (``rules/*.py``) says what a primitive computes and how to differentiate it; the record
+here says how the other stages treat it: how it is written in Python (an operator, a method,
+an attribute, the ufunc that can write it into an array), what its results are (a Python
+number for Python numbers, always a NumPy value, maybe a view, a new array, a boolean, an
+inexact dtype), and which of its operands it reads only for their shape.  Adding a primitive
+means a rule and a record here, nothing else; ``tests/test_architecture.py`` checks that the
+records and the shipped rules name the same primitives.
+
+A primitive from a user's ``--rules`` file has no record: ``primitive(name)`` gives it the
+default one (nothing assumed).
+
+    >>> primitive("add").commutative, primitive("add").ufunc, primitive("exp").same_inexact
+    (True, 'add', True)
+    >>> BINOPS[ast.Mult], CMPOPS[ast.Lt]
+    ('mul', 'less')
+    >>> fold_constant("mul", [2, 3.5])
+    (True, 7.0)
 """
 
 from __future__ import annotations
 
+import ast
 import math
 import operator
+from collections.abc import Callable
+from dataclasses import dataclass
 
-_FOLD = {
-    "add": operator.add,
-    "sub": operator.sub,
-    "mul": operator.mul,
-    "truediv": operator.truediv,
-    "power": operator.pow,
-    "neg": operator.neg,
-    "less": operator.lt,
-    "less_equal": operator.le,
-    "greater": operator.gt,
-    "greater_equal": operator.ge,
-    "equal": operator.eq,
-    "not_equal": operator.ne,
+
+@dataclass(frozen=True)
+class Primitive:
+    """The facts about one primitive (the defaults assume nothing)."""
+
+    #: The Python operator that writes it (``ast.Add``, ``ast.USub``, ``ast.Lt``), and its text.
+    operator: type[ast.AST] | None = None
+    symbol: str = ""
+    #: Evaluates it on Python numbers when generating (constant folding).
+    fold: Callable[..., object] | None = None
+    #: ``f(a, b) == f(b, a)``: CSE numbers its operands in a canonical order.
+    commutative: bool = False
+    #: On Python numbers it gives a Python number (``float * float``), like NumPy's result.
+    python_arithmetic: bool = False
+    #: Its result is boolean (a comparison): multiplying by 1.0 would make it a float.
+    boolean: bool = False
+    #: NumPy's function returns a Python value (an int, a tuple of ints): ``np.size``, ``np.shape``.
+    python_value: bool = False
+    #: Its result is always a NumPy value (an array, or a NumPy scalar), never a Python number.
+    numpy_value: bool = False
+    #: NumPy's result may be a view of its first operand (a write into it changes the operand).
+    view: bool = False
+    #: Its result is a new array that nothing else refers to (a write into it may be in place).
+    fresh: bool = False
+    #: Written as the method ``x.NAME(...)`` (or the attribute ``x.NAME``) of a value known to be
+    #: a NumPy value: the same computation without the Python wrapper of ``np.NAME``.
+    method: str | None = None
+    attribute: str | None = None
+    #: The method takes a shape as separate arguments: ``x.reshape(3, 4)``.
+    packed_method: bool = False
+    #: The NumPy ufunc that computes it, so that it can be written into an array (``out=``).
+    #: (``x ** 2`` is ``np.square``; other powers are left to ``**``.)
+    ufunc: str | None = None
+    #: An elementwise function whose result has the shape and dtype of an inexact operand
+    #: (``np.exp`` of a float array): read only for those, it is its operand.
+    same_inexact: bool = False
+    #: Its result is inexact (float or complex) whatever its operands (``np.exp``, ``/``).
+    makes_inexact: bool = False
+    #: Its result is inexact when an operand is (arithmetic promotes, reductions keep the dtype).
+    promotes_inexact: bool = False
+    #: The positions of the operands it reads only for their shape and dtype, never their values.
+    shape_operands: tuple[int, ...] = ()
+    #: The primitive that gives its result's shape and dtype without computing it (``like``).
+    stand_in: str | None = None
+    #: As cheap on a stand-in as on the array (a view): its array operand is read for its shape too.
+    stand_in_view: bool = False
+    #: A query of the shape alone (no dtype), answered by ``np.broadcast(x, y)`` of a broadcast.
+    size_query: bool = False
+    #: In the backward sweep, what flows into a gradient through these operands is a term of it.
+    gradient_terms: tuple[int, ...] = ()
+    #: The shape of its result may depend on the values of its operands (not only their shapes).
+    value_shaped: bool = False
+    #: The position of its first index operand (``x[i]``: the index operands follow the array).
+    index_from: int | None = None
+    #: Its result has the shape of its last operand, filled from the others (``_unreduce(g, x)``):
+    #: column by column when that operand is.
+    column_shaped: bool = False
+    #: Linear in sums: each tuple lists operand positions that may be sums over the columns
+    #: (the others independent of them) and keep the result such a sum (``a + b``, ``2 * a``).
+    linear: tuple[tuple[int, ...], ...] = ()
+
+
+_DEFAULT = Primitive()
+
+
+def primitive(name: str) -> Primitive:
+    """The record of primitive ``name`` (the default record for a primitive of a user's rules)."""
+    return PRIMITIVES.get(name, _DEFAULT)
+
+
+PRIMITIVES: dict[str, Primitive] = {
+    # -------------------- arithmetic: + - * / ** and unary minus (rules/arithmetic.py)
+    "add": Primitive(
+        operator=ast.Add,
+        symbol="+",
+        fold=operator.add,
+        commutative=True,
+        python_arithmetic=True,
+        fresh=True,
+        ufunc="add",
+        promotes_inexact=True,
+        stand_in="like",
+        gradient_terms=(0, 1),
+        linear=((0, 1),),
+    ),
+    "sub": Primitive(
+        operator=ast.Sub,
+        symbol="-",
+        fold=operator.sub,
+        python_arithmetic=True,
+        fresh=True,
+        ufunc="subtract",
+        promotes_inexact=True,
+        stand_in="like",
+        gradient_terms=(0, 1),
+        linear=((0, 1),),
+    ),
+    "mul": Primitive(
+        operator=ast.Mult,
+        symbol="*",
+        fold=operator.mul,
+        commutative=True,
+        python_arithmetic=True,
+        fresh=True,
+        ufunc="multiply",
+        promotes_inexact=True,
+        stand_in="like",
+        gradient_terms=(0, 1),
+        linear=((0,), (1,)),
+    ),
+    "truediv": Primitive(
+        operator=ast.Div,
+        symbol="/",
+        fold=operator.truediv,
+        python_arithmetic=True,
+        fresh=True,
+        ufunc="divide",
+        makes_inexact=True,
+        gradient_terms=(0,),
+        linear=((0,),),
+    ),
+    "neg": Primitive(
+        operator=ast.USub,
+        symbol="-",
+        fold=operator.neg,
+        python_arithmetic=True,
+        fresh=True,
+        ufunc="negative",
+        promotes_inexact=True,
+        gradient_terms=(0,),
+        linear=((0,),),
+    ),
+    "power": Primitive(operator=ast.Pow, symbol="**", fold=operator.pow, python_arithmetic=True, fresh=True),
+    # -------------------- comparisons (rules/compare.py)
+    "less": Primitive(operator=ast.Lt, symbol="<", fold=operator.lt, boolean=True),
+    "less_equal": Primitive(operator=ast.LtE, symbol="<=", fold=operator.le, boolean=True),
+    "greater": Primitive(operator=ast.Gt, symbol=">", fold=operator.gt, boolean=True),
+    "greater_equal": Primitive(operator=ast.GtE, symbol=">=", fold=operator.ge, boolean=True),
+    "equal": Primitive(operator=ast.Eq, symbol="==", fold=operator.eq, boolean=True),
+    "not_equal": Primitive(operator=ast.NotEq, symbol="!=", fold=operator.ne, boolean=True),
+    # -------------------- elementwise functions (rules/elementwise.py)
+    "exp": Primitive(fresh=True, ufunc="exp", same_inexact=True, makes_inexact=True),
+    "log": Primitive(fresh=True, ufunc="log", same_inexact=True, makes_inexact=True),
+    "sin": Primitive(fresh=True, ufunc="sin", same_inexact=True, makes_inexact=True),
+    "cos": Primitive(fresh=True, ufunc="cos", same_inexact=True, makes_inexact=True),
+    "tanh": Primitive(fresh=True, ufunc="tanh", same_inexact=True, makes_inexact=True),
+    "sqrt": Primitive(fresh=True, ufunc="sqrt", same_inexact=True, makes_inexact=True),
+    "abs": Primitive(fresh=True, ufunc="abs"),
+    "sign": Primitive(ufunc="sign"),
+    "exp2": Primitive(ufunc="exp2", same_inexact=True, makes_inexact=True),
+    "expm1": Primitive(ufunc="expm1", same_inexact=True, makes_inexact=True),
+    "log2": Primitive(ufunc="log2", same_inexact=True, makes_inexact=True),
+    "log10": Primitive(ufunc="log10", same_inexact=True, makes_inexact=True),
+    "log1p": Primitive(ufunc="log1p", same_inexact=True, makes_inexact=True),
+    "logaddexp": Primitive(ufunc="logaddexp"),
+    "logaddexp2": Primitive(ufunc="logaddexp2"),
+    "cbrt": Primitive(ufunc="cbrt", same_inexact=True, makes_inexact=True),
+    "square": Primitive(fresh=True, ufunc="square"),
+    "reciprocal": Primitive(ufunc="reciprocal"),
+    "float_power": Primitive(ufunc="float_power"),
+    "hypot": Primitive(ufunc="hypot"),
+    "tan": Primitive(ufunc="tan", same_inexact=True, makes_inexact=True),
+    "arcsin": Primitive(ufunc="arcsin", same_inexact=True, makes_inexact=True),
+    "arccos": Primitive(ufunc="arccos", same_inexact=True, makes_inexact=True),
+    "arctan": Primitive(ufunc="arctan", same_inexact=True, makes_inexact=True),
+    "arctan2": Primitive(ufunc="arctan2"),
+    "sinh": Primitive(ufunc="sinh", same_inexact=True, makes_inexact=True),
+    "cosh": Primitive(ufunc="cosh", same_inexact=True, makes_inexact=True),
+    "arcsinh": Primitive(ufunc="arcsinh", same_inexact=True, makes_inexact=True),
+    "arccosh": Primitive(ufunc="arccosh", same_inexact=True, makes_inexact=True),
+    "arctanh": Primitive(ufunc="arctanh", same_inexact=True, makes_inexact=True),
+    "maximum": Primitive(fresh=True, ufunc="maximum"),
+    "minimum": Primitive(fresh=True, ufunc="minimum"),
+    "fmax": Primitive(ufunc="fmax"),
+    "fmin": Primitive(ufunc="fmin"),
+    "clip": Primitive(fresh=True),
+    "where": Primitive(fresh=True),
+    "floor": Primitive(ufunc="floor"),
+    "ceil": Primitive(ufunc="ceil"),
+    "round": Primitive(),
+    "real": Primitive(),
+    "imag": Primitive(),
+    "conj": Primitive(),
+    # -------------------- helpers that rules produce (rules/helpers.py)
+    "unbroadcast": Primitive(shape_operands=(1,), gradient_terms=(0,), column_shaped=True),
+    "broadcast_to": Primitive(view=True),
+    "unreduce": Primitive(numpy_value=True, fresh=True, shape_operands=(1,), gradient_terms=(0,), column_shaped=True),
+    "index_add": Primitive(numpy_value=True, fresh=True, gradient_terms=(0, 1), index_from=2),
+    "zeros_like": Primitive(fresh=True, shape_operands=(0,), column_shaped=True),
+    "grad_zeros": Primitive(fresh=True, shape_operands=(0,), column_shaped=True),
+    "matmul_dx": Primitive(shape_operands=(1,)),
+    "matmul_dy": Primitive(shape_operands=(2,)),
+    "xtx_dx": Primitive(numpy_value=True),
+    "xxt_dx": Primitive(),
+    "diag_dv": Primitive(numpy_value=True, shape_operands=(1,)),
+    "keep_axes": Primitive(),
+    "like": Primitive(numpy_value=True, promotes_inexact=True),
+    "broadcast": Primitive(numpy_value=True),
+    "like_matmul": Primitive(numpy_value=True, promotes_inexact=True),
+    # -------------------- linear algebra (rules/linalg.py)
+    "matmul": Primitive(
+        operator=ast.MatMult,
+        symbol="@",
+        numpy_value=True,
+        fresh=True,
+        ufunc="matmul",
+        promotes_inexact=True,
+        stand_in="like_matmul",
+    ),
+    "dot": Primitive(fresh=True),
+    "transpose": Primitive(numpy_value=True, view=True, packed_method=True, stand_in_view=True),
+    "diag": Primitive(numpy_value=True, view=True, stand_in_view=True),
+    "vdot": Primitive(),
+    "inner": Primitive(),
+    "outer": Primitive(fresh=True),
+    "tensordot": Primitive(),
+    "einsum": Primitive(numpy_value=True),
+    "trace": Primitive(),
+    "diagonal": Primitive(view=True),
+    "inv": Primitive(),
+    "det": Primitive(),
+    "slogdet_sign": Primitive(),
+    "slogdet_logabsdet": Primitive(),
+    "solve": Primitive(),
+    "cholesky": Primitive(),
+    "mT": Primitive(),
+    "tensordot_dx": Primitive(),
+    "tensordot_dy": Primitive(),
+    "inner_dx": Primitive(),
+    "inner_dy": Primitive(),
+    "einsum_dx": Primitive(),
+    "diagonal_dx": Primitive(),
+    "trace_dx": Primitive(),
+    "logdet_dx": Primitive(),
+    "solve_adjoint": Primitive(),
+    "solve_da": Primitive(),
+    "cholesky_dx": Primitive(),
+    # -------------------- random numbers (rules/random.py)
+    "standard_normal": Primitive(),
+    "normal": Primitive(),
+    "uniform": Primitive(),
+    "random": Primitive(),
+    # -------------------- reductions (rules/reductions.py)
+    "sum": Primitive(method="sum", promotes_inexact=True, gradient_terms=(0,)),
+    "mean": Primitive(method="mean", promotes_inexact=True),
+    "max": Primitive(method="max", promotes_inexact=True),
+    "min": Primitive(method="min", promotes_inexact=True),
+    "prod": Primitive(method="prod"),
+    "var": Primitive(),
+    "std": Primitive(),
+    "cumsum": Primitive(fresh=True),
+    "logsumexp": Primitive(),
+    "softmax": Primitive(),
+    "log_softmax": Primitive(),
+    "norm": Primitive(),
+    "prod_dx": Primitive(),
+    "cumsum_dx": Primitive(),
+    "norm_dx": Primitive(),
+    # -------------------- indexing, reshaping and shape queries (rules/shape.py)
+    "getindex": Primitive(view=True, stand_in_view=True, index_from=1),
+    "asarray": Primitive(),
+    "reshape": Primitive(view=True, packed_method=True, stand_in_view=True),
+    "shape": Primitive(python_value=True, attribute="shape", shape_operands=(0,), size_query=True),
+    "size": Primitive(python_value=True, attribute="size", shape_operands=(0,), size_query=True),
+    "len": Primitive(python_value=True, shape_operands=(0,)),
+    "ndim": Primitive(python_value=True, attribute="ndim", shape_operands=(0,), size_query=True),
+    "arange": Primitive(fresh=True),
+    "zeros": Primitive(fresh=True),
+    "ones": Primitive(fresh=True),
+    "eye": Primitive(fresh=True),
+    "ravel": Primitive(view=True),
+    "flatten": Primitive(fresh=True),
+    "swapaxes": Primitive(view=True),
+    "moveaxis": Primitive(view=True),
+    "expand_dims": Primitive(view=True),
+    "squeeze": Primitive(view=True),
+    "atleast_1d": Primitive(view=True),
+    "atleast_2d": Primitive(view=True),
+    "flip": Primitive(view=True),
+    "fliplr": Primitive(view=True),
+    "flipud": Primitive(view=True),
+    "tile": Primitive(fresh=True),
+    "tile_dx": Primitive(),
+    "repeat": Primitive(fresh=True),
+    "repeat_dx": Primitive(),
+    "concatenate": Primitive(fresh=True),
+    "concat_part": Primitive(),
+    "stack": Primitive(fresh=True),
+    "hstack": Primitive(fresh=True),
+    "hstack_part": Primitive(),
+    "vstack": Primitive(fresh=True),
+    "vstack_part": Primitive(),
+    "take": Primitive(),
+    "untake": Primitive(),
+    "argmax": Primitive(),
+    "argmin": Primitive(),
+    "argsort": Primitive(),
+    "flatnonzero": Primitive(value_shaped=True),
+    "argwhere": Primitive(value_shaped=True),
+    "setindex": Primitive(numpy_value=True, fresh=True, index_from=2),
+    "copy": Primitive(fresh=True),
+    # -------------------- special functions (rules/special.py)
+    "expit": Primitive(),
+    "logit": Primitive(),
+    "erf": Primitive(),
+    "erfc": Primitive(),
+    "gammaln": Primitive(),
+    "digamma": Primitive(),
+    "polygamma": Primitive(),
+    "xlogy": Primitive(),
 }
+
+
+def _operators(kind: type[ast.AST]) -> dict[type[ast.AST], str]:
+    return {p.operator: n for n, p in PRIMITIVES.items() if p.operator is not None and issubclass(p.operator, kind)}
+
+
+#: The primitive each Python operator means, in formulas and in user code (``ast.Add`` -> ``add``).
+BINOPS: dict[type[ast.AST], str] = _operators(ast.operator)
+UNARYOPS: dict[type[ast.AST], str] = _operators(ast.unaryop)
+CMPOPS: dict[type[ast.AST], str] = _operators(ast.cmpop)
 
 
 def fold_constant(prim: str, values: list[object]) -> tuple[bool, object]:
     """Fold an arithmetic primitive on Python numbers; (False, None) when it must not be folded."""
-    fn = _FOLD.get(prim)
+    fn = primitive(prim).fold
     if fn is None or not all(type(v) in (int, float) for v in values):
         return False, None
     try:

@@ -23,6 +23,8 @@ from .core import Atom, Eqn, Input, Tape, Var
 #: The primitives that own regions, with their leading (non-carried, non-free) argument counts.
 LEADING = {"for": 3, "while": 0, "if": 1, "for_back": 4, "while_back": 1, "if_back": 2}
 CONTROL = frozenset(LEADING)
+#: Those whose results' shapes may depend on the values: a branch taken, a loop's trip count.
+VALUE_SHAPED = frozenset({"if", "if_back", "while", "while_back"})
 
 
 def is_control(prim: str) -> bool:

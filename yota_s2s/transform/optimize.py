@@ -35,13 +35,10 @@ from __future__ import annotations
 
 from ..dsl.rule import RuleTable
 from ..ir.core import Atom, Eqn, Input, Lit, Section, Slice, Tape, Var, uses
-from ..ir.primitives import fold_constant
+from ..ir.primitives import fold_constant, primitive
 from ..ir.regions import LEADING, first_carried
 from ..ir.shapes import NUMBER, SCALAR, ShapeClasses, shape_classes
 
-_COMMUTATIVE = {"add", "mul"}
-#: Primitives with a boolean result: multiplying one by 1.0 makes it a float.
-_BOOLEAN = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equal"}
 _MAX_ROUNDS = 50
 
 
@@ -167,29 +164,6 @@ def _size_of_live_values(tape: Tape, table: RuleTable) -> Tape:
     return new
 
 
-#: The operands that primitives read only for their shape and dtype, never their values.
-_SHAPE_OPERANDS = {
-    **dict.fromkeys(("size", "shape", "ndim", "len", "zeros_like", "grad_zeros"), (0,)),
-    **dict.fromkeys(("unreduce", "unbroadcast", "diag_dv", "matmul_dx"), (1,)),
-    "matmul_dy": (2,),
-}
-#: A value only read for its shape is made by the stand-in of its primitive, which gives its
-#: shape and dtype without computing it (the result dtype of these is their operands').
-_STAND_IN = {"add": "like", "sub": "like", "mul": "like", "matmul": "like_matmul"}
-#: Views: as cheap on a stand-in as on the array, so their array operand is read for its shape too.
-_VIEWS = ("getindex", "transpose", "diag", "reshape")
-#: Queries of a shape alone (no dtype): a broadcast's is read from ``np.broadcast(x, y)``.
-_SIZE_QUERIES = ("size", "shape", "ndim")
-#: Elementwise functions whose result has the shape and dtype of an inexact (float or complex)
-#: operand: read only for those, ``np.log(s)`` is ``s``.
-_SAME_INEXACT = frozenset(
-    ("exp", "log", "sin", "cos", "tan", "tanh", "sqrt", "exp2", "expm1", "log2", "log10", "log1p", "cbrt")
-    + ("arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh")
-)
-#: Primitives whose result is inexact when an operand is (arithmetic promotes, reductions keep).
-_PROMOTING = frozenset(("add", "sub", "mul", "neg", "matmul", "sum", "max", "min", "mean", "like", "like_matmul"))
-
-
 def stand_ins(tape: Tape, table: RuleTable, sizes: bool = True) -> Tape:
     """Values the gradients read only for their shape and dtype are not computed.
 
@@ -213,24 +187,25 @@ def stand_ins(tape: Tape, table: RuleTable, sizes: bool = True) -> Tape:
     aliases: dict[int, Atom] = {}  # id -> the operand that stands in for it (np.log(s) -> s)
     for eqn in reversed(tape.eqns):
         out = eqn.outs[0] if len(eqn.outs) == 1 else None
-        if out is not None and reads.get(out.id) and (eqn.prim in _STAND_IN or eqn.prim in _VIEWS):
+        record = primitive(eqn.prim)
+        if out is not None and reads.get(out.id) and (record.stand_in or record.stand_in_view):
             shape_only.add(out.id)
-            if sizes and sized.get(out.id) and _STAND_IN.get(eqn.prim) == "like":
+            if sizes and sized.get(out.id) and record.stand_in == "like":
                 size_only.add(out.id)
-        if out is not None and reads.get(out.id) and eqn.prim in _SAME_INEXACT and _key(eqn.args[0]) in inexact:
+        if out is not None and reads.get(out.id) and record.same_inexact and _key(eqn.args[0]) in inexact:
             aliases[out.id] = eqn.args[0]  # its operand is read as it would have been
             positions, size_use = (0,), sized.get(out.id, True)
         else:
             if out is not None and out.id in shape_only:
-                positions = range(len(eqn.args)) if eqn.prim in _STAND_IN else (0,)
+                positions = range(len(eqn.args)) if record.stand_in else (0,)
             else:
-                positions = () if eqn.regions else _SHAPE_OPERANDS.get(eqn.prim, ())
-            size_use = out is not None and out.id in size_only or eqn.prim in _SIZE_QUERIES
+                positions = () if eqn.regions else record.shape_operands
+            size_use = out is not None and out.id in size_only or record.size_query
         for n, a in enumerate(eqn.args):
             if isinstance(a, Var):
                 reads[a.id] = reads.get(a.id, True) and n in positions
                 sized[a.id] = sized.get(a.id, True) and size_use
-    replaced = {id(e) for e in tape.eqns if e.prim in _STAND_IN and e.outs[0].id in shape_only}
+    replaced = {id(e) for e in tape.eqns if primitive(e.prim).stand_in and e.outs[0].id in shape_only}
     if not replaced and not aliases:
         return tape
 
@@ -255,7 +230,7 @@ def stand_ins(tape: Tape, table: RuleTable, sizes: bool = True) -> Tape:
             broadcasts[_key(eqn.outs[0])] = args
             eqn = Eqn("broadcast", args, {}, list(eqn.outs), eqn.span, (), eqn.section)
         elif stand_in:
-            eqn = Eqn(_STAND_IN[eqn.prim], list(eqn.args), {}, list(eqn.outs), eqn.span, (), eqn.section)
+            eqn = Eqn(primitive(eqn.prim).stand_in, list(eqn.args), {}, list(eqn.outs), eqn.span, (), eqn.section)
         new.eqns.append(eqn)
     return dce(new, table) if broadcasts else new
 
@@ -369,7 +344,7 @@ def common_factors(tape: Tape, table: RuleTable) -> Tape:
 
     def boolean(a: Atom) -> bool:
         d = defs.get(a.id) if isinstance(a, Var) else None
-        return (isinstance(a, Lit) and type(a.value) is bool) or (d is not None and d.prim in _BOOLEAN)
+        return (isinstance(a, Lit) and type(a.value) is bool) or (d is not None and primitive(d.prim).boolean)
 
     def put(prim: str, args: list[Atom], span, out: Var | None = None, factor: bool = False) -> Atom:
         """A new equation (``out`` its result if given), folded when its operands are constants;
@@ -487,14 +462,6 @@ def _negative(a: Atom) -> bool:
     return isinstance(a, Lit) and type(a.value) in (int, float) and a.value < 0
 
 
-#: Backward primitives whose value is made of terms of some operands (their positions): what
-#: flows into a gradient through them is a gradient term too.
-_TERMS = {
-    **dict.fromkeys(("add", "sub", "mul", "index_add"), (0, 1)),
-    **dict.fromkeys(("neg", "truediv", "unbroadcast", "unreduce", "sum"), (0,)),
-}
-
-
 def float_literals(tape: Tape) -> Tape:
     """In the backward sweep, an integer constant of ``+``, ``-``, ``*`` or ``/`` whose value goes
     only into gradients is written as a float: ``_t9 * x7 * 3.0``.
@@ -520,7 +487,9 @@ def float_literals(tape: Tape) -> Tape:
         if eqn.section != Section.BACKWARD or eqn.regions or len(eqn.outs) != 1 or eqn.out is value:
             continue
         read = readers.get(eqn.out.id, [])
-        if (read or eqn.out.id in grads) and all(r.out.id in terms and i in _TERMS.get(r.prim, ()) for r, i in read):
+        if (read or eqn.out.id in grads) and all(
+            r.out.id in terms and i in primitive(r.prim).gradient_terms for r, i in read
+        ):
             terms.add(eqn.out.id)
     new = tape.copy_header()
     new.outputs = list(tape.outputs)
@@ -547,8 +516,8 @@ def _inexact_values(tape: Tape) -> set[tuple]:
     for eqn in tape.eqns:
         if len(eqn.outs) != 1 or eqn.regions:
             continue
-        made = eqn.prim in _SAME_INEXACT or eqn.prim == "truediv"
-        if made or eqn.prim in _PROMOTING and any(_key(a) in found for a in eqn.args):
+        record = primitive(eqn.prim)
+        if record.makes_inexact or record.promotes_inexact and any(_key(a) in found for a in eqn.args):
             found.add(_key(eqn.outs[0]))
     return found
 
@@ -723,7 +692,7 @@ class _Rewriter:
         key = None
         if pure:
             arg_keys = [_key(a) for a in args]
-            if prim in _COMMUTATIVE:
+            if primitive(prim).commutative:
                 arg_keys.sort()
             key = (prim, tuple(arg_keys), tuple(sorted(params.items())) if params else ())
             hit = self.cse.get(key)
@@ -775,7 +744,7 @@ class _Rewriter:
         if type(a.value) is int:
             return True
         d = self.defs.get(other.id) if isinstance(other, Var) else None
-        return self._backward() and not isinstance(other, Lit) and (d is None or d.prim not in _BOOLEAN)
+        return self._backward() and not isinstance(other, Lit) and (d is None or not primitive(d.prim).boolean)
 
     def _lazy_scalar(self, prim: str, args: list[Atom]):
         """Keep a spread scalar (the gradient of ``sum``) unspread through elementwise steps.
