@@ -16,7 +16,7 @@ import scipy.special
 from yota_s2s.codegen.interp import evaluate
 from yota_s2s.dsl.load import load_rules
 from yota_s2s.errors import UserError, UserErrors
-from yota_s2s.ir.core import Tape
+from yota_s2s.ir.core import Param, Tape
 from yota_s2s.pipeline import generate
 from yota_s2s.runtime.linalg import _norm_dx
 from yota_s2s.transform.differentiate import differentiate
@@ -521,7 +521,7 @@ def _helper_tape(prim: str, g_shape: tuple, x_shape: tuple, params: dict) -> Tap
     """A tape ``sum(w * prim(g, x, **params))``, to differentiate with respect to ``g``."""
     tape = Tape("f")
     g, x, w = tape.add_input("g"), tape.add_input("x"), tape.add_input("w")
-    tape.params = [("g", None), ("x", None), ("w", None)]
+    tape.params = [Param("g"), Param("x"), Param("w")]
     y = tape.add_eqn(prim, [g, x], params)
     tape.outputs = [tape.add_eqn("sum", [tape.add_eqn("mul", [w, y])], {"axis": None, "keepdims": False})]
     return tape
@@ -558,7 +558,7 @@ def test_second_derivatives_are_refused_with_a_reason():
     table = load_rules()
     tape = Tape("f")
     g, x = tape.add_input("g"), tape.add_input("x")
-    tape.params = [("g", None), ("x", None)]
+    tape.params = [Param("g"), Param("x")]
     n = tape.add_eqn("sum", [x], {"axis": None, "keepdims": False})
     y = tape.add_eqn("norm_dx", [g, x, n], {"ord": None, "axis": None, "keepdims": False})
     tape.outputs = [tape.add_eqn("sum", [y], {"axis": None, "keepdims": False})]

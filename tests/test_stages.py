@@ -22,7 +22,7 @@ from yota_s2s.dsl.load import load_rules
 from yota_s2s.errors import UserError, UserErrors
 from yota_s2s.frontend.fence import fence
 from yota_s2s.frontend.lower import lower
-from yota_s2s.ir.core import Eqn, IRError, Lit, Slice, Span, Tape, Var, verify
+from yota_s2s.ir.core import Eqn, IRError, Lit, Param, Slice, Span, Tape, Var, verify
 from yota_s2s.ir.printer import format_tape
 from yota_s2s.ir.shapes import SCALAR, shape_classes
 from yota_s2s.pipeline import generate
@@ -57,7 +57,7 @@ def run_source(text: str, namespace: dict | None = None, filename: str = "genera
 
 def good_tape() -> Tape:
     t = Tape("f")
-    t.params = [("x", None)]
+    t.params = [Param("x")]
     x = t.add_input("x")
     e = t.add_eqn("exp", [x])
     t.outputs = [t.add_eqn("sum", [e], {"axis": None, "keepdims": False})]
@@ -122,7 +122,7 @@ def test_verify_rejects_an_argument_that_is_neither_var_nor_lit():
 
 def test_format_tape_prints_the_documented_grammar():
     t = Tape("f")
-    t.params = [("x", None), ("m", None)]
+    t.params = [Param("x"), Param("m")]
     x = t.add_input("x")
     w = t.add_input("m_W", ("m", "W"))
     line3 = Span("f.py", 3, 5, "h = np.sum(x, axis=1)[:, None]")
@@ -151,7 +151,7 @@ def test_format_tape_prints_the_documented_grammar():
 
 def test_format_tape_prints_slices_ellipsis_and_attribute_gradients():
     t = Tape("f")
-    t.params = [("x", None)]
+    t.params = [Param("x")]
     x = t.add_input("x")
     a = t.add_eqn("getindex", [x], {"index": (Ellipsis, Slice(1, None), Slice(None, None, -1), 0)})
     t.outputs = [a, a, a]
@@ -284,7 +284,7 @@ def unoptimized(source: str, name: str) -> tuple[Tape, Tape]:
     module = fence(source, "t.py", [name])
     primal = lower(module, name, TABLE)
     verify(primal)
-    grad = differentiate(primal, [p for p, _ in primal.params], TABLE)
+    grad = differentiate(primal, [p.name for p in primal.params], TABLE)
     verify(grad)
     return primal, grad
 

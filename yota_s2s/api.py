@@ -42,6 +42,7 @@ import numpy as np
 
 from .codegen.target import BACKENDS
 from .errors import UserError, UserErrors
+from .ir.core import NO_DEFAULT
 from .pipeline import STAGES, Generated, generate
 from .project import Entry
 
@@ -322,7 +323,7 @@ def _compile(f: Callable, wrt: tuple[str, ...] | None, args: Sequence[object] | 
     namespace: dict[str, object] = {"__name__": f"yota_s2s_generated_{name}"}
     exec(compile(generated.text, f"<grad of {source.path}::{name}>", "exec"), namespace)  # noqa: S102 - our output
     tape = generated.tapes["lower"][0]
-    params = [(p, default is not None) for p, default in tape.params]
+    params = [(p.name, p.default is not NO_DEFAULT) for p in tape.params]
     return _Compiled(namespace[f"grad_{name}"], name, params, [inp.path for inp in tape.inputs], source.guards)
 
 

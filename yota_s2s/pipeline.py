@@ -147,9 +147,9 @@ def _generate(source, path, funcs, wrt, target, rules, command, buffers=False, v
             rules_sha256=table.sha256,
             command=command or f"yota-s2s {path}",
         )
-        text = emit_module(grads, module, table, BACKENDS[target], header)
+        text = emit_module(grads, table, BACKENDS[target], header)
         if buffers:  # the plain module plus a buffered class per function
-            plain = emit_module(grads, module, table, BACKENDS[target], header, columns=False)
+            plain = emit_module(grads, table, BACKENDS[target], header, columns=False)
             text = buffered_module(text, plain, grads, BACKENDS[target])
         BACKENDS[target].check_module(text)  # every name of the target's module exists (a bug of ours if not)
         try:
@@ -172,7 +172,7 @@ def _differentiate_one(
     stages["lower"].append(tape)
     tape = _checked(optimize(tape, table, reduce_powers=False), "primal")
     stages["primal"].append(tape)
-    params = [p for p, _ in tape.params]
+    params = [p.name for p in tape.params]
     chosen = list(wrt) if wrt else params
     repeated = [w for w in chosen if chosen.count(w) > 1]
     if repeated:

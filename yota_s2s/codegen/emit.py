@@ -28,10 +28,7 @@ import symtable
 from dataclasses import dataclass
 
 from ..dsl.rule import RuleTable
-from ..errors import located
-from ..frontend.fence import Module
-from ..frontend.lower import MODULE_CONSTANTS, canonical_name
-from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
+from ..ir.core import NO_DEFAULT, Atom, Eqn, Lit, ParamKind, Section, Tape, Var
 from ..ir.primitives import primitive
 from ..ir.regions import LEADING, all_tapes, bound_inputs, first_carried
 from ..ir.shapes import shape_classes
@@ -62,12 +59,10 @@ class Header:
     command: str
 
 
-def emit_module(
-    tapes: list[Tape], module: Module, table: RuleTable, backend: Backend, header: Header, columns: bool = True
-) -> str:
+def emit_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: Header, columns: bool = True) -> str:
     """The generated module for ``tapes`` (one ``grad_`` function each); without ``columns``, no
     function computes a large call by blocks of columns."""
-    params = {p for tape in tapes for p, _ in tape.params}
+    params = {p.name for tape in tapes for p in tape.params}
     alias = backend.alias
     while alias in params:  # a parameter called np: write the module as _np
         alias = "_" + alias
@@ -76,7 +71,7 @@ def emit_module(
     imports: set[str] = set()
     functions = []
     for tape in tapes:
-        emitter: _FunctionEmitter | None = _FunctionEmitter(tape, module, table, backend, columns)
+        emitter: _FunctionEmitter | None = _FunctionEmitter(tape, table, backend, columns)
         while emitter is not None:  # grad_NAME, then the form its column guard calls, if any
             text, used, modules = emitter.emit()
             functions.append(text)
@@ -164,10 +159,9 @@ class _FunctionEmitter:
     #: float ndarray and results are written in place.
     columns_form = False
 
-    def __init__(self, tape: Tape, module: Module, table: RuleTable, backend: Backend, columns: bool = True):
+    def __init__(self, tape: Tape, table: RuleTable, backend: Backend, columns: bool = True):
         self.tape = tape
         self.columns = columns
-        self.module = module
         self.table = table
         self.backend = backend
         self.uses: dict[int, int] = {}
@@ -519,9 +513,8 @@ class _FunctionEmitter:
     def emit(self) -> tuple[str, set[str], set[str]]:
         self.plan()
         tape = self.tape
-        fn = self.module.functions[tape.name]
-        for p, _ in tape.params:
-            self.taken.add(p)
+        for p in tape.params:
+            self.taken.add(p.name)
         self.taken |= {self.backend.alias, *helper_names(), self.function_name(), "len", "slice", "float", "type"}
         body: list[tuple] = []
         for inp in tape.inputs:
@@ -542,13 +535,13 @@ class _FunctionEmitter:
         for inp in tape.inputs:
             if inp.var.id in self.unpacked or inp.var.id in self.element_reads:
                 body.extend((None, None, stmt, 0) for stmt in self.unpack(inp.var))
-        guard = self.column_guard(fn)
+        guard = self.column_guard()
         if guard:
             body.append((None, None, "\n".join(guard), 0))
         self.block(tape, 0, body)
         returned = self.output_expr(tape.out_tree)
         body.append((Section.BACKWARD, None, ast.Return(returned), 0))
-        lines = [f"def {self.function_name()}({self.signature(fn)}):", f"    {self.docstring(fn)}"]
+        lines = [f"def {self.function_name()}({self.signature()}):", f"    {self.docstring()}"]
         last_key = None
         section = None
         for sec, span, stmt, depth in body:
@@ -936,7 +929,7 @@ class _FunctionEmitter:
 
     def type_of(self, value: ast.expr) -> ast.expr:
         """``type(value)``, or ``value.__class__`` when an argument named ``type`` hides the builtin."""
-        if "type" in dict(self.tape.params):
+        if any(p.name == "type" for p in self.tape.params):
             return ast.Attribute(value, "__class__", ast.Load())
         return ast.Call(ast.Name("type", ast.Load()), [value], [])
 
@@ -1066,16 +1059,17 @@ class _FunctionEmitter:
         where = ast.Subscript(ast.Name(target.id, ast.Load()), index_expr(eqn.params["index"], dynamic), ast.Store())
         return ast.Assign([where], self.atom(eqn.args[1]), lineno=0)
 
-    def column_guard(self, fn: ast.FunctionDef) -> list[str]:
+    def column_guard(self) -> list[str]:
         """The lines that compute a large call by blocks of columns (``columns``), or none: the
         function's columns form (``_ColumnsEmitter``) is called on each block by ``_by_columns``.
 
         NumPy only (a GPU wants whole arrays), and not when a parameter hides a function of the
         module or is keyword-only (the blocks are passed by position)."""
-        params = [p for p, _ in self.tape.params]
+        params = [p.name for p in self.tape.params]
         name = f"grad_{self.tape.name}"
         hidden = {name, _ColumnsEmitter.name_of(self.tape), "_out"} & set(params)
-        if not self.columns or self.backend.module != "numpy" or fn.args.kwonlyargs or hidden:
+        keyword_only = any(p.kind is ParamKind.KEYWORD_ONLY for p in self.tape.params)
+        if not self.columns or self.backend.module != "numpy" or keyword_only or hidden:
             return []
         self.ranks = column_plan(self.tape, self.table)
         if self.ranks is None:
@@ -1104,7 +1098,7 @@ class _FunctionEmitter:
         """The emitter of the form the column guard calls, once this function is emitted."""
         if self.ranks is None:
             return None
-        return _ColumnsEmitter(self.tape, self.module, self.table, self.backend, self.ranks)
+        return _ColumnsEmitter(self.tape, self.table, self.backend, self.ranks)
 
     def in_place(self, eqn: Eqn, target: ast.Name) -> list[ast.stmt] | None:
         """The statements of ``eqn`` written into arrays it may overwrite (the columns form), or None."""
@@ -1160,43 +1154,32 @@ class _FunctionEmitter:
     def function_name(self) -> str:
         return f"grad_{self.tape.name}"
 
-    def signature(self, fn: ast.FunctionDef) -> str:
+    def signature(self) -> str:
+        """The parameters of the function, as the source gave them (their defaults evaluated)."""
+        params = self.tape.params
+        positional = [p for p in params if p.kind is not ParamKind.KEYWORD_ONLY]
         args = ast.arguments(
-            posonlyargs=[ast.arg(a.arg) for a in fn.args.posonlyargs],
-            args=[ast.arg(a.arg) for a in fn.args.args],
+            posonlyargs=[ast.arg(p.name) for p in params if p.kind is ParamKind.POSITIONAL_ONLY],
+            args=[ast.arg(p.name) for p in params if p.kind is ParamKind.POSITIONAL],
             vararg=None,
-            kwonlyargs=[ast.arg(a.arg) for a in fn.args.kwonlyargs],
-            kw_defaults=[None if d is None else self.default(d) for d in fn.args.kw_defaults],
+            kwonlyargs=[ast.arg(p.name) for p in params if p.kind is ParamKind.KEYWORD_ONLY],
+            kw_defaults=[
+                None if p.default is NO_DEFAULT else constant(p.default)
+                for p in params
+                if p.kind is ParamKind.KEYWORD_ONLY
+            ],
             kwarg=None,
-            defaults=[self.default(d) for d in fn.args.defaults],
+            defaults=[constant(p.default) for p in positional if p.default is not NO_DEFAULT],
         )
         return ast.unparse(args)
 
-    def default(self, node: ast.expr) -> ast.expr:
-        if isinstance(node, ast.Name) and node.id in self.module.constants:
-            return constant(self.module.constants[node.id])
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            qualified = canonical_name(self.module.imports.get(node.value.id, "") + "." + node.attr)
-            if qualified in MODULE_CONSTANTS:  # np.pi, math.inf
-                return constant(MODULE_CONSTANTS[qualified])
-        try:
-            return constant(ast.literal_eval(node))
-        except ValueError:
-            raise located(
-                "YS032",
-                "a default value must be a constant so the generated function can repeat it",
-                node,
-                self.module.path,
-                self.module.source,
-            ) from None
-
-    def docstring(self, fn: ast.FunctionDef) -> str:
-        params = ", ".join(p for p, _ in self.tape.params)
+    def docstring(self) -> str:
+        params = ", ".join(p.name for p in self.tape.params)
         grads = ", ".join(f"d{w}" for w in self.tape.facts.wrt)
         if not self.tape.facts.value:
             grads += "," if len(self.tape.facts.wrt) == 1 else ""
-            return f'"""Return ({grads}): the gradients of {fn.name}({params})."""'
-        return f'"""Return ({fn.name}({params}), {grads}): the value and its gradients."""'
+            return f'"""Return ({grads}): the gradients of {self.tape.name}({params})."""'
+        return f'"""Return ({self.tape.name}({params}), {grads}): the value and its gradients."""'
 
 
 class _ColumnsEmitter(_FunctionEmitter):
@@ -1223,8 +1206,8 @@ class _ColumnsEmitter(_FunctionEmitter):
 
     columns_form = True
 
-    def __init__(self, tape: Tape, module: Module, table: RuleTable, backend: Backend, ranks: dict[str, int]):
-        super().__init__(_buffers_first(tape), module, table, backend, columns=False)
+    def __init__(self, tape: Tape, table: RuleTable, backend: Backend, ranks: dict[str, int]):
+        super().__init__(_buffers_first(tape), table, backend, columns=False)
         self.blocked = ranks
 
     @staticmethod
@@ -1237,10 +1220,10 @@ class _ColumnsEmitter(_FunctionEmitter):
     def next_form(self) -> _FunctionEmitter | None:
         return None
 
-    def signature(self, fn: ast.FunctionDef) -> str:
-        return ", ".join([*(p for p, _ in self.tape.params), "_out"])
+    def signature(self) -> str:
+        return ", ".join([*(p.name for p in self.tape.params), "_out"])
 
-    def docstring(self, fn: ast.FunctionDef) -> str:
+    def docstring(self) -> str:
         return f'"""grad_{self.tape.name} on one block of columns (see _by_columns), into the gradients _out."""'
 
     def plan(self) -> None:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..dsl.rule import BindError, RuleTable, bind
 from ..errors import UserError, located, position
-from ..ir.core import Atom, Dyn, Input, Lit, Slice, Span, Tape, Var
+from ..ir.core import NO_DEFAULT, Atom, Dyn, Input, Lit, Param, ParamKind, Slice, Span, Tape, Var
 from ..ir.primitives import BINOPS, CMPOPS, fold_constant, primitive
 from .control import ControlLowering
 from .fence import Module, check_functions, lambda_function, parse_module
@@ -145,7 +145,6 @@ class Lowerer(ControlLowering):
         fn = self.module.functions[name]
         tape = Tape(name)
         self.tape = self.root = tape
-        tape.params = [(p.arg, d) for p, d in _params_with_defaults(fn)]
         env = {
             p.arg: _Unresolved((p.arg,), self.annotated_class(p.annotation), self.annotated_class(p.annotation, True))
             for p in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
@@ -160,12 +159,38 @@ class Lowerer(ControlLowering):
         if isinstance(result, Var) and (result.hint is None or result.hint_depth > 0):
             result.hint, result.hint_depth = name, 0
         tape.outputs = [result]
-        order = {p: i for i, (p, _) in enumerate(tape.params)}
+        tape.params = self.signature(fn)
+        order = {p.name: i for i, p in enumerate(tape.params)}
         tape.inputs.sort(key=lambda inp: order.get(inp.path[0], len(order)))
         tape.facts.object_params = sorted({p[0] for p in self.object_paths})
         tape.facts.array_inputs = frozenset(i.var.id for i in tape.inputs if i.var.id in self.array_receivers)
         tape.facts.warnings = list(self.warnings)
         return tape
+
+    def signature(self, fn: ast.FunctionDef) -> list[Param]:
+        """The parameters of ``fn``, each default evaluated (a constant, a module constant such
+        as ``SCALE`` or ``np.pi``), so that the generated function can repeat it (else YS032)."""
+        a = fn.args
+        kinds = [ParamKind.POSITIONAL_ONLY] * len(a.posonlyargs) + [ParamKind.POSITIONAL] * len(a.args)
+        kinds += [ParamKind.KEYWORD_ONLY] * len(a.kwonlyargs)
+        return [
+            Param(p.arg, kind, NO_DEFAULT if d is None else self.default_value(d))
+            for (p, d), kind in zip(_params_with_defaults(fn), kinds)
+        ]
+
+    def default_value(self, node: ast.expr) -> object:
+        if isinstance(node, ast.Name) and node.id in self.module.constants:
+            return self.module.constants[node.id]
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            qualified = canonical_name(self.module.imports.get(node.value.id, "") + "." + node.attr)
+            if qualified in MODULE_CONSTANTS:  # np.pi, math.inf
+                return MODULE_CONSTANTS[qualified]
+        try:
+            return ast.literal_eval(node)
+        except ValueError:
+            raise self.error(
+                "YS032", "a default value must be a constant so the generated function can repeat it", node
+            ) from None
 
     # ------------------------------------------------------------------ inlining
     def inline(self, fn: ast.FunctionDef, env: dict[str, object], site: ast.AST) -> object:

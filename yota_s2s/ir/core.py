@@ -132,6 +132,33 @@ class Input:
     path: tuple[str, ...]
 
 
+class ParamKind(enum.Enum):
+    """How a parameter is passed: ``def f(a, /, b, *, c)``."""
+
+    POSITIONAL_ONLY = "positional only"
+    POSITIONAL = "positional"
+    KEYWORD_ONLY = "keyword only"
+
+
+class _NoDefault:
+    def __repr__(self) -> str:
+        return "NO_DEFAULT"
+
+
+#: The default of a parameter that has none.
+NO_DEFAULT = _NoDefault()
+
+
+@dataclass(frozen=True)
+class Param:
+    """A parameter of the differentiated function: its name, how it is passed, and its default
+    value (a constant; ``NO_DEFAULT`` when it has none).  The generated function repeats them."""
+
+    name: str
+    kind: ParamKind = ParamKind.POSITIONAL
+    default: object = NO_DEFAULT
+
+
 @dataclass
 class Facts:
     """What the stages learned about a tape, beyond its equations; each field has one writer.
@@ -164,15 +191,16 @@ class Facts:
 
 @dataclass(eq=False)
 class Tape:
-    """A function as SSA equations.  ``out_tree`` says how outputs nest (see ``codegen.writer``);
-    ``params`` holds the function's parameters, each with its default (an ``ast`` expression, or None)."""
+    """A function as SSA equations: its parameters (``params``, the differentiated function's), its
+    inputs (a parameter's array, or an attribute of an object parameter), the equations, and the
+    outputs; ``out_tree`` says how the outputs nest (see ``differentiate``)."""
 
     name: str
     inputs: list[Input] = field(default_factory=list)
     eqns: list[Eqn] = field(default_factory=list)
     outputs: list[Atom] = field(default_factory=list)
     out_tree: object = None
-    params: list[tuple[str, object]] = field(default_factory=list)
+    params: list[Param] = field(default_factory=list)
     facts: Facts = field(default_factory=Facts)
 
     def add_input(self, name: str, path: tuple[str, ...] | None = None) -> Var:

@@ -46,7 +46,7 @@ def format_tape(tape: Tape, width: int = 44) -> str:
             names[a.id] = f"%{len(names) + 1}"
         return names[a.id]
 
-    params = ", ".join(p for p, _ in tape.params)
+    params = ", ".join(p.name for p in tape.params)
     lines = [f"tape {tape.name}({params})"]
     for inp in tape.inputs:
         lines.append(f"  inp {name(inp.var)} {'.'.join(inp.path)}")

@@ -14,8 +14,8 @@ formula for a constant operand is never instantiated, so ``x ** 2.0`` carries
 no ``log(x)``.
 
     >>> from yota_s2s.dsl.load import load_rules
-    >>> from yota_s2s.ir.core import Tape
-    >>> t = Tape("f"); x = t.add_input("x"); t.params = [("x", None)]
+    >>> from yota_s2s.ir.core import Param, Tape
+    >>> t = Tape("f"); x = t.add_input("x"); t.params = [Param("x")]
     >>> t.outputs = [t.add_eqn("exp", [x])]
     >>> g = differentiate(t, ["x"], load_rules())
     >>> [e.prim for e in g.eqns]
