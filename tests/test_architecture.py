@@ -1,0 +1,121 @@
+"""The house rules of the code base (docs/design.md), checked on the source of ``yota_s2s``.
+
+- every module says what it is for (a docstring) and fits on a screenful of screens: at most 600
+  lines; a class at most 400, a function at most 150;
+- the modules import each other without a cycle, counting imports inside functions;
+- the layers import downwards only: ``ir`` knows nothing of the front end or the code generator,
+  the front end and the transforms nothing of the code generator, and no stage imports the
+  command line or the Python API;
+- every package is installed (listed in pyproject.toml).
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "yota_s2s"
+MODULES = sorted(p for p in PACKAGE.rglob("*.py"))
+
+#: The largest module, class and function, in lines.
+MAX_MODULE, MAX_CLASS, MAX_FUNCTION = 600, 400, 150
+
+#: Each layer and the layers it may import (besides itself, ``errors`` and ``version``).
+LAYERS = {
+    "ir": {"dsl"},
+    "dsl": {"ir"},
+    "runtime": set(),
+    "frontend": {"ir", "dsl"},
+    "transform": {"ir", "dsl"},
+    "codegen": {"ir", "dsl"},
+}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(path: Path) -> set[str]:
+    """The ``yota_s2s`` modules ``path`` imports, anywhere in it (inside functions too)."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("yota_s2s"))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join([*base, *([node.module] if node.module else [])])
+            elif node.module and node.module.startswith("yota_s2s"):
+                target = node.module
+            else:
+                continue
+            for alias in node.names:  # from . import cupy_api: a module; from .core import Var: a name
+                sub = f"{target}.{alias.name}"
+                found.add(sub if (ROOT / Path(*sub.split("."))).with_suffix(".py").exists() else target)
+    return {m for m in found if m != name}
+
+
+GRAPH = {module_name(p): imports(p) for p in MODULES}
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_module_has_a_docstring_and_its_sizes_are_bounded(path):
+    text = path.read_text(encoding="utf-8")
+    tree = ast.parse(text)
+    assert ast.get_docstring(tree), f"{path.name}: no module docstring (its contract)"
+    lines = text.count("\n")
+    assert lines <= MAX_MODULE, f"{path.name}: {lines} lines (at most {MAX_MODULE})"
+    for node in ast.walk(tree):
+        size = getattr(node, "end_lineno", 0) - getattr(node, "lineno", 0) + 1
+        if isinstance(node, ast.ClassDef):
+            assert size <= MAX_CLASS, f"class {node.name}: {size} lines (at most {MAX_CLASS})"
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            assert size <= MAX_FUNCTION, f"{node.name}(): {size} lines (at most {MAX_FUNCTION})"
+
+
+def test_no_import_cycle():
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+    path: list[str] = []
+
+    def visit(module: str) -> None:
+        state[module] = 1
+        path.append(module)
+        for other in sorted(GRAPH.get(module, ())):
+            if state.get(other) == 1:
+                cycle = path[path.index(other) :] + [other]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if other not in state:
+                visit(other)
+        path.pop()
+        state[module] = 2
+
+    for module in sorted(GRAPH):
+        if module not in state:
+            visit(module)
+
+
+def test_layers_import_downwards():
+    for module, targets in GRAPH.items():
+        parts = module.split(".")
+        layer = parts[1] if len(parts) > 2 else None
+        if layer not in LAYERS:
+            continue
+        allowed = {layer, *LAYERS[layer], "errors", "version"}
+        for target in targets:
+            other = target.split(".")[1] if "." in target else target
+            assert other in allowed, f"{module} imports {target}: {layer} may import {sorted(allowed)}"
+
+
+def test_every_package_is_installed():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    listed = set(config["tool"]["setuptools"]["packages"])
+    packages = {module_name(p) for p in PACKAGE.rglob("__init__.py")}
+    assert packages <= listed, f"not in pyproject.toml's packages: {sorted(packages - listed)}"
