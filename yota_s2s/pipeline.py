@@ -26,7 +26,6 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .codegen.buffered import buffered_module
 from .codegen.emit import Header, emit_module
 from .codegen.target import BACKENDS
 from .dsl.load import load_rules
@@ -147,10 +146,7 @@ def _generate(source, path, funcs, wrt, target, rules, command, buffers=False, v
             rules_sha256=table.sha256,
             command=command or f"yota-s2s {path}",
         )
-        text = emit_module(grads, table, BACKENDS[target], header)
-        if buffers:  # the plain module plus a buffered class per function
-            plain = emit_module(grads, table, BACKENDS[target], header, columns=False)
-            text = buffered_module(text, plain, grads, BACKENDS[target])
+        text = emit_module(grads, table, BACKENDS[target], header, buffers)
         BACKENDS[target].check_module(text)  # every name of the target's module exists (a bug of ours if not)
         try:
             compile(text, "<generated>", "exec")

@@ -1,24 +1,27 @@
-"""``--buffers``: the generated module (text) and its tapes in, the same module plus a buffered class out.
+"""``--buffers``: the written functions (their tapes and statements) in, a buffered class per function out.
 
-For each ``grad_NAME`` the module keeps, a class ``GradNAME`` is added whose instances are
-called like ``grad_NAME`` and return the same ``(value, *grads)``.  An instance keeps, per
-shapes and dtypes of its arguments, one array per array result of an elementwise operation or
-matrix product at the top level of the function, and writes that result into it with ``out=``
-at every later call with those shapes::
+For each ``grad_NAME`` a class ``GradNAME`` is added whose instances are called like
+``grad_NAME`` and return the same ``(value, *grads)``.  An instance keeps, per shapes and
+dtypes of its arguments, one array per array result of an elementwise operation or matrix
+product at the top level of the function, and writes that result into it with ``out=`` at
+every later call with those shapes::
 
     _t1 = X @ w if _b[0] is None else np.matmul(X, w, out=_b[0])
 
-The first call with new shapes runs the plain expressions (``_b[k]`` is None) and, when it
-returns, keeps the results that are arrays as the buffers; a result that is a number stays
-``None`` and is computed per call.  Only names the plain code assigns once get a buffer.  Two
-results share an array only when they have the same shape and dtype and the first one's life
-(up to the last statement reading it, or reading a name that may alias it) ends before the
-second is computed, so a buffer is never an input of the operation that writes it; it is never a
-view of an argument (the first call's results are new arrays).  An argument that is (a view of)
-one of the buffers (a gradient of the previous call passed back in) is copied first.  The
-returned gradients may be the buffers themselves: the next call with the same shapes overwrites
-them.  Also written into buffers: the matrix case of ``_matmul_dx``/``_matmul_dy`` and
-``np.full_like``/``np.zeros_like``/``_grad_zeros`` (refilled).
+The class is written from the statements the writer made for ``grad_NAME`` (``statements.Line``:
+``ast`` nodes, never the printed text): each statement that assigns a name the function assigns
+once is split so that each buffered operation in it is a statement of its own; the others are
+kept as they are.  The first call with new shapes runs the plain expressions (``_b[k]`` is None)
+and, when it returns, keeps the results that are arrays as the buffers; a result that is a
+number stays ``None`` and is computed per call.  Two results share an array only when they have
+the same shape and dtype and the first one's life (up to the last statement reading it, or
+reading a name that may alias it) ends before the second is computed, so a buffer is never an
+input of the operation that writes it; it is never a view of an argument (the first call's
+results are new arrays).  An argument that is (a view of) one of the buffers (a gradient of the
+previous call passed back in) is copied first.  The returned gradients may be the buffers
+themselves: the next call with the same shapes overwrites them.  Also written into buffers: the
+matrix case of ``_matmul_dx``/``_matmul_dy`` and ``np.full_like``/``np.zeros_like``/
+``_grad_zeros`` (refilled).  The helpers the classes use are in ``runtime/buffers.py``.
 
 A function whose intermediate shapes may depend on the values and not only on the argument
 shapes (``if``/``while``, a boolean mask, a loop with a computed trip count), or with nothing
@@ -50,96 +53,45 @@ to buffer, keeps the plain code: its class calls ``grad_NAME``.
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 from ..ir.core import Lit, Tape, Var
-from ..ir.primitives import BINOPS, PRIMITIVES, primitive
+from ..ir.primitives import primitive
 from ..ir.regions import VALUE_SHAPED, all_tapes
+from .naming import Names, primed
+from .statements import Else, Line, chunks, parsed, returned
 from .target import Backend
+from .ufunc import is_atom, rebuild, ufunc_call
 
-#: Python operators written as the ufunc they call (``a ** 2`` is ``np.square``, as NumPy does it).
-_OPERATORS = {p.operator: p.ufunc for p in PRIMITIVES.values() if p.ufunc and p.operator in BINOPS}
-#: ``np.NAME(a, ...)`` calls that take ``out=`` and return a new array of the broadcast shape.
-_UFUNCS = frozenset(p.ufunc for p in PRIMITIVES.values() if p.ufunc)
 #: Calls whose result is a number when they have no axis (their user's operation is not buffered).
 _REDUCTIONS = frozenset(["sum", "mean", "max", "min", "prod", "std", "var", "size", "ndim", "vdot", "trace"])
 #: Calls that fill an array of a given shape with one value, written as ``_filled`` into a buffer.
 _FILLS = frozenset({"full_like", "zeros_like", "_grad_zeros", "_unreduce"})
-
-_RUNTIME = '''
-def _shape_key(*args):
-    """What fixes the shapes of the intermediate arrays: each array's shape and dtype, each
-    integer's value (it may be a size), each other number's type; lists, tuples, dicts and objects
-    by their items."""
-    return tuple((a.shape, a.dtype) if type(a) is np.ndarray else _value_key(a) for a in args)
+#: The runtime helpers of the classes, in the order they are written (``_filled`` only when used).
+RUNTIME = ("_shape_key", "_value_key", "_detached", "_kept", "_filled")
 
 
-def _value_key(a):
-    if isinstance(a, np.ndarray):
-        return (type(a), a.shape, a.dtype)
-    if isinstance(a, bool | int | str | None):
-        return (type(a), a)
-    if isinstance(a, float | complex | np.generic):
-        return type(a)
-    if isinstance(a, list | tuple):
-        return (type(a), _shape_key(*a))
-    if isinstance(a, dict):
-        return (dict, tuple(a), _shape_key(*a.values()))
-    fields = vars(a)
-    return (type(a), tuple(fields), _shape_key(*fields.values()))
+@dataclass
+class Written:
+    """A function the writer wrote: its tape, its signature's text and its statements."""
+
+    tape: Tape
+    name: str
+    signature: str
+    lines: list[Line]
 
 
-def _detached(owners, *args):
-    """The arguments, each one that is a buffer (or a view of one: ``owners`` holds the buffers'
-    ids) copied: the buffers are written before the arguments are read."""
-    return tuple(np.copy(a) if id(a) in owners or id(getattr(a, "base", None)) in owners else a for a in args)
-
-
-def _kept(lives, *results):
-    """The buffers a first call leaves, and their ids: its arrays (None for a number, computed at
-    every call).  ``lives[k]`` is (the statement computing result k, the last statement reading it):
-    a result takes the array of an earlier one of the same shape and dtype whose life has ended."""
-    buffers, ended = [], []  # ended: (the last statement reading it, an array)
-    for (start, end), r in zip(lives, results):
-        if type(r) is not np.ndarray:
-            buffers.append(None)
-            continue
-        for i, (last, b) in enumerate(ended):
-            if last < start and b.shape == r.shape and b.dtype == r.dtype:
-                r = ended.pop(i)[1]
-                break
-        buffers.append(r)
-        ended.append((end, r))
-    return buffers, {id(b) for b in buffers if b is not None}
-
-
-def _filled(buffer, value):
-    """``buffer`` set to ``value`` (broadcast), as ``np.full_like`` does it, into a buffer."""
-    np.copyto(buffer, value, casting="unsafe")
-    return buffer
-'''
-
-
-def buffered_module(text: str, plain: str, tapes: list[Tape], backend: Backend) -> str:
-    """``text`` (the module for ``tapes``) with the buffered class of each function added.
-
-    The classes are made from ``plain``, the same module without column blocks (``columns``):
-    the buffers are the whole arrays, allocated once.
-    """
-    tree = ast.parse(plain)
-    lines = plain.splitlines()
-    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
-    taken = {n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)} | set(functions)
-    taken |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arg) for a in [n]}
+def buffered_classes(functions: list[Written], taken: set[str], backend: Backend) -> tuple[list[str], list[str]]:
+    """The source of the buffered class of each function, and the runtime helpers they use (in
+    order).  ``taken`` holds the names the module uses already."""
+    taken = set(taken)
     classes = []
-    for tape in tapes:
-        fn = functions[f"grad_{tape.name}"]
-        name = _class_name(tape.name, taken)
+    for fn in functions:
+        name = _class_name(fn.tape.name, taken)
         taken.add(name)
-        classes.append(_BufferedClass(fn, lines, tape, backend, name, taken).source())
-    runtime = _RUNTIME.strip().replace("np.", f"{backend.alias}.")
-    if not any("_filled(" in c for c in classes):
-        runtime = runtime[: runtime.index("\n\n\ndef _filled")]
-    return text.rstrip("\n") + "\n\n\n" + runtime + "\n\n\n" + "\n\n\n".join(classes) + "\n"
+        classes.append(_BufferedClass(fn, backend, name, taken).source())
+    helpers = [h for h in RUNTIME if h != "_filled" or any("_filled(" in c for c in classes)]
+    return classes, helpers
 
 
 def _class_name(func: str, taken: set[str]) -> str:
@@ -152,9 +104,9 @@ def _class_name(func: str, taken: set[str]) -> str:
     return name
 
 
-def plain_reason(tape: Tape, fn: ast.FunctionDef) -> str | None:
+def plain_reason(tape: Tape, lines: list[Line]) -> str | None:
     """Why the function keeps the plain code (None: it is buffered)."""
-    if any(isinstance(n, ast.Return) for s in fn.body[:-1] for n in ast.walk(s)):
+    if any(isinstance(n, ast.Return) for line in lines[:-1] for n in ast.walk(line.node)):
         return "it returns from inside a block"
     sizes: set[int] = {i.var.id for i in tape.inputs}
     indexes: set[int] = set()
@@ -163,8 +115,7 @@ def plain_reason(tape: Tape, fn: ast.FunctionDef) -> str | None:
         if eqn.prim in ("for", "for_back"):
             indexes.add(eqn.regions[-1].inputs[0].var.id)
         static = primitive(eqn.prim).python_value or (
-            eqn.prim in ("getindex", "add", "sub", "mul", "floordiv")
-            and all(isinstance(a, Lit) or a.id in sizes for a in eqn.args)
+            eqn.prim in ("getindex", "add", "sub", "mul") and all(isinstance(a, Lit) or a.id in sizes for a in eqn.args)
         )
         if static:
             sizes.update(o.id for o in eqn.outs)
@@ -183,68 +134,47 @@ def plain_reason(tape: Tape, fn: ast.FunctionDef) -> str | None:
     return None
 
 
+def statements(lines: list[Line]) -> list[list[Line]]:
+    """The top-level statements of a function body: each a line and the lines of its body."""
+    groups: list[list[Line]] = []
+    for line in lines:
+        if line.depth == 0 and not isinstance(line.node, Else):
+            groups.append([])
+        groups[-1].append(line)
+    return groups
+
+
 class _BufferedClass:
-    def __init__(self, fn: ast.FunctionDef, lines: list[str], tape: Tape, backend: Backend, name: str, taken: set[str]):
+    """The class of one function: its text (``source``), made from the function's statements."""
+
+    def __init__(self, fn: Written, backend: Backend, name: str, taken: set[str]):
         self.fn = fn
-        self.lines = lines
-        self.tape = tape
+        self.tape = fn.tape
         self.backend = backend
         self.name = name
-        self.taken = set(taken)
+        self.names = Names(taken)
         self.slots = 0
         self.kept: list[str] = []  # the name holding each slot's result
         self.slot_names: list[str] = []
         self.events: list[tuple[set[str], set[str]]] = []  # per statement of the body: names read, written
         self.defined_at: dict[str, int] = {}  # a slot's name -> the statement computing it
-        self.temps = 0
         self.scalars: set[str] = set()
         self.assigned: dict[str, int] = {}  # how many times each name is assigned
-        for node in ast.walk(fn):
+        self.groups = [[parsed(line.node) for line in group] for group in statements(fn.lines)]
+        for node in (n for group in self.groups for stmt in group for n in ast.walk(stmt)):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 self.assigned[node.id] = self.assigned.get(node.id, 0) + 1
 
-    def fresh(self, base: str) -> str:
-        name = base
-        while name in self.taken:
-            name += "_"
-        self.taken.add(name)
-        return name
-
-    def temp(self) -> str:
-        while True:
-            self.temps += 1
-            name = f"_u{self.temps}"
-            if name not in self.taken:
-                self.taken.add(name)
-                return name
-
     def source(self) -> str:
-        fn = self.fn
-        params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)]
-        signature = ast.unparse(fn.args)
-        value_doc = ast.get_docstring(fn) or ""
-        returns = value_doc.split(":")[0].removeprefix("Return ").strip()
-        reason = plain_reason(self.tape, fn)
-        self.taken.update(params)
-        self_name = self.fresh("self")
+        name, params = self.fn.name, [p.name for p in self.tape.params]
+        returns = returned(self.tape)
+        reason = plain_reason(self.tape, self.fn.lines)
+        self.names.take(*params)
+        self_name = self.names.fresh("self", primed)
         call_args = ", ".join(params)
-        doc = (
-            f'    """``{fn.name}`` with buffers: an instance is called like it and returns the same {returns}.\n\n'
-            "    Array results of elementwise operations and matrix products are written (``out=``) into arrays\n"
-            "    allocated by the first call with given argument shapes and dtypes, and reused by the later calls\n"
-            "    with the same ones.  The returned gradients may be these arrays: the next call with the same\n"
-            "    shapes OVERWRITES them; copy a gradient (np.copy) to keep it.  ``clear()`` frees the buffers.\n"
-            '    """'
-        )
-        if reason is not None:
-            doc = (
-                f'    """``{fn.name}``, computed per call: this function keeps the plain code ({reason}).\n\n'
-                f"    An instance is called like ``{fn.name}`` and returns the same {returns} (fresh arrays).\n"
-                '    """'
-            )
         head = [
             f"class {self.name}:",
-            doc,
+            _class_doc(name, returns, reason),
             "",
             f"    def __init__({self_name}):",
             f"        {self_name}.buffers = {{}}  # shapes of the arguments -> one array (or None) per buffered result",
@@ -255,22 +185,17 @@ class _BufferedClass:
             f"        {self_name}.buffers.clear()",
             f"        {self_name}.owners.clear()",
             "",
-            f"    def __call__({self_name}, {signature}):",
-            f'        """Return {returns} as {fn.name} does, into the buffers of these argument shapes."""',
+            f"    def __call__({self_name}, {self.fn.signature}):",
+            f'        """Return {returns} as {name} does, into the buffers of these argument shapes."""',
         ]
         if reason is not None:
-            return "\n".join([*head, f"        return {fn.name}({call_args})"])
-        buf, key, first = self.fresh("_b"), self.fresh("_key"), self.fresh("_first")
+            return "\n".join([*head, f"        return {name}({call_args})"])
+        buf, key, first = (self.names.fresh(n, primed) for n in ("_b", "_key", "_first"))
         self.self_name, self.key = self_name, key
         body = self.body(buf, first)
         if not self.slots:
-            reason = "it has no array operation outside its loops and branches"
-            head[1] = (
-                f'    """``{fn.name}``, computed per call: this function keeps the plain code ({reason}).\n\n'
-                f"    An instance is called like ``{fn.name}`` and returns the same {returns} (fresh arrays).\n"
-                '    """'
-            )
-            return "\n".join([*head, f"        return {fn.name}({call_args})"])
+            head[1] = _class_doc(name, returns, "it has no array operation outside its loops and branches")
+            return "\n".join([*head, f"        return {name}({call_args})"])
         unpack = f"({call_args},)" if len(params) == 1 else call_args
         prologue = [
             f"        {buf} = {self_name}.buffers.get({key} := _shape_key({call_args}))",
@@ -287,68 +212,72 @@ class _BufferedClass:
         ]
         prologue += [
             f"        elif not {self_name}.owners[{key}]:  # no array to reuse with these shapes: the plain code",
-            f"            return {fn.name}({call_args})",
+            f"            return {name}({call_args})",
         ]
         if params:
             prologue += ["        else:", f"            {unpack} = _detached({self_name}.owners[{key}], {call_args})"]
         return "\n".join([*head, *prologue, *body])
 
     def body(self, buf: str, first: str) -> list[str]:
-        fn = self.fn
-        stmts = fn.body[1:] if ast.get_docstring(fn) is not None else fn.body
-        assigned = self.assigned
+        """The lines of ``__call__``'s body after the prologue: the function's statements, each
+        buffered operation of a statement that assigns a name once written into a buffer."""
         out: list[str] = []
-        start = stmts[0].lineno if stmts else fn.end_lineno + 1
-        # comments between the docstring and the first statement
-        first_line = (fn.body[0].end_lineno + 1) if ast.get_docstring(fn) is not None else fn.lineno + 1
-        out.extend(_indent(self.lines[first_line - 1 : start - 1]))
-        for n, stmt in enumerate(stmts):
-            end = stmts[n + 1].lineno - 1 if n + 1 < len(stmts) else fn.end_lineno
-            original = self.lines[stmt.lineno - 1 : stmt.end_lineno]
-            trailing = self.lines[stmt.end_lineno : end]
+        texts = iter(chunks(self.fn.lines, self.tape.name, indent=2))
+        for group in self.groups:
+            stmt = group[0]
+            lines = [next(texts) for _ in group]
+            out.extend(lines[0][0])  # the comments before the statement
+            original = [*lines[0][1], *(text for comments, statement in lines[1:] for text in (*comments, *statement))]
             if isinstance(stmt, ast.Return):
-                if self.slots:
-                    out.append(f"        if {first}:  # this call's arrays: the buffers of these shapes")
-                    me, key = self.self_name, self.key
-                    kept = f"            {me}.buffers[{key}], {me}.owners[{key}] = _kept("
-                    line = f"{kept}{me}.lives, {', '.join(self.kept)})"
-                    if len(line) > 110:  # one result a line
-                        line = f"{kept}\n                {me}.lives,\n"
-                        line += "".join(f"                {k},\n" for k in self.kept)
-                        line += "            )"
-                    out.append(line)
-                out.extend(_indent(original))
+                out.extend(self.keep(first))
+                out.extend(original)
                 self.events.append(_reads_writes(stmt))
             elif (
                 isinstance(stmt, ast.Assign)
                 and len(stmt.targets) == 1
                 and isinstance(stmt.targets[0], ast.Name)
-                and assigned.get(stmt.targets[0].id) == 1
+                and self.assigned.get(stmt.targets[0].id) == 1
             ):
-                target = stmt.targets[0].id
-                new: list[ast.stmt] = []
-                slots = self.slots
-                if self.scalar_like(stmt.value):
-                    self.scalars.add(target)
-                value = self.split(stmt.value, new, buf, target)
-                new.append(ast.Assign([ast.Name(target, ast.Store())], value, lineno=0))
-                if self.slots == slots:  # nothing buffered: the statement as it was
-                    out.extend(_indent(original))
-                    self.events.append(_reads_writes(stmt))
-                else:
-                    out.extend("        " + ast.unparse(s) for s in new)
-                    for s in new:
-                        name = s.targets[0].id
-                        if name in self.slot_names:
-                            self.defined_at[name] = len(self.events)
-                            self.events.append((_reads_writes(s)[0], set()))  # a new array: no alias
-                        else:
-                            self.events.append(_reads_writes(s))
+                out.extend(self.assignment(stmt, buf) or original)
             else:
-                out.extend(_indent(original))
-                self.events.append(_reads_writes(stmt))
-            out.extend(_indent(trailing))
+                out.extend(original)
+                self.events.append(_reads_writes(stmt if len(group) == 1 else ast.Module(group, [])))
         return out
+
+    def keep(self, first: str) -> list[str]:
+        """The statement that keeps a first call's arrays as the buffers (before the return)."""
+        if not self.slots:
+            return []
+        me, key = self.self_name, self.key
+        kept = f"            {me}.buffers[{key}], {me}.owners[{key}] = _kept("
+        line = f"{kept}{me}.lives, {', '.join(self.kept)})"
+        if len(line) > 110:  # one result a line
+            line = f"{kept}\n                {me}.lives,\n"
+            line += "".join(f"                {k},\n" for k in self.kept)
+            line += "            )"
+        return [f"        if {first}:  # this call's arrays: the buffers of these shapes", line]
+
+    def assignment(self, stmt: ast.Assign, buf: str) -> list[str] | None:
+        """``name = value`` with the buffered operations of ``value`` split out, or None when it
+        has none (the statement stays as it was)."""
+        target = stmt.targets[0].id
+        new: list[ast.stmt] = []
+        slots = self.slots
+        if self.scalar_like(stmt.value):
+            self.scalars.add(target)
+        value = self.split(stmt.value, new, buf, target)
+        new.append(ast.Assign([ast.Name(target, ast.Store())], value, lineno=0))
+        if self.slots == slots:  # nothing buffered
+            self.events.append(_reads_writes(stmt))
+            return None
+        for s in new:
+            name = s.targets[0].id
+            if name in self.slot_names:
+                self.defined_at[name] = len(self.events)
+                self.events.append((_reads_writes(s)[0], set()))  # a new array: no alias
+            else:
+                self.events.append(_reads_writes(s))
+        return ["        " + ast.unparse(s) for s in new]
 
     def lives(self) -> list[tuple[int, int]]:
         """(the statement computing it, the last statement reading it or a name that may share its
@@ -420,7 +349,7 @@ class _BufferedClass:
         if all(self.scalar_like(a) for a in simple) and name not in _FILLS:
             plain = rebuild(node, simple)
             if target is None:
-                result = self.temp()
+                result = self.names.temp("_u")
                 self.scalars.add(result)
                 new.append(ast.Assign([ast.Name(result, ast.Store())], plain, lineno=0))
                 return ast.Name(result, ast.Load())
@@ -429,12 +358,12 @@ class _BufferedClass:
             plain = rebuild(node, simple)
             if target is not None:
                 return plain
-            result = self.temp()
+            result = self.names.temp("_u")
             new.append(ast.Assign([ast.Name(result, ast.Store())], plain, lineno=0))
             return ast.Name(result, ast.Load())
         slot = self.slots
         self.slots += 1
-        result = target or self.temp()
+        result = target or self.names.temp("_u")
         where = ast.Subscript(ast.Name(buf, ast.Load()), ast.Constant(slot), ast.Load())
         into = self.into(name, simple, where)
         kept = result
@@ -458,7 +387,7 @@ class _BufferedClass:
         value = self.split(node, new, buf)
         if is_atom(value):
             return value
-        result = self.temp()
+        result = self.names.temp("_u")
         if self.scalar_like(value):
             self.scalars.add(result)
         new.append(ast.Assign([ast.Name(result, ast.Store())], value, lineno=0))
@@ -487,67 +416,25 @@ class _BufferedClass:
         )
 
 
-def ufunc_call(node: ast.expr, alias: str) -> tuple[str, list[ast.expr]] | None:
-    """The ufunc ``node`` calls (an operator, or ``np.NAME(...)`` with ``alias`` the module's name)
-    and its operands, when it can be written ``np.NAME(*operands, out=...)``; or None.
-
-    >>> ufunc_call(ast.parse("a * (b + 1)", mode="eval").body, "np")[0]
-    'multiply'
-    >>> ufunc_call(ast.parse("a ** 3", mode="eval").body, "np") is None
-    True
-    """
-    if isinstance(node, ast.BinOp):
-        operands = [node.left, node.right]
-        if isinstance(node.op, ast.Pow):
-            right = node.right
-            if isinstance(right, ast.Constant) and type(right.value) in (int, float) and right.value == 2:
-                return "square", [node.left]
-            return None
-        name = _OPERATORS.get(type(node.op))
-        return (name, operands) if name else None
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and not isinstance(node.operand, ast.Constant):
-        return "negative", [node.operand]
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and isinstance(node.func.value, ast.Name)
-        and node.func.value.id == alias
-        and node.func.attr in _UFUNCS
-        and not node.keywords
-        and not any(isinstance(a, ast.Starred) for a in node.args)
-    ):
-        return node.func.attr, list(node.args)
-    return None
+def _class_doc(name: str, returns: str, reason: str | None) -> str:
+    """The docstring of a buffered class; ``reason`` says why it keeps the plain code, if it does."""
+    if reason is not None:
+        return (
+            f'    """``{name}``, computed per call: this function keeps the plain code ({reason}).\n\n'
+            f"    An instance is called like ``{name}`` and returns the same {returns} (fresh arrays).\n"
+            '    """'
+        )
+    return (
+        f'    """``{name}`` with buffers: an instance is called like it and returns the same {returns}.\n\n'
+        "    Array results of elementwise operations and matrix products are written (``out=``) into arrays\n"
+        "    allocated by the first call with given argument shapes and dtypes, and reused by the later calls\n"
+        "    with the same ones.  The returned gradients may be these arrays: the next call with the same\n"
+        "    shapes OVERWRITES them; copy a gradient (np.copy) to keep it.  ``clear()`` frees the buffers.\n"
+        '    """'
+    )
 
 
-def rebuild(node: ast.expr, operands: list[ast.expr]) -> ast.expr:
-    """The plain expression of ``node`` (an operation ``ufunc_call`` found) on the ``operands``."""
-    if isinstance(node, ast.BinOp):
-        return ast.BinOp(operands[0], node.op, operands[1] if len(operands) > 1 else node.right)
-    if isinstance(node, ast.UnaryOp):
-        return ast.UnaryOp(node.op, operands[0])
-    return ast.Call(node.func, operands, [])
-
-
-def is_atom(node: ast.expr) -> bool:
-    """A name, a constant, an attribute or a constant index of one (``x.T``, ``x[:, None]``)."""
-    if isinstance(node, ast.Name | ast.Constant):
-        return True
-    if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
-        return True
-    if isinstance(node, ast.Attribute):
-        return is_atom(node.value)
-    if isinstance(node, ast.Subscript):
-        index = (ast.Constant, ast.Slice, ast.Tuple, ast.Name, ast.UnaryOp, ast.Load, ast.USub)
-        return is_atom(node.value) and all(isinstance(n, index) for n in ast.walk(node.slice))
-    return False
-
-
-def _indent(lines: list[str]) -> list[str]:
-    return [("    " + line) if line.strip() else "" for line in lines]
-
-
-def _reads_writes(stmt: ast.stmt) -> tuple[set[str], set[str]]:
+def _reads_writes(stmt: ast.AST) -> tuple[set[str], set[str]]:
     """The names a statement reads, and those it (re)binds or changes (``a[i] = v``, ``a.append(v)``)."""
     reads, writes = set(), set()
     for node in ast.walk(stmt):

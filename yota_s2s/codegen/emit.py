@@ -32,10 +32,12 @@ from ..ir.core import NO_DEFAULT, Atom, Eqn, Lit, ParamKind, Section, Tape, Var
 from ..ir.primitives import primitive
 from ..ir.regions import LEADING, all_tapes, bound_inputs, first_carried
 from ..ir.shapes import shape_classes
-from .buffered import rebuild, ufunc_call
+from .buffered import Written, buffered_classes
 from .columns import column_plan
-from .helpers import helper_closure, helper_for, helper_is_constant, helper_names, helper_source
+from .helpers import helper_closure, helper_for, helper_is_constant, helper_names, helper_node, helper_source
+from .statements import Else, Line, docstring, render
 from .target import NOT_CALLED, Backend, constant, index_expr
+from .ufunc import rebuild, ufunc_call
 
 #: Equations nested into one expression at most: a sum of 5,000 terms is written as
 #: statements of 200 (in order, so it rounds the same) that Python compiles at any recursion limit.
@@ -59,24 +61,27 @@ class Header:
     command: str
 
 
-def emit_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: Header, columns: bool = True) -> str:
-    """The generated module for ``tapes`` (one ``grad_`` function each); without ``columns``, no
-    function computes a large call by blocks of columns."""
+def emit_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: Header, buffers: bool = False) -> str:
+    """The generated module for ``tapes`` (one ``grad_`` function each); with ``buffers``, also a
+    class per function that reuses its arrays across calls (``buffered``)."""
     params = {p.name for tape in tapes for p in tape.params}
     alias = backend.alias
     while alias in params:  # a parameter called np: write the module as _np
         alias = "_" + alias
-    backend = dataclasses.replace(backend, alias=alias)
+    plain_backend, backend = backend, dataclasses.replace(backend, alias=alias)
     helpers: set[str] = set()
     imports: set[str] = set()
     functions = []
+    written: list[Written] = []  # every function, the plain form of each grad_NAME first
     for tape in tapes:
-        emitter: _FunctionEmitter | None = _FunctionEmitter(tape, table, backend, columns)
+        emitter: _FunctionEmitter | None = _FunctionEmitter(tape, table, backend)
         while emitter is not None:  # grad_NAME, then the form its column guard calls, if any
             text, used, modules = emitter.emit()
             functions.append(text)
             helpers |= used
             imports |= modules
+            lines = [line for line in emitter.body if not line.comment]  # (the column guard: not the plain form)
+            written.append(Written(tape, emitter.function_name(), emitter.signature(), lines))
             emitter = emitter.next_form()
     lines = [
         (
@@ -97,7 +102,33 @@ def emit_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: H
     lines.extend(modules[m] for m in sorted(modules))  # one block, sorted as isort sorts it
     if constants:  # one blank line after the imports, as isort puts it before a statement
         lines.append(constants)
+    if buffers:  # the classes, from the plain grad_NAME of each function
+        plain = [w for w in written if w.name == f"grad_{w.tape.name}"]
+        classes, runtime = buffered_classes(plain, _taken(written, used, backend.alias), plain_backend)
+        body += "\n\n\n" + "\n\n\n".join(helper_source(h, plain_backend.alias) for h in runtime)
+        body += "\n\n\n" + "\n\n\n".join(classes)
     return "\n".join(lines) + "\n\n\n" + body + "\n"
+
+
+def write_function(tape: Tape, table: RuleTable, backend: Backend) -> Written:
+    """``grad_NAME`` of ``tape`` as the writer writes it without column blocks (the buffered form's)."""
+    emitter = _FunctionEmitter(tape, table, backend, columns=False)
+    emitter.emit()
+    return Written(tape, emitter.function_name(), emitter.signature(), emitter.body)
+
+
+def _taken(functions: list[Written], helpers: list[str], alias: str) -> set[str]:
+    """The names a module uses: its functions' names, parameters and every name in their
+    statements, and the names and parameters of the helpers it carries (``xp`` as ``alias``)."""
+    taken = {alias} | set(helpers)
+    for fn in functions:
+        taken |= {fn.name, *(p.name for p in fn.tape.params)}
+        taken |= {n.id for line in fn.lines for n in ast.walk(line.node) if isinstance(n, ast.Name)}
+    for helper in helpers:
+        node = helper_node(helper)
+        taken |= {alias if n.id == "xp" else n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        taken |= {n.arg for n in ast.walk(node) if isinstance(n, ast.arg)}
+    return taken
 
 
 #: How many leading arguments of a loop or branch may be written inline (bounds, the condition).
@@ -130,6 +161,19 @@ def _next_write(seen: set | None, eqn: Eqn) -> tuple[bool, set | None]:
     if seen is None or len(eqn.args) > 2 or not _one_int(index) or index[0] < 0:
         return False, None
     return index[0] not in seen, seen | {index[0]}
+
+
+def _name(name: str, ctx: ast.expr_context | None = None) -> ast.Name:
+    return ast.Name(name, ctx or ast.Load())
+
+
+def _call(value: ast.expr, method: str, args: list[ast.expr]) -> ast.Call:
+    """``value.method(*args)``."""
+    return ast.Call(ast.Attribute(value, method, ast.Load()), args, [])
+
+
+def _tuple(items: list[ast.expr]) -> ast.Tuple:
+    return ast.Tuple(items, ast.Load())
 
 
 def _is_lit(a: Atom, value: int) -> bool:
@@ -529,41 +573,21 @@ class _FunctionEmitter:
                     value = ast.Subscript(value, ast.Constant(part), ast.Load())
                 else:
                     value = ast.Attribute(value, part, ast.Load())
-            body.append((Section.FORWARD, None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), 0))
+            body.append(Line(Section.FORWARD, None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), 0))
         self.checked = self.columns_form or not tape.facts.check_scalar
         # x_items = x.tolist() if ... else x, first: the column guard need not test a list's x
         for inp in tape.inputs:
             if inp.var.id in self.unpacked or inp.var.id in self.element_reads:
-                body.extend((None, None, stmt, 0) for stmt in self.unpack(inp.var))
+                body.extend(Line(None, None, stmt, 0) for stmt in self.unpack(inp.var))
         guard = self.column_guard()
-        if guard:
-            body.append((None, None, "\n".join(guard), 0))
+        if guard is not None:
+            body.append(Line(None, None, guard, 0, comment="large: in place, by blocks of columns"))
         self.block(tape, 0, body)
         returned = self.output_expr(tape.out_tree)
-        body.append((Section.BACKWARD, None, ast.Return(returned), 0))
+        body.append(Line(Section.BACKWARD, None, ast.Return(returned), 0))
+        self.body = body
         lines = [f"def {self.function_name()}({self.signature()}):", f"    {self.docstring()}"]
-        last_key = None
-        section = None
-        for sec, span, stmt, depth in body:
-            pad = "    " * (depth + 1)
-            if sec is not None and sec != section and not isinstance(stmt, ast.Return) and depth == 0:
-                lines.append(f"    # {sec}")
-                section = sec
-                last_key = None
-            key = (span.path, span.line) if span else None
-            if key is not None and key != last_key and span.text:
-                prefix = "" if sec == Section.FORWARD else "grad of: "
-                where = f" (in {span.func})" if span.func and span.func != tape.name else ""
-                lines.append(f"{pad}# {prefix}{span.text}{where}")
-            if key is not None:
-                last_key = key
-            if isinstance(stmt, str):
-                text = stmt
-            elif isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Tuple) and len(stmt.value.elts) > 1:
-                text = "return " + ", ".join(ast.unparse(e) for e in stmt.value.elts)
-            else:
-                text = ast.unparse(stmt)
-            lines.extend(pad + line for line in text.splitlines())
+        lines += render(body, tape.name)
         return "\n".join(lines), self.helpers, self.imports
 
     def block(
@@ -573,15 +597,15 @@ class _FunctionEmitter:
         ``push`` is ``(n, statement)``: a statement to write after equation ``n`` (-1: first)."""
         preset = preset or {}
         if push is not None and push[0] < 0:
-            body.append((self.section_of(tape), None, push[1](), depth))
+            body.append(Line(self.section_of(tape), None, push[1](), depth))
         for n, eqn in enumerate(tape.eqns):
             if push is not None and n - 1 == push[0] and n > 0:
-                body.append((eqn.section, None, push[1](), depth))
+                body.append(Line(eqn.section, None, push[1](), depth))
             out = eqn.out
             if out.id in self.inline or (depth == 0 and out.id in self.unpacked_reads):
                 continue
             if not self.checked and eqn.section == Section.BACKWARD and depth == 0:
-                body.append((Section.BACKWARD, None, self.scalar_check(), 0))
+                body.append(Line(Section.BACKWARD, None, self.scalar_check(), 0))
                 self.checked = True
             if eqn.regions:
                 self.control(eqn, depth, body, preset)
@@ -600,7 +624,7 @@ class _FunctionEmitter:
                 stmt = ast.Assign([target], self.unpacked_read(eqn), lineno=0)
             elif root is not None and (root in self.item_names or self.start_items(root, eqn, target.id)):
                 for stmt in self.item_write(root, eqn):
-                    body.append((eqn.section, eqn.span, stmt, depth))
+                    body.append(Line(eqn.section, eqn.span, stmt, depth))
                 continue
             elif eqn.prim == "index_add" and root is not None:
                 stmt: ast.stmt = self.add_in_place(target, eqn)
@@ -609,16 +633,16 @@ class _FunctionEmitter:
                 if root is None or not isinstance(old, Var) or self.inplace.get(old.id) != root:
                     # a = a.copy(); a[i] = v: the old a is used elsewhere
                     copy = ast.Call(ast.Attribute(self.atom(old), "copy", ast.Load()), [], [])
-                    body.append((eqn.section, eqn.span, ast.Assign([target], copy, lineno=0), depth))
+                    body.append(Line(eqn.section, eqn.span, ast.Assign([target], copy, lineno=0), depth))
                 stmt = self.set_in_place(target, eqn)
             elif depth == 0 and (written := self.in_place(eqn, target)) is not None:
                 *named, stmt = written
-                body.extend((eqn.section, eqn.span, n, depth) for n in named)
+                body.extend(Line(eqn.section, eqn.span, n, depth) for n in named)
             else:
                 stmt = ast.Assign([target], self.expression(eqn), lineno=0)
-            body.append((eqn.section, eqn.span, stmt, depth))
+            body.append(Line(eqn.section, eqn.span, stmt, depth))
         if push is not None and push[0] >= 0 and push[0] == len(tape.eqns) - 1:
-            body.append((self.section_of(tape), None, push[1](), depth))
+            body.append(Line(self.section_of(tape), None, push[1](), depth))
 
     # ------------------------------------------------------------------ loops and branches
     def bind(self, var: Var, a: Atom, depth: int, body: list, section: str) -> None:
@@ -631,7 +655,7 @@ class _FunctionEmitter:
             return
         name = self.name_for(var)
         self.names[var.id] = name
-        body.append((section, None, ast.Assign([ast.Name(name, ast.Store())], self.atom(a), lineno=0), depth))
+        body.append(Line(section, None, ast.Assign([ast.Name(name, ast.Store())], self.atom(a), lineno=0), depth))
 
     def carry(self, eqn: Eqn, depth: int, body: list, preset: dict[int, str]) -> list[str]:
         """Name each carried value of a loop (one name for its initial value, its value in the body and
@@ -648,7 +672,7 @@ class _FunctionEmitter:
                 name = self.name_for(out)
             if not (isinstance(init, Var) and self.names.get(init.id) == name):
                 body.append(
-                    (eqn.section, None, ast.Assign([ast.Name(name, ast.Store())], self.atom(init), lineno=0), depth)
+                    Line(eqn.section, None, ast.Assign([ast.Name(name, ast.Store())], self.atom(init), lineno=0), depth)
                 )
             self.names[out.id] = name
             names.append(name)
@@ -665,10 +689,10 @@ class _FunctionEmitter:
             saved = region.outputs[n_out:]
             at = max((where[a.id] for a in saved if isinstance(a, Var) and a.id in where), default=-1)
 
-            def statement() -> str:
-                values = [ast.unparse(self.atom(a)) for a in saved]
-                item = "None" if not values else values[0] if len(values) == 1 else "(" + ", ".join(values) + ")"
-                return f"{stack}.append({item})"
+            def statement() -> ast.stmt:
+                values = [self.atom(a) for a in saved]
+                item = ast.Constant(None) if not values else values[0] if len(values) == 1 else _tuple(values)
+                return ast.Expr(_call(_name(stack), "append", [item]))
 
             push = (at, statement)
         preset = self.rename_outputs(region, carried, n_out, push[0] if push else None)
@@ -685,7 +709,7 @@ class _FunctionEmitter:
                 values[0] if len(values) == 1 else ast.Tuple(values, ast.Load()),
                 lineno=0,
             )
-            body.append((self.section_of(region), None, stmt, depth))
+            body.append(Line(self.section_of(region), None, stmt, depth))
 
     def rename_outputs(
         self, region: Tape, carried: list[tuple[Var | None, str]], n_out: int, pushed: int | None
@@ -769,29 +793,31 @@ class _FunctionEmitter:
         if not back and len(eqn.outs) > k and self.uses.get(eqn.outs[k].id) and (n_saved or replayed):
             stack = self.fresh("_stack")
             self.names[eqn.outs[k].id] = stack
-            body.append((sec, None, f"{stack} = []", depth))
+            body.append(
+                Line(sec, None, ast.Assign([_name(stack, ast.Store())], ast.List([], ast.Load()), lineno=0), depth)
+            )
         lines: list = []
         if eqn.prim in ("for", "for_back"):
             index = region.inputs[0].var  # the backward loop shares the forward loop's index
             if index.id not in self.names:
                 self.names[index.id] = self.name_for(index)
-            bounds = self.range_args(eqn.args[:3])
-            header = f"for {self.names[index.id]} in range({bounds}):"
+            iterated = ast.Call(_name("range"), self.range_args(eqn.args[:3]), [])
             if back:
-                header = f"for {self.names[index.id]} in reversed(range({bounds})):"
-            body.append((sec, eqn.span, header, depth))
+                iterated = ast.Call(_name("reversed"), [iterated], [])
+            header = ast.For(_name(self.names[index.id], ast.Store()), iterated, [], [], lineno=0)
+            body.append(Line(sec, eqn.span, header, depth, header=True))
         elif eqn.prim == "while":
             cond = eqn.regions[0]
             self.block(cond, inner, lines)
             flag = self.atom(cond.outputs[0])
             if lines:
-                body.append((sec, eqn.span, "while True:", depth))
+                body.append(Line(sec, eqn.span, ast.While(ast.Constant(True), [], []), depth, header=True))
                 body.extend(lines)
-                body.append((sec, None, f"if not {ast.unparse(flag)}:\n    break", inner))
+                body.append(Line(sec, None, ast.If(ast.UnaryOp(ast.Not(), flag), [ast.Break()], []), inner))
             else:
-                body.append((sec, eqn.span, f"while {ast.unparse(flag)}:", depth))
+                body.append(Line(sec, eqn.span, ast.While(flag, [], []), depth, header=True))
         else:  # while_back
-            body.append((sec, eqn.span, f"while {self.names[eqn.args[0].id]}:", depth))
+            body.append(Line(sec, eqn.span, ast.While(_name(self.names[eqn.args[0].id]), [], []), depth, header=True))
         if back:
             saved = region.inputs[first - n_saved : first] if eqn.prim == "for_back" else region.inputs[:n_saved]
             if eqn.prim == "for_back":
@@ -801,24 +827,26 @@ class _FunctionEmitter:
                 for inp in saved:
                     if inp.var.id not in self.names:
                         self.names[inp.var.id] = self.name_for(inp.var)
-                targets = ", ".join(self.names[i.var.id] for i in saved)
-                body.append((sec, None, f"{targets} = {stack_name}.pop()", inner))
+                targets = [_name(self.names[i.var.id], ast.Store()) for i in saved]
+                target = targets[0] if len(targets) == 1 else ast.Tuple(targets, ast.Store())
+                pop = ast.Assign([target], _call(_name(stack_name), "pop", []), lineno=0)
+                body.append(Line(sec, None, pop, inner))
             elif eqn.prim == "while_back":
-                body.append((sec, None, f"{stack_name}.pop()", inner))
+                body.append(Line(sec, None, ast.Expr(_call(_name(stack_name), "pop", [])), inner))
         start = len(body)
         self.region_body(region, list(zip([i.var for i in carried_inputs], names)), k, inner, body, stack)
         if eqn.params.get("exit", -1) >= 0:  # break, or a return, ends the loop
-            body.append((sec, None, f"if {names[eqn.params['exit']]}:\n    break", inner))
+            body.append(Line(sec, None, ast.If(_name(names[eqn.params["exit"]]), [ast.Break()], []), inner))
         if len(body) == start and not (back and n_saved):
-            body.append((sec, None, "pass", inner))
+            body.append(Line(sec, None, ast.Pass(), inner))
 
-    def range_args(self, bounds: list[Atom]) -> str:
+    def range_args(self, bounds: list[Atom]) -> list[ast.expr]:
         start, stop, step = bounds
         if _is_lit(step, 1):
             if _is_lit(start, 0):
-                return ast.unparse(self.atom(stop))
-            return f"{ast.unparse(self.atom(start))}, {ast.unparse(self.atom(stop))}"
-        return ", ".join(ast.unparse(self.atom(b)) for b in bounds)
+                return [self.atom(stop)]
+            return [self.atom(start), self.atom(stop)]
+        return [self.atom(b) for b in bounds]
 
     def branches(self, eqn: Eqn, depth: int, body: list, preset: dict[int, str]) -> None:
         sec = eqn.section
@@ -838,7 +866,7 @@ class _FunctionEmitter:
             self.names[eqn.outs[k].id] = saved_name
         for var, a in bound_inputs(eqn):
             self.bind(var, a, depth, body, sec)
-        flag = ast.unparse(self.atom(eqn.args[0]))
+        flag = self.atom(eqn.args[0])
         parts: list[list] = []
         for b, region in enumerate(eqn.regions):
             part: list = []
@@ -848,27 +876,25 @@ class _FunctionEmitter:
                 for inp in saved:
                     if inp.var.id not in self.names:
                         self.names[inp.var.id] = self.name_for(inp.var)
-                targets = ", ".join(self.names[i.var.id] for i in saved)
-                stack = self.names[eqn.args[1].id]
-                targets = f"({targets},)" if len(saved) == 1 else targets
-                part.append((sec, None, f"{targets} = {stack}", depth + 1))
+                targets = ast.Tuple([_name(self.names[i.var.id], ast.Store()) for i in saved], ast.Store())
+                stack = _name(self.names[eqn.args[1].id])
+                part.append(Line(sec, None, ast.Assign([targets], stack, lineno=0), depth + 1))
             n_out = len(outs)
             self.region_body(region, [(None, n) for n in names], n_out, depth + 1, part)
             if saved_name is not None:
-                values = [ast.unparse(self.atom(a)) for a in region.outputs[k:]]
-                item = "(" + ", ".join(values) + ("," if len(values) == 1 else "") + ")"
-                part.append((sec, None, f"{saved_name} = {item}", depth + 1))
+                item = _tuple([self.atom(a) for a in region.outputs[k:]])
+                part.append(Line(sec, None, ast.Assign([_name(saved_name, ast.Store())], item, lineno=0), depth + 1))
         then, other = parts
         if not then and not other:
             return
         if not then:  # only the else side does something
             test = eqn.args[0]
-            flag = ast.unparse(ast.UnaryOp(ast.Not(), self.atom(test)))
+            flag = ast.UnaryOp(ast.Not(), self.atom(test))
             then, other = other, []
-        body.append((sec, eqn.span, f"if {flag}:", depth))
+        body.append(Line(sec, eqn.span, ast.If(flag, [], []), depth, header=True))
         body.extend(then)
         if other:
-            body.append((sec, None, "else:", depth))
+            body.append(Line(sec, None, Else(), depth))
             body.extend(other)
 
     def unpacked_read(self, eqn: Eqn) -> ast.expr:
@@ -1059,8 +1085,8 @@ class _FunctionEmitter:
         where = ast.Subscript(ast.Name(target.id, ast.Load()), index_expr(eqn.params["index"], dynamic), ast.Store())
         return ast.Assign([where], self.atom(eqn.args[1]), lineno=0)
 
-    def column_guard(self) -> list[str]:
-        """The lines that compute a large call by blocks of columns (``columns``), or none: the
+    def column_guard(self) -> ast.If | None:
+        """The statement that computes a large call by blocks of columns (``columns``), or None: the
         function's columns form (``_ColumnsEmitter``) is called on each block by ``_by_columns``.
 
         NumPy only (a GPU wants whole arrays), and not when a parameter hides a function of the
@@ -1070,29 +1096,28 @@ class _FunctionEmitter:
         hidden = {name, _ColumnsEmitter.name_of(self.tape), "_out"} & set(params)
         keyword_only = any(p.kind is ParamKind.KEYWORD_ONLY for p in self.tape.params)
         if not self.columns or self.backend.module != "numpy" or keyword_only or hidden:
-            return []
+            return None
         self.ranks = column_plan(self.tape, self.table)
         if self.ranks is None:
-            return []
+            return None
         first = next(p for p in params if p in self.ranks)
         ranks = tuple(self.ranks.get(p) for p in params)
         values = 1 if self.tape.facts.value else 0
         joined = self.fresh("_joined")
         self.helpers.add("_by_columns")
-        np_ = self.backend.alias
-        kind = ast.unparse(self.type_of(ast.Name(first, ast.Load())))
-        test = f"{kind} is {np_}.ndarray and {first}.size >= {_COLUMNS_FROM}"
+        tests = [
+            ast.Compare(self.type_of(_name(first)), [ast.Is()], [self.backend.attr("ndarray")]),
+            ast.Compare(ast.Attribute(_name(first), "size", ast.Load()), [ast.GtE()], [ast.Constant(_COLUMNS_FROM)]),
+        ]
         items = self.unpacked.get(next(i.var.id for i in self.tape.inputs if i.path[0] == first))
         if items is not None:  # x[3] needs rows: a list of x's elements never qualifies
-            test = f"{items} is {first} and {test}"
-        args = ", ".join(params) + ("," if len(params) == 1 else "")
-        call = f"_by_columns({_ColumnsEmitter.name_of(self.tape)}, ({args}), {ranks!r}, {values}, {len(self.tape.outputs) - 1})"
-        return [
-            f"if {test}:  # large: in place, by blocks of columns",
-            f"    {joined} = {call}",
-            f"    if {joined} is not None:",
-            f"        return {joined}",
-        ]
+            tests.insert(0, ast.Compare(_name(items), [ast.Is()], [_name(first)]))
+        args = [_name(_ColumnsEmitter.name_of(self.tape)), _tuple([_name(p) for p in params]), constant(ranks)]
+        args += [ast.Constant(values), ast.Constant(len(self.tape.outputs) - 1)]
+        call = ast.Call(_name("_by_columns"), args, [])
+        blocked = ast.Assign([_name(joined, ast.Store())], call, lineno=0)
+        done = ast.If(ast.Compare(_name(joined), [ast.IsNot()], [ast.Constant(None)]), [ast.Return(_name(joined))], [])
+        return ast.If(ast.BoolOp(ast.And(), tests), [blocked, done], [])
 
     def next_form(self) -> _FunctionEmitter | None:
         """The emitter of the form the column guard calls, once this function is emitted."""
@@ -1174,12 +1199,7 @@ class _FunctionEmitter:
         return ast.unparse(args)
 
     def docstring(self) -> str:
-        params = ", ".join(p.name for p in self.tape.params)
-        grads = ", ".join(f"d{w}" for w in self.tape.facts.wrt)
-        if not self.tape.facts.value:
-            grads += "," if len(self.tape.facts.wrt) == 1 else ""
-            return f'"""Return ({grads}): the gradients of {self.tape.name}({params})."""'
-        return f'"""Return ({self.tape.name}({params}), {grads}): the value and its gradients."""'
+        return docstring(self.tape)
 
 
 class _ColumnsEmitter(_FunctionEmitter):

@@ -68,6 +68,11 @@ def helper_source(name: str, alias: str) -> str:
     return re.sub(r"\bxp\.", alias + ".", text)
 
 
+def helper_node(name: str) -> ast.stmt:
+    """The definition of helper ``name`` as its runtime module has it (names read as written, ``xp``)."""
+    return _runtime_functions()[name][0]
+
+
 def helper_for(prim: str) -> str | None:
     """The runtime helper that writes ``prim``: the function ``_<prim>`` of a ``runtime*`` module."""
     name = f"_{prim}"
