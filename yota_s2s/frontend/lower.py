@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import math
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..dsl.rule import BindError, RuleTable, bind
@@ -30,80 +28,25 @@ from ..ir.core import NO_DEFAULT, Atom, Dyn, Input, Lit, Param, ParamKind, Slice
 from ..ir.primitives import BINOPS, CMPOPS, fold_constant, primitive
 from .control import ControlLowering
 from .fence import Module, check_functions, lambda_function, parse_module
+from .values import (
+    _NOT_CONSTANT,
+    _SUBMODULES,
+    ARRAY_ATTRS,
+    MODULE_CONSTANTS,
+    _constant_value,
+    _dotted,
+    _Function,
+    _Indexed,
+    _Module,
+    _no_rule_message,
+    _Own,
+    _params_with_defaults,
+    _Unresolved,
+    canonical_name,
+)
 
-#: Attributes that make a value an array rather than an object.
-ARRAY_ATTRS = {"T", "shape", "size", "ndim", "dtype", "real", "imag", "flat"}
-#: Module aliases that mean NumPy's API.
-NUMPY_ALIASES = {"numpy": "numpy", "cupy": "numpy", "jax.numpy": "numpy"}
-#: Module constants that are plain numbers (or None for newaxis).
-MODULE_CONSTANTS = {
-    "numpy.pi": math.pi,
-    "numpy.e": math.e,
-    "numpy.inf": math.inf,
-    "numpy.newaxis": None,
-    "math.pi": math.pi,
-    "math.e": math.e,
-    "math.inf": math.inf,
-    "math.tau": math.tau,
-}
-#: Library submodules reached through an attribute (np.linalg.norm).
-_SUBMODULES = {"numpy.linalg", "numpy.random", "numpy.fft"}
 #: Hint depth of names derived from indexing (x3 for x[3]): any assignment overrides them.
 _DERIVED_HINT = 10_000
-
-
-@dataclass(frozen=True)
-class _Unresolved:
-    """A parameter (or attribute of an object parameter) not yet used as array or object.
-
-    ``path`` holds attribute names and, for an element of a list attribute, its constant
-    index (``m.layers[0].W`` is ``("m", "layers", 0, "W")``); ``cls`` is the class the value
-    is known to be an instance of (from an annotation), if any.
-    """
-
-    path: tuple[str | int, ...]
-    cls: str | None = field(default=None, compare=False)
-    elem: str | None = field(default=None, compare=False)  # the class of its elements (list[Layer])
-
-
-@dataclass(frozen=True)
-class _Indexed:
-    """``m.layers[0]``: a constant index into a parameter that may be an array or a list of objects."""
-
-    base: object  # _Unresolved or _Indexed
-    index: int
-    node: ast.AST = field(compare=False)
-    cls: str | None = field(default=None, compare=False)
-
-    @property
-    def path(self) -> tuple[str | int, ...]:
-        return (*self.base.path, self.index)
-
-
-@dataclass(frozen=True)
-class _Module:
-    """A module alias such as ``np`` (qualified name ``numpy``)."""
-
-    name: str
-
-
-@dataclass(frozen=True)
-class _Own:
-    """One of the user's own modules (``import physics``, ``from . import physics``): parsed, never imported."""
-
-    module: Module = field(compare=False)
-    name: str = ""
-
-
-@dataclass(frozen=True)
-class _Function:
-    """A callable: a same-file function, or a qualified library name like ``numpy.exp``."""
-
-    name: str
-    local: ast.FunctionDef | None = None
-    receiver: object = None  # the bound value for a method call
-    closure: dict | None = field(default=None, compare=False)  # a lambda's defining scope
-    module: Module | None = field(default=None, compare=False)  # the file that defines it
 
 
 class Lowerer(ControlLowering):
@@ -947,58 +890,6 @@ class Lowerer(ControlLowering):
             if isinstance(value, Var | _Unresolved):
                 return self.as_array(value, node)
         return None
-
-
-_NOT_CONSTANT = object()
-
-
-def _constant_value(value: object) -> object:
-    """The Python value of a lowered constant (a Lit, or nested tuples of Lits), else _NOT_CONSTANT."""
-    if isinstance(value, Lit):
-        return value.value
-    if isinstance(value, tuple):
-        items = [_constant_value(v) for v in value]
-        return _NOT_CONSTANT if any(i is _NOT_CONSTANT for i in items) else tuple(items)
-    if isinstance(value, list):  # a module constant written with lists
-        return _constant_value(tuple(value))
-    dynamic = Var | _Unresolved | _Indexed | _Function | _Module | _Own
-    return value if not isinstance(value, dynamic) else _NOT_CONSTANT
-
-
-def _dotted(path: tuple[str | int, ...]) -> str:
-    """``("m", "layers", 0, "W")`` as ``m.layers[0].W``."""
-    text = str(path[0])
-    for part in path[1:]:
-        text += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return text
-
-
-def canonical_name(name: str) -> str:
-    """``cupy.exp`` and ``jax.numpy.exp`` are NumPy's API: ``numpy.exp``."""
-    for alias, canonical in NUMPY_ALIASES.items():
-        if name == alias or name.startswith(alias + "."):
-            return canonical + name[len(alias) :]
-    return name
-
-
-def _params_with_defaults(fn: ast.FunctionDef) -> list[tuple[ast.arg, ast.expr | None]]:
-    a = fn.args
-    positional = a.posonlyargs + a.args
-    defaults: list[ast.expr | None] = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
-    return list(zip(positional, defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
-
-
-def _no_rule_message(name: str) -> str:
-    short = name.rsplit(".", 1)[-1]
-    if name.startswith("ndarray."):
-        what = f"the array method or attribute .{short}"
-    else:
-        what = f"{name}()"
-    return (
-        f"no derivative rule for {what} and its source is not in this file; "
-        f"add a rule such as: @diffrule(names=[{name!r}]) def {short}(x): dx = ... "
-        "in a file given with --rules (see docs/custom-rules.md)"
-    )
 
 
 def lower(module: Module, name: str, table: RuleTable) -> Tape:
