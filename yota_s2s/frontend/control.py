@@ -1,12 +1,14 @@
 """Structured control flow: loops and branches as equations that own sub-tapes (regions).
 
-Lowering turns each ``for``, ``while`` and ``if`` statement (and ``a if c else b``)
-into ONE equation of the enclosing tape; its body is a region: a closed ``Tape``
-whose inputs are the loop index (``for``), the *carried* values (names the body
-assigns that live across iterations or after the statement) and the *free*
-values it reads from outside, and whose outputs are the carried values after
-one iteration (or a branch's results).  The generated code keeps the loop a
-loop: its size does not grow with the trip count.
+A part of lowering (a fenced ``Module`` and a function name in, a primal ``Tape`` out;
+``state`` lists the parts): a block of statements in, its equations added to the tape and
+its names bound. Lowering turns each ``for``, ``while`` and ``if`` statement (and
+``a if c else b``) into ONE equation of the enclosing tape; its body is a region: a closed ``Tape``
+whose inputs are the loop index (``for``), the *carried* values (names the body assigns
+that live across iterations or after the statement) and the *free* values it reads from
+outside, and whose outputs are the carried values after one iteration (or a branch's
+results). The generated code keeps the loop a loop: its size does not grow with the trip
+count.
 
 Primitives (``k`` carried values, ``m`` free values)::
 
@@ -36,10 +38,11 @@ from ..ir.core import Atom, Dyn, Input, Lit, Tape, Var
 from ..ir.regions import close_regions, region_eqn
 from .exits import Exits, _always_returns, _jumps, _returns, loaded_outside, stored_names
 from .source import statement_text
+from .state import LoweringState
 
 
-class ControlLowering:
-    """The ``Lowerer``'s statements for loops and branches (mixed into ``lower.Lowerer``)."""
+class ControlLowering(LoweringState):
+    """Blocks, loops and branches (a part of ``lower.Lowerer``)."""
 
     # ------------------------------------------------------------------ blocks
     def block(self, stmts: list[ast.stmt], env: dict) -> Atom | None:

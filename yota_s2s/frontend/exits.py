@@ -1,10 +1,12 @@
 """Break, continue and return in a loop body, as flags; and what a block reads and assigns.
 
-A loop becomes ONE equation whose body region runs every iteration to its end, so a jump
-cannot leave it: ``Exits.rewrite`` turns a body's statements into statements without
-jumps (``break`` sets ``skip`` and ``stop``, ``continue`` sets ``skip``, ``return v`` also
-sets ``returned`` and ``value``; what follows a possible jump runs under ``if skip``), and
-``control.ControlLowering`` carries the flags like any other assigned name.  The helpers
+A part of lowering (a fenced ``Module`` and a function name in, a primal ``Tape`` out;
+``state`` lists the parts) that needs only the AST: statements in, statements out. A loop
+becomes ONE equation whose body region runs every iteration to its end, so a jump cannot
+leave it: ``Exits.rewrite`` turns a body's statements into statements without jumps
+(``break`` sets ``skip`` and ``stop``, ``continue`` sets ``skip``, ``return v`` also sets
+``returned`` and ``value``; what follows a possible jump runs under ``if skip``), and
+``control.ControlLowering`` carries the flags like any other assigned name. The helpers
 below answer questions about the AST that lowering a loop or branch asks: which names a
 block assigns (``stored_names``), which names the rest of the function reads
 (``loaded_outside``), whether a block may or must return.

@@ -1,13 +1,15 @@
 """The kinds of value lowering works with, and the name tables that decide them.
 
-Lowering evaluates each expression of the source to one of these, never to a Python
-number or array: a tape value (``Var`` or ``Lit`` from ``ir.core``), a tuple of values
-(a tuple or list written in the source, of known length), or one of the kinds below,
-which stand for what the tape does not hold: a parameter not used yet (``_Unresolved``:
-it becomes a tape input on first use as an array, or an object whose attributes are
-inputs), a constant index into one (``_Indexed``), a library module (``_Module``), one
-of the user's own modules (``_Own``), a callable (``_Function``).  Their names keep the
-leading underscore: they are the front end's own, never part of the primal ``Tape``.
+A part of lowering (a fenced ``Module`` and a function name in, a primal ``Tape`` out;
+``state`` lists the parts), with no behaviour of its own. Lowering evaluates each
+expression of the source to one of these, never to a Python number or array: a tape value
+(``Var`` or ``Lit`` from ``ir.core``), a tuple of values (a tuple or list written in the
+source, of known length), or one of the kinds below, which stand for what the tape does
+not hold: a parameter not used yet (``_Unresolved``: it becomes a tape input on first use
+as an array, or an object whose attributes are inputs), a constant index into one
+(``_Indexed``), a library module (``_Module``), one of the user's own modules (``_Own``),
+a callable (``_Function``). Their names keep the leading underscore: they are the front
+end's own, never part of the primal ``Tape``.
 
     >>> canonical_name("cupy.exp"), canonical_name("jax.numpy.linalg.norm")
     ('numpy.exp', 'numpy.linalg.norm')
