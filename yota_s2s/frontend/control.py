@@ -1,12 +1,14 @@
 """Structured control flow: loops and branches as equations that own sub-tapes (regions).
 
-Lowering turns each ``for``, ``while`` and ``if`` statement (and ``a if c else b``)
-into ONE equation of the enclosing tape; its body is a region: a closed ``Tape``
-whose inputs are the loop index (``for``), the *carried* values (names the body
-assigns that live across iterations or after the statement) and the *free*
-values it reads from outside, and whose outputs are the carried values after
-one iteration (or a branch's results).  The generated code keeps the loop a
-loop: its size does not grow with the trip count.
+A part of lowering (a fenced ``Module`` and a function name in, a primal ``Tape`` out;
+``state`` lists the parts): a block of statements in, its equations added to the tape and
+its names bound. Lowering turns each ``for``, ``while`` and ``if`` statement (and
+``a if c else b``) into ONE equation of the enclosing tape; its body is a region: a closed ``Tape``
+whose inputs are the loop index (``for``), the *carried* values (names the body assigns
+that live across iterations or after the statement) and the *free* values it reads from
+outside, and whose outputs are the carried values after one iteration (or a branch's
+results). The generated code keeps the loop a loop: its size does not grow with the trip
+count.
 
 Primitives (``k`` carried values, ``m`` free values)::
 
@@ -34,50 +36,13 @@ from dataclasses import replace
 
 from ..ir.core import Atom, Dyn, Input, Lit, Tape, Var
 from ..ir.regions import close_regions, region_eqn
+from .exits import Exits, _always_returns, _jumps, _returns, loaded_outside, stored_names
 from .source import statement_text
+from .state import LoweringState
 
 
-def stored_names(stmts: list[ast.stmt]) -> list[str]:
-    """Names a block assigns, in order of first assignment (nested blocks included)."""
-    seen: dict[str, None] = {}
-    for stmt in stmts:
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                seen.setdefault(node.id, None)
-            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-                seen.setdefault(node.target.id, None)
-            elif (
-                isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name)
-            ):
-                seen.setdefault(node.value.id, None)  # a[i] = v makes a new a (setindex)
-    return list(seen)
-
-
-def loaded_outside(fn: ast.AST, inside: ast.AST) -> set[str]:
-    """Names read anywhere in ``fn`` but inside ``inside``."""
-    skip = {id(n) for n in ast.walk(inside)}
-    return {n.id for n in ast.walk(fn) if id(n) not in skip and isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-
-
-def _returns(stmts: list[ast.stmt]) -> bool:
-    """A block has a ``return`` somewhere (not counting nested functions, which fence refuses)."""
-    return any(isinstance(n, ast.Return) for s in stmts for n in ast.walk(s))
-
-
-def _always_returns(stmts: list[ast.stmt]) -> bool:
-    """Every path through the block ends in ``return``."""
-    if not stmts:
-        return False
-    last = stmts[-1]
-    if isinstance(last, ast.Return):
-        return True
-    if isinstance(last, ast.If):
-        return _always_returns(last.body) and _always_returns(last.orelse)
-    return False
-
-
-class ControlLowering:
-    """The ``Lowerer``'s statements for loops and branches (mixed into ``lower.Lowerer``)."""
+class ControlLowering(LoweringState):
+    """Blocks, loops and branches (a part of ``lower.Lowerer``)."""
 
     # ------------------------------------------------------------------ blocks
     def block(self, stmts: list[ast.stmt], env: dict) -> Atom | None:
@@ -359,81 +324,3 @@ class ControlLowering:
         span = self.header_span(node) if isinstance(node, ast.stmt) else self.span_at(node)
         self.tape.eqns.append(region_eqn("if", [flag, *free], params, regions, outs, span))
         return outs
-
-
-# ---------------------------------------------------------------------------- break, continue, return
-
-
-def _jumps(stmts: list[ast.stmt], loops: bool = False) -> bool:
-    """The block has a ``break``/``continue`` of this loop (not of a nested one) or a ``return``."""
-    for stmt in stmts:
-        if isinstance(stmt, ast.Return):
-            return True
-        if isinstance(stmt, ast.Break | ast.Continue) and not loops:
-            return True
-        if isinstance(stmt, ast.For | ast.While):
-            if _jumps(stmt.body, True):
-                return True
-        elif isinstance(stmt, ast.If) and (_jumps(stmt.body, loops) or _jumps(stmt.orelse, loops)):
-            return True
-    return False
-
-
-class Exits:
-    """The flags that carry ``break``, ``continue`` and ``return`` out of a loop body.
-
-    ``break`` sets ``skip`` (the rest of this iteration does not run) and ``stop`` (the loop ends
-    after it); ``continue`` sets ``skip``; ``return v`` also sets ``returned`` and ``value``.
-    """
-
-    def __init__(self, n: int, returned: str, value: str):
-        self.skip = f"_skip{n}"
-        self.stop = f"_stop{n}"
-        self.returned = returned
-        self.value = value
-        self.used_stop = False
-
-    def set(self, name: str, value: ast.expr, at: ast.stmt) -> ast.stmt:
-        return ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], value), at)
-
-    def rewrite(self, stmts: list[ast.stmt]) -> list[ast.stmt]:
-        """The block with jumps turned into flag assignments and the statements after a possible
-        jump guarded by ``if skip: pass else: ...``."""
-        out: list[ast.stmt] = []
-        for idx, stmt in enumerate(stmts):
-            true = ast.Constant(True)
-            if isinstance(stmt, ast.Continue):
-                out.append(self.set(self.skip, true, stmt))
-                return out
-            if isinstance(stmt, ast.Break):
-                self.used_stop = True
-                out += [self.set(self.skip, true, stmt), self.set(self.stop, true, stmt)]
-                return out
-            if isinstance(stmt, ast.Return):
-                self.used_stop = True
-                out += [
-                    self.set(self.value, stmt.value, stmt),
-                    self.set(self.returned, true, stmt),
-                    self.set(self.skip, true, stmt),
-                    self.set(self.stop, true, stmt),
-                ]
-                return out
-            if isinstance(stmt, ast.If) and _jumps([stmt]):
-                out.append(
-                    ast.copy_location(ast.If(stmt.test, self.rewrite(stmt.body), self.rewrite(stmt.orelse)), stmt)
-                )
-            elif isinstance(stmt, ast.For | ast.While) and _jumps(stmt.body, True):
-                # a nested loop that returns: it sets `returned` and stops itself; this one stops too
-                self.used_stop = True
-                out.append(stmt)
-                flags = [self.set(self.skip, ast.Constant(True), stmt), self.set(self.stop, ast.Constant(True), stmt)]
-                out.append(ast.copy_location(ast.If(ast.Name(self.returned, ast.Load()), flags, []), stmt))
-            else:
-                out.append(stmt)
-                continue
-            rest = self.rewrite(stmts[idx + 1 :])
-            if rest:
-                guard = ast.If(ast.Name(self.skip, ast.Load()), [ast.Pass()], rest)
-                out.append(ast.copy_location(guard, stmts[idx + 1]))
-            return out
-        return out

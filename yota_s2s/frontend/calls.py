@@ -1,0 +1,285 @@
+"""Calls, tuples and comprehensions: a call in, its value out.
+
+A part of lowering (a fenced ``Module`` and a function name in, a primal ``Tape`` out;
+``state`` lists the parts).  A call of one of the user's functions (a method, a lambda, a
+helper from the user's own module) is inlined: its parameters bound to the values of the
+arguments and its body lowered in place (``lower.Lowerer.inline``).  A call of a library
+function becomes the primitive its rule names (``np.exp`` -> ``exp``): the arguments are
+bound to the rule's operands and static parameters (``axis=``, which must be constants).
+A few calls mean different primitives for different kinds of argument (``adapt``:
+``sum``, ``max``, ``np.array``, ``np.einsum``).  Tuples, lists and comprehensions are
+unrolled: a tuple of values, of a length known when generating.
+
+    >>> from yota_s2s.dsl.load import load_rules
+    >>> from yota_s2s.frontend.fence import fence
+    >>> from yota_s2s.frontend.lower import lower
+    >>> src = "def sq(t):\\n    return t * t\\ndef f(x):\\n    return sum([sq(x[i]) for i in range(2)])\\n"
+    >>> [e.prim for e in lower(fence(src, "f.py"), "f", load_rules()).eqns]
+    ['getindex', 'mul', 'getindex', 'mul', 'add', 'add']
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..dsl.rule import BindError, bind
+from ..ir.core import Lit, Var
+from ..ir.primitives import primitive
+from .fence import lambda_function
+from .state import LoweringState
+from .values import (
+    _NOT_CONSTANT,
+    _constant_value,
+    _Function,
+    _Indexed,
+    _Module,
+    _no_rule_message,
+    _Own,
+    _params_with_defaults,
+    _Unresolved,
+)
+
+
+class CallLowering(LoweringState):
+    """Calls, tuples, lambdas and comprehensions (a part of ``lower.Lowerer``)."""
+
+    def expr_Call(self, node: ast.Call, env: dict) -> object:
+        func = node.func
+        receiver = None
+        if isinstance(func, ast.Attribute):
+            base = self.expr(func.value, env)
+            if isinstance(base, _Module):
+                callee = self.qualified(f"{base.name}.{func.attr}", func)
+            elif isinstance(base, _Own):
+                callee = self.own_attribute(base, func.attr, func)
+            elif isinstance(base, _Unresolved | _Indexed) and base.path not in self.array_inputs:
+                method = self.find_method(func.attr, func, base.cls)
+                if method is None:
+                    callee = _Function(f"ndarray.{func.attr}")
+                    receiver = base
+                else:
+                    receiver = self.as_object(base, func)
+                    self.object_paths.add(receiver.path)
+                    cls = receiver.cls or self.fn_classes.get(id(method))
+                    receiver = _Unresolved(receiver.path, cls, receiver.elem)
+                    callee = _Function(func.attr, method)
+            else:
+                callee, receiver = _Function(f"ndarray.{func.attr}"), base
+        else:
+            callee = self.expr(func, env)
+        if not isinstance(callee, _Function):
+            raise self.error("YS020", "this value is not callable", func)
+        if callee.name in ("builtins.tuple", "builtins.list") and len(node.args) == 1 and not node.keywords:
+            return self.static_sequence(node.args[0], env)  # tuple(w * v for v in xs)
+        args = self.elements(node.args, env)
+        kwargs = {kw.arg: self.expr(kw.value, env) for kw in node.keywords}
+        if callee.local is not None:
+            if receiver is not None:
+                args = [receiver, *args]
+            return self.call_local(callee.local, args, kwargs, node, callee.closure)
+        if receiver is not None:
+            receiver = self.as_array(receiver, func)
+            if isinstance(receiver, Var):
+                self.array_receivers.add(receiver.id)
+            args = [receiver, *args]
+            if primitive(self.table.names.get(callee.name, "")).packed_method and len(args) > 2:
+                args = [args[0], tuple(args[1:])]
+        return self.call_primitive(callee.name, args, kwargs, node)
+
+    def elements(self, nodes: list[ast.expr], env: dict) -> list:
+        """The values of call arguments or tuple items; ``*xs`` of a tuple of known length is spread."""
+        out: list = []
+        for n in nodes:
+            if not isinstance(n, ast.Starred):
+                out.append(self.expr(n, env))
+                continue
+            value = self.expr(n.value, env)
+            if isinstance(value, Lit) and isinstance(value.value, tuple):
+                value = tuple(Lit(v) for v in value.value)
+            if not isinstance(value, tuple):
+                raise self.error(
+                    "YS041",
+                    f"*{ast.unparse(n.value)} needs a tuple or list of known length (an array's length is "
+                    "known only at run time; index it)",
+                    n,
+                )
+            out.extend(value)
+        return out
+
+    def call_local(
+        self, fn: ast.FunctionDef, args: list, kwargs: dict, node: ast.Call, closure: dict | None = None
+    ) -> object:
+        a = fn.args
+        positional = [p.arg for p in a.posonlyargs + a.args]
+        params = _params_with_defaults(fn)
+        names = [p.arg for p, _ in params]
+        if len(args) > len(positional) and a.vararg is None:
+            raise self.error("YS032", f"{fn.name}() takes {len(positional)} arguments ({len(args)} given)", node)
+        env: dict[str, object] = dict(zip(positional, args))
+        if a.vararg is not None:
+            env[a.vararg.arg] = tuple(args[len(positional) :])  # def h(*xs): a tuple of known length
+        for key, value in kwargs.items():
+            if key not in names:
+                raise self.error("YS032", f"{fn.name}() has no parameter {key!r}", node)
+            if key in env:
+                raise self.error("YS032", f"{fn.name}() got two values for {key!r}", node)
+            env[key] = value
+        caller = self.module
+        self.module = self.fn_modules.get(id(fn), self.module)  # defaults are the callee's file's names
+        try:
+            for p, default in params:
+                if p.arg not in env:
+                    if default is None:
+                        raise self.error("YS032", f"{fn.name}() is missing the argument {p.arg!r}", node)
+                    env[p.arg] = self.expr(default, {})
+        finally:
+            self.module = caller
+        if closure:  # a lambda sees the names of the scope it was defined in
+            env = {**closure, **env}
+        return self.inline(fn, env, node)
+
+    def call_primitive(self, name: str, args: list, kwargs: dict, node: ast.AST) -> object:
+        adapted = self.adapt(name, args, kwargs, node)
+        if adapted is not None:
+            return adapted
+        if name not in self.table.names and f"{name}#0" in self.table.names:
+            # a function returning a tuple, each element its own primitive: slogdet -> (sign, logdet)
+            n = 0
+            while f"{name}#{n}" in self.table.names:
+                n += 1
+            return tuple(self.call_primitive(f"{name}#{k}", args, kwargs, node) for k in range(n))
+        prim = self.table.names.get(name)
+        if prim is None:
+            raise self.error("YS031", _no_rule_message(name), node)
+        rule = self.table[prim]
+        try:
+            operands, params = bind(rule, args, kwargs)
+        except BindError as exc:
+            raise self.error("YS032", str(exc), node) from None
+        static = {}
+        for key, value in params.items():
+            constant = _constant_value(value)
+            if constant is _NOT_CONSTANT:
+                raise self.error("YS033", f"{key}= of {prim}() must be a constant", node)
+            static[key] = constant
+        if rule.variadic:  # np.concatenate([a, b]): the list's elements are operands
+            sequence = operands.pop()
+            if isinstance(sequence, Lit) and isinstance(sequence.value, tuple):
+                sequence = tuple(Lit(v) for v in sequence.value)
+            if not isinstance(sequence, tuple):
+                raise self.error("YS032", f"{prim}() takes a list or tuple of arrays written in the call", node)
+            operands.extend(sequence)
+        atoms = [self.as_array(o, node) for o in operands]
+        return self.add(prim, atoms, static, node)
+
+    def adapt(self, name: str, args: list, kwargs: dict, node: ast.AST) -> object | None:
+        """Calls whose meaning depends on their arguments' kind, in terms of primitives.
+
+        ``sum([a, b, c])`` adds; ``sum(x)`` is ``np.sum(x, axis=0)``; ``max(a, b)`` is
+        ``np.maximum``, ``max(x)`` is ``np.max(x, axis=0)``; ``np.array([a, b])`` of computed
+        values stacks them (of constants, it is a constant array).  ``np.einsum("ij,jk", a, b)``
+        takes its subscripts as the static ``subscripts`` and its operands as one sequence.
+        """
+        if name == "numpy.einsum" and not (args and isinstance(args[0], tuple)):
+            if not (args and isinstance(args[0], Lit) and isinstance(args[0].value, str)):
+                raise self.error(
+                    "YS032", "np.einsum() takes constant subscripts first: np.einsum('ij,jk->ik', a, b)", node
+                )
+            return self.call_primitive(name, [tuple(args[1:])], {**kwargs, "subscripts": args[0]}, node)
+        if kwargs:
+            return None
+        if name == "builtins.len" and len(args) == 1 and isinstance(args[0], tuple):
+            return Lit(len(args[0]))  # len(xs) of *xs or a list written in the source
+        if name == "builtins.sum" and len(args) == 1:
+            if isinstance(args[0], tuple):
+                total: object = Lit(0)
+                for a in args[0]:
+                    total = self.binop("add", total, a, node)
+                return total
+            return self.call_primitive("numpy.sum", [args[0]], {"axis": Lit(0)}, node)
+        if name in ("builtins.max", "builtins.min"):
+            pairwise = "numpy.maximum" if name == "builtins.max" else "numpy.minimum"
+            items = list(args[0]) if len(args) == 1 and isinstance(args[0], tuple) else args
+            if len(args) == 1 and not isinstance(args[0], tuple):
+                return self.call_primitive(f"numpy.{name[9:]}", [args[0]], {"axis": Lit(0)}, node)
+            result = items[0]
+            for item in items[1:]:
+                result = self.call_primitive(pairwise, [result, item], {}, node)
+            return result
+        if name in ("numpy.array", "numpy.asarray") and len(args) == 1:
+            value = args[0]
+            if isinstance(value, tuple) and not all(isinstance(v, Lit) for v in value):
+                parts = [self.call_primitive(name, [v], {}, node) if isinstance(v, tuple) else v for v in value]
+                return self.call_primitive("numpy.stack", [tuple(parts)], {}, node)
+            if isinstance(value, Var | _Unresolved):
+                return self.as_array(value, node)
+        return None
+
+    # ------------------------------------------------------------------ tuples, lambdas, comprehensions
+    def expr_Tuple(self, node: ast.Tuple, env: dict) -> object:
+        return tuple(self.elements(node.elts, env))
+
+    expr_List = expr_Tuple
+
+    def expr_Lambda(self, node: ast.Lambda, env: dict) -> object:
+        # sq = lambda t: t * t (the fence allows only this form): a helper that sees this scope
+        fn = lambda_function("lambda", node)
+        self.fn_modules[id(fn)] = self.module
+        return _Function("lambda", fn, closure=env, module=self.module)
+
+    def expr_ListComp(self, node: ast.ListComp | ast.GeneratorExp, env: dict) -> object:
+        """``[w * x[i] for i in range(3)]``: unrolled, a tuple of values (a list in the source)."""
+        gen = node.generators[0]
+        out = []
+        for item in self.static_sequence(gen.iter, env):
+            inner = dict(env)
+            self.assign(gen.target, item, inner)
+            keep = True
+            for cond in gen.ifs:
+                test = self.expr(cond, inner)
+                if not (isinstance(test, Lit) and isinstance(test.value, bool | int)):
+                    raise self.error(
+                        "YS041", "a comprehension's condition must be known when generating (on the loop index)", cond
+                    )
+                keep = keep and bool(test.value)
+            if keep:
+                out.append(self.expr(node.elt, inner))
+        return tuple(out)
+
+    expr_GeneratorExp = expr_ListComp
+
+    def static_sequence(self, node: ast.expr, env: dict) -> tuple:
+        """The items of a sequence whose length is known when generating: ``range`` of constants,
+        a tuple or list (of names, of values), ``zip``/``enumerate``/``reversed`` of those."""
+        if isinstance(node, ast.Call) and not node.keywords:
+            callee = self.expr(node.func, env)
+            name = callee.name if isinstance(callee, _Function) and callee.local is None else None
+            if name == "builtins.range":
+                bounds = [self.expr(a, env) for a in node.args]
+                if all(isinstance(b, Lit) and type(b.value) is int for b in bounds) and 1 <= len(bounds) <= 3:
+                    return tuple(Lit(i) for i in range(*(b.value for b in bounds)))
+                raise self.error(
+                    "YS041",
+                    "a comprehension needs range() of constants (its length is fixed when generating); "
+                    "write a for loop for a length known at run time",
+                    node,
+                )
+            if name in ("builtins.zip", "builtins.enumerate", "builtins.reversed"):
+                seqs = [self.static_sequence(a, env) for a in node.args]
+                if name == "builtins.zip":
+                    return tuple(zip(*seqs))
+                if name == "builtins.reversed" and len(seqs) == 1:
+                    return tuple(reversed(seqs[0]))
+                if name == "builtins.enumerate" and len(seqs) == 1:
+                    return tuple((Lit(i), v) for i, v in enumerate(seqs[0]))
+        value = self.expr(node, env)
+        if isinstance(value, Lit) and isinstance(value.value, tuple):
+            return tuple(Lit(v) for v in value.value)
+        if isinstance(value, tuple):
+            return value
+        raise self.error(
+            "YS041",
+            f"{ast.unparse(node)} has a length known only at run time; a comprehension iterates over range() "
+            "of constants or a tuple/list written in the source (write a for loop otherwise)",
+            node,
+        )

@@ -1,0 +1,175 @@
+"""Expressions: an expression of the source in, its value out, equations added to the tape.
+
+A part of lowering (a fenced ``Module`` and a function name in, a primal ``Tape`` out;
+``state`` lists the parts).  ``expr`` dispatches on the kind of expression to the
+``expr_*`` methods of all the parts.  Here: operators become primitives (``x @ w`` ->
+``matmul``, ``-x`` -> ``neg``, ``a < b`` -> ``less``), and a subscript becomes ``getindex``
+with an index template: its static parts (integers, slices, ``None``, ``...``) are the
+``index`` parameter, its computed parts are operands, each named in the template by
+``Dyn(k)``.  ``as_array`` gives the tape value of anything lowered: a parameter becomes a
+tape input on its first use as an array.
+
+    >>> from yota_s2s.dsl.load import load_rules
+    >>> from yota_s2s.frontend.fence import fence
+    >>> from yota_s2s.frontend.lower import lower
+    >>> t = lower(fence("def f(x, i):\\n    return x[i, 1:] @ x[0]\\n", "f.py"), "f", load_rules())
+    >>> [(e.prim, e.params.get("index")) for e in t.eqns]
+    [('getindex', (Dyn(k=0), Slice(start=1, stop=None, step=None))), ('getindex', (0,)), ('matmul', None)]
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..ir.core import Atom, Dyn, Input, Lit, Slice, Var
+from ..ir.primitives import BINOPS, CMPOPS, fold_constant
+from .state import LoweringState
+from .values import _NOT_CONSTANT, _constant_value, _dotted, _Function, _Indexed, _Module, _Own, _Unresolved
+
+#: Hint depth of names derived from indexing (x3 for x[3]): any assignment overrides them.
+_DERIVED_HINT = 10_000
+
+
+class ExpressionLowering(LoweringState):
+    """Operators, subscripts and the tape value of a lowered value (a part of ``lower.Lowerer``)."""
+
+    def as_array(self, value: object, node: ast.AST) -> Atom:
+        """The tape value of ``value``: parameters become inputs on first use as arrays."""
+        if isinstance(value, Var | Lit):
+            return value
+        if isinstance(value, _Unresolved):
+            path = value.path
+            if path in self.object_paths:
+                raise self.error(
+                    "YS036", f"{_dotted(path)} is used both as an object (attributes read) and as an array", node
+                )
+            if path not in self.array_inputs:
+                var = Var(hint="_".join(map(str, path)))
+                self.root.inputs.append(Input(var, path))
+                self.array_inputs[path] = var
+            return self.array_inputs[path]
+        if isinstance(value, _Indexed):
+            if value.path in self.object_paths:
+                raise self.error("YS036", f"{_dotted(value.path)} is used both as an object and as an array", node)
+            return self.getindex(self.as_array(value.base, node), [], (value.index,), value.node)
+        if isinstance(value, tuple):
+            constant = _constant_value(value)
+            if constant is not _NOT_CONSTANT:
+                return Lit(constant)
+            # a (nested) list of computed values is an array, as np.array makes it
+            return self.as_array(self.call_primitive("numpy.array", [value], {}, node), node)
+        if isinstance(value, _Function):
+            raise self.error("YS020", f"the function {value.name} is used as a value; call it", node)
+        if isinstance(value, _Own):
+            raise self.error("YS020", f"the module {value.name} is used as a value", node)
+        if isinstance(value, _Module):
+            raise self.error("YS020", f"the module {value.name} is used as a value", node)
+        raise self.error("YS020", "unsupported value", node)  # pragma: no cover
+
+    def binop(self, prim: str, left: object, right: object, node: ast.AST) -> Atom:
+        return self.add(prim, [self.as_array(left, node), self.as_array(right, node)], {}, node)
+
+    def expr(self, node: ast.expr, env: dict[str, object]) -> object:
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise self.error("YS020", f"unsupported expression ({type(node).__name__})", node)
+        return method(node, env)
+
+    def expr_Constant(self, node: ast.Constant, env: dict) -> object:
+        if node.value is Ellipsis:
+            return Lit(Ellipsis)
+        return Lit(node.value)
+
+    def expr_Compare(self, node: ast.Compare, env: dict) -> object:
+        left = self.expr(node.left, env)
+        right = self.expr(node.comparators[0], env)
+        prim = CMPOPS[type(node.ops[0])]
+        if isinstance(left, Lit) and isinstance(right, Lit):
+            ok, value = fold_constant(prim, [left.value, right.value])  # i != 3 on a comprehension's index
+            if ok:
+                return Lit(value)
+        return self.binop(prim, left, right, node)
+
+    def expr_BinOp(self, node: ast.BinOp, env: dict) -> object:
+        left = self.expr(node.left, env)
+        right = self.expr(node.right, env)
+        return self.binop(BINOPS[type(node.op)], left, right, node)
+
+    def expr_UnaryOp(self, node: ast.UnaryOp, env: dict) -> object:
+        value = self.as_array(self.expr(node.operand, env), node)
+        if isinstance(node.op, ast.UAdd):
+            return value
+        return self.add("neg", [value], {}, node)
+
+    # ------------------------------------------------------------------ subscripts
+    def expr_Subscript(self, node: ast.Subscript, env: dict) -> object:
+        base = self.expr(node.value, env)
+        dynamic: list[Atom] = []
+        index = self.index(node.slice, env, dynamic)
+        if (
+            isinstance(base, _Unresolved | _Indexed)
+            and base.path not in self.array_inputs
+            and (len(base.path) > 1 or self.element_class(base))
+            and len(index) == 1
+            and type(index[0]) is int
+        ):
+            # m.layers[0]: an element of a list of objects, or a row of an array; the next use tells
+            # (a parameter x[0] is an array read at once, unless annotated as a list of objects)
+            return _Indexed(base, index[0], node, self.element_class(base))
+        if isinstance(base, tuple):
+            if len(index) == 1 and isinstance(index[0], int):
+                try:
+                    return base[index[0]]
+                except IndexError:
+                    raise self.error("YS034", "tuple index out of range", node) from None
+            raise self.error("YS034", "a tuple is indexed by one constant integer", node)
+        value = self.as_array(base, node)
+        if isinstance(value, Lit) and isinstance(value.value, tuple) and len(index) == 1:
+            item = index[0]
+            if isinstance(item, int | Slice):
+                key = item.to_slice() if isinstance(item, Slice) else item
+                return Lit(value.value[key])
+        return self.getindex(value, dynamic, index, node)
+
+    def getindex(self, value: Atom, dynamic: list[Atom], index: tuple, node: ast.AST) -> Atom:
+        out = self.add("getindex", [value, *dynamic], {"index": index}, node)
+        if isinstance(out, Var) and value.hint and len(index) == 1 and isinstance(index[0], int) and index[0] >= 0:
+            out.hint, out.hint_depth = f"{value.hint}{index[0]}", _DERIVED_HINT
+        return out
+
+    def index(self, node: ast.expr, env: dict, dynamic: list[Atom]) -> tuple:
+        """The index template of ``x[node]``; computed parts are appended to ``dynamic`` as ``Dyn``."""
+        items = node.elts if isinstance(node, ast.Tuple) else [node]
+        return tuple(self.index_item(i, env, dynamic) for i in items)
+
+    def index_item(self, node: ast.expr, env: dict, dynamic: list[Atom]) -> object:
+        if isinstance(node, ast.Slice):
+            parts = [None if p is None else self.static_int(p, env) for p in (node.lower, node.upper, node.step)]
+            return Slice(*parts)
+        value = self.expr(node, env)
+        if isinstance(value, Lit) and (value.value is None or value.value is Ellipsis or type(value.value) is int):
+            return value.value
+        if isinstance(value, tuple) or (isinstance(value, Lit) and isinstance(value.value, tuple)):
+            # a literal list of indices, x[[0, 2, 2]]: an index array
+            value = self.array_constant(value, node)
+        if isinstance(value, _Unresolved | _Indexed):
+            value = self.as_array(value, node)
+        if isinstance(value, Var):
+            dynamic.append(value)
+            return Dyn(len(dynamic) - 1)
+        raise self.error("YS034", "an index is an integer, a slice, None, ..., an index array or a mask", node)
+
+    def array_constant(self, value: object, node: ast.AST) -> Atom:
+        """A constant list (or nested lists) as an array: ``np.asarray((0, 2, 2))``."""
+        atom = self.as_array(value, node)
+        if isinstance(atom, Lit) and isinstance(atom.value, tuple):
+            return self.add("asarray", [atom], {}, node)
+        if isinstance(atom, Var):  # x[[i, i, j]]: an index array of computed integers
+            return atom
+        raise self.error("YS034", "an index list holds integers", node)
+
+    def static_int(self, node: ast.expr, env: dict) -> int:
+        value = self.expr(node, env)
+        if isinstance(value, Lit) and type(value.value) is int:
+            return value.value
+        raise self.error("YS034", "slice bounds must be constant integers", node)

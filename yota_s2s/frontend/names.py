@@ -1,0 +1,250 @@
+"""Names: a name or an attribute of the source in, what it stands for out.
+
+A part of lowering (a fenced ``Module`` and a function name in, a primal ``Tape`` out;
+``state`` lists the parts).  A name is, in this order, a local of the function being
+inlined, a constant of its file (``SCALE = 2.0``), one of its functions, an import
+(``np``: the library module ``numpy``; ``from numpy import exp``; ``import physics``: one
+of the user's own modules, parsed from the file next to it, never imported) or a builtin.
+An attribute of a library module is a constant (``np.pi``), a submodule or a function
+(``np.exp``).  An attribute of a parameter makes the parameter an object: ``m.W`` is the
+tape input with the path ``("m", "W")``.  A method called on it comes from its class,
+known from an annotation (``m: Model``), from ``self.layer = Linear(...)`` in
+``__init__``, or as the only class of the file that has it.
+
+    >>> from yota_s2s.dsl.load import load_rules
+    >>> from yota_s2s.frontend.fence import fence
+    >>> from yota_s2s.frontend.lower import lower
+    >>> src = "import numpy as np\\ndef f(m):\\n    return np.sum(m.W * np.pi)\\n"
+    >>> t = lower(fence(src, "f.py"), "f", load_rules())
+    >>> [i.path for i in t.inputs], [e.prim for e in t.eqns]
+    ([('m', 'W')], ['mul', 'sum'])
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from pathlib import Path
+
+from ..ir.core import Lit, Var
+from .fence import Module, check_functions, parse_module
+from .state import LoweringState
+from .values import (
+    _SUBMODULES,
+    ARRAY_ATTRS,
+    MODULE_CONSTANTS,
+    _dotted,
+    _Function,
+    _Indexed,
+    _Module,
+    _Own,
+    _Unresolved,
+    canonical_name,
+)
+
+
+class NameResolution(LoweringState):
+    """Names, attributes, the user's own modules and classes (a part of ``lower.Lowerer``)."""
+
+    def expr_Name(self, node: ast.Name, env: dict) -> object:
+        name = node.id
+        if name in env:
+            return env[name]
+        m = self.module
+        if name in m.constants:
+            return Lit(m.constants[name])
+        if name in m.functions:
+            return self.local_function(name, m.functions[name], m)
+        if name in m.imports:
+            return self.qualified(m.imports[name], node)
+        if hasattr(builtins, name):
+            return _Function(f"builtins.{name}")
+        raise self.error("YS030", f"unknown name {name!r}", node)
+
+    def local_function(self, name: str, fn: ast.FunctionDef, module: Module) -> _Function:
+        self.fn_modules[id(fn)] = module
+        if module is not self.root_module and id(fn) not in self.checked:
+            self.checked.add(id(fn))
+            check_functions(module, [fn])  # a helper from another file is fenced like this file's
+        return _Function(name, fn, module=module)
+
+    def qualified(self, name: str, node: ast.AST) -> object:
+        """A library name: a module, a constant or a function (or one of the user's own modules)."""
+        own = None if name in self.table.names else self.own_module_name(name, node)  # a rule wins
+        if own is not None:
+            return own
+        name = canonical_name(name)
+        if name in MODULE_CONSTANTS:
+            return Lit(MODULE_CONSTANTS[name])
+        if "." not in name or name in _SUBMODULES or any(n.startswith(name + ".") for n in self.table.names):
+            return _Module(name)
+        return _Function(name)
+
+    def expr_Attribute(self, node: ast.Attribute, env: dict) -> object:
+        base = self.expr(node.value, env)
+        attr = node.attr
+        if isinstance(base, _Module):
+            return self.qualified(f"{base.name}.{attr}", node)
+        if isinstance(base, _Own):
+            return self.own_attribute(base, attr, node)
+        if isinstance(base, _Indexed) and attr not in ARRAY_ATTRS:
+            base = self.as_object(base, node)
+        if isinstance(base, _Unresolved) and attr not in ARRAY_ATTRS:
+            path = base.path
+            if path in self.array_inputs:
+                raise self.error("YS036", f"{_dotted(path)} is used as an array, so it has no attribute {attr!r}", node)
+            self.object_paths.add(path)
+            return _Unresolved(
+                (*path, attr), self.attribute_class(base.cls, attr), self.attribute_class(base.cls, attr, True)
+            )
+        if isinstance(base, _Function | tuple):
+            raise self.error("YS020", f"unsupported attribute {attr!r}", node)
+        if isinstance(base, _Indexed):
+            base = self.as_array(base, node)
+        value = self.as_array(base, node)
+        if isinstance(value, Var):
+            self.array_receivers.add(value.id)
+        return self.call_primitive(f"ndarray.{attr}", [value], {}, node)
+
+    # ------------------------------------------------------------------ the user's own modules
+    def own_module_name(self, name: str, node: ast.AST) -> object | None:
+        """``physics.energy`` or ``.physics.energy`` when ``physics.py`` sits next to the current file."""
+        level = len(name) - len(name.lstrip("."))
+        parts = name.lstrip(".").split(".")
+        here = Path(self.module.path)
+        if not here.is_file() or (not level and canonical_name(parts[0]) in ("numpy", "math", "scipy")):
+            return None
+        folder = here.parent
+        for _ in range(max(level - 1, 0)):
+            folder = folder.parent
+        for k in range(len(parts), 0, -1):
+            module = self.load_own(folder, parts[:k], node)
+            if module is not None:
+                value: object = _Own(module, ".".join(parts[:k]))
+                for attr in parts[k:]:
+                    value = self.own_attribute(value, attr, node)
+                return value
+        return None
+
+    def load_own(self, folder: Path, parts: list[str], node: ast.AST) -> Module | None:
+        candidates = [folder.joinpath(*parts).with_suffix(".py"), folder.joinpath(*parts, "__init__.py")]
+        file = next((c for c in candidates if c.is_file()), None)
+        if file is None:
+            return None
+        key = str(file.resolve())
+        if key not in self.siblings:
+            shown = str(file) if not Path(self.root_module.path).is_absolute() else key
+            try:
+                source = file.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                raise self.error("YS002", f"cannot read {shown}, imported here", node) from None
+            self.siblings[key] = parse_module(source, shown)
+        return self.siblings[key]
+
+    def own_attribute(self, own: _Own, attr: str, node: ast.AST) -> object:
+        module = own.module
+        if f"{own.name}.{attr}" in self.table.names:  # a rule given for it wins over its source
+            return _Function(f"{own.name}.{attr}")
+        if attr in module.functions:
+            return self.local_function(attr, module.functions[attr], module)
+        if attr in module.constants:
+            return Lit(module.constants[attr])
+        if attr in module.imports:
+            caller, self.module = self.module, module  # its import, resolved in its own folder
+            try:
+                return self.qualified(module.imports[attr], node)
+            finally:
+                self.module = caller
+        sub = self.load_own(Path(module.path).parent, [attr], node) if module.path.endswith("__init__.py") else None
+        if sub is not None:
+            return _Own(sub, f"{own.name}.{attr}")
+        raise self.error("YS030", f"{own.name} ({module.path}) has no function or constant {attr!r}", node)
+
+    # ------------------------------------------------------------------ classes and methods
+    def find_method(self, name: str, node: ast.AST, cls: str | None = None) -> ast.FunctionDef | None:
+        """The method ``name`` of class ``cls`` (known from an annotation), else the only one in the file."""
+        classes = self.module.classes
+        while cls in classes:
+            for m in classes[cls].body:
+                if isinstance(m, ast.FunctionDef) and m.name == name:
+                    self.fn_classes[id(m)] = cls
+                    self.fn_modules[id(m)] = self.module
+                    return m
+            bases = [b.id for b in classes[cls].bases if isinstance(b, ast.Name)]
+            cls = bases[0] if bases else None
+        found = [
+            (c.name, m) for c in classes.values() for m in c.body if isinstance(m, ast.FunctionDef) and m.name == name
+        ]
+        if len(found) > 1:
+            owners = ", ".join(c for c, _ in found)
+            raise self.error(
+                "YS031",
+                f"several classes in this file define {name}() ({owners}); cannot tell which: annotate the "
+                f"parameter (m: {found[0][0]}) or the class attribute (layer: {found[0][0]})",
+                node,
+            )
+        if not found:
+            return None
+        self.fn_classes[id(found[0][1])] = found[0][0]
+        self.fn_modules[id(found[0][1])] = self.module
+        return found[0][1]
+
+    def annotated_class(self, annotation: ast.expr | None, element: bool = False) -> str | None:
+        """The class an annotation names (``Model``, ``"Model"``); with ``element``, of ``list[Layer]``."""
+        if annotation is None:
+            return None
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            try:
+                annotation = ast.parse(annotation.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if element:
+            if not isinstance(annotation, ast.Subscript):
+                return None
+            inner = annotation.slice
+            annotation = inner.elts[0] if isinstance(inner, ast.Tuple) and inner.elts else inner
+        if isinstance(annotation, ast.Name) and annotation.id in self.module.classes:
+            return annotation.id
+        return None
+
+    def attribute_class(self, cls: str | None, attr: str, element: bool = False) -> str | None:
+        """The class of ``obj.attr`` for ``obj`` of class ``cls``: from a class-level annotation
+        (``layer: Linear``, ``layers: list[Linear]``) or ``self.attr = Linear(...)`` in ``__init__``."""
+        classes = self.module.classes
+        if cls not in classes:
+            return None
+        for stmt in classes[cls].body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == attr:
+                return self.annotated_class(stmt.annotation, element)
+            if isinstance(stmt, ast.FunctionDef) and stmt.name == "__init__":
+                for node in ast.walk(stmt):
+                    if not (isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None):
+                        continue
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    if not any(isinstance(t, ast.Attribute) and t.attr == attr for t in targets):
+                        continue
+                    if isinstance(node, ast.AnnAssign):
+                        return self.annotated_class(node.annotation, element)
+                    value = node.value
+                    if element and isinstance(value, ast.List | ast.Tuple) and value.elts:
+                        value = value.elts[0]
+                    elif element and isinstance(value, ast.ListComp):
+                        value = value.elt
+                    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+                        return value.func.id if value.func.id in classes else None
+        return None
+
+    def element_class(self, base: _Unresolved | _Indexed) -> str | None:
+        """The class of ``base[i]``: the element annotation of the attribute ``base`` came from."""
+        return base.elem if isinstance(base, _Unresolved) else None
+
+    def as_object(self, value: _Unresolved | _Indexed, node: ast.AST) -> _Unresolved:
+        """``m.layers[0]`` used as an object: ``m.layers`` is a list of objects."""
+        if isinstance(value, _Unresolved):
+            return value
+        base = self.as_object(value.base, node) if isinstance(value.base, _Indexed) else value.base
+        if base.path in self.array_inputs:
+            raise self.error("YS036", f"{_dotted(base.path)} is used as an array, so it holds no objects", node)
+        self.object_paths.add(base.path)
+        self.object_paths.add(value.path)
+        return _Unresolved(value.path, value.cls)

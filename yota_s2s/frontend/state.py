@@ -1,0 +1,179 @@
+"""The shared state of lowering one function, and what each part of lowering needs from another.
+
+Lowering takes a fenced ``Module`` and a function name and gives the primal ``Tape``.  Its
+parts are mixins of ``LoweringState``, composed into ``lower.Lowerer``:
+
+- ``expressions.ExpressionLowering``: operators, subscripts and index templates, and
+  ``as_array`` (a parameter becomes a tape input on first use as an array);
+- ``names.NameResolution``: names and attributes (library names, the user's own modules,
+  classes and methods of object parameters);
+- ``calls.CallLowering``: calls (a helper is inlined, a library call becomes a primitive),
+  tuples, lambdas and comprehensions;
+- ``control.ControlLowering``: blocks, loops and branches (equations that own regions);
+- ``lower.Lowerer``: the entry point, inlining, statements and assignments.
+
+``LoweringState.__init__`` defines every attribute the parts share; the methods one part
+calls in another are declared here as stubs (they raise ``NotImplementedError`` until a
+part defines them), so that each part uses only what this class declares.  The few
+methods that need nothing but the state are defined here: ``error`` (a located
+diagnostic), ``span_at`` (the provenance of an equation) and ``add`` (append an equation
+to the tape being built, folding arithmetic on constants):
+
+    >>> from yota_s2s.dsl.load import load_rules
+    >>> from yota_s2s.frontend.fence import fence
+    >>> state = LoweringState(fence("def f(x):\\n    return x\\n", "f.py"), load_rules())
+    >>> state.add("mul", [Lit(2.0), Lit(3.0)], {}, None)
+    Lit(value=6.0)
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..dsl.rule import RuleTable
+from ..errors import UserError, located, position
+from ..ir.core import Atom, Lit, Span, Tape, Var
+from ..ir.primitives import fold_constant
+from .fence import Module
+from .values import _Indexed, _Own, _Unresolved
+
+
+class LoweringState:
+    """What lowering one function reads and writes, shared by all its parts (see the module docstring)."""
+
+    def __init__(self, module: Module, table: RuleTable):
+        # ---- where names are resolved
+        #: The fenced module whose names are resolved now: the file of the function being
+        #: inlined (a helper from one of the user's own modules resolves names in its own file).
+        self.module: Module = module
+        #: The module ``lower`` was given; helpers from other files are fenced on first use.
+        self.root_module: Module = module
+        #: The rule table: which source names are primitives (``names``) and their rules.
+        self.table: RuleTable = table
+        #: The user's own modules (``import physics``), parsed once, by resolved file path.
+        self.siblings: dict[str, Module | None] = {}
+        #: id(function) -> the module it comes from (names in its body and defaults resolve there).
+        self.fn_modules: dict[int, Module] = {}
+        #: id(method) -> the name of its class.
+        self.fn_classes: dict[int, str] = {}
+        #: id() of the helpers from other files already fenced (``fence.check_functions``).
+        self.checked: set[int] = set()
+
+        # ---- what is being built
+        #: The tape equations are added to now: the function's, or the region of a loop or branch.
+        self.tape: Tape | None = None
+        #: The function's own tape: tape inputs are added to it, from any region.
+        self.root: Tape | None = None
+        #: Parameter paths used as arrays (``("x",)``, ``("m", "W")``) -> their tape input.
+        self.array_inputs: dict[tuple[str | int, ...], Var] = {}
+        #: Parameter paths used as objects (their attributes are read).
+        self.object_paths: set[tuple[str | int, ...]] = set()
+        #: Var.id of values used as the receiver of an array method or attribute (``x.sum()``).
+        self.array_receivers: set[int] = set()
+        #: Var.id -> the primitive that defined it (``view`` primitives make ``+=`` unsafe).
+        self.prims: dict[int, str] = {}
+        #: Warnings for the tape's facts (YS051: the function writes into its argument).
+        self.warnings: list[UserError] = []
+        #: Parameters already warned about (one YS051 per name).
+        self.written_params: set[str] = set()
+        #: Names the differentiated function assigns (``u = u.copy()``: ``u[i] = v`` is then local).
+        self.rebound: set[str] = set()
+
+        # ---- where lowering is
+        #: The functions being inlined, outermost (the differentiated function) first.
+        self.fn_nodes: list[ast.FunctionDef] = []
+        #: Their names (provenance of equations, the chain of a recursion, the depth of name hints).
+        self.stack: list[str] = []
+        #: id() of the functions being inlined (a recursion is found by identity: a method may
+        #: share its name with a function).
+        self.active: list[int] = []
+        #: The name scopes being lowered, innermost last (another name for the same array?).
+        self.envs: list[dict[str, object]] = []
+        #: The line and text of the statement being lowered (the provenance of its equations).
+        self.stmt_line: int = 0
+        self.stmt_text: str = ""
+        #: How many loop bodies are being lowered (in one, ``return`` is a flag: ``exits.Exits``).
+        self.loop_level: int = 0
+        #: Numbers the break/continue flags of loops (``_skip1``, ``_stop1``).
+        self.exit_count: int = 0
+
+    # ------------------------------------------------------------------ defined here: state only
+    def error(self, code: str, message: str, node: ast.AST) -> UserError:
+        """A diagnostic at ``node`` of the file whose names are resolved now (raise it)."""
+        return located(code, message, node, self.module.path, self.module.source)
+
+    def span_at(self, node: ast.AST) -> Span:
+        """The provenance of an equation made at ``node``: the statement being lowered, and ``node``."""
+        at_line, col, at_text = position(node, self.module.source)
+        return Span(
+            self.module.path,
+            self.stmt_line or at_line,
+            col,
+            self.stmt_text or at_text.strip(),
+            self.stack[-1] if self.stack else "",
+            at_line,
+            at_text,
+        )
+
+    def add(self, prim: str, args: list[Atom], params: dict[str, object], node: ast.AST) -> Atom:
+        """Append ``prim(args, params)`` (folding arithmetic on constants) and return its value."""
+        if all(isinstance(a, Lit) for a in args):
+            ok, value = fold_constant(prim, [a.value for a in args])
+            if ok:
+                return Lit(value)
+        span = self.span_at(node)
+        out = self.tape.add_eqn(prim, args, params, span)
+        self.prims[out.id] = prim
+        return out
+
+    # ------------------------------------------------------------------ expressions.ExpressionLowering
+    def expr(self, node: ast.expr, env: dict[str, object]) -> object:
+        """The value of an expression: a ``Var``/``Lit``, a tuple, or a kind from ``values``."""
+        raise NotImplementedError
+
+    def as_array(self, value: object, node: ast.AST) -> Atom:
+        """The tape value of ``value``: parameters become inputs on first use as arrays."""
+        raise NotImplementedError
+
+    def binop(self, prim: str, left: object, right: object, node: ast.AST) -> Atom:
+        """``prim(left, right)`` on the tape."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ names.NameResolution
+    def qualified(self, name: str, node: ast.AST) -> object:
+        """A library name: a module, a constant or a function (or one of the user's own modules)."""
+        raise NotImplementedError
+
+    def own_attribute(self, own: _Own, attr: str, node: ast.AST) -> object:
+        """``physics.energy``: a function, constant, import or submodule of the user's own module."""
+        raise NotImplementedError
+
+    def find_method(self, name: str, node: ast.AST, cls: str | None = None) -> ast.FunctionDef | None:
+        """The method ``name`` of class ``cls`` (known from an annotation), else the only one in the file."""
+        raise NotImplementedError
+
+    def element_class(self, base: _Unresolved | _Indexed) -> str | None:
+        """The class of ``base[i]``: the element annotation of the attribute ``base`` came from."""
+        raise NotImplementedError
+
+    def as_object(self, value: _Unresolved | _Indexed, node: ast.AST) -> _Unresolved:
+        """``m.layers[0]`` used as an object: ``m.layers`` is a list of objects."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ calls.CallLowering
+    def call_primitive(self, name: str, args: list, kwargs: dict, node: ast.AST) -> object:
+        """A call of the library function ``name`` (``numpy.exp``) as the primitive its rule names."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ lower.Lowerer
+    def inline(self, fn: ast.FunctionDef, env: dict[str, object], site: ast.AST) -> object:
+        """The value ``fn`` returns, its body lowered with ``env`` as its names."""
+        raise NotImplementedError
+
+    def statement(self, stmt: ast.stmt, env: dict[str, object]) -> None:
+        """Lower one statement (not ``return``: see ``control.ControlLowering.block``)."""
+        raise NotImplementedError
+
+    def assign(self, target: ast.expr, value: object, env: dict[str, object]) -> None:
+        """Bind ``target`` (a name, ``a[i]``, or a tuple of targets) to ``value`` in ``env``."""
+        raise NotImplementedError
