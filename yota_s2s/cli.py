@@ -31,6 +31,7 @@ from pathlib import Path
 
 from .dsl.load import load_rules
 from .errors import InternalError, UserError, UserErrors
+from .files import read_source, write_atomically
 from .ir.printer import format_tape
 from .pipeline import STAGES, generate
 from .project import Entry, find_project
@@ -159,23 +160,6 @@ def _command(entry: Entry) -> str:
     return shlex.join(["yota-s2s", *entry.argv()])
 
 
-def write_atomically(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same folder and a rename."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".yota-s2s-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -195,7 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     generated = None
     try:
         generated = generate(
-            _read_source(args.source),
+            read_source(args.source),
             args.source,
             funcs,
             wrt,
@@ -269,7 +253,7 @@ def _run_entries(entries: list[Entry], args: argparse.Namespace) -> int:
         try:
             command = _command(entry)
             generated = generate(
-                _read_source(entry.source),
+                read_source(entry.source),
                 entry.source,
                 entry.funcs,
                 entry.wrt,
@@ -290,14 +274,6 @@ def _run_entries(entries: list[Entry], args: argparse.Namespace) -> int:
         except Exception as exc:  # noqa: BLE001 - every other failure is a bug of ours
             status = max(status, _internal(exc, generated, entry.source))
     return status
-
-
-def _read_source(path: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-        raise UserError("YS002", f"cannot read the source file: {reason}", path) from None
 
 
 def _write(out: str, text: str) -> None:
@@ -488,7 +464,7 @@ def _parameters(f: object) -> list[str]:
 def _at_function(code: str, message: str, f, path: str) -> UserError:
     """A ``UserError`` located at the ``def`` line of ``f`` in the file ``path``."""
     line = getattr(getattr(f, "__code__", None), "co_firstlineno", 0)
-    lines = _read_source(path).splitlines()
+    lines = read_source(path).splitlines()
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     col = text.find("def ") + 1 if "def " in text else 1
     return UserError(code, message, path, line if text else 0, col, text or None)
