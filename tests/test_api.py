@@ -15,6 +15,7 @@ import pytest
 
 import yota_s2s
 from yota_s2s import api, grad, gradsource, gradtape, reset, simplegrad, update
+from yota_s2s.assemble import assemble
 from yota_s2s.errors import UserError, UserErrors
 
 from .gradcheck import _fd, assert_close, load_module
@@ -363,7 +364,7 @@ def test_notebook_function_calling_helpers_and_constants():
     value, (dx,) = grad(ns["loss"], x)
     assert value == pytest.approx(ns["loss"](x))
     check_against_fd(ns["loss"], (x,), (dx,))
-    text = api._assemble(ns["loss"], ()).text
+    text = assemble(ns["loss"], ()).text
     assert "from numpy import exp as e" in text and "K = 2.0" in text and "import math" in text
     # the tape's provenance is the cell's lines, not the assembled module's
     assert "# <cell-helpers>:6  return e(x) * K + math.pi" in gradtape(ns["loss"], "lower")
@@ -394,7 +395,7 @@ def test_notebook_method_found_without_arguments():
     )
     # simplegrad and gradtape have no argument to tell m's class: Net is the cell's class with forward()
     assert "inp %1 m.W" in gradtape(ns["loss"], "lower")
-    assert "class Stats" not in api._assemble(ns["loss"], ()).text  # x.sum() is NumPy's sum
+    assert "class Stats" not in assemble(ns["loss"], ()).text  # x.sum() is NumPy's sum
     m, x = ns["Net"](RNG.standard_normal((2, 3))), RNG.standard_normal(3)
     _, dm, dx = simplegrad(ns["loss"])(m, x)
     check_against_fd(ns["loss"], (m, x), (dm, dx))

@@ -14,8 +14,8 @@ defined in a notebook cell, a doctest, a method, a nested function) is
 differentiated from a module assembled from its own source and what its code
 refers to: the modules it uses become imports (``np`` -> ``import numpy as
 np``), the functions it calls are added by their source (and theirs, in turn),
-and the numbers it reads become constants.  Errors in that code are reported
-at the function's own file and line.
+and the numbers it reads become constants (``assemble.py``).  Errors in that
+code are reported at the function's own file and line.
 
 Caching.  ``grad`` compiles a function once per *argument structure* (which
 arguments are arrays or numbers, which are objects of which class with which
@@ -29,29 +29,29 @@ compiles again.  ``reset()`` forgets everything compiled.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import inspect
-import sys
-import textwrap
 import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from .assemble import LIBRARIES, Source, is_number, source_of, unsupported
 from .codegen.target import BACKENDS
 from .errors import UserError, UserErrors
+from .files import read_source
 from .ir.core import NO_DEFAULT
+from .ir.printer import format_tape
 from .pipeline import STAGES, Generated, generate
 from .project import Entry
 
-#: Modules whose functions are library calls (``from numpy import exp``), never inlined by source.
-_LIBRARIES = {"numpy", "math", "cupy", "cupyx", "jax", "scipy", "builtins"}
 #: Values that are arrays or numbers to the generated code (leaves of an argument's structure).
 _LEAVES = (np.ndarray, np.generic, int, float, complex, bool, type(None))
 
 _cache: dict[tuple, _Compiled] = {}
+#: A global that a guarded name no longer has (it was deleted).
+_guards_missing = object()
 
 
 def _example_loss(x):
@@ -177,19 +177,15 @@ def _gradsource(
         raise ValueError(f"unknown target {target!r} (known: {', '.join(sorted(BACKENDS))})")
     if isinstance(f_or_path, str | Path):
         path = str(f_or_path)
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-            raise UserError("YS002", f"cannot read the source file: {reason}", path) from None
+        text = read_source(path)
         funcs = [func] if isinstance(func, str) else list(func) if func else None
-        source = _Source(text, path, funcs)
+        source = Source(text, path, funcs)
     else:
         if func is not None:
             raise TypeError("gradsource(f, func=...): func names functions of a file; pass the file's path")
         f = f_or_path.__func__ if inspect.ismethod(f_or_path) else f_or_path
-        source = _source_of(f, ())
-    return source.generate(wrt, target, buffers, value).text
+        source = source_of(f, ())
+    return _generate(source, wrt, target, buffers, value).text
 
 
 def gradtape(f: Callable, stage: str = "optimize", wrt: Sequence[str] | None = None) -> str:
@@ -201,14 +197,12 @@ def gradtape(f: Callable, stage: str = "optimize", wrt: Sequence[str] | None = N
       inp %1 x
       %2 = mul(%1, %1)
     """
-    from .ir.printer import format_tape
-
     if stage not in STAGES:
         raise ValueError(f"unknown stage {stage!r} (stages: {', '.join(STAGES)})")
     __tracebackhide__ = True
     f = f.__func__ if inspect.ismethod(f) else f
     try:
-        generated = _source_of(f, ()).generate(tuple(wrt) if wrt is not None else None, "numpy")
+        generated = _generate(source_of(f, ()), tuple(wrt) if wrt is not None else None, "numpy")
     except (UserError, UserErrors) as exc:
         raise exc.with_traceback(None) from None
     return "".join(format_tape(t) for t in generated.tapes[stage])
@@ -279,7 +273,7 @@ class _Compiled:
         """
         for namespace, name, value in self.guards:
             now = namespace.get(name, _guards_missing)
-            if now is not value and not (_is_number(value) and _is_number(now) and now == value):
+            if now is not value and not (is_number(value) and is_number(now) and now == value):
                 return False
         return True
 
@@ -317,14 +311,44 @@ class _Compiled:
 
 def _compile(f: Callable, wrt: tuple[str, ...] | None, args: Sequence[object] | None, value: bool = True) -> _Compiled:
     classes = _classes_of(args) if args is not None else ()
-    source = _source_of(f, classes)
-    generated = source.generate(wrt, "numpy", value=value)
+    source = source_of(f, classes)
+    generated = _generate(source, wrt, "numpy", value=value)
     name = source.funcs[0]
     namespace: dict[str, object] = {"__name__": f"yota_s2s_generated_{name}"}
     exec(compile(generated.text, f"<grad of {source.path}::{name}>", "exec"), namespace)  # noqa: S102 - our output
     tape = generated.tapes["lower"][0]
     params = [(p.name, p.default is not NO_DEFAULT) for p in tape.params]
     return _Compiled(namespace[f"grad_{name}"], name, params, [inp.path for inp in tape.inputs], source.guards)
+
+
+def _generate(
+    source: Source, wrt: Sequence[str] | None, target: str, buffers: bool = False, value: bool = True
+) -> Generated:
+    """The pipeline run on ``source``, its errors and its tapes' provenance at the lines of the original files."""
+    # the command line that writes the same module (its options in the header's order)
+    entry = Entry(source.path, "-", source.funcs, list(wrt) if wrt else None, target, buffers=buffers, value=value)
+    command = " ".join(["yota-s2s", *entry.argv()])
+    try:
+        generated = generate(
+            source.text, source.path, source.funcs, wrt, target, command=command, buffers=buffers, value=value
+        )
+    except UserErrors as exc:
+        raise UserErrors([source.relocate(e) for e in exc.errors]) from None
+    except UserError as exc:
+        raise source.relocate(exc) from None
+    if source.blocks:  # the tapes' provenance, at the lines of the original files
+        seen: set[int] = set()
+        todo = [t for tapes in generated.tapes.values() for t in tapes]
+        while todo:
+            tape = todo.pop()
+            for eqn in tape.eqns:
+                todo.extend(eqn.regions)
+                if eqn.span is not None and id(eqn) not in seen:
+                    seen.add(id(eqn))
+                    path, line = source.where(eqn.span.path, eqn.span.line)
+                    at_line = source.where(eqn.span.path, eqn.span.at_line)[1] if eqn.span.at_line else 0
+                    eqn.span = dataclasses.replace(eqn.span, path=path, line=line, at_line=at_line)
+    return generated
 
 
 def _identity(f: Callable) -> object:
@@ -336,7 +360,7 @@ def _identity(f: Callable) -> object:
     f = inspect.unwrap(f)
     code = getattr(f, "__code__", None)
     if code is None:
-        _unsupported(f)
+        unsupported(f)
     cells = tuple(_frozen(c.cell_contents) for c in f.__closure__ or ())
     return (code, cells) if cells else code
 
@@ -349,14 +373,6 @@ def _frozen(value: object) -> object:
     if isinstance(value, tuple) and all(isinstance(v, int | float) for v in value):
         return value
     return type(value)
-
-
-def _unsupported(f: object) -> None:
-    what = getattr(f, "__name__", None) or type(f).__name__
-    raise TypeError(
-        f"yota-s2s differentiates Python functions defined with 'def'; {what!r} is not one "
-        "(a NumPy function, a builtin or a functools.partial has no source to read)"
-    )
 
 
 # ---------------------------------------------------------------------------- argument structure
@@ -425,279 +441,7 @@ def _classes_of(args: Sequence[object]) -> tuple[type, ...]:
 
     for a in args:
         walk(a, 0)
-    return tuple(c for c in found if c.__module__.split(".")[0] not in _LIBRARIES)
-
-
-# ---------------------------------------------------------------------------- source
-
-
-@dataclasses.dataclass
-class _Block:
-    """Lines ``start..start+count-1`` of an assembled module are lines ``line..`` of ``path``."""
-
-    start: int
-    count: int
-    path: str
-    line: int
-
-
-@dataclasses.dataclass
-class _Source:
-    """Source text to differentiate, and where its lines came from."""
-
-    text: str
-    path: str
-    funcs: list[str] | None
-    blocks: list[_Block] = dataclasses.field(default_factory=list)
-    guards: list[tuple[dict, str, object]] = dataclasses.field(default_factory=list)  # globals copied in
-
-    def generate(self, wrt: Sequence[str] | None, target: str, buffers: bool = False, value: bool = True) -> Generated:
-        # the command line that writes the same module (its options in the header's order)
-        entry = Entry(self.path, "-", self.funcs, list(wrt) if wrt else None, target, buffers=buffers, value=value)
-        command = " ".join(["yota-s2s", *entry.argv()])
-        try:
-            generated = generate(
-                self.text, self.path, self.funcs, wrt, target, command=command, buffers=buffers, value=value
-            )
-        except UserErrors as exc:
-            raise UserErrors([self.relocate(e) for e in exc.errors]) from None
-        except UserError as exc:
-            raise self.relocate(exc) from None
-        if self.blocks:  # the tapes' provenance, at the lines of the original files
-            seen: set[int] = set()
-            todo = [t for tapes in generated.tapes.values() for t in tapes]
-            while todo:
-                tape = todo.pop()
-                for eqn in tape.eqns:
-                    todo.extend(eqn.regions)
-                    if eqn.span is not None and id(eqn) not in seen:
-                        seen.add(id(eqn))
-                        path, line = self.where(eqn.span.path, eqn.span.line)
-                        at_line = self.where(eqn.span.path, eqn.span.at_line)[1] if eqn.span.at_line else 0
-                        eqn.span = dataclasses.replace(eqn.span, path=path, line=line, at_line=at_line)
-        return generated
-
-    def where(self, path: str, line: int) -> tuple[str, int]:
-        """The file and line that ``line`` of this (assembled) module came from."""
-        for b in self.blocks:
-            if path == self.path and b.start <= line < b.start + b.count:
-                return b.path, line - b.start + b.line
-        return path, line
-
-    def relocate(self, error: UserError) -> UserError:
-        """The error at the line of the original file, for an assembled module."""
-        path, line = self.where(error.path, error.line)
-        return dataclasses.replace(error, path=path, line=line)
-
-
-def _source_of(f: Callable, classes: Sequence[type]) -> _Source:
-    """The file of a top-level function, or a module assembled around any other function."""
-    f = inspect.unwrap(f)
-    if getattr(f, "__code__", None) is None:
-        _unsupported(f)
-    if f.__name__ == "<lambda>":
-        raise TypeError("yota-s2s cannot differentiate a lambda: define the function with 'def'")
-    try:
-        path = inspect.getsourcefile(f)
-    except TypeError:
-        path = None
-    module = sys.modules.get(getattr(f, "__module__", None) or "")
-    top_level = f.__qualname__ == f.__name__ and getattr(module, f.__name__, None) is f
-    if path and top_level and Path(path).is_file():
-        try:
-            return _Source(Path(path).read_text(encoding="utf-8"), path, [f.__name__])
-        except (OSError, UnicodeDecodeError):
-            pass
-    return _assemble(f, classes)
-
-
-def _assemble(f: types.FunctionType, classes: Sequence[type]) -> _Source:
-    """A module holding ``f``, the functions and classes it reaches, its imports and constants.
-
-    >>> import math
-    >>> SCALE = 3.0
-    >>> def helper(x):
-    ...     return math.sin(x) * SCALE
-    >>> def outer(x):
-    ...     return helper(x) + 1.0
-    >>> print(_assemble(outer, ()).text)
-    import math
-    SCALE = 3.0
-    <BLANKLINE>
-    def outer(x):
-        return helper(x) + 1.0
-    <BLANKLINE>
-    def helper(x):
-        return math.sin(x) * SCALE
-    <BLANKLINE>
-    """
-    header: dict[str, str] = {}  # name -> the line that defines it
-    definitions: list[list[tuple[str, str, int]]] = []  # [(dedented source, original path, first line)]
-    guards: list[tuple[dict, str, object]] = []
-    seen: set[int] = set()
-    called: set[str] = set()  # the methods the code calls: m.forward(x)
-    provided: set[str] = set()  # the methods of the classes included
-    todo: list[object] = [f, *classes]
-    while todo:
-        item = todo.pop(0)
-        if id(item) in seen:
-            continue
-        seen.add(id(item))
-        pieces = _own_source(item, required=item is f)
-        if not pieces:
-            continue
-        definitions.append(pieces)
-        namespace = getattr(item, "__globals__", f.__globals__)
-        called.update(_method_calls("".join(text for text, _, _ in pieces), namespace))
-        provided.update(fn.__name__ for fn in _functions(item) if isinstance(item, type))
-        for name, value, namespace in _referenced(item):
-            if name in header or id(value) in seen:
-                continue
-            line = _import_or_constant(name, value)
-            if line is not None:
-                header[name] = line
-            elif isinstance(value, types.FunctionType | type) and value.__name__ == name:
-                todo.append(value)
-            else:
-                continue  # not something a module can hold: lowering reports the name if it is used
-            if namespace is not None:
-                guards.append((namespace, name, value))
-        if not todo:  # m.forward(x) with no argument to tell m's class: the classes of f's module with a forward
-            wanted = {m for m in called - provided if not hasattr(np.ndarray, m)}  # x.sum() is NumPy's
-            todo = [
-                cls
-                for name, cls in list(f.__globals__.items())
-                if isinstance(cls, type) and cls.__module__ == f.__module__ and id(cls) not in seen
-                if any(isinstance(v, types.FunctionType) and k in wanted for k, v in vars(cls).items())
-            ]
-            guards.extend((f.__globals__, cls.__name__, cls) for cls in todo)
-    lines = list(header.values())
-    blocks = []
-    for pieces in definitions:
-        lines.append("")
-        for text, path, line in pieces:
-            if path:
-                blocks.append(_Block(len(lines) + 1, text.count("\n") + 1, path, line))
-            lines.extend(text.rstrip("\n").splitlines())
-    return _Source("\n".join(lines) + "\n", f.__code__.co_filename, [f.__name__], blocks, guards)
-
-
-def _import_or_constant(name: str, value: object) -> str | None:
-    """The module-level line that defines ``name`` as ``value`` (an import or a number), or None."""
-    if isinstance(value, types.ModuleType):
-        module = value.__name__
-        return f"import {module}" if module == name else f"import {module} as {name}"
-    if _is_library(value):
-        qualified = _qualified_name(value)
-        if qualified:
-            module, _, attr = qualified.rpartition(".")
-            return f"from {module} import {attr}" + (f" as {name}" if attr != name else "")
-        return None
-    if _is_number(value):
-        return f"{name} = {(value.item() if isinstance(value, np.generic) else value)!r}"
-    if isinstance(value, tuple) and all(isinstance(v, int | float) for v in value):
-        return f"{name} = {value!r}"
-    return None
-
-
-def _own_source(item: object, required: bool) -> list[tuple[str, str, int]]:
-    """The definitions of a function or class: [(dedented source, file, first line)], one per piece.
-
-    A class is rebuilt from its methods' sources (a class defined in a notebook
-    cell has no source of its own to ``inspect``); methods without source (those
-    a ``@dataclass`` writes) are left out.  Empty when unreadable and optional.
-    """
-    if isinstance(item, type):
-        methods = [m for m in vars(item).values() if isinstance(m, types.FunctionType)]
-        pieces = [p for m in methods for p in _own_source(m, False)]
-        indented = [(textwrap.indent(text, "    "), path, line) for text, path, line in pieces]
-        return [(f"class {item.__name__}:\n", "", 0), *indented] if indented else []
-    try:
-        lines, first = inspect.getsourcelines(item)
-        path = inspect.getsourcefile(item) or item.__code__.co_filename
-    except (OSError, TypeError):
-        if not required:
-            return []
-        raise UserError(
-            "YS002",
-            f"cannot read the source of {item.__name__}(): it was typed at the python prompt or made by exec(); "
-            "define it in a file, a notebook cell or IPython, or pass a file to gradsource()",
-            item.__code__.co_filename,
-        ) from None
-    text = textwrap.dedent("".join(lines))
-    try:
-        ast.parse(text)
-    except SyntaxError:
-        if not required:
-            return []
-        raise TypeError(
-            f"cannot differentiate {item.__qualname__}(): its source is not a standalone definition"
-        ) from None
-    return [(text, path, max(first, 1))]
-
-
-def _method_calls(text: str, namespace: dict) -> set[str]:
-    """The names of methods called in ``text`` (``m.forward(x)``), not of module functions (``np.sum``)."""
-    out = set()
-    for node in ast.walk(ast.parse(text)):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            root = node.func.value
-            while isinstance(root, ast.Attribute):
-                root = root.value
-            if not (isinstance(root, ast.Name) and isinstance(namespace.get(root.id), types.ModuleType)):
-                out.add(node.func.attr)
-    return out
-
-
-def _functions(item: object) -> list[types.FunctionType]:
-    """A function, or a class's methods."""
-    if isinstance(item, type):
-        return [v for v in vars(item).values() if isinstance(v, types.FunctionType)]
-    return [item] if isinstance(item, types.FunctionType) else []
-
-
-def _names(code: types.CodeType) -> list[str]:
-    """The global and attribute names a code object (and the code nested in it) reads."""
-    names = list(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names.extend(_names(const))
-    return names
-
-
-def _referenced(item: object) -> list[tuple[str, object, dict | None]]:
-    """(name, value, the globals it is from or None for a closure cell) for each name ``item`` reads."""
-    out: list[tuple[str, object, dict | None]] = []
-    for fn in _functions(item):
-        closure = dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__ or ())))
-        for name in dict.fromkeys([*fn.__code__.co_freevars, *_names(fn.__code__)]):
-            if name in closure:
-                out.append((name, closure[name], None))
-            elif name in fn.__globals__:
-                out.append((name, fn.__globals__[name], fn.__globals__))
-    return out
-
-
-_guards_missing = object()
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, bool | int | float | complex | np.generic) and not isinstance(value, np.ndarray)
-
-
-def _is_library(value: object) -> bool:
-    module = getattr(value, "__module__", None) or ""
-    return callable(value) and module.split(".")[0] in _LIBRARIES
-
-
-def _qualified_name(value: object) -> str | None:
-    """``numpy.exp`` for ``np.exp``: a name the value can be imported by, or None."""
-    name = getattr(value, "__name__", None)
-    module = getattr(value, "__module__", None)
-    for candidate in (module, module and module.split(".")[0]):
-        if candidate and name and getattr(sys.modules.get(candidate), name, None) is value:
-            return f"{candidate}.{name}"
-    return None
+    return tuple(c for c in found if c.__module__.split(".")[0] not in LIBRARIES)
 
 
 # ---------------------------------------------------------------------------- update

@@ -19,7 +19,6 @@ import argparse
 import difflib
 import importlib.util
 import os
-import re
 import shlex
 import shutil
 import subprocess
@@ -31,9 +30,11 @@ from pathlib import Path
 
 from .dsl.load import load_rules
 from .errors import InternalError, UserError, UserErrors
+from .files import read_source, write_atomically
 from .ir.printer import format_tape
 from .pipeline import STAGES, generate
 from .project import Entry, find_project
+from .verify import verify_generated
 from .version import __version__
 
 #: The ruff version ``--format ruff`` is pinned to (the ``format`` extra installs it).
@@ -159,23 +160,6 @@ def _command(entry: Entry) -> str:
     return shlex.join(["yota-s2s", *entry.argv()])
 
 
-def write_atomically(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same folder and a rename."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".yota-s2s-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -195,7 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     generated = None
     try:
         generated = generate(
-            _read_source(args.source),
+            read_source(args.source),
             args.source,
             funcs,
             wrt,
@@ -212,7 +196,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.write("".join(format_tape(t) for t in generated.tapes[args.dump_ir]))
         status = 0
         if args.verify:
-            status = _verify(args, text, wrt)
+            status = verify_generated(
+                args.source,
+                text,
+                wrt,
+                example=args.example,
+                shape_specs=args.shape,
+                seed=args.seed,
+                value=args.value,
+            )
         if args.check or args.diff:
             return max(status, _compare(entry, text, _command(entry), args.check, args.diff))
         if status or (args.out == "-" and (args.dump_ir or args.verify)):
@@ -269,7 +261,7 @@ def _run_entries(entries: list[Entry], args: argparse.Namespace) -> int:
         try:
             command = _command(entry)
             generated = generate(
-                _read_source(entry.source),
+                read_source(entry.source),
                 entry.source,
                 entry.funcs,
                 entry.wrt,
@@ -290,14 +282,6 @@ def _run_entries(entries: list[Entry], args: argparse.Namespace) -> int:
         except Exception as exc:  # noqa: BLE001 - every other failure is a bug of ours
             status = max(status, _internal(exc, generated, entry.source))
     return status
-
-
-def _read_source(path: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-        raise UserError("YS002", f"cannot read the source file: {reason}", path) from None
 
 
 def _write(out: str, text: str) -> None:
@@ -373,158 +357,6 @@ def _ruff_format(text: str, out: str) -> str:
     if proc.returncode != 0:
         raise UserError("YS050", f"ruff format failed: {proc.stderr.strip()}", out)
     return proc.stdout
-
-
-# ---------------------------------------------------------------------------------------------- --verify
-
-
-def _verify(args: argparse.Namespace, text: str, wrt: list[str] | None) -> int:
-    """Import the source, run each generated gradient and check it against finite differences."""
-    import numpy as np
-
-    from .verify import ATOL, RTOL, check_grads
-
-    print(f"yota-s2s: --verify imports {args.source}: this runs its code", file=sys.stderr)
-    module = _import_source(args.source)
-    namespace: dict[str, object] = {"__name__": f"yota_s2s_verify_{Path(args.source).stem}"}
-    exec(compile(text, f"<generated from {args.source}>", "exec"), namespace)  # noqa: S102 - our output
-    positional, named = _load_example(args.example) if args.example else ([], {})
-    shapes = _parse_shapes(args.shape)
-    names = re.findall(r"^def grad_(\w+)\(", text, flags=re.MULTILINE)
-    unknown = [s for s in shapes if not any(s in _parameters(getattr(module, n, None)) for n in names)]
-    if unknown:
-        raise UserError(
-            "YS008", f"--shape {unknown[0]}=: no differentiated function has a parameter {unknown[0]!r}", args.source
-        )
-    rng = np.random.default_rng(args.seed)
-    for name in names:
-        f = getattr(module, name, None)
-        if not callable(f):
-            raise UserError("YS009", f"importing {args.source} does not define a function {name!r}", args.source)
-        inputs = _inputs(name, f, positional, named, shapes, rng, args.source)
-        try:
-            f(**inputs)
-        except Exception as exc:  # noqa: BLE001 - the user's code failed on the inputs
-            message = f"{name}(...) raised {type(exc).__name__}: {exc} (are the --example/--shape inputs right?)"
-            raise _at_function("YS009", message, f, args.source) from None
-        try:
-            check_grads(f, namespace[f"grad_{name}"], inputs, seed=args.seed, wrt=wrt, value=args.value)
-        except AssertionError as exc:
-            print(f"{args.source}::{name}: {exc}", file=sys.stderr)
-            return 1
-        except Exception as exc:  # noqa: BLE001 - the generated gradient failed where f ran
-            print(f"{args.source}::{name}: grad_{name} raised {type(exc).__name__}: {exc}", file=sys.stderr)
-            return 1
-    listed = ", ".join(f"grad_{n}" for n in names)
-    verb = "matches" if len(names) == 1 else "match"
-    print(f"OK: {listed} {verb} central differences in random directions (seed {args.seed}, rtol {RTOL}, atol {ATOL})")
-    return 0
-
-
-def _import_source(path: str):
-    """Import the source file as a module (its folder first on sys.path, as ``python path`` does)."""
-    name = re.sub(r"\W", "_", Path(path).stem)
-    sys.path.insert(0, str(Path(path).resolve().parent))
-    try:
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # dataclasses look their module up while the file runs
-        spec.loader.exec_module(module)
-    except BaseException as exc:  # noqa: BLE001 - SystemExit too: the user's code failed
-        raise UserError("YS009", f"importing the source raised {type(exc).__name__}: {exc}", path) from None
-    return module
-
-
-def _load_example(path: str) -> tuple[list, dict]:
-    """The arguments an example file gives: positional ones, and named ones."""
-    if path.endswith(".npz"):
-        import numpy as np
-
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                arrays = {k: data[k] for k in data.files}
-        except (OSError, ValueError) as exc:
-            raise UserError("YS008", f"cannot read the --example file: {exc}", path) from None
-        positional = [arrays.pop(f"arr_{i}") for i in range(len(arrays)) if f"arr_{i}" in arrays]
-        return positional, arrays
-    if path.endswith(".py"):
-        import runpy
-
-        try:
-            values = runpy.run_path(path)
-        except BaseException as exc:  # noqa: BLE001 - the user's code failed
-            raise UserError("YS009", f"running the --example file raised {type(exc).__name__}: {exc}", path) from None
-        example = values.get("args")
-        if isinstance(example, tuple | list):
-            return list(example), {}
-        if isinstance(example, dict):
-            return [], dict(example)
-        raise UserError("YS008", "an --example .py file must define args: a tuple, or a dict by parameter name", path)
-    raise UserError("YS008", "an --example file is a .npz or a .py file", path)
-
-
-def _parse_shapes(specs: list[str]) -> dict[str, tuple[int, ...]]:
-    shapes: dict[str, tuple[int, ...]] = {}
-    for spec in specs:
-        found = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*=\s*(\d+(?:\s*,\s*\d+)*)?\s*,?\s*", spec)
-        if not found:
-            raise UserError("YS008", f"--shape takes NAME=D1,D2,... (NAME= for a scalar), not {spec!r}", "yota-s2s")
-        name, dims = found[1], found[2]
-        if name in shapes:
-            raise UserError("YS008", f"--shape gives {name!r} twice", "yota-s2s")
-        shapes[name] = tuple(int(d) for d in dims.split(",")) if dims else ()
-    return shapes
-
-
-def _parameters(f: object) -> list[str]:
-    import inspect
-
-    try:
-        return list(inspect.signature(f).parameters) if callable(f) else []
-    except (TypeError, ValueError):
-        return []
-
-
-def _at_function(code: str, message: str, f, path: str) -> UserError:
-    """A ``UserError`` located at the ``def`` line of ``f`` in the file ``path``."""
-    line = getattr(getattr(f, "__code__", None), "co_firstlineno", 0)
-    lines = _read_source(path).splitlines()
-    text = lines[line - 1] if 0 < line <= len(lines) else ""
-    col = text.find("def ") + 1 if "def " in text else 1
-    return UserError(code, message, path, line if text else 0, col, text or None)
-
-
-def _inputs(name: str, f, positional: list, named: dict, shapes: dict, rng, path: str) -> dict[str, object]:
-    """The arguments of ``f`` by name: the example's, then random ones of the --shape shapes."""
-    import inspect
-
-    import numpy as np
-
-    signature = inspect.signature(f)
-    try:
-        given = signature.bind_partial(*positional, **named).arguments
-    except TypeError as exc:
-        raise _at_function("YS008", f"the --example arguments do not fit {name}{signature}: {exc}", f, path) from None
-    inputs: dict[str, object] = {}
-    for param in signature.parameters.values():
-        if param.name in given and param.name in shapes:
-            raise _at_function("YS008", f"both --example and --shape give {param.name!r} of {name}", f, path)
-        if param.name in given:
-            value = given[param.name]
-            if isinstance(value, np.ndarray) and np.issubdtype(value.dtype, np.floating):
-                value = value.astype(np.float64)
-            inputs[param.name] = value
-        elif param.name in shapes:
-            # inside the domain of log, sqrt, arcsin, arccos, ...: [0.1, 0.9)
-            value = rng.uniform(0.1, 0.9, size=shapes[param.name])
-            inputs[param.name] = float(value) if value.ndim == 0 else value
-        elif param.default is inspect.Parameter.empty and param.kind not in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            message = (
-                f"--verify has no value for parameter {param.name!r} of {name}{signature}: "
-                f"give --shape {param.name}=D1,D2 or an --example file"
-            )
-            raise _at_function("YS008", message, f, path)
-    return inputs
 
 
 def _report(exc: UserError | UserErrors) -> int:
