@@ -32,7 +32,7 @@ from .dce import dce, needed
 from .values import inexact_values, value_key
 
 
-def drop_value(tape: Tape, table) -> Tape:
+def drop_value(tape: Tape, table: RuleTable) -> Tape:
     """The gradient tape without its value: ``grad_NAME`` returns only the gradients.
 
     The value is dropped after ``optimize``, which needs it (its shape class, a scalar, is what
@@ -57,14 +57,14 @@ def drop_value(tape: Tape, table) -> Tape:
     return kept
 
 
-def _with_first_output(tape: Tape, first: Atom, table) -> Tape:
+def _with_first_output(tape: Tape, first: Atom, table: RuleTable) -> Tape:
     """``tape`` returning ``first`` in place of its value, without the equations nothing uses then."""
     new = tape.copy_header()
     new.eqns, new.outputs = list(tape.eqns), [first, *tape.outputs[1:]]
     return dce(new, table)
 
 
-def _scalar_witness(tape: Tape, kept: Tape, table) -> Var | None:
+def _scalar_witness(tape: Tape, kept: Tape, table: RuleTable) -> Var | None:
     """A value of ``kept`` (or an input) whose shape class is exactly the value's, if its class is one atom."""
     classes = shape_classes(tape, table, scalar_keys=frozenset())  # no assumption that the value is scalar
     wanted = classes.of(tape.outputs[0])
