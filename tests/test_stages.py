@@ -26,8 +26,11 @@ from yota_s2s.ir.core import Eqn, IRError, Lit, Param, Slice, Span, Tape, Var, v
 from yota_s2s.ir.printer import format_tape
 from yota_s2s.ir.shapes import SCALAR, shape_classes
 from yota_s2s.pipeline import generate
+from yota_s2s.transform.dce import dce
 from yota_s2s.transform.differentiate import differentiate
-from yota_s2s.transform.optimize import common_factors, dce, drop_value, optimize
+from yota_s2s.transform.factor import common_factors
+from yota_s2s.transform.finish import drop_value
+from yota_s2s.transform.optimize import optimize
 
 from . import corpus
 from .gradcheck import numeric_grad, plain_form
@@ -655,7 +658,7 @@ def test_integer_constants_of_gradient_terms_are_floats(x):
 
 
 def test_float_literals_keep_constants_read_as_anything_but_a_gradient_term():
-    from yota_s2s.transform.optimize import float_literals
+    from yota_s2s.transform.finish import float_literals
 
     t = Tape("f")
     x = t.add_input("x")

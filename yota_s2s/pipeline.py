@@ -34,7 +34,9 @@ from .frontend.fence import fence
 from .frontend.lower import lower
 from .ir.core import IRError, Tape, verify
 from .transform.differentiate import differentiate
-from .transform.optimize import common_factors, drop_value, float_literals, merge_reciprocals, optimize, stand_ins
+from .transform.factor import common_factors, merge_reciprocals
+from .transform.finish import drop_value, float_literals, stand_ins
+from .transform.optimize import optimize
 from .version import __version__
 
 #: The stages whose tapes ``--dump-ir`` can print, in order.

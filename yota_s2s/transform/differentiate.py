@@ -13,6 +13,11 @@ parameter through differentiable operands (not ``nondiff`` ones).  A rule's
 formula for a constant operand is never instantiated, so ``x ** 2.0`` carries
 no ``log(x)``.
 
+The parts: activity analysis and the reverse sweep are in ``sweep``; the forward sweep, which
+makes each active loop and branch save what its backward part needs, and those backward parts
+(``for_back``, ``while_back``, ``if_back``) are in ``adjoint``.  This module runs them on the
+whole tape and collects one gradient per ``wrt`` parameter.
+
     >>> from yota_s2s.dsl.load import load_rules
     >>> from yota_s2s.ir.core import Param, Tape
     >>> t = Tape("f"); x = t.add_input("x"); t.params = [Param("x")]
@@ -25,31 +30,10 @@ no ``log(x)``.
 from __future__ import annotations
 
 from ..dsl.rule import RuleTable
-from ..dsl.splice import instantiate
-from ..errors import at_span
-from ..ir.core import Atom, Eqn, Facts, Input, Lit, Section, Span, Tape, Var
-from ..ir.primitives import fold_constant
-from ..ir.regions import LEADING, first_carried, is_control, substitute
+from ..ir.core import Atom, Lit, Tape, Var
 from ..ir.shapes import SCALAR, shape_classes
-from .optimize import optimize
-
-
-class _Builder:
-    """Appends backward equations to the gradient tape, folding constants."""
-
-    def __init__(self, tape: Tape):
-        self.tape = tape
-        self.span: Span | None = None
-        self.created: set[int] = set()
-
-    def add(self, prim: str, args: list[Atom], params: dict[str, object]) -> Atom:
-        if all(isinstance(a, Lit) for a in args):
-            ok, value = fold_constant(prim, [a.value for a in args])
-            if ok:
-                return Lit(value)
-        out = self.tape.add_eqn(prim, args, params, self.span, section=Section.BACKWARD)
-        self.created.add(out.id)
-        return out
+from .adjoint import forward_sweep
+from .sweep import BackwardBuilder, activity, final_gradient, reverse_sweep
 
 
 def differentiate(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
@@ -58,14 +42,14 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
     grad.name = tape.name
     wanted = set(wrt)
     active = activity(tape.eqns, {inp.var.id for inp in tape.inputs if inp.path[0] in wanted}, table)
-    grad.eqns, plans = _forward(tape.eqns, active, table)
+    grad.eqns, plans = forward_sweep(tape.eqns, active, table)
 
-    builder = _Builder(grad)
+    builder = BackwardBuilder(grad)
     contributions: dict[int, list[Atom]] = {}
     value = tape.outputs[0]
     if isinstance(value, Var) and value.id in active:
         contributions[value.id] = [Lit(1.0)]
-    _reverse(grad.eqns, plans, active, contributions, builder, table)
+    reverse_sweep(grad.eqns, plans, active, contributions, builder, table)
 
     builder.span = None
     outputs: list[Atom] = [value]
@@ -83,11 +67,11 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
                 for part in inp.path[1:-1]:
                     leaf = leaf.setdefault(part, {})
                 leaf[inp.path[-1]] = len(outputs)
-                outputs.append(_final(contributions, inp.var, builder))
+                outputs.append(final_gradient(contributions, inp.var, builder))
             tree.append(node)
         elif inputs:
             tree.append(len(outputs))
-            outputs.append(_final(contributions, inputs[0].var, builder))
+            outputs.append(final_gradient(contributions, inputs[0].var, builder))
         else:
             tree.append(len(outputs))
             outputs.append(Lit(None))
@@ -98,367 +82,3 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
     proven = shape_classes(tape, table, scalar_keys=frozenset()).of(value) == SCALAR
     grad.facts.check_scalar = bool(isinstance(value, Var) and value.id in active and not proven)
     return grad
-
-
-# ---------------------------------------------------------------------------- activity
-
-
-def activity(eqns: list[Eqn], active: set[int], table: RuleTable) -> set[int]:
-    """The ids of values that depend on ``active`` ones through differentiable operands."""
-    active = set(active)
-    for eqn in eqns:
-        if is_control(eqn.prim):
-            flags = _control_activity(eqn, active, table)
-            active.update(o.id for o, a in zip(eqn.outs, flags) if a)
-            continue
-        rule = table[eqn.prim]
-        if any(
-            isinstance(a, Var) and a.id in active and name not in rule.nondiff
-            for name, a in zip(rule.operand_names(len(eqn.args)), eqn.args)
-        ):
-            active.update(o.id for o in eqn.outs)
-    return active
-
-
-def _is_active(a: Atom, active: set[int]) -> bool:
-    return isinstance(a, Var) and a.id in active
-
-
-def _control_activity(eqn: Eqn, active: set[int], table: RuleTable) -> list[bool]:
-    """Which outputs of a loop or branch are active (carried values to a fixed point)."""
-    k = eqn.params["n_carry"]
-    lead = LEADING[eqn.prim]
-    if eqn.prim == "if":
-        free = [_is_active(a, active) for a in eqn.args[lead:]]
-        flags = [False] * k
-        for region in eqn.regions:
-            inner = activity(region.eqns, {i.var.id for i, f in zip(region.inputs, free) if f}, table)
-            flags = [f or _is_active(o, inner) for f, o in zip(flags, region.outputs)]
-        return flags
-    body = eqn.regions[-1]
-    carried = [_is_active(a, active) for a in eqn.args[lead : lead + k]]
-    free = [_is_active(a, active) for a in eqn.args[lead + k :]]
-    first = first_carried(eqn)
-    while True:
-        ins = body.inputs[first:]
-        inner = activity(body.eqns, {i.var.id for i, f in zip(ins, carried + free) if f}, table)
-        new = [c or _is_active(o, inner) for c, o in zip(carried, body.outputs)]
-        if new == carried:
-            return carried
-        carried = new
-
-
-# ---------------------------------------------------------------------------- the sweeps
-
-
-def _forward(eqns: list[Eqn], active: set[int], table: RuleTable) -> tuple[list[Eqn], dict[int, object]]:
-    """The forward sweep: the primal equations, with each active loop or branch made to save
-    what its backward sweep needs.  Returns the equations and a plan per such equation."""
-    out: list[Eqn] = []
-    plans: dict[int, object] = {}
-    for eqn in eqns:
-        if is_control(eqn.prim) and any(o.id in active for o in eqn.outs):
-            new, plan = (_branch_plan if eqn.prim == "if" else _loop_plan)(eqn, active, table)
-            plans[id(new)] = plan
-            out.append(new)
-        else:
-            out.append(eqn)
-    return out, plans
-
-
-def _reverse(
-    eqns: list[Eqn],
-    plans: dict[int, object],
-    active: set[int],
-    contributions: dict[int, list[Atom]],
-    builder: _Builder,
-    table: RuleTable,
-) -> None:
-    """The reverse sweep over ``eqns``: gradient contributions flow from outputs to operands."""
-    for eqn in reversed(eqns):
-        if not any(o.id in contributions for o in eqn.outs):
-            continue
-        builder.span = eqn.span
-        if id(eqn) in plans:
-            plans[id(eqn)](contributions, builder)
-            continue
-        out = eqn.out
-        dout = _accumulate(contributions.pop(out.id), out, builder)
-        rule = table[eqn.prim]
-        needed = [
-            (name, k, a)
-            for k, (name, a) in enumerate(zip(rule.operand_names(len(eqn.args)), eqn.args))
-            if isinstance(a, Var) and a.id in active and name not in rule.nondiff
-        ]
-        if not needed:
-            continue
-        try:
-            grads = instantiate(rule, [(n, k) for n, k, _ in needed], eqn.args, eqn.params, out, dout, builder, table)
-        except NotImplementedError as exc:
-            name = next((n for n, _, _ in needed if n in rule.not_implemented), needed[0][0])
-            raise at_span("YS107", f"no gradient of {eqn.prim}() with respect to {name!r}: {exc}", eqn.span) from None
-        for name, k, a in needed:
-            contributions.setdefault(a.id, []).append(grads[name, k])
-
-
-# ---------------------------------------------------------------------------- regions
-
-
-def _region_gradient(
-    region: Tape,
-    first: int,
-    active_inputs: list[bool],
-    active_outputs: list[bool],
-    table: RuleTable,
-) -> tuple[Tape, list[Var], list[Var], list[Atom]]:
-    """Differentiate a region as a function of its inputs ``region.inputs[first:]``.
-
-    Returns the optimized combined tape (forward equations, then backward ones), the
-    seed inputs (one per active output: its adjoint), the accumulator inputs (one per
-    active input that is not carried by the caller: ``acc + contribution``), and the
-    backward outputs, in this order: the gradient of each active input.
-    """
-    tape = Tape(region.name, list(region.inputs), facts=Facts(region=True))
-    ins = region.inputs[first:]
-    act = activity(region.eqns, {i.var.id for i, f in zip(ins, active_inputs) if f}, table)
-    tape.eqns, plans = _forward(region.eqns, act, table)
-    builder = _Builder(tape)
-    contributions: dict[int, list[Atom]] = {}
-    seeds: list[Var] = []
-    for o, flag in zip(region.outputs, active_outputs):
-        if not flag:
-            continue
-        seed = Var(grad_of=o if isinstance(o, Var) else None)
-        seeds.append(seed)
-        if isinstance(o, Var):  # an adjoint has the shape of its value
-            tape.facts.same_shape[seed.id] = o
-        tape.inputs.append(Input(seed, ("#seed", str(len(seeds)))))
-        if _is_active(o, act):
-            contributions.setdefault(o.id, []).append(seed)
-    _reverse(tape.eqns, plans, act, contributions, builder, table)
-    builder.span = None
-    grads = [_final(contributions, i.var, builder) for i, f in zip(ins, active_inputs) if f]
-    return tape, seeds, grads, [o for o in region.outputs]
-
-
-def _split(tape: Tape, n_forward_outputs: int, carried_inputs: set[int]) -> tuple[list[Eqn], list[Eqn], list[Var]]:
-    """Split an optimized region gradient into its forward and backward equations, and the
-    values the backward part reads from the forward part (to be saved per iteration)."""
-    fwd = [e for e in tape.eqns if e.section == Section.FORWARD]
-    bwd = [e for e in tape.eqns if e.section != Section.FORWARD]
-    made = {o.id for e in fwd for o in e.outs} | carried_inputs
-    saved: dict[int, Var] = {}
-    for e in bwd:
-        for a in e.args:
-            if isinstance(a, Var) and a.id in made:
-                saved.setdefault(a.id, a)
-    for a in tape.outputs[n_forward_outputs:]:
-        if isinstance(a, Var) and a.id in made:
-            saved.setdefault(a.id, a)
-    return fwd, bwd, list(saved.values())
-
-
-def _adjoints(outs: list[Var], flags: list[bool], contributions: dict, builder: _Builder) -> list[Atom]:
-    """The adjoint of each flagged output of a loop or branch (zeros of its shape if nothing used it)."""
-    douts = []
-    for o, flag in zip(outs, flags):
-        if flag:
-            parts = contributions.pop(o.id, None)
-            douts.append(_accumulate(parts, o, builder) if parts else builder.add("grad_zeros", [o], {}))
-    return douts
-
-
-def _append_back(back: Eqn, targets: list[Atom | None], contributions: dict, builder: _Builder) -> None:
-    """Append a backward loop or branch; its ``k``-th result is a contribution to ``targets[k]``."""
-    builder.tape.eqns.append(back)
-    builder.created.update(o.id for o in back.outs)
-    for out, target in zip(back.outs, targets):
-        if target is not None:
-            contributions.setdefault(target.id, []).append(out)
-
-
-def _read_or_none(args: list[Atom], per_region: list[list[Input]], regions: list[Tape]) -> list[Atom]:
-    """The outer values of free inputs, ``None`` for those no backward region reads (not saved)."""
-    read = set().union(*(_reads(r) for r in regions))
-    out = []
-    for n, a in enumerate(args):
-        used = any(r[n].var.id in read for r in per_region if n < len(r))
-        out.append(a if used else Lit(None))
-    return out
-
-
-def _is_none(a: Atom) -> bool:
-    return isinstance(a, Lit) and a.value is None
-
-
-def _reads(tape: Tape) -> set[int]:
-    found = {a.id for e in tape.eqns for a in e.args if isinstance(a, Var)}
-    return found | {a.id for a in tape.outputs if isinstance(a, Var)}
-
-
-def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
-    """A ``for``/``while`` loop: the forward loop saves per iteration; the backward loop replays it reversed."""
-    k = eqn.params["n_carry"]
-    lead = LEADING[eqn.prim]
-    body = eqn.regions[-1]
-    first = first_carried(eqn)
-    carried_act = _control_activity(eqn, active, table)
-    free_args = eqn.args[lead + k :]
-    read = _reads(body)
-    free_act = [_is_active(a, active) and i.var.id in read for a, i in zip(free_args, body.inputs[first + k :])]
-    tape, _seeds, grads, _ = _region_gradient(body, first, carried_act + free_act, carried_act, table)
-    nc = sum(carried_act)
-    free_inputs = body.inputs[first + k :]
-    # free values the body does not differentiate through get no accumulator
-    free_grads = iter(grads[nc:])
-    free_act = [f and not _is_none(next(free_grads)) for f in free_act]
-    grads = grads[:nc] + [g for g in grads[nc:] if not _is_none(g)]
-    # the adjoints of free values accumulate across iterations: acc + contribution
-    builder = _Builder(tape)
-    accs: list[Var] = []
-    for inp, flag in zip(free_inputs, free_act):
-        if flag:
-            acc = Var(grad_of=inp.var)
-            accs.append(acc)
-            tape.inputs.append(Input(acc, inp.path))  # the same path: the shape of the value it is the gradient of
-            grads[nc + len(accs) - 1] = builder.add("add", [acc, grads[nc + len(accs) - 1]], {})
-    # a carried value that nothing in the body reads has a zero adjoint, of its shape (the seeds'
-    # shapes are those of the values: optimize relies on it)
-    carried_in = [i.var for i, f in zip(body.inputs[first : first + k], carried_act) if f]
-    for n, v in enumerate(carried_in):
-        if _is_none(grads[n]):
-            grads[n] = builder.add("grad_zeros", [v], {})
-    tape.outputs = list(body.outputs) + grads
-    tape = optimize(tape, table)
-    carried_inputs = {i.var.id for i in body.inputs[first : first + k]}
-    # a for loop that may stop early is replayed from its stack: the index is saved, not recomputed
-    early = eqn.prim == "for" and eqn.params.get("exit", -1) >= 0
-    if early:
-        carried_inputs.add(body.inputs[0].var.id)
-    fwd, bwd, saved = _split(tape, k, carried_inputs)
-    # a carried value saved for the backward sweep gets its own variable there
-    subst = {v.id: Var(hint=v.hint) for v in saved if v.id in carried_inputs}
-    bwd_saved = [subst.get(v.id, v) for v in saved]
-    fwd_region = Tape(body.name, list(body.inputs), fwd, [*tape.outputs[:k], *saved], facts=Facts(region=True))
-    seed_inputs = [i for i in tape.inputs if i.path[0] == "#seed"]
-    acc_inputs = tape.inputs[len(tape.inputs) - len(accs) :]
-    bwd_inputs = (
-        body.inputs[: 0 if early else first]
-        + [Input(v, ("#saved", str(n))) for n, v in enumerate(bwd_saved)]
-        + seed_inputs
-        + acc_inputs
-        + list(free_inputs)
-    )
-    bwd_region = Tape(body.name + "_back", bwd_inputs, bwd, list(tape.outputs[k:]), facts=Facts(region=True))
-    substitute(bwd_region, subst)
-    if early and body.inputs[0].var.id in subst:  # the saved copy of the loop index is an integer
-        bwd_region.facts.index_vars = frozenset([subst[body.inputs[0].var.id].id])
-    stack = Var(hint="_stack")
-    params = {**eqn.params, "n_saved": len(saved)}
-    new = Eqn(eqn.prim, list(eqn.args), params, [*eqn.outs, stack], eqn.span, (*eqn.regions[:-1], fwd_region))
-    carried_args = eqn.args[lead : lead + k]
-
-    def backward(contributions: dict[int, list[Atom]], builder: _Builder) -> None:
-        douts = _adjoints(eqn.outs, carried_act, contributions, builder)
-        initial = [a for a, f in zip(carried_args, carried_act) if f]
-        free = [a for a, f in zip(free_args, free_act) if f]
-        zeros = [builder.add("grad_zeros", [a], {}) for a in free]
-        # named after the values they are adjoints of: the loop's results, then the free values
-        primals = [o for o, f in zip(eqn.outs, carried_act) if f] + free
-        outs = [Var(grad_of=a if isinstance(a, Var) else None) for a in primals]
-        # a for loop that saved nothing has no stack to pop (and an enclosing loop must not save it)
-        stack_arg = stack if saved or early or eqn.prim != "for" else Lit(None)
-        lead_args = [stack] if early else list(eqn.args[:lead]) + [stack_arg]
-        back = Eqn(
-            "while_back" if early else eqn.prim + "_back",
-            [*lead_args, *douts, *zeros, *_read_or_none(free_args, [list(free_inputs)], [bwd_region])],
-            {"n_carry": len(outs), "n_saved": len(saved)},
-            outs,
-            eqn.span,
-            (bwd_region,),
-            Section.BACKWARD,
-        )
-        # the initial values receive the adjoints of the carried values (a constant one needs none)
-        targets = [a if _is_active(a, active) else None for a in initial]
-        _append_back(back, targets + free, contributions, builder)
-        # each result is the adjoint of an initial value or a free value, and has its shape
-        same = builder.tape.facts.same_shape
-        same.update((o.id, a) for o, a in zip(back.outs, initial + free) if isinstance(a, Var))
-
-    return new, backward
-
-
-def _branch_plan(eqn: Eqn, active: set[int], table: RuleTable):
-    """An ``if``: each branch saves what its own backward part needs; the backward ``if`` takes
-    the same branch (on the same condition value)."""
-    k = eqn.params["n_carry"]
-    free_args = eqn.args[1:]
-    free_act = [_is_active(a, active) for a in free_args]
-    out_act = _control_activity(eqn, active, table)
-    fwd_regions, bwd_regions, n_saved = [], [], []
-    all_saved: list[list[Var]] = []
-    for region in eqn.regions:
-        tape, _seeds, grads, _ = _region_gradient(region, 0, free_act, out_act, table)
-        builder = _Builder(tape)
-        ins = [i for i, f in zip(region.inputs, free_act) if f]
-        grads = [
-            builder.add("grad_zeros", [i.var], {}) if isinstance(g, Lit) and g.value is None else g
-            for g, i in zip(grads, ins)
-        ]
-        tape.outputs = list(region.outputs) + grads
-        tape = optimize(tape, table)
-        fwd, bwd, saved = _split(tape, k, set())
-        fwd_regions.append(
-            Tape(region.name, list(region.inputs), fwd, [*tape.outputs[:k], *saved], facts=Facts(region=True))
-        )
-        seed_inputs = [i for i in tape.inputs if i.path[0] == "#seed"]
-        bwd_inputs = [Input(v, ("#saved", str(n))) for n, v in enumerate(saved)] + seed_inputs + list(region.inputs)
-        bwd_regions.append(
-            Tape(region.name + "_back", bwd_inputs, bwd, list(tape.outputs[k:]), facts=Facts(region=True))
-        )
-        n_saved.append(len(saved))
-        all_saved.append(saved)
-    saved_var = Var(hint="_saved") if any(n_saved) else None
-    params = {**eqn.params, "n_saved": tuple(n_saved)}
-    outs = [*eqn.outs, saved_var] if saved_var is not None else list(eqn.outs)
-    new = Eqn("if", list(eqn.args), params, outs, eqn.span, tuple(fwd_regions))
-
-    def backward(contributions: dict[int, list[Atom]], builder: _Builder) -> None:
-        douts = _adjoints(eqn.outs, out_act, contributions, builder)
-        outs = [Var(grad_of=a) for a, f in zip(free_args, free_act) if f]
-        back = Eqn(
-            "if_back",
-            [
-                eqn.args[0],
-                saved_var if saved_var is not None else Lit(None),
-                *douts,
-                *_read_or_none(
-                    free_args, [list(r.inputs[len(r.inputs) - len(free_args) :]) for r in bwd_regions], bwd_regions
-                ),
-            ],
-            {"n_carry": len(douts), "n_saved": tuple(n_saved)},
-            outs,
-            eqn.span,
-            tuple(bwd_regions),
-            Section.BACKWARD,
-        )
-        _append_back(back, [a for a, f in zip(free_args, free_act) if f], contributions, builder)
-
-    return new, backward
-
-
-def _final(contributions: dict[int, list[Atom]], var: Var, builder: _Builder) -> Atom:
-    parts = contributions.pop(var.id, None)
-    if not parts:
-        return Lit(None)
-    return _accumulate(parts, var, builder)
-
-
-def _accumulate(parts: list[Atom], primal: Var, builder: _Builder) -> Atom:
-    """Sum the gradient contributions of ``primal`` and mark the result as its gradient."""
-    total = parts[0]
-    for p in parts[1:]:
-        total = builder.add("add", [total, p], {})
-    if isinstance(total, Var) and total.id in builder.created and total.grad_of is None:
-        total.grad_of = primal
-    return total

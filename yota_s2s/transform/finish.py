@@ -1,0 +1,218 @@
+"""The finishing passes: the optimized gradient ``Tape`` in, an equivalent ``Tape`` out that the
+code generator writes as less work at run time.
+
+The pipeline runs each once, after ``optimize``, in this order (``factor``'s passes between):
+
+    optimize -> drop_value (--no-value only) -> common_factors -> merge_reciprocals
+             -> stand_ins -> float_literals
+
+- ``drop_value``: the gradient tape without its value, and without the work only the value
+  needed (``grad_NAME`` returns only the gradients);
+- ``stand_ins``: values the gradients read only for their shape and dtype are not computed
+  (``_like``, ``np.broadcast``);
+- ``float_literals``: an integer constant whose value goes only into gradients is written as
+  a float.
+
+Each keeps the value of every output it keeps (tests check it with the interpreter).
+
+    >>> from yota_s2s.ir.core import Lit, Section, Tape
+    >>> t = Tape("f"); x = t.add_input("x")
+    >>> t.outputs = [t.add_eqn("mul", [x, x]), t.add_eqn("mul", [x, Lit(2)], section=Section.BACKWARD)]
+    >>> float_literals(t).eqns[-1].args[1]
+    Lit(value=2.0)
+"""
+
+from __future__ import annotations
+
+from ..dsl.rule import RuleTable
+from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
+from ..ir.primitives import primitive
+from ..ir.shapes import NUMBER, shape_classes
+from .dce import dce, needed
+from .values import inexact_values, value_key
+
+
+def drop_value(tape: Tape, table: RuleTable) -> Tape:
+    """The gradient tape without its value: ``grad_NAME`` returns only the gradients.
+
+    The value is dropped after ``optimize``, which needs it (its shape class, a scalar, is what
+    proves that ``unbroadcast`` and the spread of ``sum`` need no run-time test); dead-code
+    elimination then removes the forward work only the value used.
+
+    Where shapes cannot prove the value a scalar, the run-time check needs a value of its shape.
+    A shape class is a set of atoms and the value's shape is theirs broadcast, so when its class
+    is one atom, any value of exactly that class that the gradients compute anyway (or an input)
+    is a scalar exactly when the value is: ``x3 = x[3]`` answers for the whole polynomial in
+    ``x[3] * x[8] ** 3 - ...``.  Otherwise the value is kept for the check.
+
+    Likewise a value the gradients use only for its size (``np.size(r * r)``, the count of a
+    mean) is replaced there by a value they compute anyway of the same class (``r``).
+    """
+    tape = _size_of_live_values(tape, table)
+    kept = _with_first_output(tape, Lit(None), table)
+    if tape.facts.check_scalar:
+        kept = _with_first_output(tape, _scalar_witness(tape, kept, table) or tape.outputs[0], table)
+    kept.out_tree = list(tape.out_tree[1:])
+    kept.facts.value = False
+    return kept
+
+
+def _with_first_output(tape: Tape, first: Atom, table: RuleTable) -> Tape:
+    """``tape`` returning ``first`` in place of its value, without the equations nothing uses then."""
+    new = tape.copy_header()
+    new.eqns, new.outputs = list(tape.eqns), [first, *tape.outputs[1:]]
+    return dce(new, table)
+
+
+def _scalar_witness(tape: Tape, kept: Tape, table: RuleTable) -> Var | None:
+    """A value of ``kept`` (or an input) whose shape class is exactly the value's, if its class is one atom."""
+    classes = shape_classes(tape, table, scalar_keys=frozenset())  # no assumption that the value is scalar
+    wanted = classes.of(tape.outputs[0])
+    if len(wanted) != 1:
+        return None
+    candidates = [inp.var for inp in tape.inputs] + [o for e in kept.eqns if not e.regions for o in e.outs]
+    return next((v for v in candidates if classes.of(v) == wanted), None)
+
+
+def _size_of_live_values(tape: Tape, table: RuleTable) -> Tape:
+    """``size(v)`` -> ``size(u)`` where ``v`` is needed for nothing else and ``u`` (an input, or a
+    value the gradients need) has the same shape class (classes as ``optimize`` proved them)."""
+    live = {a.id for a in tape.outputs[1:] if isinstance(a, Var)}
+    for eqn in reversed(tape.eqns):  # live without counting size's operand as a use (regions are closed)
+        if eqn.prim != "size" and needed(eqn, live, table):
+            live.update(a.id for a in eqn.args if isinstance(a, Var))
+    classes = shape_classes(tape, table)
+    known: list[Var] = [inp.var for inp in tape.inputs]
+    new = tape.copy_header()
+    new.outputs = list(tape.outputs)
+    for eqn in tape.eqns:
+        (v,) = eqn.args if eqn.prim == "size" and len(eqn.args) == 1 else (None,)
+        if isinstance(v, Var) and v.id not in live:
+            same = next((u for u in known if classes.of(u) == classes.of(v)), None)
+            if same is not None:
+                eqn = Eqn(eqn.prim, [same], dict(eqn.params), list(eqn.outs), eqn.span, eqn.regions, eqn.section)
+        new.eqns.append(eqn)
+        known.extend(o for o in eqn.outs if o.id in live and not eqn.regions)
+    return new
+
+
+def stand_ins(tape: Tape, table: RuleTable, sizes: bool = True) -> Tape:
+    """Values the gradients read only for their shape and dtype are not computed.
+
+    ``np.sum(W @ x + b[:, None])`` spreads its adjoint over the shape of ``W @ x + b[:, None]``
+    and gives ``W @ x`` that shape, but without the value nothing reads the product itself:
+    ``_like_matmul(W, x)`` is an uninitialised array of its shape and dtype, and
+    ``_like(_t1, _t2)`` one of the sum's (both ``empty``).  A value is read only for its
+    shape when every use is an operand of ``size``, ``unreduce``, ``unbroadcast``, ... or of a
+    stand-in or a view made for the same reason.  Top level only (a loop's values are pushed).
+
+    With ``sizes`` (NumPy), a sum, difference or product read only for its size, shape or rank
+    (``np.size`` of it, or of another such value) is ``np.broadcast(x, y)``: an object with
+    the broadcast shape and no array behind it (0.3 µs against 0.8 for ``_like``; nested
+    broadcasts take broadcasts).
+    """
+    shape_only: set[int] = set()
+    size_only: set[int] = set()
+    reads: dict[int, bool] = {a.id: False for a in tape.outputs if isinstance(a, Var)}  # id -> shape use only
+    sized: dict[int, bool] = dict(reads)  # id -> size, shape or rank use only
+    inexact = inexact_values(tape)
+    aliases: dict[int, Atom] = {}  # id -> the operand that stands in for it (np.log(s) -> s)
+    for eqn in reversed(tape.eqns):
+        out = eqn.outs[0] if len(eqn.outs) == 1 else None
+        record = primitive(eqn.prim)
+        if out is not None and reads.get(out.id) and (record.stand_in or record.stand_in_view):
+            shape_only.add(out.id)
+            if sizes and sized.get(out.id) and record.stand_in == "like":
+                size_only.add(out.id)
+        if out is not None and reads.get(out.id) and record.same_inexact and value_key(eqn.args[0]) in inexact:
+            aliases[out.id] = eqn.args[0]  # its operand is read as it would have been
+            positions, size_use = (0,), sized.get(out.id, True)
+        else:
+            if out is not None and out.id in shape_only:
+                positions = range(len(eqn.args)) if record.stand_in else (0,)
+            else:
+                positions = () if eqn.regions else record.shape_operands
+            size_use = out is not None and out.id in size_only or record.size_query
+        for n, a in enumerate(eqn.args):
+            if isinstance(a, Var):
+                reads[a.id] = reads.get(a.id, True) and n in positions
+                sized[a.id] = sized.get(a.id, True) and size_use
+    replaced = {id(e) for e in tape.eqns if primitive(e.prim).stand_in and e.outs[0].id in shape_only}
+    if not replaced and not aliases:
+        return tape
+
+    def alias(a: Atom) -> Atom:
+        while isinstance(a, Var) and a.id in aliases:
+            a = aliases[a.id]
+        return a
+
+    new = tape.copy_header()
+    new.outputs = list(tape.outputs)
+    broadcasts: dict[tuple, list[Atom]] = {}  # key -> the operands of its np.broadcast
+    for eqn in tape.eqns:
+        if len(eqn.outs) == 1 and eqn.outs[0].id in aliases:
+            continue
+        stand_in = id(eqn) in replaced
+        if aliases and any(isinstance(a, Var) and a.id in aliases for a in eqn.args):
+            args = [alias(a) for a in eqn.args]
+            eqn = Eqn(eqn.prim, args, dict(eqn.params), list(eqn.outs), eqn.span, eqn.regions, eqn.section)
+        if stand_in and eqn.outs[0].id in size_only:
+            # np.broadcast(np.broadcast(a, b), 2, m) is np.broadcast(a, b, m): a number has no axes
+            args = [b for a in eqn.args for b in broadcasts.get(value_key(a), [a]) if not _number(b)] or eqn.args[:1]
+            broadcasts[value_key(eqn.outs[0])] = args
+            eqn = Eqn("broadcast", args, {}, list(eqn.outs), eqn.span, (), eqn.section)
+        elif stand_in:
+            eqn = Eqn(primitive(eqn.prim).stand_in, list(eqn.args), {}, list(eqn.outs), eqn.span, (), eqn.section)
+        new.eqns.append(eqn)
+    return dce(new, table) if broadcasts else new
+
+
+def float_literals(tape: Tape) -> Tape:
+    """In the backward sweep, an integer constant of ``+``, ``-``, ``*`` or ``/`` whose value goes
+    only into gradients is written as a float: ``_t9 * x7 * 3.0``.
+
+    A gradient is a float (``_grad_zeros``, ``np.asarray(dx, x.dtype)`` and ``_grad_stack`` make
+    an integer ``x``'s float64), and the seed it grows from is ``1.0``: the product ``1.0 * _t9 *
+    x7 * 3`` is a float, which dropping the ``1.0`` (``_neutral``) left to the operands.  With a
+    float or an array of floats the constant gives the same value either way; Python computes
+    ``float * 3.0`` without first trying ``int.__mul__``, 10 ns less an operation (the poly8
+    gradient's arithmetic: 0.97 -> 0.85 µs).  Values read by anything else keep their constants
+    (a size, a count, an index, an operand of a loop), and so does the forward sweep, which
+    computes what the function computes.  Top level only.
+    """
+    value = tape.outputs[0] if tape.outputs else None
+    grads = {a.id for a in tape.outputs[1:] if isinstance(a, Var) and a is not value}
+    readers: dict[int, list[tuple[Eqn, int]]] = {}
+    for eqn in tape.eqns:
+        for i, a in enumerate(eqn.args):
+            if isinstance(a, Var):
+                readers.setdefault(a.id, []).append((eqn, i))
+    terms: set[int] = set()
+    for eqn in reversed(tape.eqns):
+        if eqn.section != Section.BACKWARD or eqn.regions or len(eqn.outs) != 1 or eqn.out is value:
+            continue
+        read = readers.get(eqn.out.id, [])
+        if (read or eqn.out.id in grads) and all(
+            r.out.id in terms and i in primitive(r.prim).gradient_terms for r, i in read
+        ):
+            terms.add(eqn.out.id)
+    new = tape.copy_header()
+    new.outputs = list(tape.outputs)
+    for eqn in tape.eqns:
+        if eqn.prim in ("add", "sub", "mul", "truediv") and eqn.out.id in terms:
+            args = [_as_float(a) for a in eqn.args]
+            if any(a is not b for a, b in zip(args, eqn.args)):
+                eqn = Eqn(eqn.prim, args, dict(eqn.params), list(eqn.outs), eqn.span, eqn.regions, eqn.section)
+        new.eqns.append(eqn)
+    return new
+
+
+def _as_float(a: Atom) -> Atom:
+    """An integer constant as the float of the same value (exact below 2 ** 53), else ``a``."""
+    if isinstance(a, Lit) and type(a.value) is int and abs(a.value) < 2**53:
+        return Lit(float(a.value))
+    return a
+
+
+def _number(a: Atom) -> bool:
+    return isinstance(a, Lit) and isinstance(a.value, NUMBER)
