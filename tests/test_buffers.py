@@ -198,7 +198,7 @@ def test_value_dependent_shapes_keep_the_plain_code():
 
 
 def test_the_plain_reasons():
-    from yota_s2s.codegen.emit import write_function
+    from yota_s2s.codegen.module import write_function
     from yota_s2s.codegen.target import NUMPY
     from yota_s2s.dsl.load import load_rules
     from yota_s2s.frontend.fence import fence

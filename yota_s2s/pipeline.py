@@ -26,7 +26,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .codegen.emit import Header, emit_module
+from .codegen.module import Header, write_module
 from .codegen.target import BACKENDS
 from .dsl.load import load_rules
 from .errors import InternalError, UserError
@@ -148,7 +148,7 @@ def _generate(source, path, funcs, wrt, target, rules, command, buffers=False, v
             rules_sha256=table.sha256,
             command=command or f"yota-s2s {path}",
         )
-        text = emit_module(grads, table, BACKENDS[target], header, buffers)
+        text = write_module(grads, table, BACKENDS[target], header, buffers)
         BACKENDS[target].check_module(text)  # every name of the target's module exists (a bug of ours if not)
         try:
             compile(text, "<generated>", "exec")

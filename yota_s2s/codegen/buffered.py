@@ -58,7 +58,7 @@ from dataclasses import dataclass
 from ..ir.core import Lit, Tape, Var
 from ..ir.primitives import primitive
 from ..ir.regions import VALUE_SHAPED, all_tapes
-from .naming import Names, primed
+from .naming import Names, counted, primed
 from .statements import Else, Line, chunks, parsed, returned
 from .target import Backend
 from .ufunc import is_atom, rebuild, ufunc_call
@@ -84,24 +84,13 @@ class Written:
 def buffered_classes(functions: list[Written], taken: set[str], backend: Backend) -> tuple[list[str], list[str]]:
     """The source of the buffered class of each function, and the runtime helpers they use (in
     order).  ``taken`` holds the names the module uses already."""
-    taken = set(taken)
+    names = Names(taken)
     classes = []
-    for fn in functions:
-        name = _class_name(fn.tape.name, taken)
-        taken.add(name)
-        classes.append(_BufferedClass(fn, backend, name, taken).source())
+    for fn in functions:  # grad_my_loss -> GradMyLoss (GradMyLoss2 if that is taken)
+        name = names.fresh("Grad" + "".join(part[:1].upper() + part[1:] for part in fn.tape.name.split("_")), counted)
+        classes.append(_BufferedClass(fn, backend, name, names.taken).source())
     helpers = [h for h in RUNTIME if h != "_filled" or any("_filled(" in c for c in classes)]
     return classes, helpers
-
-
-def _class_name(func: str, taken: set[str]) -> str:
-    """``grad_my_loss`` -> ``GradMyLoss`` (a suffix if that name is taken)."""
-    base = "Grad" + "".join(part[:1].upper() + part[1:] for part in func.split("_"))
-    name, n = base, 1
-    while name in taken:
-        n += 1
-        name = f"{base}{n}"
-    return name
 
 
 def plain_reason(tape: Tape, lines: list[Line]) -> str | None:

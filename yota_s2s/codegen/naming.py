@@ -3,7 +3,8 @@
 A name starts from a base (a user's name, ``d`` + a value's name, ``_stack``) and, when the base
 is taken (or a keyword), takes the first free variant of a *spelling*: ``numbered`` (``x_1``,
 ``x_2``: the functions' values), ``primed`` (``self_``, ``_b_``: the names of the buffered
-classes), ``counted`` (``GradF2``: class names).  Temporaries are numbered per prefix
+classes), ``counted`` (``GradF2``: class names), ``prefixed`` (``_np``: the array module's alias when a
+parameter is called ``np``).  Temporaries are numbered per prefix
 (``_t1``, ``_t2``; ``_u1`` in the buffered classes), skipping taken names.
 
     >>> names = Names({"x", "_t1"})
@@ -31,6 +32,13 @@ def primed(base: str) -> Iterator[str]:
     while True:
         yield base
         base += "_"
+
+
+def prefixed(base: str) -> Iterator[str]:
+    """``base``, ``_base``, ``__base``, ..."""
+    while True:
+        yield base
+        base = "_" + base
 
 
 def counted(base: str) -> Iterator[str]:

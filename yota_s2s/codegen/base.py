@@ -1,0 +1,119 @@
+"""The state a function writer keeps while it prints a plan: names, the statements so far, what it used.
+
+``WriterBase`` holds what every part of the writer shares (``flow``: loops and branches;
+``items``: gradients built by elements; ``writer``: the rest) and writes the atoms and
+expressions of equations.  What is written was decided by the plan (``plan.FunctionPlan``);
+what the writer decides as it goes is only names: a value's name is allocated (``naming.Names``)
+where its statement is written, so names number in order of appearance: user names kept,
+``d<name>`` for a gradient, ``_t1, _t2, ...`` for temporaries.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..dsl.rule import RuleTable
+from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
+from .helpers import helper_for, helper_names
+from .naming import Names
+from .plan import FunctionPlan
+from .statements import Line
+from .target import Backend, constant
+
+
+class WriterBase:
+    """What the parts of a function writer share (see the module docstring)."""
+
+    def __init__(self, plan: FunctionPlan, table: RuleTable, backend: Backend):
+        self.plan = plan
+        self.tape: Tape = plan.tape
+        self.table = table
+        self.backend = backend
+        #: Names taken in the function (parameters, the module alias, helpers, values named so far).
+        self.namer = Names([p.name for p in self.tape.params])
+        self.namer.take(backend.alias, *helper_names(), self.function_name(), "len", "slice", "float", "type")
+        #: Value id -> its name, once its statement is written.
+        self.names: dict[int, str] = {}
+        #: Region inputs that stand for a constant, written in place.
+        self.consts: dict[int, Lit] = {}
+        #: The helpers and the other modules the written expressions use.
+        self.helpers: set[str] = set()
+        self.imports: set[str] = set()
+        #: Argument x -> the name of its elements' list (``x_items``), once written.
+        self.items_of: dict[int, str] = {}
+        #: Root of an element group -> the name of its list or array; its rows' names (``dx3``).
+        self.item_names: dict[int, str] = {}
+        self.row_names: dict[int, dict[int, str]] = {}
+        #: Whether the value's scalar check is written (or needs none).
+        self.checked = not plan.check_scalar
+        #: The statements written so far.
+        self.body: list[Line] = []
+
+    def function_name(self) -> str:
+        return f"grad_{self.tape.name}"
+
+    def block(
+        self, tape: Tape, depth: int, body: list, preset: dict[int, str] | None = None, push: tuple | None = None
+    ) -> None:
+        """Append the statements of ``tape``'s equations (``writer.FunctionWriter``)."""
+        raise NotImplementedError
+
+    def has_methods(self, a: Atom) -> bool:
+        """``a`` is surely a NumPy value, so ``a.T`` and ``a.sum()`` may be written (``plan.methods``)."""
+        return isinstance(a, Var) and a.id in self.plan.methods
+
+    def first_write(self, eqn: Eqn) -> bool:
+        """The in-place write ``eqn`` assigns its element (``dx[3] = g``) rather than adds to it."""
+        return eqn.out.id in self.plan.first_writes
+
+    def name_for(self, var: Var) -> str:
+        other = self.plan.alias.get(var.id)
+        if other is not None and not var.hint and (other.hint or other.grad_of is not None):
+            var = other
+        if var.hint:
+            return self.namer.fresh(var.hint)
+        primal = var.grad_of
+        if primal is not None and primal.id in self.names:
+            return self.namer.fresh("d" + self.names[primal.id])
+        if primal is not None and primal.hint:  # a value the gradient no longer computes
+            return self.namer.fresh("d" + primal.hint)
+        return self.namer.temp()
+
+    def atom(self, a: Atom) -> ast.expr:
+        if isinstance(a, Lit):
+            return constant(a.value)
+        if a.id in self.consts:
+            return constant(self.consts[a.id].value)
+        if a.id in self.plan.inline:
+            return self.expression(self.plan.defs[a.id])
+        return ast.Name(self.names[a.id], ast.Load())
+
+    def expression(self, eqn: Eqn) -> ast.expr:
+        helper = "_index_add" if eqn.prim == "index_add" else helper_for(eqn.prim)
+        if helper is not None:
+            self.helpers.add(helper)
+        arrays = [self.has_methods(a) for a in eqn.args]
+        rule = self.table.rules[eqn.prim]
+        return self.backend.expression(eqn, [self.atom(a) for a in eqn.args], rule, arrays, self.imports)
+
+    def type_of(self, value: ast.expr) -> ast.expr:
+        """``type(value)``, or ``value.__class__`` when an argument named ``type`` hides the builtin."""
+        if any(p.name == "type" for p in self.tape.params):
+            return ast.Attribute(value, "__class__", ast.Load())
+        return ast.Call(ast.Name("type", ast.Load()), [value], [])
+
+    def section_of(self, region: Tape) -> str:
+        return region.eqns[0].section if region.eqns else Section.FORWARD
+
+
+def named(identifier: str, ctx: ast.expr_context | None = None) -> ast.Name:
+    return ast.Name(identifier, ctx or ast.Load())
+
+
+def call(value: ast.expr, method: str, args: list[ast.expr]) -> ast.Call:
+    """``value.method(*args)``."""
+    return ast.Call(ast.Attribute(value, method, ast.Load()), args, [])
+
+
+def tuple_of(items: list[ast.expr]) -> ast.Tuple:
+    return ast.Tuple(items, ast.Load())

@@ -1,0 +1,276 @@
+"""Writing loops and branches: the statements of an equation that owns regions, from the plan.
+
+A forward ``for`` or ``while`` loop keeps one name for each carried value (its initial value,
+its value in the body and its result: ``carry``), pushes what its backward sweep needs on a
+stack (``_stack.append(...)``) once the last of those values is computed, and the backward loop
+pops it (``for i in reversed(range(n)):``).  A branch is an ``if``/``else`` whose two sides give
+their results the same names, and save what their backward sides need in one tuple.  A region
+input that stands for an outer value goes by that value's name (``bind``); a carried value's new
+value takes the carried name where the old one is not read after it (``rename_outputs``).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..ir.core import Atom, Eqn, Lit, Tape, Var
+from ..ir.regions import LEADING, bound_inputs, first_carried
+from .base import WriterBase, call, named, tuple_of
+from .statements import Else, Line
+
+
+class FlowWriter(WriterBase):
+    """The statements of loops and branches (a part of ``writer.FunctionWriter``)."""
+
+    def bind(self, var: Var, a: Atom, depth: int, body: list, section: str) -> None:
+        """Name a region input after the outer value it stands for (a constant is written in place)."""
+        if isinstance(a, Lit):
+            self.consts[var.id] = a
+            return
+        if isinstance(a, Var) and a.id in self.names and a.id not in self.plan.inline:
+            self.names[var.id] = self.names[a.id]
+            return
+        name = self.name_for(var)
+        self.names[var.id] = name
+        body.append(Line(section, None, ast.Assign([ast.Name(name, ast.Store())], self.atom(a), lineno=0), depth))
+
+    def carry(self, eqn: Eqn, depth: int, body: list, preset: dict[int, str]) -> list[str]:
+        """Name each carried value of a loop (one name for its initial value, its value in the body and
+        its final value); assign the initial values that live under another name."""
+        lead = LEADING[eqn.prim]
+        k = eqn.params["n_carry"]
+        names = []
+        for init, out in zip(eqn.args[lead : lead + k], eqn.outs):
+            if out.id in preset:
+                name = preset[out.id]
+            elif init.id in self.plan.alias if isinstance(init, Var) else False:
+                name = self.names[init.id]
+            else:
+                name = self.name_for(out)
+            if not (isinstance(init, Var) and self.names.get(init.id) == name):
+                body.append(
+                    Line(eqn.section, None, ast.Assign([ast.Name(name, ast.Store())], self.atom(init), lineno=0), depth)
+                )
+            self.names[out.id] = name
+            names.append(name)
+        return names
+
+    def region_body(
+        self, region: Tape, carried: list[tuple[Var, str]], n_out: int, depth: int, body: list, stack: str | None = None
+    ) -> None:
+        """Emit ``region`` whose first ``n_out`` outputs go to the names in ``carried`` (input, name);
+        with ``stack``, the other outputs are pushed on it once the last of them is computed."""
+        push = None
+        if stack is not None:
+            where = {o.id: n for n, e in enumerate(region.eqns) for o in e.outs}
+            saved = region.outputs[n_out:]
+            at = max((where[a.id] for a in saved if isinstance(a, Var) and a.id in where), default=-1)
+
+            def statement() -> ast.stmt:
+                values = [self.atom(a) for a in saved]
+                item = ast.Constant(None) if not values else values[0] if len(values) == 1 else tuple_of(values)
+                return ast.Expr(call(named(stack), "append", [item]))
+
+            push = (at, statement)
+        preset = self.rename_outputs(region, carried, n_out, push[0] if push else None)
+        self.block(region, depth, body, preset, push)
+        targets, values = [], []
+        for (_, name), a in zip(carried, region.outputs[:n_out]):
+            if isinstance(a, Var) and self.names.get(a.id) == name and a.id not in self.plan.inline:
+                continue
+            targets.append(ast.Name(name, ast.Store()))
+            values.append(self.atom(a))
+        if targets:
+            stmt = ast.Assign(
+                [targets[0] if len(targets) == 1 else ast.Tuple(targets, ast.Store())],
+                values[0] if len(values) == 1 else ast.Tuple(values, ast.Load()),
+                lineno=0,
+            )
+            body.append(Line(self.section_of(region), None, stmt, depth))
+
+    def rename_outputs(
+        self, region: Tape, carried: list[tuple[Var | None, str]], n_out: int, pushed: int | None
+    ) -> dict[int, str]:
+        """Give a carried value's new value the carried name where the old value is not read after it."""
+        position: dict[int, int] = {}
+        for n, eqn in enumerate(region.eqns):
+            for o in eqn.outs:
+                position[o.id] = n
+        users: dict[int, int] = {}
+        for n, eqn in enumerate(region.eqns):
+            for a in eqn.args:
+                if isinstance(a, Var):
+                    users[a.id] = n
+
+        def when(n: int) -> int:  # where equation n is written: an inlined one, at its user
+            eqn = region.eqns[n]
+            while eqn.out.id in self.plan.inline and eqn.out.id in users:
+                n = users[eqn.out.id]
+                eqn = region.eqns[n]
+            return n
+
+        last_read: dict[int, int] = {}
+        for n, eqn in enumerate(region.eqns):
+            for a in eqn.args:
+                if isinstance(a, Var):
+                    last_read[a.id] = max(last_read.get(a.id, -1), when(n))
+        end = len(region.eqns)
+        outputs = region.outputs
+        preset: dict[int, str] = {}
+        for j, ((inp, name), a) in enumerate(zip(carried, outputs)):
+            if not isinstance(a, Var) or a.id not in position or a.id in self.plan.inline:
+                continue
+            if outputs[:n_out].count(a) != 1 or a.id in self.plan.inplace:
+                continue
+            # the inputs that go by the same name (a carried value; a value bound to an outer name)
+            same = [i.var for i in region.inputs if self.names.get(i.var.id) == name]
+            if inp is not None and inp not in same:
+                same.append(inp)
+            if any(self.clobbers(v, a, j, outputs, n_out, pushed, last_read, when(position[a.id]), end) for v in same):
+                continue
+            preset[a.id] = name
+        return preset
+
+    @staticmethod
+    def clobbers(inp, a, j, outputs, n_out, pushed, last_read, defined, end) -> bool:
+        """Naming ``a`` (output ``j``) like input ``inp`` would overwrite ``inp`` while it is still read."""
+        if any(o is inp for i, o in enumerate(outputs[:n_out]) if i != j):
+            return True
+        read = last_read.get(inp.id, -1)
+        if pushed is not None and any(o is inp for o in outputs[n_out:]):
+            read = max(read, pushed + 1)  # the push statement is written after equation `pushed`
+        return read > defined or read >= end
+
+    def control(self, eqn: Eqn, depth: int, body: list, preset: dict[int, str]) -> None:
+        sec = eqn.section
+        lead = LEADING[eqn.prim]
+        k = eqn.params["n_carry"]
+        inner = depth + 1
+        if eqn.prim == "if" or eqn.prim == "if_back":
+            self.branches(eqn, depth, body, preset)
+            return
+        region = eqn.regions[-1]
+        first = first_carried(eqn)
+        n_saved = eqn.params.get("n_saved", 0)
+        names = self.carry(eqn, depth, body, preset)
+        back = eqn.prim.endswith("_back")
+        carried_inputs = region.inputs[first : first + k]
+        for inp, name in zip(carried_inputs, names):
+            self.names[inp.var.id] = name
+        for r in eqn.regions[:-1]:  # a while loop's condition reads the carried values too
+            for inp, name in zip(r.inputs[:k], names):
+                self.names[inp.var.id] = name
+        for var, a in bound_inputs(eqn):
+            self.bind(var, a, depth, body, sec)
+        stack = None
+        replayed = eqn.prim == "while" or eqn.params.get("exit", -1) >= 0  # the stack counts the iterations
+        if not back and len(eqn.outs) > k and self.plan.uses.get(eqn.outs[k].id) and (n_saved or replayed):
+            stack = self.namer.fresh("_stack")
+            self.names[eqn.outs[k].id] = stack
+            body.append(
+                Line(sec, None, ast.Assign([named(stack, ast.Store())], ast.List([], ast.Load()), lineno=0), depth)
+            )
+        lines: list = []
+        if eqn.prim in ("for", "for_back"):
+            index = region.inputs[0].var  # the backward loop shares the forward loop's index
+            if index.id not in self.names:
+                self.names[index.id] = self.name_for(index)
+            iterated = ast.Call(named("range"), self.range_args(eqn.args[:3]), [])
+            if back:
+                iterated = ast.Call(named("reversed"), [iterated], [])
+            header = ast.For(named(self.names[index.id], ast.Store()), iterated, [], [], lineno=0)
+            body.append(Line(sec, eqn.span, header, depth, header=True))
+        elif eqn.prim == "while":
+            cond = eqn.regions[0]
+            self.block(cond, inner, lines)
+            flag = self.atom(cond.outputs[0])
+            if lines:
+                body.append(Line(sec, eqn.span, ast.While(ast.Constant(True), [], []), depth, header=True))
+                body.extend(lines)
+                body.append(Line(sec, None, ast.If(ast.UnaryOp(ast.Not(), flag), [ast.Break()], []), inner))
+            else:
+                body.append(Line(sec, eqn.span, ast.While(flag, [], []), depth, header=True))
+        else:  # while_back
+            body.append(Line(sec, eqn.span, ast.While(named(self.names[eqn.args[0].id]), [], []), depth, header=True))
+        if back:
+            saved = region.inputs[first - n_saved : first] if eqn.prim == "for_back" else region.inputs[:n_saved]
+            if eqn.prim == "for_back":
+                saved = region.inputs[1 : 1 + n_saved]
+            stack_name = self.names.get(eqn.args[lead - 1].id) if isinstance(eqn.args[lead - 1], Var) else None
+            if saved:
+                for inp in saved:
+                    if inp.var.id not in self.names:
+                        self.names[inp.var.id] = self.name_for(inp.var)
+                targets = [named(self.names[i.var.id], ast.Store()) for i in saved]
+                target = targets[0] if len(targets) == 1 else ast.Tuple(targets, ast.Store())
+                pop = ast.Assign([target], call(named(stack_name), "pop", []), lineno=0)
+                body.append(Line(sec, None, pop, inner))
+            elif eqn.prim == "while_back":
+                body.append(Line(sec, None, ast.Expr(call(named(stack_name), "pop", [])), inner))
+        start = len(body)
+        self.region_body(region, list(zip([i.var for i in carried_inputs], names)), k, inner, body, stack)
+        if eqn.params.get("exit", -1) >= 0:  # break, or a return, ends the loop
+            body.append(Line(sec, None, ast.If(named(names[eqn.params["exit"]]), [ast.Break()], []), inner))
+        if len(body) == start and not (back and n_saved):
+            body.append(Line(sec, None, ast.Pass(), inner))
+
+    def range_args(self, bounds: list[Atom]) -> list[ast.expr]:
+        start, stop, step = bounds
+        if _is_lit(step, 1):
+            if _is_lit(start, 0):
+                return [self.atom(stop)]
+            return [self.atom(start), self.atom(stop)]
+        return [self.atom(b) for b in bounds]
+
+    def branches(self, eqn: Eqn, depth: int, body: list, preset: dict[int, str]) -> None:
+        sec = eqn.section
+        k = eqn.params["n_carry"]
+        n_saved = eqn.params.get("n_saved", (0, 0))
+        back = eqn.prim == "if_back"
+        outs = eqn.outs if back else eqn.outs[:k]
+        names = [
+            self.names[self.plan.inplace[o.id]] if o.id in self.plan.inplace else preset.get(o.id) or self.name_for(o)
+            for o in outs
+        ]
+        for o, name in zip(outs, names):
+            self.names[o.id] = name
+        saved_name = None
+        if not back and len(eqn.outs) > k:
+            saved_name = self.name_for(eqn.outs[k])
+            self.names[eqn.outs[k].id] = saved_name
+        for var, a in bound_inputs(eqn):
+            self.bind(var, a, depth, body, sec)
+        flag = self.atom(eqn.args[0])
+        parts: list[list] = []
+        for b, region in enumerate(eqn.regions):
+            part: list = []
+            parts.append(part)
+            if back and n_saved[b]:
+                saved = region.inputs[: n_saved[b]]
+                for inp in saved:
+                    if inp.var.id not in self.names:
+                        self.names[inp.var.id] = self.name_for(inp.var)
+                targets = ast.Tuple([named(self.names[i.var.id], ast.Store()) for i in saved], ast.Store())
+                stack = named(self.names[eqn.args[1].id])
+                part.append(Line(sec, None, ast.Assign([targets], stack, lineno=0), depth + 1))
+            n_out = len(outs)
+            self.region_body(region, [(None, n) for n in names], n_out, depth + 1, part)
+            if saved_name is not None:
+                item = tuple_of([self.atom(a) for a in region.outputs[k:]])
+                part.append(Line(sec, None, ast.Assign([named(saved_name, ast.Store())], item, lineno=0), depth + 1))
+        then, other = parts
+        if not then and not other:
+            return
+        if not then:  # only the else side does something
+            test = eqn.args[0]
+            flag = ast.UnaryOp(ast.Not(), self.atom(test))
+            then, other = other, []
+        body.append(Line(sec, eqn.span, ast.If(flag, [], []), depth, header=True))
+        body.extend(then)
+        if other:
+            body.append(Line(sec, None, Else(), depth))
+            body.extend(other)
+
+
+def _is_lit(a: Atom, value: int) -> bool:
+    return isinstance(a, Lit) and type(a.value) is int and a.value == value

@@ -1,0 +1,250 @@
+"""Writing one function: a plan in, the text of ``def grad_NAME(...)`` and its statements out.
+
+``FunctionWriter`` walks the tape and writes each equation the plan did not put inline into
+its user as a statement (``statements.Line``); its parts write loops and branches (``flow``) and
+gradients built by elements (``items``).  The kinds of statement::
+
+    _t1 = np.exp(x)                  # an equation: its expression, named
+    dx = _grad_zeros(x)              # a buffer, then the writes into it, in place
+    dx[3] += _t7                     # (dx[3] = _t7 for the first write of element 3)
+    np.add.at(dx, i, g)              # an index array may repeat an index: each adds
+    a = a.copy(); a[i] = v           # a write into an array read again later
+
+A function that returns the value checks that it is a scalar when shapes could not prove it
+(``scalar_check``), and one with a column guard starts with it (``column_guard``).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..ir.core import NO_DEFAULT, Eqn, ParamKind, Section, Tape, Var
+from .base import named, tuple_of
+from .flow import FlowWriter
+from .items import ItemWriter
+from .plan import columns_name
+from .statements import Line, docstring, render
+from .target import constant, index_expr
+
+#: The size of the first blocked argument from which the column guard calls the columns form
+#: (``_by_columns``): from about 8,000 numbers its writes in place cost less than new arrays
+#: (katsura8 on 8 x 1,000: 159 against 169 µs), below it the guard's call would not pay.
+COLUMNS_FROM = 8192
+#: The comment on the column guard's first line (the buffered form leaves the guard out).
+GUARD_COMMENT = "large: in place, by blocks of columns"
+
+
+class FunctionWriter(FlowWriter, ItemWriter):
+    """Writes ``grad_NAME`` from its plan (see the module docstring)."""
+
+    def write(self) -> str:
+        """The text of the function; its statements are kept in ``body``."""
+        tape = self.tape
+        body = self.body
+        for inp in tape.inputs:
+            if len(inp.path) == 1:
+                self.names[inp.var.id] = inp.path[0]
+                continue
+            name = self.namer.fresh("_".join(map(str, inp.path)))
+            self.names[inp.var.id] = name
+            value: ast.expr = ast.Name(inp.path[0], ast.Load())
+            for part in inp.path[1:]:  # m.layers[0].W: an int is an index into a list attribute
+                if isinstance(part, int):
+                    value = ast.Subscript(value, ast.Constant(part), ast.Load())
+                else:
+                    value = ast.Attribute(value, part, ast.Load())
+            body.append(Line(Section.FORWARD, None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), 0))
+        # x_items = x.tolist() if ... else x, first: the column guard need not test a list's x
+        for inp in tape.inputs:
+            if inp.var.id in self.plan.listed or inp.var.id in self.plan.element_reads:
+                body.extend(Line(None, None, stmt, 0) for stmt in self.unpack(inp.var))
+        guard = self.column_guard()
+        if guard is not None:
+            body.append(Line(None, None, guard, 0, comment=GUARD_COMMENT))
+        self.block(tape, 0, body)
+        returned = self.output_expr(tape.out_tree)
+        body.append(Line(Section.BACKWARD, None, ast.Return(returned), 0))
+        lines = [f"def {self.function_name()}({self.signature()}):", f"    {self.docstring()}"]
+        lines += render(body, tape.name)
+        return "\n".join(lines)
+
+    def block(
+        self, tape: Tape, depth: int, body: list, preset: dict[int, str] | None = None, push: tuple | None = None
+    ) -> None:
+        """Append the statements of ``tape``'s equations; ``preset`` names some of their results;
+        ``push`` is ``(n, statement)``: a statement to write after equation ``n`` (-1: first)."""
+        preset = preset or {}
+        if push is not None and push[0] < 0:
+            body.append(Line(self.section_of(tape), None, push[1](), depth))
+        for n, eqn in enumerate(tape.eqns):
+            if push is not None and n - 1 == push[0] and n > 0:
+                body.append(Line(eqn.section, None, push[1](), depth))
+            out = eqn.out
+            if out.id in self.plan.inline or (depth == 0 and out.id in self.plan.unpacked_reads):
+                continue
+            if not self.checked and eqn.section == Section.BACKWARD and depth == 0:
+                body.append(Line(Section.BACKWARD, None, self.scalar_check(), 0))
+                self.checked = True
+            if eqn.regions:
+                self.control(eqn, depth, body, preset)
+                continue
+            root = self.plan.inplace.get(out.id)
+            if root is not None and root != out.id:
+                self.names[out.id] = self.names[root]
+            elif out.id in preset:
+                self.names[out.id] = preset[out.id]
+            elif root is not None:
+                self.names[out.id] = self.name_for(self.plan.group_var[root])
+            else:
+                self.names[out.id] = self.name_for(out)
+            target = ast.Name(self.names[out.id], ast.Store())
+            if depth == 0 and self.plan.element_read(eqn) and eqn.args[0].id in self.plan.listed:
+                stmt = ast.Assign([target], self.unpacked_read(eqn), lineno=0)
+            elif root is not None and (root in self.item_names or self.start_items(root, eqn, target.id)):
+                for stmt in self.item_write(root, eqn):
+                    body.append(Line(eqn.section, eqn.span, stmt, depth))
+                continue
+            elif eqn.prim == "index_add" and root is not None:
+                stmt: ast.stmt = self.add_in_place(target, eqn)
+            elif eqn.prim == "setindex":
+                old = eqn.args[0]
+                if root is None or not isinstance(old, Var) or self.plan.inplace.get(old.id) != root:
+                    # a = a.copy(); a[i] = v: the old a is used elsewhere
+                    copy = ast.Call(ast.Attribute(self.atom(old), "copy", ast.Load()), [], [])
+                    body.append(Line(eqn.section, eqn.span, ast.Assign([target], copy, lineno=0), depth))
+                stmt = self.set_in_place(target, eqn)
+            elif depth == 0 and (written := self.in_place(eqn, target)) is not None:
+                *named, stmt = written
+                body.extend(Line(eqn.section, eqn.span, n, depth) for n in named)
+            else:
+                stmt = ast.Assign([target], self.expression(eqn), lineno=0)
+            body.append(Line(eqn.section, eqn.span, stmt, depth))
+        if push is not None and push[0] >= 0 and push[0] == len(tape.eqns) - 1:
+            body.append(Line(self.section_of(tape), None, push[1](), depth))
+
+    def add_in_place(self, target: ast.Name, eqn: Eqn) -> ast.stmt:
+        """``dx[3] += g`` for a constant basic index; ``np.add.at(dx, i, g)`` for a computed one
+        (an index array may repeat an index: each occurrence adds)."""
+        g = self.atom(eqn.args[1])
+        dynamic = [self.atom(a) for a in eqn.args[2:]]
+        if not dynamic or all(isinstance(a, Var) and a.id in self.plan.index_vars for a in eqn.args[2:]):
+            # constant indices, or a loop's index (one integer: it cannot repeat)
+            where = ast.Subscript(target, index_expr(eqn.params["index"], dynamic), ast.Store())
+            if self.first_write(eqn):
+                return ast.Assign([where], g, lineno=0)
+            return ast.AugAssign(where, ast.Add(), g)
+        buf = ast.Name(target.id, ast.Load())
+        call = ast.Call(self.backend.attr("add.at"), [buf, self.backend.index_value(eqn.params, dynamic), g], [])
+        return ast.Expr(call)
+
+    def set_in_place(self, target: ast.Name, eqn: Eqn) -> ast.stmt:
+        """``a[index] = v`` into the array named ``target``."""
+        dynamic = [self.atom(a) for a in eqn.args[2:]]
+        where = ast.Subscript(ast.Name(target.id, ast.Load()), index_expr(eqn.params["index"], dynamic), ast.Store())
+        return ast.Assign([where], self.atom(eqn.args[1]), lineno=0)
+
+    def column_guard(self) -> ast.If | None:
+        """The statement that computes a large call by blocks of columns when the plan has a column
+        guard (``columns``): the function's columns form (``columns_form.ColumnsWriter``) is called
+        on each block by ``_by_columns``."""
+        ranks = self.plan.column_ranks
+        if ranks is None:
+            return None
+        params = [p.name for p in self.tape.params]
+        first = next(p for p in params if p in ranks)
+        values = 1 if self.tape.facts.value else 0
+        joined = self.namer.fresh("_joined")
+        self.helpers.add("_by_columns")
+        tests = [
+            ast.Compare(self.type_of(named(first)), [ast.Is()], [self.backend.attr("ndarray")]),
+            ast.Compare(ast.Attribute(named(first), "size", ast.Load()), [ast.GtE()], [ast.Constant(COLUMNS_FROM)]),
+        ]
+        items = self.items_of.get(next(i.var.id for i in self.tape.inputs if i.path[0] == first))
+        if items is not None:  # x[3] needs rows: a list of x's elements never qualifies
+            tests.insert(0, ast.Compare(named(items), [ast.Is()], [named(first)]))
+        args = [named(columns_name(self.tape)), tuple_of([named(p) for p in params])]
+        args += [constant(tuple(ranks.get(p) for p in params)), ast.Constant(values)]
+        args += [ast.Constant(len(self.tape.outputs) - 1)]
+        blocked = ast.Assign([named(joined, ast.Store())], ast.Call(named("_by_columns"), args, []), lineno=0)
+        done = ast.If(ast.Compare(named(joined), [ast.IsNot()], [ast.Constant(None)]), [ast.Return(named(joined))], [])
+        return ast.If(ast.BoolOp(ast.And(), tests), [blocked, done], [])
+
+    def in_place(self, eqn: Eqn, target: ast.Name) -> list[ast.stmt] | None:
+        """The statements of ``eqn`` written into arrays it may overwrite (the columns form), or None."""
+        return None
+
+    def scalar_check(self) -> ast.stmt:
+        """``if np.ndim(value) != 0: raise ValueError(...)``: the gradient is of a scalar function.
+
+        A Python float (scalar code) is answered without the call: by type, or for an element
+        ``x3`` of ``x_items`` (the value's stand-in without ``--value``) by ``x_items is x``
+        (a list's elements are floats), 25 ns less."""
+        name = self.tape.name
+        witness = self.tape.outputs[0]
+        value = self.atom(witness)
+        message = f"{name}() must return a scalar to be differentiated (sum or index its result)"
+        test = ast.Compare(self.backend.call("ndim", [value]), [ast.NotEq()], [ast.Constant(0)])
+        d = (
+            self.plan.defs.get(witness.id)
+            if isinstance(witness, Var) and witness.id in self.plan.unpacked_reads
+            else None
+        )
+        items = self.items_of.get(d.args[0].id) if d is not None else None
+        if items is not None:
+            whole = ast.Compare(ast.Name(items, ast.Load()), [ast.Is()], [self.atom(d.args[0])])
+        else:
+            is_float = ast.Call(ast.Name("isinstance", ast.Load()), [value, ast.Name("float", ast.Load())], [])
+            whole = ast.UnaryOp(ast.Not(), is_float)
+        error = ast.Call(ast.Name("ValueError", ast.Load()), [ast.Constant(message)], [])
+        return ast.If(ast.BoolOp(ast.And(), [whole, test]), [ast.Raise(error)], [])
+
+    def output_expr(self, tree: object) -> ast.expr:
+        outputs = self.tape.outputs
+        # the value (a scalar) may be a gradient too; an argument or another gradient may not be shared
+        seen: set[int] = set()
+        inputs = {inp.var.id for inp in self.tape.inputs}
+
+        def leaf(i: int) -> ast.expr:
+            a = outputs[i]
+            expr = self.atom(a)
+            if i > 0 and isinstance(a, Var) and (a.id in inputs or a.id in seen):
+                # a gradient that is an argument (or another gradient): return a copy, never an alias;
+                # +y copies an array and keeps a Python float a float
+                expr = self.backend.call("copy", [expr]) if self.plan.is_array(a) else ast.UnaryOp(ast.UAdd(), expr)
+            if isinstance(a, Var) and i > 0:
+                seen.add(a.id)
+            return expr
+
+        def build(node: object) -> ast.expr:
+            if isinstance(node, int):
+                return leaf(node)
+            if isinstance(node, dict):
+                return ast.Dict([ast.Constant(k) for k in node], [build(v) for v in node.values()])
+            return ast.Tuple([build(n) for n in node], ast.Load())
+
+        return build(tree)
+
+    def function_name(self) -> str:
+        return f"grad_{self.tape.name}"
+
+    def signature(self) -> str:
+        """The parameters of the function, as the source gave them (their defaults evaluated)."""
+        params = self.tape.params
+        positional = [p for p in params if p.kind is not ParamKind.KEYWORD_ONLY]
+        args = ast.arguments(
+            posonlyargs=[ast.arg(p.name) for p in params if p.kind is ParamKind.POSITIONAL_ONLY],
+            args=[ast.arg(p.name) for p in params if p.kind is ParamKind.POSITIONAL],
+            vararg=None,
+            kwonlyargs=[ast.arg(p.name) for p in params if p.kind is ParamKind.KEYWORD_ONLY],
+            kw_defaults=[
+                None if p.default is NO_DEFAULT else constant(p.default)
+                for p in params
+                if p.kind is ParamKind.KEYWORD_ONLY
+            ],
+            kwarg=None,
+            defaults=[constant(p.default) for p in positional if p.default is not NO_DEFAULT],
+        )
+        return ast.unparse(args)
+
+    def docstring(self) -> str:
+        return docstring(self.tape)
