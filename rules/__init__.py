@@ -1,1 +1,1 @@
-"""The shipped @diffrule library.  These files are parsed by yota_s2s.ruledsl, never imported."""
+"""The shipped @diffrule library.  These files are parsed by yota_s2s.dsl.load, never imported."""

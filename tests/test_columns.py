@@ -24,7 +24,7 @@ from .gradcheck import assert_close, numeric_grad
 TABLE = load_rules()
 #: Off: the guard's size test never true.
 _NEVER = "1 << 62"
-#: The guard's size test as generated (``emit._COLUMNS_FROM``).
+#: The guard's size test as generated (``codegen.writer.COLUMNS_FROM``).
 _GUARD = "size >= 8192"
 
 

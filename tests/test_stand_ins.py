@@ -1,4 +1,4 @@
-"""Values the gradients read only for their shape are not computed (``optimize.stand_ins``).
+"""Values the gradients read only for their shape are not computed (``transform.finish.stand_ins``).
 
 ``np.sum(W @ x + b[:, None])`` without its value needs the product only for its shape: the
 gradient-only form makes ``_like_matmul(W, x)`` (an uninitialised array of that shape and dtype)

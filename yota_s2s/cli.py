@@ -33,7 +33,7 @@ from .errors import InternalError, UserError, UserErrors
 from .files import read_source, write_atomically
 from .ir.printer import format_tape
 from .pipeline import STAGES, generate
-from .project import Entry, find_project
+from .project import TARGETS, Entry, find_project
 from .verify import verify_generated
 from .version import __version__
 
@@ -68,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
         "the public top-level functions that no other function in the file calls)",
     )
     p.add_argument("--wrt", metavar="A,B", help="parameters to differentiate with respect to (default: all)")
-    p.add_argument("--target", choices=["numpy", "cupy"], default="numpy", help="the array library of the output")
+    p.add_argument("--target", choices=TARGETS, default="numpy", help="the array library of the output")
     p.add_argument(
         "--rules",
         action="append",

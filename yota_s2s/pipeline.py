@@ -1,11 +1,13 @@
 """The pipeline: source text in, generated module text out, one stage after another.
 
-    fence -> lower -> optimize (primal) -> differentiate -> optimize -> emit
+    fence -> lower -> optimize (primal) -> differentiate -> optimize + finishing passes -> codegen
 
-With ``buffers=True`` (``--buffers``) the module also gets a class per function that reuses
-its arrays across calls (``buffers.py``).  With ``value=False`` (``--no-value``) each
+(``frontend.fence``, ``frontend.lower``, ``transform.optimize``, ``transform.differentiate``,
+``transform.factor`` and ``transform.finish``, ``codegen.module``; docs/design.md.)  With
+``buffers=True`` (``--buffers``) the module also gets a class per function that reuses its
+arrays across calls (``codegen.buffered``).  With ``value=False`` (``--no-value``) each
 ``grad_NAME`` returns only the gradients, and the work that only the value needed is gone
-(``optimize.drop_value``).  ``generate`` keeps the tape after each stage so ``--dump-ir STAGE`` and
+(``transform.finish.drop_value``).  ``generate`` keeps the tape after each stage so ``--dump-ir STAGE`` and
 ``gradtape`` can show it.  Each stage's output is checked with ``verify``;
 a broken invariant is an ``InternalError`` (a bug), never a user error.
 

@@ -2,7 +2,7 @@
 
 Used by the tests (every optimization must keep the values of a tape) and by
 nothing at generation time.  Each equation is evaluated through the same
-backend expression the emitter writes, so the interpreter runs exactly what
+backend expression the writer writes, so the interpreter runs exactly what
 the generated file says.
 
     >>> import numpy as np

@@ -1,4 +1,4 @@
-"""The emit plan: a gradient ``Tape`` in, every decision about how its function is written out.
+"""The plan of a generated function: a gradient ``Tape`` in, every decision about how it is written out.
 
 The writer (``writer``) only prints what the plan decided: which values are written inline
 into their user (single-use temporaries on the same line), which buffers are updated in place
@@ -74,12 +74,7 @@ class FunctionPlan:
         a helper's result may still be a Python float; this answer is used only where that does
         no harm (a fresh result to write into, a returned gradient to copy).  ``methods`` is the
         strict form."""
-        if isinstance(a, Lit):
-            return False
-        d = self.defs.get(a.id)
-        if d is None:
-            return a.id in self.tape.facts.array_inputs
-        return not primitive(d.prim).python_arithmetic
+        return _is_array(self.tape, self.defs, a)
 
     def element_read(self, eqn: Eqn) -> bool:
         """``x[k]`` of an argument ``x`` with one constant integer ``k``."""
@@ -97,6 +92,15 @@ def plan_function(
     """The plan of ``grad_NAME`` for ``tape`` (with a column guard when ``columns`` allows one), or
     of its columns form (``columns_form``)."""
     return _Planner(tape, table, backend, columns, columns_form).plan()
+
+
+def _is_array(tape: Tape, defs: Mapping[int, Eqn], a: Atom) -> bool:
+    if isinstance(a, Lit):
+        return False
+    d = defs.get(a.id)
+    if d is None:
+        return a.id in tape.facts.array_inputs
+    return not primitive(d.prim).python_arithmetic
 
 
 def _element_read(tape: Tape, eqn: Eqn) -> bool:
@@ -452,12 +456,7 @@ class _Planner:
         return record.fresh and not (record.python_arithmetic and not any(map(self.is_array, eqn.args)))
 
     def is_array(self, a: Atom) -> bool:
-        if isinstance(a, Lit):
-            return False
-        d = self.defs.get(a.id)
-        if d is None:
-            return a.id in self.tape.facts.array_inputs
-        return not primitive(d.prim).python_arithmetic
+        return _is_array(self.tape, self.defs, a)
 
     def has_methods(self, a: Atom) -> bool:
         """``a`` is surely an ndarray or a NumPy scalar, never a Python number, so that

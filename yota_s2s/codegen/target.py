@@ -3,7 +3,7 @@
 A backend is a name table; targets differ only in names (``np`` vs ``cp``,
 ``scipy.special`` vs ``cupyx.scipy.special``).  ``expression(eqn, args)`` builds
 the expression of one equation from the expressions of its arguments; the
-emitter and the interpreter both use it, so what the tests run through the
+writer and the interpreter both use it, so what the tests run through the
 interpreter is what the generated file says.
 
 A backend with an ``api`` (CuPy's, from ``cupy_api.json``) checks each expression

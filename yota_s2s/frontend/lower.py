@@ -201,7 +201,7 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
     def assign_item(self, target: ast.Subscript, value: object, env: dict[str, object]) -> None:
         """``a[index] = v`` as a value: ``a = setindex(a, v, index=...)``, a new array.
 
-        The emitter writes it in place when the old ``a`` is used nowhere else.  A write into a
+        The code generator writes it in place when the old ``a`` is used nowhere else.  A write into a
         parameter's array is allowed (the gradient is of the values on entry; a warning says the
         source changes its argument); a write that another name would see is refused.
         """

@@ -1,7 +1,7 @@
 """Helper functions that generated modules carry: copied in as source, only those used.
 
-This module is the single definition of each helper.  ``emit`` copies a
-helper's source into the generated file with ``xp`` renamed to the target's
+This module is the single definition of each helper.  The code generator
+(``codegen.helpers``) copies a helper's source into the generated file with ``xp`` renamed to the target's
 array module (``np``); the interpreter calls them directly.  Generated code
 never imports this module.  Each helper is plain array code with no state.
 """
