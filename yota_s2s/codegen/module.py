@@ -93,6 +93,8 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
             for w in written
             if w.name == f"grad_{w.tape.name}"
         ]
+        # (the classes use the target's own alias, not the module's: with a parameter called np they
+        # call np.multiply on it and fail. Kept while the redesign holds the output byte-identical.)
         classes, runtime = buffered_classes(plain, _taken(written, used, backend.alias), plain_backend)
         body += "\n\n\n" + "\n\n\n".join(helper_source(h, plain_backend.alias) for h in runtime)
         body += "\n\n\n" + "\n\n\n".join(classes)
