@@ -102,7 +102,7 @@ class WriterBase:
             return ast.Attribute(value, "__class__", ast.Load())
         return ast.Call(ast.Name("type", ast.Load()), [value], [])
 
-    def section_of(self, region: Tape) -> str:
+    def section_of(self, region: Tape) -> Section:
         return region.eqns[0].section if region.eqns else Section.FORWARD
 
 

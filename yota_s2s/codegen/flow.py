@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from ..ir.core import Atom, Eqn, Lit, Tape, Var
+from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
 from ..ir.regions import LEADING, bound_inputs, first_carried
 from .base import WriterBase, call, named, tuple_of
 from .statements import Else, Line
@@ -22,7 +22,7 @@ from .statements import Else, Line
 class FlowWriter(WriterBase):
     """The statements of loops and branches (a part of ``writer.FunctionWriter``)."""
 
-    def bind(self, var: Var, a: Atom, depth: int, body: list, section: str) -> None:
+    def bind(self, var: Var, a: Atom, depth: int, body: list, section: Section) -> None:
         """Name a region input after the outer value it stands for (a constant is written in place)."""
         if isinstance(a, Lit):
             self.consts[var.id] = a
