@@ -33,6 +33,11 @@ def neg(x):
 
 @diffrule(names=["operator.pow", "numpy.power", "math.pow", "builtins.pow"], shape="elementwise")
 def power(x, p):
-    # Never instantiated for a constant exponent, so x ** 2.0 carries no log(x).
-    dx = unbroadcast(dout * p * x ** (p - 1), x)
-    dp = unbroadcast(dout * log(x) * out, p)
+    """Right at x == 0: d/dx is 0 where p == 0, d/dp is 0 where x == 0 (JAX's and autograd's convention)."""
+    # d/dx = p * x ** (p - 1), the exponent raised by 1 where p == 0: x ** 0 is 1 there, so the
+    # product is 0, not 0 * 0 ** -1 (NaN in NumPy, ZeroDivisionError on Python floats). For a
+    # constant p the exponent folds to p - 1 (x ** 3 -> 3 * x ** 2: nothing added).
+    dx = unbroadcast(dout * p * x ** (p - 1 + equal(p, 0)), x)
+    # d/dp = log(x) * x ** p, with log(1) = 0 read where x == 0, not log(0) * 0 = NaN: x ** p is
+    # 0 there for every p > 0. Never instantiated for a constant exponent (no log(x) then).
+    dp = unbroadcast(dout * log(x + equal(x, 0)) * out, p)

@@ -111,16 +111,19 @@ def reciprocal(x):
 
 @diffrule(names=["numpy.float_power"], shape="elementwise")
 def float_power(x, p):
-    # As power, in float64: never instantiated for a constant exponent (no log(x) then).
-    dx = unbroadcast(dout * p * float_power(x, p - 1.0), x)
-    dp = unbroadcast(dout * log(x) * out, p)
+    """As power (right at x == 0), in float64."""
+    dx = unbroadcast(dout * p * float_power(x, p - 1.0 + equal(p, 0)), x)
+    dp = unbroadcast(dout * log(x + equal(x, 0)) * out, p)
 
 
 @diffrule(names=["numpy.hypot", "math.hypot"], shape="elementwise")
 def hypot(x, y):
+    """0 for both at hypot(0, 0), the tip of a cone (as abs at 0), not 0 / 0."""
     # d sqrt(x**2 + y**2)/dx = x / out; x / out is at most 1 in size, so it cannot overflow.
-    dx = unbroadcast(dout * (x / out), x)
-    dy = unbroadcast(dout * (y / out), y)
+    # Where out == 0 (x == y == 0) it divides by 1 instead: 0.
+    safe = out + equal(out, 0.0)
+    dx = unbroadcast(dout * (x / safe), x)
+    dy = unbroadcast(dout * (y / safe), y)
 
 
 # ----------------------------------------------------------------------------- trigonometric

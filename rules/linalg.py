@@ -10,9 +10,12 @@ def matmul(x, y):
 
 @diffrule(names=["numpy.dot", "ndarray.dot"])
 def dot(x, y):
-    # np.dot agrees with matmul for 1-D and 2-D operands, the cases supported.
-    dx = matmul_dx(dout, x, y)
-    dy = matmul_dy(dout, x, y)
+    """Every rank: a product with a 0-d operand, matmul's products up to a 2-D y, and past them the outer product over leading axes."""
+    # np.dot is not matmul when y has more than 2 axes and x at least 2: dot(a, b)[i, j, k, m] =
+    # sum(a[i, j, :] * b[k, :, m]), tensordot over (-1, -2), where matmul would broadcast the
+    # leading axes. The ranks may be known only at run time: the helpers choose there.
+    dx = dot_dx(dout, x, y)
+    dy = dot_dy(dout, x, y)
 
 
 @diffrule(names=["numpy.transpose", "ndarray.transpose", "ndarray.T"])
@@ -129,6 +132,20 @@ def cholesky(x, upper=False):
 def mT(x):
     # the transpose of each matrix of a stack: x with its last two axes swapped
     dx = mT(dout)
+
+
+@diffrule(shape="x")
+def dot_dx(g, x, y):
+    nondiff(x)
+    dg = not_implemented("second derivatives through dot")
+    dy = not_implemented("second derivatives through dot")
+
+
+@diffrule(shape="y")
+def dot_dy(g, x, y):
+    nondiff(y)
+    dg = not_implemented("second derivatives through dot")
+    dx = not_implemented("second derivatives through dot")
 
 
 @diffrule(shape="x")

@@ -8,7 +8,11 @@ def sum(x, axis=None, keepdims=False):
 
 @diffrule(names=["numpy.mean", "ndarray.mean"], shape="reduce")
 def mean(x, axis=None, keepdims=False):
-    count = size(x) / size(out)
+    """An empty x gets its empty gradient (the count is read as 1 where it is 0), not a ZeroDivisionError."""
+    # count = size(x) / size(out), each size read as 1 where it is 0 (an empty x, or an empty
+    # result), so that dout / count never divides by 0 (on Python numbers, it would raise): a
+    # gradient spread over an empty x is empty whatever the count.
+    count = (size(x) + equal(size(x), 0)) / (size(out) + equal(size(out), 0))
     dx = unreduce(dout / count, x, axis=axis, keepdims=keepdims)
 
 
@@ -34,19 +38,19 @@ def prod(x, axis=None, keepdims=False):
 @diffrule(names=["numpy.var", "ndarray.var"], shape="reduce")
 def var(x, axis=None, ddof=0, keepdims=False):
     """ddof as NumPy's: the sum of squares is divided by n - ddof."""
-    # d/dx of sum((x - mean)**2) / (n - ddof); the mean's own derivative sums to zero.
-    count = size(x) / size(out)
+    # d/dx of sum((x - mean)**2) / (n - ddof); the mean's own derivative sums to zero. The count
+    # as mean's (1 where a size is 0: an empty x's gradient is empty).
+    count = (size(x) + equal(size(x), 0)) / (size(out) + equal(size(out), 0))
     centered = x - mean(x, axis=axis, keepdims=True)
     dx = keep_axes(dout, axis=axis, keepdims=keepdims) * centered * (2.0 / (count - ddof))
 
 
 @diffrule(names=["numpy.std", "ndarray.std"], shape="reduce")
 def std(x, axis=None, ddof=0, keepdims=False):
-    """Not differentiable where it is 0 (a constant x): the gradient is NaN there."""
-    # std = sqrt(var): d std = d var / (2 std).
-    count = size(x) / size(out)
-    centered = x - mean(x, axis=axis, keepdims=True)
-    dx = keep_axes(dout / out, axis=axis, keepdims=keepdims) * centered / (count - ddof)
+    """0 along a reduction of equal elements (one element, or a constant x), not NaN."""
+    # std = sqrt(var): d std = d var / (2 std) = dout / out * (x - mean) / (n - ddof); the helper
+    # gives 0 where the elements reduced are all equal (see docs/conventions.md).
+    dx = std_dx(dout, x, out, axis=axis, ddof=ddof, keepdims=keepdims)
 
 
 @diffrule(names=["numpy.cumsum", "ndarray.cumsum"])
@@ -91,6 +95,11 @@ def prod_dx(g, x, axis=None, keepdims=False):
     # prod_dx is linear in g: its adjoint multiplies by the same products of the others.
     dg = sum(dout * prod_dx(1.0, x, axis=axis, keepdims=True), axis=axis, keepdims=keepdims)
     dx = not_implemented("second derivatives through prod")
+
+
+@diffrule(shape="x")
+def std_dx(g, x, s, axis=None, ddof=0, keepdims=False):
+    not_implemented("second derivatives through std")
 
 
 @diffrule(shape="x")

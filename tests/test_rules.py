@@ -229,6 +229,15 @@ SPECS: dict[str, list[tuple[str, list]]] = {
         ("{f}(x, y)", [(3,), (3,)]),
         ("{f}(x, y)", [(), (3,)]),
         ("{f}(x, y)", [(2, 3), ()]),
+        # N-D: matmul's products up to a 2-D y, past it the outer product over leading axes
+        # (dot(a, b)[i, j, k, m] = sum(a[i, j, :] * b[k, :, m]), not matmul's broadcast batch)
+        ("{f}(x, y)", [(2, 2, 3), (3,)]),
+        ("{f}(x, y)", [(2, 2, 3), (3, 4)]),
+        ("{f}(x, y)", [(3,), (2, 3, 4)]),
+        ("{f}(x, y)", [(2, 3), (5, 3, 4)]),
+        ("{f}(x, y)", [(2, 2, 3), (2, 3, 4)]),
+        ("{f}(x, y)", [(4, 2, 3), (2, 1, 3, 2)]),
+        ("{f}(x, y)", [(), (2, 3, 4)]),
     ],
     "transpose": [
         ("{f}(x)", [(2, 3)]),
@@ -255,7 +264,7 @@ METHODS: dict[str, list[tuple[str, list]]] = {
     "ndarray.mean": [("x.mean()", [(2, 3)]), ("x.mean(axis=1)", [(2, 3)]), ("x.mean(0, keepdims=True)", [(2, 3)])],
     "ndarray.max": [("x.max()", [(3,)]), ("x.max(axis=0)", [(2, 3)]), ("x.max(1, keepdims=True)", [(2, 3)])],
     "ndarray.min": [("x.min()", [(3,)]), ("x.min(axis=1)", [(2, 3)]), ("x.min(0, keepdims=True)", [(2, 3)])],
-    "ndarray.dot": [("x.dot(y)", [(2, 3), (3,)]), ("x.dot(y)", [(2, 3), (3, 4)])],
+    "ndarray.dot": [("x.dot(y)", [(2, 3), (3,)]), ("x.dot(y)", [(2, 3), (3, 4)]), ("x.dot(y)", [(2, 2, 3), (2, 3, 4)])],
     "ndarray.transpose": [
         ("x.transpose()", [(2, 3)]),
         ("x.transpose(2, 0, 1)", [(2, 3, 4)]),

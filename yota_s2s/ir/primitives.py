@@ -253,6 +253,8 @@ PRIMITIVES: dict[str, Primitive] = {
     "solve": Primitive(),
     "cholesky": Primitive(),
     "mT": Primitive(),
+    "dot_dx": Primitive(shape_operands=(1,)),
+    "dot_dy": Primitive(shape_operands=(2,)),
     "tensordot_dx": Primitive(),
     "tensordot_dy": Primitive(),
     "inner_dx": Primitive(),
@@ -283,6 +285,7 @@ PRIMITIVES: dict[str, Primitive] = {
     "log_softmax": Primitive(),
     "norm": Primitive(),
     "prod_dx": Primitive(),
+    "std_dx": Primitive(),
     "cumsum_dx": Primitive(),
     "norm_dx": Primitive(),
     # -------------------- indexing, reshaping and shape queries (rules/shape.py)
@@ -351,9 +354,13 @@ CMPOPS: dict[type[ast.AST], str] = _operators(ast.cmpop)
 
 
 def fold_constant(prim: str, values: list[object]) -> tuple[bool, object]:
-    """Fold an arithmetic primitive on Python numbers; (False, None) when it must not be folded."""
+    """Fold an arithmetic primitive on Python numbers; (False, None) when it must not be folded.
+
+    A bool counts as a number, as Python computes it (``2 + False`` is ``2``): a folded comparison
+    of constants (a rule's ``p - 1 + equal(p, 0)`` for a constant ``p``) folds on.
+    """
     fn = primitive(prim).fold
-    if fn is None or not all(type(v) in (int, float) for v in values):
+    if fn is None or not all(type(v) in (int, float, bool) for v in values):
         return False, None
     try:
         result = fn(*values)

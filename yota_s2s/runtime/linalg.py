@@ -9,7 +9,7 @@ module: no constants, no imports but ``xp``.
 
 import numpy as xp
 
-from .core import _unbroadcast  # for direct calls (the interpreter); generated modules copy it
+from .core import _matmul_dx, _matmul_dy, _unbroadcast  # for direct calls (the interpreter); modules copy them
 
 
 def _mT(x):
@@ -50,6 +50,28 @@ def _prod_dx(g, x, axis=None, keepdims=False):
     return g * others
 
 
+def _std_dx(g, x, s, axis=None, ddof=0, keepdims=False):
+    """Gradient of ``s = np.std(x, axis, ddof=ddof, keepdims=keepdims)``: ``g / s * (x - mean) / (n - ddof)``.
+
+    Along a reduction whose elements are all equal it is 0: std is identically 0 there for one
+    element (its derivative is 0) and at a kink for more (the tip of a cone, as ``abs`` at 0,
+    whose smallest subgradient is 0), where the formula gives 0 / 0 = NaN, or, when the mean
+    rounds (three times 0.1), the noise of ``x - mean`` divided by a tiny ``s``.
+    """
+    x = xp.asarray(x)
+    if x.size == 0:  # nothing to differentiate (and max/min refuse an empty reduction)
+        return xp.zeros(x.shape, xp.result_type(x, g, 0.0))
+    axes = _reduced_axes(axis, x.ndim)
+    if not keepdims:  # (a Python float g kept weak: a float32 x gets a float32 gradient)
+        g = xp.expand_dims(xp.asarray(g, xp.result_type(g, s)), axes)
+        s = xp.expand_dims(s, axes)
+    flat = xp.max(x, axis=axes, keepdims=True) == xp.min(x, axis=axes, keepdims=True)
+    scale = g / xp.where(flat, 1.0, s)  # (a std that underflowed to 0 unequal elements: inf)
+    n = x.size // s.size
+    dx = scale * (x - xp.mean(x, axis=axes, keepdims=True)) / (n - ddof)
+    return xp.where(flat, 0.0, dx) if flat.any() else dx  # +0, not 0 times a negative noise
+
+
 def _cumsum_dx(g, x, axis=None):
     """Gradient of ``cumsum(x, axis)``: the reversed cumulative sum of ``g`` (``axis=None`` flattens)."""
     if axis is None:
@@ -64,7 +86,9 @@ def _norm_dx(g, x, n, ord=None, axis=None, keepdims=False):
     and any other number p.  Matrix norms (``axis`` a pair, or ``None`` with ``x`` 2-D and
     ``ord`` given): 'fro', 'nuc', 1, -1, 2, -2, inf, -inf.  ``ord=None, axis=None`` is the
     2-norm of ``x`` flattened, whatever its rank.  At a tie of maxima (inf, 1 ...) the
-    gradient is split evenly; singular values (2, -2, 'nuc') are assumed distinct.
+    gradient is split evenly; singular values (2, -2, 'nuc') are assumed distinct.  At ``x == 0``
+    (``n == 0``) the 2-norm's and the p-norms' gradient is 0, as ``hypot``'s at the origin (the
+    tip of a cone), not ``0 / 0``.
     """
     x = xp.asarray(x)
     if axis is None and ord is None:
@@ -74,8 +98,9 @@ def _norm_dx(g, x, n, ord=None, axis=None, keepdims=False):
     if not keepdims:
         g = xp.expand_dims(g, axes)
         n = xp.expand_dims(n, axes)
+    safe = xp.where(n == 0, 1.0, n)  # x / n is 0 where x is 0
     if ord is None or ord == "fro" or (ord == 2 and len(axes) == 1):
-        return g * x / n
+        return g * x / safe
     a = xp.abs(x)
     s = xp.sign(x)
     if len(axes) == 1:
@@ -86,7 +111,7 @@ def _norm_dx(g, x, n, ord=None, axis=None, keepdims=False):
         if ord in (xp.inf, -xp.inf):
             hit = a == n
             return g * s * hit / xp.sum(hit, axis=axes, keepdims=True)
-        return g * s * (a / n) ** (ord - 1)
+        return g * s * (a / safe) ** (ord - 1)
     if ord in ("nuc", 2, -2):
         m = xp.moveaxis(x, axes, (-2, -1))
         u, _, vt = xp.linalg.svd(m, full_matrices=False)
@@ -208,6 +233,26 @@ def _tensordot_dy(g, x, y, axes=2):
     """Gradient of ``np.tensordot(x, y, axes)`` (and ``np.inner``) with respect to ``y``."""
     spec = _tensordot_subscripts(axes, xp.ndim(x), xp.ndim(y))
     return _einsum_dx(g, [x, y], subscripts=spec, k=1)
+
+
+def _dot_dx(g, x, y):
+    """Gradient of ``np.dot(x, y)`` with respect to ``x``, for operands of every rank.
+
+    ``np.dot`` is ``x @ y`` (or a product, with a 0-d operand) except where ``y`` has more than two
+    axes and ``x`` at least two: there it sums the last axis of ``x`` against the second-to-last of
+    ``y`` over every pair of their leading axes (``dot(a, b)[i, j, k, m] = sum(a[i, j, :] *
+    b[k, :, m])``), ``tensordot(x, y, axes=(-1, -2))``, where matmul broadcasts them.
+    """
+    if type(y) is xp.ndarray and y.ndim < 3 or xp.ndim(y) < 3 or xp.ndim(x) < 2:  # (attributes first: 0.1 µs)
+        return _matmul_dx(g, x, y)
+    return _tensordot_dx(g, x, y, axes=((-1,), (-2,)))
+
+
+def _dot_dy(g, x, y):
+    """Gradient of ``np.dot(x, y)`` with respect to ``y``, for operands of every rank (``_dot_dx``)."""
+    if type(y) is xp.ndarray and y.ndim < 3 or xp.ndim(y) < 3 or xp.ndim(x) < 2:  # (attributes first: 0.1 µs)
+        return _matmul_dy(g, x, y)
+    return _tensordot_dy(g, x, y, axes=((-1,), (-2,)))
 
 
 def _diagonal_dx(g, x, offset=0, axis1=0, axis2=1):
