@@ -149,6 +149,20 @@ def dot_dy(g, x, y):
 
 
 @diffrule(shape="x")
+def dot_xtx_dx(g, x):
+    # The gradient of np.dot(x.T, x) with respect to x (both operands): xtx_dx where it is x.T @ x.
+    dg = not_implemented("second derivatives through dot")
+    dx = not_implemented("second derivatives through dot")
+
+
+@diffrule(shape="x")
+def dot_xxt_dx(g, x):
+    # The gradient of np.dot(x, x.T) with respect to x (both operands): xxt_dx where it is x @ x.T.
+    dg = not_implemented("second derivatives through dot")
+    dx = not_implemented("second derivatives through dot")
+
+
+@diffrule(shape="x")
 def tensordot_dx(g, x, y, axes=2):
     nondiff(x)
     dg = not_implemented("second derivatives through tensordot")

@@ -9,10 +9,10 @@ def sum(x, axis=None, keepdims=False):
 @diffrule(names=["numpy.mean", "ndarray.mean"], shape="reduce")
 def mean(x, axis=None, keepdims=False):
     """An empty x gets its empty gradient (the count is read as 1 where it is 0), not a ZeroDivisionError."""
-    # count = size(x) / size(out), each size read as 1 where it is 0 (an empty x, or an empty
-    # result), so that dout / count never divides by 0 (on Python numbers, it would raise): a
-    # gradient spread over an empty x is empty whatever the count.
-    count = (size(x) + equal(size(x), 0)) / (size(out) + equal(size(out), 0))
+    # count = size(x) / size(out), read as 1 where it is 0 (an empty x), so that dout / count never
+    # divides by 0 (on Python numbers, it would raise): a gradient spread over an empty x is empty
+    # whatever the count. (size(out) is 0 only where size(x) is.)
+    count = or_one(size(x) / or_one(size(out)))
     dx = unreduce(dout / count, x, axis=axis, keepdims=keepdims)
 
 
@@ -39,8 +39,8 @@ def prod(x, axis=None, keepdims=False):
 def var(x, axis=None, ddof=0, keepdims=False):
     """ddof as NumPy's: the sum of squares is divided by n - ddof."""
     # d/dx of sum((x - mean)**2) / (n - ddof); the mean's own derivative sums to zero. The count
-    # as mean's (1 where a size is 0: an empty x's gradient is empty).
-    count = (size(x) + equal(size(x), 0)) / (size(out) + equal(size(out), 0))
+    # as mean's (1 for an empty x, whose gradient is empty).
+    count = or_one(size(x) / or_one(size(out)))
     centered = x - mean(x, axis=axis, keepdims=True)
     dx = keep_axes(dout, axis=axis, keepdims=keepdims) * centered * (2.0 / (count - ddof))
 
@@ -95,6 +95,12 @@ def prod_dx(g, x, axis=None, keepdims=False):
     # prod_dx is linear in g: its adjoint multiplies by the same products of the others.
     dg = sum(dout * prod_dx(1.0, x, axis=axis, keepdims=True), axis=axis, keepdims=keepdims)
     dx = not_implemented("second derivatives through prod")
+
+
+@diffrule(shape="scalar")
+def or_one(n):
+    # n, or 1 where n is 0: a count to divide by (mean's); _or_one(n) in the generated code
+    nondiff(n)
 
 
 @diffrule(shape="x")

@@ -9,7 +9,7 @@ module: no constants, no imports but ``xp``.
 
 import numpy as xp
 
-from .core import _matmul_dx, _matmul_dy, _unbroadcast  # for direct calls (the interpreter); modules copy them
+from .core import _matmul_dx, _matmul_dy, _unbroadcast, _xtx_dx, _xxt_dx  # for direct calls; modules copy them
 
 
 def _mT(x):
@@ -18,6 +18,12 @@ def _mT(x):
 
 
 # ----------------------------------------------------------------------------- reductions
+
+
+def _or_one(n):
+    """``n``, or 1 where ``n`` is 0: a count to divide by (mean's: a gradient spread over an empty
+    array is empty whatever it is divided by, and Python's ``1.0 / 0`` raises)."""
+    return n or 1
 
 
 def _reduced_axes(axis, ndim):
@@ -258,6 +264,25 @@ def _dot_dy(g, x, y):
         return _matmul_dy(g, x, y)
     lead = list(range(xp.ndim(x) - 1))
     return xp.moveaxis(xp.tensordot(x, g, axes=(lead, lead)), 0, -2)
+
+
+def _dot_xtx_dx(g, x):
+    """Gradient of ``np.dot(x.T, x)`` with respect to ``x``: ``_xtx_dx`` (one product for a matrix)
+    where ``np.dot`` is ``x.T @ x``, that is where ``x`` has at most two axes; else the sum of
+    ``np.dot``'s own two adjoints."""
+    if type(x) is xp.ndarray and x.ndim < 3 or xp.ndim(x) < 3:
+        return _xtx_dx(g, x)
+    xt = xp.transpose(x)
+    return _dot_dy(g, xt, x) + xp.transpose(_dot_dx(g, xt, x))
+
+
+def _dot_xxt_dx(g, x):
+    """Gradient of ``np.dot(x, x.T)`` with respect to ``x``: ``_xxt_dx`` where ``x`` has at most two
+    axes (see ``_dot_xtx_dx``)."""
+    if type(x) is xp.ndarray and x.ndim < 3 or xp.ndim(x) < 3:
+        return _xxt_dx(g, x)
+    xt = xp.transpose(x)
+    return _dot_dx(g, x, xt) + xp.transpose(_dot_dy(g, x, xt))
 
 
 def _diagonal_dx(g, x, offset=0, axis1=0, axis2=1):

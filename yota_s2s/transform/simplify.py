@@ -143,16 +143,18 @@ class ArithmeticIdentities(RewriterBase):
         ``xtx_dx(g, x)``, written ``x @ (g + g.T)`` for a matrix (one matmul, not two); and
         ``matmul_dx(g, x, t) + transpose(matmul_dy(g, x, t))`` -> ``xxt_dx(g, x)``.  The helpers
         fall back to the two products for other ranks, so the rewrite holds for any operands.
+        ``np.dot``'s adjoints (``dot_dx``, ``dot_dy``) become ``dot_xtx_dx`` and ``dot_xxt_dx``,
+        which are ``xtx_dx`` and ``xxt_dx`` where ``np.dot`` is matmul (``x`` of at most 2 axes).
         """
         outer = self.def_of(b, "transpose")
         if outer is None or outer.params.get("axes") is not None:
             return None
-        for prim, other, helper in (("matmul_dy", "matmul_dx", "xtx_dx"), ("matmul_dx", "matmul_dy", "xxt_dx")):
+        for prim, other, helper in _GRAM_ADJOINTS:
             first, second = self.def_of(a, prim), self.def_of(outer.args[0], other)
             if first is None or second is None or first.args != second.args:
                 continue
             g, left, right = first.args
-            x, t = (right, left) if helper == "xtx_dx" else (left, right)
+            x, t = (right, left) if helper.endswith("xtx_dx") else (left, right)
             tr = self.def_of(t, "transpose")
             if tr is not None and tr.params.get("axes") is None and tr.args[0] is x:
                 return helper, [g, x], {}
@@ -363,6 +365,15 @@ class Identities(ArithmeticIdentities, ShapeIdentities):
         method = _SIMPLIFIERS.get(prim)
         return method(self, args, params) if method else None
 
+
+#: ``(adjoint for the right operand, for the left, the helper of both)`` of each product whose
+#: ``x.T``-times-``x`` form ``_gram_adjoint`` writes as one product.
+_GRAM_ADJOINTS = (
+    ("matmul_dy", "matmul_dx", "xtx_dx"),
+    ("matmul_dx", "matmul_dy", "xxt_dx"),
+    ("dot_dy", "dot_dx", "dot_xtx_dx"),
+    ("dot_dx", "dot_dy", "dot_xxt_dx"),
+)
 
 #: ``prim`` -> its ``simplify_<prim>`` (looked up once, not per equation).
 _SIMPLIFIERS = {
