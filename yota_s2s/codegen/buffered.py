@@ -20,7 +20,7 @@ input of the operation that writes it; it is never a view of an argument (the fi
 results are new arrays).  An argument that is (a view of) one of the buffers (a gradient of the
 previous call passed back in) is copied first.  The returned gradients may be the buffers
 themselves: the next call with the same shapes overwrites them.  Also written into buffers: the
-matrix case of ``_matmul_dx``/``_matmul_dy`` and ``np.full_like``/``np.zeros_like``/
+matrix case of ``_matmul_dx``/``_matmul_dy`` (and ``_dot_dx``/``_dot_dy``) and ``np.full_like``/``np.zeros_like``/
 ``_grad_zeros`` (refilled).  The helpers the classes use are in ``runtime/buffers.py``.
 
 A function whose intermediate shapes may depend on the values and not only on the argument
@@ -67,6 +67,9 @@ from .ufunc import is_atom, rebuild, ufunc_call
 _REDUCTIONS = frozenset(["sum", "mean", "max", "min", "prod", "std", "var", "size", "ndim", "vdot", "trace"])
 #: Calls that fill an array of a given shape with one value, written as ``_filled`` into a buffer.
 _FILLS = frozenset({"full_like", "zeros_like", "_grad_zeros", "_unreduce"})
+#: The adjoints of a product that are one matrix product for matrices (``np.dot`` of matrices is
+#: ``@``): ``g @ y.T`` for the left operand ("x"), ``x.T @ g`` for the right ("y").
+_PRODUCT_ADJOINTS = {"_matmul_dx": "x", "_matmul_dy": "y", "_dot_dx": "x", "_dot_dy": "y"}
 #: The runtime helpers of the classes, in the order they are written (``_filled`` only when used).
 RUNTIME = ("_shape_key", "_value_key", "_detached", "_kept", "_filled")
 
@@ -305,10 +308,11 @@ class _BufferedClass:
 
     def ufunc_of(self, node: ast.expr) -> tuple[str, list[ast.expr]] | None:
         """The ufunc ``node`` calls and its operands, when it can be written with ``out=``; or
-        ``_matmul_dx``, ``_matmul_dy``, ``full_like``, ``zeros_like``, ``_grad_zeros`` (written by ``into``)."""
+        the adjoints of a product (``_matmul_dx``, ``_dot_dy``, ...), ``full_like``, ``zeros_like``,
+        ``_grad_zeros`` (written by ``into``)."""
         if isinstance(node, ast.Call) and not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args):
             func = node.func
-            if isinstance(func, ast.Name) and func.id in ("_matmul_dx", "_matmul_dy") and len(node.args) == 3:
+            if isinstance(func, ast.Name) and func.id in _PRODUCT_ADJOINTS and len(node.args) == 3:
                 return func.id, list(node.args)
             if isinstance(func, ast.Name) and func.id == "_unreduce" and len(node.args) == 2:
                 return "_unreduce", list(node.args)  # _unreduce(g, x): x's shape filled with g
@@ -343,7 +347,7 @@ class _BufferedClass:
                 new.append(ast.Assign([ast.Name(result, ast.Store())], plain, lineno=0))
                 return ast.Name(result, ast.Load())
             return plain
-        if name in ("_matmul_dx", "_matmul_dy") and not all(self.stable(a) for a in simple[1:]):
+        if name in _PRODUCT_ADJOINTS and not all(self.stable(a) for a in simple[1:]):
             plain = rebuild(node, simple)
             if target is not None:
                 return plain
@@ -356,7 +360,7 @@ class _BufferedClass:
         where = ast.Subscript(ast.Name(buf, ast.Load()), ast.Constant(slot), ast.Load())
         into = self.into(name, simple, where)
         kept = result
-        if name in ("_matmul_dx", "_matmul_dy"):  # the helper computes a matrix product for matrices only
+        if name in _PRODUCT_ADJOINTS:  # the helper computes a matrix product for matrices only
             x, y = (ast.unparse(a) for a in simple[1:])
             alias = self.backend.alias
             kept = f"{result} if {alias}.ndim({x}) == 2 and {alias}.ndim({y}) == 2 else None"
@@ -385,10 +389,10 @@ class _BufferedClass:
     def into(self, name: str, operands: list[ast.expr], where: ast.expr) -> ast.expr:
         """The operation ``name`` on ``operands``, written into the buffer ``where``."""
         out = [ast.keyword("out", where)]
-        if name == "_matmul_dx":  # g @ y.T for matrices
+        if _PRODUCT_ADJOINTS.get(name) == "x":  # g @ y.T for matrices
             g, _, y = operands
             return ast.Call(self.backend.attr("matmul"), [g, ast.Attribute(y, "T", ast.Load())], out)
-        if name == "_matmul_dy":  # x.T @ g for matrices
+        if _PRODUCT_ADJOINTS.get(name) == "y":  # x.T @ g for matrices
             g, x, _ = operands
             return ast.Call(self.backend.attr("matmul"), [ast.Attribute(x, "T", ast.Load()), g], out)
         if name in _FILLS:
