@@ -321,3 +321,24 @@ def test_the_spread_gradient_of_a_sum_has_the_dtype_of_arithmetic():
     _, gen = compiled(source, "g")
     _, dx, _ = gen["grad_g"](np.arange(3), 3)
     np.testing.assert_array_equal(dx, np.full(3, 0.125))
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "v = x * 1.0\n    v[0] = 0.0\n    return np.sum(v) + v[1]",
+        "v = x * 2.0\n    v[2] = 1.0\n    return np.sum(v * v) + v[1] + v[0] * 3.0",
+        "v = np.exp(x)\n    v[1] = 0.5\n    v[3] = x[0]\n    return np.sum(v) + v[2] * v[0]",
+    ],
+)
+def test_a_write_after_an_element_read_of_a_spread_gradient(body):
+    """The gradient of ``v`` is the spread of the sum plus 1 at ``v[1]``, then ``v[0] = 0.0`` zeroes
+    one element: the addition starts the in-place group on a new array (once a NameError)."""
+    user, _ = compiled(f"import numpy as np\n\n\ndef f(x):\n    {body}\n")
+    for value in (True, False):
+        _, gen = compiled(f"import numpy as np\n\n\ndef f(x):\n    {body}\n", value=value)
+        x = np.array([0.3, -1.2, 0.7, 2.0])
+        result = gen["grad_f"](x.copy())
+        if value:
+            assert np.isclose(result[0], user["f"](x.copy()))
+        assert_close(result[-1], numeric_grad(lambda a: user["f"](a.copy()), (x,), 0), "dx")

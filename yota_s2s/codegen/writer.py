@@ -104,7 +104,9 @@ class FunctionWriter(FlowWriter, ItemWriter):
                 for stmt in self.item_write(root, eqn):
                     body.append(Line(eqn.section, eqn.span, stmt, depth))
                 continue
-            elif eqn.prim == "index_add" and root is not None:
+            elif eqn.prim == "index_add" and root is not None and root != out.id:
+                # (an index_add that starts its group, its buffer read elsewhere, is a new array:
+                # its expression, _index_add's copy; the group's later writes go into that copy)
                 stmt: ast.stmt = self.add_in_place(target, eqn)
             elif eqn.prim == "setindex":
                 old = eqn.args[0]
