@@ -96,6 +96,8 @@ class LoweringState:
         self.loop_level: int = 0
         #: Numbers the break/continue flags of loops (``_skip1``, ``_stop1``).
         self.exit_count: int = 0
+        #: id(module) -> every name its source uses (``flag_name``).
+        self.source_names: dict[int, set[str]] = {}
 
     # ------------------------------------------------------------------ defined here: state only
     def error(self, code: str, message: str, node: ast.AST) -> UserError:
@@ -125,6 +127,27 @@ class LoweringState:
         out = self.tape.add_eqn(prim, args, params, span)
         self.prims[out.id] = prim
         return out
+
+    def flag_name(self, base: str) -> str:
+        """The name of a flag lowering adds to a loop body (``_skip1``, ``_returned0``): ``base``,
+        or ``base_``, ``base__``, ... where the source of the function's module uses ``base`` (a
+        parameter, a local or a global called ``_skip1`` is never mistaken for the flag)."""
+        used = self.source_names.get(id(self.module))
+        if used is None:
+            tree = ast.parse(self.module.source)
+            used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+            used |= {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
+            used |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef)}
+            used |= {
+                (a.asname or a.name).split(".")[0]
+                for n in ast.walk(tree)
+                if isinstance(n, ast.Import | ast.ImportFrom)
+                for a in n.names
+            }
+            self.source_names[id(self.module)] = used
+        while base in used:
+            base += "_"
+        return base
 
     # ------------------------------------------------------------------ expressions.ExpressionLowering
     def expr(self, node: ast.expr, env: dict[str, object]) -> object:
