@@ -342,3 +342,64 @@ def test_a_write_after_an_element_read_of_a_spread_gradient(body):
         if value:
             assert np.isclose(result[0], user["f"](x.copy()))
         assert_close(result[-1], numeric_grad(lambda a: user["f"](a.copy()), (x,), 0), "dx")
+
+
+BRANCH_SHARING = {
+    # a view in one branch (v[0] of a 2-D v): z *= 3.0 would change v
+    "view": "if c > 0:\n        z = v[0]\n    else:\n        z = v * 2.0\n    z *= 3.0\n    return np.sum(z) + np.sum(v)",
+    # the same view in both branches, z read only by its update
+    "both": "if c > 0:\n        z = v[0]\n    else:\n        z = v[0]\n    z -= 1\n    return np.sum(v)",
+    # an argument kept by one branch: z += 1.0 would change the caller's v
+    "kept": "if c > 0:\n        z = v\n    else:\n        z = v * 2.0\n    z += 1.0\n    return np.sum(z) + np.sum(v)",
+    # another name keeps the array one branch leaves in z
+    "named": "z = v * 2.0\n    w = z\n    if c > 0:\n        z = z * 3.0\n    z += 1.0\n    return np.sum(z * w)",
+    "expression": "z = v[0] if c > 0 else v * 2.0\n    z[0] = 5.0\n    return np.sum(z) + np.sum(v)",
+}
+
+
+@pytest.mark.parametrize("case", sorted(BRANCH_SHARING))
+def test_an_update_of_an_array_a_branch_may_share_is_refused(case):
+    """NumPy updates in place an array that one branch may leave shared (a view, or an array another
+    name holds), so the other name changes too; the tool modelled the update as a new value (a wrong
+    value, exit 0).  Refused like the same code without a branch."""
+    source = f"import numpy as np\n\n\ndef f(v, c):\n    {BRANCH_SHARING[case]}\n"
+    err = refusal(source)
+    assert err.code == "YS017" and "in a branch of the 'if' at line" in err.message, err.message
+    # what the update computes as a new array (the model the tool had): NumPy's value differs
+    updates = {"z *= 3.0": "z = z * 3.0", "z -= 1": "z = z - 1", "z += 1.0": "z = z + 1.0"}
+    updates["z[0] = 5.0"] = "z = z.copy()\n    z[0] = 5.0"
+    model = source
+    for old, new in updates.items():
+        model = model.replace(old, new)
+    user: dict = {}
+    unshared: dict = {}
+    exec(compile(source, "t.py", "exec"), user)  # noqa: S102 - the test's own source
+    exec(compile(model, "t.py", "exec"), unshared)  # noqa: S102 - the test's own source
+    v = np.array([[1.0, 2.0], [3.0, 4.0]])
+    assert any(user["f"](v.copy(), c) != unshared["f"](v.copy(), c) for c in (1.0, -1.0))
+
+
+BRANCH_FRESH = {
+    "fresh": "if c > 0:\n        z = v * 2.0\n    else:\n        z = v * 3.0\n    z += 1.0\n    return np.sum(z * z)",
+    "kept_own": "z = v * 2.0\n    if c > 0:\n        z = z * 3.0\n    z += 1.0\n    return np.sum(z * z)",
+    "renamed": "z = v * 2.0\n    if c > 0:\n        w = z\n        z = w * 3.0\n    z += 1.0\n    return np.sum(z * z)",
+    "unread": "if c > 0:\n        z = v * 2.0\n    else:\n        z = v * 3.0\n    z -= 1\n    return np.sum(v * v)",
+    "loop": "for i in range(2):\n        z = v * c\n    z -= 1\n    return np.sum(v * v)",
+    "expression": "z = v * 2.0 if c > 0 else v * c\n    z[0] = 5.0\n    return np.sum(z * z)",
+}
+
+
+@pytest.mark.parametrize("case", sorted(BRANCH_FRESH))
+def test_an_update_after_a_branch_of_new_arrays_is_computed(case):
+    """No branch shares the array: the update is computed (once refused with YS030 'unknown name'
+    when the name was only updated after the branch: ``z -= 1`` reads z)."""
+    user, gen = compiled(f"import numpy as np\n\n\ndef f(v, c):\n    {BRANCH_FRESH[case]}\n")
+    for v, c in ((np.array([[1.0, 2.0], [3.0, 4.0]]), 1.5), (np.array([0.5, -1.0, 2.0]), -0.5)):
+        value, dv, dc = gen["grad_f"](v.copy(), c)
+        assert np.isclose(value, user["f"](v.copy(), c))
+        assert_close(dv, numeric_grad(lambda a, b: user["f"](a.copy(), b), (v, c), 0), "dv")
+        numeric = numeric_grad(lambda a, b: user["f"](a.copy(), b), (v, c), 1)
+        if dc is None:  # c only chooses the branch
+            assert numeric == 0.0
+        else:
+            assert_close(dc, numeric, "dc")

@@ -324,4 +324,5 @@ class ControlLowering(LoweringState):
         params = {"n_carry": len(names)}
         span = self.header_span(node) if isinstance(node, ast.stmt) else self.span_at(node)
         self.tape.eqns.append(region_eqn("if", [flag, *free], params, regions, outs, span))
+        self.merges.update((o.id, self.tape.eqns[-1]) for o in outs)  # may a branch give a shared array?
         return outs

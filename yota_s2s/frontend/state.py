@@ -32,7 +32,7 @@ import ast
 
 from ..dsl.rule import RuleTable
 from ..errors import UserError, located, position
-from ..ir.core import Atom, Lit, Span, Tape, Var
+from ..ir.core import Atom, Eqn, Lit, Span, Tape, Var
 from ..ir.primitives import fold_constant
 from .fence import Module
 from .values import _Indexed, _Own, _Unresolved
@@ -72,6 +72,9 @@ class LoweringState:
         self.array_receivers: set[int] = set()
         #: Var.id -> the primitive that defined it (``view`` primitives make ``+=`` unsafe).
         self.prims: dict[int, str] = {}
+        #: Var.id of a branch's result -> its ``if`` equation (``lower.Lowerer.sharing``: a
+        #: branch may give an array another name sees, or a view).
+        self.merges: dict[int, Eqn] = {}
         #: Warnings for the tape's facts (YS051: the function writes into its argument).
         self.warnings: list[UserError] = []
         #: Parameters already warned about (one YS051 per name).
