@@ -193,3 +193,23 @@ def test_spellings():
     assert module_spelling({"scipy"}, set(), {"scipy.special", "math"}, ()) == {"scipy.special": "_scipy_special"}
     names = Names({"np", "_np"})
     assert names.fresh("np", prefixed) == "_np_1"  # never __np: a class's method reads it mangled
+
+
+COLUMNS = "import numpy\n\n\ndef f(x, NAME):\n    return 0.5 * numpy.sum(numpy.tanh(x * NAME) ** 2) - numpy.sum(numpy.exp(-NAME)) / 3\n"
+HIDDEN = ["_joined", "_by_columns", "isinstance", "type", "float", "_unbroadcast", "np", "_np", "ValueError", "len"]
+
+
+@pytest.mark.parametrize("name", HIDDEN)
+def test_a_parameter_like_a_name_of_the_columns_form_changes_nothing(name):
+    """Large arguments take the columns form (``_by_columns``): it gives what the same function
+    with a parameter of another name gives (whose plain code the small cases check)."""
+    text = generate(COLUMNS.replace("NAME", name), "f.py", ["f"]).text
+    assert "def _grad_f_columns(" in text
+    gen: dict = {}
+    ref: dict = {}
+    exec(compile(text, "grad_f.py", "exec"), gen)  # noqa: S102 - our output
+    exec(compile(generate(COLUMNS.replace("NAME", "y"), "f.py", ["f"]).text, "ref.py", "exec"), ref)  # noqa: S102
+    rng = np.random.default_rng(3)
+    x, y = rng.normal(size=(3, 4000)), rng.normal(size=(3, 4000))
+    for a, b in zip(gen["grad_f"](x, y), ref["grad_f"](x, y), strict=True):
+        assert np.allclose(a, b, rtol=1e-12, atol=0.0)
