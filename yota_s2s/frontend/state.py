@@ -133,8 +133,10 @@ class LoweringState:
 
     def flag_name(self, base: str) -> str:
         """The name of a flag lowering adds to a loop body (``_skip1``, ``_returned0``): ``base``,
-        or ``base_``, ``base__``, ... where the source of the function's module uses ``base`` (a
-        parameter, a local or a global called ``_skip1`` is never mistaken for the flag)."""
+        or ``base_1``, ``base_2``, ... where the source of the function's module uses ``base`` (a
+        parameter, a local or a global called ``_skip1`` is never mistaken for the flag).  (Not
+        ``base_``: a flag may be assigned and never read, and ruff takes only a name that ends in a
+        letter or digit for a dummy.)"""
         used = self.source_names.get(id(self.module))
         if used is None:
             tree = ast.parse(self.module.source)
@@ -148,9 +150,11 @@ class LoweringState:
                 for a in n.names
             }
             self.source_names[id(self.module)] = used
-        while base in used:
-            base += "_"
-        return base
+        n, name = 0, base
+        while name in used:
+            n += 1
+            name = f"{base}_{n}"
+        return name
 
     # ------------------------------------------------------------------ expressions.ExpressionLowering
     def expr(self, node: ast.expr, env: dict[str, object]) -> object:
