@@ -354,6 +354,10 @@ BRANCH_SHARING = {
     # another name keeps the array one branch leaves in z
     "named": "z = v * 2.0\n    w = z\n    if c > 0:\n        z = z * 3.0\n    z += 1.0\n    return np.sum(z * w)",
     "expression": "z = v[0] if c > 0 else v * 2.0\n    z[0] = 5.0\n    return np.sum(z) + np.sum(v)",
+    # a loop's result: a view an iteration makes, an array it keeps, or the view before it (no iteration)
+    "loop_view": "for i in range(len(v)):\n        z = v[i]\n    z -= 1\n    return np.sum(v)",
+    "loop_kept": "z = v * 1.0\n    for i in range(len(v)):\n        z = v\n    z += 1.0\n    return np.sum(v)",
+    "loop_none": "z = v[0]\n    for i in range(len(v) - 2):\n        z = z * 2.0\n    z -= 1\n    return np.sum(v)",
 }
 
 
@@ -364,7 +368,8 @@ def test_an_update_of_an_array_a_branch_may_share_is_refused(case):
     value, exit 0).  Refused like the same code without a branch."""
     source = f"import numpy as np\n\n\ndef f(v, c):\n    {BRANCH_SHARING[case]}\n"
     err = refusal(source)
-    assert err.code == "YS017" and "in a branch of the 'if' at line" in err.message, err.message
+    where = "in the loop at line" if case.startswith("loop") else "in a branch of the 'if' at line"
+    assert err.code == "YS017" and where in err.message, err.message
     # what the update computes as a new array (the model the tool had): NumPy's value differs
     updates = {"z *= 3.0": "z = z * 3.0", "z -= 1": "z = z - 1", "z += 1.0": "z = z + 1.0"}
     updates["z[0] = 5.0"] = "z = z.copy()\n    z[0] = 5.0"
@@ -376,7 +381,7 @@ def test_an_update_of_an_array_a_branch_may_share_is_refused(case):
     exec(compile(source, "t.py", "exec"), user)  # noqa: S102 - the test's own source
     exec(compile(model, "t.py", "exec"), unshared)  # noqa: S102 - the test's own source
     v = np.array([[1.0, 2.0], [3.0, 4.0]])
-    assert any(user["f"](v.copy(), c) != unshared["f"](v.copy(), c) for c in (1.0, -1.0))
+    assert any(user["f"](v.copy(), c) != unshared["f"](v.copy(), c) for c in (1.0, -1.0, 0.0))
 
 
 BRANCH_FRESH = {
@@ -385,6 +390,7 @@ BRANCH_FRESH = {
     "renamed": "z = v * 2.0\n    if c > 0:\n        w = z\n        z = w * 3.0\n    z += 1.0\n    return np.sum(z * z)",
     "unread": "if c > 0:\n        z = v * 2.0\n    else:\n        z = v * 3.0\n    z -= 1\n    return np.sum(v * v)",
     "loop": "for i in range(2):\n        z = v * c\n    z -= 1\n    return np.sum(v * v)",
+    "loop_fresh": "z = v * 2.0\n    for i in range(2):\n        z = z * c\n    z -= 1.0\n    return np.sum(z * z)",
     "expression": "z = v * 2.0 if c > 0 else v * c\n    z[0] = 5.0\n    return np.sum(z * z)",
 }
 

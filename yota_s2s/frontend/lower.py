@@ -37,9 +37,9 @@ from __future__ import annotations
 import ast
 
 from ..dsl.rule import RuleTable
-from ..ir.core import NO_DEFAULT, Atom, Lit, Param, ParamKind, Tape, Var
+from ..ir.core import NO_DEFAULT, Atom, Eqn, Lit, Param, ParamKind, Tape, Var
 from ..ir.primitives import BINOPS, primitive
-from ..ir.regions import bound_inputs
+from ..ir.regions import LEADING, all_tapes, bound_inputs, first_carried
 from .calls import CallLowering
 from .control import ControlLowering
 from .expressions import ExpressionLowering
@@ -187,17 +187,36 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
             return f"'{shared[0]}' refers to the same array"
         if primitive(self.defining_prim(value) or "").view or isinstance(value, _Indexed):
             return "it may be a view into another array"
-        eqn = self.merges.get(value.id) if isinstance(value, Var) else None
+        eqn = self.region_result(value)
         if eqn is None:
             return None
         k = eqn.outs.index(value)
         outer = {v.id: a for v, a in bound_inputs(eqn)}
-        for region in eqn.regions:
-            out = region.outputs[k]
+        if eqn.prim == "if":
+            where, gives = "a branch of the 'if'", [region.outputs[k] for region in eqn.regions]
+        else:  # a loop: the value before it (it may run no iteration), or one an iteration gives
+            body = eqn.regions[-1]
+            carried = body.inputs[first_carried(eqn, body) + k].var  # the last iteration's: nothing new
+            where, gives = "the loop", [eqn.args[LEADING[eqn.prim] + k], body.outputs[k]]
+            gives = [g for g in gives if g is not carried]
+        for out in gives:
             inner = outer.get(out.id, out) if isinstance(out, Var) else out
             why = self.sharing(inner, name, env)
             if why is not None:
-                return f"{why} in a branch of the 'if' at line {eqn.span.line}"
+                return f"{why} in {where} at line {eqn.span.line}"
+        return None
+
+    def region_result(self, value: object) -> Eqn | None:
+        """The ``if``, ``for`` or ``while`` equation ``value`` is a result of (None: another value,
+        or one of a loop in a region still being lowered)."""
+        if not isinstance(value, Var):
+            return None
+        if value.id in self.merges:
+            return self.merges[value.id]
+        for tape in (self.tape, *all_tapes(self.root)):
+            for eqn in tape.eqns:
+                if eqn.prim in ("for", "while") and any(o is value for o in eqn.outs):
+                    return eqn
         return None
 
     def assign(self, target: ast.expr, value: object, env: dict[str, object]) -> None:
