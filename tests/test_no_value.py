@@ -279,3 +279,26 @@ def test_a_value_used_only_for_its_size_is_replaced_by_a_live_one_of_its_shape()
     w, X, y = np.array([0.5, -1.0]), np.arange(6.0).reshape(3, 2), np.array([1.0, 0.0, 2.0])
     (dw,) = ns["grad_mse"](w, X, y)
     assert_close(dw, numeric_grad(lambda w_: np.mean((X @ w_ - y) ** 2), (w,), 0), "dw")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "v = x if x > 0 else y\n    return v * v",
+        "if x > 0:\n        v = x\n    else:\n        v = y\n    return v * v * 2.0",
+        "v = x if x > 0 else y\n    return v * v + x * 3.0",
+    ],
+)
+def test_the_scalar_check_witness_is_a_value_computed_before_the_backward_sweep(body):
+    """The witness of the scalar check was once ``2 * v``, a backward value of the same shape class
+    (an internal error: the check is written before it is computed)."""
+    source = f"import numpy as np\n\n\ndef f(x, y):\n    {body}\n"
+    user = ns_value(source, "f")
+    for value in (True, False):
+        _, ns = grad_function(source, "f", value=value)
+        for x, y in ((0.5, -2.0), (-0.5, 1.5), (np.float64(2.0), np.array(3.0))):
+            grads = ns["grad_f"](x, y)[1 if value else 0 :]
+            assert_close(grads[0], numeric_grad(user, (x, y), 0), f"dx at {x}")
+            assert_close(grads[1], numeric_grad(user, (x, y), 1), f"dy at {x}")
+        with pytest.raises(ValueError, match="must return a scalar"):
+            ns["grad_f"](-0.5, np.array([1.0, 2.0]))  # v is y, an array: the value is not a scalar

@@ -15,7 +15,7 @@ import ast
 from ..dsl.rule import RuleTable
 from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
 from .helpers import helper_for, helper_names
-from .naming import Names
+from .naming import CALLED_BUILTINS, Names, respell
 from .plan import FunctionPlan
 from .statements import Line
 from .target import Backend, constant
@@ -31,7 +31,9 @@ class WriterBase:
         self.backend = backend
         #: Names taken in the function (parameters, the module alias, helpers, values named so far).
         self.namer = Names([p.name for p in self.tape.params])
-        self.namer.take(backend.alias, *helper_names(), self.function_name(), "len", "slice", "float", "type")
+        self.namer.take(backend.alias, *helper_names(), self.function_name(), *CALLED_BUILTINS)
+        #: Module-level names a parameter hides -> their spelling in the module (``use_spelling``).
+        self.spelling: dict[str, str] = {}
         #: Value id -> its name, once its statement is written.
         self.names: dict[int, str] = {}
         #: Region inputs that stand for a constant, written in place.
@@ -51,6 +53,17 @@ class WriterBase:
 
     def function_name(self) -> str:
         return f"grad_{self.tape.name}"
+
+    def use_spelling(self, spelling: dict[str, str], reserved: set[str]) -> None:
+        """Write the module-level names of ``spelling`` as it spells them (``_unbroadcast_1`` where a
+        parameter is called ``_unbroadcast``); no local value takes a name of ``reserved`` (the
+        module's other names: its spellings, the libraries it imports)."""
+        self.spelling = spelling
+        self.namer.take(*spelling.values(), *reserved)
+
+    def global_name(self, name: str) -> ast.Name:
+        """A module-level name (a helper, a builtin) read other than by a call, as the module spells it."""
+        return ast.Name(self.spelling.get(name, name), ast.Load())
 
     def block(
         self, tape: Tape, depth: int, body: list, preset: dict[int, str] | None = None, push: tuple | None = None
@@ -94,7 +107,10 @@ class WriterBase:
             self.helpers.add(helper)
         arrays = [self.has_methods(a) for a in eqn.args]
         rule = self.table.rules[eqn.prim]
-        return self.backend.expression(eqn, [self.atom(a) for a in eqn.args], rule, arrays, self.imports)
+        args = [self.atom(a) for a in eqn.args]
+        expr = self.backend.expression(eqn, args, rule, arrays, self.imports)
+        respell(expr, self.spelling, frozenset(map(id, args)))  # the target's names a parameter hides
+        return expr
 
     def type_of(self, value: ast.expr) -> ast.expr:
         """``type(value)``, or ``value.__class__`` when an argument named ``type`` hides the builtin."""

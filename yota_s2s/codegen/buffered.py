@@ -53,7 +53,9 @@ to buffer, keeps the plain code: its class calls ``grad_NAME``.
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from ..ir.core import Lit, Tape, Var
 from ..ir.primitives import primitive
@@ -84,15 +86,19 @@ class Written:
     lines: list[Line]
 
 
-def buffered_classes(functions: list[Written], taken: set[str], backend: Backend) -> tuple[list[str], list[str]]:
+def buffered_classes(
+    functions: list[Written], taken: set[str], backend: Backend, spelling: Mapping[str, str] = MappingProxyType({})
+) -> tuple[list[str], list[str]]:
     """The source of the buffered class of each function, and the runtime helpers they use (in
-    order).  ``taken`` holds the names the module uses already."""
+    order).  ``taken`` holds the names the module uses already; ``spelling`` the module's names
+    of the helpers a parameter hides (``naming.module_spelling``)."""
     names = Names(taken)
     classes = []
     for fn in functions:  # grad_my_loss -> GradMyLoss (GradMyLoss2 if that is taken)
         name = names.fresh("Grad" + "".join(part[:1].upper() + part[1:] for part in fn.tape.name.split("_")), counted)
-        classes.append(_BufferedClass(fn, backend, name, names.taken).source())
-    helpers = [h for h in RUNTIME if h != "_filled" or any("_filled(" in c for c in classes)]
+        classes.append(_BufferedClass(fn, backend, name, names.taken, spelling).source())
+    filled = spelling.get("_filled", "_filled") + "("
+    helpers = [h for h in RUNTIME if h != "_filled" or any(filled in c for c in classes)]
     return classes, helpers
 
 
@@ -139,8 +145,9 @@ def statements(lines: list[Line]) -> list[list[Line]]:
 class _BufferedClass:
     """The class of one function: its text (``source``), made from the function's statements."""
 
-    def __init__(self, fn: Written, backend: Backend, name: str, taken: set[str]):
+    def __init__(self, fn: Written, backend: Backend, name: str, taken: set[str], spelling: Mapping[str, str]):
         self.fn = fn
+        self.spell = lambda helper: spelling.get(helper, helper)  # a helper's name in the module
         self.tape = fn.tape
         self.backend = backend
         self.name = name
@@ -181,16 +188,16 @@ class _BufferedClass:
             f'        """Return {returns} as {name} does, into the buffers of these argument shapes."""',
         ]
         if reason is not None:
-            return "\n".join([*head, f"        return {name}({call_args})"])
+            return "\n".join([*head, f"        return {self.spell(name)}({call_args})"])
         buf, key, first = (self.names.fresh(n, primed) for n in ("_b", "_key", "_first"))
         self.self_name, self.key = self_name, key
         body = self.body(buf, first)
         if not self.slots:
             head[1] = _class_doc(name, returns, "it has no array operation outside its loops and branches")
-            return "\n".join([*head, f"        return {name}({call_args})"])
+            return "\n".join([*head, f"        return {self.spell(name)}({call_args})"])
         unpack = f"({call_args},)" if len(params) == 1 else call_args
         prologue = [
-            f"        {buf} = {self_name}.buffers.get({key} := _shape_key({call_args}))",
+            f"        {buf} = {self_name}.buffers.get({key} := {self.spell('_shape_key')}({call_args}))",
             f"        {first} = {buf} is None",
             f"        if {first}:",
             f"            {buf} = [None] * {self.slots}",
@@ -204,10 +211,13 @@ class _BufferedClass:
         ]
         prologue += [
             f"        elif not {self_name}.owners[{key}]:  # no array to reuse with these shapes: the plain code",
-            f"            return {name}({call_args})",
+            f"            return {self.spell(name)}({call_args})",
         ]
         if params:
-            prologue += ["        else:", f"            {unpack} = _detached({self_name}.owners[{key}], {call_args})"]
+            prologue += [
+                "        else:",
+                f"            {unpack} = {self.spell('_detached')}({self_name}.owners[{key}], {call_args})",
+            ]
         return "\n".join([*head, *prologue, *body])
 
     def body(self, buf: str, first: str) -> list[str]:
@@ -241,7 +251,7 @@ class _BufferedClass:
         if not self.slots:
             return []
         me, key = self.self_name, self.key
-        kept = f"            {me}.buffers[{key}], {me}.owners[{key}] = _kept("
+        kept = f"            {me}.buffers[{key}], {me}.owners[{key}] = {self.spell('_kept')}("
         line = f"{kept}{me}.lives, {', '.join(self.kept)})"
         if len(line) > 110:  # one result a line
             line = f"{kept}\n                {me}.lives,\n"
@@ -397,7 +407,7 @@ class _BufferedClass:
             return ast.Call(self.backend.attr("matmul"), [ast.Attribute(x, "T", ast.Load()), g], out)
         if name in _FILLS:
             value = {"full_like": operands[-1], "_unreduce": operands[0]}.get(name, ast.Constant(0))
-            return ast.Call(ast.Name("_filled", ast.Load()), [where, value], [])
+            return ast.Call(ast.Name(self.spell("_filled"), ast.Load()), [where, value], [])
         return ast.Call(self.backend.attr(name), operands, out)
 
     def stable(self, node: ast.expr) -> bool:

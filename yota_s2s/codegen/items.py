@@ -69,7 +69,7 @@ class ItemWriter(WriterBase):
         else:
             one_d = ast.Compare(ast.Attribute(self.atom(x), "shape", ast.Load()), [ast.Eq()], [constant((n,))])
         dtype = ast.Attribute(self.atom(x), "dtype", ast.Load())
-        floats = ast.Compare(dtype, [ast.In()], [ast.Name("_FLOATS", ast.Load())])
+        floats = ast.Compare(dtype, [ast.In()], [self.global_name("_FLOATS")])
         self.helpers.add("_FLOATS")
         test = ast.BoolOp(ast.And(), [ast.Compare(kind, [ast.Is()], [self.backend.attr("ndarray")]), one_d, floats])
         value = ast.IfExp(test, ast.Call(ast.Attribute(self.atom(x), "tolist", ast.Load()), [], []), self.atom(x))

@@ -22,15 +22,16 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 from dataclasses import dataclass
 
 from ..dsl.rule import RuleTable
 from ..ir.core import Tape
 from .buffered import Written, buffered_classes
 from .columns_form import columns_form
-from .helpers import helper_closure, helper_is_constant, helper_node, helper_source
-from .naming import Names, prefixed
-from .plan import plan_function
+from .helpers import helper_closure, helper_is_constant, helper_names, helper_node, helper_source
+from .naming import CALLED_BUILTINS, Names, module_spelling, prefixed
+from .plan import columns_name, plan_function
 from .target import Backend
 from .writer import GUARD_COMMENT, FunctionWriter
 
@@ -53,7 +54,14 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
     class per function that reuses its arrays across calls (``buffered``)."""
     params = {p.name for tape in tapes for p in tape.params}
     alias = Names(params).fresh(backend.alias, prefixed)  # a parameter called np: the module is _np
-    plain_backend, backend = backend, dataclasses.replace(backend, alias=alias)
+    backend = dataclasses.replace(backend, alias=alias)
+    # a helper or builtin a parameter hides is spelled anew in the whole module (_unbroadcast_1)
+    grads = {f"grad_{t.name}" for t in tapes}
+    functions_ = grads | {columns_name(t) for t in tapes}
+    libraries = _libraries(table)
+    roots = {m.split(".")[0] for m in libraries}
+    spelling = module_spelling(params, helper_names() | set(CALLED_BUILTINS) | functions_, libraries, {alias, *roots})
+    reserved = {alias, *roots}
     helpers: set[str] = set()
     imports: set[str] = set()
     functions = []
@@ -64,6 +72,7 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
         if plan.column_ranks is not None:  # the form its column guard calls
             writers.append(columns_form(tape, table, backend, plan.column_ranks))
         for writer in writers:
+            writer.use_spelling(spelling, reserved)
             functions.append(writer.write())
             helpers |= writer.helpers
             imports |= writer.imports
@@ -78,10 +87,21 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
         f"# regenerate: {header.command}",
     ]
     used = helper_closure(helpers)
-    constants = "".join(f"\n{helper_source(h, backend.alias)}" for h in used if helper_is_constant(h))
-    blocks = [helper_source(h, backend.alias) for h in used if not helper_is_constant(h)] + functions
+    constants = "".join(f"\n{_helper(h, backend.alias, spelling)}" for h in used if helper_is_constant(h))
+    constants += "".join(  # a builtin a parameter hides: the module's own name for it
+        f"\n{spelling[b]} = {b}  # a parameter is called {b}"
+        for b in CALLED_BUILTINS
+        if _reads(written, spelling.get(b))
+    )
+    blocks = [_helper(h, backend.alias, spelling) for h in used if not helper_is_constant(h)] + functions
     body = "\n\n\n".join(blocks)
-    modules = {m: f"import {m}" for m in imports}  # other libraries' functions (scipy.special, a user's)
+    # a function a parameter hides, read by another (_by_columns's columns form, a class's plain code)
+    hidden = [
+        f for f in sorted(spelling) if f in functions_ and (_reads(written, spelling[f]) or buffers and f in grads)
+    ]
+    body += "".join(f"\n\n\n{spelling[f]} = {f}  # a parameter is called {f}" for f in hidden)
+    # other libraries' functions (scipy.special, a user's); as another name where a parameter hides it
+    modules = {m: f"import {m}" + (f" as {spelling[m]}" if m in spelling else "") for m in imports}
     if _uses_alias(written, used, backend.alias):
         modules[backend.module] = f"import {backend.module} as {backend.alias}"
     lines.extend(modules[m] for m in sorted(modules))  # one block, sorted as isort sorts it
@@ -93,10 +113,9 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
             for w in written
             if w.name == f"grad_{w.tape.name}"
         ]
-        # (the classes use the target's own alias, not the module's: with a parameter called np they
-        # call np.multiply on it and fail. Kept while the redesign holds the output byte-identical.)
-        classes, runtime = buffered_classes(plain, _taken(written, used, backend.alias), plain_backend)
-        body += "\n\n\n" + "\n\n\n".join(helper_source(h, plain_backend.alias) for h in runtime)
+        taken = _taken(written, used, backend.alias) | set(spelling.values())
+        classes, runtime = buffered_classes(plain, taken, backend, spelling)
+        body += "\n\n\n" + "\n\n\n".join(_helper(h, backend.alias, spelling) for h in runtime)
         body += "\n\n\n" + "\n\n\n".join(classes)
     return "\n".join(lines) + "\n\n\n" + body + "\n"
 
@@ -106,6 +125,27 @@ def write_function(tape: Tape, table: RuleTable, backend: Backend) -> Written:
     writer = FunctionWriter(plan_function(tape, table, backend, columns=False), table, backend)
     writer.write()
     return Written(tape, writer.function_name(), writer.signature(), writer.body)
+
+
+def _helper(name: str, alias: str, spelling: dict[str, str]) -> str:
+    """The source of helper ``name`` against the module alias, the helpers that a parameter hides
+    (``spelling``) renamed in it: its own name and its calls of them."""
+    text = helper_source(name, alias)
+    for old in sorted(n for n in spelling if n.startswith("_")):
+        text = re.sub(rf"(?<![\w.]){re.escape(old)}\b", spelling[old], text)
+    return text
+
+
+def _libraries(table: RuleTable) -> set[str]:
+    """The modules of the rules' library functions (``scipy.special``, ``math``)."""
+    return {n.rsplit(".", 1)[0] for rule in table.rules.values() for n in rule.names if "." in n}
+
+
+def _reads(functions: list[Written], name: str | None) -> bool:
+    """A function reads ``name`` (a module-level spelling)."""
+    return name is not None and any(
+        isinstance(n, ast.Name) and n.id == name for fn in functions for line in fn.lines for n in ast.walk(line.node)
+    )
 
 
 def _uses_alias(functions: list[Written], helpers: list[str], alias: str) -> bool:

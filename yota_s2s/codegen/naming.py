@@ -7,6 +7,12 @@ classes), ``counted`` (``GradF2``: class names), ``prefixed`` (``_np``: the arra
 parameter is called ``np``).  Temporaries are numbered per prefix
 (``_t1``, ``_t2``; ``_u1`` in the buffered classes), skipping taken names.
 
+The module's own names (the runtime helpers it carries, the builtins its functions call, the
+array module's alias) are module-level: a parameter of the same name would hide them in its
+function.  ``module_spelling`` gives each one a parameter hides a new spelling for the whole module
+(``_unbroadcast_1``: its definition and every call); ``respell`` renames the calls of a written
+function to it.  A local value never takes such a name (every function's ``Names`` takes them).
+
     >>> names = Names({"x", "_t1"})
     >>> names.fresh("x"), names.fresh("x"), names.temp("_t"), names.fresh("self", primed)
     ('x_1', 'x_2', '_t2', 'self')
@@ -14,8 +20,14 @@ parameter is called ``np``).  Temporaries are numbered per prefix
 
 from __future__ import annotations
 
+import ast
 import keyword
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+
+#: The builtins the written functions call (the scalar check, loops, element lists, constants,
+#: ``len`` of a rule): a local value never takes their names, and a parameter that does gets the
+#: module an alias (``isinstance_1 = isinstance``).  tests/test_names.py checks the list is whole.
+CALLED_BUILTINS = ("float", "isinstance", "len", "range", "reversed", "slice", "type", "ValueError", "abs", "pow")
 
 
 def numbered(base: str) -> Iterator[str]:
@@ -35,10 +47,10 @@ def primed(base: str) -> Iterator[str]:
 
 
 def prefixed(base: str) -> Iterator[str]:
-    """``base``, ``_base``, ``__base``, ..."""
-    while True:
-        yield base
-        base = "_" + base
+    """``base``, ``_base``, ``_base_1``, ``_base_2``, ... (never ``__base``: a class's methods
+    read that name mangled)."""
+    yield base
+    yield from numbered("_" + base)
 
 
 def counted(base: str) -> Iterator[str]:
@@ -75,3 +87,54 @@ class Names:
             if name not in self.taken:
                 self.taken.add(name)
                 return name
+
+
+def module_spelling(
+    params: Iterable[str], globals_: Iterable[str], libraries: Iterable[str], taken: Iterable[str]
+) -> dict[str, str]:
+    """A new spelling for each module-level name of ``globals_`` that a parameter hides:
+    ``{"_unbroadcast": "_unbroadcast_1"}`` for a parameter called ``_unbroadcast``; and for each
+    library module (``scipy.special``) whose top name a parameter hides, the name it is imported
+    as (``{"scipy.special": "_scipy_special"}``).  A spelling is a name no parameter, global or
+    ``taken`` name has."""
+    params = set(params)
+    globals_ = set(globals_)
+    names = Names(params | globals_ | set(taken))
+    spelling = {g: names.fresh(g) for g in sorted(globals_ & params)}
+    for module in sorted(m for m in libraries if m.split(".")[0] in params):
+        spelling[module] = names.fresh("_" + module.replace(".", "_"))
+    return spelling
+
+
+def respell(node: ast.AST, spelling: Mapping[str, str], skip: frozenset[int] | None = None) -> None:
+    """Rename in place the module-level functions ``node`` calls (``_unbroadcast(g, x)``,
+    ``isinstance(v, float)``) to their spelling in the module.  A written function calls only
+    module-level names (its values are arrays and numbers), so a called name is never a parameter.
+
+    With ``skip`` (the ids of the operands' nodes in an expression the target wrote: all the rest
+    is the target's), the library functions it calls too (``scipy.special.erf(x)``); a method of
+    an operand (``x.sum()``) is not one."""
+    if not spelling:
+        return
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if skip is not None and id(n) in skip:
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+        if not isinstance(n, ast.Call):
+            continue
+        if isinstance(n.func, ast.Name) and n.func.id in spelling:
+            n.func.id = spelling[n.func.id]
+        elif skip is not None and isinstance(n.func, ast.Attribute) and _dotted(n.func.value) in spelling:
+            n.func.value = ast.Name(spelling[_dotted(n.func.value)], ast.Load())  # scipy.special.erf
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """``scipy.special`` for the attribute chain ``scipy.special`` (None for anything else)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = _dotted(node.value)
+        return None if head is None else f"{head}.{node.attr}"
+    return None

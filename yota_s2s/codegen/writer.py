@@ -22,6 +22,7 @@ from ..ir.core import NO_DEFAULT, Eqn, ParamKind, Section, Tape, Var
 from .base import named, tuple_of
 from .flow import FlowWriter
 from .items import ItemWriter
+from .naming import respell
 from .plan import columns_name
 from .statements import Line, docstring, render
 from .target import constant, index_expr
@@ -64,6 +65,8 @@ class FunctionWriter(FlowWriter, ItemWriter):
         self.block(tape, 0, body)
         returned = self.output_expr(tape.out_tree)
         body.append(Line(Section.BACKWARD, None, ast.Return(returned), 0))
+        for line in body:  # the helpers and builtins a parameter hides, as the module spells them
+            respell(line.node, self.spelling)
         lines = [f"def {self.function_name()}({self.signature()}):", f"    {self.docstring()}"]
         lines += render(body, tape.name)
         return "\n".join(lines)
@@ -104,7 +107,9 @@ class FunctionWriter(FlowWriter, ItemWriter):
                 for stmt in self.item_write(root, eqn):
                     body.append(Line(eqn.section, eqn.span, stmt, depth))
                 continue
-            elif eqn.prim == "index_add" and root is not None:
+            elif eqn.prim == "index_add" and root is not None and root != out.id:
+                # (an index_add that starts its group, its buffer read elsewhere, is a new array:
+                # its expression, _index_add's copy; the group's later writes go into that copy)
                 stmt: ast.stmt = self.add_in_place(target, eqn)
             elif eqn.prim == "setindex":
                 old = eqn.args[0]
@@ -162,7 +167,7 @@ class FunctionWriter(FlowWriter, ItemWriter):
         items = self.items_of.get(next(i.var.id for i in self.tape.inputs if i.path[0] == first))
         if items is not None:  # x[3] needs rows: a list of x's elements never qualifies
             tests.insert(0, ast.Compare(named(items), [ast.Is()], [named(first)]))
-        args = [named(columns_name(self.tape)), tuple_of([named(p) for p in params])]
+        args = [self.global_name(columns_name(self.tape)), tuple_of([named(p) for p in params])]
         args += [constant(tuple(ranks.get(p) for p in params)), ast.Constant(values)]
         args += [ast.Constant(len(self.tape.outputs) - 1)]
         blocked = ast.Assign([named(joined, ast.Store())], ast.Call(named("_by_columns"), args, []), lineno=0)
@@ -193,7 +198,7 @@ class FunctionWriter(FlowWriter, ItemWriter):
         if items is not None:
             whole = ast.Compare(ast.Name(items, ast.Load()), [ast.Is()], [self.atom(d.args[0])])
         else:
-            is_float = ast.Call(ast.Name("isinstance", ast.Load()), [value, ast.Name("float", ast.Load())], [])
+            is_float = ast.Call(ast.Name("isinstance", ast.Load()), [value, self.global_name("float")], [])
             whole = ast.UnaryOp(ast.Not(), is_float)
         error = ast.Call(ast.Name("ValueError", ast.Load()), [ast.Constant(message)], [])
         return ast.If(ast.BoolOp(ast.And(), [whole, test]), [ast.Raise(error)], [])

@@ -69,7 +69,7 @@ class ControlLowering(LoweringState):
 
     def return_flags(self) -> tuple[str, str]:
         depth = len(self.stack)
-        return f"_returned{depth}", f"_value{depth}"
+        return self.flag_name(f"_returned{depth}"), self.flag_name(f"_value{depth}")
 
     def loop_body(self, node: ast.For | ast.While, env: dict) -> tuple[list[ast.stmt], str | None]:
         """The loop's body with ``break``/``continue``/``return`` turned into flags, and the flag
@@ -78,6 +78,7 @@ class ControlLowering(LoweringState):
             return node.body, None
         self.exit_count += 1
         exits = Exits(self.exit_count, *self.return_flags())
+        exits.skip, exits.stop = self.flag_name(exits.skip), self.flag_name(exits.stop)  # never a user's name
         body = [exits.set(exits.skip, ast.Constant(False), node.body[0]), *exits.rewrite(node.body)]
         if not exits.used_stop:
             return body, None
@@ -323,4 +324,5 @@ class ControlLowering(LoweringState):
         params = {"n_carry": len(names)}
         span = self.header_span(node) if isinstance(node, ast.stmt) else self.span_at(node)
         self.tape.eqns.append(region_eqn("if", [flag, *free], params, regions, outs, span))
+        self.merges.update((o.id, self.tape.eqns[-1]) for o in outs)  # may a branch give a shared array?
         return outs

@@ -45,9 +45,12 @@ def stored_names(stmts: list[ast.stmt]) -> list[str]:
 
 
 def loaded_outside(fn: ast.AST, inside: ast.AST) -> set[str]:
-    """Names read anywhere in ``fn`` but inside ``inside``."""
+    """Names read anywhere in ``fn`` but inside ``inside`` (``z -= 1`` reads ``z``: its target's
+    context is Store, its value is read all the same)."""
     skip = {id(n) for n in ast.walk(inside)}
-    return {n.id for n in ast.walk(fn) if id(n) not in skip and isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    outside = [n for n in ast.walk(fn) if id(n) not in skip]
+    loaded = {n.id for n in outside if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return loaded | {n.target.id for n in outside if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)}
 
 
 def _returns(stmts: list[ast.stmt]) -> bool:

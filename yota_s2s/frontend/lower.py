@@ -37,8 +37,9 @@ from __future__ import annotations
 import ast
 
 from ..dsl.rule import RuleTable
-from ..ir.core import NO_DEFAULT, Atom, Lit, Param, ParamKind, Tape, Var
+from ..ir.core import NO_DEFAULT, Atom, Eqn, Lit, Param, ParamKind, Tape, Var
 from ..ir.primitives import BINOPS, primitive
+from ..ir.regions import LEADING, all_tapes, bound_inputs, first_carried
 from .calls import CallLowering
 from .control import ControlLowering
 from .expressions import ExpressionLowering
@@ -157,10 +158,8 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
         if isinstance(current, Lit) or not isinstance(stmt.target, ast.Name):
             return  # numbers are immutable: += makes a new one; x[i] += v is a write (see assign_item)
         name = stmt.target.id
-        shared = [n for e in self.envs for n, v in e.items() if v is current and not (e is env and n == name)]
-        view = primitive(self.defining_prim(current) or "").view or isinstance(current, _Indexed)
-        if shared or view:
-            why = f"'{shared[0]}' refers to the same array" if shared else "it may be a view into another array"
+        why = self.sharing(current, name, env)
+        if why is not None:
             symbol = primitive(BINOPS[type(stmt.op)]).symbol
             raise self.error(
                 "YS017",
@@ -170,6 +169,55 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
 
     def defining_prim(self, value: object) -> str | None:
         return self.prims.get(value.id) if isinstance(value, Var) else None
+
+    def sharing(self, value: object, name: str, env: dict[str, object]) -> str | None:
+        """Why the array ``name`` holds (``value``) may be another name's too, or None.
+
+        Another name refers to it, or it may be a view (``v[0]`` of a 2-D ``v``, ``v.T``), or it is
+        a branch's result and one branch may give such an array: an array of an outer name it
+        keeps (``z = v``), or a view it makes (``z = v[0]``).  NumPy would change that array in
+        place, the other name's too; a branch that keeps the old value of ``name`` itself shares
+        nothing (``name`` no longer holds it)."""
+
+        def same(v: object) -> bool:  # (a parameter is the tape input it became, once used as an array)
+            return v is value or isinstance(v, _Unresolved) and self.array_inputs.get(v.path) is value
+
+        shared = [n for e in self.envs for n, v in e.items() if same(v) and not (e is env and n == name)]
+        if shared:
+            return f"'{shared[0]}' refers to the same array"
+        if primitive(self.defining_prim(value) or "").view or isinstance(value, _Indexed):
+            return "it may be a view into another array"
+        eqn = self.region_result(value)
+        if eqn is None:
+            return None
+        k = eqn.outs.index(value)
+        outer = {v.id: a for v, a in bound_inputs(eqn)}
+        if eqn.prim == "if":
+            where, gives = "a branch of the 'if'", [region.outputs[k] for region in eqn.regions]
+        else:  # a loop: the value before it (it may run no iteration), or one an iteration gives
+            body = eqn.regions[-1]
+            carried = body.inputs[first_carried(eqn, body) + k].var  # the last iteration's: nothing new
+            where, gives = "the loop", [eqn.args[LEADING[eqn.prim] + k], body.outputs[k]]
+            gives = [g for g in gives if g is not carried]
+        for out in gives:
+            inner = outer.get(out.id, out) if isinstance(out, Var) else out
+            why = self.sharing(inner, name, env)
+            if why is not None:
+                return f"{why} in {where} at line {eqn.span.line}"
+        return None
+
+    def region_result(self, value: object) -> Eqn | None:
+        """The ``if``, ``for`` or ``while`` equation ``value`` is a result of (None: another value,
+        or one of a loop in a region still being lowered)."""
+        if not isinstance(value, Var):
+            return None
+        if value.id in self.merges:
+            return self.merges[value.id]
+        for tape in (self.tape, *all_tapes(self.root)):
+            for eqn in tape.eqns:
+                if eqn.prim in ("for", "while") and any(o is value for o in eqn.outs):
+                    return eqn
+        return None
 
     def assign(self, target: ast.expr, value: object, env: dict[str, object]) -> None:
         if isinstance(target, ast.Name):
@@ -220,10 +268,8 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
             items[index[0]] = value
             env[name] = tuple(items)
             return
-        shared = [n for e in self.envs for n, v in e.items() if v is base and not (e is env and n == name)]
-        view = primitive(self.defining_prim(base) or "").view or isinstance(base, _Indexed)
-        if shared or view:
-            why = f"'{shared[0]}' refers to the same array" if shared else "it may be a view into another array"
+        why = self.sharing(base, name, env)
+        if why is not None:
             raise self.error(
                 "YS017",
                 f"'{ast.unparse(target)} = ...' would change {name} in place and {why}; "

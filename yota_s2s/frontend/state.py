@@ -32,7 +32,7 @@ import ast
 
 from ..dsl.rule import RuleTable
 from ..errors import UserError, located, position
-from ..ir.core import Atom, Lit, Span, Tape, Var
+from ..ir.core import Atom, Eqn, Lit, Span, Tape, Var
 from ..ir.primitives import fold_constant
 from .fence import Module
 from .values import _Indexed, _Own, _Unresolved
@@ -72,6 +72,9 @@ class LoweringState:
         self.array_receivers: set[int] = set()
         #: Var.id -> the primitive that defined it (``view`` primitives make ``+=`` unsafe).
         self.prims: dict[int, str] = {}
+        #: Var.id of a branch's result -> its ``if`` equation (``lower.Lowerer.sharing``: a
+        #: branch may give an array another name sees, or a view).
+        self.merges: dict[int, Eqn] = {}
         #: Warnings for the tape's facts (YS051: the function writes into its argument).
         self.warnings: list[UserError] = []
         #: Parameters already warned about (one YS051 per name).
@@ -96,6 +99,8 @@ class LoweringState:
         self.loop_level: int = 0
         #: Numbers the break/continue flags of loops (``_skip1``, ``_stop1``).
         self.exit_count: int = 0
+        #: id(module) -> every name its source uses (``flag_name``).
+        self.source_names: dict[int, set[str]] = {}
 
     # ------------------------------------------------------------------ defined here: state only
     def error(self, code: str, message: str, node: ast.AST) -> UserError:
@@ -125,6 +130,31 @@ class LoweringState:
         out = self.tape.add_eqn(prim, args, params, span)
         self.prims[out.id] = prim
         return out
+
+    def flag_name(self, base: str) -> str:
+        """The name of a flag lowering adds to a loop body (``_skip1``, ``_returned0``): ``base``,
+        or ``base_1``, ``base_2``, ... where the source of the function's module uses ``base`` (a
+        parameter, a local or a global called ``_skip1`` is never mistaken for the flag).  (Not
+        ``base_``: a flag may be assigned and never read, and ruff takes only a name that ends in a
+        letter or digit for a dummy.)"""
+        used = self.source_names.get(id(self.module))
+        if used is None:
+            tree = ast.parse(self.module.source)
+            used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+            used |= {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
+            used |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef)}
+            used |= {
+                (a.asname or a.name).split(".")[0]
+                for n in ast.walk(tree)
+                if isinstance(n, ast.Import | ast.ImportFrom)
+                for a in n.names
+            }
+            self.source_names[id(self.module)] = used
+        n, name = 0, base
+        while name in used:
+            n += 1
+            name = f"{base}_{n}"
+        return name
 
     # ------------------------------------------------------------------ expressions.ExpressionLowering
     def expr(self, node: ast.expr, env: dict[str, object]) -> object:

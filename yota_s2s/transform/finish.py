@@ -65,12 +65,16 @@ def _with_first_output(tape: Tape, first: Atom, table: RuleTable) -> Tape:
 
 
 def _scalar_witness(tape: Tape, kept: Tape, table: RuleTable) -> Var | None:
-    """A value of ``kept`` (or an input) whose shape class is exactly the value's, if its class is one atom."""
+    """A value of ``kept``'s forward sweep (or an input) whose shape class is exactly the value's, if
+    its class is one atom (the check is written where the backward sweep starts: a backward value,
+    ``2 * v`` for ``v * v``, is not computed yet there)."""
     classes = shape_classes(tape, table, scalar_keys=frozenset())  # no assumption that the value is scalar
     wanted = classes.of(tape.outputs[0])
     if len(wanted) != 1:
         return None
-    candidates = [inp.var for inp in tape.inputs] + [o for e in kept.eqns if not e.regions for o in e.outs]
+    # the check is written before the backward sweep: a witness is an input or a forward value
+    forward = [o for e in kept.eqns if not e.regions and e.section == Section.FORWARD for o in e.outs]
+    candidates = [inp.var for inp in tape.inputs] + forward
     return next((v for v in candidates if classes.of(v) == wanted), None)
 
 
