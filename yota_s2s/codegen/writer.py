@@ -105,6 +105,11 @@ class FunctionWriter(FlowWriter, ItemWriter):
                     body.append(Line(eqn.section, eqn.span, stmt, depth))
                 continue
             elif eqn.prim == "index_add" and root is not None:
+                old = eqn.args[0]
+                if not isinstance(old, Var) or self.plan.inplace.get(old.id) != root:
+                    # the group starts here (a later write into it made it one): dx_1 = dx.copy()
+                    copy = ast.Call(ast.Attribute(self.atom(old), "copy", ast.Load()), [], [])
+                    body.append(Line(eqn.section, eqn.span, ast.Assign([target], copy, lineno=0), depth))
                 stmt: ast.stmt = self.add_in_place(target, eqn)
             elif eqn.prim == "setindex":
                 old = eqn.args[0]
