@@ -270,3 +270,135 @@ def test_a_value_popped_by_a_backward_loop_never_takes_a_name_read_after_it():
     body = text.split("def grad_f")[1]
     popped = body.split("_stack.pop()")[0].rsplit("\n", 1)[1].split("=")[0].strip()
     assert popped != "a_1" and "a_1 = np.tanh(a_1)" in body and "* a_1, x)" in body.split("reversed")[1]
+
+
+# --------------------------------------------------------------------------- counters, loop variables
+
+
+ACCEPTED = {
+    # k += 1 in a branch of the body (break makes one): the body's copy of the scope is no other name
+    "counter_in_a_while_loop_with_break": (
+        """
+        import numpy as np
+
+
+        def f(a, x):
+            k = 0
+            while True:
+                a = np.tanh(a) * x
+                if np.sum(a) > 5.0:
+                    break
+                k += 1
+                if k >= 3:
+                    break
+            return np.sum(a) * k
+        """
+    ),
+    "write_into_an_array_in_a_branch_and_a_loop": (
+        """
+        import numpy as np
+
+
+        def f(a, x):
+            b = a * 1.0
+            if np.sum(x) > 0:
+                for k in range(2):
+                    b[k] = x[k] * b[2]
+            else:
+                b[2] = np.max(a)
+            return np.sum(b * x)
+        """
+    ),
+    "loop_variable_after_the_loop": (
+        """
+        import numpy as np
+
+
+        def f(a, x):
+            for i in range(2):
+                a = np.sin(a) * x
+            return np.sum(a) * i + a[i] * x[i]
+        """
+    ),
+    "loop_variable_after_a_break": (
+        """
+        import numpy as np
+
+
+        def f(a, x):
+            for i in range(3):
+                a = a * x
+                if np.sum(a) < 0.0:
+                    break
+            if i > 0:
+                return np.sum(a) * i + a[i]
+            return np.sum(a)
+        """
+    ),
+    "loop_variable_reassigned_in_the_body": (
+        """
+        import numpy as np
+
+
+        def f(a, x):
+            s = 0.0
+            for i in range(2):
+                s = s + a[i]
+                i = i + 1
+            return s * x[i]
+        """
+    ),
+    "row_and_index_after_enumerate": (
+        """
+        import numpy as np
+
+
+        def f(a, x):
+            s = 0.0
+            for i, v in enumerate(a):
+                s = s + v * x[i]
+            return s * v + x[i]
+        """
+    ),
+    "nested_loops_and_their_variables_after": (
+        """
+        import numpy as np
+
+
+        def f(a, x):
+            s = 0.0
+            for i in range(3):
+                for j in range(i + 1):
+                    s = s + a[j] * x[i]
+                s = s + a[j] * i
+            return s + a[i] * a[j]
+        """
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACCEPTED))
+def test_counters_and_loop_variables_are_accepted_and_right(name):
+    gradients_match(ACCEPTED[name], [np.array(A), np.array(X)])
+
+
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_a_loop_variable_keeps_its_value_before_an_empty_loop(n):
+    source = """
+        import numpy as np
+
+
+        def f(a, x, n):
+            i = 2
+            for i in range(n):
+                a = a * x
+            return np.sum(a) * i
+        """
+    gradients_match(source, [np.array(A), np.array(X), n])
+
+
+def test_a_loop_variable_nothing_reads_after_its_loop_is_not_carried():
+    """Two loops over ``i``: the second assigns ``i`` before reading it, so the first loop's ``i``
+    is dead after it and the loops carry nothing for it."""
+    text = generate(SOURCE, "tests/corpus_control.py", ["loop_reads_outside_reads"]).text
+    assert "i = None" not in text and "i = i_" not in text

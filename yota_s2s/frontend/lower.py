@@ -108,16 +108,15 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
             raise self.error("YS035", f"recursion is not supported ({chain})", site)
         self.active.append(id(fn))
         self.stack.append(fn.name)
-        self.envs.append(env)
         self.fn_nodes.append(fn)
         caller = (self.stmt_line, self.stmt_text, self.module)
         self.module = self.fn_modules.get(id(fn), self.module)  # names resolve in the helper's own file
         try:
-            value = self.block(fn.body, env)
+            with self.in_scope(env):
+                value = self.block(fn.body, env)
         finally:
             self.active.pop()
             self.stack.pop()
-            self.envs.pop()
             self.fn_nodes.pop()
             self.stmt_line, self.stmt_text, self.module = caller
         if value is None:
@@ -157,7 +156,7 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
         if isinstance(current, Lit) or not isinstance(stmt.target, ast.Name):
             return  # numbers are immutable: += makes a new one; x[i] += v is a write (see assign_item)
         name = stmt.target.id
-        shared = [n for e in self.envs for n, v in e.items() if v is current and not (e is env and n == name)]
+        shared = self.other_names(current, name, env)
         view = primitive(self.defining_prim(current) or "").view or isinstance(current, _Indexed)
         if shared or view:
             why = f"'{shared[0]}' refers to the same array" if shared else "it may be a view into another array"
@@ -220,7 +219,7 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
             items[index[0]] = value
             env[name] = tuple(items)
             return
-        shared = [n for e in self.envs for n, v in e.items() if v is base and not (e is env and n == name)]
+        shared = self.other_names(base, name, env)
         view = primitive(self.defining_prim(base) or "").view or isinstance(base, _Indexed)
         if shared or view:
             why = f"'{shared[0]}' refers to the same array" if shared else "it may be a view into another array"
