@@ -255,6 +255,45 @@ CARRIED = {
             return np.sum(np.tanh(np.maximum(a, c)) * x) + np.sum(np.cos(b) + b)
         """
     ),
+    # max(a) saved after the branch reassigned a: the saved value was another a, so the mask of
+    # the maximum was empty and the gradient 0 / 0 = NaN (or a wrong element)
+    "max_of_a_value_a_branch_reassigns_in_nested_loops": (
+        """
+        import numpy as np
+
+
+        def f(a, x):
+            for i in range(2):
+                for k in range(1):
+                    a[k] = a[k] * 1.5
+                if i == 1:
+                    a = x * np.max(a)
+            return np.sum(a * x)
+        """
+    ),
+    "max_mask_after_nested_while_loops_and_a_branch": (
+        """
+        import numpy as np
+
+
+        def f(a, x):
+            s = np.sum(a - a)
+            for i in range(2):
+                k = 0
+                while k < 1:
+                    c = x * 1.0
+                    k += 1
+                j = 0
+                while j < 1:
+                    a[j] = a[j]
+                    j += 1
+                if i == 0:
+                    pass
+                else:
+                    a = x * x * np.max(a)
+            return np.sum(np.cos(np.tanh(x)) * x) + np.sum(c) + s + np.sum(a)
+        """
+    ),
 }
 
 
