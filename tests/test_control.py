@@ -112,6 +112,8 @@ def gradients_match(source: str, args: list, name: str = "f") -> str:
                 assert g is None
                 continue
             assert_close(g, numeric_grad(f, list(args), i), f"d{i} ({'value' if value else 'no value'})")
+            for leaf in g.values() if isinstance(g, dict) else [g]:
+                assert np.asarray(leaf).dtype.kind == "f", (i, leaf)  # never dtype object
     return texts[0]
 
 
@@ -441,3 +443,64 @@ def test_a_loop_variable_nothing_reads_after_its_loop_is_not_carried():
     is dead after it and the loops carry nothing for it."""
     text = generate(SOURCE, "tests/corpus_control.py", ["loop_reads_outside_reads"]).text
     assert "i = None" not in text and "i = i_" not in text
+
+
+FIRST_SET_IN_THE_LOOP = {
+    # a name first set in the loop, read before it is set by the next iteration (was YS030)
+    "read_by_the_next_iteration": (
+        """
+        def f(m, x):
+            s = 0.0
+            for t in range(3):
+                if t > 0:
+                    s = s + np.sum(h * m.b)
+                h = np.tanh(m.W @ x[t])
+            return s
+        """
+    ),
+    "set_in_a_branch_and_read_in_the_other": (
+        """
+        def f(m, x):
+            s = 0.0
+            for t in range(3):
+                if t == 0:
+                    h = m.W @ x[t]
+                else:
+                    h = np.tanh(h + m.b)
+                s = s + np.sum(h)
+            return s
+        """
+    ),
+    "an_attribute_named_in_the_loop_and_read_after": (
+        """
+        def f(m, x):
+            s = 0.0
+            for t in range(3):
+                W = m.W
+                s = s + np.sum(W @ x[t])
+            return s + np.sum(W * m.b)
+        """
+    ),
+    "set_in_a_while_loop_and_read_after": (
+        """
+        def f(m, x):
+            k = 0
+            while k < 3:
+                h = np.tanh(m.W @ x[k] + m.b)
+                k += 1
+            return np.sum(h * m.b)
+        """
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIRST_SET_IN_THE_LOOP))
+def test_a_name_first_set_in_a_loop_gives_float_gradients_of_an_object(name):
+    source = (
+        "import numpy as np\nfrom dataclasses import dataclass\n\n\n@dataclass\nclass M:\n"
+        "    W: np.ndarray\n    b: np.ndarray\n\n" + textwrap.dedent(FIRST_SET_IN_THE_LOOP[name])
+    )
+    user: dict = {}
+    exec(compile(source, "t.py", "exec"), user)  # noqa: S102 - the test's own source
+    r = np.random.default_rng(3)
+    gradients_match(source, [user["M"](r.standard_normal((3, 3)), r.standard_normal(3)), r.standard_normal((3, 3))])

@@ -36,7 +36,7 @@ from dataclasses import replace
 
 from ..ir.core import Atom, Dyn, Input, Lit, Tape, Var
 from ..ir.regions import close_regions, region_eqn
-from .exits import Exits, _always_returns, _jumps, _returns, live_after, loaded_outside, stored_names
+from .exits import Exits, _always_returns, _jumps, _returns, live_after, loaded_outside, read_first, stored_names
 from .source import statement_text
 from .state import LoweringState
 
@@ -120,7 +120,9 @@ class ControlLowering(LoweringState):
         stored = stored_names(body)
         if _returns(body):  # a nested loop's return sets the function's return flags
             stored += [n for n in self.return_flags() if n not in stored]
-        return [n for n in stored if n not in exclude and (n in env or n in after)]
+        # a loop body that reads a name before assigning it reads the previous iteration's value
+        loop = isinstance(node, ast.For | ast.While)
+        return [n for n in stored if n not in exclude and (n in env or n in after or (loop and read_first(body, n)))]
 
     # ------------------------------------------------------------------ for
     def stmt_For(self, node: ast.For, env: dict) -> None:

@@ -70,6 +70,12 @@ def live_after(fn: ast.AST, node: ast.stmt, name: str) -> bool:
     return False
 
 
+def read_first(stmts: list[ast.stmt], name: str) -> bool:
+    """Running ``stmts`` may read ``name`` before assigning it (in a loop body: the value the
+    previous iteration left)."""
+    return _scan(stmts, name)[0]
+
+
 def _next_iteration_reads(loop: ast.For | ast.While, name: str) -> bool:
     """The loop's next iteration may read ``name`` before assigning it (a ``for`` assigns its
     variable first)."""
