@@ -126,10 +126,36 @@ class FlowWriter(WriterBase):
             same = [i.var for i in region.inputs if self.names.get(i.var.id) == name]
             if inp is not None and inp not in same:
                 same.append(inp)
-            if any(self.clobbers(v, a, j, outputs, n_out, pushed, last_read, when(position[a.id]), end) for v in same):
+            defined = when(position[a.id])
+            later = self.namesakes(region, same, a)
+            if any(when(position[v.id]) > defined for v in later):  # it would write over ``a``
+                continue
+            if any(self.clobbers(v, a, j, outputs, n_out, pushed, last_read, defined, end) for v in same + later):
                 continue
             preset[a.id] = name
         return preset
+
+    def namesakes(self, region: Tape, same: list[Var], a: Var) -> list[Var]:
+        """The values of ``region`` (but ``a``) that take the name of ``same``: the writes into
+        their buffer in place (``da[0] += g`` is still ``da``), and a loop's result where its
+        initial value lends it its name (``plan.alias``), and so on."""
+        names = {v.id for v in same}
+        roots = {self.plan.inplace[v.id] for v in same if v.id in self.plan.inplace}
+        found: list[Var] = []
+        for eqn in region.eqns:
+            if eqn.regions and eqn.prim not in ("if", "if_back"):
+                lead = LEADING[eqn.prim]
+                inits = eqn.args[lead : lead + eqn.params["n_carry"]]
+                for init, out in zip(inits, eqn.outs):
+                    if isinstance(init, Var) and init.id in names and self.plan.alias.get(init.id) is out:
+                        names.add(out.id)
+                        roots.add(self.plan.inplace.get(out.id, out.id))
+                        found.append(out)
+            for o in eqn.outs:
+                if o.id not in names and o is not a and self.plan.inplace.get(o.id) in roots:
+                    names.add(o.id)
+                    found.append(o)
+        return found
 
     @staticmethod
     def clobbers(inp, a, j, outputs, n_out, pushed, last_read, defined, end) -> bool:
@@ -199,8 +225,7 @@ class FlowWriter(WriterBase):
             stack_name = self.names.get(eqn.args[lead - 1].id) if isinstance(eqn.args[lead - 1], Var) else None
             if saved:
                 for inp in saved:
-                    if inp.var.id not in self.names:
-                        self.names[inp.var.id] = self.name_for(inp.var)
+                    self.name_restored(inp.var)
                 targets = [named(self.names[i.var.id], ast.Store()) for i in saved]
                 target = targets[0] if len(targets) == 1 else ast.Tuple(targets, ast.Store())
                 pop = ast.Assign([target], call(named(stack_name), "pop", []), lineno=0)
@@ -213,6 +238,18 @@ class FlowWriter(WriterBase):
             body.append(Line(sec, None, ast.If(named(names[eqn.params["exit"]]), [ast.Break()], []), inner))
         if len(body) == start and not (back and n_saved):
             body.append(Line(sec, None, ast.Pass(), inner))
+
+    def name_restored(self, var: Var) -> None:
+        """Name a value the backward sweep takes back from a stack or a branch's saved tuple.
+
+        It keeps its forward name only where no other value has that name (a region input that
+        stands for it is the same value): a name several values share (a carried value's, which
+        is also the loop's result; an initial value lent to a loop; an in-place buffer) may still
+        be read after the backward loop or branch, which must not overwrite it."""
+        name = self.names.get(var.id)
+        bound = self.plan.bound  # a region input that stands for an outer value is that value
+        if name is None or any(n == name and v != var.id and v not in bound for v, n in self.names.items()):
+            self.names[var.id] = self.name_for(var)
 
     def range_args(self, bounds: list[Atom]) -> list[ast.expr]:
         start, stop, step = bounds
@@ -248,8 +285,7 @@ class FlowWriter(WriterBase):
             if back and n_saved[b]:
                 saved = region.inputs[: n_saved[b]]
                 for inp in saved:
-                    if inp.var.id not in self.names:
-                        self.names[inp.var.id] = self.name_for(inp.var)
+                    self.name_restored(inp.var)
                 targets = ast.Tuple([named(self.names[i.var.id], ast.Store()) for i in saved], ast.Store())
                 stack = named(self.names[eqn.args[1].id])
                 part.append(Line(sec, None, ast.Assign([targets], stack, lineno=0), depth + 1))

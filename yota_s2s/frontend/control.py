@@ -36,7 +36,7 @@ from dataclasses import replace
 
 from ..ir.core import Atom, Dyn, Input, Lit, Tape, Var
 from ..ir.regions import close_regions, region_eqn
-from .exits import Exits, _always_returns, _jumps, _returns, loaded_outside, stored_names
+from .exits import Exits, _always_returns, _jumps, _returns, live_after, loaded_outside, read_first, stored_names
 from .source import statement_text
 from .state import LoweringState
 
@@ -121,7 +121,9 @@ class ControlLowering(LoweringState):
         stored = stored_names(body)
         if _returns(body):  # a nested loop's return sets the function's return flags
             stored += [n for n in self.return_flags() if n not in stored]
-        return [n for n in stored if n not in exclude and (n in env or n in after)]
+        # a loop body that reads a name before assigning it reads the previous iteration's value
+        loop = isinstance(node, ast.For | ast.While)
+        return [n for n in stored if n not in exclude and (n in env or n in after or (loop and read_first(body, n)))]
 
     # ------------------------------------------------------------------ for
     def stmt_For(self, node: ast.For, env: dict) -> None:
@@ -140,10 +142,13 @@ class ControlLowering(LoweringState):
                     raise self.error("YS012", "'return' inside a loop is not supported", node)
             return
         _, start, stop, step, rows, index_target = space
-        targets = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+        targets = [n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)]
         self.stmt_text = self.header_span(node).text  # what the loop computes before it starts
         stmts, stop_flag = self.loop_body(node, env)
-        carried = self.carried_names(node, stmts, env, targets)
+        carried = self.carried_names(node, stmts, env, set(targets))
+        # the loop variable read after the loop keeps its last value (its value before the loop, or
+        # unbound, when the loop does not run): it is carried like a name the body assigns
+        carried += [n for n in targets if n not in carried and live_after(self.fn_nodes[-1], node, n)]
         inits = [self.initial(env, n, node) for n in carried]
         region = Tape("for")
         i_var = Var(hint=index_target or "_i")
@@ -220,12 +225,11 @@ class ControlLowering(LoweringState):
 
     def iteration_body(self, stmts: list[ast.stmt], env: dict, carried: list[str], node: ast.AST) -> list[Atom]:
         """Lower one iteration of a loop body; the carried values after it."""
-        self.envs.append(env)
         self.loop_level += 1
         try:
-            self.block(stmts, env)
+            with self.in_scope(env):
+                self.block(stmts, env)
         finally:
-            self.envs.pop()
             self.loop_level -= 1
         return [self.carry_value(env[n], n, node) for n in carried]
 
@@ -272,11 +276,8 @@ class ControlLowering(LoweringState):
             branch_env = dict(env)
 
             def run(stmts=stmts, branch_env=branch_env):
-                self.envs.append(branch_env)
-                try:
+                with self.in_scope(branch_env):
                     self.block(stmts, branch_env)
-                finally:
-                    self.envs.pop()
                 return [self.initial(branch_env, n, node) for n in names]
 
             branches.append(run)
@@ -292,11 +293,8 @@ class ControlLowering(LoweringState):
             branch_env = dict(env)
 
             def run(block=block, branch_env=branch_env):
-                self.envs.append(branch_env)
-                try:
+                with self.in_scope(branch_env):
                     value = self.block(block, branch_env)
-                finally:
-                    self.envs.pop()
                 if value is None:
                     raise self.error("YS021", "this path through the function does not return a value", node)
                 return [self.carry_value(value, "the returned value", node)]

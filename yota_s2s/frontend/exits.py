@@ -53,6 +53,100 @@ def loaded_outside(fn: ast.AST, inside: ast.AST) -> set[str]:
     return loaded | {n.target.id for n in outside if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)}
 
 
+def live_after(fn: ast.AST, node: ast.stmt, name: str) -> bool:
+    """``name`` may be read after ``node`` runs, before anything assigns it again: in the statements
+    that follow it, in the next iteration of a loop around it, after that loop, and so on out to
+    the function's end.  (``for i in ...`` twice: the second loop assigns ``i`` before it reads it,
+    so the first loop's ``i`` is not read.)  A node not found in ``fn`` is taken as live where
+    ``fn`` reads the name anywhere else."""
+    chain = _chain(fn, node)
+    if chain is None:
+        return name in loaded_outside(fn, node)
+    for owner, stmts, idx in reversed(chain):
+        reads, kills = _scan(stmts[idx + 1 :], name)
+        if reads:
+            return True
+        if kills:
+            return False
+        if isinstance(owner, ast.For | ast.While) and stmts is owner.body and _next_iteration_reads(owner, name):
+            return True
+    return False
+
+
+def read_first(stmts: list[ast.stmt], name: str) -> bool:
+    """Running ``stmts`` may read ``name`` before assigning it (in a loop body: the value the
+    previous iteration left)."""
+    return _scan(stmts, name)[0]
+
+
+def _next_iteration_reads(loop: ast.For | ast.While, name: str) -> bool:
+    """The loop's next iteration may read ``name`` before assigning it (a ``for`` assigns its
+    variable first)."""
+    if isinstance(loop, ast.While):
+        return _loads(loop.test, name) or _scan(loop.body, name)[0]
+    return name not in _target_names(loop) and _scan(loop.body, name)[0]
+
+
+def _chain(root: ast.AST, node: ast.stmt) -> list[tuple[ast.AST, list[ast.stmt], int]] | None:
+    """The blocks from ``root`` down to ``node``: (the statement that owns the block, the block,
+    the position in it), outermost first; None if ``node`` is not in ``root``."""
+    for field in ("body", "orelse"):
+        stmts = getattr(root, field, None)
+        if not isinstance(stmts, list):
+            continue
+        for idx, stmt in enumerate(stmts):
+            if stmt is node:
+                return [(root, stmts, idx)]
+            inner = _chain(stmt, node)
+            if inner is not None:
+                return [(root, stmts, idx), *inner]
+    return None
+
+
+def _loads(node: ast.AST | None, name: str) -> bool:
+    return node is not None and any(
+        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(node)
+    )
+
+
+def _target_names(loop: ast.For) -> set[str]:
+    return {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+
+
+def _scan(stmts: list[ast.stmt], name: str) -> tuple[bool, bool]:
+    """Whether running ``stmts`` may read ``name`` before assigning it, and whether it surely
+    assigns it (or ends the function) first."""
+    for stmt in stmts:
+        reads, kills = _statement(stmt, name)
+        if reads:
+            return True, False
+        if kills:
+            return False, True
+    return False, False
+
+
+def _statement(stmt: ast.stmt, name: str) -> tuple[bool, bool]:
+    if isinstance(stmt, ast.Assign | ast.AnnAssign):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        stores = {
+            n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+        return _loads(stmt.value, name) or any(_loads(t, name) for t in targets), name in stores
+    if isinstance(stmt, ast.If):
+        then, other = _scan(stmt.body, name), _scan(stmt.orelse, name)
+        return _loads(stmt.test, name) or then[0] or other[0], then[1] and other[1]
+    if isinstance(stmt, ast.For):  # it may not run: it never surely assigns
+        body = name not in _target_names(stmt) and _scan(stmt.body, name)[0]
+        return _loads(stmt.iter, name) or body, False
+    if isinstance(stmt, ast.While):
+        return _loads(stmt.test, name) or _scan(stmt.body, name)[0], False
+    if isinstance(stmt, ast.Return):
+        return _loads(stmt.value, name), True
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == name:
+        return True, False
+    return _loads(stmt, name), False
+
+
 def _returns(stmts: list[ast.stmt]) -> bool:
     """A block has a ``return`` somewhere (not counting nested functions, which fence refuses)."""
     return any(isinstance(n, ast.Return) for s in stmts for n in ast.walk(s))

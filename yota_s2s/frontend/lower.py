@@ -109,16 +109,15 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
             raise self.error("YS035", f"recursion is not supported ({chain})", site)
         self.active.append(id(fn))
         self.stack.append(fn.name)
-        self.envs.append(env)
         self.fn_nodes.append(fn)
         caller = (self.stmt_line, self.stmt_text, self.module)
         self.module = self.fn_modules.get(id(fn), self.module)  # names resolve in the helper's own file
         try:
-            value = self.block(fn.body, env)
+            with self.in_scope(env):
+                value = self.block(fn.body, env)
         finally:
             self.active.pop()
             self.stack.pop()
-            self.envs.pop()
             self.fn_nodes.pop()
             self.stmt_line, self.stmt_text, self.module = caller
         if value is None:
@@ -182,7 +181,7 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
         def same(v: object) -> bool:  # (a parameter is the tape input it became, once used as an array)
             return v is value or isinstance(v, _Unresolved) and self.array_inputs.get(v.path) is value
 
-        shared = [n for e in self.envs for n, v in e.items() if same(v) and not (e is env and n == name)]
+        shared = self.other_names(value, name, env, same)
         if shared:
             return f"'{shared[0]}' refers to the same array"
         if primitive(self.defining_prim(value) or "").view or isinstance(value, _Indexed):

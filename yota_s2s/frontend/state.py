@@ -29,6 +29,8 @@ to the tape being built, folding arithmetic on constants):
 from __future__ import annotations
 
 import ast
+import contextlib
+from collections.abc import Callable, Iterator
 
 from ..dsl.rule import RuleTable
 from ..errors import UserError, located, position
@@ -90,8 +92,11 @@ class LoweringState:
         #: id() of the functions being inlined (a recursion is found by identity: a method may
         #: share its name with a function).
         self.active: list[int] = []
-        #: The name scopes being lowered, innermost last (another name for the same array?).
+        #: The name scopes being lowered, innermost last (another name for the same array?): a
+        #: function's names, and the copies an ``if`` or a loop body makes of them (``in_scope``).
         self.envs: list[dict[str, object]] = []
+        #: For each scope in ``envs``, the depth of the function it belongs to (``len(stack)``).
+        self.env_depths: list[int] = []
         #: The line and text of the statement being lowered (the provenance of its equations).
         self.stmt_line: int = 0
         self.stmt_text: str = ""
@@ -119,6 +124,33 @@ class LoweringState:
             at_line,
             at_text,
         )
+
+    @contextlib.contextmanager
+    def in_scope(self, env: dict[str, object]) -> Iterator[None]:
+        """Lower with ``env`` as the innermost scope (of the function being lowered now)."""
+        self.envs.append(env)
+        self.env_depths.append(len(self.stack))
+        try:
+            yield
+        finally:
+            self.envs.pop()
+            self.env_depths.pop()
+
+    def other_names(
+        self, value: object, name: str, env: dict[str, object], same: Callable[[object], bool] | None = None
+    ) -> list[str]:
+        """The other names that hold ``value``, the array ``name`` holds in ``env`` (the innermost
+        scope): a write into it (``name[i] = v``, ``name += v``) would change what they see.
+        ``same(v)`` says whether a name's value ``v`` is that array (default: ``v is value``).
+
+        Each function being lowered is asked in its innermost scope only: a branch or a loop body
+        sees the function's names through a copy of the enclosing scope, which holds their values
+        before the block (``k`` before ``k += 1``), not other names.
+        """
+        innermost = dict(zip(self.env_depths, self.envs))
+        innermost[len(self.stack)] = env
+        same = same or (lambda v: v is value)
+        return [n for e in innermost.values() for n, v in e.items() if same(v) and not (e is env and n == name)]
 
     def add(self, prim: str, args: list[Atom], params: dict[str, object], node: ast.AST) -> Atom:
         """Append ``prim(args, params)`` (folding arithmetic on constants) and return its value."""
