@@ -358,6 +358,9 @@ BRANCH_SHARING = {
     "loop_view": "for i in range(len(v)):\n        z = v[i]\n    z -= 1\n    return np.sum(v)",
     "loop_kept": "z = v * 1.0\n    for i in range(len(v)):\n        z = v\n    z += 1.0\n    return np.sum(v)",
     "loop_none": "z = v[0]\n    for i in range(len(v) - 2):\n        z = z * 2.0\n    z -= 1\n    return np.sum(v)",
+    # the view a loop's first iteration updates (NumPy: v changes twice; once 17.0 for 21.0, exit 0)
+    "carried_view": "z = v[0]\n    for i in range(2):\n        z += c\n    return np.sum(z) + np.sum(v)",
+    "carried_kept": "z = v\n    while c < 3.0:\n        z -= 1.0\n        c = c + 1.0\n    return np.sum(z * v)",
 }
 
 
@@ -369,9 +372,10 @@ def test_an_update_of_an_array_a_branch_may_share_is_refused(case):
     source = f"import numpy as np\n\n\ndef f(v, c):\n    {BRANCH_SHARING[case]}\n"
     err = refusal(source)
     where = "in the loop at line" if case.startswith("loop") else "in a branch of the 'if' at line"
+    where = "before the loop at line" if case.startswith("carried") else where
     assert err.code == "YS017" and where in err.message, err.message
     # what the update computes as a new array (the model the tool had): NumPy's value differs
-    updates = {"z *= 3.0": "z = z * 3.0", "z -= 1": "z = z - 1", "z += 1.0": "z = z + 1.0"}
+    updates = {"z *= 3.0": "z = z * 3.0", "z -= 1": "z = z - 1", "z += 1.0": "z = z + 1.0", "z += c": "z = z + c"}
     updates["z[0] = 5.0"] = "z = z.copy()\n    z[0] = 5.0"
     model = source
     for old, new in updates.items():
@@ -382,6 +386,19 @@ def test_an_update_of_an_array_a_branch_may_share_is_refused(case):
     exec(compile(model, "t.py", "exec"), unshared)  # noqa: S102 - the test's own source
     v = np.array([[1.0, 2.0], [3.0, 4.0]])
     assert any(user["f"](v.copy(), c) != unshared["f"](v.copy(), c) for c in (1.0, -1.0, 0.0))
+
+
+def test_a_write_into_an_attribute_array_of_an_argument_is_refused():
+    """``x = m.w; x[0] = 2.0`` changes ``m.w``, which a later ``m.w`` reads again; the tool read the
+    argument's array anew (a wrong value and gradient, exit 0).  Refused, like a shared name."""
+    source = (
+        "import numpy as np\nfrom dataclasses import dataclass\n\n\n@dataclass\nclass M:\n    w: np.ndarray\n\n\n"
+        "def f(m):\n    x = m.w\n    x[0] = 2.0\n    return np.sum(x * m.w)\n"
+    )
+    err = refusal(source)
+    assert err.code == "YS017" and "the argument's array m.w" in err.message and err.line == 12, err.message
+    fresh = source.replace("x = m.w\n", "x = m.w.copy()\n")
+    assert "def grad_f" in generate(fresh, "t.py").text
 
 
 BRANCH_FRESH = {

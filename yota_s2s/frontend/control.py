@@ -157,6 +157,7 @@ class ControlLowering(LoweringState):
         region.inputs.extend(Input(v, ("#carry", n)) for v, n in zip(c_vars, carried))
         body_env = dict(env)
         body_env.update(zip(carried, c_vars))
+        self.carried_from.update((v.id, (env.get(n), node.lineno)) for v, n in zip(c_vars, carried))
 
         def run():
             if rows is None:
@@ -251,6 +252,7 @@ class ControlLowering(LoweringState):
             vs = [Var(hint=n) for n in carried]
             region.inputs.extend(Input(v, ("#carry", n)) for v, n in zip(vs, carried))
             c_sets.append(vs)
+            self.carried_from.update((v.id, (env.get(n), node.lineno)) for v, n in zip(vs, carried))
         cond_env = dict(env)
         cond_env.update(zip(carried, c_sets[0]))
         cond.outputs = self.in_region(cond, lambda: [self.as_array(self.expr(node.test, cond_env), node.test)])

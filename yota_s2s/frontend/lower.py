@@ -186,6 +186,14 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
             return f"'{shared[0]}' refers to the same array"
         if primitive(self.defining_prim(value) or "").view or isinstance(value, _Indexed):
             return "it may be a view into another array"
+        path = value.path if isinstance(value, _Unresolved) else None
+        path = path or next((p for p, v in self.array_inputs.items() if v is value), None)
+        if path is not None and len(path) > 1:  # m.w read again would see the change
+            return f"it is the argument's array {_dotted(path)}"
+        if isinstance(value, Var) and value.id in self.carried_from:  # the first iteration updates it
+            before, line = self.carried_from[value.id]
+            why = None if before is None or isinstance(before, Lit) else self.sharing(before, name, env)
+            return None if why is None else f"{why} before the loop at line {line}"
         eqn = self.region_result(value)
         if eqn is None:
             return None
@@ -299,3 +307,8 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
 def lower(module: Module, name: str, table: RuleTable) -> Tape:
     """Lower function ``name`` of a fenced module to its primal tape."""
     return Lowerer(module, table).lower(name)
+
+
+def _dotted(path: tuple[str | int, ...]) -> str:
+    """``("m", "layers", 0, "W")`` -> ``m.layers[0].W``."""
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")

@@ -77,6 +77,9 @@ class LoweringState:
         #: Var.id of a branch's result -> its ``if`` equation (``lower.Lowerer.sharing``: a
         #: branch may give an array another name sees, or a view).
         self.merges: dict[int, Eqn] = {}
+        #: Var.id of a loop body's carried input -> (the value the name held before the loop, the
+        #: loop's line): the first iteration's ``z += c`` updates that value in place (``sharing``).
+        self.carried_from: dict[int, tuple[object, int]] = {}
         #: Warnings for the tape's facts (YS051: the function writes into its argument).
         self.warnings: list[UserError] = []
         #: Parameters already warned about (one YS051 per name).
