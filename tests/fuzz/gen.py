@@ -85,6 +85,9 @@ SMOOTH_UNARY = [
     ("np.log1p({} * {})", lambda v: v.bound <= 10, lambda v: math.log1p(v.bound**2), lambda v: None),
     ("({}) ** 2", lambda v: v.bound <= 10, lambda v: v.bound**2, lambda v: v.lo**2 if v.lo else None),
     ("({}) ** 3", lambda v: v.bound <= 4, lambda v: v.bound**3, lambda v: v.lo**3 if v.lo else None),
+    ("({}) ** 0", lambda v: True, lambda v: 1.0, lambda v: 1.0),
+    ("({}) ** 1", lambda v: True, lambda v: v.bound, lambda v: v.lo),
+    ("np.power({}, 4)", lambda v: v.bound <= 3, lambda v: v.bound**4, lambda v: v.lo**4 if v.lo else None),
     ("np.square({})", lambda v: v.bound <= 10, lambda v: v.bound**2, lambda v: v.lo**2 if v.lo else None),
     ("({}) ** 1.5", lambda v: v.lo is not None and v.lo >= 0.1, lambda v: v.bound**1.5, lambda v: v.lo**1.5),
     ("({}) ** 0.5", lambda v: v.lo is not None and v.lo >= 0.1, lambda v: v.bound**0.5, lambda v: v.lo**0.5),
@@ -138,6 +141,7 @@ class Gen:
         self.smooth = True
         self.counter = 0
         self.collide = r.random() < 0.12
+        self.used: set[str] = set()
         self.helpers: list[tuple[str, list[tuple], tuple, float]] = []  # name, param shapes, result shape, bound
         self.lines: list[str] = []
         self.uses_special = False
@@ -148,7 +152,9 @@ class Gen:
         self.counter += 1
         if self.collide and self.rng.random() < 0.35:
             name = self.rng.choice(COLLIDING)
-            return name if name != "np" else "t_np"
+            if name not in self.used:  # each name once: a loop counter must not be a carried value too
+                self.used.add(name)
+                return name
         return f"{prefix}{self.counter}"
 
     def token_shape(self) -> tuple:
@@ -192,6 +198,8 @@ class Gen:
         return v if v.bound <= 30 else Val(f"np.tanh({v.code})", v.shape, 1.0)
 
     def unary(self, v: Val) -> Val:
+        if getattr(self, "int_params", None) and not self.in_helper and v.bound <= 1.5 and self.rng.random() < 0.05:
+            return Val(f"({v.code}) ** {self.int_params[0]}", v.shape, max(1.0, v.bound) ** 4)  # n_steps <= 4
         options = [u for u in SMOOTH_UNARY if u[1](v)]
         code, _, bound, lo = self.rng.choice(options)
         if code.startswith("special."):
@@ -480,10 +488,7 @@ class Gen:
         for s in carried:
             self.block(inner, body, indent, self.rng.randint(0, 2), loop)
             body.append(self.update(s, inner, indent))
-        # new names made in the body are not in scope after it (they may not exist when it did not run)
-        for v in inner:
-            if v not in scope and v.code.isidentifier() and v in carried:
-                scope.append(v)
+        self.last_body_names = [v for v in inner if v not in scope and v.code.isidentifier() and v not in carried]
 
     def for_loop(self, scope: list[Val], body: list[str], indent: str) -> None:
         r = self.rng
@@ -506,10 +511,14 @@ class Gen:
             body.append(f"{indent}for {i} in range({r.choice(ints)}):")
         else:
             body.append(f"{indent}for {i} in range({r.randint(0, 4)}):")
+        runs = kind in ("len", "rows") or body[-1].endswith(("(1):", "(2):", "(3):", "(4):"))
         start = len(body)
         self.loop_body(inner, body, indent + "    ", i, carried)
         if len(body) == start:
             body.append(f"{indent}    pass")
+        jumps = any(line.strip() in ("break", "continue") for line in body[start:])
+        if runs and not jumps and r.random() < 0.5:  # a name made in the body, read after the loop
+            scope.extend(self.last_body_names[-1:])
 
     def while_loop(self, scope: list[Val], body: list[str], indent: str) -> None:
         r = self.rng
@@ -545,6 +554,11 @@ class Gen:
             prev = f"{name}[{i} - 1]" if r.random() < 0.5 else f"{name}[{i}]"
             body.append(f"{indent}    {name}[{i}] = 0.5 * {prev} + np.sin({e.code})")
             a.bound = a.bound + 2
+            if r.random() < 0.5:  # the element just written, read in the same iteration
+                acc = self.fresh_name("c")
+                body.insert(len(body) - 2, f"{indent}{acc} = 0.0")
+                body.append(f"{indent}    {acc} = {acc} + np.tanh({name}[{i}] * {e.code})")
+                scope.append(Val(acc, (), float(size)))
         scope.append(a)
 
     # ------------------------------------------------------------------ helpers, classes, the entry
@@ -587,7 +601,9 @@ class Gen:
         if r.random() < 0.35:
             params.append(("int", "n_steps", r.randint(0, 4)))
             self.int_params.append("n_steps")
+        self.in_helper = True
         helpers = [self.helper(i) for i in range(r.choices([0, 1, 2, 3], [3, 3, 2, 1])[0])]
+        self.in_helper = False
         body: list[str] = []
         self.block(scope, body, "    ", r.randint(1, 6))
         vector = r.random() < 0.02

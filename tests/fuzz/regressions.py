@@ -25,6 +25,7 @@ class Regression:
     program: Program
     seed: int = 0
     refusal_ok: bool = False  # a clear refusal is the fix (an array-valued f, complex inputs)
+    only: str | None = None  # the check to run (``complex``: it runs for one program in ten otherwise)
 
 
 def _p(source: str, *params, dims=(("n", 1), ("m", 1)), smooth=False, vector=False) -> Program:
@@ -39,12 +40,16 @@ NESTED_SAVED = "saved value after a later reassignment in nested loops"
 NAMES = "names colliding with generated names (_skip1, _unbroadcast, ...)"
 NO_VALUE_KEYERROR = "--no-value KeyError (internal error)"
 VECTOR = "vector-valued returns accepted without an error"
-POWER_ZERO = "powers at zero"
+POWER_ZERO = "powers at zero (x ** 0 at x = 0: nan, or 0.0 ** -1 raised)"
+INT_EXPONENT = "NEW: an integer parameter used as an exponent gets a gradient (nan for a negative base), not None"
+BOOL_POWER = "NEW: b ** 2 of a boolean written b * b: a bool, whose log1p is float16 (wrong value)"
 BUFFERS_NP = "NEW: --buffers module uses np without importing numpy when grad_f needs no numpy"
 NO_VALUE_SIZE = "NEW: --no-value takes the size of np.zeros(3) for that of np.zeros(1) (stand-in size)"
 AUG_ALIAS = "NEW: an in-place += / -= through an alias of a parameter (or of a 0-d array) is read as a rebinding"
 AXIS_0D = "NEW: a reduction with axis=0 of a 0-d array (NumPy allows it): ZeroDivisionError in the gradient"
 EMPTY = "NEW: empty arrays: the gradient divides by np.size of an empty array (ZeroDivisionError)"
+COMPLEX = "complex numbers accepted by code whose rules assume real ones"
+LOOP_AFTER = "loop-carried value used after its loop (the backward pops clobber it, or an inner loop's value)"
 UNDEFINED_ADJOINT = "NEW: writes of constants into a local array, then a read of an unwritten element: NameError dv0"
 
 
@@ -194,6 +199,83 @@ REGRESSIONS: list[Regression] = [
         3139,
         refusal_ok=True,
     ),
+    Regression(
+        "power_0_at_zero",
+        POWER_ZERO,
+        _p("import numpy as np\n\n\ndef f(x):\n    return np.sum(x ** 0 + x)\n", ("array", "x", ("n",)), smooth=True),
+    ),
+    Regression(
+        "integer_exponent_parameter",
+        INT_EXPONENT,
+        _p(
+            "import numpy as np\n\n\ndef f(x, n):\n    return np.sum(x**n)\n",
+            ("array", "x", ("n",)),
+            ("int", "n", 2),
+            dims=(("n", 3), ("m", 1)),
+        ),
+    ),
+    Regression(
+        "boolean_squared",
+        BOOL_POWER,
+        _p(
+            "import numpy as np\n\n\ndef f(z):\n    v1 = z >= 0.25\n    return np.log1p(v1**2) + z\n",
+            ("array", "z", ()),
+        ),
+        3420,
+    ),
+    Regression(
+        "empty_array_einsum_shape",
+        EMPTY,
+        _p(
+            "import numpy as np\n\n\ndef f(x, y):\n    return np.sum(np.einsum('ij,j->i', y, x))\n",
+            ("array", "x", ("n",)),
+            ("array", "y", (1, 1)),
+            dims=(("n", 2), ("m", 1)),
+            smooth=True,
+        ),
+        4237,
+    ),
+    Regression(
+        "loop_result_clobbered_by_backward",
+        LOOP_AFTER,
+        _p(
+            "import numpy as np\n\n\ndef f(x):\n    v1 = 0.0\n    for v0 in x:\n        v1 = v1 + 0.25\n"
+            "        v1 = np.tanh(np.sum(x * v1))\n    return v1\n",
+            ("array", "x", ("n",)),
+            dims=(("n", 2), ("m", 1)),
+        ),
+        377,
+    ),
+    Regression(
+        "inner_loop_value_after_inner_loop",
+        LOOP_AFTER,
+        _p(
+            "def f(x, n_steps):\n    for v0 in range(4):\n        for v1 in range(n_steps):\n            v2 = x\n"
+            "        v2 = v2 + x\n    return v2\n",
+            ("float", "x"),
+            ("int", "n_steps", 1),
+        ),
+        156,
+    ),
+    Regression(
+        "while_in_for_value",
+        NESTED_SAVED,
+        _p(
+            "import numpy as np\n\n\ndef f(x):\n    s6 = 1.0\n    for i6 in x:\n        t8 = np.mean(x)\n        k10 = 0\n"
+            "        while k10 < 4:\n            k10 = k10 + 1\n            s6 = s6 + 0.25 * np.sin(np.sum(x))\n"
+            "        s6 = np.tanh(s6 * t8) + 0.5 * s6\n    return s6\n",
+            ("array", "x", ("n",)),
+            dims=(("n", 3), ("m", 2)),
+        ),
+        131,
+    ),
+    Regression(
+        "complex_argument",
+        COMPLEX,
+        _p("import numpy as np\n\n\ndef f(x):\n    return np.sum(np.sin(x) * x).real\n", ("array", "x", ("n",))),
+        refusal_ok=True,
+        only="complex",
+    ),
 ]
 
 #: Entries whose bug is not fixed on this branch -> its class (xfail(strict=True) until then).
@@ -213,6 +295,14 @@ KNOWN_FAILING: dict[str, str] = {
     "no_value_unread_element": NO_VALUE_KEYERROR,
     "constant_writes_then_unwritten_element": UNDEFINED_ADJOINT,
     "array_parameter_returned": VECTOR,
+    "power_0_at_zero": POWER_ZERO,
+    "integer_exponent_parameter": INT_EXPONENT,
+    "boolean_squared": BOOL_POWER,
+    "empty_array_einsum_shape": EMPTY,
+    "complex_argument": COMPLEX,
+    "loop_result_clobbered_by_backward": LOOP_AFTER,
+    "inner_loop_value_after_inner_loop": LOOP_AFTER,
+    "while_in_for_value": NESTED_SAVED,
 }
 
 #: Seeds of the bounded run that fail today -> the bug class (left out of the run until fixed).
@@ -220,53 +310,100 @@ FAILING_SEEDS: dict[int, str] = {
     0: FLOAT_0D,
     9: BUFFERS_NP,
     16: ALIAS_BRANCH,
+    27: COMPLEX,
     32: FLOAT_0D,
+    33: FLOAT_0D,
     40: BUFFERS_NP,
+    42: COMPLEX,
     44: STD_ONE,
+    48: COMPLEX,
+    61: COMPLEX,
     70: EMPTY,
     74: NESTED_SAVED,
-    76: BUFFERS_NP,
     82: FLOAT_0D,
-    90: EMPTY,
-    91: EMPTY,
+    92: FLOAT_0D,
+    94: EMPTY,
     96: FLOAT_0D,
     97: FLOAT_0D,
-    116: FLOAT_0D,
-    120: STD_ONE,
-    128: NO_VALUE_SIZE,
-    132: NO_VALUE_KEYERROR,
-    141: EMPTY,
+    109: NO_VALUE_KEYERROR,
+    116: COMPLEX,
+    123: NO_VALUE_KEYERROR,
+    131: NESTED_SAVED,
+    135: COMPLEX,
+    149: VECTOR,
     152: BUFFERS_NP,
-    158: FLOAT_0D,
+    156: LOOP_AFTER,
     160: FLOAT_0D,
-    162: EMPTY,
-    163: EMPTY,
-    177: FLOAT_0D,
+    168: COMPLEX,
+    174: COMPLEX,
     180: EMPTY,
-    188: EMPTY,
+    181: POWER_ZERO,
+    185: EMPTY,
     191: FLOAT_0D,
     192: FLOAT_0D,
-    206: NO_VALUE_KEYERROR,
     213: EMPTY,
     214: FLOAT_0D,
+    218: COMPLEX,
     225: FLOAT_0D,
     231: FLOAT_0D,
-    254: NO_VALUE_KEYERROR,
     255: STD_ONE,
-    259: EMPTY,
-    267: EMPTY,
+    265: POWER_ZERO,
+    268: FLOAT_0D,
+    270: COMPLEX,
+    276: POWER_ZERO,
     289: BUFFERS_NP,
-    300: NO_VALUE_KEYERROR,
-    310: NO_VALUE_KEYERROR,
-    312: NAMES,
+    300: COMPLEX,
+    304: COMPLEX,
+    308: EMPTY,
+    321: FLOAT_0D,
     324: EMPTY,
+    326: BUFFERS_NP,
     329: EMPTY,
+    335: INT_EXPONENT,
     338: EMPTY,
     344: EMPTY,
     350: FLOAT_0D,
+    352: COMPLEX,
     357: EMPTY,
-    361: FLOAT_0D,
+    359: EMPTY,
+    368: ALIAS_BRANCH,
+    377: LOOP_AFTER,
     379: AUG_ALIAS,
-    392: EMPTY,
+    385: VECTOR,
+    386: COMPLEX,
+    390: NO_VALUE_KEYERROR,
     396: EMPTY,
+    407: VECTOR,
+    410: FLOAT_0D,
+    411: NO_VALUE_KEYERROR,
+    416: EMPTY,
+    420: POWER_ZERO,
+    423: FLOAT_0D,
+    445: FLOAT_0D,
+    451: COMPLEX,
+    453: COMPLEX,
+    457: FLOAT_0D,
+    472: COMPLEX,
+    483: NO_VALUE_KEYERROR,
+    486: POWER_ZERO,
+    490: FLOAT_0D,
+    493: INT_EXPONENT,
+    498: COMPLEX,
+    502: FLOAT_0D,
+    506: FLOAT_0D,
+    509: EMPTY,
+    511: STD_ONE,
+    513: EMPTY,
+    521: EMPTY,
+    523: COMPLEX,
+    527: NO_VALUE_KEYERROR,
+    551: EMPTY,
+    568: INT_EXPONENT,
+    569: EMPTY,
+    571: FLOAT_0D,
+    576: FLOAT_0D,
+    578: FLOAT_0D,
+    586: EMPTY,
+    589: FLOAT_0D,
+    596: EMPTY,
 }
