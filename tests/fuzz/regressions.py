@@ -50,6 +50,7 @@ AXIS_0D = "NEW: a reduction with axis=0 of a 0-d array (NumPy allows it): ZeroDi
 EMPTY = "NEW: empty arrays: the gradient divides by np.size of an empty array (ZeroDivisionError)"
 COMPLEX = "complex numbers accepted by code whose rules assume real ones"
 LOOP_AFTER = "loop-carried value used after its loop (the backward pops clobber it, or an inner loop's value)"
+NORM_ZERO = "NEW: np.linalg.norm of a zero vector: a nan gradient even where that vector does not depend on the input"
 UNDEFINED_ADJOINT = "NEW: writes of constants into a local array, then a read of an unwritten element: NameError dv0"
 
 
@@ -270,6 +271,26 @@ REGRESSIONS: list[Regression] = [
         131,
     ),
     Regression(
+        "alias_through_conditional_expression",
+        ALIAS_BRANCH,
+        _p(
+            "import numpy as np\n\n\ndef f(x):\n    v0 = np.expm1(x)\n    v2 = x if x < 0.0 else v0\n    v0 *= 0.5\n"
+            "    return np.sum(v2)\n",
+            ("array", "x", (1,)),
+        ),
+        10836,
+    ),
+    Regression(
+        "norm_of_zero_vector",
+        NORM_ZERO,
+        _p(
+            "import numpy as np\n\n\ndef f(x):\n    return np.linalg.norm(x - x) + np.sum(x)\n",
+            ("array", "x", ("n",)),
+            dims=(("n", 3), ("m", 1)),
+        ),
+        10242,
+    ),
+    Regression(
         "complex_argument",
         COMPLEX,
         _p("import numpy as np\n\n\ndef f(x):\n    return np.sum(np.sin(x) * x).real\n", ("array", "x", ("n",))),
@@ -303,6 +324,8 @@ KNOWN_FAILING: dict[str, str] = {
     "loop_result_clobbered_by_backward": LOOP_AFTER,
     "inner_loop_value_after_inner_loop": LOOP_AFTER,
     "while_in_for_value": NESTED_SAVED,
+    "alias_through_conditional_expression": ALIAS_BRANCH,
+    "norm_of_zero_vector": NORM_ZERO,
 }
 
 #: Seeds of the bounded run that fail today -> the bug class (left out of the run until fixed).
