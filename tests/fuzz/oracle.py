@@ -12,7 +12,7 @@ The checks, each at a random point in [-2, 2] and, for a smooth program, at edge
   combination of the two): a coordinate where the two disagree is near a kink and skipped; a
   mismatch is re-checked at larger steps before it is called wrong;
 - the gradients have their parameters' shapes and dtypes (a Python float's is a float), an
-  integer parameter's is ``None``;
+  integer parameter's is ``None`` or a finite number;
 - the inputs are not changed; the answer is the same on non-contiguous inputs (strided views,
   Fortran order);
 - ``--no-value`` gives the same gradients; the ``--buffers`` class gives the plain function's
@@ -342,7 +342,8 @@ class Checker:
     def types(self, args: list, grads: tuple, what: str) -> None:
         for i, (spec, a) in enumerate(zip(self.p.params, args)):
             g = grads[i]
-            if spec[0] == "int" and g is not None and not (np.ndim(g) == 0 and float(g) == 0.0):
+            # an integer's gradient: None (a count, a flag) or a number (f(n) = n has slope 1); never nan
+            if spec[0] == "int" and g is not None and not (np.ndim(g) == 0 and np.isfinite(float(g))):
                 raise Failure("type", f"{what}: the integer parameter {spec[1]} has gradient {_show(g)}")
         for path, v in leaves(args):
             g = grad_at(grads, path)
