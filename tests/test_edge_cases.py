@@ -426,3 +426,28 @@ def test_an_update_after_a_branch_of_new_arrays_is_computed(case):
             assert numeric == 0.0
         else:
             assert_close(dc, numeric, "dc")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "w = v * 2.0\n    z = w if c > 0 else v * 3.0\n    w *= 3.0\n    return np.sum(z)",
+        "w = v * 2.0\n    if c > 0:\n        z = w\n    else:\n        z = v * 3.0\n    w += 1.0\n    return np.sum(z * v)",
+        "w = v * 2.0\n    z = v * 3.0\n    for i in range(2):\n        z = w\n    w -= 1.0\n    return np.sum(z)",
+    ],
+)
+def test_an_update_of_an_array_another_name_may_hold_after_a_branch_is_refused(body):
+    """``z = w if c > 0 else u; w *= 3.0``: NumPy changes ``z`` too where the branch kept ``w``; the
+    tool updated ``w`` as a new value (the fuzzer's ALIAS_BRANCH, a wrong value with exit 0)."""
+    source = f"import numpy as np\n\n\ndef f(v, c):\n    {body}\n"
+    err = refusal(source)
+    assert err.code == "YS017" and "'z' may refer to the same array" in err.message, err.message
+    user: dict = {}
+    exec(compile(source, "t.py", "exec"), user)  # noqa: S102 - the test's own source
+    model: dict = {}
+    new = (
+        source.replace("w *= 3.0", "w = w * 3.0").replace("w += 1.0", "w = w + 1.0").replace("w -= 1.0", "w = w - 1.0")
+    )
+    exec(compile(new, "t.py", "exec"), model)  # noqa: S102 - the test's own source
+    v = np.array([1.0, 2.0])
+    assert user["f"](v.copy(), 1.0) != model["f"](v.copy(), 1.0)  # NumPy's value is not the model's

@@ -169,14 +169,15 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
     def defining_prim(self, value: object) -> str | None:
         return self.prims.get(value.id) if isinstance(value, Var) else None
 
-    def sharing(self, value: object, name: str, env: dict[str, object]) -> str | None:
+    def sharing(self, value: object, name: str, env: dict[str, object], top: bool = True) -> str | None:
         """Why the array ``name`` holds (``value``) may be another name's too, or None.
 
         Another name refers to it, or it may be a view (``v[0]`` of a 2-D ``v``, ``v.T``), or it is
         a branch's result and one branch may give such an array: an array of an outer name it
         keeps (``z = v``), or a view it makes (``z = v[0]``).  NumPy would change that array in
         place, the other name's too; a branch that keeps the old value of ``name`` itself shares
-        nothing (``name`` no longer holds it)."""
+        nothing (``name`` no longer holds it).  For the array updated itself (``top``), another
+        name that a branch may have bound to it counts too (``w = z if c else u; z += 1``)."""
 
         def same(v: object) -> bool:  # (a parameter is the tape input it became, once used as an array)
             return v is value or isinstance(v, _Unresolved) and self.array_inputs.get(v.path) is value
@@ -184,6 +185,12 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
         shared = self.other_names(value, name, env, same)
         if shared:
             return f"'{shared[0]}' refers to the same array"
+        maybe = self.other_names(value, name, env, lambda v: self.may_be(v, same)) if top else []
+        if maybe:
+            eqn = self.region_result(env.get(maybe[0]))
+            return (
+                f"'{maybe[0]}' may refer to the same array (the result of the branch or loop at line {eqn.span.line})"
+            )
         if primitive(self.defining_prim(value) or "").view or isinstance(value, _Indexed):
             return "it may be a view into another array"
         path = value.path if isinstance(value, _Unresolved) else None
@@ -192,26 +199,41 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
             return f"it is the argument's array {_dotted(path)}"
         if isinstance(value, Var) and value.id in self.carried_from:  # the first iteration updates it
             before, line = self.carried_from[value.id]
-            why = None if before is None or isinstance(before, Lit) else self.sharing(before, name, env)
+            why = None if before is None or isinstance(before, Lit) else self.sharing(before, name, env, False)
             return None if why is None else f"{why} before the loop at line {line}"
         eqn = self.region_result(value)
         if eqn is None:
             return None
+        where, gives = self.region_gives(eqn, value)
+        for inner in gives:
+            why = self.sharing(inner, name, env, False)
+            if why is not None:
+                return f"{why} in {where} at line {eqn.span.line}"
+        return None
+
+    def may_be(self, value: object, same, depth: int = 0) -> bool:
+        """Whether ``value`` is, or as a branch's or loop's result may be, an array ``same`` accepts."""
+        if same(value):
+            return True
+        eqn = self.region_result(value)
+        if eqn is None or depth > 32:
+            return False
+        return any(self.may_be(inner, same, depth + 1) for inner in self.region_gives(eqn, value)[1])
+
+    def region_gives(self, eqn: Eqn, value: Var) -> tuple[str, list[object]]:
+        """Where ``value``, a result of the ``if`` or loop ``eqn``, comes from (for a message), and
+        the values it may be: what each branch gives, or the value before the loop (it may run no
+        iteration) and what an iteration gives, read outside the region where a region keeps one."""
         k = eqn.outs.index(value)
         outer = {v.id: a for v, a in bound_inputs(eqn)}
         if eqn.prim == "if":
             where, gives = "a branch of the 'if'", [region.outputs[k] for region in eqn.regions]
-        else:  # a loop: the value before it (it may run no iteration), or one an iteration gives
+        else:
             body = eqn.regions[-1]
             carried = body.inputs[first_carried(eqn, body) + k].var  # the last iteration's: nothing new
             where, gives = "the loop", [eqn.args[LEADING[eqn.prim] + k], body.outputs[k]]
             gives = [g for g in gives if g is not carried]
-        for out in gives:
-            inner = outer.get(out.id, out) if isinstance(out, Var) else out
-            why = self.sharing(inner, name, env)
-            if why is not None:
-                return f"{why} in {where} at line {eqn.span.line}"
-        return None
+        return where, [outer.get(out.id, out) if isinstance(out, Var) else out for out in gives]
 
     def region_result(self, value: object) -> Eqn | None:
         """The ``if``, ``for`` or ``while`` equation ``value`` is a result of (None: another value,
