@@ -73,6 +73,8 @@ def generate(
     >>> print(g.text.split("def grad_f")[1].strip())  # doctest: +NORMALIZE_WHITESPACE
     (x):
         \"\"\"Return (f(x), dx): the value and its gradients.\"\"\"
+        if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
+            _float_arg(x, 'grad_f', 'x')
         # forward
         # return np.sum(np.exp(x))
         _t1 = np.exp(x)
