@@ -87,6 +87,10 @@ def grad_loss(w, b, X, y):
         _float_arg(w, 'grad_loss', 'w')
     if type(b) is not float and (type(b) is not np.ndarray or b.dtype not in _FLOATS):
         _float_arg(b, 'grad_loss', 'b')
+    if isinstance(X, complex) or (type(X) is np.ndarray and X.dtype.kind == 'c'):
+        _float_arg(X, 'grad_loss', 'X')
+    if isinstance(y, complex) or (type(y) is np.ndarray and y.dtype.kind == 'c'):
+        _float_arg(y, 'grad_loss', 'y')
     # forward
     # p = logistic(X @ w + b)
     _t1 = X @ w

@@ -457,3 +457,29 @@ def test_the_ir_names_an_input_in_a_list_of_objects_by_its_index():
     g = generate(source, "t.py")
     printed = format_tape(g.tapes["lower"][0])
     assert "  inp %1 m.layers[0].W\n  inp %2 m.layers[1].W\n  inp %3 x\n" in printed
+
+
+def test_an_argument_read_as_a_value_without_a_gradient_is_not_complex():
+    """With --wrt x, a complex w in x * w would make the real rules wrong: checked too; an index,
+    a loop count, a flag and an argument read for its size only are not."""
+    source = """
+        import numpy as np
+
+
+        def f(x, w, idx, n, flag, shaped):
+            s = np.sum(np.abs(x * w) ** 2) + np.sum(x[idx])
+            for _ in range(n):
+                s = s * 0.5
+            if flag:
+                s = s + 1.0
+            return s + np.size(shaped)
+        """
+    user, gen, text = compiled(source, wrt=["x"])
+    assert "if isinstance(w, complex) or (type(w) is np.ndarray and w.dtype.kind == 'c'):" in text
+    assert all(f"_float_arg({p}," not in text for p in ("idx", "n", "flag", "shaped"))
+    x, w, idx = np.array([0.5, 1.5]), np.array([1.0, -2.0]), np.array([1, 1])
+    _, dx = gen["grad_f"](x, w, idx, 2, True, np.ones(3, complex))
+    assert_close(dx, numeric_grad(lambda v: user["f"](v, w, idx, 2, True, np.ones(3)), [x], 0), "dx")
+    for bad in (np.array([1.0, 2j]), 1j):
+        with pytest.raises(TypeError, match="grad_f\\(\\): the argument w is complex"):
+            gen["grad_f"](x, bad, idx, 2, True, np.ones(3))

@@ -99,6 +99,10 @@ def grad_loss(W1, b1, W2, b2, X, Y):
         _float_arg(W2, 'grad_loss', 'W2')
     if type(b2) is not float and (type(b2) is not np.ndarray or b2.dtype not in _FLOATS):
         _float_arg(b2, 'grad_loss', 'b2')
+    if isinstance(X, complex) or (type(X) is np.ndarray and X.dtype.kind == 'c'):
+        _float_arg(X, 'grad_loss', 'X')
+    if isinstance(Y, complex) or (type(Y) is np.ndarray and Y.dtype.kind == 'c'):
+        _float_arg(Y, 'grad_loss', 'Y')
     # forward
     # h = np.tanh(X @ W1 + b1)
     _t1 = X @ W1
@@ -182,7 +186,7 @@ class GradLoss:
 
     #: for each buffered result: (the statement of __call__ computing it, the last one reading it or
     #: an alias of it); results of the same shape and dtype whose lives do not overlap share an array
-    lives = ((4, 26), (5, 6), (6, 21), (7, 20), (8, 27), (9, 15), (11, 12), (15, 27), (19, 23), (20, 27), (21, 22), (22, 23), (23, 27), (26, 27))
+    lives = ((6, 28), (7, 8), (8, 23), (9, 22), (10, 29), (11, 17), (13, 14), (17, 29), (21, 25), (22, 29), (23, 24), (24, 25), (25, 29), (28, 29))
 
     def __init__(self):
         self.buffers = {}  # shapes of the arguments -> one array (or None) per buffered result
@@ -211,6 +215,10 @@ class GradLoss:
             _float_arg(W2, 'grad_loss', 'W2')
         if type(b2) is not float and (type(b2) is not np.ndarray or b2.dtype not in _FLOATS):
             _float_arg(b2, 'grad_loss', 'b2')
+        if isinstance(X, complex) or (type(X) is np.ndarray and X.dtype.kind == 'c'):
+            _float_arg(X, 'grad_loss', 'X')
+        if isinstance(Y, complex) or (type(Y) is np.ndarray and Y.dtype.kind == 'c'):
+            _float_arg(Y, 'grad_loss', 'Y')
         # forward
         # h = np.tanh(X @ W1 + b1)
         _t1 = X @ W1 if _b[0] is None else np.matmul(X, W1, out=_b[0])

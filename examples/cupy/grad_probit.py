@@ -96,6 +96,10 @@ def grad_loss(w, X, y, batch):
     """Return (loss(w, X, y, batch), dw): the value and its gradients."""
     if type(w) is not float and (type(w) is not cp.ndarray or w.dtype.kind != 'f'):  # the rules hold for real floats
         _float_arg(w, 'grad_loss', 'w')
+    if isinstance(X, complex) or (type(X) is cp.ndarray and X.dtype.kind == 'c'):
+        _float_arg(X, 'grad_loss', 'X')
+    if isinstance(y, complex) or (type(y) is cp.ndarray and y.dtype.kind == 'c'):
+        _float_arg(y, 'grad_loss', 'y')
     # forward
     # p = 0.5 * (1.0 + scipy.special.erf(X @ w / np.sqrt(2.0)))
     _t1 = cp.sqrt(2.0)

@@ -87,6 +87,10 @@ def grad_nll(W, b, X, Y):
         _float_arg(W, 'grad_nll', 'W')
     if type(b) is not float and (type(b) is not np.ndarray or b.dtype not in _FLOATS):
         _float_arg(b, 'grad_nll', 'b')
+    if isinstance(X, complex) or (type(X) is np.ndarray and X.dtype.kind == 'c'):
+        _float_arg(X, 'grad_nll', 'X')
+    if isinstance(Y, complex) or (type(Y) is np.ndarray and Y.dtype.kind == 'c'):
+        _float_arg(Y, 'grad_nll', 'Y')
     # forward
     # z = X @ W + b
     _t1 = X @ W

@@ -28,8 +28,8 @@ from types import MappingProxyType
 from ..dsl.rule import RuleTable
 from ..ir.core import Atom, Eqn, Lit, ParamKind, Section, Tape, Var
 from ..ir.primitives import primitive
-from ..ir.printer import format_path
 from ..ir.regions import LEADING, all_tapes, bound_inputs, first_carried
+from .arguments import differentiated_inputs, value_inputs, zero_d_gradients
 from .columns import column_plan
 from .helpers import helper_for
 from .target import NOT_CALLED, Backend
@@ -37,8 +37,6 @@ from .target import NOT_CALLED, Backend
 #: Equations nested into one expression at most: a sum of 5,000 terms is written as
 #: statements of 200 (in order, so it rounds the same) that Python compiles at any recursion limit.
 MAX_NESTING = 200
-#: Primitives whose result is a number for numbers (a reduction, a gradient buffer: ``_grad_zeros``).
-_SCALAR_FOR_SCALARS = frozenset({"sum", "mean", "max", "min", "prod", "grad_zeros", "unreduce"})
 #: How many leading arguments of a loop or branch may be written inline (bounds, the condition).
 _INLINE_ARGS = {"for": 3, "if": 1}
 
@@ -75,6 +73,9 @@ class FunctionPlan:
     #: The inputs with a gradient, each with its name in the source (``m.W``): the function
     #: checks that each is real floating (a float array or number, or a Python int).
     float_inputs: tuple[tuple[Var, str], ...]
+    #: The other inputs the computation reads as values (not as a shape, an index, a loop's bounds
+    #: or a condition), each with its name: the function checks that none is complex.
+    real_inputs: tuple[tuple[Var, str], ...]
     column_ranks: Mapping[str, int] | None  # the column guard's plan (``columns``), None: no guard
 
     def is_array(self, a: Atom) -> bool:
@@ -101,23 +102,6 @@ def plan_function(
     """The plan of ``grad_NAME`` for ``tape`` (with a column guard when ``columns`` allows one), or
     of its columns form (``columns_form``)."""
     return _Planner(tape, table, backend, columns, columns_form).plan()
-
-
-def differentiated_inputs(tape: Tape) -> tuple[tuple[Var, str, Atom], ...]:
-    """The inputs of a gradient tape whose gradient is not None, each with its name in the source
-    (``x``, ``m.W``, ``m.layers[0].W``) and its gradient, in the order of the inputs."""
-    wrt = tape.facts.wrt
-    skip = 1 if tape.facts.value else 0  # the value's place (gone with --no-value: finish.drop_value)
-    found = []
-    for inp in tape.inputs:
-        if inp.path[0] not in wrt or not isinstance(tape.out_tree, list):
-            continue
-        node = tape.out_tree[skip + wrt.index(inp.path[0])]
-        for part in inp.path[1:]:
-            node = node.get(part) if isinstance(node, dict) else None
-        if isinstance(node, int) and not (isinstance(tape.outputs[node], Lit) and tape.outputs[node].value is None):
-            found.append((inp.var, format_path(inp.path), tape.outputs[node]))
-    return tuple(found)
 
 
 def _is_array(tape: Tape, defs: Mapping[int, Eqn], a: Atom) -> bool:
@@ -161,46 +145,6 @@ def _float_safe(eqn: Eqn) -> bool:
     if eqn.prim == "power":
         p = eqn.args[1]
         return isinstance(p, Lit) and type(p.value) is int and 0 <= p.value <= 4
-    return True
-
-
-def _zero_d_gradients(tape: Tape, tapes: list[Tape], defs: Mapping[int, Eqn]) -> tuple[Var, ...]:
-    """The returned gradients that may be a 0-d array for a number (a Python or NumPy scalar)
-    argument, in order: NumPy's arithmetic, ufuncs and reductions give a scalar for scalars (and
-    ``_grad_zeros``, ``_unreduce`` a number for a number); ``np.where``, a loop's or a branch's
-    result and the rest may not.  An argument used as an array (``x.T``, ``x @ w``, ``x[0]``) is none."""
-    inputs = {i.var.id for i in tape.inputs}
-    arrays = set(tape.facts.array_inputs)
-    for eqn in (e for t in tapes for e in t.eqns):
-        if eqn.prim in ("matmul", "like_matmul"):  # (np.matmul refuses a number)
-            arrays.update(a.id for a in eqn.args if isinstance(a, Var))
-        elif eqn.prim in ("getindex", "len") and isinstance(eqn.args[0], Var):  # a number has neither
-            arrays.add(eqn.args[0].id)
-    found: dict[int, Var] = {}
-    for x, _, a in differentiated_inputs(tape):
-        if x.id in arrays or not isinstance(a, Var) or a.id in inputs or a.id in found:
-            continue
-        if _may_be_0d(tape, defs, a):
-            found[a.id] = a
-    return tuple(found.values())
-
-
-def _may_be_0d(tape: Tape, defs: Mapping[int, Eqn], a: Atom, depth: int = 0) -> bool:
-    if isinstance(a, Lit):
-        return False
-    if a.id not in defs:  # an argument (as the caller gave it), or a region's input
-        return not any(i.var.id == a.id for i in tape.inputs)
-    d = defs[a.id]
-    record = primitive(d.prim)
-    if d.prim in ("if", "if_back") and depth < 50 and all(len(r.outputs) == len(d.outs) for r in d.regions):
-        j = d.outs.index(a)  # a branch's result: what either branch gives
-        return any(_may_be_0d(tape, defs, r.outputs[j], depth + 1) for r in d.regions)
-    if d.regions or depth > 50:
-        return True
-    if record.python_arithmetic or record.ufunc or d.prim in _SCALAR_FOR_SCALARS:
-        return False
-    if d.prim in ("unbroadcast", "index_add"):  # g itself (a scalar's), or a buffer
-        return _may_be_0d(tape, defs, d.args[0], depth + 1) if d.prim == "unbroadcast" else False
     return True
 
 
@@ -301,8 +245,9 @@ class _Planner:
             item_lengths=frozen(lengths),
             methods=frozenset(v for v, known in self.methods.items() if known),
             check_scalar=not self.columns_form and tape.facts.check_scalar,
-            may_be_0d=() if self.columns_form else _zero_d_gradients(tape, self.tapes, self.defs),
+            may_be_0d=() if self.columns_form else zero_d_gradients(tape, self.tapes, self.defs),
             float_inputs=() if self.columns_form else tuple((v, p) for v, p, _ in differentiated_inputs(tape)),
+            real_inputs=() if self.columns_form else value_inputs(tape, self.tapes),
             column_ranks=self.column_guard(),
         )
 

@@ -231,6 +231,16 @@ class FunctionWriter(FlowWriter, ItemWriter):
             call = ast.Expr(ast.Call(named("_float_arg"), [x, *label], []))
             out.append(ast.If(test, [call], []))
             self.helpers.add("_float_arg")
+        for var, spelled in self.plan.real_inputs:  # read as a value, not differentiated: not complex
+            x = named(self.names[var.id])
+            kind = ast.Attribute(ast.Attribute(x, "dtype", ast.Load()), "kind", ast.Load())
+            is_array = ast.Compare(self.type_of(x), [ast.Is()], [self.backend.attr("ndarray")])
+            complex_array = ast.BoolOp(ast.And(), [is_array, ast.Compare(kind, [ast.Eq()], [ast.Constant("c")])])
+            is_complex = ast.Call(named("isinstance"), [x, named("complex")], [])
+            test = ast.BoolOp(ast.Or(), [is_complex, complex_array])
+            label = [ast.Constant(f"grad_{self.tape.name}"), ast.Constant(spelled)]
+            out.append(ast.If(test, [ast.Expr(ast.Call(named("_float_arg"), [x, *label], []))], []))
+            self.helpers.add("_float_arg")
         return out
 
     def scalar_gradients(self) -> list[ast.stmt]:
