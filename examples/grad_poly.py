@@ -7,6 +7,31 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def _float_arg(x, func, name):
+    """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
+    floating: a float array or number (a list of them), or a Python int (its gradient is a
+    float).  The rules are proven for real values: a complex value would need complex
+    differentiation (not supported yet), and an integer or boolean array's gradient buffer would
+    truncate what is added into it (JAX's grad refuses both too).  The caller tests the common
+    cases first (a Python float, a float ndarray).  (No f-strings: generated code is unparsed the
+    same by every Python.)"""
+    if isinstance(x, list | tuple):
+        for v in x:
+            _float_arg(v, func, name)
+        return
+    if type(x) is int or isinstance(x, float):
+        return
+    dtype = np.asarray(x).dtype
+    if dtype.kind == "f":
+        return
+    if dtype.kind == "c":
+        why = "complex differentiation is not supported yet (this gradient was generated for real values)"
+        raise TypeError(func + "(): the argument " + name + " is complex (" + str(dtype) + "): " + why)
+    what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
+    why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
+    raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
+
+
 def _grad_stack(x, rows):
     """The gradient of ``x`` from its rows' (first index): ``rows[k]`` a number or an array of a
     row's shape, zeros in the rows past them (NumPy's dtype of ``x`` with floats, as
@@ -21,6 +46,8 @@ def _grad_stack(x, rows):
 
 def grad_f(x):
     """Return (f(x), dx): the value and its gradients."""
+    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(x, 'grad_f', 'x')
     x_items = x.tolist() if type(x) is np.ndarray and x.shape == (9,) and (x.dtype in _FLOATS) else x
     _, x1, x2, x3, x4, x5, x6, x7, x8 = x_items if x_items is not x else (None, x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8])
     # forward

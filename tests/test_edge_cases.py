@@ -297,7 +297,8 @@ def test_a_gradient_through_a_comparison_mask_stays_float(tmp_path):
 
 
 def test_the_spread_gradient_of_a_sum_has_the_dtype_of_arithmetic():
-    """np.full_like would keep an integer argument's dtype and truncate the gradient to 0."""
+    """np.full_like would keep an integer argument's dtype and truncate the gradient to 0.  An
+    integer array is refused now (TypeError, as JAX's grad): a Python int still gives a float."""
     source = """
         import numpy as np
 
@@ -312,14 +313,16 @@ def test_the_spread_gradient_of_a_sum_has_the_dtype_of_arithmetic():
             return np.sum(x)
         """
     user, gen = compiled(source, "f")
-    value, dx, da = gen["grad_f"](np.arange(4), 2)
-    assert value == user["f"](np.arange(4), 2)
+    with pytest.raises(TypeError, match=r"grad_f\(\): the argument x is integer \(int64\)"):
+        gen["grad_f"](np.arange(4), 2)
+    value, dx, da = gen["grad_f"](np.arange(4.0), 2)
+    assert value == user["f"](np.arange(4.0), 2)
     np.testing.assert_array_equal(dx, np.full(4, 0.25))
-    assert dx.dtype == np.float64 and np.asarray(da).dtype == np.float64 and da == 1.0
+    assert dx.dtype == np.float64 and isinstance(da, float) and np.asarray(da).dtype == np.float64 and da == 1.0
     _, dx32, _ = gen["grad_f"](np.ones(4, np.float32), np.float32(2))
     assert dx32.dtype == np.float32  # a float32 argument keeps float32 gradients
     _, gen = compiled(source, "g")
-    _, dx, _ = gen["grad_g"](np.arange(3), 3)
+    _, dx, _ = gen["grad_g"](np.arange(3.0), 3)
     np.testing.assert_array_equal(dx, np.full(3, 0.125))
 
 

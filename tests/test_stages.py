@@ -572,10 +572,9 @@ NAMED_ROWS = src(
         np.arange(12.0).reshape(4, 3) / 7,  # rows
         [0.5, -1.5, 2.0, 0.75],  # a list
         (0.5, -1.5, 2.0, 0.75),  # a tuple
-        np.array([2, -1, 3, 1]),  # integers: NumPy's arithmetic, a float gradient
         np.array([0.5, -1.5, 2.0, 0.75], dtype=np.float16),  # not in _FLOATS: NumPy's float16 scalars
     ],
-    ids=["1-D", "longer", "float32", "rows", "list", "tuple", "int", "float16"],
+    ids=["1-D", "longer", "float32", "rows", "list", "tuple", "float16"],
 )
 def test_element_reads_and_gradient_rows_are_named(x):
     """x[0], x[1], x[3] are read at once, first, and the gradient of each is a name (dx0, dx1,
@@ -636,7 +635,7 @@ FLOAT_LITERALS = src(
 )
 
 
-@pytest.mark.parametrize("x", [np.array([0.5, -1.5, 2.0]), np.array([2, -1, 3]), [0.5, -1.5, 2.0]])
+@pytest.mark.parametrize("x", [np.array([0.5, -1.5, 2.0]), [0.5, -1.5, 2.0]])
 def test_integer_constants_of_gradient_terms_are_floats(x):
     """The backward terms' constants are floats (a gradient is a float); the forward's stay as
     written, and so does the index arithmetic of a loop."""
@@ -842,19 +841,22 @@ INTEGER_READS = src(
     ],
     ids=["elements", "rows", "slice", "loop", "bool"],
 )
-def test_integer_argument_gets_the_gradient_of_its_float_values(func, args):
-    """The buffer gradients of x[i] are added into has the dtype of x + 0.0: an integer x's
-    gradient is float64, never truncated (0.5 is not 0) or refused by a casting error."""
+def test_an_integer_or_boolean_argument_is_refused(func, args):
+    """The rules are proven for floating values (an integer program overflows, x + x of booleans
+    is a logical or): an integer or boolean array argument with a gradient is a TypeError naming
+    it (as JAX's grad), in every form of the code; its float values are differentiated."""
     g = generate(INTEGER_READS, "p.py")
     grad = run_source(g.text)[f"grad_{func}"]
     f = run_source(INTEGER_READS)[func]
     x, *rest = args
-    value, dx, *_ = grad(x, *rest)
-    assert value == f(x, *rest)  # the forward is the integer program's own
+    kind = "boolean" if x.dtype == bool else "integer"
+    with pytest.raises(TypeError, match=rf"grad_{func}\(\): the argument x is {kind} \({x.dtype}\)"):
+        grad(x, *rest)
     wide = x.astype(np.float64)
-    expected = numeric_grad(lambda v: float(f(v, *rest)), [wide], 0)
+    value, dx, *_ = grad(wide, *rest)
+    assert value == f(wide, *rest)
     assert dx.dtype == np.float64 and dx.shape == x.shape
-    assert np.allclose(dx, expected) and np.allclose(dx, grad(wide, *rest)[1])
+    assert np.allclose(dx, numeric_grad(lambda v: float(f(v, *rest)), [wide], 0))
 
 
 REDUCTIONS_OF_ALL_KINDS = src(
@@ -1322,11 +1324,12 @@ def _compiled(source: str, name: str = "f", wrt: list[str] | None = None) -> dic
 
 
 def test_times_one_keeps_the_float_promotion_of_integer_inputs():
-    ns = _compiled("import numpy as np\n\n\ndef f(x):\n    return np.sum((x * 1.0) ** 3)\n")
-    x = np.array([3_000_000])
-    value, dx = ns["grad_f"](x)
-    assert value == ns["f"](x) == 2.7e19
-    assert np.allclose(dx, 3.0 * (x * 1.0) ** 2)
+    # (an integer argument with a gradient is refused: k is one without)
+    ns = _compiled("import numpy as np\n\n\ndef f(x, k):\n    return np.sum((k * 1.0) ** 3 * x)\n", wrt=["x"])
+    k = np.array([3_000_000])
+    value, dx = ns["grad_f"](1.0, k)
+    assert value == ns["f"](1.0, k) == 2.7e19
+    assert np.allclose(dx, (k * 1.0) ** 3)
 
 
 def test_times_one_keeps_the_value_type():

@@ -20,6 +20,7 @@ again on a thread with a large stack and a raised limit.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import gc
 import hashlib
@@ -31,7 +32,7 @@ from dataclasses import dataclass, field
 from .codegen.module import Header, write_module
 from .codegen.target import BACKENDS
 from .dsl.load import load_rules
-from .errors import InternalError, UserError
+from .errors import InternalError, UserError, at_span, located
 from .frontend.fence import fence
 from .frontend.lower import lower
 from .ir.core import IRError, Tape, verify
@@ -39,6 +40,7 @@ from .transform.differentiate import differentiate
 from .transform.factor import common_factors, merge_reciprocals
 from .transform.finish import drop_value, float_literals, stand_ins
 from .transform.optimize import optimize
+from .transform.types import refuse_complex_parts, vector_value
 from .version import __version__
 
 #: The stages whose tapes ``--dump-ir`` can print, in order.
@@ -71,6 +73,8 @@ def generate(
     >>> print(g.text.split("def grad_f")[1].strip())  # doctest: +NORMALIZE_WHITESPACE
     (x):
         \"\"\"Return (f(x), dx): the value and its gradients.\"\"\"
+        if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
+            _float_arg(x, 'grad_f', 'x')
         # forward
         # return np.sum(np.exp(x))
         _t1 = np.exp(x)
@@ -168,8 +172,9 @@ def _generate(source, path, funcs, wrt, target, rules, command, buffers=False, v
 def _differentiate_one(
     module, name: str, table, wrt: Sequence[str] | None, stages: dict, value: bool = True, target: str = "numpy"
 ) -> Tape:
-    tape = _checked(lower(module, name, table), "lower")
+    lowered = tape = _checked(lower(module, name, table), "lower")
     stages["lower"].append(tape)
+    _refuse_vector_value(module, name, tape, table)
     tape = _checked(optimize(tape, table, reduce_powers=False), "primal")
     stages["primal"].append(tape)
     params = [p.name for p in tape.params]
@@ -180,6 +185,7 @@ def _differentiate_one(
     unknown = [w for w in chosen if w not in params]
     if unknown:
         raise UserError("YS004", f"--wrt {unknown[0]!r} is not a parameter of {name}({', '.join(params)})", module.path)
+    refuse_complex_parts(lowered, chosen, table)  # (before the optimizer, which may drop np.real of a real)
     tape = _checked(differentiate(tape, chosen, table), "differentiate")
     stages["differentiate"].append(tape)
     tape = _checked(optimize(tape, table), "optimize")
@@ -191,6 +197,29 @@ def _differentiate_one(
     tape = _checked(float_literals(tape), "optimize")
     stages["optimize"].append(tape)
     return tape
+
+
+def _refuse_vector_value(module, name: str, tape: Tape, table) -> None:
+    """YS024 at the return of a function whose value shapes prove an array, not a scalar (where they
+    cannot, the generated code checks the value when it runs)."""
+    vector = vector_value(tape, table)
+    if vector is None:
+        return
+    rank, shape = vector
+    what = (
+        f"an array of shape {shape}"
+        if shape is not None
+        else f"an array of at least {rank} dimension{'s' * (rank > 1)}"
+    )
+    message = (
+        f"{name}() returns {what}, not a scalar: yota-s2s differentiates scalar functions (sum or index "
+        f"the result); the Jacobian of a vector function will be --jacobian (not yet available)"
+    )
+    fn = module.functions.get(name)
+    last = fn.body[-1] if fn is not None and fn.body else None
+    if isinstance(last, ast.Return) and last.value is not None:
+        raise located("YS024", message, last.value, module.path, module.source)
+    raise at_span("YS024", message, tape.eqns[-1].span if tape.eqns else None)
 
 
 def _checked(tape: Tape, stage: str) -> Tape:

@@ -4,6 +4,33 @@
 # regenerate: yota-s2s examples/buffers/mlp.py --wrt W1,b1,W2,b2 --out examples/buffers/grad_mlp.py --buffers
 import numpy as np
 
+_FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
+
+
+def _float_arg(x, func, name):
+    """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
+    floating: a float array or number (a list of them), or a Python int (its gradient is a
+    float).  The rules are proven for real values: a complex value would need complex
+    differentiation (not supported yet), and an integer or boolean array's gradient buffer would
+    truncate what is added into it (JAX's grad refuses both too).  The caller tests the common
+    cases first (a Python float, a float ndarray).  (No f-strings: generated code is unparsed the
+    same by every Python.)"""
+    if isinstance(x, list | tuple):
+        for v in x:
+            _float_arg(v, func, name)
+        return
+    if type(x) is int or isinstance(x, float):
+        return
+    dtype = np.asarray(x).dtype
+    if dtype.kind == "f":
+        return
+    if dtype.kind == "c":
+        why = "complex differentiation is not supported yet (this gradient was generated for real values)"
+        raise TypeError(func + "(): the argument " + name + " is complex (" + str(dtype) + "): " + why)
+    what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
+    why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
+    raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
+
 
 def _matmul_dx(g, x, y):
     """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``x``, for operands of any rank."""
@@ -64,6 +91,18 @@ def _unbroadcast(g, x):
 
 def grad_loss(W1, b1, W2, b2, X, Y):
     """Return (loss(W1, b1, W2, b2, X, Y), dW1, db1, dW2, db2): the value and its gradients."""
+    if type(W1) is not float and (type(W1) is not np.ndarray or W1.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(W1, 'grad_loss', 'W1')
+    if type(b1) is not float and (type(b1) is not np.ndarray or b1.dtype not in _FLOATS):
+        _float_arg(b1, 'grad_loss', 'b1')
+    if type(W2) is not float and (type(W2) is not np.ndarray or W2.dtype not in _FLOATS):
+        _float_arg(W2, 'grad_loss', 'W2')
+    if type(b2) is not float and (type(b2) is not np.ndarray or b2.dtype not in _FLOATS):
+        _float_arg(b2, 'grad_loss', 'b2')
+    if isinstance(X, complex) or (type(X) is np.ndarray and X.dtype.kind == 'c'):
+        _float_arg(X, 'grad_loss', 'X')
+    if isinstance(Y, complex) or (type(Y) is np.ndarray and Y.dtype.kind == 'c'):
+        _float_arg(Y, 'grad_loss', 'Y')
     # forward
     # h = np.tanh(X @ W1 + b1)
     _t1 = X @ W1
@@ -147,7 +186,7 @@ class GradLoss:
 
     #: for each buffered result: (the statement of __call__ computing it, the last one reading it or
     #: an alias of it); results of the same shape and dtype whose lives do not overlap share an array
-    lives = ((0, 22), (1, 2), (2, 17), (3, 16), (4, 23), (5, 11), (7, 8), (11, 23), (15, 19), (16, 23), (17, 18), (18, 19), (19, 23), (22, 23))
+    lives = ((6, 28), (7, 8), (8, 23), (9, 22), (10, 29), (11, 17), (13, 14), (17, 29), (21, 25), (22, 29), (23, 24), (24, 25), (25, 29), (28, 29))
 
     def __init__(self):
         self.buffers = {}  # shapes of the arguments -> one array (or None) per buffered result
@@ -168,6 +207,18 @@ class GradLoss:
             return grad_loss(W1, b1, W2, b2, X, Y)
         else:
             W1, b1, W2, b2, X, Y = _detached(self.owners[_key], W1, b1, W2, b2, X, Y)
+        if type(W1) is not float and (type(W1) is not np.ndarray or W1.dtype not in _FLOATS):  # the rules hold for real floats
+            _float_arg(W1, 'grad_loss', 'W1')
+        if type(b1) is not float and (type(b1) is not np.ndarray or b1.dtype not in _FLOATS):
+            _float_arg(b1, 'grad_loss', 'b1')
+        if type(W2) is not float and (type(W2) is not np.ndarray or W2.dtype not in _FLOATS):
+            _float_arg(W2, 'grad_loss', 'W2')
+        if type(b2) is not float and (type(b2) is not np.ndarray or b2.dtype not in _FLOATS):
+            _float_arg(b2, 'grad_loss', 'b2')
+        if isinstance(X, complex) or (type(X) is np.ndarray and X.dtype.kind == 'c'):
+            _float_arg(X, 'grad_loss', 'X')
+        if isinstance(Y, complex) or (type(Y) is np.ndarray and Y.dtype.kind == 'c'):
+            _float_arg(Y, 'grad_loss', 'Y')
         # forward
         # h = np.tanh(X @ W1 + b1)
         _t1 = X @ W1 if _b[0] is None else np.matmul(X, W1, out=_b[0])

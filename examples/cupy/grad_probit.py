@@ -6,12 +6,41 @@ import cupy as cp
 import cupyx.scipy.special
 
 
+def _float_arg(x, func, name):
+    """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
+    floating: a float array or number (a list of them), or a Python int (its gradient is a
+    float).  The rules are proven for real values: a complex value would need complex
+    differentiation (not supported yet), and an integer or boolean array's gradient buffer would
+    truncate what is added into it (JAX's grad refuses both too).  The caller tests the common
+    cases first (a Python float, a float ndarray).  (No f-strings: generated code is unparsed the
+    same by every Python.)"""
+    if isinstance(x, list | tuple):
+        for v in x:
+            _float_arg(v, func, name)
+        return
+    if type(x) is int or isinstance(x, float):
+        return
+    dtype = cp.asarray(x).dtype
+    if dtype.kind == "f":
+        return
+    if dtype.kind == "c":
+        why = "complex differentiation is not supported yet (this gradient was generated for real values)"
+        raise TypeError(func + "(): the argument " + name + " is complex (" + str(dtype) + "): " + why)
+    what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
+    why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
+    raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
+
+
 def _grad_zeros(x):
     """Zeros of the shape of ``x`` in the dtype of its gradient, that of ``x + 0.0``: ``x``'s own
     for a float array, float64 for an integer or boolean one (a buffer of an integer dtype would
-    truncate what is added into it)."""
-    x = cp.asarray(x)
-    return cp.zeros(x.shape, cp.result_type(x, 0.0))
+    truncate what is added into it).  A number's (not an array) is a number: 0.0 for a Python
+    float or int, a NumPy scalar of that dtype for a NumPy scalar (``dx = 2.0 * x`` gives one)."""
+    if type(x) is float or type(x) is int:
+        return 0.0
+    a = cp.asarray(x)
+    out = cp.zeros(a.shape, cp.result_type(a, 0.0))
+    return out if out.ndim or a is x else out[()]
 
 
 def _matmul_dy(g, x, y):
@@ -66,11 +95,17 @@ def _unreduce(g, x):
         return out
     out = cp.empty(cp.shape(x), cp.result_type(x, g))
     out[...] = g
-    return out
+    return out if out.ndim or type(x) is cp.ndarray else out[()]
 
 
 def grad_loss(w, X, y, batch):
     """Return (loss(w, X, y, batch), dw): the value and its gradients."""
+    if type(w) is not float and (type(w) is not cp.ndarray or w.dtype.kind != 'f'):  # the rules hold for real floats
+        _float_arg(w, 'grad_loss', 'w')
+    if isinstance(X, complex) or (type(X) is cp.ndarray and X.dtype.kind == 'c'):
+        _float_arg(X, 'grad_loss', 'X')
+    if isinstance(y, complex) or (type(y) is cp.ndarray and y.dtype.kind == 'c'):
+        _float_arg(y, 'grad_loss', 'y')
     # forward
     # p = 0.5 * (1.0 + scipy.special.erf(X @ w / np.sqrt(2.0)))
     _t1 = cp.sqrt(2.0)

@@ -5,6 +5,33 @@
 import fastmath
 import numpy as np
 
+_FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
+
+
+def _float_arg(x, func, name):
+    """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
+    floating: a float array or number (a list of them), or a Python int (its gradient is a
+    float).  The rules are proven for real values: a complex value would need complex
+    differentiation (not supported yet), and an integer or boolean array's gradient buffer would
+    truncate what is added into it (JAX's grad refuses both too).  The caller tests the common
+    cases first (a Python float, a float ndarray).  (No f-strings: generated code is unparsed the
+    same by every Python.)"""
+    if isinstance(x, list | tuple):
+        for v in x:
+            _float_arg(v, func, name)
+        return
+    if type(x) is int or isinstance(x, float):
+        return
+    dtype = np.asarray(x).dtype
+    if dtype.kind == "f":
+        return
+    if dtype.kind == "c":
+        why = "complex differentiation is not supported yet (this gradient was generated for real values)"
+        raise TypeError(func + "(): the argument " + name + " is complex (" + str(dtype) + "): " + why)
+    what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
+    why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
+    raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
+
 
 def _matmul_dx(g, x, y):
     """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``x``, for operands of any rank."""
@@ -79,11 +106,17 @@ def _unreduce(g, x):
         return out
     out = np.empty(np.shape(x), np.result_type(x, g))
     out[...] = g
-    return out
+    return out if out.ndim or type(x) is np.ndarray else out[()]
 
 
 def grad_loss(w, X, y):
     """Return (loss(w, X, y), dw, dX, dy): the value and its gradients."""
+    if type(w) is not float and (type(w) is not np.ndarray or w.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(w, 'grad_loss', 'w')
+    if type(X) is not float and (type(X) is not np.ndarray or X.dtype not in _FLOATS):
+        _float_arg(X, 'grad_loss', 'X')
+    if type(y) is not float and (type(y) is not np.ndarray or y.dtype not in _FLOATS):
+        _float_arg(y, 'grad_loss', 'y')
     # forward
     # z = X @ w
     z = X @ w

@@ -52,6 +52,31 @@ def _by_columns(grad, args, ranks, values, grads):
     return tuple(joined)
 
 
+def _float_arg(x, func, name):
+    """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
+    floating: a float array or number (a list of them), or a Python int (its gradient is a
+    float).  The rules are proven for real values: a complex value would need complex
+    differentiation (not supported yet), and an integer or boolean array's gradient buffer would
+    truncate what is added into it (JAX's grad refuses both too).  The caller tests the common
+    cases first (a Python float, a float ndarray).  (No f-strings: generated code is unparsed the
+    same by every Python.)"""
+    if isinstance(x, list | tuple):
+        for v in x:
+            _float_arg(v, func, name)
+        return
+    if type(x) is int or isinstance(x, float):
+        return
+    dtype = np.asarray(x).dtype
+    if dtype.kind == "f":
+        return
+    if dtype.kind == "c":
+        why = "complex differentiation is not supported yet (this gradient was generated for real values)"
+        raise TypeError(func + "(): the argument " + name + " is complex (" + str(dtype) + "): " + why)
+    what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
+    why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
+    raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
+
+
 def _grad_rows(x, written, out=None):
     """The gradient buffer of ``x``, as ``_grad_zeros(x)``, for a caller that assigns each row
     (first index) in ``written`` (distinct, not negative) before it reads it: zeros in the other
@@ -84,6 +109,8 @@ def _grad_stack(x, rows):
 
 def grad_neg_log_density(x):
     """Return (dx,): the gradients of neg_log_density(x)."""
+    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(x, 'grad_neg_log_density', 'x')
     x_items = x.tolist() if type(x) is np.ndarray and x.shape == (2,) and (x.dtype in _FLOATS) else x
     x0, x1 = x_items if x_items is not x else (x[0], x[1])
     if x_items is x and type(x) is np.ndarray and x.size >= 8192:  # large: in place, by blocks of columns

@@ -4,6 +4,33 @@
 # regenerate: yota-s2s examples/softmax/nll.py --wrt W,b --out examples/softmax/grad_nll.py
 import numpy as np
 
+_FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
+
+
+def _float_arg(x, func, name):
+    """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
+    floating: a float array or number (a list of them), or a Python int (its gradient is a
+    float).  The rules are proven for real values: a complex value would need complex
+    differentiation (not supported yet), and an integer or boolean array's gradient buffer would
+    truncate what is added into it (JAX's grad refuses both too).  The caller tests the common
+    cases first (a Python float, a float ndarray).  (No f-strings: generated code is unparsed the
+    same by every Python.)"""
+    if isinstance(x, list | tuple):
+        for v in x:
+            _float_arg(v, func, name)
+        return
+    if type(x) is int or isinstance(x, float):
+        return
+    dtype = np.asarray(x).dtype
+    if dtype.kind == "f":
+        return
+    if dtype.kind == "c":
+        why = "complex differentiation is not supported yet (this gradient was generated for real values)"
+        raise TypeError(func + "(): the argument " + name + " is complex (" + str(dtype) + "): " + why)
+    what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
+    why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
+    raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
+
 
 def _matmul_dy(g, x, y):
     """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``y``, for operands of any rank."""
@@ -51,11 +78,19 @@ def _unreduce(g, x):
         return out
     out = np.empty(np.shape(x), np.result_type(x, g))
     out[...] = g
-    return out
+    return out if out.ndim or type(x) is np.ndarray else out[()]
 
 
 def grad_nll(W, b, X, Y):
     """Return (nll(W, b, X, Y), dW, db): the value and its gradients."""
+    if type(W) is not float and (type(W) is not np.ndarray or W.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(W, 'grad_nll', 'W')
+    if type(b) is not float and (type(b) is not np.ndarray or b.dtype not in _FLOATS):
+        _float_arg(b, 'grad_nll', 'b')
+    if isinstance(X, complex) or (type(X) is np.ndarray and X.dtype.kind == 'c'):
+        _float_arg(X, 'grad_nll', 'X')
+    if isinstance(Y, complex) or (type(Y) is np.ndarray and Y.dtype.kind == 'c'):
+        _float_arg(Y, 'grad_nll', 'Y')
     # forward
     # z = X @ W + b
     _t1 = X @ W

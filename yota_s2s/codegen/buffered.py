@@ -41,6 +41,8 @@ to buffer, keeps the plain code: its class calls ``grad_NAME``.
             return grad_f(x)
         else:
             (x,) = _detached(self.owners[_key], x)
+        if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
+            _float_arg(x, 'grad_f', 'x')
         # forward
         # return np.sum(np.exp(x))
         _t1 = np.exp(x) if _b[0] is None else np.exp(x, out=_b[0])

@@ -33,7 +33,7 @@ from .helpers import helper_closure, helper_is_constant, helper_names, helper_no
 from .naming import CALLED_BUILTINS, Names, module_spelling, prefixed
 from .plan import columns_name, plan_function
 from .target import Backend
-from .writer import GUARD_COMMENT, FunctionWriter
+from .writer import GUARD_COMMENT, NUMBER_COMMENT, FunctionWriter
 
 
 @dataclass
@@ -108,8 +108,10 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
     if constants:  # one blank line after the imports, as isort puts it before a statement
         lines.append(constants)
     if buffers:  # the classes, from the plain grad_NAME of each function
-        plain = [  # grad_NAME without its column guard
-            dataclasses.replace(w, lines=[line for line in w.lines if line.comment != GUARD_COMMENT])
+        plain = [  # grad_NAME without its column guard (and its gradients of numbers: it keeps arrays)
+            dataclasses.replace(
+                w, lines=[line for line in w.lines if line.comment not in (GUARD_COMMENT, NUMBER_COMMENT)]
+            )
             for w in written
             if w.name == f"grad_{w.tape.name}"
         ]

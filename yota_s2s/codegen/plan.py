@@ -29,6 +29,7 @@ from ..dsl.rule import RuleTable
 from ..ir.core import Atom, Eqn, Lit, ParamKind, Section, Tape, Var
 from ..ir.primitives import primitive
 from ..ir.regions import LEADING, all_tapes, bound_inputs, first_carried
+from .arguments import differentiated_inputs, value_inputs, zero_d_gradients
 from .columns import column_plan
 from .helpers import helper_for
 from .target import NOT_CALLED, Backend
@@ -66,6 +67,15 @@ class FunctionPlan:
     item_lengths: Mapping[int, int]  # argument x -> the length its list form needs
     methods: frozenset[int]  # values surely NumPy values (``x.T``, ``x.sum()`` may be written)
     check_scalar: bool  # the generated code checks that the value is a scalar
+    #: Gradients that may be a 0-d array where their argument is a number (``np.where(x > 0, g, 0.0)``
+    #: of numbers is one): the function makes them NumPy scalars before it returns them.
+    may_be_0d: tuple[Var, ...]
+    #: The inputs with a gradient, each with its name in the source (``m.W``): the function
+    #: checks that each is real floating (a float array or number, or a Python int).
+    float_inputs: tuple[tuple[Var, str], ...]
+    #: The other inputs the computation reads as values (not as a shape, an index, a loop's bounds
+    #: or a condition), each with its name: the function checks that none is complex.
+    real_inputs: tuple[tuple[Var, str], ...]
     column_ranks: Mapping[str, int] | None  # the column guard's plan (``columns``), None: no guard
 
     def is_array(self, a: Atom) -> bool:
@@ -235,6 +245,9 @@ class _Planner:
             item_lengths=frozen(lengths),
             methods=frozenset(v for v, known in self.methods.items() if known),
             check_scalar=not self.columns_form and tape.facts.check_scalar,
+            may_be_0d=() if self.columns_form else zero_d_gradients(tape, self.tapes, self.defs),
+            float_inputs=() if self.columns_form else tuple((v, p) for v, p, _ in differentiated_inputs(tape)),
+            real_inputs=() if self.columns_form else value_inputs(tape, self.tapes),
             column_ranks=self.column_guard(),
         )
 
@@ -473,6 +486,8 @@ class _Planner:
             known = a.id in self.tape.facts.array_inputs
         elif d.regions:
             known = False
+        elif primitive(d.prim).sized_by and self.sized(d):  # a random draw of a given size
+            known = True
         elif primitive(d.prim).python_arithmetic or primitive(d.prim).boolean:  # comparisons too
             known = any(self.has_methods(b) for b in d.args)  # NumPy operands give NumPy results
         elif d.prim == "unbroadcast":  # g itself, or an array made from it
@@ -488,6 +503,15 @@ class _Planner:
             known = bool(called) and not primitive(d.prim).python_value
         self.methods[a.id] = known
         return known
+
+    def sized(self, eqn: Eqn) -> bool:
+        """``eqn`` is given the operand that makes its result an array (``primitive.sized_by``)."""
+        name = primitive(eqn.prim).sized_by
+        if eqn.params.get(name) is not None:  # a constant size: a parameter
+            return True
+        names = self.table.rules[eqn.prim].operand_names(len(eqn.args))
+        given = [a for n, a in zip(names, eqn.args) if n == name]
+        return bool(given) and not (isinstance(given[0], Lit) and given[0].value is None)
 
     def column_guard(self) -> Mapping[str, int] | None:
         """The rank each argument needs for a large call to be computed by blocks of columns

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from ..errors import UserError, UserErrors, located
 from ..ir.primitives import BINOPS, CMPOPS
+from .complexes import complex_errors
 
 #: Calls that are I/O, refused wherever they appear (YS038).
 _IO_CALLS = {"print", "open", "input", "breakpoint"}
@@ -84,6 +85,7 @@ def fence(source: str, path: str, funcs: list[str] | None = None) -> Module:
         _Checker(module, errors).check_function(
             fn, entry=fn.name in module.selected and module.functions.get(fn.name) is fn
         )
+        errors += complex_errors(module, fn)
     _check_recursion(module, errors)
     if errors:
         raise UserErrors(sorted(errors, key=lambda e: (e.line, e.col)))
@@ -156,6 +158,7 @@ def check_functions(module: Module, fns: list[ast.FunctionDef]) -> None:
     errors: list[UserError] = []
     for fn in fns:
         _Checker(module, errors).check_function(fn)
+        errors += complex_errors(module, fn)
     if errors:
         raise UserErrors(sorted(errors, key=lambda e: (e.line, e.col)))
 

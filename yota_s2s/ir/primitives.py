@@ -39,8 +39,12 @@ class Primitive:
     fold: Callable[..., object] | None = None
     #: ``f(a, b) == f(b, a)``: CSE numbers its operands in a canonical order.
     commutative: bool = False
-    #: On Python numbers it gives a Python number (``float * float``), like NumPy's result.
+    #: On Python numbers it gives a Python number (``float * float``, ``np.real(2.0)``), like NumPy's
+    #: result: a method (``.sum()``) is written on its result only when an operand is a NumPy value.
     python_arithmetic: bool = False
+    #: The operand that gives its result a size (a random draw's ``size``): given (not None), the
+    #: result is a NumPy array; not given, a Python number (``np.random.normal(0.0, 1.0)``).
+    sized_by: str | None = None
     #: Its result is boolean (a comparison): multiplying by 1.0 would make it a float.
     boolean: bool = False
     #: NumPy's function returns a Python value (an int, a tuple of ints): ``np.size``, ``np.shape``.
@@ -207,8 +211,9 @@ PRIMITIVES: dict[str, Primitive] = {
     "floor": Primitive(ufunc="floor"),
     "ceil": Primitive(ufunc="ceil"),
     "round": Primitive(),
-    "real": Primitive(),
-    "imag": Primitive(),
+    # np.real(2.0) is 2.0, np.imag(2.0) 0: Python numbers, which have no .sum()
+    "real": Primitive(python_arithmetic=True),
+    "imag": Primitive(python_arithmetic=True),
     "conj": Primitive(),
     # -------------------- helpers that rules produce (rules/helpers.py)
     "unbroadcast": Primitive(shape_operands=(1,), gradient_terms=(0,), column_shaped=True),
@@ -269,10 +274,11 @@ PRIMITIVES: dict[str, Primitive] = {
     "solve_da": Primitive(),
     "cholesky_dx": Primitive(),
     # -------------------- random numbers (rules/random.py)
-    "standard_normal": Primitive(),
-    "normal": Primitive(),
-    "uniform": Primitive(),
-    "random": Primitive(),
+    # without a size, one draw is a Python float (np.random.normal(0.0, 1.0))
+    "standard_normal": Primitive(python_arithmetic=True, sized_by="size"),
+    "normal": Primitive(python_arithmetic=True, sized_by="size"),
+    "uniform": Primitive(python_arithmetic=True, sized_by="size"),
+    "random": Primitive(python_arithmetic=True, sized_by="size"),
     # -------------------- reductions (rules/reductions.py)
     "sum": Primitive(method="sum", promotes_inexact=True, gradient_terms=(0,)),
     "mean": Primitive(method="mean", promotes_inexact=True),

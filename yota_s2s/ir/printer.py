@@ -35,6 +35,12 @@ def format_index(index: tuple) -> str:
     return "[" + ", ".join(format_value(i) for i in index) + "]"
 
 
+def format_path(path: tuple) -> str:
+    """An input's path as the source writes it: ``x``, ``m.W``, ``m.layers[0].W`` (an int is an
+    index into a list attribute)."""
+    return str(path[0]) + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path[1:])
+
+
 def format_tape(tape: Tape, width: int = 44) -> str:
     """The tape as text (see the module docstring)."""
     names: dict[int, str] = {}
@@ -49,7 +55,7 @@ def format_tape(tape: Tape, width: int = 44) -> str:
     params = ", ".join(p.name for p in tape.params)
     lines = [f"tape {tape.name}({params})"]
     for inp in tape.inputs:
-        lines.append(f"  inp {name(inp.var)} {'.'.join(inp.path)}")
+        lines.append(f"  inp {name(inp.var)} {format_path(inp.path)}")
     _format_eqns(tape, name, width, "  ", lines)
     lines.append("  out " + _format_outputs(tape, name))
     return "\n".join(lines) + "\n"
