@@ -109,9 +109,19 @@ def test_a_project_entry_whose_out_is_a_link_to_its_source_or_to_the_config_is_r
 # ----------------------------------------------------------------------------- not a regular file (YS044, YS045)
 
 
+def _char_device(path: Path) -> None:
+    """A character device node of its own in ``tmp_path`` (the numbers of /dev/null, which is never
+    touched: a test that went wrong would replace only this node); skip where mknod is not allowed."""
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except (PermissionError, AttributeError, OSError) as exc:
+        pytest.skip(f"cannot make a device node here: {exc}")
+
+
 def test_out_naming_a_fifo_or_a_link_to_a_device_is_refused_and_left_alone(folder, capsys):
     os.mkfifo(folder / "pipe")
-    os.symlink(os.devnull, folder / "null")  # never written: the refusal comes before any write
+    _char_device(folder / "device")
+    os.symlink("device", folder / "null")
     for name, kind in [("pipe", "a FIFO (named pipe)"), ("null", "a character device")]:
         status, stdout, err = run(capsys, "loss.py", "--out", name)
         assert (status, stdout) == (2, "")
@@ -120,8 +130,8 @@ def test_out_naming_a_fifo_or_a_link_to_a_device_is_refused_and_left_alone(folde
             "(--out - writes to stdout) (YS044)\n"
         )
     assert stat.S_ISFIFO(os.lstat(folder / "pipe").st_mode)
-    assert os.readlink(folder / "null") == os.devnull and stat.S_ISCHR(os.stat(folder / "null").st_mode)
-    assert listing(folder) == ["loss.py", "null", "pipe"]  # no temporary file
+    assert os.readlink(folder / "null") == "device" and stat.S_ISCHR(os.lstat(folder / "device").st_mode)
+    assert listing(folder) == ["device", "loss.py", "null", "pipe"]  # no temporary file
 
 
 def test_check_against_a_fifo_out_does_not_hang(folder, capsys):
