@@ -194,13 +194,17 @@ def test_unknown_func_is_ys003(tmp_path):
     assert proc.stderr == "good.py: error: no function 'nope' in good.py (functions: f) (YS003)\n"
 
 
-@pytest.mark.parametrize(("what", "reason"), [("missing", "No such file or directory"), ("folder", "Is a directory")])
-def test_unreadable_source_is_ys002(tmp_path, what, reason):
-    if what == "folder":
-        (tmp_path / "folder").mkdir()
-    proc = run(tmp_path, what)
+def test_unreadable_source_is_ys002(tmp_path):
+    proc = run(tmp_path, "missing")
     assert_user_error(proc)
-    assert proc.stderr == f"{what}: error: cannot read the source file: {reason} (YS002)\n"
+    assert proc.stderr == "missing: error: cannot read the source file: No such file or directory (YS002)\n"
+
+
+def test_a_folder_as_source_is_ys045(tmp_path):
+    (tmp_path / "folder").mkdir()
+    proc = run(tmp_path, "folder")
+    assert_user_error(proc)
+    assert proc.stderr == "folder: error: the source is a folder, not a regular file: refusing to read it (YS045)\n"
 
 
 MANY_ERRORS = """

@@ -531,8 +531,11 @@ def test_verify_with_shapes(tmp_path):
     proc = run(tmp_path, "loss.py", "--verify", "--shape", "w=3", "--shape", "x=5,3", "--shape", "y=5")
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == "yota-s2s: --verify imports loss.py: this runs its code\n"
-    assert proc.stdout == (
-        "OK: grad_loss matches central differences in random directions (seed 0, rtol 1e-05, atol 1e-05)\n"
+    assert re.fullmatch(
+        r"OK: grad_loss matches central differences in random directions \(seed 0, rtol 1e-05, atol 1e-05\) at the "
+        r"inputs and at edge points \(zeros, ties, both signs, integers\); at kinks, \d+ components lie between their "
+        r"one-sided derivatives and \d+ ties match moved together\n",
+        proc.stdout,
     )
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(("__", "."))) == ["loss.py"]
 
@@ -831,3 +834,133 @@ def test_project_mode_in_process_restores_the_working_folder(tmp_path, monkeypat
 def test_the_format_extra_pins_the_ruff_version_the_cli_expects():
     extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert extras["format"] == [f"ruff=={cli.RUFF_VERSION}"]
+
+
+# ------------------------------------------------------------------------------------------------ edge points
+
+
+def _positive(n=6):
+    return np.random.default_rng(3).uniform(0.1, 0.9, n)
+
+
+def test_check_grads_catches_a_wrong_convention_at_zero_that_random_points_never_reach():
+    def f(x):
+        return np.sum(np.abs(x))
+
+    def grad_f(x):  # 2 at 0: outside every subgradient [-1, 1]
+        return f(x), np.where(x == 0, 2.0, np.sign(x))
+
+    check_grads(f, grad_f, (_positive(),), edges=False)  # what the check saw before: random points only
+    with pytest.raises(AssertionError, match=r"at the edge point 'zeros' .*not between the one-sided derivatives"):
+        check_grads(f, grad_f, (_positive(),))
+    for convention in (0.0, 1.0, -1.0, 0.5):  # every subgradient is accepted: the check is honest at the kink
+        report = check_grads(f, lambda x, c=convention: (f(x), np.where(x == 0, c, np.sign(x))), (_positive(),))
+        assert report.kinks.components > 0 and report.points[1:] == ["zeros", "ties", "both signs", "integers"]
+
+
+def test_check_grads_catches_a_gradient_right_only_for_positive_values():
+    def f(x):
+        return np.sum(np.abs(x) * x)
+
+    with pytest.raises(
+        AssertionError, match=r"the gradient for x is wrong: along a random direction \(seed 0\) at the"
+    ):
+        check_grads(f, lambda x: (f(x), 2.0 * x), (_positive(),))  # d(x|x|) = 2|x|, not 2x
+    check_grads(f, lambda x: (f(x), 2.0 * np.abs(x)), (_positive(),))
+
+
+def test_check_grads_at_ties_checks_that_tied_gradients_add_up():
+    def f(x):
+        return np.max(x) * 3.0
+
+    def split(x):  # the tool's convention: split evenly between the tied maxima
+        mask = x == np.max(x)
+        return f(x), 3.0 * mask / mask.sum()
+
+    def first(x):
+        g = np.zeros_like(x)
+        g[np.argmax(x)] = 3.0
+        return f(x), g
+
+    def every(x):  # all of dout to every tied maximum: no subgradient
+        return f(x), 3.0 * (x == np.max(x))
+
+    x = _positive()
+    x[4] = x.max() + 0.05  # the edge point 'ties' copies components: the maximum gets a twin
+    for grad_f in (split, first):
+        check_grads(f, grad_f, (x,), seed=1)
+    with pytest.raises(AssertionError, match=r"at the tie x\[\d, \d\]|at the tie x\[\d\], x\[\d\]"):
+        for seed in range(8):  # the tie of the maximum is drawn for some seeds
+            check_grads(f, every, (x,), seed=seed)
+
+
+def test_check_grads_skips_edge_points_outside_the_domain_and_says_so():
+    def f(x):
+        return np.sum(np.log(x))
+
+    report = check_grads(f, lambda x: (f(x), 1.0 / x), (_positive(),))
+    assert any(s.startswith("zeros (f is -inf there)") for s in report.skipped)
+    assert "both signs (f is nan there)" in report.skipped
+    assert "not checked: " in str(report) and "ties" in report.points
+
+
+def test_check_grads_accepts_the_tools_conventions_at_kinks():
+    sources = {
+        "abs": "np.sum(np.abs(x) * y)",
+        "maximum": "np.sum(np.maximum(x, y))",
+        "minimum_zero": "np.sum(np.minimum(x, 0.0) * y)",
+        "max": "np.max(x) + np.min(y)",
+        "sign_floor": "np.sum(np.sign(x) * y + np.floor(x) * y)",
+        "clip": "np.sum(np.clip(x, -1.0, 1.0) * y)",
+    }
+    for name, expr in sources.items():
+        text = f"import numpy as np\n\n\ndef {name}(x, y):\n    return {expr}\n"
+        namespace: dict[str, object] = {}
+        exec(generate(text, f"{name}.py").text, namespace)  # noqa: S102 - our output
+        source_namespace: dict[str, object] = {"np": np}
+        exec(text, source_namespace)  # noqa: S102 - the test's own source
+        x, y = np.random.default_rng(5).uniform(0.1, 0.9, (2, 5))
+        report = check_grads(source_namespace[name], namespace[f"grad_{name}"], (x, y), seed=2)
+        assert report.points == ["the given point", "zeros", "ties", "both signs", "integers"], (name, report)
+
+
+def test_verify_reports_the_edge_points_and_catches_a_rule_right_only_for_positive_values(tmp_path):
+    write(tmp_path / "mylib.py", "import numpy as np\n\n\ndef myabs(x):\n    return np.abs(x)\n")
+    write(
+        tmp_path / "rules.py",
+        """
+        @diffrule(names=["mylib.myabs"], shape="elementwise")
+        def myabs(x):
+            dx = dout * sign(x)
+        """,
+    )
+    write(
+        tmp_path / "wrong_rules.py",
+        '@diffrule(names=["mylib.myabs"], shape="elementwise")\ndef myabs(x):\n    dx = dout\n',
+    )
+    write(
+        tmp_path / "model.py",
+        "import numpy as np\n\nimport mylib\n\n\ndef f(a, b):\n    return np.sum(mylib.myabs(a) * b)\n",
+    )
+    proc = run(tmp_path, "model.py", "--rules", "rules.py", "--verify", "--shape", "a=5", "--shape", "b=5")
+    assert proc.returncode == 0, proc.stderr
+    assert re.fullmatch(
+        r"OK: grad_f matches central differences in random directions \(seed 0, rtol 1e-05, atol 1e-05\) at the "
+        r"inputs and at edge points \(zeros, ties, both signs, integers\); at kinks, [1-9]\d* components lie between "
+        r"their one-sided derivatives and \d+ ties match moved together\n",
+        proc.stdout,
+    )
+    # dx = dout is right on the positive inputs --verify drew before, wrong for negative ones
+    proc = run(tmp_path, "model.py", "--rules", "wrong_rules.py", "--verify", "--shape", "a=5", "--shape", "b=5")
+    assert proc.returncode == 1
+    assert "model.py::f: check_grads: the gradient for a is wrong: along a random direction (seed 0) at the edge" in (
+        proc.stderr
+    )
+
+
+def test_verify_refuses_an_example_that_is_not_a_regular_file(tmp_path):
+    write(tmp_path / "loss.py", LOSS)
+    os.mkfifo(tmp_path / "example.py")
+    proc = run(tmp_path, "loss.py", "--verify", "--example", "example.py")
+    assert_user_error(proc, "YS008")
+    assert "example.py: error: the --example file is not a regular file (YS008)" in proc.stderr

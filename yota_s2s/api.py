@@ -40,7 +40,7 @@ import numpy as np
 from .assemble import LIBRARIES, Source, is_number, source_of, unsupported
 from .codegen.target import BACKENDS
 from .errors import UserError, UserErrors
-from .files import read_source
+from .files import load_source
 from .ir.core import NO_DEFAULT
 from .ir.printer import format_tape
 from .pipeline import STAGES, Generated, generate
@@ -177,9 +177,9 @@ def _gradsource(
         raise ValueError(f"unknown target {target!r} (known: {', '.join(sorted(BACKENDS))})")
     if isinstance(f_or_path, str | Path):
         path = str(f_or_path)
-        text = read_source(path)
+        file = load_source(path)
         funcs = [func] if isinstance(func, str) else list(func) if func else None
-        source = Source(text, path, funcs)
+        source = Source(file.text, path, funcs, sha256=file.sha256)
     else:
         if func is not None:
             raise TypeError("gradsource(f, func=...): func names functions of a file; pass the file's path")
@@ -327,10 +327,17 @@ def _generate(
     """The pipeline run on ``source``, its errors and its tapes' provenance at the lines of the original files."""
     # the command line that writes the same module (its options in the header's order)
     entry = Entry(source.path, "-", source.funcs, list(wrt) if wrt else None, target, buffers=buffers, value=value)
-    command = " ".join(["yota-s2s", *entry.argv()])
     try:
         generated = generate(
-            source.text, source.path, source.funcs, wrt, target, command=command, buffers=buffers, value=value
+            source.text,
+            source.path,
+            source.funcs,
+            wrt,
+            target,
+            command=entry.command(),
+            buffers=buffers,
+            value=value,
+            source_sha256=source.sha256,
         )
     except UserErrors as exc:
         raise UserErrors([source.relocate(e) for e in exc.errors]) from None

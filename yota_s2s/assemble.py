@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import UserError
+from .files import load_source
 
 #: Modules whose functions are library calls (``from numpy import exp``), never inlined by source.
 LIBRARIES = {"numpy", "math", "cupy", "cupyx", "jax", "scipy", "builtins"}
@@ -66,6 +67,7 @@ class Source:
     funcs: list[str] | None
     blocks: list[Block] = dataclasses.field(default_factory=list)
     guards: list[tuple[dict, str, object]] = dataclasses.field(default_factory=list)  # globals copied in
+    sha256: str | None = None  # of the file's bytes, when the text is a file's (the header's source-sha256)
 
     def where(self, path: str, line: int) -> tuple[str, int]:
         """The file and line that ``line`` of this (assembled) module came from."""
@@ -94,10 +96,12 @@ def source_of(f: Callable, classes: Sequence[type]) -> Source:
     module = sys.modules.get(getattr(f, "__module__", None) or "")
     top_level = f.__qualname__ == f.__name__ and getattr(module, f.__name__, None) is f
     if path and top_level and Path(path).is_file():
-        try:
-            return Source(Path(path).read_text(encoding="utf-8"), path, [f.__name__])
-        except (OSError, UnicodeDecodeError):
+        try:  # read as the command line reads it (encoding, line ends, hash of the bytes)
+            file = load_source(path)
+        except UserError:
             pass
+        else:
+            return Source(file.text, path, [f.__name__], sha256=file.sha256)
     return assemble(f, classes)
 
 

@@ -19,7 +19,6 @@ import argparse
 import difflib
 import importlib.util
 import os
-import shlex
 import shutil
 import subprocess
 import sys
@@ -30,7 +29,7 @@ from pathlib import Path
 
 from .dsl.load import load_rules
 from .errors import InternalError, UserError, UserErrors
-from .files import read_source, write_atomically
+from .files import load_source, read_output, write_atomically
 from .ir.printer import format_tape
 from .pipeline import STAGES, generate
 from .project import TARGETS, Entry, find_project
@@ -156,8 +155,8 @@ def _entry(args: argparse.Namespace) -> Entry:
 
 
 def _command(entry: Entry) -> str:
-    """The exact command that regenerates the file (shell-quoted)."""
-    return shlex.join(["yota-s2s", *entry.argv()])
+    """The exact command that regenerates the file (shell-quoted, on one line)."""
+    return entry.command()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -178,8 +177,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     entry = _entry(args)
     generated = None
     try:
+        source = load_source(args.source)
         generated = generate(
-            read_source(args.source),
+            source.text,
             args.source,
             funcs,
             wrt,
@@ -188,6 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             command=_command(entry),
             buffers=args.buffers,
             value=args.value,
+            source_sha256=source.sha256,
         )
         for warning in generated.warnings:
             print(warning.format("warning"), file=sys.stderr)
@@ -209,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return max(status, _compare(entry, text, _command(entry), args.check, args.diff))
         if status or (args.out == "-" and (args.dump_ir or args.verify)):
             return status
-        _write(args.out, text)
+        _write(args.out, text, _protected(args.source, args.rules, args.example))
         return 0
     except (UserError, UserErrors) as exc:
         return _report(exc)
@@ -249,19 +250,20 @@ def _main_project(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
     cwd = os.getcwd()
     os.chdir(project.root)  # the config's paths, and the commands in the headers, are relative to it
     try:
-        return _run_entries(project.entries, args)
+        return _run_entries(project.entries, args, project.config.name)
     finally:
         os.chdir(cwd)
 
 
-def _run_entries(entries: list[Entry], args: argparse.Namespace) -> int:
+def _run_entries(entries: list[Entry], args: argparse.Namespace, config: str) -> int:
     status = 0
     for entry in entries:
         generated = None
         try:
             command = _command(entry)
+            source = load_source(entry.source)
             generated = generate(
-                read_source(entry.source),
+                source.text,
                 entry.source,
                 entry.funcs,
                 entry.wrt,
@@ -270,12 +272,13 @@ def _run_entries(entries: list[Entry], args: argparse.Namespace) -> int:
                 command=command,
                 buffers=entry.buffers,
                 value=entry.value,
+                source_sha256=source.sha256,
             )
             text = _ruff_format(generated.text, entry.out) if entry.format else generated.text
             if args.check or args.diff:
                 status = max(status, _compare(entry, text, "yota-s2s", args.check, args.diff))
-            elif _committed(entry.out) != text.encode():
-                _write(entry.out, text)
+            elif read_output(entry.out) != text.encode():
+                _write(entry.out, text, {config: "the project config", **_protected(entry.source, entry.rules)})
                 print(f"{entry.out}: regenerated from {entry.source}")
         except (UserError, UserErrors) as exc:
             status = max(status, _report(exc))
@@ -284,27 +287,29 @@ def _run_entries(entries: list[Entry], args: argparse.Namespace) -> int:
     return status
 
 
-def _write(out: str, text: str) -> None:
+def _protected(source: str, rules: list[str], example: str | None = None) -> dict[str, str]:
+    """The files an output must never overwrite, each with what it is."""
+    protect = {path: "the rule file" for path in rules}
+    if example:
+        protect[example] = "the --example file"
+    return {source: "the source file", **protect}
+
+
+def _write(out: str, text: str, protect: dict[str, str]) -> None:
+    """Write the module to ``out`` (``-``: stdout), never over a file of ``protect`` (the source,
+    the rule files, the example, the project config) nor over anything but a regular file."""
     if out == "-":
         sys.stdout.write(text)
         return
     try:
-        write_atomically(out, text)
+        write_atomically(out, text, protect)
     except OSError as exc:
         raise UserError("YS006", f"cannot write the output file: {exc.strerror}", out) from None
 
 
-def _committed(path: str) -> bytes | None:
-    """The bytes of the file now at ``path``; None when there is none."""
-    try:
-        return Path(path).read_bytes()
-    except OSError:
-        return None
-
-
 def _compare(entry: Entry, text: str, command: str, check: bool, diff: bool) -> int:
     """``--check`` / ``--diff`` of ``entry.out`` against ``text``: 0 when identical, 1 when not."""
-    committed = _committed(entry.out)
+    committed = read_output(entry.out)
     if committed == text.encode():
         return 0
     if diff:

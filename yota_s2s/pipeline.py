@@ -66,8 +66,12 @@ def generate(
     command: str | None = None,
     buffers: bool = False,
     value: bool = True,
+    source_sha256: str | None = None,
 ) -> Generated:
     """Differentiate the functions ``funcs`` (default: entry points) of ``source``.
+
+    ``source_sha256`` is the header's hash of the source: the SHA-256 of the file's bytes, as
+    ``files.load_source`` gives it (default: of ``source`` in UTF-8, for text that is no file's).
 
     >>> g = generate("import numpy as np\\ndef f(x):\\n    return np.sum(np.exp(x))\\n", "f.py")
     >>> print(g.text.split("def grad_f")[1].strip())  # doctest: +NORMALIZE_WHITESPACE
@@ -83,10 +87,11 @@ def generate(
     """
     with _gc_paused():
         try:
-            return _generate(source, path, funcs, wrt, target, rules, command, buffers, value)
+            return _generate(source, path, funcs, wrt, target, rules, command, buffers, value, source_sha256)
         except RecursionError:
             pass  # an expression nested too deep for the default limit: retry with room for it
-        return _on_deep_stack(_generate, source, path, funcs, wrt, target, rules, command, buffers, value)
+        args = (source, path, funcs, wrt, target, rules, command, buffers, value, source_sha256)
+        return _on_deep_stack(_generate, *args)
 
 
 #: Room for sources with very long expressions (a left-deep sum of n terms nests n deep):
@@ -137,7 +142,7 @@ def _gc_paused():
             gc.enable()
 
 
-def _generate(source, path, funcs, wrt, target, rules, command, buffers=False, value=True) -> Generated:
+def _generate(source, path, funcs, wrt, target, rules, command, buffers=False, value=True, sha256=None) -> Generated:
     if buffers and target != "numpy":
         raise UserError("YS043", f"--buffers writes NumPy code only (not --target {target})", path)
     table = load_rules(rules)
@@ -150,7 +155,7 @@ def _generate(source, path, funcs, wrt, target, rules, command, buffers=False, v
             source_path=path,
             funcs=list(module.selected),
             target=target,
-            source_sha256=hashlib.sha256(source.encode()).hexdigest(),
+            source_sha256=sha256 or hashlib.sha256(source.encode()).hexdigest(),
             rules_sha256=table.sha256,
             command=command or f"yota-s2s {path}",
         )

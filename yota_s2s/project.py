@@ -26,7 +26,9 @@ error located in ``pyproject.toml``.
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,6 +82,40 @@ class Entry:
         if not self.value:
             argv += ["--no-value"]
         return argv
+
+    def command(self) -> str:
+        """The command that writes this file, on one line, quoted for the shell (the header's
+        ``# regenerate:`` line; the command line and the Python API both write it).
+
+        >>> Entry("my loss.py", "grad_loss.py").command()
+        "yota-s2s 'my loss.py' --out grad_loss.py"
+        >>> print(Entry("a\\nb.py", "-").command())
+        yota-s2s $'a\\nb.py'
+        """
+        return " ".join(shell_quote(arg) for arg in ["yota-s2s", *self.argv()])
+
+
+def shell_quote(arg: str) -> str:
+    """``arg`` quoted for a POSIX shell, always on one line of printable text.
+
+    ``shlex.quote`` when ``arg`` is printable; otherwise ANSI-C quoting (``$'...'``, POSIX.1-2024,
+    bash, zsh, ksh), with a control character or a byte that is not UTF-8 (a file name read with
+    ``surrogateescape``) as a backslash escape, so that no name can break a line of the output.
+
+    >>> print(shell_quote("loss.py"), shell_quote("it's.py"), shell_quote("a\\x1b[0m\\tb"))
+    loss.py 'it'"'"'s.py' $'a\\x1b[0m\\tb'
+    """
+    if arg.isprintable():
+        return shlex.quote(arg)
+    named = {0x5C: "\\\\", 0x27: "\\'", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"}
+    out = []
+    for ch in arg:
+        if ch.isprintable() and ch not in "\\'":
+            out.append(ch)
+            continue
+        for byte in os.fsencode(ch) if not ch.isprintable() else ch.encode():
+            out.append(named.get(byte) or (chr(byte) if 0x20 <= byte < 0x7F else f"\\x{byte:02x}"))
+    return "$'" + "".join(out) + "'"
 
 
 @dataclass(frozen=True)

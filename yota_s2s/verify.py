@@ -25,22 +25,62 @@ this module, and starts without NumPy unless ``--verify`` runs.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import importlib.util
 import inspect
+import os
 import re
 import runpy
+import signal
+import stat
 import sys
+import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import UserError
 from .files import read_source
+from .kinks import KINDS, KinkCount, converged_difference, edge_points, kink_check, special
 
 #: Defaults, as JAX's ``check_grads`` uses them for float64.
 EPS = 1e-4
+#: The time the check at one edge point may take, at least (a loop of ``f`` may not end there),
+#: and in multiples of the time the check at the given point took.
+EDGE_SECONDS, EDGE_FACTOR = 2.0, 20
 RTOL = 1e-5
 ATOL = 1e-5
+
+
+@dataclass(repr=False)
+class CheckReport:
+    """What ``check_grads`` checked: the points, the edge points skipped and why, the kinks.
+
+    ``str(report)`` says it in one line, with the convention checked at kinks."""
+
+    seed: int
+    points: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    kinks: KinkCount = field(default_factory=KinkCount)
+
+    def __str__(self) -> str:
+        edges = [p for p in self.points if p != "the given point"]
+        text = f"central differences in random directions (seed {self.seed}) at the given point"
+        if edges:
+            text += f" and at {len(edges)} edge points ({', '.join(edges)})"
+        if self.kinks.components or self.kinks.ties:
+            text += (
+                f"; at kinks, {self.kinks.components} zero, tied or integer components lie between their one-sided "
+                f"derivatives and {self.kinks.ties} ties match moved together"
+            )
+        if self.skipped:
+            text += f"; not checked: {'; '.join(self.skipped)}"
+        return text
+
+    def __repr__(self) -> str:
+        return f"<CheckReport: {self}>"
 
 
 def check_grads(
@@ -54,7 +94,8 @@ def check_grads(
     atol: float | None = None,
     wrt: Sequence[str] | None = None,
     value: bool = True,
-) -> None:
+    edges: bool = True,
+) -> CheckReport:
     """Check ``grad_f`` (returning ``(value, d_A, d_B, ...)``) against central differences of ``f``.
 
     ``args`` is a tuple of positional arguments, or a dict of arguments by name.
@@ -65,13 +106,22 @@ def check_grads(
     ``grad_f`` may also return ``(value, (d_A, d_B, ...))``, as ``yota_s2s.grad`` does.  With
     ``value=False`` it returns only the gradients ``(d_A, d_B, ...)``, as ``yota-s2s --no-value`` writes it.
 
+    With ``edges`` (the default), the check runs again at four *edge points* derived from
+    ``args`` (``kinks.edge_points``: zeros, ties, both signs, integer values), where the rules'
+    conventions at kinks matter; there, and wherever the random direction disagrees at a point
+    with zero, tied or integer components, a component is accepted when it lies between its
+    one-sided difference quotients (``kinks.kink_check``).  An edge point where ``f`` is not
+    finite (or raises), or where ``grad_f`` raises, is skipped and listed in the report.
+    Returns the ``CheckReport``; raises ``AssertionError`` on a mismatch.
+
     >>> import numpy as np
     >>> def f(x, y):
     ...     return np.sum(np.sin(x) * y)
     >>> def grad_f(x, y):
     ...     return f(x, y), np.cos(x) * y, np.sin(x)
     >>> args = (np.linspace(0.0, 1.0, 4), np.arange(4.0))
-    >>> check_grads(f, grad_f, args)
+    >>> print(check_grads(f, grad_f, args))  # doctest: +ELLIPSIS
+    central differences in random directions (seed 0) at the given point and at 4 edge points (zeros, ties, ...
     >>> def wrong_grad_f(x, y):
     ...     return f(x, y), np.sin(x) * y, np.sin(x)
     >>> check_grads(f, wrong_grad_f, args)  # doctest: +ELLIPSIS
@@ -84,58 +134,191 @@ def check_grads(
     rtol = RTOL if rtol is None else rtol
     atol = ATOL if atol is None else atol
     call = _Call(f, args)
-    expected = call.value(call.arguments)
-    result = grad_f(*call.args, **call.kwargs)
-    if not isinstance(result, tuple) or (value and not result):
-        expected_form = "(value, grads...)" if value else "a tuple of gradients"
-        raise AssertionError(f"check_grads: grad_f must return {expected_form}, got {type(result).__name__}")
-    if not np.isfinite(expected):
-        raise AssertionError(
-            f"check_grads: f returned {expected} at these arguments; check at arguments where f is finite"
-        )
-    grads = result
-    if value:
-        got = float(np.asarray(result[0]))
-        grads = result[1] if len(result) == 2 and isinstance(result[1], tuple) else result[1:]
-        if not np.allclose(got, expected, rtol=rtol, atol=atol):
-            raise AssertionError(f"check_grads: grad_f's value {got!r} != f(*args) {expected!r}")
     names = list(wrt) if wrt is not None else call.names
-    if len(grads) != len(names):
-        raise AssertionError(
-            f"check_grads: grad_f returned {len(grads)} gradients for {len(names)} parameters ({', '.join(names)})"
-        )
-    rng = np.random.default_rng(seed)
-    for name, grad in zip(names, grads):
-        arguments = call.with_default(name)
-        if name not in arguments:
-            raise AssertionError(f"check_grads: {name!r} is not a parameter of f({', '.join(call.names)})")
-        for path, analytic in _leaves(grad, arguments[name]):
-            what = ".".join([name, *path])
-            start = _get(arguments[name], path)
-            if analytic is None and not (name in call.arguments and _is_float_array(start)):
-                # a None gradient is checked on float arrays given in args only: a scalar or a default
-                # with no gradient is often a tolerance or a bound, and moving it can stop a loop ending
-                continue
-            x = np.asarray(start, dtype=np.float64)
-            if analytic is not None and np.shape(analytic) != x.shape:
-                raise AssertionError(
-                    f"check_grads: the gradient for {what} has shape {np.shape(analytic)}, the argument {x.shape}"
-                )
-            direction = rng.standard_normal(x.shape)
+    report = CheckReport(seed)
+    check = _Point(call, grad_f, names, value, (eps, rtol, atol), seed, report)
+    started = time.perf_counter()
+    leaves = check.run(call.arguments, np.random.default_rng(seed), None)
+    limit = max(EDGE_SECONDS, EDGE_FACTOR * (time.perf_counter() - started))
+    report.points.append("the given point")
+    if not edges or not leaves:
+        return report
+    rng = np.random.default_rng([seed, 1])  # a stream of its own: the given point's directions are as before
+    starts = [np.asarray(_get(call.arguments[name], path), dtype=np.float64) for name, path in leaves]
+    for kind, moved in edge_points(starts, rng):
+        arguments = dict(call.arguments)
+        for (name, path), new in zip(leaves, moved):
+            arguments[name] = _replace(arguments[name], path, new if new.ndim else float(new))
+        try:
+            with np.errstate(all="ignore"), _time_limit(limit):
+                reason = check.skip_reason(arguments)
+                if reason is None:
+                    check.run(arguments, rng, kind)
+        except _TooSlow:
+            reason = f"not done within {limit:.3g} s: a loop of f may not end there"
+        if reason is None:
+            report.points.append(kind)
+        else:
+            report.skipped.append(f"{kind} ({reason})")
+    return report
 
-            def along(t: float, x=x, direction=direction, path=path, name=name, arguments=arguments) -> float:
-                moved = x + t * direction
-                moved = moved if x.ndim else float(moved)
-                return call.value({**arguments, name: _replace(arguments[name], path, moved)})
 
-            numeric = (along(eps) - along(-eps)) / (2 * eps)
-            exact = 0.0 if analytic is None else float(np.sum(np.asarray(analytic, dtype=np.float64) * direction))
-            if not abs(exact - numeric) <= atol + rtol * abs(numeric):
-                kind = "is None but f changes along it" if analytic is None else "is wrong"
+class _TooSlow(BaseException):  # (not an Exception: f's own "except Exception" does not catch it)
+    """The check at an edge point ran past its time limit."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float):
+    """Raise ``_TooSlow`` in the block after ``seconds`` (a ``while`` loop of ``f`` that never ends
+    outside its domain, as Newton's iteration for the square root of a negative number).  Needs
+    ``SIGALRM`` and the main thread; elsewhere the block runs without a limit."""
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not usable or signal.getitimer(signal.ITIMER_REAL)[0]:  # (a timer of the caller's is left alone)
+        yield
+        return
+
+    def expired(signum, frame):
+        raise _TooSlow
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+class _Point:
+    """The check of ``grad_f`` at one point (the given arguments, or an edge point)."""
+
+    def __init__(self, call, grad_f, names, value, tolerances, seed, report):
+        self.call, self.grad_f, self.names, self.value = call, grad_f, names, value
+        self.tolerances, self.seed, self.report = tolerances, seed, report
+
+    def skip_reason(self, arguments: dict) -> str | None:
+        """Why an edge point cannot be checked (f raises or is not finite, grad_f raises), or None."""
+        import numpy as np
+
+        try:
+            fx = self.call.value(arguments)
+        except Exception as exc:  # noqa: BLE001 - outside f's domain
+            return f"f raised {type(exc).__name__}"
+        if not np.isfinite(fx):
+            return f"f is {fx} there"
+        args, kwargs = self.call.split(arguments)
+        try:
+            self.grad_f(*args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - a refusal of the gradient, not a wrong number
+            return f"grad_f raised {type(exc).__name__}: {exc}"
+        return None
+
+    def run(self, arguments: dict, rng, kind: str | None) -> list[tuple[str, tuple]]:
+        """Check every gradient at ``arguments``; the (parameter, path) of each float leaf with a
+        gradient (the leaves the edge points move).  ``kind``: the edge point, None for the given one."""
+        import numpy as np
+
+        call, (eps, rtol, atol), seed = self.call, self.tolerances, self.seed
+        at = f" at the edge point '{kind}' (seed {seed})" if kind else ""
+        expected = call.value(arguments)
+        args, kwargs = call.split(arguments)
+        result = self.grad_f(*args, **kwargs)
+        if not isinstance(result, tuple) or (self.value and not result):
+            expected_form = "(value, grads...)" if self.value else "a tuple of gradients"
+            raise AssertionError(f"check_grads: grad_f must return {expected_form}, got {type(result).__name__}")
+        if not np.isfinite(expected):
+            raise AssertionError(
+                f"check_grads: f returned {expected} at these arguments; check at arguments where f is finite"
+            )
+        grads = result
+        if self.value:
+            got = float(np.asarray(result[0]))
+            grads = result[1] if len(result) == 2 and isinstance(result[1], tuple) else result[1:]
+            if not np.allclose(got, expected, rtol=rtol, atol=atol):
+                raise AssertionError(f"check_grads: grad_f's value {got!r} != f(*args) {expected!r}{at}")
+        names = self.names
+        if len(grads) != len(names):
+            raise AssertionError(
+                f"check_grads: grad_f returned {len(grads)} gradients for {len(names)} parameters ({', '.join(names)})"
+            )
+        leaves: list[tuple[str, tuple]] = []
+        everything = []
+        for name, grad in zip(names, grads):
+            arguments_of = call.with_default(name, arguments)
+            if name not in arguments_of:
+                raise AssertionError(f"check_grads: {name!r} is not a parameter of f({', '.join(call.names)})")
+            for path, analytic in _leaves(grad, arguments_of[name]):
+                start = _get(arguments_of[name], path)
+                if analytic is not None and name in arguments and _is_float(start):
+                    leaves.append((name, path))
+                    everything.append(np.ravel(np.asarray(start, dtype=np.float64)))
+        kink_rng = np.random.default_rng([seed, 2])
+        for name, grad in zip(names, grads):
+            arguments_of = call.with_default(name, arguments)
+            for path, analytic in _leaves(grad, arguments_of[name]):
+                what = ".".join([name, *path])
+                start = _get(arguments_of[name], path)
+                if analytic is None and not (name in arguments and _is_float_array(start)):
+                    # a None gradient is checked on float arrays given in args only: a scalar or a default
+                    # with no gradient is often a tolerance or a bound, and moving it can stop a loop ending
+                    continue
+                if analytic is None and kind:
+                    continue  # (checked at the given point)
+                x = np.asarray(start, dtype=np.float64)
+                if analytic is not None and np.shape(analytic) != x.shape:
+                    raise AssertionError(
+                        f"check_grads: the gradient for {what} has shape {np.shape(analytic)}, the argument {x.shape}"
+                    )
+                direction = rng.standard_normal(x.shape)
+
+                def along(moved_x, arguments_of=arguments_of, name=name, path=path, scalar=not x.ndim) -> float:
+                    moved = float(moved_x) if scalar else moved_x
+                    return call.value({**arguments_of, name: _replace(arguments_of[name], path, moved)})
+
+                numeric = (along(x + eps * direction) - along(x - eps * direction)) / (2 * eps)
+                exact = 0.0 if analytic is None else float(np.sum(np.asarray(analytic, dtype=np.float64) * direction))
+                matches = abs(exact - numeric) <= atol + rtol * abs(numeric)
+                if matches and not kind:
+                    continue
+                if not matches and kind and converged_difference(along, x, direction, self.tolerances) is None:
+                    # an edge point where finite differences are rounding noise (f huge or wild there)
+                    self.report.kinks.skipped += 1
+                    self.report.kinks.skipped_where.append(f"{what} at '{kind}'")
+                    continue
+                why = ""
+                mask = special(x, everything) if analytic is not None and (name, path) in leaves else None
+                if mask is not None and mask.any():
+                    # zero, tied or integer components: a kink may be here, and the check at a kink decides
+                    # (at an edge point always: a convention may hide from a central difference)
+                    others = [e for (n, p), e in zip(leaves, everything) if (n, p) != (name, path)]
+                    counts, report = self.tolerances, self.report.kinks
+                    why = kink_check(
+                        along,
+                        x,
+                        analytic,
+                        mask,
+                        kink_rng,
+                        counts,
+                        report,
+                        what,
+                        np.concatenate(others or [np.zeros(0)]),
+                    )
+                    if why is None:
+                        continue
+                    why = f"; checked as a kink: {why}"
+                    if matches:
+                        raise AssertionError(
+                            f"check_grads: the gradient for {what} is wrong{at}: {why[2:]} (eps={eps}, rtol={rtol}, "
+                            f"atol={atol})"
+                        )
+                elif matches:
+                    continue
+                kind_text = "is None but f changes along it" if analytic is None else "is wrong"
                 raise AssertionError(
-                    f"check_grads: the gradient for {what} {kind}: along a random direction (seed {seed}), "
-                    f"analytic {exact!r} != numeric {numeric!r} (eps={eps}, rtol={rtol}, atol={atol})"
+                    f"check_grads: the gradient for {what} {kind_text}: along a random direction (seed {seed}){at}, "
+                    f"analytic {exact!r} != numeric {numeric!r}{why} (eps={eps}, rtol={rtol}, atol={atol})"
                 )
+        return leaves
 
 
 class _Call:
@@ -160,25 +343,25 @@ class _Call:
             self.arguments = dict(bound.arguments)
             kinds = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
             self.names = [p.name for p in self.signature.parameters.values() if p.kind not in kinds]
-        self.args, self.kwargs = self._split(self.arguments)
+        self.args, self.kwargs = self.split(self.arguments)
 
-    def _split(self, arguments: dict) -> tuple[tuple, dict]:
+    def split(self, arguments: dict) -> tuple[tuple, dict]:
         if self.signature is None:
             return tuple(arguments.values()), {}
         bound = inspect.BoundArguments(self.signature, dict(arguments))
         return bound.args, bound.kwargs
 
-    def with_default(self, name: str) -> dict:
-        """The arguments, plus ``name`` at its default value when it was not given."""
-        if name in self.arguments or self.signature is None or name not in self.signature.parameters:
-            return self.arguments
+    def with_default(self, name: str, arguments: dict) -> dict:
+        """``arguments``, plus ``name`` at its default value when it was not given."""
+        if name in arguments or self.signature is None or name not in self.signature.parameters:
+            return arguments
         default = self.signature.parameters[name].default
-        return self.arguments if default is inspect.Parameter.empty else {**self.arguments, name: default}
+        return arguments if default is inspect.Parameter.empty else {**arguments, name: default}
 
     def value(self, arguments: dict) -> float:
         import numpy as np
 
-        args, kwargs = self._split(arguments)
+        args, kwargs = self.split(arguments)
         # f may write into its arguments (a Gauss-Seidel sweep): each call gets its own copies
         args, kwargs = copy.deepcopy((args, kwargs))
         value = np.asarray(self.f(*args, **kwargs), dtype=np.float64)
@@ -213,6 +396,15 @@ def _replace(obj: object, path: Sequence[str], value: object) -> object:
     else:  # object.__setattr__ also sets the field of a frozen dataclass copy
         object.__setattr__(new, key, _replace(getattr(obj, key), rest, value))
     return new
+
+
+def _is_float(value: object) -> bool:
+    """A real float number or array (the values edge points move; complex is left alone)."""
+    import numpy as np
+
+    if isinstance(value, float):
+        return True
+    return isinstance(value, np.ndarray | np.floating) and np.issubdtype(value.dtype, np.floating)
 
 
 def _is_float_array(value: object) -> bool:
@@ -257,6 +449,7 @@ def verify_generated(
             "YS008", f"--shape {unknown[0]}=: no differentiated function has a parameter {unknown[0]!r}", source
         )
     rng = np.random.default_rng(seed)
+    kinks = KinkCount()
     for name in names:
         f = getattr(module, name, None)
         if not callable(f):
@@ -268,16 +461,25 @@ def verify_generated(
             message = f"{name}(...) raised {type(exc).__name__}: {exc} (are the --example/--shape inputs right?)"
             raise _at_function("YS009", message, f, source) from None
         try:
-            check_grads(f, namespace[f"grad_{name}"], inputs, seed=seed, wrt=wrt, value=value)
+            report = check_grads(f, namespace[f"grad_{name}"], inputs, seed=seed, wrt=wrt, value=value)
         except AssertionError as exc:
             print(f"{source}::{name}: {exc}", file=sys.stderr)
             return 1
         except Exception as exc:  # noqa: BLE001 - the generated gradient failed where f ran
             print(f"{source}::{name}: grad_{name} raised {type(exc).__name__}: {exc}", file=sys.stderr)
             return 1
+        for what, kind in [(report.skipped, "edge points"), (report.kinks.skipped_where, "components")]:
+            if what:
+                print(f"{source}::{name}: not checked at these {kind}: {'; '.join(what)}", file=sys.stderr)
+        kinks.components += report.kinks.components
+        kinks.ties += report.kinks.ties
     listed = ", ".join(f"grad_{n}" for n in names)
     verb = "matches" if len(names) == 1 else "match"
-    print(f"OK: {listed} {verb} central differences in random directions (seed {seed}, rtol {RTOL}, atol {ATOL})")
+    print(
+        f"OK: {listed} {verb} central differences in random directions (seed {seed}, rtol {RTOL}, atol {ATOL}) "
+        f"at the inputs and at edge points ({', '.join(KINDS)}); at kinks, {kinks.components} components lie "
+        f"between their one-sided derivatives and {kinks.ties} ties match moved together"
+    )
     return 0
 
 
@@ -297,6 +499,14 @@ def _import_source(path: str):
 
 def _load_example(path: str) -> tuple[list, dict]:
     """The arguments an example file gives: positional ones, and named ones."""
+    if not path.endswith((".npz", ".py")):
+        raise UserError("YS008", "an --example file is a .npz or a .py file", path)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise UserError("YS008", f"cannot read the --example file: {exc.strerror}", path) from None
+    if not stat.S_ISREG(mode):  # a FIFO would hang
+        raise UserError("YS008", "the --example file is not a regular file", path)
     if path.endswith(".npz"):
         import numpy as np
 

@@ -38,7 +38,12 @@ from .writer import GUARD_COMMENT, NUMBER_COMMENT, FunctionWriter
 
 @dataclass
 class Header:
-    """What the generated file says about where it came from."""
+    """What the generated file says about where it came from: the comment lines at its top.
+
+    Each is written by ``comment_line``, so a path or a command holding a newline (or any
+    character that is not printable) is escaped and never ends the comment: the rest of a name
+    would run as code when the module is imported.  ``command`` is shell-quoted already
+    (``project.Entry.command``)."""
 
     version: str
     source_path: str
@@ -86,6 +91,7 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
         f"# rules-sha256: {header.rules_sha256}",
         f"# regenerate: {header.command}",
     ]
+    lines = [comment_line(line) for line in lines]
     used = helper_closure(helpers)
     constants = "".join(f"\n{_helper(h, backend.alias, spelling)}" for h in used if helper_is_constant(h))
     constants += "".join(  # a builtin a parameter hides: the module's own name for it
@@ -120,6 +126,19 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
         body += "\n\n\n" + "\n\n\n".join(_helper(h, backend.alias, spelling) for h in runtime)
         body += "\n\n\n" + "\n\n\n".join(classes)
     return "\n".join(lines) + "\n\n\n" + body + "\n"
+
+
+def comment_line(text: str) -> str:
+    """``text`` as one line of printable text: a character that is not printable (a newline, a
+    control character, a line or paragraph separator, a byte of a file name that is not UTF-8)
+    is written as its Python escape.
+
+    >>> print(comment_line("# from a\\nimport os; os.system('x')\\x1b.py"))
+    # from a\\nimport os; os.system('x')\\x1b.py
+    """
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 def write_function(tape: Tape, table: RuleTable, backend: Backend) -> Written:

@@ -24,10 +24,13 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 from pathlib import Path
 
+from ..errors import UserError
 from ..ir.core import Lit, Var
 from .fence import Module, check_functions, parse_module
+from .source import read_python
 from .state import LoweringState
 from .values import (
     _SUBMODULES,
@@ -134,10 +137,12 @@ class NameResolution(LoweringState):
         key = str(file.resolve())
         if key not in self.siblings:
             shown = str(file) if not Path(self.root_module.path).is_absolute() else key
-            try:
-                source = file.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                raise self.error("YS002", f"cannot read {shown}, imported here", node) from None
+            try:  # read as Python reads a module (its encoding, line ends), never a FIFO
+                source = read_python(str(file)).text
+            except UserError as exc:
+                if exc.line:  # located in that file (YS046): say so there
+                    raise dataclasses.replace(exc, path=shown) from None
+                raise self.error(exc.code, f"cannot read {shown}, imported here: {exc.message}", node) from None
             self.siblings[key] = parse_module(source, shown)
         return self.siblings[key]
 
