@@ -107,7 +107,13 @@ def test_the_derivative_of_every_exponent_at_zero(fn):
     _, dx, dp = quiet(grad, np.zeros(5), p)
     same(dx, [0.0, np.inf, 1.0, 0.0, 0.0])
     same(dp, [0.0, 0.0, 0.0, 0.0, 0.0])
-    _, dx, dp = quiet(grad, np.zeros(4), np.array([0, 1, 2, 3]))  # integer exponents
+    _, dx, dp = quiet(grad, np.zeros(4), np.array([0.0, 1.0, 2.0, 3.0]))  # integer-valued exponents
+    same(dx, [0.0, 1.0, 0.0, 0.0])
+    # an integer array exponent has no gradient (it is refused as an argument with one): x's only
+    source = f"import numpy as np\n\n\ndef f(x, p):\n    return np.sum({fn}(x, p))\n"
+    namespace: dict = {}
+    exec(compile(generate(source, "kink.py", ["f"], wrt=["x"]).text, "grad_kink.py", "exec"), namespace)  # noqa: S102
+    _, dx = quiet(namespace["grad_f"], np.zeros(4), np.array([0, 1, 2, 3]))
     same(dx, [0.0, 1.0, 0.0, 0.0])
 
 

@@ -18,7 +18,7 @@ from ..ir.printer import format_path
 from ..ir.regions import LEADING
 
 #: Primitives whose result is a number for numbers (a reduction, a gradient buffer: ``_grad_zeros``).
-_SCALAR_FOR_SCALARS = frozenset({"sum", "mean", "max", "min", "prod", "grad_zeros", "unreduce"})
+_SCALAR_FOR_SCALARS = frozenset({"sum", "mean", "max", "min", "prod", "unreduce"})
 
 
 def differentiated_inputs(tape: Tape) -> tuple[tuple[Var, str, Atom], ...]:
@@ -91,6 +91,8 @@ def _may_be_0d(tape: Tape, defs: Mapping[int, Eqn], a: Atom, depth: int = 0) -> 
         return any(_may_be_0d(tape, defs, r.outputs[j], depth + 1) for r in d.regions)
     if d.regions or depth > 50:
         return True
+    if d.prim == "grad_zeros":  # a number's are a number; _like's stand-in for a number is a 0-d array
+        return _may_be_0d(tape, defs, d.args[0], depth + 1)
     if record.python_arithmetic or record.ufunc or d.prim in _SCALAR_FOR_SCALARS:
         return False
     if d.prim in ("unbroadcast", "index_add"):  # g itself (a scalar's), or a buffer

@@ -27,7 +27,19 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 #: The builtins the written functions call (the scalar check, loops, element lists, constants,
 #: ``len`` of a rule): a local value never takes their names, and a parameter that does gets the
 #: module an alias (``isinstance_1 = isinstance``).  tests/test_names.py checks the list is whole.
-CALLED_BUILTINS = ("float", "isinstance", "len", "range", "reversed", "slice", "type", "ValueError", "abs", "pow")
+CALLED_BUILTINS = (
+    "float",
+    "isinstance",
+    "len",
+    "range",
+    "reversed",
+    "slice",
+    "type",
+    "ValueError",
+    "abs",
+    "pow",
+    "complex",
+)
 
 
 def numbered(base: str) -> Iterator[str]:

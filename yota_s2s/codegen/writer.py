@@ -224,14 +224,16 @@ class FunctionWriter(FlowWriter, ItemWriter):
             x = named(self.names[var.id])
             dtype = ast.Attribute(x, "dtype", ast.Load())
             if self.backend.module == "numpy":
-                not_floating = ast.Compare(dtype, [ast.NotIn()], [named("_FLOATS")])
+                not_floating = ast.Compare(dtype, [ast.NotIn()], [self.global_name("_FLOATS")])
                 self.helpers.add("_FLOATS")
             else:  # (_FLOATS is NumPy's)
                 kind = ast.Attribute(dtype, "kind", ast.Load())
                 not_floating = ast.Compare(kind, [ast.NotEq()], [ast.Constant("f")])
             not_array = ast.Compare(self.type_of(x), [ast.IsNot()], [self.backend.attr("ndarray")])
             not_float = ast.BoolOp(ast.Or(), [not_array, not_floating])
-            test = ast.BoolOp(ast.And(), [ast.Compare(self.type_of(x), [ast.IsNot()], [named("float")]), not_float])
+            test = ast.BoolOp(
+                ast.And(), [ast.Compare(self.type_of(x), [ast.IsNot()], [self.global_name("float")]), not_float]
+            )
             label = [ast.Constant(f"grad_{self.tape.name}"), ast.Constant(spelled)]
             call = ast.Expr(ast.Call(named("_float_arg"), [x, *label], []))
             out.append(ast.If(test, [call], []))
@@ -241,7 +243,7 @@ class FunctionWriter(FlowWriter, ItemWriter):
             kind = ast.Attribute(ast.Attribute(x, "dtype", ast.Load()), "kind", ast.Load())
             is_array = ast.Compare(self.type_of(x), [ast.Is()], [self.backend.attr("ndarray")])
             complex_array = ast.BoolOp(ast.And(), [is_array, ast.Compare(kind, [ast.Eq()], [ast.Constant("c")])])
-            is_complex = ast.Call(named("isinstance"), [x, named("complex")], [])
+            is_complex = ast.Call(named("isinstance"), [x, self.global_name("complex")], [])
             test = ast.BoolOp(ast.Or(), [is_complex, complex_array])
             label = [ast.Constant(f"grad_{self.tape.name}"), ast.Constant(spelled)]
             out.append(ast.If(test, [ast.Expr(ast.Call(named("_float_arg"), [x, *label], []))], []))

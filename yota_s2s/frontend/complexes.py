@@ -67,7 +67,9 @@ def complex_errors(module, fn: ast.FunctionDef) -> list[UserError]:
         if isinstance(node, ast.Constant) and isinstance(node.value, complex):
             found.append((node, f"the complex literal {ast.unparse(node)}"))
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in local:
-            if node.id == "complex":
+            if node.id == "complex" and not any(
+                node.id in d for d in (module.constants, module.functions, module.imports)
+            ):
                 found.append((node, "the type complex"))
             elif _holds_complex(module.constants.get(node.id)):
                 found.append((node, f"the module constant {node.id} = {module.constants[node.id]!r}"))
