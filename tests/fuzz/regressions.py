@@ -305,7 +305,6 @@ KNOWN_FAILING: dict[str, str] = {
     "float_parameter_0d_gradient": FLOAT_0D,
     "alias_through_branch": ALIAS_BRANCH,
     "std_of_one_element": STD_ONE,
-    "no_value_zeros_size": NO_VALUE_SIZE,
     "nested_loops_saved_value": NESTED_SAVED,
     "skip_flag_name": NAMES,
     "augmented_assignment_through_alias_in_loop": AUG_ALIAS,
