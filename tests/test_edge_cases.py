@@ -426,3 +426,15 @@ def test_an_update_after_a_branch_of_new_arrays_is_computed(case):
             assert numeric == 0.0
         else:
             assert_close(dc, numeric, "dc")
+
+
+@pytest.mark.parametrize("call", ["np.prod(y, axis=0)", "np.prod(y, axis=-1, keepdims=True)", "np.cumsum(y, axis=0)"])
+@pytest.mark.parametrize("shape", [(), (3,)])
+def test_a_reduction_over_axis_0_of_a_0d_array(call, shape):
+    """NumPy reduces a 0-d array over axis 0 or -1 to itself (cumsum makes it 1-d): the gradient
+    once took the axis modulo a rank of 0 (ZeroDivisionError)."""
+    user, generated = compiled(f"import numpy as np\n\n\ndef f(y):\n    return np.sum(np.sin({call}))\n")
+    y = np.linspace(0.4, 0.9, 3).reshape(shape) if shape else np.array(0.7)
+    value, dy = generated["grad_f"](y)
+    assert np.shape(dy) == shape and np.isclose(value, user["f"](y))
+    assert_close(dy, numeric_grad(user["f"], (y,), 0), f"dy of {call}")

@@ -311,7 +311,6 @@ KNOWN_FAILING: dict[str, str] = {
     "attribute_scaled_in_place_through_alias": AUG_ALIAS,
     "empty_array_broadcast_sum": EMPTY,
     "empty_array_mean_axis": EMPTY,
-    "prod_axis_0_of_0d_array": AXIS_0D,
     "no_value_unread_element": NO_VALUE_KEYERROR,
     "constant_writes_then_unwritten_element": UNDEFINED_ADJOINT,
     "array_parameter_returned": VECTOR,

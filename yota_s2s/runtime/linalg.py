@@ -27,8 +27,10 @@ def _or_one(n):
 
 
 def _reduced_axes(axis, ndim):
-    """The axes a reduction over ``axis`` (None, an int or a tuple) removes, non-negative, in order."""
-    if axis is None:
+    """The axes a reduction over ``axis`` (None, an int or a tuple) removes, non-negative, in order.
+
+    None of a 0-d array: NumPy reduces one over ``axis=0`` or ``-1`` to itself."""
+    if axis is None or ndim == 0:
         return tuple(range(ndim))
     if isinstance(axis, int):
         axis = (axis,)
@@ -79,8 +81,9 @@ def _std_dx(g, x, s, axis=None, ddof=0, keepdims=False):
 
 
 def _cumsum_dx(g, x, axis=None):
-    """Gradient of ``cumsum(x, axis)``: the reversed cumulative sum of ``g`` (``axis=None`` flattens)."""
-    if axis is None:
+    """Gradient of ``cumsum(x, axis)``: the reversed cumulative sum of ``g`` (``axis=None`` flattens;
+    so does ``axis=0`` of a 0-d ``x``, as NumPy does)."""
+    if axis is None or xp.ndim(x) == 0:
         return xp.reshape(xp.flip(xp.cumsum(xp.flip(xp.ravel(g)))), xp.shape(x))
     return xp.flip(xp.cumsum(xp.flip(g, axis), axis=axis), axis)
 
