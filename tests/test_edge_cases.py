@@ -454,3 +454,44 @@ def test_an_update_of_an_array_another_name_may_hold_after_a_branch_is_refused(b
     exec(compile(new, "t.py", "exec"), model)  # noqa: S102 - the test's own source
     v = np.array([1.0, 2.0])
     assert user["f"](v.copy(), 1.0) != model["f"](v.copy(), 1.0)  # NumPy's value is not the model's
+
+
+@pytest.mark.parametrize("call", ["np.prod(y, axis=0)", "np.prod(y, axis=-1, keepdims=True)", "np.cumsum(y, axis=0)"])
+@pytest.mark.parametrize("shape", [(), (3,)])
+def test_a_reduction_over_axis_0_of_a_0d_array(call, shape):
+    """NumPy reduces a 0-d array over axis 0 or -1 to itself (cumsum makes it 1-d): the gradient
+    once took the axis modulo a rank of 0 (ZeroDivisionError)."""
+    user, generated = compiled(f"import numpy as np\n\n\ndef f(y):\n    return np.sum(np.sin({call}))\n")
+    y = np.linspace(0.4, 0.9, 3).reshape(shape) if shape else np.array(0.7)
+    value, dy = generated["grad_f"](y)
+    assert np.shape(dy) == shape and np.isclose(value, user["f"](y))
+    assert_close(dy, numeric_grad(user["f"], (y,), 0), f"dy of {call}")
+
+
+@pytest.mark.parametrize(
+    ("expr", "shapes"),
+    [
+        ("np.sum(x + y)", [(), (0,)]),
+        ("np.sum(x * y) + np.sum(x)", [(), (0,)]),
+        ("np.sum(x + y)", [(1,), (0,)]),
+        ("np.sum(x + y)", [(), (3,)]),
+        ("np.sum(np.einsum('ij,j->i', y, x))", [(0,), (1, 1)]),
+        ("np.sum(np.einsum('ij,j->i', y, x))", [(1,), (2, 3)]),
+        ("np.sum(np.einsum('ij,j->i', y, x))", [(3,), (2, 3)]),
+        ("np.sum(np.mean(x, axis=1)) + np.sum(y)", [(0, 1), (0,)]),
+        ("np.sum(np.prod(np.outer(x, x), axis=1)) + np.sum(y)", [(0,), (0,)]),
+        ("np.sum(np.prod(np.outer(x, y), axis=1))", [(2,), (0,)]),
+        ("np.sum(np.prod(np.outer(x, y), axis=0))", [(2,), (0,)]),
+    ],
+)
+def test_gradients_with_empty_arrays(expr, shapes):
+    """The spread gradient of a sum once divided by the size of an empty array (0 / 0), and
+    einsum's adjoint took a length-1 axis broadcast against a 0-length one as length 1."""
+    user, generated = compiled(f"import numpy as np\n\n\ndef f(x, y):\n    return {expr}\n")
+    rng = np.random.default_rng(1)
+    args = [rng.standard_normal(s) if s else np.array(0.7) for s in shapes]
+    value, *grads = generated["grad_f"](*args)
+    assert np.isclose(value, user["f"](*args))
+    for i, g in enumerate(grads):
+        assert np.shape(g) == shapes[i]
+        assert_close(g, numeric_grad(user["f"], args, i), f"d{i} of {expr} at {shapes}")

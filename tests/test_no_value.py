@@ -304,3 +304,24 @@ def test_the_scalar_check_witness_is_a_value_computed_before_the_backward_sweep(
             assert_close(grads[1], numeric_grad(user, (x, y), 1), f"dy at {x}")
         with pytest.raises(ValueError, match="must return a scalar"):
             ns["grad_f"](-0.5, np.array([1.0, 2.0]))  # v is y, an array: the value is not a scalar
+
+
+def test_a_size_is_never_taken_from_an_array_of_another_length():
+    """``np.zeros(3)`` stood in for ``np.zeros(1)``'s size (one shape class for both): the
+    gradient was 3 times too small.  The stand-in is ``v1`` itself, written in place, not copied."""
+    source = """
+        import numpy as np
+
+
+        def f(x):
+            v0 = np.zeros(3)
+            v1 = np.zeros(1)
+            v1[0] = x
+            return np.sum(np.sin(v1) + x * np.sum(v0))
+        """
+    text, ns = grad_function(source, "f", value=False)
+    assert "v1.size" in text and "v0.size" not in text and ".copy()" not in text
+    user = ns_value(source, "f")
+    for x in (0.3, -1.2):
+        (dx,) = ns["grad_f"](x)
+        assert_close(dx, numeric_grad(user, (x,), 0), f"dx at {x}")

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from yota_s2s.dsl.load import load_rules
-from yota_s2s.ir.core import Slice, Tape
+from yota_s2s.ir.core import Dyn, Lit, Slice, Tape
 from yota_s2s.ir.shapes import shape_classes
 from yota_s2s.pipeline import generate
 
@@ -65,6 +65,56 @@ def test_a_keepdims_reduction_broadcast_against_its_input_has_the_input_class():
     assert sc.of(put_back_0) != sc.of(zmax)  # m[None, :] puts the axis back elsewhere
     assert sc.keepdims_of(sc.of(zmax), sc.of(w)) is False
     assert sc.of(other) != sc.of(w)  # w - zmax: w may be (1, n) or (n,) and broadcast up
+
+
+def test_arrays_made_from_different_numbers_have_different_classes():
+    """np.zeros(3) and np.zeros(1): a number's class is () whatever its value, the shapes differ
+    (they once shared a class: the gradient of ``v0 * np.sin(v1)`` to v1 lost its unbroadcast)."""
+    t = Tape("f")
+    x = t.add_input("x")
+    n = t.add_eqn("len", [x])
+    m = t.add_eqn("size", [x])
+    three, one = t.add_eqn("zeros", [Lit(3)]), t.add_eqn("zeros", [Lit(1)])
+    again = t.add_eqn("zeros", [Lit(3)])
+    by_n, by_m = t.add_eqn("arange", [n]), t.add_eqn("arange", [m])
+    x3, xi = t.add_eqn("getindex", [x], {"index": (3,)}), t.add_eqn("getindex", [x, n], {"index": (Dyn(0),)})
+    xj = t.add_eqn("getindex", [x, m], {"index": (Dyn(0),)})
+    t.outputs = [t.add_eqn("sum", [three], {"axis": None, "keepdims": False})]
+    sc = shape_classes(t, load_rules())
+    assert sc.of(three) != sc.of(one) and sc.of(three) == sc.of(again)
+    assert sc.of(by_n) != sc.of(by_m)
+    assert sc.of(xi) == sc.of(xj)  # any integer index drops one axis
+    assert sc.of(x3) != sc.of(one)
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_the_gradient_through_arrays_of_different_sizes_made_locally(n):
+    f, grad_f, text = generated(
+        f"""
+        def f(x):
+            v0 = np.zeros({n}) + 2.0
+            v1 = np.zeros(1)
+            v1[0] = x
+            return np.sum(v0 * np.sin(v1))
+        """
+    )
+    assert "_unbroadcast(" in text  # v0 * sin(v1) may be larger than v1
+    check(f, grad_f, 0.3)
+
+
+def test_arrays_made_from_an_integer_parameter_and_its_successor_differ():
+    f, grad_f, _ = generated(
+        """
+        def f(x, n):
+            v0 = np.zeros(n + 2) + 2.0
+            v1 = np.zeros(n)
+            v1[0] = x
+            return np.sum(v0 * np.sin(v1))
+        """
+    )
+    value, dx, dn = grad_f(0.3, 1)
+    assert np.isclose(value, f(0.3, 1)) and dn is None
+    assert_close(dx, numeric_grad(lambda x: f(x, 1), [0.3], 0), "dx")
 
 
 # --------------------------------------------------------------------------- unbroadcast against a keepdims reduction

@@ -131,7 +131,7 @@ def grad_loss(w, X, y):
     _t5 = _unreduce(-_t4, _t2)
     dy = _unbroadcast(_t5 * z, y)
     # grad of: z = X @ w
-    dz = _unbroadcast(_t5 * y, z) + _t4 * (_t3 / np.size(_t1)) * np.exp(z - _t1)
+    dz = _unbroadcast(_t5 * y, z) + _t4 * (_t3 / _or_one(np.size(_t1))) * np.exp(z - _t1)
     dX = _matmul_dx(dz, X, w)
     dw = _matmul_dy(dz, X, w)
     return loss, dw, dX, dy

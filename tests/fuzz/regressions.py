@@ -310,12 +310,8 @@ REGRESSIONS: list[Regression] = [
 
 #: Entries whose bug is not fixed on this branch -> its class (xfail(strict=True) until then).
 KNOWN_FAILING: dict[str, str] = {
-    "no_value_zeros_size": NO_VALUE_SIZE,
-    "empty_array_broadcast_sum": EMPTY,
-    "prod_axis_0_of_0d_array": AXIS_0D,
     "integer_exponent_parameter": INT_EXPONENT,
     "boolean_squared": BOOL_POWER,
-    "empty_array_einsum_shape": EMPTY,
 }
 
 #: Seeds of the bounded run that fail today -> the bug class (left out of the run until fixed).

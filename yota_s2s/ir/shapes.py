@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from ..dsl.rule import RuleTable
 from .core import Atom, Eqn, Lit, Slice, Tape, Var
+from .primitives import primitive
 
 SCALAR: frozenset = frozenset()
 #: The Python types of a literal number (its shape is ``()``).
@@ -208,8 +209,27 @@ class ShapeClasses:
         shown = params
         if prim == "getindex":  # x[3] and x[8] have one shape: any integer drops one axis
             shown = {"index": tuple("int" if type(i) is int else i for i in params["index"])}
-        key = (prim, tuple(self.of(a) for a in args), tuple(sorted(shown.items(), key=lambda kv: kv[0])))
+        classes = tuple(self.of(a) for a in args)
+        key = (prim, classes, tuple(sorted(shown.items(), key=lambda kv: kv[0])), self.values(prim, args))
         return self.atom(key)
+
+    def values(self, prim: str, args: list[Atom]) -> tuple:
+        """What tells apart, besides their classes, the operands of ``prim`` whose values may give
+        its result's shape: the operand itself (a literal's value, a variable's identity).
+
+        A number's class is ``()`` whatever its value, yet ``np.zeros(3)`` and ``np.zeros(1)``
+        (``np.zeros(n)`` and ``np.zeros(n + 2)``, ``x.reshape(n, -1)``) differ in shape; only a
+        primitive whose record says so (``shape_from_shapes``) is known by its operands' classes.
+        The index operands of ``x[i]`` are known by their classes: any integer drops one axis
+        (``x[i - 1]`` and ``x[i + 1]`` in a loop share a shape).  (Two boolean masks of one
+        shape may keep different counts: that is assumed not to meet a broadcast.)
+        """
+        record = primitive(prim)
+        first = len(args) if record.index_from is None else record.index_from
+        return tuple(
+            None if k >= first or record.shape_from_shapes else a.key() if isinstance(a, Lit) else ("value", a.id)
+            for k, a in enumerate(args)
+        )
 
 
 def _axes(axis: object) -> tuple | None:

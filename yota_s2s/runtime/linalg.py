@@ -27,8 +27,10 @@ def _or_one(n):
 
 
 def _reduced_axes(axis, ndim):
-    """The axes a reduction over ``axis`` (None, an int or a tuple) removes, non-negative, in order."""
-    if axis is None:
+    """The axes a reduction over ``axis`` (None, an int or a tuple) removes, non-negative, in order.
+
+    None of a 0-d array: NumPy reduces one over ``axis=0`` or ``-1`` to itself."""
+    if axis is None or ndim == 0:
         return tuple(range(ndim))
     if isinstance(axis, int):
         axis = (axis,)
@@ -48,7 +50,10 @@ def _prod_dx(g, x, axis=None, keepdims=False):
     kept = [a for a in range(x.ndim) if a not in axes]
     order = kept + list(axes)
     moved = xp.transpose(x, order)
-    rows = xp.reshape(moved, moved.shape[: len(kept)] + (-1,))
+    n = 1  # the length of a row (not -1: NumPy cannot infer it when another axis is 0)
+    for a in axes:
+        n *= x.shape[a]
+    rows = xp.reshape(moved, moved.shape[: len(kept)] + (n,))
     ones = xp.ones_like(rows[..., :1])
     before = xp.cumprod(xp.concatenate([ones, rows[..., :-1]], axis=-1), axis=-1)
     after = xp.flip(xp.cumprod(xp.concatenate([ones, xp.flip(rows, -1)[..., :-1]], axis=-1), axis=-1), -1)
@@ -79,8 +84,9 @@ def _std_dx(g, x, s, axis=None, ddof=0, keepdims=False):
 
 
 def _cumsum_dx(g, x, axis=None):
-    """Gradient of ``cumsum(x, axis)``: the reversed cumulative sum of ``g`` (``axis=None`` flattens)."""
-    if axis is None:
+    """Gradient of ``cumsum(x, axis)``: the reversed cumulative sum of ``g`` (``axis=None`` flattens;
+    so does ``axis=0`` of a 0-d ``x``, as NumPy does)."""
+    if axis is None or xp.ndim(x) == 0:
         return xp.reshape(xp.flip(xp.cumsum(xp.flip(xp.ravel(g)))), xp.shape(x))
     return xp.flip(xp.cumsum(xp.flip(g, axis), axis=axis), axis)
 
@@ -180,7 +186,7 @@ def _einsum_dx(g, xs, subscripts="", k=0):
     sizes = {}
     for term, shape in zip(terms, shapes):
         for c, size in zip(term, shape):
-            sizes[c] = max(sizes.get(c, 1), size)
+            sizes[c] = size if sizes.get(c, 1) == 1 else sizes[c]  # broadcast: 1 against 0 is 0
     free = iter(c for c in letters if c not in sizes)
     elsewhere = output + "".join(t for j, t in enumerate(terms) if j != k)
     dtype = xp.result_type(g, *xs)

@@ -80,13 +80,18 @@ def _scalar_witness(tape: Tape, kept: Tape, table: RuleTable) -> Var | None:
 
 def _size_of_live_values(tape: Tape, table: RuleTable) -> Tape:
     """``size(v)`` -> ``size(u)`` where ``v`` is needed for nothing else and ``u`` (an input, or a
-    value the gradients need) has the same shape class (classes as ``optimize`` proved them)."""
+    value the gradients need) has the same shape class (classes as ``optimize`` proved them).
+
+    Never an array that is written into (``v[0] = x``): a read after the write would make the
+    code generator copy it before writing."""
     live = {a.id for a in tape.outputs[1:] if isinstance(a, Var)}
     for eqn in reversed(tape.eqns):  # live without counting size's operand as a use (regions are closed)
         if eqn.prim != "size" and needed(eqn, live, table):
             live.update(a.id for a in eqn.args if isinstance(a, Var))
     classes = shape_classes(tape, table)
     known: list[Var] = [inp.var for inp in tape.inputs]
+    # an array written into (``v[0] = x``) is written in place only if nothing else reads it
+    written = {e.args[0].id for e in tape.eqns if e.prim in ("setindex", "index_add") and isinstance(e.args[0], Var)}
     new = tape.copy_header()
     new.outputs = list(tape.outputs)
     for eqn in tape.eqns:
@@ -96,7 +101,7 @@ def _size_of_live_values(tape: Tape, table: RuleTable) -> Tape:
             if same is not None:
                 eqn = Eqn(eqn.prim, [same], dict(eqn.params), list(eqn.outs), eqn.span, eqn.regions, eqn.section)
         new.eqns.append(eqn)
-        known.extend(o for o in eqn.outs if o.id in live and not eqn.regions)
+        known.extend(o for o in eqn.outs if o.id in live and o.id not in written and not eqn.regions)
     return new
 
 

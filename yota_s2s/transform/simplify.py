@@ -270,14 +270,15 @@ class ShapeIdentities(RewriterBase):
     def simplify_unbroadcast(self, args: list[Atom], params: dict) -> Step:
         """``unbroadcast(g, x)`` -> ``g`` when their shape classes are equal; a spread scalar
         summed over the axes ``x`` was broadcast along stays spread (``unbroadcast(unreduce(s, X),
-        x)`` -> ``unreduce(s * (size(X) / size(x)), x)``); else a sum over known axes
+        x)`` -> ``unreduce(s * (size(X) / or_one(size(x))), x)``); else a sum over known axes
         (``_unbroadcast_keepdims``)."""
         g, x = args
         if self.cls(g) == self.cls(x):
             return g
         if u := self._spread(g):
             # summing a spread scalar s over the axes x was broadcast along: s times their size
-            count = self.add("truediv", [self.add("size", [u.args[1]]), self.add("size", [x])])
+            # (an empty x is an empty X: its size counts as 1, as mean's count, not 0 / 0)
+            count = self.add("truediv", [self.add("size", [u.args[1]]), self.add("or_one", [self.add("size", [x])])])
             return "unreduce", [self.add("mul", [u.args[0], count]), x], dict(u.params)
         return self._unbroadcast_keepdims(g, x)
 
