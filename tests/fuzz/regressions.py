@@ -316,20 +316,5 @@ KNOWN_FAILING: dict[str, str] = {
 
 #: Seeds of the bounded run that fail today -> the bug class (left out of the run until fixed).
 FAILING_SEEDS: dict[int, str] = {
-    70: EMPTY,
-    94: EMPTY,
-    180: EMPTY,
-    338: EMPTY,
-    344: EMPTY,
-    357: EMPTY,
-    359: EMPTY,
-    396: EMPTY,
     411: EMPTY,
-    509: EMPTY,
-    513: EMPTY,
-    521: EMPTY,
-    551: EMPTY,
-    569: EMPTY,
-    586: EMPTY,
-    596: EMPTY,
 }
