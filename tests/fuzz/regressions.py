@@ -301,7 +301,6 @@ REGRESSIONS: list[Regression] = [
 
 #: Entries whose bug is not fixed on this branch -> its class (xfail(strict=True) until then).
 KNOWN_FAILING: dict[str, str] = {
-    "buffers_module_without_numpy": BUFFERS_NP,
     "float_parameter_0d_gradient": FLOAT_0D,
     "alias_through_branch": ALIAS_BRANCH,
     "std_of_one_element": STD_ONE,
@@ -331,12 +330,10 @@ KNOWN_FAILING: dict[str, str] = {
 #: Seeds of the bounded run that fail today -> the bug class (left out of the run until fixed).
 FAILING_SEEDS: dict[int, str] = {
     0: FLOAT_0D,
-    9: BUFFERS_NP,
     16: ALIAS_BRANCH,
     27: COMPLEX,
     32: FLOAT_0D,
     33: FLOAT_0D,
-    40: BUFFERS_NP,
     42: COMPLEX,
     44: STD_ONE,
     48: COMPLEX,
@@ -354,7 +351,6 @@ FAILING_SEEDS: dict[int, str] = {
     131: NESTED_SAVED,
     135: COMPLEX,
     149: VECTOR,
-    152: BUFFERS_NP,
     156: LOOP_AFTER,
     160: FLOAT_0D,
     168: COMPLEX,
@@ -374,13 +370,11 @@ FAILING_SEEDS: dict[int, str] = {
     268: FLOAT_0D,
     270: COMPLEX,
     276: POWER_ZERO,
-    289: BUFFERS_NP,
     300: COMPLEX,
     304: COMPLEX,
     308: EMPTY,
     321: FLOAT_0D,
     324: EMPTY,
-    326: BUFFERS_NP,
     329: EMPTY,
     338: EMPTY,
     344: EMPTY,
