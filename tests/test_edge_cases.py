@@ -426,3 +426,34 @@ def test_an_update_after_a_branch_of_new_arrays_is_computed(case):
             assert numeric == 0.0
         else:
             assert_close(dc, numeric, "dc")
+
+
+#: A power of a comparison's result: NumPy's ``b ** 2`` is an integer (int8 for an array of bools),
+#: ``b * b`` a bool, whose log1p is a float16: the strength reduction keeps the power for values
+#: that may be bools, there and where a loop, a branch or ``np.where`` carries them.
+BOOL_POWERS = {
+    "straight": "    b = z >= 0.25\n    return np.sum(np.log1p(b ** 2) + z * z)\n",
+    "cubed": "    b = z > 0.0\n    return np.sum(np.log1p(b ** 3 - 0.5) * z)\n",
+    "where": "    b = np.where(z > 0.0, z < 1.0, z < -1.0)\n    return np.sum(np.log1p(b ** 2) + z ** 2)\n",
+    "in_a_loop": "    b = z >= 0.25\n    s = 0.0\n    for i in range(3):\n        s = s + np.sum(np.log1p(b ** 2) * z)\n"
+    "    return s\n",
+    "carried": "    b = z > 5.0\n    s = 0.0\n    for i in range(2):\n        s = s + np.sum(np.log1p(b ** 2) * z)\n"
+    "        b = z > 0.0\n    return s\n",
+    "branch": "    if np.sum(z) > 0.0:\n        b = z > 0.5\n    else:\n        b = z < 0.5\n"
+    "    return np.sum(np.log1p(b ** 2) + z)\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(BOOL_POWERS))
+def test_a_power_of_a_comparison_keeps_numpys_dtype(case):
+    source = "import numpy as np\n\n\ndef f(z):\n" + BOOL_POWERS[case]
+    user, generated = compiled(source)
+    for z in (np.array([0.3, -0.4, 0.7]), np.array([0.9, 1.5]), np.array(0.6), np.array([-0.3, -0.2])):
+        value, dz = generated["grad_f"](z.copy())
+        assert value == pytest.approx(user["f"](z.copy()), rel=1e-12), (case, z)
+        assert_close(dz, numeric_grad(user["f"], [z.copy()], 0), f"{case}: dz")
+
+
+def test_a_power_of_a_float_is_still_a_product():
+    text = generate("import numpy as np\n\n\ndef f(x):\n    b = x > 0.0\n    return np.sum(x ** 3 + b)\n", "t.py").text
+    assert "_t1 = x * x" in text and "f = np.sum(_t1 * x + b)" in text

@@ -222,7 +222,7 @@ REGRESSIONS: list[Regression] = [
             "import numpy as np\n\n\ndef f(z):\n    v1 = z >= 0.25\n    return np.log1p(v1**2) + z\n",
             ("array", "z", ()),
         ),
-        3420,
+        3421,  # (seed 3420 also draws the complex check: a COMPLEX failure, complex_argument's)
     ),
     Regression(
         "empty_array_einsum_shape",
@@ -316,7 +316,6 @@ KNOWN_FAILING: dict[str, str] = {
     "array_parameter_returned": VECTOR,
     "power_0_at_zero": POWER_ZERO,
     "integer_exponent_parameter": INT_EXPONENT,
-    "boolean_squared": BOOL_POWER,
     "empty_array_einsum_shape": EMPTY,
     "complex_argument": COMPLEX,
     "loop_result_clobbered_by_backward": LOOP_AFTER,
