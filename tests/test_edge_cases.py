@@ -457,3 +457,51 @@ def test_a_power_of_a_comparison_keeps_numpys_dtype(case):
 def test_a_power_of_a_float_is_still_a_product():
     text = generate("import numpy as np\n\n\ndef f(x):\n    b = x > 0.0\n    return np.sum(x ** 3 + b)\n", "t.py").text
     assert "_t1 = x * x" in text and "f = np.sum(_t1 * x + b)" in text
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "col", "message"),
+    [
+        ("i = 3[0]", "YS047", 9, "'int' object is not subscriptable"),
+        ("i = None[0]", "YS047", 9, "'NoneType' object is not subscriptable"),
+        ("i = True[0]", "YS047", 9, "'bool' object is not subscriptable"),
+        ("i = 2.5[1:2]", "YS047", 9, "'float' object is not subscriptable"),
+        ("c = 2.0\n    i = c[n]", "YS047", 9, "'float' object is not subscriptable"),
+        ("i = 3.0.T", "YS047", 9, "'float' object has no attribute 'T'"),
+        ("i = None.shape", "YS047", 9, "'NoneType' object has no attribute 'shape'"),
+        ("c = None\n    i = c.x", "YS047", 9, "'NoneType' object has no attribute 'x'"),
+        ("i = (1.0)(x)", "YS020", 10, "not callable"),
+        ("i = None(x)", "YS020", 9, "not callable"),
+        ('i = "ab"[0]', "YS034", 9, "a string is not indexed"),
+    ],
+)
+def test_a_constant_indexed_called_or_read_for_a_missing_attribute_is_a_located_error(body, code, col, message):
+    """Python raises TypeError or AttributeError on these; they once crashed lowering
+    (``internal error: 'Lit' object has no attribute 'hint'``)."""
+    err = refusal(f"import numpy as np\n\n\ndef f(x, n):\n    {body}\n    return np.sum(x) * i\n")
+    assert (err.code, err.line, err.col) == (code, 5 + body.count("\n"), col), err
+    assert message in err.message
+
+
+def test_a_constant_indexed_exits_2_with_a_located_error_on_the_command_line(tmp_path):
+    (tmp_path / "f.py").write_text("def f(x):\n    i = 3[0]\n    return x\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "yota_s2s", str(tmp_path / "f.py"), "--out", str(tmp_path / "g.py")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2 and "internal error" not in proc.stderr and "Traceback" not in proc.stderr
+    assert f"{tmp_path / 'f.py'}:2:9: error: 'int' object is not subscriptable" in proc.stderr
+    assert proc.stderr.rstrip().endswith("^") and not (tmp_path / "g.py").exists()
+
+
+def test_a_constant_s_own_attribute_and_a_tuple_constant_s_item_are_still_read():
+    source = (
+        "import numpy as np\n\nW = (0.5, 2.0)\n\n\ndef f(x):\n    return np.sum(x * W[1]) * 3.0.real + (2.0).imag\n"
+    )
+    user, generated = compiled(source)
+    x = np.array([0.3, -1.2])
+    value, dx = generated["grad_f"](x.copy())
+    assert value == pytest.approx(user["f"](x.copy()))
+    assert_close(dx, numeric_grad(user["f"], [x.copy()], 0), "dx")

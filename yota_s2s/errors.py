@@ -51,6 +51,7 @@ CODES: dict[str, str] = {
     "YS041": "a sequence whose length is not known when generating (comprehension, unpacking, *args)",
     "YS042": "an object that changes its own state (an attribute is written)",
     "YS043": "--buffers with --target cupy: the buffered form is written for NumPy only",
+    "YS047": "a constant indexed, or read for an attribute it lacks (Python raises TypeError or AttributeError)",
     "YS051": "warning: the function writes into its argument's array; the gradient is of the values on entry",
     "YS101": "rule file: a rule body must be declarative",
     "YS102": "rule file: a parameter has no gradient, nondiff() or not_implemented()",
