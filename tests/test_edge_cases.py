@@ -505,3 +505,24 @@ def test_a_constant_s_own_attribute_and_a_tuple_constant_s_item_are_still_read()
     value, dx = generated["grad_f"](x.copy())
     assert value == pytest.approx(user["f"](x.copy()))
     assert_close(dx, numeric_grad(user["f"], [x.copy()], 0), "dx")
+
+
+def test_an_integer_exponent_parameter_at_a_negative_base_has_a_finite_gradient():
+    """``x ** n`` with an int ``n`` and ``x < 0``: d/dn is ``x ** n * log|x|`` (the slope of the
+    real part of ``x ** p`` at the integer), not NaN from ``log(x)``; at ``x > 0`` it is the
+    derivative in ``n`` as before (checked against finite differences with a float ``n``), at
+    ``x == 0`` 0."""
+    user, generated = compiled("import numpy as np\n\n\ndef f(x, n):\n    return np.sum(x ** n)\n")
+    x = np.array([-1.5, -0.5, 0.0, 0.75, 2.0])
+    for n in (0, 1, 2, 3):
+        value, dx, dn = generated["grad_f"](x.copy(), n)
+        assert value == pytest.approx(user["f"](x.copy(), n))
+        assert_close(dx, numeric_grad(user["f"], [x.copy(), n], 0), f"dx at n = {n}")
+        expected = np.sum(np.where(x == 0, 0.0, x**n * np.log(np.abs(np.where(x == 0, 1.0, x)))))
+        assert np.isfinite(dn) and dn == pytest.approx(expected), n
+    positive = np.array([0.5, 1.5, 2.0])
+    for n in (2.0, 3.0):
+        _, _, dn = generated["grad_f"](positive.copy(), n)
+        assert_close(dn, numeric_grad(user["f"], [positive.copy(), n], 1), f"dn at n = {n}")
+    _, _, dn = generated["grad_f"](np.array([-1.5, 2.0]), np.array([2, 3]))  # an integer array exponent
+    np.testing.assert_allclose(dn, [2.25 * np.log(1.5), 8.0 * np.log(2.0)])

@@ -315,7 +315,6 @@ KNOWN_FAILING: dict[str, str] = {
     "constant_writes_then_unwritten_element": UNDEFINED_ADJOINT,
     "array_parameter_returned": VECTOR,
     "power_0_at_zero": POWER_ZERO,
-    "integer_exponent_parameter": INT_EXPONENT,
     "empty_array_einsum_shape": EMPTY,
     "complex_argument": COMPLEX,
     "loop_result_clobbered_by_backward": LOOP_AFTER,
