@@ -18,7 +18,8 @@ new ``(prim, args, params)``, or None.  What they do, beyond constant folding
 - in the backward sweep, factors constant along a sum's axes taken out of it (``sum(q * b, 1,
   keepdims)`` -> ``q * sum(b, 1, keepdims)``), ``a / b * b`` -> ``a`` and ``g - g`` -> zeros,
   kept zero through products (the ``max`` of a stable log-sum-exp gets no gradient);
-- ``x ** 2``, ``x ** 3``, ``x ** 4`` written as products (unless ``reduce_powers`` is off).
+- ``x ** 2``, ``x ** 3``, ``x ** 4`` written as products (unless ``reduce_powers`` is off, or ``x``
+  may be a NumPy bool: ``values.bool_values``).
 
 ``ArithmeticIdentities`` holds those of elementwise arithmetic, ``ShapeIdentities`` those of
 reductions, spreads and shapes; ``Identities`` dispatches on the primitive.
