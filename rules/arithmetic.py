@@ -39,5 +39,7 @@ def power(x, p):
     # constant p the exponent folds to p - 1 (x ** 3 -> 3 * x ** 2: nothing added).
     dx = unbroadcast(dout * p * x ** (p - 1 + equal(p, 0)), x)
     # d/dp = log(x) * x ** p, with log(1) = 0 read where x == 0, not log(0) * 0 = NaN: x ** p is
-    # 0 there for every p > 0. Never instantiated for a constant exponent (no log(x) then).
-    dp = unbroadcast(dout * log(x + equal(x, 0)) * out, p)
+    # 0 there for every p > 0; and log(|x|) where x < 0 (where x ** p is real only for an integer
+    # p: x ** n * log|x| is the slope of Re(x ** p) there, finite, not NaN: an integer exponent
+    # parameter's gradient). Never instantiated for a constant exponent (no log(x) then).
+    dp = unbroadcast(dout * log(abs(x) + equal(x, 0)) * out, p)

@@ -111,9 +111,9 @@ def reciprocal(x):
 
 @diffrule(names=["numpy.float_power"], shape="elementwise")
 def float_power(x, p):
-    """As power (right at x == 0), in float64."""
+    """As power (right at x == 0, log|x| for a negative x in d/dp), in float64."""
     dx = unbroadcast(dout * p * float_power(x, p - 1.0 + equal(p, 0)), x)
-    dp = unbroadcast(dout * log(x + equal(x, 0)) * out, p)
+    dp = unbroadcast(dout * log(abs(x) + equal(x, 0)) * out, p)
 
 
 @diffrule(names=["numpy.hypot", "math.hypot"], shape="elementwise")

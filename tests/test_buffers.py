@@ -316,3 +316,25 @@ def test_a_result_read_through_an_alias_keeps_its_array():
         a, b = rng.standard_normal(shapes[0]), rng.standard_normal(shapes[1])
         for g, e in zip(_snapshot(grad(a, b)), plain(a, b)):
             np.testing.assert_array_equal(g, e)
+
+
+def test_a_function_that_needs_no_numpy_still_imports_it_for_its_class():
+    """``grad_f`` of ``x + x`` reads no NumPy name (``2 * x``, and a constant gradient), but its
+    class calls ``np.multiply(..., out=)`` and the runtime helpers read ``np.ndarray``: the module
+    imports NumPy (found by the fuzzer: NameError at the first call)."""
+    source = "def f(x):\n    t1 = x\n    return x + t1\n"
+    text = generate(source, "f.py", buffers=True).text
+    assert "import numpy as np\n" in text
+    namespace: dict = {}
+    exec(text, namespace)  # noqa: S102 - our output
+    grad, plain = namespace["GradF"](), namespace["grad_f"]
+
+    def f(x):
+        return x + x
+
+    for x in (0.7, -1.5, np.float64(2.0), np.array(0.25)):
+        got = _snapshot(grad(x))
+        for g, e in zip(got, plain(x)):
+            np.testing.assert_array_equal(g, e)
+        assert np.allclose(got[0], f(x))
+        assert_close(got[1], numeric_grad(f, [x], 0), "dx")

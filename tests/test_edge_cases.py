@@ -495,3 +495,103 @@ def test_gradients_with_empty_arrays(expr, shapes):
     for i, g in enumerate(grads):
         assert np.shape(g) == shapes[i]
         assert_close(g, numeric_grad(user["f"], args, i), f"d{i} of {expr} at {shapes}")
+
+
+#: A power of a comparison's result: NumPy's ``b ** 2`` is an integer (int8 for an array of bools),
+#: ``b * b`` a bool, whose log1p is a float16: the strength reduction keeps the power for values
+#: that may be bools, there and where a loop, a branch or ``np.where`` carries them.
+BOOL_POWERS = {
+    "straight": "    b = z >= 0.25\n    return np.sum(np.log1p(b ** 2) + z * z)\n",
+    "cubed": "    b = z > 0.0\n    return np.sum(np.log1p(b ** 3 - 0.5) * z)\n",
+    "where": "    b = np.where(z > 0.0, z < 1.0, z < -1.0)\n    return np.sum(np.log1p(b ** 2) + z ** 2)\n",
+    "in_a_loop": "    b = z >= 0.25\n    s = 0.0\n    for i in range(3):\n        s = s + np.sum(np.log1p(b ** 2) * z)\n"
+    "    return s\n",
+    "carried": "    b = z > 5.0\n    s = 0.0\n    for i in range(2):\n        s = s + np.sum(np.log1p(b ** 2) * z)\n"
+    "        b = z > 0.0\n    return s\n",
+    "branch": "    if np.sum(z) > 0.0:\n        b = z > 0.5\n    else:\n        b = z < 0.5\n"
+    "    return np.sum(np.log1p(b ** 2) + z)\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(BOOL_POWERS))
+def test_a_power_of_a_comparison_keeps_numpys_dtype(case):
+    source = "import numpy as np\n\n\ndef f(z):\n" + BOOL_POWERS[case]
+    user, generated = compiled(source)
+    for z in (np.array([0.3, -0.4, 0.7]), np.array([0.9, 1.5]), np.array(0.6), np.array([-0.3, -0.2])):
+        value, dz = generated["grad_f"](z.copy())
+        assert value == pytest.approx(user["f"](z.copy()), rel=1e-12), (case, z)
+        assert_close(dz, numeric_grad(user["f"], [z.copy()], 0), f"{case}: dz")
+
+
+def test_a_power_of_a_float_is_still_a_product():
+    text = generate("import numpy as np\n\n\ndef f(x):\n    b = x > 0.0\n    return np.sum(x ** 3 + b)\n", "t.py").text
+    assert "_t1 = x * x" in text and "f = np.sum(_t1 * x + b)" in text
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "col", "message"),
+    [
+        ("i = 3[0]", "YS047", 9, "'int' object is not subscriptable"),
+        ("i = None[0]", "YS047", 9, "'NoneType' object is not subscriptable"),
+        ("i = True[0]", "YS047", 9, "'bool' object is not subscriptable"),
+        ("i = 2.5[1:2]", "YS047", 9, "'float' object is not subscriptable"),
+        ("c = 2.0\n    i = c[n]", "YS047", 9, "'float' object is not subscriptable"),
+        ("i = 3.0.T", "YS047", 9, "'float' object has no attribute 'T'"),
+        ("i = None.shape", "YS047", 9, "'NoneType' object has no attribute 'shape'"),
+        ("c = None\n    i = c.x", "YS047", 9, "'NoneType' object has no attribute 'x'"),
+        ("i = (1.0)(x)", "YS020", 10, "not callable"),
+        ("i = None(x)", "YS020", 9, "not callable"),
+        ('i = "ab"[0]', "YS034", 9, "a string is not indexed"),
+    ],
+)
+def test_a_constant_indexed_called_or_read_for_a_missing_attribute_is_a_located_error(body, code, col, message):
+    """Python raises TypeError or AttributeError on these; they once crashed lowering
+    (``internal error: 'Lit' object has no attribute 'hint'``)."""
+    err = refusal(f"import numpy as np\n\n\ndef f(x, n):\n    {body}\n    return np.sum(x) * i\n")
+    assert (err.code, err.line, err.col) == (code, 5 + body.count("\n"), col), err
+    assert message in err.message
+
+
+def test_a_constant_indexed_exits_2_with_a_located_error_on_the_command_line(tmp_path):
+    (tmp_path / "f.py").write_text("def f(x):\n    i = 3[0]\n    return x\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "yota_s2s", str(tmp_path / "f.py"), "--out", str(tmp_path / "g.py")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2 and "internal error" not in proc.stderr and "Traceback" not in proc.stderr
+    assert f"{tmp_path / 'f.py'}:2:9: error: 'int' object is not subscriptable" in proc.stderr
+    assert proc.stderr.rstrip().endswith("^") and not (tmp_path / "g.py").exists()
+
+
+def test_a_constant_s_own_attribute_and_a_tuple_constant_s_item_are_still_read():
+    source = (
+        "import numpy as np\n\nW = (0.5, 2.0)\n\n\ndef f(x):\n    return np.sum(x * W[1]) * 3.0.real + (2.0).imag\n"
+    )
+    user, generated = compiled(source)
+    x = np.array([0.3, -1.2])
+    value, dx = generated["grad_f"](x.copy())
+    assert value == pytest.approx(user["f"](x.copy()))
+    assert_close(dx, numeric_grad(user["f"], [x.copy()], 0), "dx")
+
+
+def test_an_integer_exponent_parameter_at_a_negative_base_has_a_finite_gradient():
+    """``x ** n`` with an int ``n`` and ``x < 0``: d/dn is ``x ** n * log|x|`` (the slope of the
+    real part of ``x ** p`` at the integer), not NaN from ``log(x)``; at ``x > 0`` it is the
+    derivative in ``n`` as before (checked against finite differences with a float ``n``), at
+    ``x == 0`` 0."""
+    user, generated = compiled("import numpy as np\n\n\ndef f(x, n):\n    return np.sum(x ** n)\n")
+    x = np.array([-1.5, -0.5, 0.0, 0.75, 2.0])
+    for n in (0, 1, 2, 3):
+        value, dx, dn = generated["grad_f"](x.copy(), n)
+        assert value == pytest.approx(user["f"](x.copy(), n))
+        assert_close(dx, numeric_grad(user["f"], [x.copy(), n], 0), f"dx at n = {n}")
+        expected = np.sum(np.where(x == 0, 0.0, x**n * np.log(np.abs(np.where(x == 0, 1.0, x)))))
+        assert np.isfinite(dn) and dn == pytest.approx(expected), n
+    positive = np.array([0.5, 1.5, 2.0])
+    for n in (2.0, 3.0):
+        _, _, dn = generated["grad_f"](positive.copy(), n)
+        assert_close(dn, numeric_grad(user["f"], [positive.copy(), n], 1), f"dn at n = {n}")
+    _, _, dn = generated["grad_f"](np.array([-1.5, 2.0]), np.array([2, 3]))  # an integer array exponent
+    np.testing.assert_allclose(dn, [2.25 * np.log(1.5), 8.0 * np.log(2.0)])

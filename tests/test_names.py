@@ -232,3 +232,37 @@ def test_a_parameter_like_a_name_of_the_columns_form_changes_nothing(name):
     x, y = rng.normal(size=(3, 4000)), rng.normal(size=(3, 4000))
     for a, b in zip(gen["grad_f"](x, y), ref["grad_f"](x, y), strict=True):
         assert np.allclose(a, b, rtol=1e-12, atol=0.0)
+
+
+#: A local named like a loop flag, alive across a loop whose body sets that flag: the fuzzer's
+#: ``_skip1 = 0.0; for ...: if 0.5: continue; return _skip1 + np.sum(y)`` once read the flag
+#: (True) as the local (0.0).  Jumps under a constant condition, as the last statement, and
+#: nested loops (the inner loop's flags are ``_skip2``, ``_stop2``).
+FLAG_PROGRAMS = {
+    "continue": "    NAME = 0.5\n    for i in range(len(y)):\n        if 0.5:\n            continue\n"
+    "    return NAME + np.sum(y)\n",
+    "continue_then": "    NAME = 0.5\n    for i in range(len(y)):\n        NAME = NAME + y[i]\n        if y[i] > 0.0:\n"
+    "            continue\n        NAME = NAME * 2.0\n    return NAME + np.sum(y)\n",
+    "break": "    NAME = 1.0\n    for i in range(len(y)):\n        NAME = NAME * y[i]\n        if 1:\n            break\n"
+    "    return NAME + np.sum(y)\n",
+    "return": "    NAME = 1.0\n    for i in range(len(y)):\n        NAME = NAME + y[i]\n        if y[i] > 0.5:\n"
+    "            return NAME * 3.0\n    return NAME + np.sum(y)\n",
+    "nested": "    NAME = 1.0\n    for i in range(len(y)):\n        for j in range(2):\n            NAME = NAME + y[i]\n"
+    "            if j > 0:\n                continue\n            if y[i] > 0.5:\n                return NAME * 3.0\n"
+    "    return NAME\n",
+}
+FLAG_NAMES = ["_skip1", "_stop1", "_skip2", "_stop2", "_returned0", "_value0", "_returned1", "_value1", "_skip1_1"]
+
+
+@pytest.mark.parametrize("program", sorted(FLAG_PROGRAMS))
+@pytest.mark.parametrize("name", FLAG_NAMES)
+def test_a_local_named_like_a_loop_flag_keeps_its_value(program, name):
+    source = "import numpy as np\n\n\ndef f(y):\n" + FLAG_PROGRAMS[program].replace("NAME", name)
+    user: dict = {}
+    exec(compile(source, "f.py", "exec"), user)  # noqa: S102 - the test's own program
+    gen: dict = {}
+    exec(compile(generate(source, "f.py", ["f"]).text, "grad_f.py", "exec"), gen)  # noqa: S102 - our output
+    for y in (np.array([0.3, -0.4, 0.7]), np.array([-0.2]), np.array([0.9, 0.1])):
+        value, dy = gen["grad_f"](y.copy())
+        assert np.isclose(value, user["f"](y.copy())), (program, name, y)
+        assert_close(dy, numeric_grad(user["f"], [y.copy()], 0), f"{program} with {name}: dy")

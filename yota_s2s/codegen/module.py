@@ -107,12 +107,8 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
     ]
     body += "".join(f"\n\n\n{spelling[f]} = {f}  # a parameter is called {f}" for f in hidden)
     # other libraries' functions (scipy.special, a user's); as another name where a parameter hides it
-    modules = {m: f"import {m}" + (f" as {spelling[m]}" if m in spelling else "") for m in imports}
-    if _uses_alias(written, used, backend.alias):
-        modules[backend.module] = f"import {backend.module} as {backend.alias}"
-    lines.extend(modules[m] for m in sorted(modules))  # one block, sorted as isort sorts it
-    if constants:  # one blank line after the imports, as isort puts it before a statement
-        lines.append(constants)
+    classes: list[str] = []
+    runtime: list[str] = []
     if buffers:  # the classes, from the plain grad_NAME of each function
         plain = [  # grad_NAME without its column guard (and its gradients of numbers: it keeps arrays)
             dataclasses.replace(
@@ -125,6 +121,14 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
         classes, runtime = buffered_classes(plain, taken, backend, spelling)
         body += "\n\n\n" + "\n\n\n".join(_helper(h, backend.alias, spelling) for h in runtime)
         body += "\n\n\n" + "\n\n\n".join(classes)
+    modules = {m: f"import {m}" + (f" as {spelling[m]}" if m in spelling else "") for m in imports}
+    # the array module, where anything the file holds reads it: a function, a helper, a class
+    # (np.subtract(..., out=...) in a buffered class of a function that needs no NumPy)
+    if _uses_alias(written, [*used, *runtime], backend.alias) or _reads_text(classes, backend.alias):
+        modules[backend.module] = f"import {backend.module} as {backend.alias}"
+    lines.extend(modules[m] for m in sorted(modules))  # one block, sorted as isort sorts it
+    if constants:  # one blank line after the imports, as isort puts it before a statement
+        lines.append(constants)
     return "\n".join(lines) + "\n\n\n" + body + "\n"
 
 
@@ -167,6 +171,11 @@ def _reads(functions: list[Written], name: str | None) -> bool:
     return name is not None and any(
         isinstance(n, ast.Name) and n.id == name for fn in functions for line in fn.lines for n in ast.walk(line.node)
     )
+
+
+def _reads_text(sources: list[str], name: str) -> bool:
+    """One of the generated ``sources`` (a buffered class) reads ``name``."""
+    return any(isinstance(n, ast.Name) and n.id == name for text in sources for n in ast.walk(ast.parse(text)))
 
 
 def _uses_alias(functions: list[Written], helpers: list[str], alias: str) -> bool:

@@ -124,6 +124,11 @@ class ExpressionLowering(LoweringState):
                     raise self.error("YS034", "tuple index out of range", node) from None
             raise self.error("YS034", "a tuple is indexed by one constant integer", node)
         value = self.as_array(base, node)
+        if isinstance(value, Lit) and not isinstance(value.value, tuple):  # 3[0], None[0]: Python's TypeError
+            if isinstance(value.value, str):
+                raise self.error("YS034", "a string is not indexed in differentiated code", node)
+            what = type(value.value).__name__
+            raise self.error("YS047", f"'{what}' object is not subscriptable (a constant is indexed)", node)
         if isinstance(value, Lit) and isinstance(value.value, tuple) and len(index) == 1:
             item = index[0]
             if isinstance(item, int | Slice):
@@ -133,7 +138,14 @@ class ExpressionLowering(LoweringState):
 
     def getindex(self, value: Atom, dynamic: list[Atom], index: tuple, node: ast.AST) -> Atom:
         out = self.add("getindex", [value, *dynamic], {"index": index}, node)
-        if isinstance(out, Var) and value.hint and len(index) == 1 and isinstance(index[0], int) and index[0] >= 0:
+        if (
+            isinstance(out, Var)
+            and isinstance(value, Var)
+            and value.hint
+            and len(index) == 1
+            and isinstance(index[0], int)
+            and index[0] >= 0
+        ):
             out.hint, out.hint_depth = f"{value.hint}{index[0]}", _DERIVED_HINT
         return out
 

@@ -102,6 +102,9 @@ class NameResolution(LoweringState):
             )
         if isinstance(base, _Function | tuple):
             raise self.error("YS020", f"unsupported attribute {attr!r}", node)
+        if isinstance(base, Lit) and _lacks(base.value, attr, node.value):
+            what = type(base.value).__name__
+            raise self.error("YS047", f"'{what}' object has no attribute {attr!r} (a constant's attribute)", node)
         if isinstance(base, _Indexed):
             base = self.as_array(base, node)
         value = self.as_array(base, node)
@@ -253,3 +256,12 @@ class NameResolution(LoweringState):
         self.object_paths.add(base.path)
         self.object_paths.add(value.path)
         return _Unresolved(value.path, value.cls)
+
+
+def _lacks(value: object, attr: str, node: ast.expr) -> bool:
+    """The constant ``value`` (written ``node``) surely has no attribute ``attr`` when the program
+    runs: None never has one; a number or a string written in the source is a Python object, which
+    has only its type's (``3.0.real``; a constant computed may be a NumPy scalar, with ``.T``)."""
+    if value is None:
+        return True
+    return isinstance(node, ast.Constant) and not hasattr(value, attr)

@@ -171,6 +171,8 @@ class Facts:
       checks it).  ``region`` marks the tape of a loop body or a branch, and ``same_shape`` maps a
       value to another known to have its shape (an adjoint, its value); ``index_vars`` holds the
       values that are a saved copy of a loop's index (an integer).
+    - ``optimize``: ``bool_inputs``, the ids of a region's inputs that may hold a NumPy bool (an
+      outer comparison's result): ``b ** 2`` of one is not written ``b * b``.
     - ``drop_value`` (``--no-value``): ``value`` is False: the first output is not returned.
     """
 
@@ -183,6 +185,7 @@ class Facts:
     region: bool = False
     same_shape: dict[int, Atom] = field(default_factory=dict)
     index_vars: frozenset[int] = frozenset()
+    bool_inputs: frozenset[int] = frozenset()
 
     def copy(self) -> Facts:
         """A copy whose ``same_shape`` can be extended without changing this one's."""

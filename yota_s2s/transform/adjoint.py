@@ -182,7 +182,7 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
         if _is_none(grads[n]):
             grads[n] = builder.add("grad_zeros", [v], {})
     tape.outputs = list(body.outputs) + grads
-    tape = optimize(tape, table)
+    tape = optimize(tape, table, reduce_powers=False)  # the final pass reduces them, knowing the bools
     carried_inputs = {i.var.id for i in body.inputs[first : first + k]}
     # a for loop that may stop early is replayed from its stack: the index is saved, not recomputed
     early = eqn.prim == "for" and eqn.params.get("exit", -1) >= 0
@@ -259,7 +259,7 @@ def _branch_plan(eqn: Eqn, active: set[int], table: RuleTable):
             for g, i in zip(grads, ins)
         ]
         tape.outputs = list(region.outputs) + grads
-        tape = optimize(tape, table)
+        tape = optimize(tape, table, reduce_powers=False)  # the final pass reduces them, knowing the bools
         fwd, bwd, saved = _split(tape, k, set())
         fwd_regions.append(
             Tape(region.name, list(region.inputs), fwd, [*tape.outputs[:k], *saved], facts=Facts(region=True))

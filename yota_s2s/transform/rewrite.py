@@ -41,7 +41,7 @@ from ..dsl.rule import RuleTable
 from ..ir.core import Atom, Eqn, Section, Tape, Var, uses
 from ..ir.primitives import primitive
 from ..ir.shapes import ShapeClasses
-from .values import value_key
+from .values import bool_values, value_key
 
 #: What one simplification step gives: the value itself (an atom), a new ``(prim, args, params)``
 #: to simplify again, or None (no identity applies).
@@ -74,6 +74,9 @@ class RewriterBase:
     defs: dict[int, Eqn]
     #: value numbers: ``(prim, argument keys, params)`` -> the value of ``new`` that computes it
     cse: dict[tuple, Var]
+    #: the ids of the values of ``old`` (and of its regions) that may be NumPy bools
+    bools: set[int]
+    old_ids: set[int]
     #: some rewrite applied this round (another round may find more)
     changed: bool
     #: the equation of ``old`` being rewritten (its span and section go to what replaces it)
@@ -90,6 +93,8 @@ class RewriterBase:
             self.sc.add_input(inp.var, inp.path)
         self.sc.same.update(tape.facts.same_shape)
         self.sc.resolve = self.resolve
+        self.bools = bool_values(tape)
+        self.old_ids = {o.id for e in tape.eqns for o in e.outs}
         self.subst = {}
         self.defs = {}
         self.cse = {}
@@ -129,6 +134,8 @@ class RewriterBase:
                 spread = self.spread_carries(eqn, args) if eqn.prim in ("for_back", "while_back") else None
                 if spread is not None:
                     eqn, args, spread = spread
+                for r in eqn.regions:  # its inputs that may hold an outer bool (bool_values)
+                    r.facts.bool_inputs = frozenset(i.var.id for i in r.inputs if i.var.id in self.bools)
                 regions = tuple(self.optimize_region(r) for r in eqn.regions)
                 new = Eqn(eqn.prim, args, dict(eqn.params), list(eqn.outs), eqn.span, regions, eqn.section)
                 self.new.eqns.append(new)

@@ -18,7 +18,8 @@ new ``(prim, args, params)``, or None.  What they do, beyond constant folding
 - in the backward sweep, factors constant along a sum's axes taken out of it (``sum(q * b, 1,
   keepdims)`` -> ``q * sum(b, 1, keepdims)``), ``a / b * b`` -> ``a`` and ``g - g`` -> zeros,
   kept zero through products (the ``max`` of a stable log-sum-exp gets no gradient);
-- ``x ** 2``, ``x ** 3``, ``x ** 4`` written as products (unless ``reduce_powers`` is off).
+- ``x ** 2``, ``x ** 3``, ``x ** 4`` written as products (unless ``reduce_powers`` is off, or ``x``
+  may be a NumPy bool: ``values.bool_values``).
 
 ``ArithmeticIdentities`` holds those of elementwise arithmetic, ``ShapeIdentities`` those of
 reductions, spreads and shapes; ``Identities`` dispatches on the primitive.
@@ -61,6 +62,29 @@ class ArithmeticIdentities(RewriterBase):
             return True
         d = self.defs.get(other.id) if isinstance(other, Var) else None
         return self._backward() and not isinstance(other, Lit) and (d is None or not primitive(d.prim).boolean)
+
+    def _may_be_bool(self, a: Atom) -> bool:
+        """``a`` may be a NumPy bool: so found on the tape before this round (``bools``), or a
+        value this round made from such values (none of its primitives makes floats)."""
+        todo, seen = [a], set()
+        while todo:
+            b = todo.pop()
+            if isinstance(b, Lit):
+                if type(b.value) is bool:
+                    return True
+                continue
+            if b.id in self.bools:
+                return True
+            d = self.defs.get(b.id)
+            if d is None or d.regions or b.id in seen or any(o.id in self.old_ids for o in d.outs):
+                continue  # an input, a loop or branch, or a value of the old tape: bools says
+            seen.add(b.id)
+            record = primitive(d.prim)
+            if record.boolean:
+                return True
+            if not record.makes_inexact:
+                todo.extend(d.args)
+        return False
 
     def _lazy_scalar(self, prim: str, args: list[Atom]) -> Step:
         """Keep a spread scalar (the gradient of ``sum``) unspread through elementwise steps.
@@ -250,12 +274,15 @@ class ArithmeticIdentities(RewriterBase):
         """``x ** 1`` -> ``x``; ``x ** 2``, ``x ** 3``, ``x ** 4`` -> products (strength reduction).
 
         NumPy's ``x ** 3`` on an array takes its slow general path (about 100x ``x * x * x``);
-        the products are shared by CSE with the ``x * x`` the gradient needs.
+        the products are shared by CSE with the ``x * x`` the gradient needs.  Not where ``x``
+        may be a NumPy bool (a comparison's result): ``b ** 2`` is an integer, ``b * b`` a bool.
         """
         x, p = args
         if self._neutral(p, 1, x) and self._keeps_shape("power", args, params, x):
             return x
         if self.reduce_powers and isinstance(p, Lit) and type(p.value) in (int, float) and p.value in (2, 3, 4):
+            if self._may_be_bool(x):
+                return None
             square = self.add("mul", [x, x])
             if p.value == 2:
                 return square

@@ -3,7 +3,8 @@
 ``value_key`` is how CSE and the finishing passes tell values apart: a variable by identity, a
 constant by type and value (``1``, ``1.0`` and ``True`` are three constants).  ``inexact_values``
 finds the values surely of a float or complex dtype, which some rewrites need (a product of
-integers could overflow where the quotients it replaces do not).
+integers could overflow where the quotients it replaces do not); ``bool_values`` those that may
+be NumPy bools (``b ** 2`` is an integer, ``b * b`` a bool).
 
     >>> from yota_s2s.ir.core import Lit, Tape
     >>> value_key(Lit(1)) == value_key(Lit(1.0)), value_key(Lit(2)) == value_key(Lit(2))
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 from ..ir.core import Atom, Lit, Tape
 from ..ir.primitives import primitive
+from ..ir.regions import LEADING, bound_inputs, first_carried
 
 
 def value_key(a: Atom) -> tuple:
@@ -48,3 +50,62 @@ def inexact_values(tape: Tape) -> set[tuple]:
         if record.makes_inexact or record.promotes_inexact and any(value_key(a) in found for a in eqn.args):
             found.add(value_key(eqn.outs[0]))
     return found
+
+
+def bool_values(tape: Tape) -> set[int]:
+    """Ids of the values of ``tape`` and of its regions that may be NumPy bools: comparisons'
+    results, the constants True and False, and what is computed from them by a primitive whose
+    result is not always inexact (``where``, ``x[i]``, ``a + b``, a loop carrying one, a branch
+    returning one).  The tape's inputs are numbers, except the region inputs listed in
+    ``tape.facts.bool_inputs`` (the optimizer's)."""
+    found = set(tape.facts.bool_inputs)
+    _bool_values(tape, found)
+    return found
+
+
+def _may_be_bool(a: Atom, found: set[int]) -> bool:
+    return type(a.value) is bool if isinstance(a, Lit) else a.id in found
+
+
+def _bool_values(tape: Tape, found: set[int]) -> None:
+    for eqn in tape.eqns:
+        record = primitive(eqn.prim)
+        if eqn.regions:
+            _region_bools(eqn, found)
+        elif record.boolean or (not record.makes_inexact and any(_may_be_bool(a, found) for a in eqn.args)):
+            found.update(o.id for o in eqn.outs)
+
+
+def _region_bools(eqn, found: set[int]) -> None:
+    """The inputs of ``eqn``'s regions and its results that may be bools (see ``bool_values``):
+    an outer value's input as that value; a carried value's as its initial value or the body's
+    new value (to a fixed point); a result as the value it takes (a branch's, a loop's)."""
+    for inner, outer in bound_inputs(eqn):
+        if _may_be_bool(outer, found):
+            found.add(inner.id)
+    if eqn.prim in ("for_back", "while_back", "if_back"):  # gradients: floats
+        for region in eqn.regions:
+            _bool_values(region, found)
+        return
+    k = eqn.params.get("n_carry", 0)
+    inits = eqn.args[LEADING[eqn.prim] : LEADING[eqn.prim] + k] if eqn.prim != "if" else []
+    body = eqn.regions[-1]
+    while True:
+        for region in eqn.regions if inits else ():
+            start = first_carried(eqn, region)
+            for inp, init in zip(region.inputs[start : start + k], inits):
+                if _may_be_bool(init, found):
+                    found.add(inp.var.id)
+        for region in eqn.regions:
+            _bool_values(region, found)
+        new = [j for j, o in enumerate(body.outputs[:k]) if _may_be_bool(o, found)]
+        grown = [j for j in new if not _may_be_bool(inits[j], found)] if inits else []
+        if not grown:
+            break
+        inits = [Lit(True) if j in grown else a for j, a in enumerate(inits)]
+    for j, out in enumerate(eqn.outs):
+        if eqn.prim == "if":
+            if any(j < len(r.outputs) and _may_be_bool(r.outputs[j], found) for r in eqn.regions):
+                found.add(out.id)
+        elif j < k and (_may_be_bool(inits[j], found) or _may_be_bool(body.outputs[j], found)):
+            found.add(out.id)
