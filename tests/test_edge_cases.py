@@ -593,5 +593,7 @@ def test_an_integer_exponent_parameter_at_a_negative_base_has_a_finite_gradient(
     for n in (2.0, 3.0):
         _, _, dn = generated["grad_f"](positive.copy(), n)
         assert_close(dn, numeric_grad(user["f"], [positive.copy(), n], 1), f"dn at n = {n}")
-    _, _, dn = generated["grad_f"](np.array([-1.5, 2.0]), np.array([2, 3]))  # an integer array exponent
+    _, _, dn = generated["grad_f"](np.array([-1.5, 2.0]), np.array([2.0, 3.0]))  # integer-valued floats
     np.testing.assert_allclose(dn, [2.25 * np.log(1.5), 8.0 * np.log(2.0)])
+    with pytest.raises(TypeError, match="argument n is integer"):  # an integer array has no gradient buffer
+        generated["grad_f"](np.array([-1.5, 2.0]), np.array([2, 3]))
