@@ -483,3 +483,22 @@ def test_an_argument_read_as_a_value_without_a_gradient_is_not_complex():
     for bad in (np.array([1.0, 2j]), 1j):
         with pytest.raises(TypeError, match="grad_f\\(\\): the argument w is complex"):
             gen["grad_f"](x, bad, idx, 2, True, np.ones(3))
+
+
+def test_an_array_value_that_does_not_depend_on_the_parameters_is_still_checked():
+    """``f(x)`` returns an array that does not depend on ``x`` (the fuzzer's seed 20749): the
+    gradient (None) was returned with the array as the value and no error; f is not a scalar
+    function, so the call raises as for any other array value."""
+    _, generated, _ = compiled(
+        """
+        import numpy as np
+
+
+        def f(x):
+            a = np.zeros(1)
+            a[0] = 0.25
+            return a
+        """
+    )
+    with pytest.raises(ValueError, match="must return a scalar"):
+        generated["grad_f"](np.ones((2, 2)))

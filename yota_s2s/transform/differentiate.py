@@ -80,5 +80,5 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
     grad.facts.wrt = list(wrt)
     # the gradient assumes a scalar value; where shapes cannot prove it, the output checks it
     proven = shape_classes(tape, table, scalar_keys=frozenset()).of(value) == SCALAR
-    grad.facts.check_scalar = bool(isinstance(value, Var) and value.id in active and not proven)
+    grad.facts.check_scalar = bool(isinstance(value, Var) and not proven)  # (active or not: f is scalar)
     return grad
