@@ -597,3 +597,30 @@ def test_an_integer_exponent_parameter_at_a_negative_base_has_a_finite_gradient(
     np.testing.assert_allclose(dn, [2.25 * np.log(1.5), 8.0 * np.log(2.0)])
     with pytest.raises(TypeError, match="argument n is integer"):  # an integer array has no gradient buffer
         generated["grad_f"](np.array([-1.5, 2.0]), np.array([2, 3]))
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "v = np.minimum(x, 0.5)\n    for r in v:\n        v *= x\n        s = r\n    return s",
+        "v = x * 2.0\n    s = 0.0\n    for i, r in enumerate(v):\n        v[len(v) - 1 - i] = r * 3.0\n        s = s + r\n    return s",
+    ],
+)
+def test_an_in_place_update_of_the_array_a_loop_iterates_over_is_refused(body):
+    """``for r in v: v *= x``: NumPy's later rows see the update; the tool read the rows of ``v``
+    as it was before the loop (the fuzzer's seeds 25658, 25811, 26028: wrong values, exit 0)."""
+    source = f"import numpy as np\n\n\ndef f(x):\n    {body}\n"
+    err = refusal(source)
+    assert err.code == "YS017" and "iterates over it" in err.message, err.message
+
+
+def test_a_loop_over_the_indices_of_an_array_it_writes_is_computed():
+    source = (
+        "import numpy as np\n\n\ndef f(x):\n    v = x * 2.0\n    for i in range(len(v)):\n"
+        "        r = v[i]\n        v[i] = r * r\n    return np.sum(v)\n"
+    )
+    user, gen = compiled(source)
+    x = np.array([0.3, -1.2, 0.7])
+    value, dx = gen["grad_f"](x.copy())
+    assert np.isclose(value, user["f"](x.copy()))
+    assert_close(dx, numeric_grad(lambda a: user["f"](a.copy()), (x,), 0), "dx")

@@ -171,7 +171,11 @@ class ControlLowering(LoweringState):
                     self.assign(node.target, row, body_env)
             return self.iteration_body(stmts, body_env, carried, node)
 
-        region.outputs = self.in_region(region, run)
+        self.iterated.append((rows, node.lineno))  # an update of it in place would change the rows
+        try:
+            region.outputs = self.in_region(region, run)
+        finally:
+            self.iterated.pop()
         free = close_regions([region], [1 + len(carried)])
         outs = [Var(hint=n) for n in carried]
         params = {"n_carry": len(carried), "exit": carried.index(stop_flag) if stop_flag else -1}

@@ -185,6 +185,9 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
         shared = self.other_names(value, name, env, same)
         if shared:
             return f"'{shared[0]}' refers to the same array"
+        line = next((line for rows, line in self.iterated if rows is not None and same(rows)), None)
+        if line is not None:
+            return f"the loop at line {line} iterates over it (NumPy's rows would see the change: loop over range(len(...)))"
         maybe = self.other_names(value, name, env, lambda v: self.may_be(v, same)) if top else []
         if maybe:
             eqn = self.region_result(env.get(maybe[0]))
@@ -200,7 +203,9 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
         if isinstance(value, Var) and value.id in self.carried_from:  # the first iteration updates it
             before, line = self.carried_from[value.id]
             why = None if before is None or isinstance(before, Lit) else self.sharing(before, name, env, False)
-            return None if why is None else f"{why} before the loop at line {line}"
+            if why is None or "iterates over it" in why:
+                return why
+            return f"{why} before the loop at line {line}"
         eqn = self.region_result(value)
         if eqn is None:
             return None

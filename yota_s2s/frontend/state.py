@@ -80,6 +80,9 @@ class LoweringState:
         #: Var.id of a loop body's carried input -> (the value the name held before the loop, the
         #: loop's line): the first iteration's ``z += c`` updates that value in place (``sharing``).
         self.carried_from: dict[int, tuple[object, int]] = {}
+        #: The arrays the ``for`` loops being lowered iterate over, with their lines (a row is read
+        #: from the array as it was before the loop: an update of it in place is refused).
+        self.iterated: list[tuple[object, int]] = []
         #: Warnings for the tape's facts (YS051: the function writes into its argument).
         self.warnings: list[UserError] = []
         #: Parameters already warned about (one YS051 per name).
