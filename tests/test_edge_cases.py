@@ -624,3 +624,22 @@ def test_a_loop_over_the_indices_of_an_array_it_writes_is_computed():
     value, dx = gen["grad_f"](x.copy())
     assert np.isclose(value, user["f"](x.copy()))
     assert_close(dx, numeric_grad(lambda a: user["f"](a.copy()), (x,), 0), "dx")
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        # a view of the array, held by another name (np.expand_dims, .T): fuzzer seed 35679
+        ("v = x * 2.0\n    w = np.expand_dims(v, 0)\n    v *= 0.5\n    return np.sum(w)", "'w' may be a view"),
+        # a name a branch may bind to the array a loop then updates in place: fuzzer seed 30063
+        (
+            "v = np.tanh(x)\n    w = x\n    if np.sum(x) > 0.0:\n        w = v\n    for r in range(2):\n"
+            "        v += 0.5\n    return np.sum(w)",
+            "'w' may refer to the same array",
+        ),
+    ],
+)
+def test_an_update_another_name_sees_through_a_view_or_a_branch_is_refused(body, why):
+    source = f"import numpy as np\n\n\ndef f(x):\n    {body}\n"
+    err = refusal(source)
+    assert err.code == "YS017" and why in err.message, err.message

@@ -190,10 +190,11 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
             return f"the loop at line {line} iterates over it (NumPy's rows would see the change: loop over range(len(...)))"
         maybe = self.other_names(value, name, env, lambda v: self.may_be(v, same)) if top else []
         if maybe:
-            eqn = self.region_result(env.get(maybe[0]))
-            return (
-                f"'{maybe[0]}' may refer to the same array (the result of the branch or loop at line {eqn.span.line})"
-            )
+            held = next(e[maybe[0]] for e in (env, *reversed(self.envs)) if maybe[0] in e)
+            eqn = self.region_result(held)
+            if eqn is None:  # a view of it (or of what a branch gives)
+                return f"'{maybe[0]}' may be a view of the same array"
+            return f"'{maybe[0]}' may refer to the same array (what the branch or loop at line {eqn.span.line} gives)"
         if primitive(self.defining_prim(value) or "").view or isinstance(value, _Indexed):
             return "it may be a view into another array"
         path = value.path if isinstance(value, _Unresolved) else None
@@ -202,7 +203,7 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
             return f"it is the argument's array {_dotted(path)}"
         if isinstance(value, Var) and value.id in self.carried_from:  # the first iteration updates it
             before, line = self.carried_from[value.id]
-            why = None if before is None or isinstance(before, Lit) else self.sharing(before, name, env, False)
+            why = None if before is None or isinstance(before, Lit) else self.sharing(before, name, env)
             if why is None or "iterates over it" in why:
                 return why
             return f"{why} before the loop at line {line}"
@@ -220,8 +221,14 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
         """Whether ``value`` is, or as a branch's or loop's result may be, an array ``same`` accepts."""
         if same(value):
             return True
+        if depth > 32 or not isinstance(value, Var):
+            return False
+        if primitive(self.defining_prim(value) or "").view:  # a view of it (np.expand_dims(v, 0), v.T)
+            view = self.defining_eqn(value)
+            if view is not None and view.args and self.may_be(view.args[0], same, depth + 1):
+                return True
         eqn = self.region_result(value)
-        if eqn is None or depth > 32:
+        if eqn is None:
             return False
         return any(self.may_be(inner, same, depth + 1) for inner in self.region_gives(eqn, value)[1])
 
@@ -239,6 +246,14 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
             where, gives = "the loop", [eqn.args[LEADING[eqn.prim] + k], body.outputs[k]]
             gives = [g for g in gives if g is not carried]
         return where, [outer.get(out.id, out) if isinstance(out, Var) else out for out in gives]
+
+    def defining_eqn(self, value: Var) -> Eqn | None:
+        """The equation of the tapes being lowered that computes ``value`` (None: an input)."""
+        for tape in (self.tape, *all_tapes(self.root)):
+            for eqn in tape.eqns:
+                if any(o is value for o in eqn.outs):
+                    return eqn
+        return None
 
     def region_result(self, value: object) -> Eqn | None:
         """The ``if``, ``for`` or ``while`` equation ``value`` is a result of (None: another value,
