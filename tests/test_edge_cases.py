@@ -633,8 +633,10 @@ def test_a_loop_over_the_indices_of_an_array_it_writes_is_computed():
         ("v = x * 2.0\n    w = np.expand_dims(v, 0)\n    v *= 0.5\n    return np.sum(w)", "'w' may be a view"),
         # a name a branch may bind to the array a loop then updates in place: fuzzer seed 30063
         (
-            "v = np.tanh(x)\n    w = x\n    if np.sum(x) > 0.0:\n        w = v\n    for r in range(2):\n"
-            "        v += 0.5\n    return np.sum(w)",
+            (
+                "v = np.tanh(x)\n    w = x\n    if np.sum(x) > 0.0:\n        w = v\n    for r in range(2):\n"
+                "        v += 0.5\n    return np.sum(w)"
+            ),
             "'w' may refer to the same array",
         ),
     ],
