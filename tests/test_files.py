@@ -364,3 +364,21 @@ def test_an_out_symlink_to_a_regular_file_is_kept_and_its_file_replaced(folder, 
     assert os.readlink(folder / "grad_loss.py") == "gen/grad_loss.py"
     assert "def grad_loss" in (folder / "gen" / "grad_loss.py").read_text()
     assert listing(folder / "gen") == ["grad_loss.py"]
+
+
+def test_a_rule_file_is_read_as_python_reads_a_source(folder, capsys):
+    """``--rules`` FILE: a FIFO was waited on forever and bytes not in its encoding were an internal
+    error; a latin-1 rule file with a coding line is read."""
+    os.mkfifo(folder / "pipe.py")
+    status, _, err = run(capsys, "loss.py", "--rules", "pipe.py")
+    assert (
+        status == 2
+        and err
+        == "pipe.py: error: the rule file is a FIFO (named pipe), not a regular file: refusing to read it (YS045)\n"
+    )
+    (folder / "bad.py").write_bytes(b"x = 1\n# caf\xe9\n")
+    status, _, err = run(capsys, "loss.py", "--rules", "bad.py")
+    assert status == 2 and "bad.py:2:6: error: the rule file is not UTF-8 text: byte 0xe9" in err and "(YS046)" in err
+    (folder / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\n# caf\xe9\n")
+    status, _, err = run(capsys, "loss.py", "--rules", "latin.py")
+    assert status == 0, err

@@ -1,6 +1,6 @@
 """The user's files: a source file's text in, a generated module's text out.
 
-``load_source(path)`` reads a Python file as Python reads it (``frontend.source.read_python``:
+``load_source(path)`` reads a Python file as Python reads it (``sources.read_python``:
 a UTF-8 byte order mark or a PEP 263 ``coding`` line, universal line ends), after checking that
 it is a regular file (a FIFO would hang); its ``sha256`` is that of the file's bytes, as
 ``sha256sum`` prints it.  ``read_source(path)`` is its text (the command line, the project
@@ -44,7 +44,7 @@ import threading
 from collections.abc import Iterator, Mapping
 
 from .errors import UserError
-from .frontend.source import PythonFile, file_kind, read_python, read_regular
+from .sources import PythonFile, file_kind, read_python, read_regular
 
 __all__ = ["PythonFile", "load_source", "read_output", "read_source", "write_atomically"]
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..errors import UserError, UserErrors, located
 from ..ir.primitives import BINOPS
+from ..sources import read_python
 from .rule import RESERVED, SHAPE_KINDS, STATIC_HELPERS, BindError, Rule, RuleTable, bind
 
 
@@ -42,11 +43,8 @@ def load_rules(extra: Sequence[str | Path] = ()) -> RuleTable:
     # shipped rules are named by their place in the package, wherever it is installed
     shown = [f"yota_s2s/rules/{p.name}" for p in library] + [str(p) for p in extra]
     texts = []
-    for p in paths:
-        try:
-            texts.append(p.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise UserError("YS002", f"cannot read rule file: {exc.strerror}", str(p)) from None
+    for p in paths:  # read as Python reads a source; a FIFO or a device is refused, not waited on
+        texts.append(read_python(str(p), "the rule file").text)
     key = tuple(zip(shown, texts))
     if key in _cache:
         return _cache[key]

@@ -29,8 +29,8 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..ir.core import Lit, Var
+from ..sources import read_python
 from .fence import Module, check_functions, parse_module
-from .source import read_python
 from .state import LoweringState
 from .values import (
     _SUBMODULES,
