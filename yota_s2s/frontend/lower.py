@@ -223,7 +223,9 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
             return True
         if depth > 32 or not isinstance(value, Var):
             return False
-        if primitive(self.defining_prim(value) or "").view:  # a view of it (np.expand_dims(v, 0), v.T)
+        prim = self.defining_prim(value) or ""
+        if primitive(prim).view and prim != "getindex":  # a view of it (np.expand_dims(v, 0), v.T); an
+            # element or row read (r = v[i]; v[i] = r * r) is not followed: r is a number for a vector
             view = self.defining_eqn(value)
             if view is not None and view.args and self.may_be(view.args[0], same, depth + 1):
                 return True
