@@ -42,7 +42,7 @@ from .codegen.target import BACKENDS
 from .errors import UserError, UserErrors
 from .files import load_source
 from .ir.core import NO_DEFAULT
-from .ir.printer import format_tape
+from .ir.printer import format_path, format_tape
 from .pipeline import STAGES, Generated, generate
 from .project import Entry
 
@@ -291,22 +291,22 @@ class _Compiled:
                 continue
             value = bound[path[0]]
             for depth, key in enumerate(path[1:], 1):
-                where = _dotted(path[:depth])
+                where = format_path(path[:depth])
                 if isinstance(key, int):
                     try:
                         value = value[key]
                     except (TypeError, IndexError, KeyError):
-                        raise TypeError(f"{name}() reads {_dotted(path)}, but {where} has no item {key}") from None
+                        raise TypeError(f"{name}() reads {format_path(path)}, but {where} has no item {key}") from None
                 elif isinstance(value, dict) and key in value:
                     value = value[key]
                 elif _is_structured(value) and hasattr(value, key):
                     value = getattr(value, key)
                 else:
                     raise TypeError(
-                        f"{name}() reads {_dotted(path)}, but {where} is {_a(value)} with no attribute {key!r}"
+                        f"{name}() reads {format_path(path)}, but {where} is {_a(value)} with no attribute {key!r}"
                     )
             if _is_structured(value):
-                raise TypeError(f"{name}() uses {_dotted(path)} as an array, but it is {_a(value)}")
+                raise TypeError(f"{name}() uses {format_path(path)} as an array, but it is {_a(value)}")
 
 
 def _compile(f: Callable, wrt: tuple[str, ...] | None, args: Sequence[object] | None, value: bool = True) -> _Compiled:
@@ -499,10 +499,6 @@ def _set(obj: object, key: object, value: object, path: str) -> None:
         setattr(obj, key, value)
     except (AttributeError, dataclasses.FrozenInstanceError) as exc:
         raise TypeError(f"update: cannot set {path} on {_a(obj)}: {exc}") from None
-
-
-def _dotted(path: Sequence[object]) -> str:
-    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" if i else str(p) for i, p in enumerate(path))
 
 
 def _a(value: object) -> str:

@@ -23,8 +23,9 @@ import ast
 
 from ..ir.core import Atom, Dyn, Input, Lit, Slice, Var
 from ..ir.primitives import BINOPS, CMPOPS, fold_constant
+from ..ir.printer import format_path
 from .state import LoweringState
-from .values import _NOT_CONSTANT, _constant_value, _dotted, _Function, _Indexed, _Module, _Own, _Unresolved
+from .values import _NOT_CONSTANT, _constant_value, _Function, _Indexed, _Module, _Own, _Unresolved
 
 #: Hint depth of names derived from indexing (x3 for x[3]): any assignment overrides them.
 _DERIVED_HINT = 10_000
@@ -41,7 +42,7 @@ class ExpressionLowering(LoweringState):
             path = value.path
             if path in self.object_paths:
                 raise self.error(
-                    "YS036", f"{_dotted(path)} is used both as an object (attributes read) and as an array", node
+                    "YS036", f"{format_path(path)} is used both as an object (attributes read) and as an array", node
                 )
             if path not in self.array_inputs:
                 var = Var(hint="_".join(map(str, path)))
@@ -50,7 +51,7 @@ class ExpressionLowering(LoweringState):
             return self.array_inputs[path]
         if isinstance(value, _Indexed):
             if value.path in self.object_paths:
-                raise self.error("YS036", f"{_dotted(value.path)} is used both as an object and as an array", node)
+                raise self.error("YS036", f"{format_path(value.path)} is used both as an object and as an array", node)
             return self.getindex(self.as_array(value.base, node), [], (value.index,), value.node)
         if isinstance(value, tuple):
             constant = _constant_value(value)

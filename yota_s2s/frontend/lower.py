@@ -39,6 +39,7 @@ import ast
 from ..dsl.rule import RuleTable
 from ..ir.core import NO_DEFAULT, Atom, Eqn, Lit, Param, ParamKind, Tape, Var
 from ..ir.primitives import BINOPS, primitive
+from ..ir.printer import format_path
 from ..ir.regions import LEADING, all_tapes, bound_inputs, first_carried
 from .calls import CallLowering
 from .control import ControlLowering
@@ -200,7 +201,7 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
         path = value.path if isinstance(value, _Unresolved) else None
         path = path or next((p for p, v in self.array_inputs.items() if v is value), None)
         if path is not None and len(path) > 1:  # m.w read again would see the change
-            return f"it is the argument's array {_dotted(path)}"
+            return f"it is the argument's array {format_path(path)}"
         if isinstance(value, Var) and value.id in self.carried_from:  # the first iteration updates it
             before, line = self.carried_from[value.id]
             why = None if before is None or isinstance(before, Lit) else self.sharing(before, name, env)
@@ -351,8 +352,3 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
 def lower(module: Module, name: str, table: RuleTable) -> Tape:
     """Lower function ``name`` of a fenced module to its primal tape."""
     return Lowerer(module, table).lower(name)
-
-
-def _dotted(path: tuple[str | int, ...]) -> str:
-    """``("m", "layers", 0, "W")`` -> ``m.layers[0].W``."""
-    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..ir.core import Lit, Var
+from ..ir.printer import format_path
 from ..sources import read_python
 from .fence import Module, check_functions, parse_module
 from .state import LoweringState
@@ -36,7 +37,6 @@ from .values import (
     _SUBMODULES,
     ARRAY_ATTRS,
     MODULE_CONSTANTS,
-    _dotted,
     _Function,
     _Indexed,
     _Module,
@@ -95,7 +95,9 @@ class NameResolution(LoweringState):
         if isinstance(base, _Unresolved) and attr not in ARRAY_ATTRS:
             path = base.path
             if path in self.array_inputs:
-                raise self.error("YS036", f"{_dotted(path)} is used as an array, so it has no attribute {attr!r}", node)
+                raise self.error(
+                    "YS036", f"{format_path(path)} is used as an array, so it has no attribute {attr!r}", node
+                )
             self.object_paths.add(path)
             return _Unresolved(
                 (*path, attr), self.attribute_class(base.cls, attr), self.attribute_class(base.cls, attr, True)
@@ -252,7 +254,7 @@ class NameResolution(LoweringState):
             return value
         base = self.as_object(value.base, node) if isinstance(value.base, _Indexed) else value.base
         if base.path in self.array_inputs:
-            raise self.error("YS036", f"{_dotted(base.path)} is used as an array, so it holds no objects", node)
+            raise self.error("YS036", f"{format_path(base.path)} is used as an array, so it holds no objects", node)
         self.object_paths.add(base.path)
         self.object_paths.add(value.path)
         return _Unresolved(value.path, value.cls)

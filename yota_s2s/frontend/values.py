@@ -13,8 +13,6 @@ end's own, never part of the primal ``Tape``.
 
     >>> canonical_name("cupy.exp"), canonical_name("jax.numpy.linalg.norm")
     ('numpy.exp', 'numpy.linalg.norm')
-    >>> _dotted(("m", "layers", 0, "W"))
-    'm.layers[0].W'
     >>> _constant_value((Lit(1), (Lit(2.0), Lit(3.0))))
     (1, (2.0, 3.0))
 """
@@ -115,14 +113,6 @@ def _constant_value(value: object) -> object:
         return _constant_value(tuple(value))
     dynamic = Var | _Unresolved | _Indexed | _Function | _Module | _Own
     return value if not isinstance(value, dynamic) else _NOT_CONSTANT
-
-
-def _dotted(path: tuple[str | int, ...]) -> str:
-    """``("m", "layers", 0, "W")`` as ``m.layers[0].W``."""
-    text = str(path[0])
-    for part in path[1:]:
-        text += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return text
 
 
 def canonical_name(name: str) -> str:

@@ -37,7 +37,11 @@ def format_index(index: tuple) -> str:
 
 def format_path(path: tuple) -> str:
     """An input's path as the source writes it: ``x``, ``m.W``, ``m.layers[0].W`` (an int is an
-    index into a list attribute)."""
+    index into a list attribute).
+
+    >>> format_path(("m", "layers", 0, "W"))
+    'm.layers[0].W'
+    """
     return str(path[0]) + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path[1:])
 
 
