@@ -150,11 +150,11 @@ def check_grads(
         for (name, path), new in zip(leaves, moved):
             arguments[name] = _replace(arguments[name], path, new if new.ndim else float(new))
         try:
-            with np.errstate(all="ignore"), _time_limit(limit):
+            with np.errstate(all="ignore"), time_limit(limit):
                 reason = check.skip_reason(arguments)
                 if reason is None:
                     check.run(arguments, rng, kind)
-        except _TooSlow:
+        except TooSlow:
             reason = f"not done within {limit:.3g} s: a loop of f may not end there"
         if reason is None:
             report.points.append(kind)
@@ -163,13 +163,13 @@ def check_grads(
     return report
 
 
-class _TooSlow(BaseException):  # (not an Exception: f's own "except Exception" does not catch it)
-    """The check at an edge point ran past its time limit."""
+class TooSlow(BaseException):  # (not an Exception: f's own "except Exception" does not catch it)
+    """A block under ``time_limit`` ran past it (the check at an edge point; the fuzzer's programs)."""
 
 
 @contextlib.contextmanager
-def _time_limit(seconds: float):
-    """Raise ``_TooSlow`` in the block after ``seconds`` (a ``while`` loop of ``f`` that never ends
+def time_limit(seconds: float):
+    """Raise ``TooSlow`` in the block after ``seconds`` (a ``while`` loop of ``f`` that never ends
     outside its domain, as Newton's iteration for the square root of a negative number).  Needs
     ``SIGALRM`` and the main thread; elsewhere the block runs without a limit."""
     usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
@@ -178,7 +178,7 @@ def _time_limit(seconds: float):
         return
 
     def expired(signum, frame):
-        raise _TooSlow
+        raise TooSlow
 
     previous = signal.signal(signal.SIGALRM, expired)
     signal.setitimer(signal.ITIMER_REAL, seconds)

@@ -27,7 +27,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import copy
-import signal
 import sys
 import time
 import types
@@ -37,6 +36,8 @@ import numpy as np
 
 from yota_s2s.errors import UserError, UserErrors
 from yota_s2s.pipeline import generate
+from yota_s2s.verify import TooSlow as Timeout
+from yota_s2s.verify import time_limit
 
 from .gen import Program
 
@@ -65,29 +66,6 @@ class Failure(Exception):
 
 class Invalid(Exception):
     pass
-
-
-class Timeout(BaseException):
-    pass
-
-
-@contextlib.contextmanager
-def time_limit(seconds: float):
-    """Raise ``Timeout`` in the main thread after ``seconds`` (nothing on other threads)."""
-
-    def handler(signum, frame):
-        raise Timeout()
-
-    if seconds <= 0 or not hasattr(signal, "setitimer"):
-        yield
-        return
-    old = signal.signal(signal.SIGALRM, handler)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 # ---------------------------------------------------------------------------- programs and inputs
