@@ -181,6 +181,7 @@ class ControlLowering(LoweringState):
         params = {"n_carry": len(carried), "exit": carried.index(stop_flag) if stop_flag else -1}
         eqn = region_eqn("for", [start, stop, step, *inits, *free], params, [region], outs, self.header_span(node))
         self.tape.eqns.append(eqn)
+        self.merges.update((o.id, eqn) for o in outs)  # may an iteration give a shared array?
         env.update(zip(carried, outs))
 
     def iteration(self, node: ast.For, env: dict) -> tuple:
@@ -271,6 +272,7 @@ class ControlLowering(LoweringState):
         outs = [Var(hint=n) for n in carried]
         params = {"n_carry": len(carried), "exit": carried.index(stop) if stop else -1}
         self.tape.eqns.append(region_eqn("while", [*inits, *free], params, regions, outs, self.header_span(node)))
+        self.merges.update((o.id, self.tape.eqns[-1]) for o in outs)
         env.update(zip(carried, outs))
 
     # ------------------------------------------------------------------ if

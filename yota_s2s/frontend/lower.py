@@ -40,7 +40,7 @@ from ..dsl.rule import RuleTable
 from ..ir.core import NO_DEFAULT, Atom, Eqn, Lit, Param, ParamKind, Tape, Var
 from ..ir.primitives import BINOPS, primitive
 from ..ir.printer import format_path
-from ..ir.regions import LEADING, all_tapes, bound_inputs, first_carried
+from ..ir.regions import LEADING, bound_inputs, first_carried
 from .calls import CallLowering
 from .control import ControlLowering
 from .expressions import ExpressionLowering
@@ -224,12 +224,11 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
             return True
         if depth > 32 or not isinstance(value, Var):
             return False
-        prim = self.defining_prim(value) or ""
-        if primitive(prim).view and prim != "getindex":  # a view of it (np.expand_dims(v, 0), v.T); an
-            # element or row read (r = v[i]; v[i] = r * r) is not followed: r is a number for a vector
-            view = self.defining_eqn(value)
-            if view is not None and view.args and self.may_be(view.args[0], same, depth + 1):
-                return True
+        # a view of it (np.expand_dims(v, 0), v.T); an element or row read is not followed (r = v[i];
+        # v[i] = r * r: r is a number for a vector)
+        base = self.view_bases.get(value.id)
+        if base is not None and self.prims[value.id] != "getindex" and self.may_be(base, same, depth + 1):
+            return True
         eqn = self.region_result(value)
         if eqn is None:
             return False
@@ -250,26 +249,10 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
             gives = [g for g in gives if g is not carried]
         return where, [outer.get(out.id, out) if isinstance(out, Var) else out for out in gives]
 
-    def defining_eqn(self, value: Var) -> Eqn | None:
-        """The equation of the tapes being lowered that computes ``value`` (None: an input)."""
-        for tape in (self.tape, *all_tapes(self.root)):
-            for eqn in tape.eqns:
-                if any(o is value for o in eqn.outs):
-                    return eqn
-        return None
-
     def region_result(self, value: object) -> Eqn | None:
         """The ``if``, ``for`` or ``while`` equation ``value`` is a result of (None: another value,
         or one of a loop in a region still being lowered)."""
-        if not isinstance(value, Var):
-            return None
-        if value.id in self.merges:
-            return self.merges[value.id]
-        for tape in (self.tape, *all_tapes(self.root)):
-            for eqn in tape.eqns:
-                if eqn.prim in ("for", "while") and any(o is value for o in eqn.outs):
-                    return eqn
-        return None
+        return self.merges.get(value.id) if isinstance(value, Var) else None
 
     def assign(self, target: ast.expr, value: object, env: dict[str, object]) -> None:
         if isinstance(target, ast.Name):

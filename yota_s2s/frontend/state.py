@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator
 from ..dsl.rule import RuleTable
 from ..errors import UserError, located, position
 from ..ir.core import Atom, Eqn, Lit, Span, Tape, Var
-from ..ir.primitives import fold_constant
+from ..ir.primitives import fold_constant, primitive
 from .fence import Module
 from .values import _Indexed, _Own, _Unresolved
 
@@ -74,9 +74,12 @@ class LoweringState:
         self.array_receivers: set[int] = set()
         #: Var.id -> the primitive that defined it (``view`` primitives make ``+=`` unsafe).
         self.prims: dict[int, str] = {}
-        #: Var.id of a branch's result -> its ``if`` equation (``lower.Lowerer.sharing``: a
-        #: branch may give an array another name sees, or a view).
+        #: Var.id of a branch's or loop's result -> its ``if``, ``for`` or ``while`` equation
+        #: (``lower.Lowerer.sharing``: a branch or an iteration may give an array another name
+        #: sees, or a view).
         self.merges: dict[int, Eqn] = {}
+        #: Var.id of a view (``v.T``, ``np.expand_dims(v, 0)``) -> the array it is a view of.
+        self.view_bases: dict[int, Atom] = {}
         #: Var.id of a loop body's carried input -> (the value the name held before the loop, the
         #: loop's line): the first iteration's ``z += c`` updates that value in place (``sharing``).
         self.carried_from: dict[int, tuple[object, int]] = {}
@@ -167,6 +170,8 @@ class LoweringState:
         span = self.span_at(node)
         out = self.tape.add_eqn(prim, args, params, span)
         self.prims[out.id] = prim
+        if primitive(prim).view and args:
+            self.view_bases[out.id] = args[0]
         return out
 
     def flag_name(self, base: str) -> str:
