@@ -527,6 +527,9 @@ def leaves(value, path=()):
     elif isinstance(value, list | tuple):
         for i, v in enumerate(value):
             yield from leaves(v, (*path, i))
+    elif isinstance(value, dict):  # a dict parameter: params["W1"]
+        for k, v in value.items():
+            yield from leaves(v, (*path, k))
     elif hasattr(value, "__dict__"):
         for k, v in vars(value).items():
             yield from leaves(v, (*path, k))
@@ -540,6 +543,8 @@ def replaced(value, path, new):
         items = list(value)
         items[head] = replaced(items[head], rest, new)
         return type(value)(items)
+    if isinstance(value, dict):
+        return {**value, head: replaced(value[head], rest, new)}
     obj = copy.copy(value)
     setattr(obj, head, replaced(getattr(value, head), rest, new))
     return obj

@@ -35,7 +35,7 @@ from .dsl.load import load_rules
 from .errors import InternalError, UserError, at_span, located
 from .frontend.fence import fence
 from .frontend.lower import lower
-from .ir.core import IRError, Tape, verify
+from .ir.core import IRError, Tape, is_option, verify
 from .transform.differentiate import differentiate
 from .transform.factor import common_factors, merge_reciprocals
 from .transform.finish import drop_value, float_literals, stand_ins
@@ -183,7 +183,7 @@ def _differentiate_one(
     tape = _checked(optimize(tape, table, reduce_powers=False), "primal")
     stages["primal"].append(tape)
     params = [p.name for p in tape.params]
-    chosen = list(wrt) if wrt else params
+    chosen = list(wrt) if wrt else [p.name for p in tape.params if not is_option(p.default)]
     repeated = [w for w in chosen if chosen.count(w) > 1]
     if repeated:
         raise UserError("YS004", f"--wrt names {repeated[0]!r} twice", module.path)

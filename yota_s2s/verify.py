@@ -43,6 +43,7 @@ from pathlib import Path
 
 from .errors import UserError
 from .files import read_source
+from .ir.core import is_option
 from .kinks import KINDS, KinkCount, converged_difference, edge_points, kink_check, special
 
 #: Defaults, as JAX's ``check_grads`` uses them for float64.
@@ -100,7 +101,8 @@ def check_grads(
 
     ``args`` is a tuple of positional arguments, or a dict of arguments by name.
     ``wrt`` names the parameters the gradients belong to, in order (default: every
-    parameter of ``f``, as ``yota-s2s`` without ``--wrt`` returns them).  A gradient
+    parameter of ``f`` but the options, those whose default is None, a string or a bool, as
+    ``yota-s2s`` without ``--wrt`` returns them).  A gradient
     may be ``None`` (then ``f`` must not change along that parameter, if it is a float array) or, for an
     object parameter, a dict of gradients by attribute (nested for nested objects).
     ``grad_f`` may also return ``(value, (d_A, d_B, ...))``, as ``yota_s2s.grad`` does.  With
@@ -134,7 +136,7 @@ def check_grads(
     rtol = RTOL if rtol is None else rtol
     atol = ATOL if atol is None else atol
     call = _Call(f, args)
-    names = list(wrt) if wrt is not None else call.names
+    names = list(wrt) if wrt is not None else call.values
     report = CheckReport(seed)
     check = _Point(call, grad_f, names, value, (eps, rtol, atol), seed, report)
     started = time.perf_counter()
@@ -334,6 +336,7 @@ class _Call:
             if isinstance(args, Mapping):
                 raise AssertionError("check_grads: f has no signature, give args as a tuple")
             self.names = [f"args[{i}]" for i in range(len(args))]
+            self.values = self.names
             self.arguments = dict(zip(self.names, args))
         else:
             try:
@@ -343,6 +346,8 @@ class _Call:
             self.arguments = dict(bound.arguments)
             kinds = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
             self.names = [p.name for p in self.signature.parameters.values() if p.kind not in kinds]
+            #: The parameters ``yota-s2s`` differentiates without ``--wrt``: not the options.
+            self.values = [n for n in self.names if not is_option(self.signature.parameters[n].default)]
         self.args, self.kwargs = self.split(self.arguments)
 
     def split(self, arguments: dict) -> tuple[tuple, dict]:

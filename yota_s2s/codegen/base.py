@@ -14,6 +14,7 @@ import ast
 
 from ..dsl.rule import RuleTable
 from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
+from ..ir.regions import all_tapes
 from .helpers import helper_for, helper_names
 from .naming import CALLED_BUILTINS, Names, respell
 from .plan import FunctionPlan
@@ -32,6 +33,7 @@ class WriterBase:
         #: Names taken in the function (parameters, the module alias, helpers, values named so far).
         self.namer = Names([p.name for p in self.tape.params])
         self.namer.take(backend.alias, *helper_names(), self.function_name(), *CALLED_BUILTINS)
+        self.namer.take(*passed_through_names(self.tape))  # print, math: names static code uses
         #: Module-level names a parameter hides -> their spelling in the module (``use_spelling``).
         self.spelling: dict[str, str] = {}
         #: Value id -> its name, once its statement is written.
@@ -112,6 +114,13 @@ class WriterBase:
         respell(expr, self.spelling, frozenset(map(id, args)))  # the target's names a parameter hides
         return expr
 
+    def effect(self, eqn: Eqn) -> ast.stmt:
+        """The statement of an ``effect`` equation (rules/python.py)."""
+        args = [self.atom(a) for a in eqn.args]
+        stmt = self.backend.template(eqn, args, self.imports)
+        respell(stmt, self.spelling, frozenset(map(id, args)))
+        return stmt
+
     def type_of(self, value: ast.expr) -> ast.expr:
         """``type(value)``, or ``value.__class__`` when an argument named ``type`` hides the builtin."""
         if any(p.name == "type" for p in self.tape.params):
@@ -120,6 +129,16 @@ class WriterBase:
 
     def section_of(self, region: Tape) -> Section:
         return region.eqns[0].section if region.eqns else Section.FORWARD
+
+
+def passed_through_names(tape: Tape) -> set[str]:
+    """The global names the static code of ``tape`` reads (``len``, ``ValueError``, ``math``):
+    no local value may take one."""
+    found: set[str] = set()
+    for eqn in (e for t in all_tapes(tape) for e in t.eqns if e.prim in ("static", "effect")):
+        for name in eqn.params["modules"]:
+            found.add(name[len("builtins.") :] if name.startswith("builtins.") else name.split(".")[0])
+    return found
 
 
 def named(identifier: str, ctx: ast.expr_context | None = None) -> ast.Name:

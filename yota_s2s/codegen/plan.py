@@ -29,6 +29,7 @@ from ..dsl.rule import RuleTable
 from ..ir.core import Atom, Eqn, Lit, ParamKind, Section, Tape, Var
 from ..ir.primitives import primitive
 from ..ir.regions import LEADING, all_tapes, bound_inputs, first_carried
+from .appends import in_place_appends
 from .arguments import differentiated_inputs, value_inputs, zero_d_gradients
 from .columns import column_plan
 from .helpers import helper_for
@@ -66,6 +67,7 @@ class FunctionPlan:
     named_rows: frozenset[int]  # roots whose rows are local names (``dx3``), then a list
     item_lengths: Mapping[int, int]  # argument x -> the length its list form needs
     methods: frozenset[int]  # values surely NumPy values (``x.T``, ``x.sum()`` may be written)
+    appends: frozenset[int]  # lst.append(v) written in place: the new list's value (``appends``)
     check_scalar: bool  # the generated code checks that the value is a scalar
     #: Gradients that may be a 0-d array where their argument is a number (``np.where(x > 0, g, 0.0)``
     #: of numbers is one): the function makes them NumPy scalars before it returns them.
@@ -201,6 +203,7 @@ class _Planner:
         self.branch_accumulators()
         self.chains()
         groups, rows, named = self.element_groups()
+        self.appends = in_place_appends(tape, self.uses)
         # x -> the length of x its list form needs: one more than the largest k of its reads and
         # of its gradient's named rows (x_items is a list of x.shape == (n,) only)
         lengths: dict[int, int] = {}
@@ -229,7 +232,7 @@ class _Planner:
             uses=frozen(self.uses),
             defs=frozen(self.defs),
             home=frozen(self.home),
-            inline=frozenset(self.inlined()),
+            inline=frozenset(self.inlined() - self.appends),
             inplace=frozen(self.inplace),
             group_var=frozen(group_var),
             first_writes=frozenset(self.first_writes(groups, named)),
@@ -244,6 +247,7 @@ class _Planner:
             named_rows=frozenset(named),
             item_lengths=frozen(lengths),
             methods=frozenset(v for v, known in self.methods.items() if known),
+            appends=self.appends,
             check_scalar=not self.columns_form and tape.facts.check_scalar,
             may_be_0d=() if self.columns_form else zero_d_gradients(tape, self.tapes, self.defs),
             float_inputs=() if self.columns_form else tuple((v, p) for v, p, _ in differentiated_inputs(tape)),
@@ -431,8 +435,8 @@ class _Planner:
                 and user.span
                 and (d.span.line, d.span.path) != (user.span.line, user.span.path)
             )
-            or not self.table.rules[d.prim].pure
-        )
+            or not (self.table.rules[d.prim].pure or (d.prim == "static" and user.regions))
+        )  # (static code passed through is impure, but its condition of an if is written in the if)
 
     def plan_control(self, tape: Tape, eqn: Eqn) -> None:
         """Carried values of loops: an initial value used only here lends its name to the loop;

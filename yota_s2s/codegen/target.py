@@ -21,6 +21,7 @@ error (YS040) at generation time, not a failure on the GPU.
 from __future__ import annotations
 
 import ast
+import copy
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from ..dsl.rule import Rule
 from ..errors import InternalError, at_span
 from ..ir.core import Dyn, Eqn, Section, Slice
-from ..ir.primitives import primitive
+from ..ir.primitives import STATIC_LIBRARY, STATIC_OPERAND, primitive
 from .cupy_api import CupyApi
 from .cupy_api import load as load_cupy_api
 from .helpers import _runtime_functions, helper_closure, helper_for, helper_source
@@ -67,8 +68,11 @@ def index_expr(index: tuple, dynamic: Sequence[ast.expr] = ()) -> ast.expr:
     """The subscript of ``x[index]`` in source form: ``3``, ``1:3``, ``:, None``, ``i, :``."""
 
     def item(i: object) -> ast.expr:
-        if isinstance(i, Slice):
-            return ast.Slice(*(None if p is None else constant(p) for p in (i.start, i.stop, i.step)))
+        if isinstance(i, Slice):  # a computed bound is the Dyn of an operand
+            bounds = (i.start, i.stop, i.step)
+            return ast.Slice(
+                *(None if p is None else dynamic[p.k] if isinstance(p, Dyn) else constant(p) for p in bounds)
+            )
         if isinstance(i, Dyn):
             return dynamic[i.k]
         return constant(i)
@@ -138,6 +142,16 @@ class Backend:
             return ast.BinOp(args[0], record.operator(), args[1])
         if record.operator is not None and issubclass(record.operator, ast.unaryop):
             return ast.UnaryOp(record.operator(), args[0])
+        if prim == "static":
+            return self.template(eqn, args, imports)
+        if prim == "list_make":
+            return ast.List(list(args), ast.Load())
+        if prim == "list_append":  # a new list ([*lst, v]); the writer appends in place when it can
+            return ast.List([ast.Starred(args[0], ast.Load()), args[1]], ast.Load())
+        if prim == "list_stack":
+            return self.call("array", args)
+        if prim == "astype":  # x.astype(float): the source calls it on an array
+            return ast.Call(ast.Attribute(args[0], "astype", ast.Load()), [constant(params["dtype"])], [])
         if prim == "getindex":
             return ast.Subscript(args[0], index_expr(params["index"], args[1:]), ast.Load())
         if prim == "transpose":
@@ -177,6 +191,40 @@ class Backend:
             kws = [ast.keyword(k, constant(v)) for k, v in params.items()]
             return ast.Call(ast.Name(helper, ast.Load()), args, kws)
         return self.by_source_name(rule, args, keywords, imports)
+
+    def template(self, eqn: Eqn, args: list[ast.expr], imports: set[str] | None) -> ast.AST:
+        """A ``static`` expression or an ``effect`` statement (rules/python.py): its ``code`` with
+        the operands' expressions and the library names written in (``np.linspace``, ``len``)."""
+        tree: ast.AST = ast.parse(eqn.params["code"]).body[0]
+        if eqn.prim == "static":
+            tree = tree.value
+        modules = eqn.params["modules"]
+        backend = self
+
+        class Fill(ast.NodeTransformer):
+            def visit_Name(self, node: ast.Name) -> ast.expr:
+                if node.id.startswith(STATIC_OPERAND):
+                    return copy.deepcopy(args[int(node.id[len(STATIC_OPERAND) :])])
+                if node.id.startswith(STATIC_LIBRARY):
+                    return backend.library_name(modules[int(node.id[len(STATIC_LIBRARY) :])], imports)
+                return node
+
+        return ast.fix_missing_locations(Fill().visit(tree))
+
+    def library_name(self, name: str, imports: set[str] | None) -> ast.expr:
+        """A library name in passed-through code: ``len``, ``np.linspace``, ``math.floor`` (``math``
+        imported), the array module itself."""
+        if name.startswith("builtins."):
+            return ast.Name(name[len("builtins.") :], ast.Load())
+        if name == "numpy" or name.startswith("numpy."):
+            return dotted(self.alias + name[len("numpy") :])
+        for prefix, renamed in self.renames:  # scipy.special.erf -> cupyx.scipy.special.erf
+            if name.startswith(prefix):
+                name = renamed + name[len(prefix) :]
+                break
+        if imports is not None:
+            imports.add(name if "." not in name else name.rsplit(".", 1)[0])
+        return dotted(name)
 
     def by_source_name(self, rule: Rule, args: list[ast.expr], keywords: dict, imports: set[str] | None) -> ast.expr:
         """Call the function a rule's first library source name names.

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 
-from ..ir.core import NO_DEFAULT, Eqn, ParamKind, Section, Tape, Var
+from ..ir.core import NO_DEFAULT, Dyn, Eqn, Key, ParamKind, Section, Slice, Tape, Var
 from .base import named, tuple_of
 from .flow import FlowWriter
 from .items import ItemWriter
@@ -53,8 +53,8 @@ class FunctionWriter(FlowWriter, ItemWriter):
             self.names[inp.var.id] = name
             value: ast.expr = ast.Name(inp.path[0], ast.Load())
             for part in inp.path[1:]:  # m.layers[0].W: an int is an index into a list attribute
-                if isinstance(part, int):
-                    value = ast.Subscript(value, ast.Constant(part), ast.Load())
+                if isinstance(part, int | Key):  # params["W1"]: a key of a dict parameter
+                    value = ast.Subscript(value, ast.Constant(part if isinstance(part, int) else part.name), ast.Load())
                 else:
                     value = ast.Attribute(value, part, ast.Load())
             body.append(Line(Section.FORWARD, None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), 0))
@@ -91,14 +91,23 @@ class FunctionWriter(FlowWriter, ItemWriter):
         for n, eqn in enumerate(tape.eqns):
             if push is not None and n - 1 == push[0] and n > 0:
                 body.append(Line(eqn.section, None, push[1](), depth))
-            out = eqn.out
-            if out.id in self.plan.inline or (depth == 0 and out.id in self.plan.unpacked_reads):
-                continue
             if not self.checked and eqn.section == Section.BACKWARD and depth == 0:
                 body.append(Line(Section.BACKWARD, None, self.scalar_check(), 0))
                 self.checked = True
             if eqn.regions:
                 self.control(eqn, depth, body, preset)
+                continue
+            if eqn.prim == "effect":  # assert, raise, print(...): the statement as the source wrote it
+                body.append(Line(eqn.section, eqn.span, self.effect(eqn), depth))
+                continue
+            out = eqn.out
+            if out.id in self.plan.inline or (depth == 0 and out.id in self.plan.unpacked_reads):
+                continue
+            if out.id in self.plan.appends:  # lst.append(v): the list keeps its name
+                self.names[out.id] = self.names[eqn.args[0].id]
+                append = ast.Attribute(ast.Name(self.names[out.id], ast.Load()), "append", ast.Load())
+                stmt = ast.Expr(ast.Call(append, [self.atom(eqn.args[1])], []))
+                body.append(Line(eqn.section, eqn.span, stmt, depth))
                 continue
             root = self.plan.inplace.get(out.id)
             if root is not None and root != out.id:
@@ -141,8 +150,12 @@ class FunctionWriter(FlowWriter, ItemWriter):
         (an index array may repeat an index: each occurrence adds)."""
         g = self.atom(eqn.args[1])
         dynamic = [self.atom(a) for a in eqn.args[2:]]
-        if not dynamic or all(isinstance(a, Var) and a.id in self.plan.index_vars for a in eqn.args[2:]):
-            # constant indices, or a loop's index (one integer: it cannot repeat)
+        bounds = [p for i in eqn.params["index"] if isinstance(i, Slice) for p in (i.start, i.stop, i.step)]
+        in_slices = {p.k for p in bounds if isinstance(p, Dyn)}
+        if not dynamic or all(
+            (isinstance(a, Var) and a.id in self.plan.index_vars) or k in in_slices for k, a in enumerate(eqn.args[2:])
+        ):
+            # constant indices, a loop's index (one integer: it cannot repeat), a slice's bounds
             where = ast.Subscript(target, index_expr(eqn.params["index"], dynamic), ast.Store())
             if self.first_write(eqn):
                 return ast.Assign([where], g, lineno=0)
@@ -286,7 +299,7 @@ class FunctionWriter(FlowWriter, ItemWriter):
             if isinstance(node, int):
                 return leaf(node)
             if isinstance(node, dict):
-                return ast.Dict([ast.Constant(k) for k in node], [build(v) for v in node.values()])
+                return ast.Dict([ast.Constant(str(k)) for k in node], [build(v) for v in node.values()])
             return ast.Tuple([build(n) for n in node], ast.Load())
 
         return build(tree)

@@ -31,6 +31,8 @@ import ast
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from ..ir.core import Slice
+
 RESERVED = ("out", "dout")
 SHAPE_KINDS = ("elementwise", "scalar", "reduce", "opaque")
 
@@ -44,8 +46,13 @@ def _invperm(axes: object) -> object:
     return tuple(inverse)
 
 
+def _upto(stop: int) -> tuple:
+    """The index ``[:stop]`` (of an index template: ``getindex(dout, index=upto(-1))``)."""
+    return (Slice(None, stop),)
+
+
 #: Functions on static values that formulas may call (evaluated at generation time).
-STATIC_HELPERS: dict[str, Callable[..., object]] = {"invperm": _invperm}
+STATIC_HELPERS: dict[str, Callable[..., object]] = {"invperm": _invperm, "upto": _upto}
 
 
 @dataclass

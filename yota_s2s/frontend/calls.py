@@ -48,6 +48,8 @@ class CallLowering(LoweringState):
         receiver = None
         if isinstance(func, ast.Attribute):
             base = self.expr(func.value, env)
+            if isinstance(base, dict) or (isinstance(base, Lit) and isinstance(base.value, dict)):
+                return self.dict_method(base, func.attr, node, env)
             if isinstance(base, _Module):
                 callee = self.qualified(f"{base.name}.{func.attr}", func)
             elif isinstance(base, _Own):
@@ -71,6 +73,8 @@ class CallLowering(LoweringState):
             raise self.error("YS020", "this value is not callable", func)
         if callee.name in ("builtins.tuple", "builtins.list") and len(node.args) == 1 and not node.keywords:
             return self.static_sequence(node.args[0], env)  # tuple(w * v for v in xs)
+        if callee.name == "builtins.dict" and not node.args and all(kw.arg for kw in node.keywords):
+            return {kw.arg: self.expr(kw.value, env) for kw in node.keywords}  # dict(W=w, b=b)
         args = self.elements(node.args, env)
         kwargs = {kw.arg: self.expr(kw.value, env) for kw in node.keywords}
         if callee.local is not None:
@@ -85,6 +89,17 @@ class CallLowering(LoweringState):
             if primitive(self.table.names.get(callee.name, "")).packed_method and len(args) > 2:
                 args = [args[0], tuple(args[1:])]
         return self.call_primitive(callee.name, args, kwargs, node)
+
+    def dict_method(self, base: object, name: str, node: ast.Call, env: dict) -> object:
+        """``d.items()``, ``d.keys()``, ``d.values()``, ``d.get(k, default)`` of a dict of values."""
+        items = base if isinstance(base, dict) else {k: Lit(v) for k, v in base.value.items()}
+        args = [self.expr(a, env) for a in node.args]
+        if name in ("items", "keys", "values") and not args:
+            pairs = [(Lit(k), v) for k, v in items.items()]
+            return tuple(pairs) if name == "items" else tuple(p[0 if name == "keys" else 1] for p in pairs)
+        if name == "get" and 1 <= len(args) <= 2 and isinstance(args[0], Lit):
+            return items.get(args[0].value, args[1] if len(args) == 2 else Lit(None))
+        raise self.error("YS020", f"the dict method {name}() has no rule", node)
 
     def elements(self, nodes: list[ast.expr], env: dict) -> list:
         """The values of call arguments or tuple items; ``*xs`` of a tuple of known length is spread."""
@@ -156,6 +171,10 @@ class CallLowering(LoweringState):
             operands, params = bind(rule, args, kwargs)
         except BindError as exc:
             raise self.error("YS032", str(exc), node) from None
+        static_only = all(name in rule.nondiff for name in rule.operand_names(len(operands)))
+        if static_only and any(isinstance(o, tuple) and not rule.variadic for o in operands):
+            # np.zeros((n, d)) of computed sizes: no gradient to take, written as the source writes it
+            raise self.error("YS020", f"{prim}() of a tuple of computed values", node)
         static = {}
         for key, value in params.items():
             constant = _constant_value(value)
@@ -166,10 +185,12 @@ class CallLowering(LoweringState):
             sequence = operands.pop()
             if isinstance(sequence, Lit) and isinstance(sequence.value, tuple):
                 sequence = tuple(Lit(v) for v in sequence.value)
+            if self.is_list(sequence) and prim == "stack" and static.get("axis", 0) == 0:
+                return self.stacked(sequence, node)  # np.stack(lst)
             if not isinstance(sequence, tuple):
                 raise self.error("YS032", f"{prim}() takes a list or tuple of arrays written in the call", node)
             operands.extend(sequence)
-        atoms = [self.as_array(o, node) for o in operands]
+        atoms = self.list_operands(prim, [self.as_array(o, node) for o in operands], node)
         return self.add(prim, atoms, static, node)
 
     def adapt(self, name: str, args: list, kwargs: dict, node: ast.AST) -> object | None:
@@ -186,9 +207,13 @@ class CallLowering(LoweringState):
                     "YS032", "np.einsum() takes constant subscripts first: np.einsum('ij,jk->ik', a, b)", node
                 )
             return self.call_primitive(name, [tuple(args[1:])], {**kwargs, "subscripts": args[0]}, node)
+        if name == "ndarray.astype" and len(args) == 2 and not kwargs:
+            dtype = _float_dtype(args[1])
+            if dtype is not None:  # x.astype(float): differentiable; to an integer dtype: static code
+                return self.call_primitive(name, [args[0]], {"dtype": Lit(dtype)}, node)
         if kwargs:
             return None
-        if name == "builtins.len" and len(args) == 1 and isinstance(args[0], tuple):
+        if name == "builtins.len" and len(args) == 1 and isinstance(args[0], tuple | dict):
             return Lit(len(args[0]))  # len(xs) of *xs or a list written in the source
         if name == "builtins.sum" and len(args) == 1:
             if isinstance(args[0], tuple):
@@ -211,6 +236,8 @@ class CallLowering(LoweringState):
             if isinstance(value, tuple) and not all(isinstance(v, Lit) for v in value):
                 parts = [self.call_primitive(name, [v], {}, node) if isinstance(v, tuple) else v for v in value]
                 return self.call_primitive("numpy.stack", [tuple(parts)], {}, node)
+            if self.is_list(value):
+                return self.stacked(value, node)
             if isinstance(value, Var | _Unresolved):
                 return self.as_array(value, node)
         return None
@@ -283,3 +310,22 @@ class CallLowering(LoweringState):
             "of constants or a tuple/list written in the source (write a for loop otherwise)",
             node,
         )
+
+
+#: The floating dtypes ``x.astype(...)`` is differentiated to, by how the source names them.
+_FLOAT_DTYPES = {
+    "builtins.float": "float64",
+    "numpy.float64": "float64",
+    "numpy.float32": "float32",
+    "numpy.double": "float64",
+    "numpy.single": "float32",
+}
+
+
+def _float_dtype(value: object) -> str | None:
+    """The floating dtype a value names (``float``, ``np.float32``, ``"float64"``), else None."""
+    if isinstance(value, _Function) and value.local is None:
+        return _FLOAT_DTYPES.get(value.name)
+    if isinstance(value, Lit) and value.value in ("float64", "float32", "float", "double", "single"):
+        return {"float": "float64", "double": "float64", "single": "float32"}.get(value.value, value.value)
+    return None

@@ -51,6 +51,9 @@ class ControlLowering(LoweringState):
             self.at_statement(stmt)
             if isinstance(stmt, ast.Return):
                 return self.expr(stmt.value, env)
+            if isinstance(stmt, ast.Raise):  # what follows never runs; a value is never needed here
+                self.statement(stmt, env)
+                return Lit(None)
             if self.loop_level:
                 pass  # in a loop body, returns are flags (see Exits)
             elif isinstance(stmt, ast.If) and _returns([stmt]):
@@ -69,7 +72,9 @@ class ControlLowering(LoweringState):
 
     def return_flags(self) -> tuple[str, str]:
         depth = len(self.stack)
-        return self.flag_name(f"_returned{depth}"), self.flag_name(f"_value{depth}")
+        returned, value = self.flag_name(f"_returned{depth}"), self.flag_name(f"_value{depth}")
+        self.returned_values.add(value)
+        return returned, value
 
     def loop_body(self, node: ast.For | ast.While, env: dict) -> tuple[list[ast.stmt], str | None]:
         """The loop's body with ``break``/``continue``/``return`` turned into flags, and the flag
@@ -105,10 +110,8 @@ class ControlLowering(LoweringState):
             self.tape, self.stmt_line, self.stmt_text = saved
 
     def carry_value(self, value: object, name: str, node: ast.AST) -> Atom:
-        if isinstance(value, tuple):
-            raise self.error(
-                "YS011", f"'{name}' holds a tuple across a loop or branch; keep arrays or numbers in it", node
-            )
+        if isinstance(value, tuple):  # a list across a loop or branch: a list built at run time
+            return self.as_list(value, node)
         return self.as_array(value, node)
 
     def initial(self, env: dict, name: str, node: ast.AST) -> Atom:
@@ -126,15 +129,30 @@ class ControlLowering(LoweringState):
         return [n for n in stored if n not in exclude and (n in env or n in after or (loop and read_first(body, n)))]
 
     # ------------------------------------------------------------------ for
+    def loop_else(self, node: ast.For | ast.While, env: dict) -> None:
+        """``for ... else`` / ``while ... else``: the loop, then its ``else`` block where no
+        ``break`` (or ``return``) stopped it, under the loop's stop flag."""
+        loop = ast.copy_location(type(node)(**{**{f: getattr(node, f) for f in node._fields}, "orelse": []}), node)
+        self.statement(loop, env)
+        stop = self.stopped_by
+        if stop is None:  # nothing stops it early: the else block always runs
+            for stmt in node.orelse:
+                self.at_statement(stmt)
+                self.statement(stmt, env)
+            return
+        test = ast.copy_location(ast.UnaryOp(ast.Not(), ast.Name(stop, ast.Load())), node)
+        self.stmt_If(ast.copy_location(ast.If(test, node.orelse, []), node.orelse[0]), env)
+
     def stmt_For(self, node: ast.For, env: dict) -> None:
         if node.orelse:
-            raise self.error("YS011", "'for ... else' is not supported; use a flag", node)
+            return self.loop_else(node, env)
         self.stmt_text = self.header_span(node).text  # the bounds are computed before the loop
         space = self.iteration(node, env)
         if space[0] == "static" and _jumps(node.body):
             raise self.error(
                 "YS011", "break/continue/return in a loop over a tuple is not supported; loop over range()", node
             )
+        self.stopped_by = None
         if space[0] == "static":  # a loop over a tuple written in the source: unrolled
             for item in space[1]:
                 self.assign(node.target, item, env)
@@ -145,6 +163,7 @@ class ControlLowering(LoweringState):
         targets = [n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)]
         self.stmt_text = self.header_span(node).text  # what the loop computes before it starts
         stmts, stop_flag = self.loop_body(node, env)
+        self.stopped_by = stop_flag
         carried = self.carried_names(node, stmts, env, set(targets))
         # the loop variable read after the loop keeps its last value (its value before the loop, or
         # unbound, when the loop does not run): it is carried like a name the body assigns
@@ -154,6 +173,7 @@ class ControlLowering(LoweringState):
         i_var = Var(hint=index_target or "_i")
         region.inputs.append(Input(i_var, ("#index",)))
         c_vars = [Var(hint=n) for n in carried]
+        self.mark_lists([[v] for v in inits], c_vars)
         region.inputs.extend(Input(v, ("#carry", n)) for v, n in zip(c_vars, carried))
         body_env = dict(env)
         body_env.update(zip(carried, c_vars))
@@ -162,6 +182,9 @@ class ControlLowering(LoweringState):
         def run():
             if rows is None:
                 self.assign(node.target, i_var, body_env)
+            elif isinstance(rows, tuple):  # zip(X, Y): a row of each
+                for t, r in zip(node.target.elts, rows):
+                    self.assign(t, self.add("getindex", [r, i_var], {"index": (Dyn(0),)}, node.iter), body_env)
             else:
                 row = self.add("getindex", [rows, i_var], {"index": (Dyn(0),)}, node.iter)
                 if index_target is not None:  # enumerate(X): (i, row)
@@ -171,13 +194,15 @@ class ControlLowering(LoweringState):
                     self.assign(node.target, row, body_env)
             return self.iteration_body(stmts, body_env, carried, node)
 
-        self.iterated.append((rows, node.lineno))  # an update of it in place would change the rows
+        iterated = rows if isinstance(rows, tuple) else (rows,)
+        self.iterated.extend((r, node.lineno) for r in iterated)  # an update in place would change the rows
         try:
             region.outputs = self.in_region(region, run)
         finally:
-            self.iterated.pop()
-        free = close_regions([region], [1 + len(carried)])
+            del self.iterated[len(self.iterated) - len(iterated) :]
         outs = [Var(hint=n) for n in carried]
+        self.mark_lists([[v] for v in inits], outs)
+        free = close_regions([region], [1 + len(carried)])
         params = {"n_carry": len(carried), "exit": carried.index(stop_flag) if stop_flag else -1}
         eqn = region_eqn("for", [start, stop, step, *inits, *free], params, [region], outs, self.header_span(node))
         self.tape.eqns.append(eqn)
@@ -212,13 +237,20 @@ class ControlLowering(LoweringState):
                 rows = self.as_array(seq, it.args[0])
                 stop = self.call_primitive("builtins.len", [rows], {}, it)
                 return ("range", Lit(0), stop, Lit(1), rows, target.elts[0].id)
-            if name == "builtins.zip":
+            if name == "builtins.zip" and it.args:
                 seqs = [self.expr(a, env) for a in it.args]
+                seqs = [tuple(Lit(v) for v in s.value) if _constant_tuple(s) else s for s in seqs]
                 if all(isinstance(s, tuple) for s in seqs):
                     return ("static", list(zip(*seqs)))
-                raise self.error(
-                    "YS011", "zip() in a loop takes tuples written in the source; index arrays instead", it
-                )
+                if not (isinstance(target, ast.Tuple) and len(target.elts) == len(seqs)):
+                    raise self.error("YS011", f"write 'for {', '.join('abc'[: len(seqs)])} in zip(...)'", target)
+                # zip of arrays or lists: the rows of each, up to the shortest
+                rows = [
+                    self.as_list(s, a) if isinstance(s, tuple) else self.as_array(s, a) for s, a in zip(seqs, it.args)
+                ]
+                lengths = [self.call_primitive("builtins.len", [r], {}, it) for r in rows]
+                stop = lengths[0] if len(lengths) == 1 else self.call_primitive("builtins.min", lengths, {}, it)
+                return ("range", Lit(0), stop, Lit(1), tuple(rows), None)
         seq = self.expr(it, env)
         if isinstance(seq, Lit) and isinstance(seq.value, tuple):
             seq = tuple(Lit(v) for v in seq.value)
@@ -246,8 +278,9 @@ class ControlLowering(LoweringState):
     # ------------------------------------------------------------------ while
     def stmt_While(self, node: ast.While, env: dict) -> None:
         if node.orelse:
-            raise self.error("YS011", "'while ... else' is not supported; use a flag", node)
+            return self.loop_else(node, env)
         stmts, stop = self.loop_body(node, env)
+        self.stopped_by = stop
         carried = self.carried_names(node, stmts, env)
         inits = [self.initial(env, n, node) for n in carried]
         cond, body = Tape("while_cond"), Tape("while")
@@ -255,6 +288,7 @@ class ControlLowering(LoweringState):
         c_sets = []
         for region in regions:
             vs = [Var(hint=n) for n in carried]
+            self.mark_lists([[v] for v in inits], vs)
             region.inputs.extend(Input(v, ("#carry", n)) for v, n in zip(vs, carried))
             c_sets.append(vs)
             self.carried_from.update((v.id, (env.get(n), node.lineno)) for v, n in zip(vs, carried))
@@ -268,8 +302,9 @@ class ControlLowering(LoweringState):
             return self.iteration_body(stmts, body_env, carried, node)
 
         body.outputs = self.in_region(body, run)
-        free = close_regions(regions, [len(carried), len(carried)])
         outs = [Var(hint=n) for n in carried]
+        self.mark_lists([[v] for v in inits], outs)
+        free = close_regions(regions, [len(carried), len(carried)])
         params = {"n_carry": len(carried), "exit": carried.index(stop) if stop else -1}
         self.tape.eqns.append(region_eqn("while", [*inits, *free], params, regions, outs, self.header_span(node)))
         self.merges.update((o.id, self.tape.eqns[-1]) for o in outs)
@@ -325,10 +360,15 @@ class ControlLowering(LoweringState):
         regions = [Tape("then"), Tape("else")]
         for region, run in zip(regions, runs):
             region.outputs = self.in_region(region, run)
-        free = close_regions(regions, [0, 0])
         outs = [Var(hint=n) for n in names]
+        self.mark_lists([list(values) for values in zip(*(r.outputs for r in regions))], outs)
+        free = close_regions(regions, [0, 0])
         params = {"n_carry": len(names)}
         span = self.header_span(node) if isinstance(node, ast.stmt) else self.span_at(node)
         self.tape.eqns.append(region_eqn("if", [flag, *free], params, regions, outs, span))
         self.merges.update((o.id, self.tape.eqns[-1]) for o in outs)  # may a branch give a shared array?
         return outs
+
+
+def _constant_tuple(value: object) -> bool:
+    return isinstance(value, Lit) and isinstance(value.value, tuple)

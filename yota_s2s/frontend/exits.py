@@ -41,7 +41,16 @@ def stored_names(stmts: list[ast.stmt]) -> list[str]:
                 isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name)
             ):
                 seen.setdefault(node.value.id, None)  # a[i] = v makes a new a (setindex)
+            elif isinstance(node, ast.Expr) and _append_target(node.value):
+                seen.setdefault(_append_target(node.value), None)  # lst.append(v) makes a new lst
     return list(seen)
+
+
+def _append_target(call: ast.expr) -> str | None:
+    """``lst`` of the statement ``lst.append(v)``."""
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append":
+        return call.func.value.id if isinstance(call.func.value, ast.Name) else None
+    return None
 
 
 def loaded_outside(fn: ast.AST, inside: ast.AST) -> set[str]:
@@ -49,7 +58,12 @@ def loaded_outside(fn: ast.AST, inside: ast.AST) -> set[str]:
     context is Store, its value is read all the same)."""
     skip = {id(n) for n in ast.walk(inside)}
     outside = [n for n in ast.walk(fn) if id(n) not in skip]
-    loaded = {n.id for n in outside if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    own = _nested_locals(fn)  # a nested function's parameters and locals are its own names
+    loaded = {
+        n.id
+        for n in outside
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in own.get(id(n), ())
+    }
     return loaded | {n.target.id for n in outside if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)}
 
 
@@ -71,6 +85,24 @@ def live_after(fn: ast.AST, node: ast.stmt, name: str) -> bool:
         if isinstance(owner, ast.For | ast.While) and stmts is owner.body and _next_iteration_reads(owner, name):
             return True
     return False
+
+
+def _nested_locals(fn: ast.AST) -> dict[int, set[str]]:
+    """id() of each name node inside a nested function or lambda of ``fn`` -> the names local to
+    it (its parameters and the names it assigns): reading one is not reading ``fn``'s name."""
+    found: dict[int, set[str]] = {}
+    for node in ast.walk(fn):
+        if node is fn or not isinstance(node, ast.FunctionDef | ast.Lambda):
+            continue
+        a = node.args
+        names = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
+        names |= {p.arg for p in (a.vararg, a.kwarg) if p is not None}
+        if isinstance(node, ast.FunctionDef):
+            names |= set(stored_names(node.body))
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Name):
+                found.setdefault(id(inner), set()).update(names)
+    return found
 
 
 def read_first(stmts: list[ast.stmt], name: str) -> bool:
@@ -157,7 +189,7 @@ def _always_returns(stmts: list[ast.stmt]) -> bool:
     if not stmts:
         return False
     last = stmts[-1]
-    if isinstance(last, ast.Return):
+    if isinstance(last, ast.Return | ast.Raise):
         return True
     if isinstance(last, ast.If):
         return _always_returns(last.body) and _always_returns(last.orelse)

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import ast
 
-from ..ir.core import Atom, Dyn, Input, Lit, Slice, Var
+from ..errors import UserError
+from ..ir.core import Atom, Dyn, Input, Key, Lit, Slice, Var
 from ..ir.primitives import BINOPS, CMPOPS, fold_constant
 from ..ir.printer import format_path
+from .passthrough import PASS_CODES
 from .state import LoweringState
 from .values import _NOT_CONSTANT, _constant_value, _Function, _Indexed, _Module, _Own, _Unresolved
 
@@ -36,6 +38,8 @@ class ExpressionLowering(LoweringState):
 
     def as_array(self, value: object, node: ast.AST) -> Atom:
         """The tape value of ``value``: parameters become inputs on first use as arrays."""
+        if isinstance(value, dict) or (isinstance(value, Lit) and isinstance(value.value, dict)):
+            raise self.error("YS034", "a dict is not an array (read it at a constant key)", node)
         if isinstance(value, Var | Lit):
             return value
         if isinstance(value, _Unresolved):
@@ -68,20 +72,43 @@ class ExpressionLowering(LoweringState):
         raise self.error("YS020", "unsupported value", node)  # pragma: no cover
 
     def binop(self, prim: str, left: object, right: object, node: ast.AST) -> Atom:
+        if self.is_list(left) or self.is_list(right):
+            raise self.error(
+                "YS034", "a list in arithmetic: Python would join or repeat it; write np.array(lst) first", node
+            )
         return self.add(prim, [self.as_array(left, node), self.as_array(right, node)], {}, node)
 
     def expr(self, node: ast.expr, env: dict[str, object]) -> object:
+        """The value of ``node``; an expression with no primitive passes through as static code
+        (``passthrough``), or is refused where it cannot."""
         method = getattr(self, "expr_" + type(node).__name__, None)
-        if method is None:
-            raise self.error("YS020", f"unsupported expression ({type(node).__name__})", node)
-        return method(node, env)
+        tape, mark = self.tape, len(self.tape.eqns)
+        try:
+            if method is None:
+                raise self.error("YS020", _unsupported(node), node)
+            return method(node, env)
+        except UserError as exc:
+            if exc.code not in PASS_CODES or isinstance(node, ast.Name | ast.Starred | ast.Slice):
+                raise
+            if self.tape is tape:
+                del tape.eqns[mark:]  # what the refused attempt added (pure equations only so far)
+            return self.static_expr(node, env, exc)
 
     def expr_Constant(self, node: ast.Constant, env: dict) -> object:
         if node.value is Ellipsis:
             return Lit(Ellipsis)
         return Lit(node.value)
 
+    def expr_Dict(self, node: ast.Dict, env: dict) -> object:
+        """``{"W": w, "b": b}`` with constant keys: a dict of values, read at constant keys."""
+        keys = [None if k is None else self.expr(k, env) for k in node.keys]
+        if not all(isinstance(k, Lit) and _hashable(k.value) for k in keys):
+            raise self.error("YS020", "a dict with computed keys has no rule", node)
+        return {k.value: self.expr(v, env) for k, v in zip(keys, node.values)}
+
     def expr_Compare(self, node: ast.Compare, env: dict) -> object:
+        if len(node.ops) != 1 or type(node.ops[0]) not in CMPOPS:
+            raise self.error("YS020", f"'{ast.unparse(node)}' has no rule", node)
         left = self.expr(node.left, env)
         right = self.expr(node.comparators[0], env)
         prim = CMPOPS[type(node.ops[0])]
@@ -92,11 +119,15 @@ class ExpressionLowering(LoweringState):
         return self.binop(prim, left, right, node)
 
     def expr_BinOp(self, node: ast.BinOp, env: dict) -> object:
+        if type(node.op) not in BINOPS:
+            raise self.error("YS020", f"the operator {_OPNAMES[type(node.op)]} has no rule", node)
         left = self.expr(node.left, env)
         right = self.expr(node.right, env)
         return self.binop(BINOPS[type(node.op)], left, right, node)
 
     def expr_UnaryOp(self, node: ast.UnaryOp, env: dict) -> object:
+        if not isinstance(node.op, ast.USub | ast.UAdd):
+            raise self.error("YS020", f"the operator {_OPNAMES[type(node.op)]} has no rule", node)
         value = self.as_array(self.expr(node.operand, env), node)
         if isinstance(node.op, ast.UAdd):
             return value
@@ -105,6 +136,16 @@ class ExpressionLowering(LoweringState):
     # ------------------------------------------------------------------ subscripts
     def expr_Subscript(self, node: ast.Subscript, env: dict) -> object:
         base = self.expr(node.value, env)
+        key = node.slice.value if isinstance(node.slice, ast.Constant) else None
+        if isinstance(key, str) and isinstance(base, _Unresolved) and base.path not in self.array_inputs:
+            self.object_paths.add(base.path)  # params["W1"]: a dict parameter, read by key
+            return _Unresolved((*base.path, Key(key)))
+        if isinstance(base, dict) or (isinstance(base, Lit) and isinstance(base.value, dict)):  # RATES["fast"]
+            key = self.expr(node.slice, env)
+            items = base if isinstance(base, dict) else base.value
+            if isinstance(key, Lit) and _hashable(key.value) and key.value in items:
+                return items[key.value] if isinstance(base, dict) else Lit(items[key.value])
+            raise self.error("YS034", "a dict is read at a constant key it holds", node)  # else: static code
         dynamic: list[Atom] = []
         index = self.index(node.slice, env, dynamic)
         if (
@@ -139,6 +180,7 @@ class ExpressionLowering(LoweringState):
 
     def getindex(self, value: Atom, dynamic: list[Atom], index: tuple, node: ast.AST) -> Atom:
         out = self.add("getindex", [value, *dynamic], {"index": index}, node)
+        self.list_slice(value, index, out)
         if (
             isinstance(out, Var)
             and isinstance(value, Var)
@@ -156,8 +198,10 @@ class ExpressionLowering(LoweringState):
         return tuple(self.index_item(i, env, dynamic) for i in items)
 
     def index_item(self, node: ast.expr, env: dict, dynamic: list[Atom]) -> object:
-        if isinstance(node, ast.Slice):
-            parts = [None if p is None else self.static_int(p, env) for p in (node.lower, node.upper, node.step)]
+        if isinstance(node, ast.Slice):  # x[i:i + k]: a computed bound is an operand too
+            parts = [
+                None if p is None else self.slice_bound(p, env, dynamic) for p in (node.lower, node.upper, node.step)
+            ]
             return Slice(*parts)
         value = self.expr(node, env)
         if isinstance(value, Lit) and (value.value is None or value.value is Ellipsis or type(value.value) is int):
@@ -181,8 +225,45 @@ class ExpressionLowering(LoweringState):
             return atom
         raise self.error("YS034", "an index list holds integers", node)
 
+    def slice_bound(self, node: ast.expr, env: dict, dynamic: list[Atom]) -> int | None | Dyn:
+        value = self.expr(node, env)
+        if isinstance(value, Lit) and (value.value is None or type(value.value) is int):
+            return value.value
+        if isinstance(value, _Unresolved | _Indexed | Var):
+            dynamic.append(self.as_array(value, node))
+            return Dyn(len(dynamic) - 1)
+        raise self.error("YS034", "a slice bound is an integer or None", node)
+
     def static_int(self, node: ast.expr, env: dict) -> int:
         value = self.expr(node, env)
         if isinstance(value, Lit) and type(value.value) is int:
             return value.value
         raise self.error("YS034", "slice bounds must be constant integers", node)
+
+
+_OPNAMES = {
+    ast.Mod: "%", ast.FloorDiv: "//", ast.LShift: "<<", ast.RShift: ">>", ast.BitOr: "|", ast.BitXor: "^",
+    ast.BitAnd: "&", ast.Not: "not", ast.Invert: "~",
+}  # fmt: skip
+
+
+def _unsupported(node: ast.expr) -> str:
+    """Why lowering has no primitive for ``node`` (an expression of a kind it does not lower)."""
+    kinds = {
+        ast.BoolOp: "'and'/'or'",
+        ast.Dict: "a dict",
+        ast.Set: "a set",
+        ast.DictComp: "a dict comprehension",
+        ast.SetComp: "a set comprehension",
+        ast.JoinedStr: "an f-string",
+        ast.NamedExpr: "an assignment expression (:=)",
+    }
+    return f"{kinds.get(type(node), type(node).__name__)} has no rule"
+
+
+def _hashable(value: object) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True

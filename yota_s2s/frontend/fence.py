@@ -18,11 +18,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..errors import UserError, UserErrors, located
-from ..ir.primitives import BINOPS, CMPOPS
 from .complexes import complex_errors
+from .constants import NotConstant, array_value
+from .constants import value as constant_value
 
 #: Calls that are I/O, refused wherever they appear (YS038).
-_IO_CALLS = {"print", "open", "input", "breakpoint"}
+_IO_CALLS = {"open", "input", "breakpoint"}
 #: Calls that run code built at run time, refused wherever they appear (YS039).
 _DYNAMIC_CALLS = {"eval", "exec", "compile", "__import__"}
 
@@ -38,6 +39,8 @@ class Module:
     classes: dict[str, ast.ClassDef] = field(default_factory=dict)
     imports: dict[str, str] = field(default_factory=dict)
     constants: dict[str, object] = field(default_factory=dict)
+    #: Module-level ``np.array([...])`` of constants: name -> its items (``constants.array_value``).
+    arrays: dict[str, tuple] = field(default_factory=dict)
     selected: list[str] = field(default_factory=list)
     walked: dict[int, tuple[set[str], bool]] = field(default_factory=dict, repr=False)  # see _walk
 
@@ -120,11 +123,19 @@ def _collect(module: Module) -> None:
             module.functions[node.targets[0].id] = lambda_function(node.targets[0].id, node.value)
         elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            try:
-                value = ast.literal_eval(node.value)
-            except ValueError:
+            items = array_value(node.value, module.constants, module.imports)
+            if items is not None and len(targets) == 1 and isinstance(targets[0], ast.Name):
+                module.arrays[targets[0].id] = items
+                module.constants.pop(targets[0].id, None)
                 continue
-            value = _tuples(value)  # static parameters are hashable: lists become tuples
+            try:  # a literal, or arithmetic of literals and earlier constants: [1.0] * 6 + [2.0] * 3
+                value = _tuples(constant_value(node.value, module.constants, module.imports))
+            except NotConstant:
+                for t in targets:  # a name bound to something else is no longer that constant
+                    for name in (n.id for n in ast.walk(t) if isinstance(n, ast.Name)):
+                        module.constants.pop(name, None)
+                        module.arrays.pop(name, None)
+                continue
             for t in targets:
                 _bind_constant(module, t, value)
 
@@ -133,7 +144,7 @@ def _bind_constant(module: Module, target: ast.expr, value: object) -> None:
     """Record ``target = value`` as module constants: a name, or names unpacked from a tuple
     (``A, (B, C) = 1.0, (2, 3)``)."""
     if isinstance(target, ast.Name):
-        if isinstance(value, int | float | complex | bool | tuple | str) or value is None:
+        if isinstance(value, int | float | complex | bool | tuple | str | dict) or value is None:
             module.constants[target.id] = value
     elif isinstance(target, ast.Tuple | ast.List) and isinstance(value, tuple) and len(value) == len(target.elts):
         for t, v in zip(target.elts, value, strict=True):
@@ -357,8 +368,6 @@ class _Checker(ast.NodeVisitor):
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         self._target(node.target)
         self.visit(node.value)
-        if type(node.op) not in BINOPS:
-            self.error("YS020", f"the operator {_opname(node.op)}= is not supported", node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         self._target(node.target)
@@ -404,15 +413,7 @@ class _Checker(ast.NodeVisitor):
         if isinstance(node.value, ast.Yield | ast.YieldFrom | ast.Await):
             self.visit(node.value)
             return
-        call = node.value
-        if (
-            isinstance(call, ast.Call)
-            and isinstance(call.func, ast.Name)
-            and call.func.id in _IO_CALLS | _DYNAMIC_CALLS
-        ):
-            self.visit(call)
-        else:
-            self.error("YS018", "this statement's value is unused: a bare call only matters for side effects", node)
+        self.visit(node.value)  # a call for its effect (print, assert-like helpers): lowering decides
 
     def visit_Return(self, node: ast.Return) -> None:
         if node.value is None:
@@ -440,9 +441,7 @@ class _Checker(ast.NodeVisitor):
         self.visit(node.test)
 
     def _loop(self, node: ast.For | ast.While) -> None:
-        if node.orelse:
-            self.error("YS011", f"'{'for' if isinstance(node, ast.For) else 'while'} ... else' is not supported", node)
-        for stmt in node.body:
+        for stmt in node.body + node.orelse:
             self.visit(stmt)
 
     def visit_Break(self, node: ast.Break) -> None:
@@ -454,34 +453,25 @@ class _Checker(ast.NodeVisitor):
     visit_TryStar = visit_Try
     visit_With = _refuse("YS013", "'with' blocks are not supported")
     visit_AsyncWith = _refuse("YS037", "async code is not supported")
-    visit_Raise = _refuse("YS013", "'raise' is not supported in differentiated code")
-    visit_Assert = _refuse("YS010", "'assert' is not supported in differentiated code; check inputs before the call")
     visit_Delete = _refuse("YS010", "'del' is not supported")
     visit_Import = _refuse("YS010", "imports inside a function are not supported; import at module level")
     visit_ImportFrom = visit_Import
     visit_Match = _refuse("YS010", "'match' is not supported")
     visit_Global = _refuse("YS015", "'global' is not supported: pass the value as a parameter, return the new one")
     visit_Nonlocal = _refuse("YS015", "'nonlocal' is not supported: pass the value as a parameter, return the new one")
-    visit_FunctionDef = _refuse("YS014", "nested functions are not supported; define helpers at module level")
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:  # a nested function: inlined where it is called
+        self.check_function(node)
+
     visit_AsyncFunctionDef = _refuse("YS037", "async code is not supported")
     visit_ClassDef = _refuse("YS014", "classes inside functions are not supported")
-    visit_Lambda = _refuse(
-        "YS014", "a lambda is supported bound to a name (sq = lambda t: t * t), not passed or called in place"
-    )
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:  # inlined where it is called
+        self.visit(node.body)
+
     visit_Yield = _refuse("YS016", "generators (yield) are not supported: return a tuple or an array of the values")
     visit_YieldFrom = visit_Yield
     visit_Await = _refuse("YS037", "async code is not supported")
-
-    def visit_Compare(self, node: ast.Compare) -> None:
-        if len(node.ops) != 1:
-            self.error("YS020", "chained comparisons (a < b < c) are not supported; combine two", node)
-        elif type(node.ops[0]) not in CMPOPS:
-            self.error("YS020", f"the comparison {type(node.ops[0]).__name__} is not supported", node)
-        self.generic_visit(node)
-
-    visit_BoolOp = _refuse("YS020", "'and'/'or' are not supported yet")
-    visit_SetComp = _refuse("YS020", "set and dict comprehensions are not supported; use a list comprehension")
-    visit_DictComp = visit_SetComp
 
     def visit_ListComp(self, node: ast.ListComp | ast.GeneratorExp) -> None:
         if len(node.generators) != 1 or node.generators[0].is_async:
@@ -491,28 +481,13 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
 
     visit_GeneratorExp = visit_ListComp
-    visit_Dict = _refuse("YS020", "dict values are not supported")
-    visit_Set = _refuse("YS020", "set values are not supported")
-    visit_JoinedStr = _refuse("YS020", "f-strings are not supported in differentiated code")
     visit_NamedExpr = _refuse("YS020", "assignment expressions (:=) are not supported")
 
     # -- expressions
-    def visit_BinOp(self, node: ast.BinOp) -> None:
-        if type(node.op) not in BINOPS:
-            self.error("YS020", f"the operator {_opname(node.op)} is not supported", node)
-        self.generic_visit(node)
-
-    def visit_UnaryOp(self, node: ast.UnaryOp) -> None:
-        if not isinstance(node.op, ast.USub | ast.UAdd):
-            self.error("YS020", f"the operator {_opname(node.op)} is not supported", node)
-        self.generic_visit(node)
-
     def visit_Call(self, node: ast.Call) -> None:
         name = node.func.id if isinstance(node.func, ast.Name) else None
         if name in _IO_CALLS:
-            self.error(
-                "YS038", f"{name}() is I/O: remove it from the differentiated code, or do it in the caller", node
-            )
+            self.error("YS038", f"{name}() reads input: read it in the caller and pass the value as an argument", node)
         elif name in _DYNAMIC_CALLS:
             self.error("YS039", f"{name}() runs code built at run time, which cannot be differentiated", node)
         for kw in node.keywords:
@@ -541,6 +516,8 @@ def _ends_with_return(body: list[ast.stmt]) -> bool:
     if not body:
         return False
     last = body[-1]
+    if isinstance(last, ast.Raise):
+        return True
     if isinstance(last, ast.Return):
         return last.value is not None
     if isinstance(last, ast.If):

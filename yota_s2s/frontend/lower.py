@@ -45,11 +45,13 @@ from .calls import CallLowering
 from .control import ControlLowering
 from .expressions import ExpressionLowering
 from .fence import Module
+from .lists import ListLowering
 from .names import NameResolution
+from .passthrough import StaticLowering
 from .values import MODULE_CONSTANTS, _Function, _Indexed, _params_with_defaults, _Unresolved, canonical_name
 
 
-class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering):
+class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering, StaticLowering, ListLowering):
     """Builds the primal tape of one function (the parts are mixins; their shared state is ``LoweringState``)."""
 
     def lower(self, name: str) -> Tape:
@@ -133,6 +135,13 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
         elif isinstance(stmt, ast.AnnAssign):
             if stmt.value is not None:
                 self.assign(stmt.target, self.expr(stmt.value, env), env)
+        elif isinstance(stmt, ast.AugAssign) and type(stmt.op) not in BINOPS:  # k %= 2: as k = k % 2
+            load = (
+                ast.copy_location(ast.Name(stmt.target.id, ast.Load()), stmt.target)
+                if isinstance(stmt.target, ast.Name)
+                else stmt.target
+            )
+            self.assign(stmt.target, self.expr(ast.copy_location(ast.BinOp(load, stmt.op, stmt.value), stmt), env), env)
         elif isinstance(stmt, ast.AugAssign):
             current = self.expr(stmt.target, env)
             self.check_not_shared(stmt, current, env)
@@ -144,10 +153,36 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
             self.stmt_While(stmt, env)
         elif isinstance(stmt, ast.If):
             self.stmt_If(stmt, env)
+        elif _appends(stmt, env):
+            self.append(stmt.value, env)
+        elif isinstance(stmt, ast.Assert | ast.Raise) or (
+            isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+        ):
+            self.static_statement(stmt, env)
+        elif isinstance(stmt, ast.FunctionDef):  # a nested function: a helper that sees this scope
+            self.fn_modules[id(stmt)] = self.module
+            env[stmt.name] = _Function(stmt.name, stmt, closure=env, module=self.module)
         elif isinstance(stmt, ast.Expr | ast.Pass):
-            pass  # docstrings; fence refused everything else
+            pass  # docstrings, a name alone: no effect
         else:  # pragma: no cover - fence refuses these first
             raise self.error("YS010", f"unsupported statement {type(stmt).__name__}", stmt)
+
+    def append(self, call: ast.Call, env: dict[str, object]) -> None:
+        """``lst.append(v)``: ``lst`` names a new list (refused where another name sees the old one)."""
+        name = call.func.value.id
+        if len(call.args) != 1 or call.keywords or isinstance(call.args[0], ast.Starred):
+            raise self.error("YS032", "append() takes one value", call)
+        value = self.expr(call.args[0], env)
+        current = env[name]
+        if self.is_list(current) or isinstance(current, tuple):
+            why = self.sharing(current, name, env)
+            if why is not None:
+                raise self.error(
+                    "YS017",
+                    f"{name}.append(...) would change {name} in place and {why}; copy it first ({name} = list({name}))",
+                    call,
+                )
+        env[name] = self.append_value(name, current, value, call)
 
     def check_not_shared(self, stmt: ast.AugAssign, current: object, env: dict[str, object]) -> None:
         """Refuse ``y += ...`` where NumPy would update, in place, an array another name sees.
@@ -270,6 +305,8 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
         if isinstance(target, ast.Tuple | ast.List):
             if isinstance(value, Lit) and isinstance(value.value, tuple):
                 value = tuple(Lit(v) for v in value.value)
+            if isinstance(value, _Unresolved | _Indexed | Var):  # n, d = X.shape; a, b = params
+                value = self.unpack(self.as_array(value, target), len(target.elts), target)
             if not isinstance(value, tuple):
                 raise self.error(
                     "YS034", "unpacking needs a tuple of known length (unpack x[0], x[1] by index)", target
@@ -280,6 +317,15 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
                 self.assign(t, v, env)
             return
         raise self.error("YS017", "unsupported assignment target", target)  # pragma: no cover
+
+    def unpack(self, value: Var, n: int, target: ast.expr) -> tuple:
+        """``n`` elements of a value whose length is known at run time (a shape, an array's rows):
+        its length checked as Python's unpacking checks it, then each read by index."""
+        check = ast.parse(
+            f"if len(__yota_a0) != {n}:\n    raise ValueError('expected {n} values to unpack, not %d' % len(__yota_a0))"
+        ).body[0]
+        self.tape.add_eqn("effect", [value], {"code": ast.unparse(check), "modules": ()}, self.span_at(target))
+        return tuple(self.getindex(value, [], (k,), target) for k in range(n))
 
     def assign_item(self, target: ast.Subscript, value: object, env: dict[str, object]) -> None:
         """``a[index] = v`` as a value: ``a = setindex(a, v, index=...)``, a new array.
@@ -294,6 +340,17 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
                 "YS015", f"{name} is not a local name: writing into a module-level value is a global write", target
             )
         base = env[name]
+        if isinstance(base, dict):  # d["c"] = v: a new dict (refused where another name sees the old one)
+            key = self.expr(target.slice, env)
+            if not isinstance(key, Lit):
+                raise self.error("YS034", "a dict is written at a constant key", target)
+            if self.other_names(base, name, env):
+                why = f"'{self.other_names(base, name, env)[0]}' refers to the same dict"
+                raise self.error(
+                    "YS017", f"'{ast.unparse(target)} = ...' would change {name} in place and {why}", target
+                )
+            env[name] = {**base, key.value: value}
+            return
         dynamic: list[Atom] = []
         index = self.index(target.slice, env, dynamic)
         if isinstance(base, tuple):  # a list of values: a = [x, y]; a[0] = z
@@ -335,3 +392,16 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering)
 def lower(module: Module, name: str, table: RuleTable) -> Tape:
     """Lower function ``name`` of a fenced module to its primal tape."""
     return Lowerer(module, table).lower(name)
+
+
+def _appends(stmt: ast.stmt, env: dict[str, object]) -> bool:
+    """``lst.append(v)`` on a local name."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    func = stmt.value.func
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "append"
+        and isinstance(func.value, ast.Name)
+        and func.value.id in env
+    )

@@ -56,6 +56,8 @@ class NameResolution(LoweringState):
         m = self.module
         if name in m.constants:
             return Lit(m.constants[name])
+        if name in m.arrays:  # W0 = np.array([...]) at module level
+            return self.add("asarray", [Lit(m.arrays[name])], {}, node)
         if name in m.functions:
             return self.local_function(name, m.functions[name], m)
         if name in m.imports:

@@ -10,6 +10,8 @@ parts are mixins of ``LoweringState``, composed into ``lower.Lowerer``:
 - ``calls.CallLowering``: calls (a helper is inlined, a library call becomes a primitive),
   tuples, lambdas and comprehensions;
 - ``control.ControlLowering``: blocks, loops and branches (equations that own regions);
+- ``passthrough.StaticLowering``: static code with no rule (``n % 2``, ``assert``), kept as written;
+- ``lists.ListLowering``: Python lists a loop appends to;
 - ``lower.Lowerer``: the entry point, inlining, statements and assignments.
 
 ``LoweringState.__init__`` defines every attribute the parts share; the methods one part
@@ -86,6 +88,8 @@ class LoweringState:
         #: The arrays the ``for`` loops being lowered iterate over, with their lines (a row is read
         #: from the array as it was before the loop: an update of it in place is refused).
         self.iterated: list[tuple[object, int]] = []
+        #: Var.id of Python lists built at run time (``lst.append(v)`` in a loop: ``passthrough``).
+        self.lists: set[int] = set()
         #: Warnings for the tape's facts (YS051: the function writes into its argument).
         self.warnings: list[UserError] = []
         #: Parameters already warned about (one YS051 per name).
@@ -111,8 +115,13 @@ class LoweringState:
         self.stmt_text: str = ""
         #: How many loop bodies are being lowered (in one, ``return`` is a flag: ``exits.Exits``).
         self.loop_level: int = 0
+        #: The stop flag of the loop lowered last (None: nothing stops it early): ``for ... else``.
+        self.stopped_by: str | None = None
         #: Numbers the break/continue flags of loops (``_skip1``, ``_stop1``).
         self.exit_count: int = 0
+        #: The names of the values a loop returns (``_value1``): set as the loop stops, so that no
+        #: update in place follows while they hold a value (``other_names`` skips them).
+        self.returned_values: set[str] = set()
         #: id(module) -> every name its source uses (``flag_name``).
         self.source_names: dict[int, set[str]] = {}
 
@@ -159,7 +168,12 @@ class LoweringState:
         innermost = dict(zip(self.env_depths, self.envs))
         innermost[len(self.stack)] = env
         same = same or (lambda v: v is value)
-        return [n for e in innermost.values() for n, v in e.items() if same(v) and not (e is env and n == name)]
+        return [
+            n
+            for e in innermost.values()
+            for n, v in e.items()
+            if same(v) and not (e is env and n == name) and n not in self.returned_values
+        ]
 
     def add(self, prim: str, args: list[Atom], params: dict[str, object], node: ast.AST) -> Atom:
         """Append ``prim(args, params)`` (folding arithmetic on constants) and return its value."""
@@ -210,6 +224,44 @@ class LoweringState:
 
     def binop(self, prim: str, left: object, right: object, node: ast.AST) -> Atom:
         """``prim(left, right)`` on the tape."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ passthrough.StaticLowering
+    def static_expr(self, node: ast.expr, env: dict, error: UserError) -> object:
+        """``node``, which lowering refused with ``error``, as static code passed through."""
+        raise NotImplementedError
+
+    def static_statement(self, stmt: ast.stmt, env: dict) -> None:
+        """``assert``, ``raise`` or a call for its effect, passed through."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ lists.ListLowering
+    def is_list(self, value: object) -> bool:
+        """``value`` is a list built at run time."""
+        raise NotImplementedError
+
+    def as_list(self, value: object, node: ast.AST) -> Atom:
+        """A list of values written in the source (a tuple here) as a list built at run time."""
+        raise NotImplementedError
+
+    def append_value(self, name: str, current: object, value: object, node: ast.Call) -> object:
+        """The list ``name`` holds after ``name.append(value)``."""
+        raise NotImplementedError
+
+    def list_operands(self, prim: str, atoms: list[Atom], node: ast.AST) -> list[Atom]:
+        """The operands of ``prim`` with each list built at run time made an array (``np.array``)."""
+        raise NotImplementedError
+
+    def stacked(self, value: Var, node: ast.AST) -> Atom:
+        """``np.array(lst)`` of a list built at run time."""
+        raise NotImplementedError
+
+    def mark_lists(self, sources: list[list[object]], outs: list[Var]) -> None:
+        """Results of a loop or branch are lists where a value they may be is (``sources[k]``)."""
+        raise NotImplementedError
+
+    def list_slice(self, value: Atom, index: tuple, out: Atom) -> None:
+        """``lst[1:]`` of a list is a list."""
         raise NotImplementedError
 
     # ------------------------------------------------------------------ names.NameResolution

@@ -72,6 +72,17 @@ class Slice:
 
 
 @dataclass(frozen=True)
+class Key:
+    """In an input's path, a key of a dict parameter: ``params["W1"]`` is ``("params", Key("W1"))``
+    (a ``str`` is an attribute, an ``int`` an index into a list attribute)."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
 class Dyn:
     """In an index template, the ``k``-th computed index operand (an integer or an index array)."""
 
@@ -103,6 +114,10 @@ class Section(enum.StrEnum):
     BACKWARD = "backward"
 
 
+#: The ``out`` of an equation with no results (never an argument, an output or a name).
+NO_RESULT = Var(hint="no_result")
+
+
 @dataclass(eq=False)
 class Eqn:
     """``outs = prim(args, **params)``; ``regions`` holds sub-tapes of structured control flow."""
@@ -117,7 +132,9 @@ class Eqn:
 
     @property
     def out(self) -> Var:
-        return self.outs[0]
+        """The first result; ``NO_RESULT`` for a loop or branch with none (it runs for its effects:
+        an ``assert`` in a loop), which nothing reads."""
+        return self.outs[0] if self.outs else NO_RESULT
 
 
 @dataclass(frozen=True)
@@ -147,6 +164,12 @@ class _NoDefault:
 
 #: The default of a parameter that has none.
 NO_DEFAULT = _NoDefault()
+
+
+def is_option(default: object) -> bool:
+    """A parameter whose default is None, a string or a bool is an option (``w=None``,
+    ``mode="l2"``, ``verbose=False``), not a value: no gradient unless ``--wrt`` names it."""
+    return default is None or isinstance(default, str | bool)
 
 
 @dataclass(frozen=True)

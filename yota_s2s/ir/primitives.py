@@ -100,6 +100,10 @@ class Primitive:
 
 _DEFAULT = Primitive()
 
+#: In the ``code`` of a ``static`` or ``effect`` equation (rules/python.py): the placeholder of
+#: operand ``k`` is ``__yota_a<k>``, that of the library name ``modules[k]`` is ``__yota_m<k>``.
+STATIC_OPERAND, STATIC_LIBRARY = "__yota_a", "__yota_m"
+
 
 def primitive(name: str) -> Primitive:
     """The record of primitive ``name`` (the default record for a primitive of a user's rules)."""
@@ -279,6 +283,14 @@ PRIMITIVES: dict[str, Primitive] = {
     "solve_adjoint": Primitive(shape_from_shapes=True),
     "solve_da": Primitive(),
     "cholesky_dx": Primitive(),
+    # -------------------- static code passed through (rules/python.py)
+    "static": Primitive(value_shaped=True),
+    "effect": Primitive(),
+    "list_make": Primitive(value_shaped=True),
+    "list_append": Primitive(value_shaped=True),
+    "list_stack": Primitive(numpy_value=True, fresh=True, value_shaped=True),
+    "to_float": Primitive(python_value=True, python_arithmetic=True),
+    "astype": Primitive(numpy_value=True, fresh=True, shape_from_shapes=True, makes_inexact=True),
     # -------------------- random numbers (rules/random.py)
     # without a size, one draw is a Python float (np.random.normal(0.0, 1.0))
     "standard_normal": Primitive(python_arithmetic=True, sized_by="size"),

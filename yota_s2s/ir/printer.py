@@ -18,13 +18,16 @@ reverse sweep with ``-- backward --``.
 
 from __future__ import annotations
 
-from .core import Atom, Lit, Section, Slice, Tape
+from .core import Atom, Dyn, Key, Lit, Section, Slice, Tape
 
 
 def format_value(value: object) -> str:
     """A static value as it reads in source: ``1.0``, ``(0, 1)``, ``[:, None]`` for an index."""
     if isinstance(value, Slice):
-        parts = ["" if p is None else str(p) for p in (value.start, value.stop, value.step)]
+        parts = [
+            "" if p is None else f"${p.k}" if isinstance(p, Dyn) else str(p)
+            for p in (value.start, value.stop, value.step)
+        ]
         return ":".join(parts[:2]) + (f":{parts[2]}" if value.step is not None else "")
     if value is Ellipsis:
         return "..."
@@ -39,10 +42,12 @@ def format_path(path: tuple) -> str:
     """An input's path as the source writes it: ``x``, ``m.W``, ``m.layers[0].W`` (an int is an
     index into a list attribute).
 
-    >>> format_path(("m", "layers", 0, "W"))
-    'm.layers[0].W'
+    >>> format_path(("m", "layers", 0, "W")), format_path(("params", Key("W1")))
+    ('m.layers[0].W', "params['W1']")
     """
-    return str(path[0]) + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path[1:])
+    return str(path[0]) + "".join(
+        f"[{p}]" if isinstance(p, int) else f"[{p.name!r}]" if isinstance(p, Key) else f".{p}" for p in path[1:]
+    )
 
 
 def format_tape(tape: Tape, width: int = 44) -> str:

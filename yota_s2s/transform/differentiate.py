@@ -30,7 +30,9 @@ whole tape and collects one gradient per ``wrt`` parameter.
 from __future__ import annotations
 
 from ..dsl.rule import RuleTable
-from ..ir.core import Atom, Lit, Tape, Var
+from ..errors import UserError
+from ..ir.core import Atom, Eqn, Lit, Tape, Var
+from ..ir.regions import all_tapes
 from ..ir.shapes import SCALAR, shape_classes
 from .adjoint import forward_sweep
 from .sweep import BackwardBuilder, activity, final_gradient, reverse_sweep
@@ -41,7 +43,9 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
     grad = tape.copy_header()
     grad.name = tape.name
     wanted = set(wrt)
-    active = activity(tape.eqns, {inp.var.id for inp in tape.inputs if inp.path[0] in wanted}, table)
+    passed: list[Eqn] = []
+    active = activity(tape.eqns, {inp.var.id for inp in tape.inputs if inp.path[0] in wanted}, table, passed)
+    refuse_passed(tape, passed)
     grad.eqns, plans = forward_sweep(tape.eqns, active, table)
 
     builder = BackwardBuilder(grad)
@@ -82,3 +86,18 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
     proven = shape_classes(tape, table, scalar_keys=frozenset()).of(value) == SCALAR
     grad.facts.check_scalar = bool(isinstance(value, Var) and not proven)  # (active or not: f is scalar)
     return grad
+
+
+def refuse_passed(tape: Tape, passed: list[Eqn]) -> None:
+    """Refuse the first ``static`` equation of ``passed`` (code passed through with a
+    differentiated operand) whose value something uses: it has no rule, so its gradient would be
+    lost.  The error is the one lowering met first (``no derivative rule for ...``), located."""
+    if not passed:
+        return
+    used = {a.id for t in all_tapes(tape) for e in t.eqns for a in e.args if isinstance(a, Var)}
+    used |= {a.id for t in all_tapes(tape) for a in t.outputs if isinstance(a, Var)}
+    for eqn in passed:
+        if eqn.out.id in used:
+            code, message, line, col, text = eqn.params["refusal"]
+            why = f"{message} (it is computed from a differentiated value, so its gradient is needed)"
+            raise UserError(code, why, eqn.span.path if eqn.span else "<input>", line, col, text or None)

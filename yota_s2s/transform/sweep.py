@@ -57,14 +57,21 @@ Plan = Callable[[dict[int, list[Atom]], BackwardBuilder], None]
 # ---------------------------------------------------------------------------- activity
 
 
-def activity(eqns: list[Eqn], active: set[int], table: RuleTable) -> set[int]:
-    """The ids of values that depend on ``active`` ones through differentiable operands."""
+def activity(eqns: list[Eqn], active: set[int], table: RuleTable, passed: list[Eqn] | None = None) -> set[int]:
+    """The ids of values that depend on ``active`` ones through differentiable operands.
+
+    A ``static`` equation (code passed through, rules/python.py) has no gradient: one whose
+    value may depend differentiably on an active operand (its ``through``) is appended to
+    ``passed``, for the caller to refuse."""
     active = set(active)
     for eqn in eqns:
         if is_control(eqn.prim):
-            flags = control_activity(eqn, active, table)
+            flags = control_activity(eqn, active, table, passed)
             active.update(o.id for o, a in zip(eqn.outs, flags) if a)
             continue
+        through = eqn.params["through"] if eqn.prim == "static" else ()
+        if passed is not None and any(is_active(eqn.args[k], active) for k in through):
+            passed.append(eqn)
         rule = table[eqn.prim]
         if any(
             isinstance(a, Var) and a.id in active and name not in rule.nondiff
@@ -78,7 +85,7 @@ def is_active(a: Atom, active: set[int]) -> bool:
     return isinstance(a, Var) and a.id in active
 
 
-def control_activity(eqn: Eqn, active: set[int], table: RuleTable) -> list[bool]:
+def control_activity(eqn: Eqn, active: set[int], table: RuleTable, passed: list[Eqn] | None = None) -> list[bool]:
     """Which outputs of a loop or branch are active (carried values to a fixed point)."""
     k = eqn.params["n_carry"]
     lead = LEADING[eqn.prim]
@@ -86,7 +93,7 @@ def control_activity(eqn: Eqn, active: set[int], table: RuleTable) -> list[bool]
         free = [is_active(a, active) for a in eqn.args[lead:]]
         flags = [False] * k
         for region in eqn.regions:
-            inner = activity(region.eqns, {i.var.id for i, f in zip(region.inputs, free) if f}, table)
+            inner = activity(region.eqns, {i.var.id for i, f in zip(region.inputs, free) if f}, table, passed)
             flags = [f or is_active(o, inner) for f, o in zip(flags, region.outputs)]
         return flags
     body = eqn.regions[-1]
@@ -95,7 +102,7 @@ def control_activity(eqn: Eqn, active: set[int], table: RuleTable) -> list[bool]
     first = first_carried(eqn)
     while True:
         ins = body.inputs[first:]
-        inner = activity(body.eqns, {i.var.id for i, f in zip(ins, carried + free) if f}, table)
+        inner = activity(body.eqns, {i.var.id for i, f in zip(ins, carried + free) if f}, table, passed)
         new = [c or is_active(o, inner) for c, o in zip(carried, body.outputs)]
         if new == carried:
             return carried
