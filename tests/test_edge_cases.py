@@ -541,7 +541,6 @@ def test_a_power_of_a_float_is_still_a_product():
         ("c = None\n    i = c.x", "YS047", 9, "'NoneType' object has no attribute 'x'"),
         ("i = (1.0)(x)", "YS020", 10, "not callable"),
         ("i = None(x)", "YS020", 9, "not callable"),
-        ('i = "ab"[0]', "YS034", 9, "a string is not indexed"),
     ],
 )
 def test_a_constant_indexed_called_or_read_for_a_missing_attribute_is_a_located_error(body, code, col, message):

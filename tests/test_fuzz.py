@@ -153,8 +153,8 @@ def test_the_oracle_catches_a_wrong_answer(monkeypatch, fake, kind):
 
 
 def test_the_oracle_counts_a_refusal_and_times_out_a_hang(monkeypatch):
-    refused = dataclasses.replace(SMOOTH, source="import numpy as np\n\n\ndef f(x, y):\n    print(x)\n    return y\n")
-    assert oracle.check(refused, 0).signature == ("refused", "YS038")
+    refused = dataclasses.replace(SMOOTH, source="import numpy as np\n\n\ndef f(x, y):\n    global G\n    return y\n")
+    assert oracle.check(refused, 0).signature == ("refused", "YS015")
 
     def hang(*args, **kwargs):
         while True:

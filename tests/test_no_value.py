@@ -152,8 +152,11 @@ def test_one_gradient_is_a_one_tuple_and_none_stays_none():
     result = ns["grad_f"](np.arange(3.0), 2)
     assert isinstance(result, tuple) and len(result) == 1
     assert result[0].tolist() == [0.0, 4.0, 8.0]
-    _, ns_all = grad_function(source, "f", value=False)
-    dx, dn, dflag = ns_all["grad_f"](np.arange(3.0), 2)
+    _, ns_all = grad_function(source, "f", value=False)  # flag=True is an option: not in the default --wrt
+    dx, dn = ns_all["grad_f"](np.arange(3.0), 2)
+    assert dx.tolist() == [0.0, 4.0, 8.0] and dn == 5.0
+    _, ns_flag = grad_function(source, "f", value=False, wrt=["x", "n", "flag"])
+    dx, dn, dflag = ns_flag["grad_f"](np.arange(3.0), 2)
     assert dx.tolist() == [0.0, 4.0, 8.0] and dn == 5.0 and dflag is None
 
 

@@ -576,13 +576,17 @@ REFUSALS: dict[str, tuple[str, tuple[str, int, int]]] = {
         ("YS018", 6, 5),
     ),
     "list arithmetic": (
-        "import numpy as np\n\n\ndef f(x):\n    a = []\n    for i in range(3):\n        a.append(x[i])\n"
-        "    return np.sum(a * 2)\n",
+        (
+            "import numpy as np\n\n\ndef f(x):\n    a = []\n    for i in range(3):\n        a.append(x[i])\n"
+            "    return np.sum(a * 2)\n"
+        ),
         ("YS034", 8, 19),
     ),
     "append to another name's list": (
-        "import numpy as np\n\n\ndef f(x):\n    a = []\n    b = a\n    for i in range(3):\n        a.append(x[i])\n"
-        "    return np.sum(np.array(b))\n",
+        (
+            "import numpy as np\n\n\ndef f(x):\n    a = []\n    b = a\n    for i in range(3):\n        a.append(x[i])\n"
+            "    return np.sum(np.array(b))\n"
+        ),
         ("YS017", 8, 9),
     ),
     "in-place library call": (

@@ -32,7 +32,7 @@ def written(prim: str, args: list | None = None) -> ast.expr:
     return NUMPY.expression(eqn, [ast.Name(f"a{i}", ast.Load()) for i in range(n)], rule, [False] * n)
 
 
-@pytest.mark.parametrize("prim", sorted(PRIMITIVES))
+@pytest.mark.parametrize("prim", sorted(set(PRIMITIVES) - {"static", "effect"}))  # those two print source text
 def test_the_ufunc_is_the_one_the_numpy_target_calls(prim):
     found = ufunc_call(written(prim), "np")
     assert (found[0] if found else None) == primitive(prim).ufunc

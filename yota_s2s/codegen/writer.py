@@ -223,7 +223,14 @@ class FunctionWriter(FlowWriter, ItemWriter):
             is_float = ast.Call(ast.Name("isinstance", ast.Load()), [value, self.global_name("float")], [])
             whole = ast.UnaryOp(ast.Not(), is_float)
         error = ast.Call(ast.Name("ValueError", ast.Load()), [ast.Constant(message)], [])
-        return ast.If(ast.BoolOp(ast.And(), [whole, test]), [ast.Raise(error)], [])
+        check = ast.If(ast.BoolOp(ast.And(), [whole, test]), [ast.Raise(error)], [])
+        if self.tape.facts.may_return_none and witness is self.tape.outputs[0] and self.tape.facts.value:
+            # a path through the function returned None (np.ndim(None) is 0): no number to differentiate
+            none = f"{name}() returned None: a path through it has no return value"
+            is_none = ast.Compare(value, [ast.Is()], [ast.Constant(None)])
+            raise_none = ast.Raise(ast.Call(ast.Name("TypeError", ast.Load()), [ast.Constant(none)], []))
+            check.orelse = [ast.If(is_none, [raise_none], [])]
+        return check
 
     def type_checks(self) -> list[ast.stmt]:
         """``if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):
@@ -299,7 +306,8 @@ class FunctionWriter(FlowWriter, ItemWriter):
             if isinstance(node, int):
                 return leaf(node)
             if isinstance(node, dict):
-                return ast.Dict([ast.Constant(str(k)) for k in node], [build(v) for v in node.values()])
+                keys = [ast.Constant(k.name if isinstance(k, Key) else k) for k in node]  # m.layers[0]: the int 0
+                return ast.Dict(keys, [build(v) for v in node.values()])
             return ast.Tuple([build(n) for n in node], ast.Load())
 
         return build(tree)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 
 from ..dsl.rule import BindError, bind
+from ..errors import UserError
 from ..ir.core import Lit, Var
 from ..ir.primitives import primitive
 from .fence import lambda_function
@@ -75,6 +76,10 @@ class CallLowering(LoweringState):
             return self.static_sequence(node.args[0], env)  # tuple(w * v for v in xs)
         if callee.name == "builtins.dict" and not node.args and all(kw.arg for kw in node.keywords):
             return {kw.arg: self.expr(kw.value, env) for kw in node.keywords}  # dict(W=w, b=b)
+        if callee.name == "builtins.dict" and len(node.args) == 1 and not node.keywords:
+            pairs = self.static_sequence(node.args[0], env)  # dict(zip(KEYS, values))
+            if all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], Lit) for p in pairs):
+                return {p[0].value: p[1] for p in pairs}
         args = self.elements(node.args, env)
         kwargs = {kw.arg: self.expr(kw.value, env) for kw in node.keywords}
         if callee.local is not None:
@@ -171,6 +176,7 @@ class CallLowering(LoweringState):
             operands, params = bind(rule, args, kwargs)
         except BindError as exc:
             raise self.error("YS032", str(exc), node) from None
+        operands = [Lit(_constant_row(o)) if isinstance(o, tuple) and _is_constant_row(o) else o for o in operands]
         static_only = all(name in rule.nondiff for name in rule.operand_names(len(operands)))
         if static_only and any(isinstance(o, tuple) and not rule.variadic for o in operands):
             # np.zeros((n, d)) of computed sizes: no gradient to take, written as the source writes it
@@ -233,8 +239,15 @@ class CallLowering(LoweringState):
             return result
         if name in ("numpy.array", "numpy.asarray") and len(args) == 1:
             value = args[0]
+            if isinstance(value, tuple) and value and all(_is_constant_row(v) for v in value):
+                return self.call_primitive(name, [Lit(tuple(_constant_row(v) for v in value))], kwargs, node)
             if isinstance(value, tuple) and not all(isinstance(v, Lit) for v in value):
-                parts = [self.call_primitive(name, [v], {}, node) if isinstance(v, tuple) else v for v in value]
+                parts = [
+                    self.call_primitive(name, [v], {}, node)
+                    if isinstance(v, tuple) or (isinstance(v, Lit) and isinstance(v.value, tuple))
+                    else v
+                    for v in value
+                ]
                 return self.call_primitive("numpy.stack", [tuple(parts)], {}, node)
             if self.is_list(value):
                 return self.stacked(value, node)
@@ -291,10 +304,10 @@ class CallLowering(LoweringState):
                     "write a for loop for a length known at run time",
                     node,
                 )
-            if name in ("builtins.zip", "builtins.enumerate", "builtins.reversed"):
+            if name == "builtins.zip":
+                return self.zipped_sequences(node.args, env)
+            if name in ("builtins.enumerate", "builtins.reversed"):
                 seqs = [self.static_sequence(a, env) for a in node.args]
-                if name == "builtins.zip":
-                    return tuple(zip(*seqs))
                 if name == "builtins.reversed" and len(seqs) == 1:
                     return tuple(reversed(seqs[0]))
                 if name == "builtins.enumerate" and len(seqs) == 1:
@@ -310,6 +323,28 @@ class CallLowering(LoweringState):
             "of constants or a tuple/list written in the source (write a for loop otherwise)",
             node,
         )
+
+    def zipped_sequences(self, nodes: list[ast.expr], env: dict) -> tuple:
+        """``zip(a, b)`` where one sequence at least has a length known when generating: the
+        others are read at those indices (``zip(KEYS, c0)`` of a parameter ``c0``; an IndexError
+        where ``c0`` is shorter, where Python's zip would stop early and a later read fail)."""
+        seqs: list = []
+        for a in nodes:
+            try:
+                seqs.append(self.static_sequence(a, env))
+            except UserError as exc:
+                if exc.code != "YS041":
+                    raise
+                seqs.append(a)
+        known = [len(q) for q in seqs if isinstance(q, tuple)]
+        if not known:
+            raise self.error("YS041", "zip() of sequences whose lengths are known only at run time", nodes[0])
+        n = min(known)
+        for k, q in enumerate(seqs):
+            if not isinstance(q, tuple):
+                items = [ast.copy_location(ast.Subscript(q, ast.Constant(i), ast.Load()), q) for i in range(n)]
+                seqs[k] = tuple(self.expr(item, env) for item in items)
+        return tuple(zip(*seqs))
 
 
 #: The floating dtypes ``x.astype(...)`` is differentiated to, by how the source names them.
@@ -329,3 +364,14 @@ def _float_dtype(value: object) -> str | None:
     if isinstance(value, Lit) and value.value in ("float64", "float32", "float", "double", "single"):
         return {"float": "float64", "double": "float64", "single": "float32"}.get(value.value, value.value)
     return None
+
+
+def _is_constant_row(value: object) -> bool:
+    """A number, or a nested tuple of numbers, known when generating: ``(Lit(1.0), Lit(0.0))``."""
+    if isinstance(value, tuple):
+        return bool(value) and all(_is_constant_row(v) for v in value)
+    return isinstance(value, Lit) and (type(value.value) in (int, float, bool) or isinstance(value.value, tuple))
+
+
+def _constant_row(value: object) -> object:
+    return tuple(_constant_row(v) for v in value) if isinstance(value, tuple) else value.value

@@ -34,9 +34,12 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+from ..errors import UserError
 from ..ir.core import Atom, Dyn, Input, Lit, Tape, Var
 from ..ir.regions import close_regions, region_eqn
+from .dicts import _hint
 from .exits import Exits, _always_returns, _jumps, _returns, live_after, loaded_outside, read_first, stored_names
+from .expressions import NeedsUnrolling, _fields
 from .source import statement_text
 from .state import LoweringState
 
@@ -50,7 +53,7 @@ class ControlLowering(LoweringState):
         for idx, stmt in enumerate(stmts):
             self.at_statement(stmt)
             if isinstance(stmt, ast.Return):
-                return self.expr(stmt.value, env)
+                return Lit(None) if stmt.value is None else self.expr(stmt.value, env)
             if isinstance(stmt, ast.Raise):  # what follows never runs; a value is never needed here
                 self.statement(stmt, env)
                 return Lit(None)
@@ -159,6 +162,21 @@ class ControlLowering(LoweringState):
                 if self.block(node.body, env) is not None:  # pragma: no cover - fence refuses
                     raise self.error("YS012", "'return' inside a loop is not supported", node)
             return
+        mark = len(self.tape.eqns)
+        try:
+            self.kept_loop(node, env, space)
+        except NeedsUnrolling as exc:  # params[f"W{i}"]: the key is known in each iteration only
+            items = _constant_range(space)
+            if items is None or _jumps(node.body):
+                raise UserError(*_fields(exc)) from None
+            del self.tape.eqns[mark:]
+            self.stopped_by = None
+            for k in items:
+                self.assign(node.target, Lit(k), env)
+                self.block(node.body, env)
+
+    def kept_loop(self, node: ast.For, env: dict, space: tuple) -> None:
+        """A ``for`` over ``range()`` or the rows of arrays, kept a loop: a ``for`` equation."""
         _, start, stop, step, rows, index_target = space
         targets = [n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)]
         self.stmt_text = self.header_span(node).text  # what the loop computes before it starts
@@ -168,30 +186,32 @@ class ControlLowering(LoweringState):
         # the loop variable read after the loop keeps its last value (its value before the loop, or
         # unbound, when the loop does not run): it is carried like a name the body assigns
         carried += [n for n in targets if n not in carried and live_after(self.fn_nodes[-1], node, n)]
+        carried = self.split_dicts(carried, env)
         inits = [self.initial(env, n, node) for n in carried]
         region = Tape("for")
         i_var = Var(hint=index_target or "_i")
         region.inputs.append(Input(i_var, ("#index",)))
-        c_vars = [Var(hint=n) for n in carried]
+        c_vars = [Var(hint=_hint(n)) for n in carried]
         self.mark_lists([[v] for v in inits], c_vars)
         region.inputs.extend(Input(v, ("#carry", n)) for v, n in zip(c_vars, carried))
         body_env = dict(env)
         body_env.update(zip(carried, c_vars))
+        self.join_dicts(body_env, carried)
         self.carried_from.update((v.id, (env.get(n), node.lineno)) for v, n in zip(c_vars, carried))
 
         def run():
             if rows is None:
                 self.assign(node.target, i_var, body_env)
-            elif isinstance(rows, tuple):  # zip(X, Y): a row of each
-                for t, r in zip(node.target.elts, rows):
+                return self.iteration_body(stmts, body_env, carried, node)
+            item = node.target
+            if index_target is not None:  # enumerate(X): (i, row)
+                self.assign(node.target.elts[0], i_var, body_env)
+                item = node.target.elts[1]
+            if isinstance(rows, tuple):  # zip(X, Y): a row of each
+                for t, r in zip(item.elts, rows):
                     self.assign(t, self.add("getindex", [r, i_var], {"index": (Dyn(0),)}, node.iter), body_env)
             else:
-                row = self.add("getindex", [rows, i_var], {"index": (Dyn(0),)}, node.iter)
-                if index_target is not None:  # enumerate(X): (i, row)
-                    self.assign(node.target.elts[0], i_var, body_env)
-                    self.assign(node.target.elts[1], row, body_env)
-                else:
-                    self.assign(node.target, row, body_env)
+                self.assign(item, self.add("getindex", [rows, i_var], {"index": (Dyn(0),)}, node.iter), body_env)
             return self.iteration_body(stmts, body_env, carried, node)
 
         iterated = rows if isinstance(rows, tuple) else (rows,)
@@ -200,7 +220,7 @@ class ControlLowering(LoweringState):
             region.outputs = self.in_region(region, run)
         finally:
             del self.iterated[len(self.iterated) - len(iterated) :]
-        outs = [Var(hint=n) for n in carried]
+        outs = [Var(hint=_hint(n)) for n in carried]
         self.mark_lists([[v] for v in inits], outs)
         free = close_regions([region], [1 + len(carried)])
         params = {"n_carry": len(carried), "exit": carried.index(stop_flag) if stop_flag else -1}
@@ -208,12 +228,13 @@ class ControlLowering(LoweringState):
         self.tape.eqns.append(eqn)
         self.merges.update((o.id, eqn) for o in outs)  # may an iteration give a shared array?
         env.update(zip(carried, outs))
+        self.join_dicts(env, carried)
 
     def iteration(self, node: ast.For, env: dict) -> tuple:
         """What a ``for`` iterates over: ``("static", items)`` or ``("range", start, stop, step, rows, i_name)``."""
         it = node.iter
         target = node.target
-        if isinstance(it, ast.Call) and not it.keywords:
+        if isinstance(it, ast.Call) and not it.keywords and isinstance(it.func, ast.Name):
             callee = self.expr(it.func, env)
             name = getattr(callee, "name", None)
             if name == "builtins.range":
@@ -229,28 +250,22 @@ class ControlLowering(LoweringState):
             if name == "builtins.enumerate" and len(it.args) == 1:
                 if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
                     raise self.error("YS011", "write 'for i, item in enumerate(...)'", target)
-                for t in target.elts:
-                    self.check_target(t)
+                self.check_target(target.elts[0])
+                zipped = self.zipped(it.args[0], target.elts[1], env)
+                if zipped is not None:  # enumerate(zip(X, Y)): (i, (x, y))
+                    if zipped[0] == "static":
+                        return ("static", [(Lit(k), v) for k, v in enumerate(zipped[1])])
+                    return (*zipped[:-1], target.elts[0].id)
+                self.check_target(target.elts[1])
                 seq = self.expr(it.args[0], env)
                 if isinstance(seq, tuple):
                     return ("static", [(Lit(k), v) for k, v in enumerate(seq)])
                 rows = self.as_array(seq, it.args[0])
                 stop = self.call_primitive("builtins.len", [rows], {}, it)
                 return ("range", Lit(0), stop, Lit(1), rows, target.elts[0].id)
-            if name == "builtins.zip" and it.args:
-                seqs = [self.expr(a, env) for a in it.args]
-                seqs = [tuple(Lit(v) for v in s.value) if _constant_tuple(s) else s for s in seqs]
-                if all(isinstance(s, tuple) for s in seqs):
-                    return ("static", list(zip(*seqs)))
-                if not (isinstance(target, ast.Tuple) and len(target.elts) == len(seqs)):
-                    raise self.error("YS011", f"write 'for {', '.join('abc'[: len(seqs)])} in zip(...)'", target)
-                # zip of arrays or lists: the rows of each, up to the shortest
-                rows = [
-                    self.as_list(s, a) if isinstance(s, tuple) else self.as_array(s, a) for s, a in zip(seqs, it.args)
-                ]
-                lengths = [self.call_primitive("builtins.len", [r], {}, it) for r in rows]
-                stop = lengths[0] if len(lengths) == 1 else self.call_primitive("builtins.min", lengths, {}, it)
-                return ("range", Lit(0), stop, Lit(1), tuple(rows), None)
+            zipped = self.zipped(it, target, env)
+            if zipped is not None:
+                return zipped
         seq = self.expr(it, env)
         if isinstance(seq, Lit) and isinstance(seq.value, tuple):
             seq = tuple(Lit(v) for v in seq.value)
@@ -261,6 +276,25 @@ class ControlLowering(LoweringState):
         stop = self.call_primitive("builtins.len", [rows], {}, it)
         return ("range", Lit(0), stop, Lit(1), rows, None)
 
+    def zipped(self, it: ast.expr, target: ast.expr, env: dict) -> tuple | None:
+        """``zip(X, Y)`` iterated with ``target`` (``x, y``), as ``iteration`` says it; None where
+        ``it`` is not a call of zip."""
+        if not (isinstance(it, ast.Call) and not it.keywords and it.args and isinstance(it.func, ast.Name)):
+            return None
+        if getattr(self.expr(it.func, env), "name", None) != "builtins.zip":
+            return None
+        seqs = [self.expr(a, env) for a in it.args]
+        seqs = [tuple(Lit(v) for v in s.value) if _constant_tuple(s) else s for s in seqs]
+        if all(isinstance(s, tuple) for s in seqs):
+            return ("static", list(zip(*seqs)))
+        if not (isinstance(target, ast.Tuple) and len(target.elts) == len(seqs)):
+            raise self.error("YS011", f"write 'for {', '.join('abc'[: len(seqs)])} in zip(...)'", target)
+        # zip of arrays or lists: the rows of each, up to the shortest
+        rows = [self.as_list(s, a) if isinstance(s, tuple) else self.as_array(s, a) for s, a in zip(seqs, it.args)]
+        lengths = [self.call_primitive("builtins.len", [r], {}, it) for r in rows]
+        stop = lengths[0] if len(lengths) == 1 else self.call_primitive("builtins.min", lengths, {}, it)
+        return ("range", Lit(0), stop, Lit(1), tuple(rows), None)
+
     def iteration_body(self, stmts: list[ast.stmt], env: dict, carried: list[str], node: ast.AST) -> list[Atom]:
         """Lower one iteration of a loop body; the carried values after it."""
         self.loop_level += 1
@@ -269,6 +303,7 @@ class ControlLowering(LoweringState):
                 self.block(stmts, env)
         finally:
             self.loop_level -= 1
+        self.sync_dicts(env, carried, node)
         return [self.carry_value(env[n], n, node) for n in carried]
 
     def check_target(self, target: ast.expr) -> None:
@@ -281,38 +316,41 @@ class ControlLowering(LoweringState):
             return self.loop_else(node, env)
         stmts, stop = self.loop_body(node, env)
         self.stopped_by = stop
-        carried = self.carried_names(node, stmts, env)
+        carried = self.split_dicts(self.carried_names(node, stmts, env), env)
         inits = [self.initial(env, n, node) for n in carried]
         cond, body = Tape("while_cond"), Tape("while")
         regions = [cond, body]
         c_sets = []
         for region in regions:
-            vs = [Var(hint=n) for n in carried]
+            vs = [Var(hint=_hint(n)) for n in carried]
             self.mark_lists([[v] for v in inits], vs)
             region.inputs.extend(Input(v, ("#carry", n)) for v, n in zip(vs, carried))
             c_sets.append(vs)
             self.carried_from.update((v.id, (env.get(n), node.lineno)) for v, n in zip(vs, carried))
         cond_env = dict(env)
         cond_env.update(zip(carried, c_sets[0]))
+        self.join_dicts(cond_env, carried)
         cond.outputs = self.in_region(cond, lambda: [self.as_array(self.expr(node.test, cond_env), node.test)])
         body_env = dict(env)
         body_env.update(zip(carried, c_sets[1]))
+        self.join_dicts(body_env, carried)
 
         def run():
             return self.iteration_body(stmts, body_env, carried, node)
 
         body.outputs = self.in_region(body, run)
-        outs = [Var(hint=n) for n in carried]
+        outs = [Var(hint=_hint(n)) for n in carried]
         self.mark_lists([[v] for v in inits], outs)
         free = close_regions(regions, [len(carried), len(carried)])
         params = {"n_carry": len(carried), "exit": carried.index(stop) if stop else -1}
         self.tape.eqns.append(region_eqn("while", [*inits, *free], params, regions, outs, self.header_span(node)))
         self.merges.update((o.id, self.tape.eqns[-1]) for o in outs)
         env.update(zip(carried, outs))
+        self.join_dicts(env, carried)
 
     # ------------------------------------------------------------------ if
     def stmt_If(self, node: ast.If, env: dict) -> None:
-        names = self.carried_names(node, node.body + node.orelse, env)
+        names = self.split_dicts(self.carried_names(node, node.body + node.orelse, env), env)
         flag = self.as_array(self.expr(node.test, env), node.test)
         branches = []
         for stmts in (node.body, node.orelse):
@@ -321,11 +359,13 @@ class ControlLowering(LoweringState):
             def run(stmts=stmts, branch_env=branch_env):
                 with self.in_scope(branch_env):
                     self.block(stmts, branch_env)
+                self.sync_dicts(branch_env, names, node)
                 return [self.initial(branch_env, n, node) for n in names]
 
             branches.append(run)
         outs = self.branch(flag, branches, names, node)
         env.update(zip(names, outs))
+        self.join_dicts(env, names)
 
     def if_returning(self, node: ast.If, rest: list[ast.stmt], env: dict) -> Atom:
         """``if c: ... return a`` followed by more statements: each branch runs on with the rest."""
@@ -360,7 +400,7 @@ class ControlLowering(LoweringState):
         regions = [Tape("then"), Tape("else")]
         for region, run in zip(regions, runs):
             region.outputs = self.in_region(region, run)
-        outs = [Var(hint=n) for n in names]
+        outs = [Var(hint=None if n is None else _hint(n)) for n in names]
         self.mark_lists([list(values) for values in zip(*(r.outputs for r in regions))], outs)
         free = close_regions(regions, [0, 0])
         params = {"n_carry": len(names)}
@@ -368,6 +408,22 @@ class ControlLowering(LoweringState):
         self.tape.eqns.append(region_eqn("if", [flag, *free], params, regions, outs, span))
         self.merges.update((o.id, self.tape.eqns[-1]) for o in outs)  # may a branch give a shared array?
         return outs
+
+
+#: The most iterations a loop is unrolled to (``params[f"W{i}"]`` over ``range(n_layers)``).
+_UNROLL_LIMIT = 256
+
+
+def _constant_range(space: tuple) -> range | None:
+    """The iterations of ``for i in range(a, b, c)`` of constant bounds (no rows), else None."""
+    _, start, stop, step, rows, _ = space
+    bounds = (start, stop, step)
+    if rows is not None or not all(isinstance(b, Lit) and type(b.value) is int for b in bounds):
+        return None
+    if step.value == 0:
+        return None
+    items = range(start.value, stop.value, step.value)
+    return items if len(items) <= _UNROLL_LIMIT else None
 
 
 def _constant_tuple(value: object) -> bool:

@@ -244,7 +244,7 @@ class Exits:
             if isinstance(stmt, ast.Return):
                 self.used_stop = True
                 out += [
-                    self.set(self.value, stmt.value, stmt),
+                    self.set(self.value, stmt.value or ast.copy_location(ast.Constant(None), stmt), stmt),
                     self.set(self.returned, true, stmt),
                     self.set(self.skip, true, stmt),
                     self.set(self.stop, true, stmt),

@@ -29,6 +29,29 @@ from .passthrough import PASS_CODES
 from .state import LoweringState
 from .values import _NOT_CONSTANT, _constant_value, _Function, _Indexed, _Module, _Own, _Unresolved
 
+
+class NeedsUnrolling(UserError):
+    """A value needed when generating (a dict parameter's key) depends on a loop variable: the
+    loop is unrolled where its bounds are constant (``control.stmt_For``), else this error."""
+
+
+def _fields(error: UserError) -> tuple:
+    return (error.code, error.message, error.path, error.line, error.col, error.source_line)
+
+
+def _stringy(node: ast.expr) -> bool:
+    """``node`` is written to give a string: an f-string, ``str(...)``, or ``"W" + ...``."""
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, ast.Call):
+        return isinstance(node.func, ast.Name) and node.func.id == "str"
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Mod):
+        return _stringy(node.left) or (isinstance(node.op, ast.Add) and _stringy(node.right))
+    return False
+
+
 #: Hint depth of names derived from indexing (x3 for x[3]): any assignment overrides them.
 _DERIVED_HINT = 10_000
 
@@ -88,7 +111,11 @@ class ExpressionLowering(LoweringState):
                 raise self.error("YS020", _unsupported(node), node)
             return method(node, env)
         except UserError as exc:
-            if exc.code not in PASS_CODES or isinstance(node, ast.Name | ast.Starred | ast.Slice):
+            if (
+                exc.code not in PASS_CODES
+                or isinstance(exc, NeedsUnrolling)
+                or isinstance(node, ast.Name | ast.Starred | ast.Slice)
+            ):
                 raise
             if self.tape is tape:
                 del tape.eqns[mark:]  # what the refused attempt added (pure equations only so far)
@@ -136,7 +163,7 @@ class ExpressionLowering(LoweringState):
     # ------------------------------------------------------------------ subscripts
     def expr_Subscript(self, node: ast.Subscript, env: dict) -> object:
         base = self.expr(node.value, env)
-        key = node.slice.value if isinstance(node.slice, ast.Constant) else None
+        key = self.dict_key(node, base, env)
         if isinstance(key, str) and isinstance(base, _Unresolved) and base.path not in self.array_inputs:
             self.object_paths.add(base.path)  # params["W1"]: a dict parameter, read by key
             return _Unresolved((*base.path, Key(key)))
@@ -159,6 +186,8 @@ class ExpressionLowering(LoweringState):
             # (a parameter x[0] is an array read at once, unless annotated as a list of objects)
             return _Indexed(base, index[0], node, self.element_class(base))
         if isinstance(base, tuple):
+            if len(index) == 1 and isinstance(index[0], Slice) and not dynamic:  # parts[1:]: a shorter list
+                return base[index[0].to_slice()]
             if len(index) == 1 and isinstance(index[0], int):
                 try:
                     return base[index[0]]
@@ -177,6 +206,34 @@ class ExpressionLowering(LoweringState):
                 key = item.to_slice() if isinstance(item, Slice) else item
                 return Lit(value.value[key])
         return self.getindex(value, dynamic, index, node)
+
+    def dict_key(self, node: ast.Subscript, base: object, env: dict) -> object:
+        """The key of ``params[key]`` where it is a string known when generating: a constant, a
+        name bound to one (a loop over a tuple of keys, unrolled), an f-string or ``"W" + str(i)``
+        of constants; None where the subscript is not a string key."""
+        if isinstance(node.slice, ast.Constant):
+            return node.slice.value
+        if not isinstance(base, _Unresolved) or base.path in self.array_inputs:
+            return None
+        if isinstance(node.slice, ast.Name):
+            value = self.expr(node.slice, env)
+            return value.value if isinstance(value, Lit) and isinstance(value.value, str) else None
+        if not _stringy(node.slice):
+            return None
+        value = self.constant_of(node.slice, env)
+        if isinstance(value, str):
+            return value
+        raise NeedsUnrolling(
+            *_fields(
+                self.error(
+                    "YS034",
+                    f"{format_path(base.path)} is read at a key computed at run time ({ast.unparse(node.slice)}); "
+                    "the key must be known when generating: loop over range() of constant bounds, or over a "
+                    "tuple of the keys",
+                    node.slice,
+                )
+            )
+        )
 
     def getindex(self, value: Atom, dynamic: list[Atom], index: tuple, node: ast.AST) -> Atom:
         out = self.add("getindex", [value, *dynamic], {"index": index}, node)

@@ -346,10 +346,6 @@ class _Checker(ast.NodeVisitor):
         body = list(fn.body)
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
             body = body[1:]  # docstring
-        generator = _walk(self.module, fn)[1]
-        if not generator and not _ends_with_return(body):
-            last = body[-1] if body else fn
-            self.error("YS021", f"{fn.name}() must end with 'return <value>'", last)
         for stmt in body:
             if isinstance(stmt, ast.Return) and stmt is not body[-1]:
                 self.error("YS012", "an early return needs control flow, not supported yet", stmt)
@@ -416,9 +412,7 @@ class _Checker(ast.NodeVisitor):
         self.visit(node.value)  # a call for its effect (print, assert-like helpers): lowering decides
 
     def visit_Return(self, node: ast.Return) -> None:
-        if node.value is None:
-            self.error("YS021", "'return' needs a value: the function's result", node)
-        else:
+        if node.value is not None:  # a bare return gives None, as it does in Python
             self.visit(node.value)
 
     def visit_Pass(self, node: ast.Pass) -> None:
@@ -509,20 +503,6 @@ _OPNAMES = {
     ast.Not: "not",
     ast.Invert: "~",
 }
-
-
-def _ends_with_return(body: list[ast.stmt]) -> bool:
-    """Every path through ``body`` ends with ``return <value>``."""
-    if not body:
-        return False
-    last = body[-1]
-    if isinstance(last, ast.Raise):
-        return True
-    if isinstance(last, ast.Return):
-        return last.value is not None
-    if isinstance(last, ast.If):
-        return _ends_with_return(last.body) and _ends_with_return(last.orelse)
-    return False
 
 
 def _opname(op: ast.AST) -> str:

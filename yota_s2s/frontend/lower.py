@@ -37,12 +37,15 @@ from __future__ import annotations
 import ast
 
 from ..dsl.rule import RuleTable
+from ..errors import UserError
 from ..ir.core import NO_DEFAULT, Atom, Eqn, Lit, Param, ParamKind, Tape, Var
 from ..ir.primitives import BINOPS, primitive
 from ..ir.printer import format_path
 from ..ir.regions import LEADING, bound_inputs, first_carried
 from .calls import CallLowering
 from .control import ControlLowering
+from .dicts import DictLowering
+from .exits import _always_returns
 from .expressions import ExpressionLowering
 from .fence import Module
 from .lists import ListLowering
@@ -51,7 +54,9 @@ from .passthrough import StaticLowering
 from .values import MODULE_CONSTANTS, _Function, _Indexed, _params_with_defaults, _Unresolved, canonical_name
 
 
-class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering, StaticLowering, ListLowering):
+class Lowerer(
+    ExpressionLowering, NameResolution, CallLowering, ControlLowering, StaticLowering, ListLowering, DictLowering
+):
     """Builds the primal tape of one function (the parts are mixins; their shared state is ``LoweringState``)."""
 
     def lower(self, name: str) -> Tape:
@@ -67,7 +72,7 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering,
             raise self.error("YS021", f"{name}() must return one scalar value, not a tuple", fn.body[-1])
         if isinstance(result, _Unresolved):
             result = self.as_array(result, fn.body[-1])
-        if not isinstance(result, Var | Lit):
+        if not isinstance(result, Var | Lit) or (isinstance(result, Lit) and result.value is None):
             raise self.error("YS021", f"{name}() must return a number or an array", fn.body[-1])
         if isinstance(result, Var) and (result.hint is None or result.hint_depth > 0):
             result.hint, result.hint_depth = name, 0
@@ -76,6 +81,7 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering,
         order = {p.name: i for i, p in enumerate(tape.params)}
         tape.inputs.sort(key=lambda inp: order.get(inp.path[0], len(order)))
         tape.facts.object_params = sorted({p[0] for p in self.object_paths})
+        tape.facts.may_return_none = isinstance(result, Var) and _may_return_none(fn)
         tape.facts.array_inputs = frozenset(i.var.id for i in tape.inputs if i.var.id in self.array_receivers)
         tape.facts.warnings = list(self.warnings)
         return tape
@@ -117,14 +123,14 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering,
         self.module = self.fn_modules.get(id(fn), self.module)  # names resolve in the helper's own file
         try:
             with self.in_scope(env):
-                value = self.block(fn.body, env)
+                value = self.block(_with_return(fn), env)
         finally:
             self.active.pop()
             self.stack.pop()
             self.fn_nodes.pop()
             self.stmt_line, self.stmt_text, self.module = caller
-        if value is None:
-            raise self.error("YS021", f"{fn.name}() must end with 'return <value>'", fn)  # fence prevents
+        if value is None:  # pragma: no cover - _with_return ends every body with a return
+            raise self.error("YS021", f"{fn.name}() must end with 'return <value>'", fn)
         return value
 
     def statement(self, stmt: ast.stmt, env: dict[str, object]) -> None:
@@ -155,6 +161,8 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering,
             self.stmt_If(stmt, env)
         elif _appends(stmt, env):
             self.append(stmt.value, env)
+        elif isinstance(stmt, ast.Expr) and self.own_function_call(stmt.value, env):
+            self.expr(stmt.value, env)  # validate(x): the helper's statements run, its value is unused
         elif isinstance(stmt, ast.Assert | ast.Raise) or (
             isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
         ):
@@ -166,6 +174,16 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering,
             pass  # docstrings, a name alone: no effect
         else:  # pragma: no cover - fence refuses these first
             raise self.error("YS010", f"unsupported statement {type(stmt).__name__}", stmt)
+
+    def own_function_call(self, node: ast.expr, env: dict[str, object]) -> bool:
+        """``node`` calls a function of the source (a helper, a nested function, a lambda)."""
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name | ast.Attribute):
+            return False
+        try:
+            callee = self.expr(node.func, env)
+        except UserError:
+            return False
+        return isinstance(callee, _Function) and callee.local is not None
 
     def append(self, call: ast.Call, env: dict[str, object]) -> None:
         """``lst.append(v)``: ``lst`` names a new list (refused where another name sees the old one)."""
@@ -231,6 +249,9 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering,
             if eqn is None:  # a view of it (or of what a branch gives)
                 return f"'{maybe[0]}' may be a view of the same array"
             return f"'{maybe[0]}' may refer to the same array (what the branch or loop at line {eqn.span.line} gives)"
+        base = self.view_bases.get(value.id) if isinstance(value, Var) else None
+        if isinstance(base, Var) and (base.id in self.number_values or self.prims.get(base.id) == "shape"):
+            return None  # q, r = divmod(n, b); n, d = X.shape: numbers, not views
         if primitive(self.defining_prim(value) or "").view or isinstance(value, _Indexed):
             return "it may be a view into another array"
         path = value.path if isinstance(value, _Unresolved) else None
@@ -322,7 +343,7 @@ class Lowerer(ExpressionLowering, NameResolution, CallLowering, ControlLowering,
         """``n`` elements of a value whose length is known at run time (a shape, an array's rows):
         its length checked as Python's unpacking checks it, then each read by index."""
         check = ast.parse(
-            f"if len(__yota_a0) != {n}:\n    raise ValueError('expected {n} values to unpack, not %d' % len(__yota_a0))"
+            f"if len(__yota_a0) != {n}:\n    raise ValueError(f'expected {n} values to unpack, not {{len(__yota_a0)}}')"
         ).body[0]
         self.tape.add_eqn("effect", [value], {"code": ast.unparse(check), "modules": ()}, self.span_at(target))
         return tuple(self.getindex(value, [], (k,), target) for k in range(n))
@@ -405,3 +426,22 @@ def _appends(stmt: ast.stmt, env: dict[str, object]) -> bool:
         and isinstance(func.value, ast.Name)
         and func.value.id in env
     )
+
+
+def _with_return(fn: ast.FunctionDef) -> list[ast.stmt]:
+    """The body of ``fn``, ending with ``return None`` where it may fall off its end (as a
+    Python function returns None there); a bare ``return`` gives None too (``block``)."""
+    body = list(fn.body)
+    last = body[-1] if body else fn
+    if body and isinstance(last, ast.Return | ast.Raise):
+        return body
+    end = ast.Return(ast.Constant(None))
+    return [*body, ast.copy_location(end, last)]
+
+
+def _may_return_none(fn: ast.FunctionDef) -> bool:
+    """A path through ``fn`` may return None: a bare ``return`` or ``return None``, or its end."""
+    returns = [n for n in ast.walk(fn) if isinstance(n, ast.Return)]  # (a nested def's too: a check more)
+    if any(r.value is None or (isinstance(r.value, ast.Constant) and r.value.value is None) for r in returns):
+        return True
+    return not _always_returns(fn.body)

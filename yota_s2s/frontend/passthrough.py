@@ -39,7 +39,7 @@ from .state import LoweringState
 from .values import _Function, _Indexed, _Module, _Unresolved
 
 #: Codes of the errors that mean "no primitive for this": the expression may pass through.
-PASS_CODES = frozenset({"YS020", "YS031", "YS033", "YS034", "YS041", "YS047"})
+PASS_CODES = frozenset({"YS020", "YS031", "YS033", "YS034", "YS041"})
 
 #: Library functions whose result no operand reaches differentiably (shapes, counts, tests,
 #: integer parts, arrays of the operand's shape only).
@@ -59,6 +59,8 @@ _BLOCKING_CALLS = frozenset(
         )
     ]
 )  # fmt: skip
+#: Library functions that return Python numbers or tuples of them (``divmod``): never a view.
+_NUMBER_CALLS = frozenset(f"builtins.{n}" for n in ("divmod", "len", "int", "float", "round", "bool", "abs"))
 _BLOCKING_METHODS = frozenset(("argmax", "argmin", "argsort", "nonzero", "any", "all"))
 _BLOCKING_ATTRS = frozenset(("shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides", "flags"))
 #: Calls that change an operand in place: never passed through (the tape's values are immutable).
@@ -84,14 +86,20 @@ class StaticLowering(LoweringState):
     def static_expr(self, node: ast.expr, env: dict, error: UserError) -> object:
         """``node`` (which lowering refused with ``error``) as a ``static`` equation, folded when
         its operands are constants; ``error`` again where it cannot be written as it stands."""
+        key = ast.dump(node)
+        if key in self.passing:  # visit_Attribute asked for this expression again: no template
+            raise error
+        self.passing.add(key)
         try:
             tree, template = self.template(node, env)
         except (_NotTemplatable, UserError):
             raise error from None
+        finally:
+            self.passing.discard(key)
         tree = _Shortcuts().visit(tree)  # DEBUG and step % 5 == 0, with DEBUG = False: False
         template.keep_used(tree)
         if not template.operands:
-            folded = _fold(tree)
+            folded = _fold(tree, template.modules)
             if folded is not None:
                 return folded
         where = (error.code, error.message, error.line, error.col, error.source_line or "")
@@ -101,7 +109,21 @@ class StaticLowering(LoweringState):
             "through": tuple(sorted(_through(tree, template.modules))),
             "refusal": where,
         }
-        return self.add("static", list(template.operands), params, node)
+        out = self.add("static", list(template.operands), params, node)
+        if isinstance(out, Var) and set(template.modules) <= _NUMBER_CALLS:
+            self.number_values.add(out.id)
+        return out
+
+    def constant_of(self, node: ast.expr, env: dict) -> object:
+        """The value of ``node`` where it is known when generating (``"W" + str(i)`` in an
+        unrolled loop), else None; adds nothing to the tape."""
+        try:
+            tree, template = self.template(node, env)
+        except (_NotTemplatable, UserError):
+            return None
+        template.keep_used(tree)
+        folded = None if template.operands else _fold(tree, template.modules)
+        return folded.value if folded is not None else None
 
     def static_statement(self, stmt: ast.stmt, env: dict) -> None:
         """``assert``, ``raise`` or a call for its effect (``print``): an ``effect`` equation."""
@@ -199,6 +221,9 @@ class _Template(ast.NodeTransformer):
             return self.operand(self.lowering.as_array(value, node))
         if isinstance(value, tuple):  # a list of the function's values, written in the source
             return ast.List([self.value_ast(v, node) for v in value], ast.Load())
+        if isinstance(value, dict) and all(_literal(k) for k in value):  # a dict of the function's values
+            keys = [self.operand(Lit(k)) for k in value]
+            return ast.Dict(keys, [self.value_ast(v, node) for v in value.values()])
         if isinstance(value, _Function) and value.local is None:
             return self.library(value.name)
         if isinstance(value, _Module):
@@ -320,16 +345,21 @@ def _tuple_ast(value: tuple) -> ast.expr:
 #: Node kinds a static expression of constants is folded through when generating.
 _FOLDABLE = (
     ast.BoolOp, ast.UnaryOp, ast.BinOp, ast.Compare, ast.IfExp, ast.Constant, ast.Tuple, ast.List,
-    ast.boolop, ast.unaryop, ast.operator, ast.cmpop, ast.expr_context,
+    ast.boolop, ast.unaryop, ast.operator, ast.cmpop, ast.expr_context, ast.JoinedStr, ast.FormattedValue,
+    ast.Call, ast.Name, ast.keyword,
 )  # fmt: skip
+#: Builtins a static expression of constants may call and still be folded (``"W" + str(i)``).
+_FOLDABLE_CALLS = {f"builtins.{f.__name__}": f for f in (str, int, float, bool, len, abs, min, max, round, divmod)}
 
 
-def _fold(tree: ast.AST) -> Lit | None:
-    """The value of an expression of constants (``not DEBUG``, ``N % 2``), else None."""
-    if not all(isinstance(n, _FOLDABLE) for n in ast.walk(tree)):
+def _fold(tree: ast.AST, modules: list[str]) -> Lit | None:
+    """The value of an expression of constants (``not DEBUG``, ``N % 2``, ``f"W{i}"`` with ``i``
+    known), else None."""
+    if not all(isinstance(n, _FOLDABLE) for n in ast.walk(tree)) or not set(modules) <= _FOLDABLE_CALLS.keys():
         return None
+    names = {f"{LIBRARY}{k}": _FOLDABLE_CALLS[m] for k, m in enumerate(modules)}
     try:
-        value = eval(compile(ast.Expression(tree), "<static>", "eval"), {"__builtins__": {}})
+        value = eval(compile(ast.Expression(tree), "<static>", "eval"), {"__builtins__": {}, **names})
     except Exception:  # noqa: BLE001 - 1 // 0 raises where the function runs, as it does in Python
         return None
     return Lit(value) if _literal(value) or isinstance(value, float | complex) else None

@@ -88,6 +88,17 @@ class LoweringState:
         #: The arrays the ``for`` loops being lowered iterate over, with their lines (a row is read
         #: from the array as it was before the loop: an update of it in place is refused).
         self.iterated: list[tuple[object, int]] = []
+        #: Var.id of static values that are numbers or tuples of numbers (``divmod(n, b)``): an
+        #: item unpacked from one is no view, and ``q += 1`` of it is no update in place.
+        self.number_values: set[int] = set()
+        #: ``ast.dump`` of the expressions being passed through now (``passthrough.static_expr``:
+        #: a template that asks for the same expression again is refused, not a recursion).
+        self.passing: set[str] = set()
+        #: A dict of values carried through a loop or branch is carried as one value per key,
+        #: under names ``d['k']`` (never an identifier): entry name -> (the dict's name, its key);
+        #: and the dict's number of keys (``control.split_dicts``).
+        self.dict_entries: dict[str, tuple[str, object]] = {}
+        self.dict_sizes: dict[str, int] = {}
         #: Var.id of Python lists built at run time (``lst.append(v)`` in a loop: ``passthrough``).
         self.lists: set[int] = set()
         #: Warnings for the tape's facts (YS051: the function writes into its argument).
@@ -177,6 +188,8 @@ class LoweringState:
 
     def add(self, prim: str, args: list[Atom], params: dict[str, object], node: ast.AST) -> Atom:
         """Append ``prim(args, params)`` (folding arithmetic on constants) and return its value."""
+        if prim == "len" and len(args) == 1 and isinstance(args[0], Lit) and isinstance(args[0].value, tuple | str):
+            return Lit(len(args[0].value))  # len(LAYERS) of a module constant: a loop bound known now
         if all(isinstance(a, Lit) for a in args):
             ok, value = fold_constant(prim, [a.value for a in args])
             if ok:
@@ -291,6 +304,22 @@ class LoweringState:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ lower.Lowerer
+    def split_dicts(self, names: list[str], env: dict) -> list[str]:
+        """``names`` with a dict of values replaced by its entries' names (``dicts``)."""
+        raise NotImplementedError
+
+    def join_dicts(self, env: dict, names: list[str]) -> None:
+        """Rebuild in ``env`` the dicts whose entries ``names`` holds (``dicts``)."""
+        raise NotImplementedError
+
+    def sync_dicts(self, env: dict, names: list[str], node: ast.AST) -> None:
+        """Set the entries of ``names`` from the dicts ``env`` holds now (``dicts``)."""
+        raise NotImplementedError
+
+    def constant_of(self, node: ast.expr, env: dict) -> object:
+        """The value of ``node`` where it is known when generating, else None (``passthrough``)."""
+        raise NotImplementedError
+
     def inline(self, fn: ast.FunctionDef, env: dict[str, object], site: ast.AST) -> object:
         """The value ``fn`` returns, its body lowered with ``env`` as its names."""
         raise NotImplementedError

@@ -188,7 +188,9 @@ class Facts:
 
     - ``lower`` (a function's tape): ``object_params``, the parameters whose attributes are read
       (``m.W``); ``array_inputs``, the ids of the inputs used as arrays in the source (``x.T``,
-      ``x.sum()``); ``warnings``, diagnostics that do not stop the run (YS051).
+      ``x.sum()``); ``warnings``, diagnostics that do not stop the run (YS051);
+      ``may_return_none``, whether a path through the function may return None (a bare
+      ``return``, falling off its end: the generated code checks it).
     - ``differentiate``: ``wrt``, the parameters the gradients are with respect to;
       ``check_scalar``, whether shapes could not prove the value a scalar (the generated code
       checks it).  ``region`` marks the tape of a loop body or a branch, and ``same_shape`` maps a
@@ -202,6 +204,7 @@ class Facts:
     object_params: list[str] = field(default_factory=list)
     array_inputs: frozenset[int] = frozenset()
     warnings: list = field(default_factory=list)
+    may_return_none: bool = False
     wrt: list[str] = field(default_factory=list)
     check_scalar: bool = False
     value: bool = True

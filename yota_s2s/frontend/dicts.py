@@ -1,0 +1,67 @@
+"""Dicts of values carried through loops and branches: one carried value per key.
+
+A part of lowering (a fenced ``Module`` and a function name in, a primal ``Tape`` out;
+``state`` lists the parts).  ``c = {"A": a, "B": b}`` updated in a loop (``c = {"A": c["A"] -
+r, ...}``) is a Python dict of values of the tape: a loop or branch carries one value per key,
+under the names ``c['A']``, ``c['B']`` (never identifiers, so never a user's name), and the dict
+is rebuilt from them in the body and after the region.  A block that changes the dict's keys is
+refused (YS034): the region's values are fixed when generating.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from .state import LoweringState
+
+_MISSING = object()
+
+
+class DictLowering(LoweringState):
+    """Dicts of values carried through loops and branches (a part of ``lower.Lowerer``)."""
+
+    def split_dicts(self, names: list[str], env: dict) -> list[str]:
+        """``names`` with each name that holds a dict of values replaced by its entries' names, the
+        entries set in ``env`` (``c = {"A": a, "B": b}`` carried through a loop: ``c['A']``, ``c['B']``)."""
+        out = []
+        for name in names:
+            value = env.get(name)
+            if not isinstance(value, dict):
+                out.append(name)
+                continue
+            self.dict_sizes[name] = len(value)
+            for key, item in value.items():
+                entry = f"{name}[{key!r}]"
+                self.dict_entries[entry] = (name, key)
+                env[entry] = item
+                out.append(entry)
+        return out
+
+    def join_dicts(self, env: dict, names: list[str]) -> None:
+        """Rebuild in ``env`` the dicts whose entries ``names`` holds (``split_dicts``)."""
+        for name in names:
+            if name in self.dict_entries:
+                base, key = self.dict_entries[name]
+                if not isinstance(env.get(base), dict) or env[base].get(key, _MISSING) is not env[name]:
+                    env[base] = dict(env[base]) if isinstance(env.get(base), dict) else {}
+                    env[base][key] = env[name]
+
+    def sync_dicts(self, env: dict, names: list[str], node: ast.AST) -> None:
+        """Set the entries ``d['k']`` of ``names`` (``split_dicts``) from the dict ``d`` holds now."""
+        for name in names:
+            if name in self.dict_entries:
+                base, key = self.dict_entries[name]
+                current = env.get(base)
+                if not isinstance(current, dict) or key not in current or len(current) != self.dict_sizes[base]:
+                    raise self.error(
+                        "YS034",
+                        f"the dict {base} has other keys after this block: keep its keys in a loop or branch",
+                        node,
+                    )
+                env[name] = current[key]
+
+
+def _hint(name: str) -> str:
+    """A name for the generated code: ``c_A`` for the entry ``c['A']`` of a dict."""
+    return name if name.isidentifier() else "_".join(re.findall(r"\w+", name))
