@@ -258,7 +258,7 @@ class _Point:
         for name, grad in zip(names, grads):
             arguments_of = call.with_default(name, arguments)
             for path, analytic in _leaves(grad, arguments_of[name]):
-                what = ".".join([name, *path])
+                what = ".".join([name, *map(str, path)])
                 start = _get(arguments_of[name], path)
                 if analytic is None and not (name in arguments and _is_float_array(start)):
                     # a None gradient is checked on float arrays given in args only: a scalar or a default
@@ -380,13 +380,19 @@ def _leaves(grad: object, arg: object, path: tuple[str, ...] = ()):
     if isinstance(grad, Mapping):
         for key in grad:
             yield from _leaves(grad[key], _get(arg, (key,)), (*path, key))
+    elif isinstance(grad, list | tuple) and isinstance(arg, list | tuple) and len(grad) == len(arg):
+        for k, item in enumerate(grad):  # W1, b1 = params of a list of arrays: a list of gradients
+            yield from _leaves(item, arg[k], (*path, k))
     else:
         yield path, grad
 
 
-def _get(obj: object, path: Sequence[str]) -> object:
+def _get(obj: object, path: Sequence[str | int]) -> object:
     for key in path:
-        obj = obj[key] if isinstance(obj, Mapping) else getattr(obj, key)
+        if isinstance(obj, Mapping) or (isinstance(key, int) and isinstance(obj, list | tuple)):
+            obj = obj[key]
+        else:
+            obj = getattr(obj, key)
     return obj
 
 
@@ -395,6 +401,10 @@ def _replace(obj: object, path: Sequence[str], value: object) -> object:
     if not path:
         return value
     key, rest = path[0], path[1:]
+    if isinstance(key, int) and isinstance(obj, list | tuple):
+        items = list(obj)
+        items[key] = _replace(obj[key], rest, value)
+        return items if isinstance(obj, list) else tuple(items)
     new = copy.copy(obj)
     if isinstance(obj, Mapping):
         new[key] = _replace(obj[key], rest, value)

@@ -170,7 +170,7 @@ class CallLowering(LoweringState):
             return tuple(self.call_primitive(f"{name}#{k}", args, kwargs, node) for k in range(n))
         prim = self.table.names.get(name)
         if prim is None:
-            raise self.error("YS031", _no_rule_message(name), node)
+            raise self.error("YS031", _no_rule_message(name, node), node)
         rule = self.table[prim]
         try:
             operands, params = bind(rule, args, kwargs)

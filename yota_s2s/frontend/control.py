@@ -272,7 +272,8 @@ class ControlLowering(LoweringState):
         if isinstance(seq, tuple):
             return ("static", list(seq))
         rows = self.as_array(seq, it)
-        self.check_target(target)
+        if not (isinstance(target, ast.Tuple) and all(isinstance(t, ast.Name) for t in target.elts)):
+            self.check_target(target)  # (for X, y in batches: each row unpacked, its length checked)
         stop = self.call_primitive("builtins.len", [rows], {}, it)
         return ("range", Lit(0), stop, Lit(1), rows, None)
 

@@ -193,7 +193,9 @@ class ExpressionLowering(LoweringState):
                     return base[index[0]]
                 except IndexError:
                     raise self.error("YS034", "tuple index out of range", node) from None
-            raise self.error("YS034", "a tuple is indexed by one constant integer", node)
+            if len(index) == 1 and isinstance(index[0], Dyn) and base:  # x = a, b, c; x[i]: a list read at i
+                return self.getindex(self.as_list(base, node), dynamic, index, node)
+            raise self.error("YS034", "a tuple is indexed by one integer", node)
         value = self.as_array(base, node)
         if isinstance(value, Lit) and not isinstance(value.value, tuple):  # 3[0], None[0]: Python's TypeError
             if isinstance(value.value, str):

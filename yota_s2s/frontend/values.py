@@ -130,7 +130,7 @@ def _params_with_defaults(fn: ast.FunctionDef) -> list[tuple[ast.arg, ast.expr |
     return list(zip(positional, defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
 
 
-def _no_rule_message(name: str) -> str:
+def _no_rule_message(name: str, call: ast.AST | None = None) -> str:
     short = name.rsplit(".", 1)[-1]
     if name.startswith("ndarray."):
         what = f"the array method or attribute .{short}"
@@ -138,6 +138,29 @@ def _no_rule_message(name: str) -> str:
         what = f"{name}()"
     return (
         f"no derivative rule for {what} and its source is not in this file; "
-        f"add a rule such as: @diffrule(names=[{name!r}]) def {short}(x): dx = ... "
+        f"add a rule such as: @diffrule(names=[{name!r}]) {_rule_stub(short, name, call)} "
         "in a file given with --rules (see docs/custom-rules.md)"
     )
+
+
+def _rule_stub(short: str, name: str, call: ast.AST | None) -> str:
+    """``def smooth(x, y, a2, axis=1): dx = ...; dy = ...; nondiff(a2)``: the signature of the call,
+    a formula for each operand written as a name, ``nondiff`` for the constants."""
+    if not isinstance(call, ast.Call):
+        return f"def {short}(x): dx = ..."
+    operands: list[str] = ["x"] if name.startswith("ndarray.") else []
+    constants: list[str] = []
+    for k, arg in enumerate(call.args):
+        taken = isinstance(arg, ast.Name) and arg.id.isidentifier() and arg.id not in operands + constants
+        param = arg.id if taken else f"a{k}"
+        (operands if isinstance(arg, ast.Name) or not isinstance(arg, ast.Constant) else constants).append(param)
+    keywords = [
+        f"{kw.arg}={ast.unparse(kw.value) if isinstance(kw.value, ast.Constant) else 'None'}"
+        for kw in call.keywords
+        if kw.arg
+    ]
+    signature = ", ".join(operands + constants + keywords) or "x"
+    body = [f"d{p} = ..." for p in operands] or ["dx = ..."]
+    if constants:
+        body.append(f"nondiff({', '.join(constants)})")
+    return f"def {short}({signature}): {'; '.join(body)}"

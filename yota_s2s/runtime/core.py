@@ -75,7 +75,17 @@ def _grad_zeros(x):
     float or int, a NumPy scalar of that dtype for a NumPy scalar (``dx = 2.0 * x`` gives one)."""
     if type(x) is float or type(x) is int:
         return 0.0
-    a = xp.asarray(x)
+    if isinstance(x, list | tuple):
+        try:
+            a = xp.asarray(x)
+        except ValueError:  # items of different shapes: no one buffer holds their gradients
+            raise TypeError(
+                "a gradient is taken through a list or tuple of arrays of different shapes item by item (a loop "
+                "over it, an index computed at run time); unpack it into names instead (W1, b1, W2, b2 = params): "
+                "its gradient is then a list of the items' gradients"
+            ) from None
+    else:
+        a = xp.asarray(x)
     out = xp.zeros(a.shape, xp.result_type(a, 0.0))
     return out if out.ndim or a is x else out[()]
 
@@ -83,7 +93,11 @@ def _grad_zeros(x):
 def _grad_stack(x, rows):
     """The gradient of ``x`` from its rows' (first index): ``rows[k]`` a number or an array of a
     row's shape, zeros in the rows past them (NumPy's dtype of ``x`` with floats, as
-    ``_grad_zeros``)."""
+    ``_grad_zeros``).  A list or tuple (``W1, b1 = params`` of a list of arrays) gets a list or
+    tuple of its items' gradients."""
+    if isinstance(x, list | tuple):
+        parts = list(rows) + [_grad_zeros(v) for v in x[len(rows) :]]
+        return parts if isinstance(x, list) else tuple(parts)
     x = xp.asarray(x)
     out = xp.empty(x.shape, xp.result_type(x, 0.0))
     out[len(rows) :] = 0
