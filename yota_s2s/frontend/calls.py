@@ -25,6 +25,7 @@ import ast
 from ..dsl.rule import BindError, bind
 from ..ir.core import Lit, Var
 from ..ir.primitives import primitive
+from .adapters_shape import adapt_shape
 from .fence import lambda_function
 from .state import LoweringState
 from .values import (
@@ -200,7 +201,11 @@ class CallLowering(LoweringState):
         ``np.maximum``, ``max(x)`` is ``np.max(x, axis=0)``; ``np.array([a, b])`` of computed
         values stacks them (of constants, it is a constant array).  ``np.einsum("ij,jk", a, b)``
         takes its subscripts as the static ``subscripts`` and its operands as one sequence.
+        ``np.split``, ``np.diff(prepend=)``, ``np.pad``, ``np.select``, ``np.r_``: ``adapters_shape``.
         """
+        shaped = adapt_shape(self, name, args, kwargs, node)
+        if shaped is not None:
+            return shaped
         if name == "numpy.einsum" and not (args and isinstance(args[0], tuple)):
             if not (args and isinstance(args[0], Lit) and isinstance(args[0].value, str)):
                 raise self.error(
