@@ -370,6 +370,20 @@ def column_stack_part(g, *xs, part=0):
     dg = not_implemented("second derivatives through column_stack")
 
 
+@diffrule
+def index_join(*xs, kind="r"):
+    # np.r_[a, 1.0, b] (kind "r": numbers and 0-d arrays made 1-D, joined along axis 0) or
+    # np.c_[a, b] (kind "c": 1-D arrays made columns, numbers 1 x 1, joined along the last
+    # axis), NumPy's dtype included (a number does not make float32 arrays float64)
+    dxs = index_join_part(dout, xs, part=i, kind=kind)
+
+
+@diffrule
+def index_join_part(g, *xs, part=0, kind="r"):
+    nondiff(xs)
+    dg = not_implemented("second derivatives through np.r_ and np.c_")
+
+
 @diffrule(names=["numpy.atleast_3d"])
 def atleast_3d(x):
     dx = reshape(dout, shape(x))

@@ -572,6 +572,45 @@ def test_join_parts_are_adjoints(join, shapes, part):
         assert np.isclose(np.sum(block * x), np.sum(g * getattr(np, join)(others)))
 
 
+@pytest.mark.parametrize(
+    ("kind", "shapes"),
+    [
+        ("r", [(2,), (), (3,)]),
+        ("r", [(2, 3), (1, 3)]),
+        ("c", [(2,), (2, 3)]),
+        ("c", [(), ()]),
+        ("c", [(2, 2, 3), (2, 2, 1)]),
+    ],
+)
+def test_index_join_parts_are_adjoints(kind, shapes):
+    rng = np.random.default_rng(3)
+    xs = [rng.standard_normal(s) for s in shapes]
+    join = np.r_ if kind == "r" else np.c_
+    g = rng.standard_normal(np.shape(runtime_shape._index_join(xs, kind)))
+    for k, x in enumerate(xs):
+        block = runtime_shape._index_join_part(g, xs, k, kind)
+        assert np.shape(block) == np.shape(x)
+        others = tuple(np.zeros_like(y) if j != k else y for j, y in enumerate(xs))
+        assert np.isclose(np.sum(block * x), np.sum(g * join[others]))
+
+
+def test_float32_stays_float32():
+    body = (
+        "p, q = np.split(np.r_[v, 1.0], 2)\nw = np.diff(np.pad(p, 2, mode='wrap'), prepend=0.0)\n"
+        "return np.sum(w ** 2) + np.sum(np.take_along_axis(q, np.argsort(q), 0) * np.roll(q, 1))\n"
+    )
+    source = _source(body, ["v"])
+    user: dict = {}
+    exec(compile(source, "case.py", "exec"), user)  # noqa: S102 - the case's own source
+    generated: dict = {}
+    exec(compile(generate(source, "case.py").text, "g.py", "exec"), generated)  # noqa: S102 - our output
+    v = np.array([0.5, -1.0, 2.0, 1.5, -0.25], dtype=np.float32)
+    value, dv = generated["grad_f"](v)
+    assert dv.dtype == np.float32 and np.isclose(value, user["f"](v), rtol=1e-6)
+    _, expected = generated["grad_f"](v.astype(np.float64))
+    np.testing.assert_allclose(dv, expected, rtol=1e-5)
+
+
 def test_generated_gradient_names_the_helpers():
     text = generate(_source("return np.sum(np.concatenate([a, b]) * np.tile(a, 3).sum())\n", ["a", "b"]), "t.py").text
     assert "def _concat_part(g, xs, part, axis):" in text

@@ -14,9 +14,9 @@ call's value, or None where the ordinary binding to a rule applies.
   symmetric, wrap); any other refuses with a located error (or passes through as static code
   where nothing is differentiated).
 - ``np.select(conds, choices, default)`` is nested ``np.where``, the first condition winning.
-- ``np.r_[a, 0.0, b]`` is ``np.concatenate`` of the items made 1-D; ``np.c_[a, b]`` joins their
-  columns (``np.column_stack([item])`` each) along the last axis.  A slice (``np.r_[0:5]``) or
-  a string directive has no rule: static code where nothing is differentiated.
+- ``np.r_[a, 0.0, b]`` and ``np.c_[a, b]`` of arrays and numbers are ``index_join`` (written
+  ``np.r_[...]`` by its helper, NumPy's dtype rules kept).  A slice (``np.r_[0:5]``) or a
+  string directive has no rule: static code where nothing is differentiated.
 """
 
 from __future__ import annotations
@@ -214,10 +214,4 @@ def _index_trick(lw, name: str, items: list, node: ast.AST) -> object:
         raise lw.error("YS020", f"np.{name[6:]}[...] of constants has no rule (static code)", node)
     if any(isinstance(v, _Function) for v in items):
         raise lw.error("YS020", f"np.{name[6:]}[...] joins arrays and numbers", node)
-    if name == "numpy.r_":  # numbers and 0-d arrays become 1-D, then joined along axis 0
-        parts = [lw.call_primitive("numpy.atleast_1d", [v], {}, node) for v in items]
-        return lw.call_primitive("numpy.concatenate", [tuple(parts)], {"axis": Lit(0)}, node)
-    # np.c_: 1-D arrays become columns, numbers 1 x 1 (as np.column_stack makes them), then joined
-    # along the last axis
-    parts = [lw.call_primitive("numpy.column_stack", [(v,)], {}, node) for v in items]
-    return lw.call_primitive("numpy.concatenate", [tuple(parts)], {"axis": Lit(-1)}, node)
+    return lw.add("index_join", [lw.as_array(v, node) for v in items], {"kind": name[6]}, node)

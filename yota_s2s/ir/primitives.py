@@ -376,6 +376,8 @@ PRIMITIVES: dict[str, Primitive] = {
     "split_part_dx": Primitive(fresh=True, shape_operands=(1,)),
     "column_stack": Primitive(fresh=True, shape_from_shapes=True),
     "column_stack_part": Primitive(shape_from_shapes=True),
+    "index_join": Primitive(fresh=True, shape_from_shapes=True),
+    "index_join_part": Primitive(shape_from_shapes=True),
     "atleast_3d": Primitive(view=True, shape_from_shapes=True),
     "take_along_axis": Primitive(shape_from_shapes=True),
     "take_along_axis_dx": Primitive(fresh=True, shape_operands=(1,)),

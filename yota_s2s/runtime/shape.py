@@ -180,6 +180,19 @@ def _column_stack_part(g, xs, part):
     return xp.reshape(_concat_part(g, arrays, part, 1), xp.shape(xs[part]))
 
 
+def _index_join(xs, kind):
+    """``np.r_[xs]`` (``kind`` ``"r"``) or ``np.c_[xs]`` (``"c"``)."""
+    return (xp.r_ if kind == "r" else xp.c_)[tuple(xs)]
+
+
+def _index_join_part(g, xs, part, kind):
+    """The block of ``g`` that ``xs[part]`` fills in ``np.r_[xs]`` or ``np.c_[xs]`` (``kind``)."""
+    if kind == "r":  # 1-D at least, joined along axis 0
+        return xp.reshape(_concat_part(g, [xp.atleast_1d(x) for x in xs], part, 0), xp.shape(xs[part]))
+    arrays = [x if xp.ndim(x) >= 2 else xp.reshape(xp.asarray(x), (-1, 1)) for x in xs]  # columns
+    return xp.reshape(_concat_part(g, arrays, part, -1), xp.shape(xs[part]))
+
+
 def _take_along_axis(x, indices, axis):
     """``np.take_along_axis(x, indices, axis)``, ``axis`` always passed (CuPy's has no default)."""
     return xp.take_along_axis(x, indices, axis=axis)
