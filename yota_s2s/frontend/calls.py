@@ -201,11 +201,7 @@ class CallLowering(LoweringState):
         ``np.maximum``, ``max(x)`` is ``np.max(x, axis=0)``; ``np.array([a, b])`` of computed
         values stacks them (of constants, it is a constant array).  ``np.einsum("ij,jk", a, b)``
         takes its subscripts as the static ``subscripts`` and its operands as one sequence.
-        ``np.split``, ``np.diff(prepend=)``, ``np.pad``, ``np.select``, ``np.r_``: ``adapters_shape``.
         """
-        shaped = adapt_shape(self, name, args, kwargs, node)
-        if shaped is not None:
-            return shaped
         if name == "numpy.einsum" and not (args and isinstance(args[0], tuple)):
             if not (args and isinstance(args[0], Lit) and isinstance(args[0].value, str)):
                 raise self.error(
@@ -216,6 +212,9 @@ class CallLowering(LoweringState):
             dtype = _float_dtype(args[1])
             if dtype is not None:  # x.astype(float): differentiable; to an integer dtype: static code
                 return self.call_primitive(name, [args[0]], {"dtype": Lit(dtype)}, node)
+        shaped = adapt_shape(self, name, args, kwargs, node)  # np.split, np.diff(prepend=), np.pad, np.select, np.r_
+        if shaped is not None:
+            return shaped
         if kwargs:
             return None
         if name == "builtins.len" and len(args) == 1 and isinstance(args[0], tuple | dict):
