@@ -257,3 +257,151 @@ def setindex(a, v, *idx, index=()):
 def copy(x):
     # A new array with the values of x (before writing into it: a = x.copy(); a[0] = v).
     dx = dout
+
+
+# ----------------------------------------------------------------------------- differences, rolls, pads
+
+
+@diffrule(names=["numpy.diff"])
+def diff(x, n=1, axis=-1):
+    # prepend=/append= are joined to x first (frontend/adapters_shape.py): diff(concatenate(...))
+    dx = diff_dx(dout, x, n=n, axis=axis)
+
+
+@diffrule(shape="x")
+def diff_dx(g, x, n=1, axis=-1):
+    # the adjoint of np.diff(x, n, axis): n times -diff of g padded with a zero at both ends
+    nondiff(x)
+    dg = diff(dout, n=n, axis=axis)
+
+
+@diffrule
+def diff_end(p, x, axis=-1):
+    # np.diff's prepend=p (or append=p): a number (0-d) broadcast to x's shape with length 1
+    # along axis, an array as it is
+    nondiff(x)
+    dp = unbroadcast(dout, p)
+
+
+@diffrule(names=["numpy.roll"], shape="x")
+def roll(x, shift=None, axis=None):
+    dx = roll_dx(dout, shift=shift, axis=axis)
+
+
+@diffrule(shape="g")
+def roll_dx(g, shift=None, axis=None):
+    # np.roll back: the shifts negated
+    dg = roll(dout, shift=shift, axis=axis)
+
+
+@diffrule(names=["numpy.rollaxis"])
+def rollaxis(x, axis=None, start=0):
+    dx = rollaxis_dx(dout, axis=axis, start=start)
+
+
+@diffrule
+def rollaxis_dx(g, axis=None, start=0):
+    # the axis np.rollaxis(x, axis, start) moved, put back
+    dg = rollaxis(dout, axis=axis, start=start)
+
+
+@diffrule(names=["numpy.pad"])
+def pad(x, pad_width=None, mode="constant", constant_values=0, reflect_type="even"):
+    # modes constant, edge, reflect, symmetric, wrap (the front end refuses the others, and
+    # reflect_type="odd"): each padded element is a constant or a copy of an element of x
+    dx = pad_dx(dout, x, pad_width=pad_width, mode=mode)
+
+
+@diffrule(shape="x")
+def pad_dx(g, x, pad_width=None, mode="constant"):
+    # g's centre (constant mode), or every copy of an element summed into it (the other modes)
+    nondiff(x)
+    dg = pad(dout, pad_width=pad_width, mode=mode)
+
+
+@diffrule(names=["numpy.tril"])
+def tril(x, k=0):
+    # a 1-D x is broadcast to a square matrix first, as NumPy does: its gradient sums the rows
+    dx = unbroadcast(tril(dout, k=k), x)
+
+
+@diffrule(names=["numpy.triu"])
+def triu(x, k=0):
+    dx = unbroadcast(triu(dout, k=k), x)
+
+
+# ----------------------------------------------------------------------------- splitting
+# np.split(x, s, axis) and np.array_split are slices of x (getindex), one gradient buffer for
+# every part (frontend/adapters_shape.py); split_at gives the bounds of equal sections.
+
+
+@diffrule(shape="scalar")
+def split_at(x, part=1, sections=2, axis=0, equal=True):
+    # where section `part` of np.split(x, sections, axis) starts (np.array_split for equal=False);
+    # an uneven np.split raises NumPy's ValueError
+    nondiff(x)
+
+
+@diffrule
+def split_part(x, part=0, sections=2, kind="hsplit"):
+    # np.hsplit(x, sections)[part] or np.vsplit(...)[part] (kind), whose axis is x's to choose
+    dx = split_part_dx(dout, x, part=part, sections=sections, kind=kind)
+
+
+@diffrule(shape="x")
+def split_part_dx(g, x, part=0, sections=2, kind="hsplit"):
+    # zeros of x's shape with g where split_part read
+    nondiff(x)
+    dg = split_part(dout, part=part, sections=sections, kind=kind)
+
+
+# ----------------------------------------------------------------------------- more joining
+
+
+@diffrule(names=["numpy.column_stack"])
+def column_stack(*xs):
+    # 1-D arrays (and numbers) become columns; joined along axis 1
+    dxs = column_stack_part(dout, xs, part=i)
+
+
+@diffrule
+def column_stack_part(g, *xs, part=0):
+    nondiff(xs)
+    dg = not_implemented("second derivatives through column_stack")
+
+
+@diffrule
+def index_join(*xs, kind="r"):
+    # np.r_[a, 1.0, b] (kind "r": numbers and 0-d arrays made 1-D, joined along axis 0) or
+    # np.c_[a, b] (kind "c": 1-D arrays made columns, numbers 1 x 1, joined along the last
+    # axis), NumPy's dtype included (a number does not make float32 arrays float64)
+    dxs = index_join_part(dout, xs, part=i, kind=kind)
+
+
+@diffrule
+def index_join_part(g, *xs, part=0, kind="r"):
+    nondiff(xs)
+    dg = not_implemented("second derivatives through np.r_ and np.c_")
+
+
+@diffrule(names=["numpy.atleast_3d"])
+def atleast_3d(x):
+    dx = reshape(dout, shape(x))
+
+
+# ----------------------------------------------------------------------------- gathering along an axis
+
+
+@diffrule(names=["numpy.take_along_axis"])
+def take_along_axis(x, indices, axis=-1):
+    # NumPy's default axis=-1 (2.3 and later; before, axis had no default); the helper always
+    # passes it (CuPy's has no default)
+    nondiff(indices)
+    dx = take_along_axis_dx(dout, x, indices, axis=axis)
+
+
+@diffrule(shape="x")
+def take_along_axis_dx(g, x, indices, axis=-1):
+    # zeros of x's shape with g added where np.take_along_axis read, repeated indices accumulated
+    nondiff(x, indices)
+    dg = take_along_axis(dout, indices, axis=axis)

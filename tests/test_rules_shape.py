@@ -364,6 +364,144 @@ def test_shape_rules_in_context(expr):
     check(nonlinear(expr))
 
 
+# ============================================================================= differences, splits, pads, selections
+# (the rules' own cases, through every source name: tests/rule_specs/shape.py)
+
+SHAPE_CALLS = [
+    "np.diff(x, append=s)",
+    "np.diff(A, axis=0, prepend=C, append=1.0)",
+    "np.diff(A, 2, 0, s)",  # prepend= by position
+    "np.diff(A, n=2, prepend=B[:, :1], append=t)",
+    "np.diff(a, prepend=a[-1], append=a[:1])",
+    "np.diff(a, 4, prepend=s)",  # longer than the axis: empty
+    "np.pad(X, ((0, 2), (1, 1)), 'wrap')[::2] * np.pad(x, 3, mode='symmetric')[:3, None]",
+    "np.pad(np.pad(a, 2, mode='edge'), 1, mode='reflect') * np.pad(a, (3, 3), constant_values=0.5)",
+    "np.roll(X, (1, 7), axis=(1, 0)) * np.rollaxis(np.stack([A, B, B, A]), 2)[1, :, :1]",
+    "np.tril(X, 1) @ np.triu(X.T)",
+    "np.column_stack([a, A.T, a * a]).T @ np.c_[a, a]",
+    "np.r_[a, s, b * b, 2.0, [1.0, 3.0]] * np.r_[x, t, s]",
+    "np.r_[A, B, C] * np.c_[s, t, s]",
+    "np.c_[A.T, a, A[0]]",
+    "np.atleast_3d(a) + np.atleast_3d(A)[..., 0, None]",
+    "np.take_along_axis(X, np.argsort(X, axis=0), axis=0)[:2]",  # sorted columns
+    "np.take_along_axis(X, np.argmax(X, axis=1, keepdims=True), axis=1)",
+    "np.take_along_axis(x, idx, axis=None)",
+    "np.select([x > 0.8, x > 0.0, x < -1.0], [x, x * x, s])",  # the first condition that holds wins
+    "np.select([X > 0], [X ** 3], default=t)",
+    "np.select([A > 0, A < -0.5], [a, s * A], default=b[:1])",  # broadcasting
+    "np.select([mask, x > 1.0], [np.sin(x), x])",
+]
+
+
+@pytest.mark.parametrize("expr", SHAPE_CALLS)
+def test_shape_calls(expr):
+    check(nonlinear(expr))
+
+
+SPLITS = [
+    "p, q = np.split(x[:6], 2)\nreturn np.sum(np.sin(p) * q ** 2)\n",
+    "parts = np.split(X, 5, axis=1)\nreturn np.sum(np.sin(parts[1]) * parts[4] + parts[1] * parts[1])\n",
+    "p = np.array_split(x, 3)\nreturn np.sum(p[0] ** 2) + np.sum(np.sin(p[1])) + np.sum(p[2] ** 3)\n",  # 3, 2, 2
+    "p = np.array_split(a, 5)\nreturn np.sum(p[0] ** 2) + np.sum(p[3] ** 2) + np.sum(p[4])\n",  # empty parts
+    "p = np.split(X, [1, 3])\nreturn np.sum(p[0] * p[2][:1] ** 2) + np.sum(p[1] ** 3)\n",
+    "p = np.split(X, [2, -1], axis=-1)\nreturn np.sum(p[0] ** 2) + np.sum(p[1] ** 3) * np.sum(p[2])\n",
+    "p = np.split(X, [3, 1], axis=1)\nreturn np.sum(p[0] ** 3) + np.sum(p[1]) + np.sum(p[2] ** 2)\n",  # p[1] empty
+    "p = np.array_split(X, [1, 10], axis=0)\nreturn np.sum(p[0] ** 3) + np.sum(p[1] ** 2) + np.sum(p[2])\n",
+    "p = np.split(X, indices_or_sections=2, axis=-2)\nreturn np.sum(p[0] * p[1] ** 2)\n",
+    "p = np.split(a, 1)\nreturn np.sum(p[0] ** 3)\n",
+    "return sum(np.sum(p ** 2) * k for k, p in enumerate(np.split(x[1:], 3)))\n",
+    "l, r = np.hsplit(X, [2])\nreturn np.sum(l ** 2) * np.sum(r ** 3)\n",
+    "p = np.hsplit(x[:6], 3)\nreturn np.sum(p[0] * p[2] ** 2)\n",  # 1-D: along axis 0
+    "p = np.vsplit(X, 2)\nreturn np.sum(p[0] * p[1] ** 2)\n",
+    "top, rest = np.vsplit(X, [1])\nreturn np.sum(top ** 2 * rest[0]) + np.sum(rest ** 3)\n",
+]
+
+
+@pytest.mark.parametrize("body", SPLITS)
+def test_splits(body):
+    check(body)
+
+
+def test_split_parts_share_one_gradient_buffer():
+    text = generate(
+        _source("p = np.split(X, [1, 3])\nreturn np.sum(p[0] * p[2][:1] + p[1] ** 2)\n", ["X"]), "t.py"
+    ).text
+    assert text.count("_grad_zeros(X)") == 1 and "_index_add" not in text
+
+
+def test_an_uneven_split_raises_as_numpy_does():
+    _, generated = _modules("p, q = np.split(x, 2)\nreturn np.sum(p * q)\n")
+    with pytest.raises(ValueError, match="equal division"):
+        generated["grad_f"](ARGS["x"])  # 7 elements
+
+
+def _modules(body: str, **options) -> tuple[dict, dict]:
+    source = _source(body, _params(body))
+    user: dict = {}
+    exec(compile(source, "case.py", "exec"), user)  # noqa: S102 - the case's own source
+    generated: dict = {}
+    exec(compile(generate(source, "case.py", ["f"], **options).text, "g.py", "exec"), generated)  # noqa: S102
+    return user, generated
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        nonlinear("np.diff(x, 2, prepend=s)"),
+        "p, q = np.split(X[:, 1:], 2, axis=-1)\nreturn np.sum(np.pad(p, 1, mode='reflect') ** 2) * np.sum(q)\n",
+        nonlinear("np.select([x > 0], [np.roll(x, 2)], default=s) * np.r_[x[1:], t]"),
+        nonlinear("np.take_along_axis(X, np.argsort(X), 1) * np.tril(X) + np.c_[a, a, a, a, a][:1]"),
+        "p = np.hsplit(A, 3)\nreturn np.sum(np.column_stack(p) ** 2 * p[1])\n",
+    ],
+)
+def test_the_other_forms_run(body):
+    """--no-value, --buffers and --target cupy (its names checked against CuPy's API when generating,
+    run here with NumPy in its place) give the plain gradients."""
+    user, plain = _modules(body)
+    args = [np.copy(ARGS[p]) if isinstance(ARGS[p], np.ndarray) else ARGS[p] for p in _params(body)]
+    value, *grads = plain["grad_f"](*args)
+    assert np.isclose(value, user["f"](*args))
+    _, no_value = _modules(body, value=False)
+    _, buffered = _modules(body, buffers=True)
+    cupy_text = generate(_source(body, _params(body)), "case.py", ["f"], target="cupy").text
+    on_numpy: dict = {}
+    exec(compile(cupy_text.replace("import cupy as cp", "import numpy as cp"), "c.py", "exec"), on_numpy)  # noqa: S102
+    for other in (no_value["grad_f"](*args), buffered["GradF"]()(*args)[1:], on_numpy["grad_f"](*args)[1:]):
+        for g, e in zip(other, grads, strict=True):
+            np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "text"),
+    [
+        (nonlinear("np.pad(x, 2, mode='mean')"), "YS031", "mode='mean' has no derivative rule"),
+        (nonlinear("np.pad(x, 2, 'linear_ramp')"), "YS031", "mode='linear_ramp'"),
+        (nonlinear("np.pad(x, 2, mode='empty')"), "YS031", "mode='empty'"),
+        (nonlinear("np.pad(x, 2, mode='reflect', reflect_type='odd')"), "YS031", "reflect_type"),
+        (nonlinear("np.pad(x, 2, mode='maximum', stat_length=2)"), "YS031", "mode='maximum'"),
+        (nonlinear("np.pad(x, 2, constant_values=s)"), "YS033", "constant_values= of pad() must be a constant"),
+        (nonlinear("np.split(x, i)[0]"), "YS033", "the sections of np.split()"),
+        (nonlinear("np.split(x, 0)[0]"), "YS032", "larger than 0"),
+        (nonlinear("np.array_split(x, 2, axis=1.5)[0]"), "YS032", "axis= of np.array_split() is an integer"),
+        (nonlinear("np.roll(x, i)"), "YS033", "shift= of roll() must be a constant"),
+        (nonlinear("np.select([x > 0, x < 0], [x])"), "YS032", "as many choices as conditions"),
+        (nonlinear("np.select([], [])"), "YS032", "at least one"),
+        (nonlinear("np.select(mask, [x])"), "YS041", "lists of conditions and choices"),
+        (nonlinear("np.r_[x, 0:3]"), "YS020", "a range or a directive"),
+        (nonlinear("np.r_['0,2', a, a]"), "YS020", "a range or a directive"),
+        (nonlinear("np.diff(x, prepend=None)"), "YS032", "prepend= of np.diff() is a number or an array"),
+    ],
+)
+def test_unsupported_forms_are_refused_where_they_are_written(body, code, text):
+    err = refusal(body)
+    assert (err.code, err.line) == (code, 5), err.format()
+    assert text in err.message
+
+
+def test_forms_without_a_rule_on_constants_are_static_code():
+    check("w = np.pad(np.ones(3), 1, mode='mean') + np.r_[0:5]\nreturn np.sum(x[:5] * w) + np.r_[1.0, 2.0][1]\n")
+
+
 # ============================================================================= the runtime helpers are adjoints
 # <helper(g), v> == <g, forward(v)> for random g and v: the gradient helpers are the exact
 # adjoints of the forward functions (and the rules' dg formulas, forward(dout), are theirs).
@@ -377,6 +515,22 @@ ADJOINTS = [
     ("np.repeat(v, (2, 0), 0)", "_repeat_dx(g, v, (2, 0), 0)", (2, 3)),
     ("np.take(v, [5, 0, 5])", "_untake(g, v, (5, 0, 5), None)", (2, 3)),
     ("np.take(v, [2, 2], axis=1)", "_untake(g, v, [2, 2], 1)", (2, 3)),
+    ("np.diff(v, 2, 0)", "_diff_dx(g, v, 2, 0)", (5, 3)),
+    ("np.diff(v)", "_diff_dx(g, v, 1, -1)", (2, 3)),
+    ("np.diff(v, 3)", "_diff_dx(g, v, 3, -1)", (2, 3)),
+    ("np.roll(v, (1, -4), (0, 1))", "_roll_dx(g, (1, -4), (0, 1))", (2, 3)),
+    ("np.roll(v, 2)", "_roll_dx(g, 2, None)", (2, 3)),
+    ("np.rollaxis(v, 2)", "_rollaxis_dx(g, 2, 0)", (2, 3, 4)),
+    ("np.rollaxis(v, 0, 3)", "_rollaxis_dx(g, 0, 3)", (2, 3, 4)),
+    ("np.rollaxis(v, -2, -1)", "_rollaxis_dx(g, -2, -1)", (2, 3, 4)),
+    ("np.pad(v, ((1, 2), (3, 0)))", "_pad_dx(g, v, ((1, 2), (3, 0)), 'constant')", (3, 2)),
+    ("np.pad(v, 4, mode='reflect')", "_pad_dx(g, v, 4, 'reflect')", (3, 2)),
+    ("np.pad(v, (5, 1), mode='symmetric')", "_pad_dx(g, v, (5, 1), 'symmetric')", (3, 2)),
+    ("np.pad(v, ((7,), (1,)), mode='wrap')", "_pad_dx(g, v, ((7,), (1,)), 'wrap')", (3, 2)),
+    ("np.pad(v, [[2, 1]], mode='edge')", "_pad_dx(g, v, [[2, 1]], 'edge')", (3, 2)),
+    ("np.hsplit(v, [1])[1]", "_split_part_dx(g, v, 1, (1,), 'hsplit')", (2, 3)),
+    ("np.vsplit(v, 2)[0]", "_split_part_dx(g, v, 0, 2, 'vsplit')", (4, 3)),
+    ("np.take_along_axis(v, np.array([[2, 2, 0]]), 1)", "_take_along_axis_dx(g, v, xp.array([[2, 2, 0]]), 1)", (2, 3)),
 ]
 
 
@@ -399,6 +553,8 @@ def test_gradient_helpers_are_adjoints(forward, adjoint, shape):
         ("hstack", [(2, 1), (2, 3)], "_hstack_part"),
         ("vstack", [(3,), (2, 3), (1, 3)], "_vstack_part"),
         ("vstack", [(), ()], "_vstack_part"),
+        ("column_stack", [(2,), (2, 3), (2, 1)], "_column_stack_part"),
+        ("column_stack", [(), ()], "_column_stack_part"),
     ],
 )
 def test_join_parts_are_adjoints(join, shapes, part):
@@ -414,6 +570,45 @@ def test_join_parts_are_adjoints(join, shapes, part):
         assert np.shape(block) == np.shape(x)
         others = [np.zeros_like(y) if j != k else y for j, y in enumerate(xs)]
         assert np.isclose(np.sum(block * x), np.sum(g * getattr(np, join)(others)))
+
+
+@pytest.mark.parametrize(
+    ("kind", "shapes"),
+    [
+        ("r", [(2,), (), (3,)]),
+        ("r", [(2, 3), (1, 3)]),
+        ("c", [(2,), (2, 3)]),
+        ("c", [(), ()]),
+        ("c", [(2, 2, 3), (2, 2, 1)]),
+    ],
+)
+def test_index_join_parts_are_adjoints(kind, shapes):
+    rng = np.random.default_rng(3)
+    xs = [rng.standard_normal(s) for s in shapes]
+    join = np.r_ if kind == "r" else np.c_
+    g = rng.standard_normal(np.shape(runtime_shape._index_join(xs, kind)))
+    for k, x in enumerate(xs):
+        block = runtime_shape._index_join_part(g, xs, k, kind)
+        assert np.shape(block) == np.shape(x)
+        others = tuple(np.zeros_like(y) if j != k else y for j, y in enumerate(xs))
+        assert np.isclose(np.sum(block * x), np.sum(g * join[others]))
+
+
+def test_float32_stays_float32():
+    body = (
+        "p, q = np.split(np.r_[v, 1.0], 2)\nw = np.diff(np.pad(p, 2, mode='wrap'), prepend=0.0)\n"
+        "return np.sum(w ** 2) + np.sum(np.take_along_axis(q, np.argsort(q), 0) * np.roll(q, 1))\n"
+    )
+    source = _source(body, ["v"])
+    user: dict = {}
+    exec(compile(source, "case.py", "exec"), user)  # noqa: S102 - the case's own source
+    generated: dict = {}
+    exec(compile(generate(source, "case.py").text, "g.py", "exec"), generated)  # noqa: S102 - our output
+    v = np.array([0.5, -1.0, 2.0, 1.5, -0.25], dtype=np.float32)
+    value, dv = generated["grad_f"](v)
+    assert dv.dtype == np.float32 and np.isclose(value, user["f"](v), rtol=1e-6)
+    _, expected = generated["grad_f"](v.astype(np.float64))
+    np.testing.assert_allclose(dv, expected, rtol=1e-5)
 
 
 def test_generated_gradient_names_the_helpers():

@@ -99,6 +99,78 @@ SPECS: dict = {
         ("{f}(x, -1, axis=0)", [(2, 3)]),
         ("{f}(x, [2, 0], axis=-1)", [(2, 2, 3)]),
     ],
+    "diff": [
+        ("{f}(x)", [(4,)]),
+        ("{f}(x, 2)", [(5,)]),
+        ("{f}(x, n=3, axis=0)", [(5, 2)]),
+        ("{f}(x, axis=0)", [(3, 4)]),
+        ("{f}(x, n=2, axis=-1)", [(2, 3, 4)]),
+        ("{f}(x, n=4)", [(2, 3)]),  # longer than the axis: empty, no gradient
+        ("{f}(x, n=0)", [(3,)]),
+        ("{f}(x, prepend=0.0)", [(4,)]),  # prepend=/append= of arrays: tests/test_rules_shape.py
+        ("{f}(x, axis=0, prepend=1.0, append=[[2.0, -1.0]])", [(3, 2)]),
+    ],
+    "roll": [
+        ("{f}(x, 1)", [(4,)]),
+        ("{f}(x, -2)", [(2, 3)]),  # flattened
+        ("{f}(x, 2, axis=1)", [(2, 3)]),
+        ("{f}(x, shift=(1, -1), axis=(0, -1))", [(2, 3, 4)]),
+        ("{f}(x, 7, 0)", [(3, 2)]),  # more than the axis' length
+        ("{f}(x, (1, 2), axis=1)", [(2, 3)]),  # the same axis twice
+    ],
+    "rollaxis": [
+        ("{f}(x, 1)", [(2, 3, 4)]),
+        ("{f}(x, 2, 1)", [(2, 3, 4)]),
+        ("{f}(x, -1, start=0)", [(2, 3, 4)]),
+        ("{f}(x, 0, 3)", [(2, 3, 4)]),
+        ("{f}(x, axis=1, start=-1)", [(2, 3, 4)]),
+        ("{f}(x, 1, 1)", [(2, 3)]),
+    ],
+    "pad": [
+        ("{f}(x, 1)", [(3,)]),
+        ("{f}(x, (2, 1), constant_values=1.5)", [(3,)]),
+        ("{f}(x, ((1, 0), (0, 2)))", [(2, 3)]),
+        ("{f}(x, ((1,), (2,)), 'constant', constant_values=(1.0, 2.0))", [(2, 3)]),
+        ("{f}(x, 2, mode='edge')", [(3,)]),
+        ("{f}(x, ((1, 2), (2, 0)), mode='edge')", [(2, 3)]),
+        ("{f}(x, (2, 3), mode='reflect')", [(4,)]),
+        ("{f}(x, 5, mode='reflect')", [(3,)]),  # wider than x: reflected again
+        ("{f}(x, ((1, 1), (2, 2)), mode='reflect')", [(3, 3)]),
+        ("{f}(x, (3, 1), mode='symmetric')", [(2,)]),
+        ("{f}(x, 1, 'symmetric')", [(2, 3)]),
+        ("{f}(x, (2, 5), mode='wrap')", [(3,)]),
+        ("{f}(x, ((0, 1), (4, 1)), mode='wrap')", [(2, 3)]),
+        ("{f}(x, 1, mode='reflect', reflect_type='even')", [(2, 2, 3)]),
+    ],
+    "tril": [
+        ("{f}(x)", [(3, 3)]),
+        ("{f}(x, 1)", [(3, 4)]),
+        ("{f}(x, k=-1)", [(4, 3)]),
+        ("{f}(x)", [(2, 3, 3)]),
+        ("{f}(x, k=1)", [(3,)]),  # a vector: broadcast to a square matrix first
+    ],
+    "triu": [
+        ("{f}(x)", [(3, 3)]),
+        ("{f}(x, -1)", [(3, 4)]),
+        ("{f}(x, k=2)", [(2, 4, 3)]),
+        ("{f}(x)", [(3,)]),
+    ],
+    "column_stack": [
+        ("{f}([x, y])", [(3,), (3,)]),
+        ("{f}((x, y))", [(3, 2), (3,)]),
+        ("{f}([x, y, x])", [(2, 1), (2, 3)]),
+        ("{f}([x, y])", [(), ()]),
+        ("{f}([x])", [(2, 2, 3)]),
+    ],
+    "atleast_3d": [("{f}(x)", [()]), ("{f}(x)", [(3,)]), ("{f}(x)", [(2, 3)]), ("{f}(x)", [(2, 1, 3, 2)])],
+    "take_along_axis": [
+        ("{f}(x, np.array([[0, 2, 2], [1, 0, 1]]), axis=1)", [(2, 3)]),  # repeats accumulate
+        ("{f}(x, np.array([[1, 0, 1]]), 0)", [(2, 3)]),  # indices broadcast along axis 1
+        ("{f}(x, np.argsort(x, axis=-1))", [(2, 3)]),  # NumPy's default axis=-1
+        ("{f}(x, np.array([[[1], [0]]]), axis=-1)", [(2, 2, 3)]),
+        ("{f}(x, np.array([3, 0, 3, 5]), axis=None)", [(2, 3)]),
+        ("{f}(x, np.array([-1, 0]), axis=0)", [(3,)]),
+    ],
 }
 
 METHODS: dict = {

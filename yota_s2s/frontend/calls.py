@@ -26,6 +26,7 @@ from ..dsl.rule import BindError, bind
 from ..errors import UserError
 from ..ir.core import Lit, Var
 from ..ir.primitives import primitive
+from .adapters_shape import adapt_shape
 from .fence import lambda_function
 from .state import LoweringState
 from .values import (
@@ -217,6 +218,9 @@ class CallLowering(LoweringState):
             dtype = _float_dtype(args[1])
             if dtype is not None:  # x.astype(float): differentiable; to an integer dtype: static code
                 return self.call_primitive(name, [args[0]], {"dtype": Lit(dtype)}, node)
+        shaped = adapt_shape(self, name, args, kwargs, node)  # np.split, np.diff(prepend=), np.pad, np.select, np.r_
+        if shaped is not None:
+            return shaped
         if kwargs:
             return None
         if name == "builtins.len" and len(args) == 1 and isinstance(args[0], tuple | dict):

@@ -25,6 +25,7 @@ from ..errors import UserError
 from ..ir.core import Atom, Dyn, Input, Key, Lit, Slice, Var
 from ..ir.primitives import BINOPS, CMPOPS, fold_constant
 from ..ir.printer import format_path
+from .adapters_shape import INDEX_TRICKS, index_trick_items
 from .passthrough import PASS_CODES
 from .state import LoweringState
 from .values import _NOT_CONSTANT, _constant_value, _Function, _Indexed, _Module, _Own, _Unresolved
@@ -173,6 +174,8 @@ class ExpressionLowering(LoweringState):
             if isinstance(key, Lit) and _hashable(key.value) and key.value in items:
                 return items[key.value] if isinstance(base, dict) else Lit(items[key.value])
             raise self.error("YS034", "a dict is read at a constant key it holds", node)  # else: static code
+        if isinstance(base, _Function) and base.local is None and base.name in INDEX_TRICKS:  # np.r_[a, b]
+            return self.call_primitive(base.name, index_trick_items(self, node, env), {}, node)
         dynamic: list[Atom] = []
         index = self.index(node.slice, env, dynamic)
         if (

@@ -384,6 +384,8 @@ def _through(node: ast.AST, modules: list[str]) -> set[int]:
     if isinstance(node, ast.Attribute) and node.attr in _BLOCKING_ATTRS:
         return set()
     if isinstance(node, ast.Subscript):
+        if _library_name(node.value, modules) in ("numpy.r_", "numpy.c_"):  # np.r_[x, 0:3] joins x
+            return _through(node.slice, modules)
         return _through(node.value, modules)
     if isinstance(node, ast.Call):
         func = node.func

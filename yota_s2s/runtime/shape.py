@@ -86,3 +86,132 @@ def _setindex(a, v, index):
     a = xp.array(a, copy=True)
     a[index] = v
     return a
+
+
+def _diff_dx(g, x, n, axis):
+    """The adjoint of ``np.diff(x, n, axis)``: ``n`` times ``-diff`` of ``g`` padded with a zero at each end."""
+    shape = xp.shape(x)
+    axis = axis % len(shape)
+    g = xp.asarray(g)
+    if shape[axis] <= n:  # the difference is empty: nothing flows back
+        return xp.zeros(shape, dtype=xp.result_type(g, x, 0.0))
+    width = [(0, 0)] * len(shape)
+    width[axis] = (1, 1)
+    for _ in range(n):
+        g = -xp.diff(xp.pad(g, width), axis=axis)
+    return g
+
+
+def _diff_end(p, x, axis):
+    """``np.diff``'s ``prepend=p`` (or ``append=p``): a 0-d ``p`` broadcast to the shape of ``x`` with
+    length 1 along ``axis``, an array as it is."""
+    p = xp.asarray(p)
+    if p.ndim:
+        return p
+    shape = list(xp.shape(x))
+    shape[axis] = 1
+    return xp.broadcast_to(p, tuple(shape))
+
+
+def _roll_dx(g, shift, axis):
+    """``np.roll`` back: ``g`` rolled by the negated shifts."""
+    shift = tuple(-s for s in shift) if xp.ndim(shift) else -shift
+    return xp.roll(g, shift, axis=axis)
+
+
+def _rollaxis_dx(g, axis, start):
+    """The axis ``np.rollaxis(x, axis, start)`` moved, put back where it was."""
+    n = xp.ndim(g)
+    axis = axis % n
+    start = start + n if start < 0 else start
+    return xp.moveaxis(g, start - 1 if axis < start else start, axis)
+
+
+def _pad_dx(g, x, pad_width, mode):
+    """The adjoint of ``np.pad(x, pad_width, mode)``: the centre of ``g`` (``"constant"``), or for the
+    modes that copy elements of ``x`` (edge, reflect, symmetric, wrap), every copy summed into it."""
+    shape = xp.shape(x)
+    width = pad_width
+    if not isinstance(width, tuple | list):  # one width for every side of every axis
+        pairs = [(width, width)] * len(shape)
+    elif all(not isinstance(w, tuple | list) for w in width):  # (n,) or (before, after) for every axis
+        pairs = [(width[0], width[-1])] * len(shape)
+    else:  # ((before, after),) for every axis, or a pair per axis
+        pairs = [(w[0], w[-1]) for w in width]
+        pairs = pairs * len(shape) if len(pairs) == 1 else pairs
+    if mode == "constant":
+        return g[tuple(slice(b, n + b) for (b, _), n in zip(pairs, shape))].copy()
+    # where each element of the result was read from: np.pad of x's flat indices
+    size = 1
+    for n in shape:
+        size *= n
+    source = xp.pad(xp.reshape(xp.arange(size), shape), pairs, mode=mode)
+    total = xp.bincount(xp.reshape(source, -1), weights=xp.reshape(g, -1), minlength=size)
+    return xp.reshape(total, shape).astype(xp.result_type(g, x, 0.0), copy=False)
+
+
+def _split_at(x, part, sections, axis, equal):
+    """Where section ``part`` of ``np.split(x, sections, axis)`` (``np.array_split`` when not ``equal``)
+    starts, with NumPy's errors."""
+    n = xp.shape(x)[axis]
+    if sections <= 0:
+        raise ValueError("number sections must be larger than 0.")
+    each, extra = divmod(n, sections)
+    if equal and extra:
+        raise ValueError("array split does not result in an equal division")
+    return part * each + min(part, extra)
+
+
+def _split_part(x, part, sections, kind):
+    """``np.hsplit(x, sections)[part]`` or ``np.vsplit(x, sections)[part]`` (``kind``)."""
+    return (xp.hsplit(x, sections) if kind == "hsplit" else xp.vsplit(x, sections))[part]
+
+
+def _split_part_dx(g, x, part, sections, kind):
+    """Zeros of the shape of ``x`` with ``g`` where ``_split_part(x, part, sections, kind)`` reads."""
+    dx = xp.zeros(xp.shape(x), dtype=xp.result_type(g, x, 0.0))
+    (xp.hsplit(dx, sections) if kind == "hsplit" else xp.vsplit(dx, sections))[part][...] = g
+    return dx
+
+
+def _column_stack_part(g, xs, part):
+    """The block of ``g`` that ``xs[part]`` fills in ``np.column_stack(xs)``."""
+    arrays = [x if xp.ndim(x) >= 2 else xp.reshape(xp.asarray(x), (-1, 1)) for x in xs]
+    return xp.reshape(_concat_part(g, arrays, part, 1), xp.shape(xs[part]))
+
+
+def _index_join(xs, kind):
+    """``np.r_[xs]`` (``kind`` ``"r"``) or ``np.c_[xs]`` (``"c"``)."""
+    return (xp.r_ if kind == "r" else xp.c_)[tuple(xs)]
+
+
+def _index_join_part(g, xs, part, kind):
+    """The block of ``g`` that ``xs[part]`` fills in ``np.r_[xs]`` or ``np.c_[xs]`` (``kind``)."""
+    if kind == "r":  # 1-D at least, joined along axis 0
+        return xp.reshape(_concat_part(g, [xp.atleast_1d(x) for x in xs], part, 0), xp.shape(xs[part]))
+    arrays = [x if xp.ndim(x) >= 2 else xp.reshape(xp.asarray(x), (-1, 1)) for x in xs]  # columns
+    return xp.reshape(_concat_part(g, arrays, part, -1), xp.shape(xs[part]))
+
+
+def _take_along_axis(x, indices, axis):
+    """``np.take_along_axis(x, indices, axis)``, ``axis`` always passed (CuPy's has no default)."""
+    return xp.take_along_axis(x, indices, axis=axis)
+
+
+def _take_along_axis_dx(g, x, indices, axis):
+    """Zeros of the shape of ``x`` with ``g`` added where ``np.take_along_axis(x, indices, axis)`` read."""
+    indices = xp.asarray(indices)
+    if axis is None:  # the flattened x, 1-D indices
+        flat = xp.zeros(xp.size(x), dtype=xp.result_type(g, x, 0.0))
+        xp.add.at(flat, indices, g)
+        return xp.reshape(flat, xp.shape(x))
+    shape = xp.shape(x)
+    axis = axis % len(shape)
+    dx = xp.zeros(shape, dtype=xp.result_type(g, x, 0.0))
+    where = []
+    for k, n in enumerate(shape):
+        line = [1] * len(shape)
+        line[k] = n
+        where.append(indices if k == axis else xp.reshape(xp.arange(n), line))
+    xp.add.at(dx, tuple(where), g)
+    return dx
