@@ -104,6 +104,16 @@ def test_interp_of_a_number_and_a_list_of_knots():
     assert dfp.shape == (3,)
 
 
+def test_interp_with_one_knot():
+    # every x is below, on or above the only knot: the value fp[0] (or left= / right=), no slope
+    x = np.array([0.2, 0.5, 0.9])
+    dx, dfp = check("np.sum(np.interp(x, [0.5], fp) ** 2)", x=x, fp=np.array([1.5]))
+    assert dx.tolist() == [0.0, 0.0, 0.0] and dfp.tolist() == [9.0]
+    # left=0.0 makes a jump at the knot (no derivative there): x away from it
+    _, dfp = check("np.sum(np.interp(x, [0.5], fp, left=0.0) ** 2)", x=np.array([0.2, 0.7, 0.9]), fp=np.array([1.5]))
+    assert dfp.tolist() == [6.0]
+
+
 def test_interp_refuses_differentiated_knots_and_period():
     error = refusal("np.sum(np.interp(x, np.cumsum(grid), fp))", ["x", "grid", "fp"])
     assert error.code == "YS107" and "knots xp" in error.message
@@ -188,6 +198,15 @@ def test_gradient_of_the_spacing(edge_order):
     check(f"np.sum(np.sin(np.gradient(u, np.cumsum(s), edge_order={edge_order})))", u=u, s=rng.uniform(0.4, 1.2, 6))
     # equal coordinates: NumPy takes its uniform branch, the derivative is the unequal formula's
     check(f"np.sum(np.sin(np.gradient(u, c, edge_order={edge_order})))", u=u, c=np.arange(6.0) * 0.5)
+
+
+def test_gradient_of_constant_coordinates_and_of_each_axis():
+    rng = np.random.default_rng(10)
+    check("np.sum(np.gradient(u, [0.0, 0.1, 0.3, 0.7, 1.0], edge_order=2) ** 2)", u=rng.standard_normal(5))
+    # the two axes one call each (a Laplacian-like energy), one differentiated spacing
+    check(
+        "np.sum(np.gradient(u, h, axis=0) ** 2 + np.gradient(u, h, axis=1) ** 2)", u=rng.standard_normal((4, 5)), h=0.3
+    )
 
 
 def test_gradient_along_an_axis_of_a_float32_array():

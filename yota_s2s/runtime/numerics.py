@@ -80,14 +80,23 @@ def _gradient_df(g, f, h, axis, edge_order):
     axis = _gradient_check(f, axis, edge_order)
     dtype = xp.result_type(g, f, 0.0)
     n = xp.shape(f)[axis]
-    c = _gradient_rows(_gradient_spacings(h, n, dtype)[0], edge_order)
-    lo = _gradient_row_starts(n)
     gm = xp.moveaxis(xp.asarray(g, dtype=dtype), axis, 0)
-    col = (n,) + (1,) * (gm.ndim - 1)
     df = xp.zeros(gm.shape, dtype=dtype)
-    for k in range(3):  # row i adds c[k, i] * g[i] to f[lo[i] + k]
-        if n >= 3 or k < 2:
-            xp.add.at(df, lo + k, xp.reshape(c[k], col) * gm)
+    inner = gm[1:-1]  # row i (inside) adds c[k, i] * g[i] to f[i - 1 + k]
+    if xp.ndim(h) == 0:  # inside, (f[i + 1] - f[i - 1]) / 2h; the end rows of an axis of 3 points
+        c = _gradient_rows(xp.full(min(n - 1, 2), h, dtype=dtype), edge_order)
+        df[:-2] -= inner / (2.0 * h)
+        df[2:] += inner / (2.0 * h)
+    else:
+        c = _gradient_rows(_gradient_spacings(h, n, dtype)[0], edge_order)
+        c = xp.reshape(c, c.shape + (1,) * (gm.ndim - 1))
+        df[:-2] += c[0, 1:-1] * inner
+        df[1:-1] += c[1, 1:-1] * inner
+        df[2:] += c[2, 1:-1] * inner
+    last = n - 3 if n > 2 else 0  # the first point of the last row's stencil (0, 1, 2 for the first)
+    for k in range(3 if n > 2 else 2):
+        df[k] += c[k, 0] * gm[0]
+        df[last + k] += c[k, -1] * gm[-1]
     return xp.moveaxis(df, 0, axis)
 
 
