@@ -119,6 +119,9 @@ def test_interp_refuses_differentiated_knots_and_period():
     assert error.code == "YS107" and "knots xp" in error.message
     error = refusal("np.sum(np.interp(x, np.array([0.0, 1.0]), fp, period=2.0))", ["x", "fp"])
     assert error.code == "YS032" and "period" in error.message
+    # left= / right= are constants: a computed one is refused, never differentiated as a constant
+    error = refusal("np.sum(np.interp(x, np.array([0.0, 1.0]), fp, left=fp[0] * 2.0))", ["x", "fp"])
+    assert error.code == "YS033" and "left=" in error.message
 
 
 def test_interp_with_constant_knots_computed_from_constants():
