@@ -214,6 +214,8 @@ class CallLowering(LoweringState):
                     "YS032", "np.einsum() takes constant subscripts first: np.einsum('ij,jk->ik', a, b)", node
                 )
             return self.call_primitive(name, [tuple(args[1:])], {**kwargs, "subscripts": args[0]}, node)
+        if name == "numpy.gradient":
+            return self.gradient_call(name, args, kwargs, node)
         if name == "ndarray.astype" and len(args) == 2 and not kwargs:
             dtype = _float_dtype(args[1])
             if dtype is not None:  # x.astype(float): differentiable; to an integer dtype: static code
@@ -257,6 +259,22 @@ class CallLowering(LoweringState):
                 return self.stacked(value, node)
             if isinstance(value, Var | _Unresolved):
                 return self.as_array(value, node)
+        return None
+
+    def gradient_call(self, name: str, args: list, kwargs: dict, node: ast.AST) -> object | None:
+        """``np.gradient(f, *varargs, axis=, edge_order=)`` over one axis: the spacing is one operand,
+        ``1.0`` when none is given; a spacing per axis or several axes (a list of arrays) are refused."""
+        axis = kwargs.get("axis")
+        axes = axis.value if isinstance(axis, Lit) else axis
+        if len(args) > 2 or (isinstance(axes, tuple) and len(axes) != 1):
+            raise self.error(
+                "YS032",
+                "np.gradient() over several axes returns a list: differentiate one axis at a time, "
+                "np.gradient(f, h, axis=k)",
+                node,
+            )
+        if len(args) == 1 and "h" not in kwargs:
+            return self.call_primitive(name, [args[0], Lit(1.0)], kwargs, node)
         return None
 
     # ------------------------------------------------------------------ tuples, lambdas, comprehensions
