@@ -324,8 +324,8 @@ def _compare(entry: Entry, text: str, command: str, check: bool, diff: bool) -> 
             )
         )
     if check or not diff:
-        changed = _changed_sources(committed, entry.source)
-        why = f" ({', '.join(changed)} changed)" if changed else ""
+        changed = _changed_sources(committed, entry.source)  # named where a file it imports changed
+        why = f" ({', '.join(changed)} changed)" if set(changed) - {entry.source} else ""
         print(f"{entry.out}: out of date with {entry.source}{why}; run '{command}'", file=sys.stderr)
     return 1
 

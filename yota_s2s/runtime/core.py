@@ -110,12 +110,13 @@ def _grad_items(items):
 def _grad_stack(x, rows):
     """The gradient of ``x`` from its rows' (first index): ``rows[k]`` a number or an array of a
     row's shape, zeros in the rows past them (NumPy's dtype of ``x`` with floats, as
-    ``_grad_zeros``).  A list or tuple (``W1, b1 = params`` of a list of arrays) gets a list or
-    tuple of its items' gradients."""
-    if isinstance(x, list | tuple):
+    ``_grad_zeros``).  A list or tuple of arrays of different shapes (``W1, b1 = params``) gets a
+    list or tuple of its items' gradients."""
+    try:
+        x = xp.asarray(x)
+    except ValueError:  # (NumPy cannot stack the items)
         parts = list(rows) + [_grad_zeros(v) for v in x[len(rows) :]]
         return parts if isinstance(x, list) else tuple(parts)
-    x = xp.asarray(x)
     out = xp.empty(x.shape, xp.result_type(x, 0.0))
     out[len(rows) :] = 0
     for k, row in enumerate(rows):
