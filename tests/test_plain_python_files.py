@@ -24,45 +24,123 @@ from yota_s2s.verify import check_grads
 
 FILES = Path(__file__).resolve().parent / "plain_files"
 
-#: file -> (function, --wrt or None for the default, the arguments)
+
+def _kalman_args(rng, m):
+    F = np.array([[1.0, 0.1], [0.0, 1.0]])
+    H = np.array([[1.0, 0.0]])
+    R = np.array([[0.2]])
+    return (0.05, F, H, R, rng.normal(size=(6, 1)), np.array([0.0, 1.0]), np.eye(2))
+
+
+#: file -> (function, --wrt or None for the default, the arguments from a generator and the user module)
 CASES = {
+    "lj": ("lj_energy", ["pos"], lambda rng, m: (np.array([[0.0, 0.0], [1.1, 0.1], [0.2, 1.2], [1.3, 1.1]]),)),
+    "kalman": ("kalman_nll", ["q", "x0"], _kalman_args),
+    "model_class": (
+        "objective",
+        ["model"],
+        lambda rng, m: (
+            m.LogReg(rng.normal(size=3), 0.1),
+            rng.normal(size=(8, 3)),
+            (rng.random(8) > 0.5).astype(float),
+        ),
+    ),
+    "stats": ("zscore_loss", ["x"], lambda rng, m: (rng.normal(size=9),)),
+    "softmax": (
+        "xent",
+        ["W"],
+        lambda rng, m: (rng.normal(size=(4, 3)), rng.normal(size=(6, 4)), np.array([0, 2, 1, 1, 0, 2])),
+    ),
+    "while_true": ("fixed_point", ["a"], lambda rng, m: (0.8,)),
+    "scalar_math": ("rosen_like", None, lambda rng, m: (0.7, 1.3)),
+    "heat": ("heat_loss", ["u0", "kappa"], lambda rng, m: (rng.normal(size=8), 0.5, rng.normal(size=8))),
+    "attention": (
+        "attention_loss",
+        ["Wq", "Wk", "Wv"],
+        lambda rng, m: (
+            rng.normal(size=(4, 3)),
+            rng.normal(size=(4, 3)),
+            rng.normal(size=(4, 2)),
+            rng.normal(size=(5, 4)),
+        ),
+    ),
+    "tuple_state": ("leapfrog", ["theta", "x0"], lambda rng, m: (0.3, rng.normal(size=3), rng.normal(size=3))),
+    "param_list": (
+        "loss",
+        ["params"],
+        lambda rng, m: (
+            [rng.normal(size=(3, 4)), rng.normal(size=4), rng.normal(size=4), 0.3],
+            rng.normal(size=(5, 3)),
+            rng.normal(size=5),
+        ),
+    ),
+    "layers_list": (
+        "loss",
+        ["params"],
+        lambda rng, m: (
+            [(rng.normal(size=(3, 4)), rng.normal(size=4)), (rng.normal(size=(4, 1)), rng.normal(size=1))],
+            rng.normal(size=(5, 3)),
+            rng.normal(size=(5, 1)),
+        ),
+    ),
+    "data_list": (
+        "loss",
+        ["w"],
+        lambda rng, m: (
+            rng.normal(size=3),
+            [(rng.normal(size=(4, 3)), rng.normal(size=4)), (rng.normal(size=(2, 3)), rng.normal(size=2))],
+        ),
+    ),
+    "nested_unpack": (
+        "loss",
+        ["params"],
+        lambda rng, m: (
+            [(rng.normal(size=(3, 4)), rng.normal(size=4)), (rng.normal(size=(4, 1)), rng.normal(size=1))],
+            rng.normal(size=(5, 3)),
+            rng.normal(size=(5, 1)),
+        ),
+    ),
     "mlp_dict": (
         "loss",
         ["params"],
-        lambda rng: (
+        lambda rng, m: (
             {"W0": rng.normal(size=(3, 4)), "W1": rng.normal(size=(4, 4)), "W2": rng.normal(size=(4, 1))},
             rng.normal(size=(5, 3)),
             rng.normal(size=5),
         ),
     ),
-    "traj": ("energy_drift", None, lambda rng: (rng.normal(size=3), rng.normal(size=3), 1.5)),
-    "static_misc": ("f", ["x", "w"], lambda rng: (rng.normal(size=7), rng.normal(size=7))),
-    "closure": ("objective", ["w"], lambda rng: (rng.normal(size=3), rng.normal(size=(6, 3)), rng.normal(size=6), 0.1)),
-    "newton": ("loss", None, lambda rng: (0.7,)),
-    "consts": ("spring_energy", ["pos"], lambda rng: (rng.normal(size=(4, 2)),)),
-    "conversions": ("f", None, lambda rng: (rng.normal(size=4), rng.normal(size=4))),
-    "accum": ("f", None, lambda rng: (rng.normal(size=(5, 3)), rng.normal(size=3))),
-    "early_return": ("f", ["x"], lambda rng: (rng.normal(size=6), 1.0)),
-    "windows": ("smooth_loss", ["x"], lambda rng: (rng.normal(size=8),)),
-    "rk4": ("loss", ["k"], lambda rng: (np.array([1.3, 0.2]), np.array([1.0, 0.0]), rng.normal(size=11))),
+    "traj": ("energy_drift", None, lambda rng, m: (rng.normal(size=3), rng.normal(size=3), 1.5)),
+    "static_misc": ("f", ["x", "w"], lambda rng, m: (rng.normal(size=7), rng.normal(size=7))),
+    "closure": (
+        "objective",
+        ["w"],
+        lambda rng, m: (rng.normal(size=3), rng.normal(size=(6, 3)), rng.normal(size=6), 0.1),
+    ),
+    "newton": ("loss", None, lambda rng, m: (0.7,)),
+    "consts": ("spring_energy", ["pos"], lambda rng, m: (rng.normal(size=(4, 2)),)),
+    "conversions": ("f", None, lambda rng, m: (rng.normal(size=4), rng.normal(size=4))),
+    "accum": ("f", None, lambda rng, m: (rng.normal(size=(5, 3)), rng.normal(size=3))),
+    "early_return": ("f", ["x"], lambda rng, m: (rng.normal(size=6), 1.0)),
+    "windows": ("smooth_loss", ["x"], lambda rng, m: (rng.normal(size=8),)),
+    "rk4": ("loss", ["k"], lambda rng, m: (np.array([1.3, 0.2]), np.array([1.0, 0.0]), rng.normal(size=11))),
     "gp": (
         "nll",
         ["log_params"],
-        lambda rng: (np.array([0.1, 0.2, -1.0]), rng.normal(size=(6, 2)), rng.normal(size=6)),
+        lambda rng, m: (np.array([0.1, 0.2, -1.0]), rng.normal(size=(6, 2)), rng.normal(size=6)),
     ),
     "minibatch": (
         "loss",
         ["w"],
-        lambda rng: (rng.normal(size=3) * 0.3, rng.normal(size=(10, 3)), (rng.random(10) > 0.5).astype(float)),
+        lambda rng, m: (rng.normal(size=3) * 0.3, rng.normal(size=(10, 3)), (rng.random(10) > 0.5).astype(float)),
     ),
-    "kinetics": ("fit", ["rates"], lambda rng: ({"k1": 0.8, "k2": 0.3}, (1.0, 0.2, 0.0), rng.random(30))),
-    "checks": ("energy", ["x"], lambda rng: (rng.normal(size=5),)),
-    "grid": ("potential", ["c"], lambda rng: (rng.normal(size=3),)),
-    "lists": ("f", None, lambda rng: (rng.normal(size=6), [0.5, 1.5, 2.0])),
+    "kinetics": ("fit", ["rates"], lambda rng, m: ({"k1": 0.8, "k2": 0.3}, (1.0, 0.2, 0.0), rng.random(30))),
+    "checks": ("energy", ["x"], lambda rng, m: (rng.normal(size=5),)),
+    "grid": ("potential", ["c"], lambda rng, m: (rng.normal(size=3),)),
+    "lists": ("f", None, lambda rng, m: (rng.normal(size=6), [0.5, 1.5, 2.0])),
     "params_dict_init": (
         "loss",
         ["params"],
-        lambda rng: (
+        lambda rng, m: (
             {
                 "W1": rng.normal(size=(5, 3)),
                 "b1": rng.normal(size=5),
@@ -94,4 +172,6 @@ def test_the_command_line_differentiates_the_file(name, tmp_path):
     assert proc.returncode == 0, proc.stderr
     user = _load(source, f"plain_{name}")
     generated = _load(out, f"grad_plain_{name}")
-    check_grads(getattr(user, entry), getattr(generated, f"grad_{entry}"), make_args(np.random.default_rng(0)), wrt=wrt)
+    check_grads(
+        getattr(user, entry), getattr(generated, f"grad_{entry}"), make_args(np.random.default_rng(0), user), wrt=wrt
+    )

@@ -1111,7 +1111,7 @@ def test_fence_reports_every_refusal_in_line_order():
         """
         def f(x):
             x[0][1] = 1
-            with g():
+            with open_log():
                 x = x + 1
             return x
 

@@ -102,6 +102,23 @@ def test_header_lines_are_exact_and_the_command_regenerates_the_file(tmp_path):
     assert (tmp_path / "grad_loss.py").read_text(encoding="utf-8") == text
 
 
+def test_the_header_hashes_every_source_file_read_and_check_names_the_one_that_changed(tmp_path):
+    write(tmp_path / "physics.py", "import numpy as np\n\n\ndef energy(x):\n    return np.sum(np.sin(x) ** 2)\n")
+    source = write(tmp_path / "loss.py", "from physics import energy\n\n\ndef loss(x):\n    return energy(x) * 2.0\n")
+    assert run(tmp_path, "loss.py", "--out", "grad_loss.py").returncode == 0
+    header = (tmp_path / "grad_loss.py").read_text(encoding="utf-8").splitlines()[:5]
+    physics = hashlib.sha256((tmp_path / "physics.py").read_bytes()).hexdigest()
+    assert header[1:3] == [
+        f"# source-sha256: {hashlib.sha256(source.read_bytes()).hexdigest()}",
+        f"# also-read: physics.py sha256: {physics}",
+    ]
+    assert run(tmp_path, "loss.py", "--out", "grad_loss.py", "--check").returncode == 0
+    write(tmp_path / "physics.py", "import numpy as np\n\n\ndef energy(x):\n    return np.sum(np.cos(x) ** 2)\n")
+    proc = run(tmp_path, "loss.py", "--out", "grad_loss.py", "--check")
+    assert proc.returncode == 1
+    assert "grad_loss.py: out of date with loss.py (physics.py changed); run 'yota-s2s" in proc.stderr
+
+
 def test_the_header_command_is_shell_quoted(tmp_path):
     write(tmp_path / "my loss.py", LOSS)
     proc = run(tmp_path, "my loss.py", "--func", "loss", "--out", "grad my loss.py")

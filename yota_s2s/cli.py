@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import hashlib
 import importlib.util
 import os
 import shutil
@@ -323,8 +324,35 @@ def _compare(entry: Entry, text: str, command: str, check: bool, diff: bool) -> 
             )
         )
     if check or not diff:
-        print(f"{entry.out}: out of date with {entry.source}; run '{command}'", file=sys.stderr)
+        changed = _changed_sources(committed, entry.source)  # named where a file it imports changed
+        why = f" ({', '.join(changed)} changed)" if set(changed) - {entry.source} else ""
+        print(f"{entry.out}: out of date with {entry.source}{why}; run '{command}'", file=sys.stderr)
     return 1
+
+
+def _changed_sources(committed: bytes | None, source: str) -> list[str]:
+    """The source files whose bytes are not those the committed header records (``source-sha256``,
+    ``also-read``: a helper's file imported from the project), in the header's order."""
+    if committed is None:
+        return []
+    recorded: list[tuple[str, str]] = []
+    for line in committed.decode("utf-8", errors="replace").splitlines()[:64]:
+        if not line.startswith("#"):
+            break
+        if line.startswith("# source-sha256: "):
+            recorded.append((source, line.split(": ", 1)[1].strip()))
+        elif line.startswith("# also-read: ") and " sha256: " in line:
+            path, sha = line[len("# also-read: ") :].rsplit(" sha256: ", 1)
+            recorded.append((path, sha.strip()))
+    changed = []
+    for path, sha in recorded:
+        try:
+            current = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        except OSError:
+            current = None
+        if current != sha:
+            changed.append(path)
+    return changed
 
 
 def _internal(exc: Exception, generated: object, source: str) -> int:

@@ -158,6 +158,7 @@ def _generate(source, path, funcs, wrt, target, rules, command, buffers=False, v
             source_sha256=sha256 or hashlib.sha256(source.encode()).hexdigest(),
             rules_sha256=table.sha256,
             command=command or f"yota-s2s {path}",
+            also_read={p: h for t in stages["lower"] for p, h in t.facts.read_files.items()},
         )
         text = write_module(grads, table, BACKENDS[target], header, buffers)
         BACKENDS[target].check_module(text)  # every name of the target's module exists (a bug of ours if not)

@@ -41,6 +41,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import argtrees
 from .errors import UserError
 from .files import read_source
 from .ir.core import is_option
@@ -146,11 +147,11 @@ def check_grads(
     if not edges or not leaves:
         return report
     rng = np.random.default_rng([seed, 1])  # a stream of its own: the given point's directions are as before
-    starts = [np.asarray(_get(call.arguments[name], path), dtype=np.float64) for name, path in leaves]
+    starts = [np.asarray(argtrees.get(call.arguments[name], path), dtype=np.float64) for name, path in leaves]
     for kind, moved in edge_points(starts, rng):
         arguments = dict(call.arguments)
         for (name, path), new in zip(leaves, moved):
-            arguments[name] = _replace(arguments[name], path, new if new.ndim else float(new))
+            arguments[name] = argtrees.replace(arguments[name], path, new if new.ndim else float(new))
         try:
             with np.errstate(all="ignore"), time_limit(limit):
                 reason = check.skip_reason(arguments)
@@ -249,17 +250,17 @@ class _Point:
             arguments_of = call.with_default(name, arguments)
             if name not in arguments_of:
                 raise AssertionError(f"check_grads: {name!r} is not a parameter of f({', '.join(call.names)})")
-            for path, analytic in _leaves(grad, arguments_of[name]):
-                start = _get(arguments_of[name], path)
+            for path, analytic in argtrees.leaves(grad, arguments_of[name]):
+                start = argtrees.get(arguments_of[name], path)
                 if analytic is not None and name in arguments and _is_float(start):
                     leaves.append((name, path))
                     everything.append(np.ravel(np.asarray(start, dtype=np.float64)))
         kink_rng = np.random.default_rng([seed, 2])
         for name, grad in zip(names, grads):
             arguments_of = call.with_default(name, arguments)
-            for path, analytic in _leaves(grad, arguments_of[name]):
+            for path, analytic in argtrees.leaves(grad, arguments_of[name]):
                 what = ".".join([name, *map(str, path)])
-                start = _get(arguments_of[name], path)
+                start = argtrees.get(arguments_of[name], path)
                 if analytic is None and not (name in arguments and _is_float_array(start)):
                     # a None gradient is checked on float arrays given in args only: a scalar or a default
                     # with no gradient is often a tolerance or a bound, and moving it can stop a loop ending
@@ -275,7 +276,7 @@ class _Point:
 
                 def along(moved_x, arguments_of=arguments_of, name=name, path=path, scalar=not x.ndim) -> float:
                     moved = float(moved_x) if scalar else moved_x
-                    return call.value({**arguments_of, name: _replace(arguments_of[name], path, moved)})
+                    return call.value({**arguments_of, name: argtrees.replace(arguments_of[name], path, moved)})
 
                 numeric = (along(x + eps * direction) - along(x - eps * direction)) / (2 * eps)
                 exact = 0.0 if analytic is None else float(np.sum(np.asarray(analytic, dtype=np.float64) * direction))
@@ -373,44 +374,6 @@ class _Call:
         if value.size != 1:
             raise AssertionError(f"check_grads: f must return a scalar, it returned shape {value.shape}")
         return float(value.reshape(()))
-
-
-def _leaves(grad: object, arg: object, path: tuple[str, ...] = ()):
-    """(attribute path, gradient) for each array gradient; a dict gradient is one per attribute."""
-    if isinstance(grad, Mapping):
-        for key in grad:
-            yield from _leaves(grad[key], _get(arg, (key,)), (*path, key))
-    elif isinstance(grad, list | tuple) and isinstance(arg, list | tuple) and len(grad) == len(arg):
-        for k, item in enumerate(grad):  # W1, b1 = params of a list of arrays: a list of gradients
-            yield from _leaves(item, arg[k], (*path, k))
-    else:
-        yield path, grad
-
-
-def _get(obj: object, path: Sequence[str | int]) -> object:
-    for key in path:
-        if isinstance(obj, Mapping) or (isinstance(key, int) and isinstance(obj, list | tuple)):
-            obj = obj[key]
-        else:
-            obj = getattr(obj, key)
-    return obj
-
-
-def _replace(obj: object, path: Sequence[str], value: object) -> object:
-    """A copy of ``obj`` with the attribute (or item) at ``path`` replaced; ``obj`` is not changed."""
-    if not path:
-        return value
-    key, rest = path[0], path[1:]
-    if isinstance(key, int) and isinstance(obj, list | tuple):
-        items = list(obj)
-        items[key] = _replace(obj[key], rest, value)
-        return items if isinstance(obj, list) else tuple(items)
-    new = copy.copy(obj)
-    if isinstance(obj, Mapping):
-        new[key] = _replace(obj[key], rest, value)
-    else:  # object.__setattr__ also sets the field of a frozen dataclass copy
-        object.__setattr__(new, key, _replace(getattr(obj, key), rest, value))
-    return new
 
 
 def _is_float(value: object) -> bool:

@@ -77,6 +77,27 @@ def _float_arg(x, func, name):
     raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
 
 
+def _grad_items(items):
+    """The gradient buffer of a list or tuple of arrays of different shapes (``for W, b in
+    params``): a list of the items' buffers whose ``+`` and ``+=`` add item by item, where a
+    list's own would join the two lists."""
+
+    class GradItems(list):
+        def __add__(self, other):
+            return GradItems([a + b for a, b in zip(self, other, strict=True)])
+
+        __radd__ = __add__
+
+        def __iadd__(self, other):
+            if len(other) != len(self):
+                raise ValueError("the gradients of two lists of different lengths are added")
+            for k, b in enumerate(other):
+                self[k] = self[k] + b
+            return self
+
+    return GradItems(items)
+
+
 def _grad_rows(x, written, out=None):
     """The gradient buffer of ``x``, as ``_grad_zeros(x)``, for a caller that assigns each row
     (first index) in ``written`` (distinct, not negative) before it reads it: zeros in the other
@@ -98,13 +119,36 @@ def _grad_rows(x, written, out=None):
 def _grad_stack(x, rows):
     """The gradient of ``x`` from its rows' (first index): ``rows[k]`` a number or an array of a
     row's shape, zeros in the rows past them (NumPy's dtype of ``x`` with floats, as
-    ``_grad_zeros``)."""
-    x = np.asarray(x)
+    ``_grad_zeros``).  A list or tuple of arrays of different shapes (``W1, b1 = params``) gets a
+    list or tuple of its items' gradients."""
+    try:
+        x = np.asarray(x)
+    except ValueError:  # (NumPy cannot stack the items)
+        parts = list(rows) + [_grad_zeros(v) for v in x[len(rows) :]]
+        return parts if isinstance(x, list) else tuple(parts)
     out = np.empty(x.shape, np.result_type(x, 0.0))
     out[len(rows) :] = 0
     for k, row in enumerate(rows):
         out[k] = row
     return out
+
+
+def _grad_zeros(x):
+    """Zeros of the shape of ``x`` in the dtype of its gradient, that of ``x + 0.0``: ``x``'s own
+    for a float array, float64 for an integer or boolean one (a buffer of an integer dtype would
+    truncate what is added into it).  A number's (not an array) is a number: 0.0 for a Python
+    float or int, a NumPy scalar of that dtype for a NumPy scalar (``dx = 2.0 * x`` gives one)."""
+    if type(x) is float or type(x) is int:
+        return 0.0
+    if isinstance(x, list | tuple):
+        try:
+            a = np.asarray(x)
+        except ValueError:  # items of different shapes (for W, b in params): a buffer for each
+            return _grad_items([_grad_zeros(v) for v in x])
+    else:
+        a = np.asarray(x)
+    out = np.zeros(a.shape, np.result_type(a, 0.0))
+    return out if out.ndim or a is x else out[()]
 
 
 def grad_neg_log_density(x):

@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..dsl.rule import RuleTable
 from ..ir.core import Tape
@@ -52,6 +52,8 @@ class Header:
     source_sha256: str
     rules_sha256: str
     command: str
+    #: The other source files read (helpers imported from the project): path -> SHA-256 of the bytes.
+    also_read: dict[str, str] = field(default_factory=dict)
 
 
 def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: Header, buffers: bool = False) -> str:
@@ -88,6 +90,7 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
             f"(target {header.target}). DO NOT EDIT."
         ),
         f"# source-sha256: {header.source_sha256}",
+        *(f"# also-read: {path} sha256: {sha}" for path, sha in sorted(header.also_read.items())),
         f"# rules-sha256: {header.rules_sha256}",
         f"# regenerate: {header.command}",
     ]

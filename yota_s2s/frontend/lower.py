@@ -82,6 +82,7 @@ class Lowerer(
         tape.inputs.sort(key=lambda inp: order.get(inp.path[0], len(order)))
         tape.facts.object_params = sorted({p[0] for p in self.object_paths})
         tape.facts.may_return_none = isinstance(result, Var) and _may_return_none(fn)
+        tape.facts.read_files = dict(self.read_files)
         tape.facts.array_inputs = frozenset(i.var.id for i in tape.inputs if i.var.id in self.array_receivers)
         tape.facts.warnings = list(self.warnings)
         return tape

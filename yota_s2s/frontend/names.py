@@ -145,12 +145,13 @@ class NameResolution(LoweringState):
         if key not in self.siblings:
             shown = str(file) if not Path(self.root_module.path).is_absolute() else key
             try:  # read as Python reads a module (its encoding, line ends), never a FIFO
-                source = read_python(str(file)).text
+                read = read_python(str(file))
             except UserError as exc:
                 if exc.line:  # located in that file (YS046): say so there
                     raise dataclasses.replace(exc, path=shown) from None
                 raise self.error(exc.code, f"cannot read {shown}, imported here: {exc.message}", node) from None
-            self.siblings[key] = parse_module(source, shown)
+            self.siblings[key] = parse_module(read.text, shown)
+            self.read_files[shown] = read.sha256
         return self.siblings[key]
 
     def own_attribute(self, own: _Own, attr: str, node: ast.AST) -> object:

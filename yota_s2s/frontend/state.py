@@ -56,6 +56,8 @@ class LoweringState:
         self.table: RuleTable = table
         #: The user's own modules (``import physics``), parsed once, by resolved file path.
         self.siblings: dict[str, Module | None] = {}
+        #: The other source files read (a helper imported from the project): path -> SHA-256 of its bytes.
+        self.read_files: dict[str, str] = {}
         #: id(function) -> the module it comes from (names in its body and defaults resolve there).
         self.fn_modules: dict[int, Module] = {}
         #: id(method) -> the name of its class.

@@ -78,27 +78,45 @@ def _grad_zeros(x):
     if isinstance(x, list | tuple):
         try:
             a = xp.asarray(x)
-        except ValueError:  # items of different shapes: no one buffer holds their gradients
-            raise TypeError(
-                "a gradient is taken through a list or tuple of arrays of different shapes item by item (a loop "
-                "over it, an index computed at run time); unpack it into names instead (W1, b1, W2, b2 = params): "
-                "its gradient is then a list of the items' gradients"
-            ) from None
+        except ValueError:  # items of different shapes (for W, b in params): a buffer for each
+            return _grad_items([_grad_zeros(v) for v in x])
     else:
         a = xp.asarray(x)
     out = xp.zeros(a.shape, xp.result_type(a, 0.0))
     return out if out.ndim or a is x else out[()]
 
 
+def _grad_items(items):
+    """The gradient buffer of a list or tuple of arrays of different shapes (``for W, b in
+    params``): a list of the items' buffers whose ``+`` and ``+=`` add item by item, where a
+    list's own would join the two lists."""
+
+    class GradItems(list):
+        def __add__(self, other):
+            return GradItems([a + b for a, b in zip(self, other, strict=True)])
+
+        __radd__ = __add__
+
+        def __iadd__(self, other):
+            if len(other) != len(self):
+                raise ValueError("the gradients of two lists of different lengths are added")
+            for k, b in enumerate(other):
+                self[k] = self[k] + b
+            return self
+
+    return GradItems(items)
+
+
 def _grad_stack(x, rows):
     """The gradient of ``x`` from its rows' (first index): ``rows[k]`` a number or an array of a
     row's shape, zeros in the rows past them (NumPy's dtype of ``x`` with floats, as
-    ``_grad_zeros``).  A list or tuple (``W1, b1 = params`` of a list of arrays) gets a list or
-    tuple of its items' gradients."""
-    if isinstance(x, list | tuple):
+    ``_grad_zeros``).  A list or tuple of arrays of different shapes (``W1, b1 = params``) gets a
+    list or tuple of its items' gradients."""
+    try:
+        x = xp.asarray(x)
+    except ValueError:  # (NumPy cannot stack the items)
         parts = list(rows) + [_grad_zeros(v) for v in x[len(rows) :]]
         return parts if isinstance(x, list) else tuple(parts)
-    x = xp.asarray(x)
     out = xp.empty(x.shape, xp.result_type(x, 0.0))
     out[len(rows) :] = 0
     for k, row in enumerate(rows):
