@@ -624,3 +624,45 @@ def test_a_loop_appends_in_place_where_nothing_else_holds_the_list(tmp_path):
     text, _ = generated_function(write_project(tmp_path, source), "f")
     assert "terms.append(" in text
     assert "[*terms" not in text
+
+
+def test_a_library_submodule_read_for_a_function_names_the_function(tmp_path):
+    # scipy.signal.convolve(x, y): the message names the function and writes its rule, not
+    # "the function scipy.signal is used as a value"
+    source = (
+        "import numpy as np\nimport scipy.signal\n\n\ndef f(x, y):\n    return np.sum(scipy.signal.convolve(x, y))\n"
+    )
+    with pytest.raises(UserError) as info:
+        generate(source, str(tmp_path / "t.py"), ["f"])
+    assert info.value.code == "YS031" and "scipy.signal.convolve()" in info.value.message
+    assert "def convolve(x, y): dx = ...; dy = ..." in info.value.message
+
+
+def test_the_api_reads_a_dict_argument_by_key(tmp_path):
+    (tmp_path / "dictloss.py").write_text(
+        "import numpy as np\n\n\ndef loss(p):\n    return np.sum(p['a'] ** 2) + np.sum(p['b'])\n", encoding="utf-8"
+    )
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import dictloss
+
+        from yota_s2s import grad
+
+        value, (dp,) = grad(dictloss.loss, {"a": np.ones(2), "b": np.arange(3.0)})
+    finally:
+        sys.path.remove(str(tmp_path))
+    assert value == 5.0 and dp["a"].tolist() == [2.0, 2.0] and dp["b"].tolist() == [1.0, 1.0, 1.0]
+
+
+def test_check_grads_takes_a_tuple_parameters_tuple_gradient():
+    from yota_s2s.verify import check_grads
+
+    source = "import numpy as np\n\n\ndef f(t):\n    a, b = t\n    return np.sum(a ** 2) + np.sum(np.sin(b))\n"
+    namespace: dict = {}
+    exec(compile(generate(source, "t.py", ["f"]).text, "grad_t.py", "exec"), namespace)  # noqa: S102
+    user: dict = {}
+    exec(compile(source, "t.py", "exec"), user)  # noqa: S102
+    t = (np.ones(2), np.arange(3.0))
+    _, dt = namespace["grad_f"](t)
+    assert isinstance(dt, tuple) and len(dt) == 2
+    check_grads(user["f"], namespace["grad_f"], (t,))

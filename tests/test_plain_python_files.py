@@ -34,6 +34,7 @@ def _kalman_args(rng, m):
 
 #: file -> (function, --wrt or None for the default, the arguments from a generator and the user module)
 CASES = {
+    "module_statics": ("f", None, lambda rng, m: (rng.normal(size=5),)),
     "lj": ("lj_energy", ["pos"], lambda rng, m: (np.array([[0.0, 0.0], [1.1, 0.1], [0.2, 1.2], [1.3, 1.1]]),)),
     "kalman": ("kalman_nll", ["q", "x0"], _kalman_args),
     "model_class": (

@@ -41,7 +41,7 @@ from .assemble import LIBRARIES, Source, is_number, source_of, unsupported
 from .codegen.target import BACKENDS
 from .errors import UserError, UserErrors
 from .files import load_source
-from .ir.core import NO_DEFAULT
+from .ir.core import NO_DEFAULT, Key
 from .ir.printer import format_path, format_tape
 from .pipeline import STAGES, Generated, generate
 from .project import Entry
@@ -292,9 +292,9 @@ class _Compiled:
             value = bound[path[0]]
             for depth, key in enumerate(path[1:], 1):
                 where = format_path(path[:depth])
-                if isinstance(key, int):
+                if isinstance(key, int | Key):  # m.layers[0], params["W1"]
                     try:
-                        value = value[key]
+                        value = value[key if isinstance(key, int) else key.name]
                     except (TypeError, IndexError, KeyError):
                         raise TypeError(f"{name}() reads {format_path(path)}, but {where} has no item {key}") from None
                 elif isinstance(value, dict) and key in value:

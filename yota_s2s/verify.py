@@ -236,7 +236,10 @@ class _Point:
         grads = result
         if self.value:
             got = float(np.asarray(result[0]))
-            grads = result[1] if len(result) == 2 and isinstance(result[1], tuple) else result[1:]
+            nested = len(result) == 2 and isinstance(result[1], tuple) and len(result[1]) == len(self.names)
+            if nested and len(self.names) == 1 and isinstance(arguments.get(self.names[0]), list | tuple):
+                nested = len(result[1]) == 1 and not isinstance(result[1][0], list | tuple)  # (a tuple's gradient)
+            grads = result[1] if nested else result[1:]
             if not np.allclose(got, expected, rtol=rtol, atol=atol):
                 raise AssertionError(f"check_grads: grad_f's value {got!r} != f(*args) {expected!r}{at}")
         names = self.names

@@ -52,6 +52,8 @@ class CallLowering(LoweringState):
             base = self.expr(func.value, env)
             if isinstance(base, dict) or (isinstance(base, Lit) and isinstance(base.value, dict)):
                 return self.dict_method(base, func.attr, node, env)
+            if isinstance(base, _Function) and base.local is None and "." in base.name:
+                base = _Module(base.name)  # scipy.signal.convolve(...), scipy.stats.norm.pdf(...): a library's
             if isinstance(base, _Module):
                 callee = self.qualified(f"{base.name}.{func.attr}", func)
             elif isinstance(base, _Own):

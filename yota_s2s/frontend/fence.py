@@ -41,6 +41,9 @@ class Module:
     constants: dict[str, object] = field(default_factory=dict)
     #: Module-level ``np.array([...])`` of constants: name -> its items (``constants.array_value``).
     arrays: dict[str, tuple] = field(default_factory=dict)
+    #: Other module-level names bound by an expression (``GRID = np.linspace(0, 1, 9)``): name ->
+    #: the expression, lowered where a function reads the name (``names.module_static``).
+    statics: dict[str, ast.expr] = field(default_factory=dict)
     selected: list[str] = field(default_factory=list)
     walked: dict[int, tuple[set[str], bool]] = field(default_factory=dict, repr=False)  # see _walk
 
@@ -123,6 +126,8 @@ def _collect(module: Module) -> None:
             module.functions[node.targets[0].id] = lambda_function(node.targets[0].id, node.value)
         elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for name in (n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)):
+                module.statics.pop(name, None)  # (the last binding wins)
             items = array_value(node.value, module.constants, module.imports)
             if items is not None and len(targets) == 1 and isinstance(targets[0], ast.Name):
                 module.arrays[targets[0].id] = items
@@ -135,6 +140,8 @@ def _collect(module: Module) -> None:
                     for name in (n.id for n in ast.walk(t) if isinstance(n, ast.Name)):
                         module.constants.pop(name, None)
                         module.arrays.pop(name, None)
+                if len(targets) == 1 and isinstance(targets[0], ast.Name):  # GRID = np.linspace(0, 1, 9)
+                    module.statics[targets[0].id] = node.value
                 continue
             for t in targets:
                 _bind_constant(module, t, value)

@@ -62,9 +62,38 @@ class NameResolution(LoweringState):
             return self.local_function(name, m.functions[name], m)
         if name in m.imports:
             return self.qualified(m.imports[name], node)
+        if name in m.statics:
+            return self.module_static(m, name)
         if hasattr(builtins, name):
             return _Function(f"builtins.{name}")
         raise self.error("YS030", f"unknown name {name!r}", node)
+
+    def module_static(self, module: Module, name: str) -> object:
+        """The value of a module-level name bound by an expression (``GRID = np.linspace(0, 1, 9)``),
+        lowered once per function at the top of its tape, in its own file's names: module-level
+        code is static (it reads no parameter), and passes through as the source wrote it."""
+        key = (id(module), name)
+        if key in self.module_values:
+            value = self.module_values[key]
+            # (an expression refused and passed through drops what it had added: made again then)
+            if not isinstance(value, Var) or any(o is value for e in self.root.eqns for o in e.outs):
+                return value
+        if key in self.module_lowering:
+            raise self.error("YS030", f"module-level name {name!r} is defined from itself", module.statics[name])
+        self.module_lowering.add(key)
+        saved = self.tape, self.module, self.stmt_line, self.stmt_text
+        self.tape, self.module = self.root, module  # (before the loop or branch being lowered: it runs first)
+        node = module.statics[name]
+        self.stmt_line, self.stmt_text = node.lineno, f"{name} = {ast.unparse(node)}"
+        try:
+            value = self.expr(node, {})
+        finally:
+            self.tape, self.module, self.stmt_line, self.stmt_text = saved
+            self.module_lowering.discard(key)
+        if isinstance(value, Var) and value.hint is None:
+            value.hint, value.hint_depth = name, 0
+        self.module_values[key] = value
+        return value
 
     def local_function(self, name: str, fn: ast.FunctionDef, module: Module) -> _Function:
         self.fn_modules[id(fn)] = module
@@ -104,6 +133,10 @@ class NameResolution(LoweringState):
             return _Unresolved(
                 (*path, attr), self.attribute_class(base.cls, attr), self.attribute_class(base.cls, attr, True)
             )
+        if isinstance(base, _Function) and base.local is None and "." in base.name:
+            # scipy.signal.convolve, scipy.stats.norm.pdf: a library name read for an attribute is a module
+            # (or a class) of that library, whose attribute is a function like any other
+            return self.qualified(f"{base.name}.{attr}", node)
         if isinstance(base, _Function | tuple):
             raise self.error("YS020", f"unsupported attribute {attr!r}", node)
         if isinstance(base, Lit) and _lacks(base.value, attr, node.value):

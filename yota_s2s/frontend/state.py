@@ -56,6 +56,10 @@ class LoweringState:
         self.table: RuleTable = table
         #: The user's own modules (``import physics``), parsed once, by resolved file path.
         self.siblings: dict[str, Module | None] = {}
+        #: Module-level names bound by an expression, lowered at the top of the tape (``names``):
+        #: (id of the module, name) -> its value; and those being lowered now.
+        self.module_values: dict[tuple[int, str], object] = {}
+        self.module_lowering: set[tuple[int, str]] = set()
         #: The other source files read (a helper imported from the project): path -> SHA-256 of its bytes.
         self.read_files: dict[str, str] = {}
         #: id(function) -> the module it comes from (names in its body and defaults resolve there).
