@@ -62,6 +62,23 @@ def lagval(x, c, tensor=True):
     dc = series_dc(dout, x, c, kind="lag", tensor=tensor)
 
 
+@diffrule(names=["numpy.polynomial.polynomial.polyval2d"])
+def polynomial_polyval2d(x, y, c):
+    """x and y of one shape; c[i, j] the coefficient of x ** i * y ** j (c's further axes lead the result's)."""
+    dx = series2d_dx(dout, x, y, c, kind="poly", wrt=0)
+    dy = series2d_dx(dout, x, y, c, kind="poly", wrt=1)
+    dc = series2d_dc(dout, x, y, c, kind="poly")
+
+
+@diffrule(names=["numpy.polynomial.polynomial.polyval3d"])
+def polynomial_polyval3d(x, y, z, c):
+    """x, y and z of one shape; c[i, j, k] the coefficient of x ** i * y ** j * z ** k."""
+    dx = series3d_dx(dout, x, y, z, c, kind="poly", wrt=0)
+    dy = series3d_dx(dout, x, y, z, c, kind="poly", wrt=1)
+    dz = series3d_dx(dout, x, y, z, c, kind="poly", wrt=2)
+    dc = series3d_dc(dout, x, y, z, c, kind="poly")
+
+
 # ----------------------------------------------------------------------------- helpers of the rules above
 
 
@@ -91,5 +108,30 @@ def series_dx(g, x, c, kind="poly", tensor=True):
 @diffrule(shape="c")
 def series_dc(g, x, c, kind="poly", tensor=True):
     # g times the basis values at x, summed down to the shape of c (linear in g, not in c)
+    nondiff(c)
+    not_implemented("second derivatives through a numpy.polynomial series")
+
+
+# x, y and z have one shape (NumPy refuses others): the gradient of each has the shape of x
+
+
+@diffrule(shape="x")
+def series2d_dx(g, x, y, c, kind="poly", wrt=0):
+    not_implemented("second derivatives through a numpy.polynomial series")
+
+
+@diffrule(shape="c")
+def series2d_dc(g, x, y, c, kind="poly"):
+    nondiff(c)
+    not_implemented("second derivatives through a numpy.polynomial series")
+
+
+@diffrule(shape="x")
+def series3d_dx(g, x, y, z, c, kind="poly", wrt=0):
+    not_implemented("second derivatives through a numpy.polynomial series")
+
+
+@diffrule(shape="c")
+def series3d_dc(g, x, y, z, c, kind="poly"):
     nondiff(c)
     not_implemented("second derivatives through a numpy.polynomial series")

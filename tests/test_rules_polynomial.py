@@ -263,3 +263,76 @@ def test_second_derivatives_are_refused_with_a_reason(prim, operands, params, wh
     with pytest.raises(UserError) as info:
         differentiate(tape, ["g"], table)
     assert info.value.code == "YS107" and why in info.value.message
+
+
+# ----------------------------------------------------------------------------- polyval2d, polyval3d
+
+
+@pytest.mark.parametrize("degrees", [(0, 0), (1, 0), (0, 3), (2, 2), (6, 1)])
+def test_polyval2d_at_zero_and_degrees(degrees):
+    c = np.random.default_rng(sum(degrees)).uniform(-1.0, 1.0, (degrees[0] + 1, degrees[1] + 1))
+    xy = np.array([[0.0, 0.5, 0.0, -0.8], [0.0, 0.0, 0.7, -0.4]])
+    check("np.polynomial.polynomial.polyval2d(x[0], x[1], y)", xy, c)
+    check("np.polynomial.polynomial.polyval2d(x[0], x[1], y)", np.zeros((2, 3, 2)), c)
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 1), (2, 3, 4), (4, 1, 2), (3, 2, 2, 2)])
+def test_polyval3d_at_zero_and_degrees(shape):
+    c = np.random.default_rng(len(shape)).uniform(-1.0, 1.0, shape)
+    xyz = np.array([[0.0, 0.5, -0.3], [0.0, 0.0, 0.9], [0.0, -0.6, 0.0]])
+    check("np.polynomial.polynomial.polyval3d(x[0], x[1], x[2], y)", xyz, c)
+
+
+def test_polyval2d_3d_against_sympy():
+    y_, z_ = sympy.symbols("y z", real=True)
+    c = np.array([[[1.0, -2.0], [0.5, 0.0]], [[0.0, 3.0], [-1.5, 0.25]], [[2.0, 0.0], [1.0, -1.0]]])
+    poly = sum(
+        sympy.nsimplify(c[i, j, k]) * x_**i * y_**j * z_**k for i in range(3) for j in range(2) for k in range(2)
+    )
+    pts = np.array([[0.0, 0.4], [-0.7, 0.0], [1.2, 0.3]])
+    _, grad_f, _ = compile_grad("np.sum(np.polynomial.polynomial.polyval3d(x, y, z, c))", ["x", "y", "z", "c"])
+    _, dx, dy, dz, dc = grad_f(pts[0], pts[1], pts[2], c)
+    for var, grad in ((x_, dx), (y_, dy), (z_, dz)):
+        expected = [float(sympy.diff(poly, var).subs({x_: a, y_: b, z_: e})) for a, b, e in pts.T]
+        assert np.allclose(grad, expected, rtol=1e-13, atol=1e-13)
+    expected_dc = np.zeros_like(c)
+    for a, b, e in pts.T:
+        expected_dc += np.multiply.outer(np.multiply.outer(a ** np.arange(3), b ** np.arange(2)), e ** np.arange(2))
+    assert np.allclose(dc, expected_dc, rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("c_shape", [(3, 2), (2, 4, 3), (1, 1)])
+@pytest.mark.parametrize("x_shape", [(), (4,), (2, 3)])
+def test_runtime_polyval2d_3d_are_numpys(c_shape, x_shape):
+    rng = np.random.default_rng(15)
+    x, y, z = (rng.uniform(-1.0, 1.0, x_shape) for _ in range(3))
+    c = rng.uniform(-1.0, 1.0, c_shape)
+    assert np.array_equal(runtime._polynomial_polyval2d(x, y, c), npp.polynomial.polyval2d(x, y, c))
+    c3 = rng.uniform(-1.0, 1.0, (*c_shape, 2))
+    assert np.array_equal(runtime._polynomial_polyval3d(x, y, z, c3), npp.polynomial.polyval3d(x, y, z, c3))
+
+
+def test_polyval2d_float32():
+    _, grad_f, _ = compile_grad("np.sum(np.polynomial.polynomial.polyval2d(x, y, c))", ["x", "y", "c"])
+    x, y = np.array([0.0, 0.5], np.float32), np.array([0.2, 0.0], np.float32)
+    c = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    value, dx, dy, dc = grad_f(x, y, c)
+    assert {np.asarray(value).dtype, dx.dtype, dy.dtype, dc.dtype} == {np.dtype(np.float32)}
+    _, dx64, dy64, dc64 = grad_f(x.astype(float), y.astype(float), c.astype(float))
+    assert np.allclose(dx, dx64, rtol=1e-6) and np.allclose(dy, dy64, rtol=1e-6) and np.allclose(dc, dc64, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("call", "args", "message"),
+    [
+        ("polyval2d(x, y, c)", (np.ones(2), np.ones(2), np.ones(3)), "need 2 axes, not 1"),
+        ("polyval3d(x, y, x, c)", (np.ones(2), np.ones(2), np.ones((2, 2))), "need 3 axes, not 2"),
+        ("polyval2d(x, y, c)", (np.ones(2), np.ones(3), np.ones((2, 2))), "x, y are incompatible"),
+    ],
+)
+def test_a_series_grid_numpy_would_read_otherwise_is_refused_at_run_time(call, args, message):
+    # NumPy evaluates a 1-D c of polyval2d along x, then reads the values as coefficients in y:
+    # the generated module refuses it rather than differentiate something else
+    _, grad_f, _ = compile_grad(f"np.sum(np.polynomial.polynomial.{call})", ["x", "y", "c"])
+    with pytest.raises(ValueError, match=message):
+        grad_f(*args)

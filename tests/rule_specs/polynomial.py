@@ -45,6 +45,17 @@ SPECS: dict = {
     "hermval": _SERIES,
     "hermeval": _SERIES,
     "lagval": _SERIES,
+    # x[0], x[1] (, x[2]) are the points' coordinates: the generic check names two operands
+    "polynomial_polyval2d": [
+        ("{f}(x[0], x[1], y)", [(2, 3), (3, 2)]),
+        ("{f}(x[0], x[1], y)", [(2,), (4, 3)]),
+        ("{f}(x[0], x[1], y)", [(2, 2, 3), (2, 3, 2)]),
+    ],
+    "polynomial_polyval3d": [
+        ("{f}(x[0], x[1], x[2], y)", [(3, 4), (3, 2, 2)]),
+        ("{f}(x[0], x[1], x[2], y)", [(3,), (2, 3, 4)]),
+        ("{f}(x[0], x[1], x[2], y)", [(3, 2), (2, 2, 3, 2)]),
+    ],
 }
 
 DOMAIN: dict = {

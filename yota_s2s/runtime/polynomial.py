@@ -225,3 +225,86 @@ def _series_dc(g, x, c, kind="poly", tensor=True):
     values, _ = _series_basis(x, len(c), kind)
     parts = [_unbroadcast(g * values[k], c[k]) for k in range(len(c))]
     return xp.reshape(xp.stack(parts), shape).astype(xp.result_type(g, c), copy=False)
+
+
+# ----------------------------------------------------------------------------- 2-D and 3-D power series
+
+
+def _series_grid(xs, c):
+    """``xs`` as arrays of one shape and ``c`` inexact with an axis of length 1 per axis of them, as
+    ``numpy.polynomial``'s ``<kind>val2d`` and ``<kind>val3d`` read them (``c[i, j, ...]`` the
+    coefficient of ``B_i(x) B_j(y)``; its axes past the first ``len(xs)`` lead the result's)."""
+    xs = [xp.asarray(x) for x in xs]
+    if any(x.shape != xs[0].shape for x in xs[1:]):
+        raise ValueError("x, y, z are incompatible" if len(xs) == 3 else "x, y are incompatible")
+    c = xp.asarray(c)
+    if c.ndim < len(xs):  # NumPy evaluates a scalar's axes as coefficients: no gradient for that
+        raise ValueError(f"the coefficients of a {len(xs)}-D series need {len(xs)} axes, not {c.ndim}")
+    if c.dtype.kind in "biu":
+        c = c.astype(xp.float64)
+    return xs, xp.reshape(c, c.shape + (1,) * xs[0].ndim)
+
+
+def _polynomial_polyval2d(x, y, c):
+    """``numpy.polynomial.polynomial.polyval2d(x, y, c)``: sum of ``c[i, j] * x ** i * y ** j``, as NumPy
+    evaluates it (along ``x``, then along ``y``)."""
+    _series_grid([x, y], c)
+    return _polynomial_polyval(xp.asarray(y), _polynomial_polyval(xp.asarray(x), c), tensor=False)
+
+
+def _polynomial_polyval3d(x, y, z, c):
+    """``numpy.polynomial.polynomial.polyval3d(x, y, z, c)``: sum of ``c[i, j, k] * x ** i * y ** j * z ** k``."""
+    _series_grid([x, y, z], c)
+    c = _polynomial_polyval(xp.asarray(x), c)
+    c = _polynomial_polyval(xp.asarray(y), c, tensor=False)
+    return _polynomial_polyval(xp.asarray(z), c, tensor=False)
+
+
+def _series_grid_dx(g, xs, c, kind, wrt):
+    """Gradient of the ``len(xs)``-D series of ``c`` at ``xs`` with respect to ``xs[wrt]``: ``g`` times the
+    sum of ``c[i, j, ...] B_i(x) B_j'(y) ...``, the derivative's basis on axis ``wrt`` of ``c``."""
+    xs, c = _series_grid(xs, c)
+    for i, x in enumerate(xs):  # sum along the leading axis of c, one axis of the grid at a time
+        values, slopes = _series_basis(x, c.shape[0], kind)
+        basis = slopes if i == wrt else values
+        total = c[0] * basis[0]
+        for k in range(1, len(basis)):
+            total = total + c[k] * basis[k]
+        c = total
+    return _unbroadcast(g * c, xs[wrt])
+
+
+def _series_grid_dc(g, xs, c, kind):
+    """Gradient of the ``len(xs)``-D series of ``c`` at ``xs`` with respect to ``c``, in which it is linear:
+    ``dc[i, j, ...]`` sums ``g * B_i(x) B_j(y) ...`` over the elements of the grid."""
+    shape = xp.shape(c)
+    xs, full = _series_grid(xs, c)
+    grid = xs[0].shape
+    product = None
+    for i, x in enumerate(xs):
+        values, _ = _series_basis(x, shape[i], kind)
+        basis = xp.stack([xp.broadcast_to(v, grid) for v in values])  # (n_i,) + grid
+        product = basis if product is None else xp.reshape(product, product.shape[:i] + (1,) + grid) * basis
+    axes = list(range(len(xs), len(xs) + len(grid)))
+    g_axes = list(range(xp.ndim(g) - len(grid), xp.ndim(g)))
+    return xp.reshape(xp.tensordot(product, g, axes=(axes, g_axes)), shape).astype(xp.result_type(g, full))
+
+
+def _series2d_dx(g, x, y, c, kind="poly", wrt=0):
+    """Gradient of ``<kind>val2d(x, y, c)`` with respect to ``x`` (``wrt=0``) or ``y`` (``wrt=1``)."""
+    return _series_grid_dx(g, [x, y], c, kind, wrt)
+
+
+def _series2d_dc(g, x, y, c, kind="poly"):
+    """Gradient of ``<kind>val2d(x, y, c)`` with respect to ``c``."""
+    return _series_grid_dc(g, [x, y], c, kind)
+
+
+def _series3d_dx(g, x, y, z, c, kind="poly", wrt=0):
+    """Gradient of ``<kind>val3d(x, y, z, c)`` with respect to ``x``, ``y`` or ``z`` (``wrt`` 0, 1, 2)."""
+    return _series_grid_dx(g, [x, y, z], c, kind, wrt)
+
+
+def _series3d_dc(g, x, y, z, c, kind="poly"):
+    """Gradient of ``<kind>val3d(x, y, z, c)`` with respect to ``c``."""
+    return _series_grid_dc(g, [x, y, z], c, kind)
