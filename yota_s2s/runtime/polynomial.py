@@ -61,7 +61,7 @@ def _polyval_dp(g, p, x):
         parts[k] = _unbroadcast(power, p[k])
         if k:
             power = power * x
-    return xp.stack(parts).astype(xp.result_type(g, p, 0.0), copy=False)
+    return xp.stack([xp.asarray(q) for q in parts]).astype(xp.result_type(g, p, 0.0), copy=False)
 
 
 # ----------------------------------------------------------------------------- numpy.polynomial's evaluators
@@ -224,7 +224,7 @@ def _series_dc(g, x, c, kind="poly", tensor=True):
     x, c = _series_operands(x, c, tensor)
     values, _ = _series_basis(x, len(c), kind)
     parts = [_unbroadcast(g * values[k], c[k]) for k in range(len(c))]
-    return xp.reshape(xp.stack(parts), shape).astype(xp.result_type(g, c), copy=False)
+    return xp.reshape(xp.stack([xp.asarray(q) for q in parts]), shape).astype(xp.result_type(g, c), copy=False)
 
 
 # ----------------------------------------------------------------------------- 2-D and 3-D power series
