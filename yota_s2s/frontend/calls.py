@@ -27,6 +27,7 @@ from ..errors import UserError
 from ..ir.core import Lit, Var
 from ..ir.primitives import primitive
 from .adapters_shape import adapt_shape
+from .adapters_einsum import subscripts_first
 from .fence import lambda_function
 from .state import LoweringState
 from .values import (
@@ -210,6 +211,8 @@ class CallLowering(LoweringState):
         values stacks them (of constants, it is a constant array).  ``np.einsum("ij,jk", a, b)``
         takes its subscripts as the static ``subscripts`` and its operands as one sequence.
         """
+        if name == "numpy.einsum":  # np.einsum(a, [0, 1], b, [1, 2], [0, 2]): the subscripts form
+            args = subscripts_first(args, lambda why: self.error("YS032", why, node))
         if name == "numpy.einsum" and not (args and isinstance(args[0], tuple)):
             if not (args and isinstance(args[0], Lit) and isinstance(args[0].value, str)):
                 raise self.error(
