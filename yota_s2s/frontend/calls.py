@@ -26,8 +26,8 @@ from ..dsl.rule import BindError, bind
 from ..errors import UserError
 from ..ir.core import Lit, Var
 from ..ir.primitives import primitive
-from .adapters_shape import adapt_shape
 from .adapters_einsum import subscripts_first
+from .adapters_shape import adapt_shape
 from .fence import lambda_function
 from .state import LoweringState
 from .values import (
