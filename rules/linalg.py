@@ -1,4 +1,4 @@
-"""Linear algebra: matrix products, transposes, diagonals."""
+"""Linear algebra: matrix products, transposes, diagonals, inverses, decompositions."""
 
 
 @diffrule(names=["operator.matmul", "numpy.matmul"])
@@ -125,6 +125,96 @@ def cholesky(x, upper=False):
     dx = cholesky_dx(dout, out, upper=upper)
 
 
+# ----------------------------------------------------------------------------- decompositions
+# A function returning a tuple is one primitive per element (``name#k``, as slogdet): ``w, v =
+# np.linalg.eigh(a)`` and ``np.linalg.eigh(a)[1]``.  A rule that needs another element calls its
+# primitive with the same arguments: the same call as the forward one (the same signs of the
+# vectors), shared with it by CSE when the function computes it too.
+
+
+@diffrule(names=["numpy.linalg.eigh#0"])
+def eigh_values(x, UPLO="L"):
+    """Element 0 of np.linalg.eigh: the eigenvalues, ascending; no distinct eigenvalues needed. Entry by entry: eigh reads one triangle of x."""
+    # v diag(g) v^T, as a function of the symmetric matrix eigh builds from the triangle UPLO of
+    # x; entry by entry that is m + m^T in that triangle, m's diagonal, and 0 in the other one.
+    dx = eigh_values_dx(dout, eigh_vectors(x, UPLO=UPLO), UPLO=UPLO)
+
+
+@diffrule(names=["numpy.linalg.eigh#1"], shape="x")
+def eigh_vectors(x, UPLO="L"):
+    """Element 1 of np.linalg.eigh: the eigenvectors. Needs distinct eigenvalues where the gradient reaches their vectors: a ValueError at run time otherwise."""
+    # v (F o (v^T g)) v^T with F[i, j] = 1 / (w_j - w_i), folded onto the triangle read; where two
+    # eigenvalues are equal within rounding their vectors are any basis of the shared eigenspace:
+    # no gradient, the helper raises unless g does not reach them (their columns of g are 0).
+    dx = eigh_vectors_dx(dout, eigh_values(x, UPLO=UPLO), out, UPLO=UPLO)
+
+
+@diffrule(names=["numpy.linalg.eigvalsh"])
+def eigvalsh(x, UPLO="L"):
+    """The eigenvalues of np.linalg.eigh; no distinct eigenvalues needed."""
+    dx = eigh_values_dx(dout, eigh_vectors(x, UPLO=UPLO), UPLO=UPLO)
+
+
+@diffrule(names=["numpy.linalg.eig#0"])
+def eig_values(x):
+    """Element 0 of np.linalg.eig, for a real symmetric x only: checked at run time (a ValueError otherwise)."""
+    # the gradient of the eigenvalues of a symmetric matrix, v diag(g) v^T, exact entry by entry
+    # (eig reads all of x); v from eigh(x), orthonormal also where eigenvalues repeat.
+    dx = eig_values_dx(dout, x, out)
+
+
+@diffrule(names=["numpy.linalg.eig#1"], shape="x")
+def eig_vectors(x):
+    """Element 1 of np.linalg.eig, for a real symmetric x only (checked at run time); distinct eigenvalues where the gradient reaches their vectors."""
+    # entry by entry at a symmetric x: v^-T (F o (v^T g - v^T v diag(v^T g))) v^T, not symmetrized
+    # (eig's v is any basis, not orthonormal, of the eigenspace of a repeated eigenvalue)
+    dx = eig_vectors_dx(dout, x, eig_values(x), out)
+
+
+@diffrule(names=["numpy.linalg.eigvals"])
+def eigvals(x):
+    """The eigenvalues of np.linalg.eig, for a real symmetric x only (checked at run time)."""
+    dx = eig_values_dx(dout, x, out)
+
+
+# np.linalg.svd(a, compute_uv=False) and hermitian= are refused when generating (no such parameter):
+# the tuple form always makes the three elements (write np.linalg.svdvals(a) or svd(a)[1]).
+# full_matrices=True (NumPy's default) is the reduced SVD of a square matrix; of a rectangle, U (Vh)
+# has extra columns (rows), any basis of a complement: a rule cannot refuse by the value of a
+# static parameter, so the helpers raise at run time where a gradient reaches them.  Stacks of
+# matrices: every formula is written with matmul's broadcasting.
+
+
+@diffrule(names=["numpy.linalg.svd#0"])
+def svd_u(x, full_matrices=True):
+    """Element 0 of np.linalg.svd: U. Needs distinct singular values, nonzero if x is not square; with full_matrices=True, no gradient on the extra columns (run-time ValueErrors)."""
+    dx = svd_u_dx(dout, out, svd_s(x, full_matrices=full_matrices), svd_vh(x, full_matrices=full_matrices))
+
+
+@diffrule(names=["numpy.linalg.svd#1"])
+def svd_s(x, full_matrices=True):
+    """Element 1 of np.linalg.svd: the singular values; no distinct values needed."""
+    dx = svd_s_dx(dout, svd_u(x, full_matrices=full_matrices), out, svd_vh(x, full_matrices=full_matrices))
+
+
+@diffrule(names=["numpy.linalg.svd#2"])
+def svd_vh(x, full_matrices=True):
+    """Element 2 of np.linalg.svd: Vh, as U."""
+    dx = svd_vh_dx(dout, svd_u(x, full_matrices=full_matrices), svd_s(x, full_matrices=full_matrices), out)
+
+
+@diffrule(names=["numpy.linalg.svdvals"])
+def svdvals(x):
+    """The singular values: u diag(g) vh; no distinct values needed."""
+    dx = svdvals_dx(dout, x)
+
+
+@diffrule(names=["numpy.linalg.pinv"])
+def pinv(x):
+    """Default rcond and hermitian only; x of full rank (checked at run time: pinv jumps where the rank drops)."""
+    dx = pinv_dx(dout, x, out)
+
+
 # ----------------------------------------------------------------------------- helpers of the rules above
 
 
@@ -230,3 +320,48 @@ def solve_da(g, x, a, b):
 @diffrule(shape="L")
 def cholesky_dx(g, L, upper=False):
     not_implemented("second derivatives through cholesky")
+
+
+@diffrule(shape="v")
+def eigh_values_dx(g, v, UPLO="L"):
+    not_implemented("second derivatives through eigh")
+
+
+@diffrule(shape="v")
+def eigh_vectors_dx(g, w, v, UPLO="L"):
+    not_implemented("second derivatives through eigh")
+
+
+@diffrule(shape="x")
+def eig_values_dx(g, x, w):
+    not_implemented("second derivatives through eig")
+
+
+@diffrule(shape="x")
+def eig_vectors_dx(g, x, w, v):
+    not_implemented("second derivatives through eig")
+
+
+@diffrule
+def svd_u_dx(g, u, s, vh):
+    not_implemented("second derivatives through svd")
+
+
+@diffrule
+def svd_s_dx(g, u, s, vh):
+    not_implemented("second derivatives through svd")
+
+
+@diffrule
+def svd_vh_dx(g, u, s, vh):
+    not_implemented("second derivatives through svd")
+
+
+@diffrule(shape="x")
+def svdvals_dx(g, x):
+    not_implemented("second derivatives through svdvals")
+
+
+@diffrule(shape="x")
+def pinv_dx(g, x, p):
+    not_implemented("second derivatives through pinv")

@@ -29,6 +29,34 @@ _INVERTIBLE = [
     ("{f}(x + 4.0 * np.eye(3))", [(2, 3, 3)]),
 ]
 
+#: Symmetric matrices with well-separated eigenvalues: ``x`` in ``(-0.3, 0.3)`` (``_SMALL``), so
+#: ``x + x^T`` has norm below 1.8 and the diagonal 0, 4, 8 keeps the eigenvalues at least 0.4 apart.
+#: A perturbation of ``x`` is a symmetric one of the matrix.  ``_LOWER``: ``x`` itself, not symmetric:
+#: eigh reads its lower triangle, and the check is entry by entry.
+_SYMMETRIC = [
+    ("(x + x.T + 4.0 * np.eye(1))", [(1, 1)]),
+    ("(x + x.T + np.diag([0.0, 4.0, 8.0]))", [(3, 3)]),
+    ("(x + np.swapaxes(x, -1, -2) + np.diag([0.0, 4.0, 8.0]))", [(2, 3, 3)]),
+]
+_LOWER = [("(x + np.diag([0.0, 4.0, 8.0]))", [(3, 3)]), ("(x + np.diag([0.0, 4.0, 8.0]))", [(2, 3, 3)])]
+
+
+def _element(k: int, cases: list, tail: str = "", suffix: str = "") -> list:
+    """Element ``k`` of a function returning a tuple, ``{f}`` keeping the ``#k`` of its source name (as
+    slogdet's below): ``np.linalg.eigh#1\n(matrix, tail)[1] ** 2`` reads ``np.linalg.eigh(...)[1] ** 2``."""
+    return [("{f}\n" + m[:-1] + tail + ")" + f"[{k}]" + suffix, s) for m, s in cases]
+
+
+#: Matrices with well-separated singular values (``x`` in ``(-0.3, 0.3)``): about 4 and 8.
+_SEPARATED = [
+    ("(x + 4.0 * np.eye(1))", [(1, 1)]),
+    ("(x + np.diag([4.0, 8.0, 12.0]))", [(3, 3)]),
+    ("(x + np.array([[4.0, 0.0], [0.0, 8.0], [0.0, 0.0], [0.0, 0.0]]))", [(4, 2)]),
+    ("(x + np.array([[4.0, 0.0, 0.0, 0.0], [0.0, 8.0, 0.0, 0.0]]))", [(2, 4)]),
+    ("(x + np.array([[4.0, 0.0], [0.0, 8.0], [0.0, 0.0]]))", [(2, 3, 2)]),
+]
+_FULL_RANK = [*_SEPARATED, ("(x + np.array([[3.0, 0.0], [0.0, 3.0], [0.0, 0.0]]))", [(3, 2)])]
+
 SPECS: dict = {
     # reductions (default sampling, |x| in [0.5, 2], is away from zero: prod's zeros are in
     # test_rules_linalg.py)
@@ -122,6 +150,20 @@ SPECS: dict = {
         ("{f}(x + 4.0 * np.eye(3), y)", [(3, 3), (3, 2)]),
         ("{f}(x + 4.0 * np.eye(3), y)", [(2, 3, 3), (2, 3, 2)]),
     ],
+    # decompositions: vectors squared (invariant to the sign of each eigenvector or pair of
+    # singular vectors); tests/test_rules_linalg.py has the products v @ diag @ v.T and more
+    "eigh_values": _element(0, _SYMMETRIC) + _element(0, _LOWER) + _element(0, _LOWER[:1], ", UPLO='U'"),
+    "eigh_vectors": _element(1, _SYMMETRIC, "", " ** 2") + _element(1, _LOWER, ", 'U'", " ** 2"),
+    "eigvalsh": [("{f}" + m, s) for m, s in _SYMMETRIC + _LOWER]
+    + [("{f}(x + np.diag([0.0, 4.0, 8.0]), 'U')", [(3, 3)])],
+    "eig_values": _element(0, _SYMMETRIC),
+    "eig_vectors": _element(1, _SYMMETRIC, "", " ** 2"),
+    "eigvals": [("{f}" + m, s) for m, s in _SYMMETRIC],
+    "svd_u": _element(0, _SEPARATED, ", full_matrices=False", " ** 2") + _element(0, _SEPARATED[1:2], "", " ** 2"),
+    "svd_s": _element(1, _SEPARATED) + _element(1, _SEPARATED[2:4], ", full_matrices=False"),
+    "svd_vh": _element(2, _SEPARATED, ", full_matrices=False", " ** 2") + _element(2, _SEPARATED[1:2], "", " ** 2"),
+    "svdvals": [("{f}" + m, s) for m, s in _SEPARATED],
+    "pinv": [("{f}" + m, s) for m, s in _FULL_RANK],
     "cholesky": [
         ("{f}(x @ x.T + 1.0 * np.eye(1))", [(1, 1)]),
         ("{f}(x @ x.T + 3.0 * np.eye(3))", [(3, 3)]),
@@ -148,4 +190,20 @@ DOMAIN: dict = {
     "slogdet_logabsdet": (-1.0, 1.0),
     "solve": {"a": (-1.0, 1.0)},
     "cholesky": (-1.0, 1.0),
+    **dict.fromkeys(
+        [
+            "eigh_values",
+            "eigh_vectors",
+            "eigvalsh",
+            "eig_values",
+            "eig_vectors",
+            "eigvals",
+            "svd_u",
+            "svd_s",
+            "svd_vh",
+            "svdvals",
+            "pinv",
+        ],
+        (-0.3, 0.3),
+    ),
 }

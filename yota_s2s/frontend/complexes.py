@@ -7,7 +7,8 @@ where it is written, in every function the differentiated ones reach: a complex 
 (``1j``), ``complex(...)`` or ``complex`` as a dtype, NumPy's complex types (``np.complex128``,
 ``np.cdouble``), complex dtype strings (``dtype="complex64"``, ``.astype("c16")``), module
 constants that hold a complex number, and NumPy's functions that make complex values from real
-ones (``np.angle``, ``np.fft``, ``np.linalg.eig``, ``np.roots``, ``np.emath``).  ``np.real``,
+ones (``np.angle``, ``np.fft``, ``np.roots``, ``np.emath``; not ``np.linalg.eig`` and ``eigvals``,
+whose generated forms check for a real symmetric matrix when they run, see ``rules/linalg.py``).  ``np.real``,
 ``np.imag`` and ``np.conj`` are refused where they take a differentiated value (their
 operands' activity is known after lowering: ``transform.types``); complex arguments are
 refused at run time by the generated code.
@@ -48,8 +49,6 @@ _TYPES = frozenset(
 _MAKERS = (
     "numpy.angle",
     "numpy.fft.",
-    "numpy.linalg.eig",
-    "numpy.linalg.eigvals",
     "numpy.roots",
     "numpy.emath.",
     "numpy.lib.scimath.",
