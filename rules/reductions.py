@@ -114,11 +114,14 @@ def partition(x, kth, axis=-1, kind="introselect", order=None):
 
 
 @diffrule(names=["numpy.trapezoid", "numpy.trapz"])
-def trapezoid(y, x=None, dx=1.0, axis=-1):
-    """The trapezoidal rule along axis; x, the sample points, a constant (a list) or None (spacing dx)."""
-    # d/dy[i] = (x[i+1] - x[i-1]) / 2 inside, (x[1] - x[0]) / 2 and (x[-1] - x[-2]) / 2 at the
-    # ends: the helper spreads dout with these weights.
-    dy = trapezoid_dy(dout, y, x=x, dx=dx, axis=axis)
+def trapezoid(y, xs, dx=1.0, axis=-1):
+    """The trapezoidal rule along axis; xs is NumPy's x=, the sample points (None: dx apart)."""
+    # (The operand is xs: the gradient of an x would be the static dx.  Lowering passes None for
+    # an x not given.)  d/dy[i] = (x[i+1] - x[i-1]) / 2 inside, (x[1] - x[0]) / 2 and
+    # (x[-1] - x[-2]) / 2 at the ends; d/dx[i] = (y[i-1] - y[i+1]) / 2 inside, -(y[0] + y[1]) / 2
+    # and (y[-2] + y[-1]) / 2 at the ends: the helpers spread dout with these weights.
+    dy = trapezoid_dy(dout, y, xs, dx=dx, axis=axis)
+    dxs = trapezoid_dxs(dout, y, xs, dx=dx, axis=axis)
 
 
 # ----------------------------------------------------------------------------- helpers of the rules above
@@ -170,7 +173,12 @@ def partition_dx(g, x, p, axis=-1):
 
 
 @diffrule(shape="y")
-def trapezoid_dy(g, y, x=None, dx=1.0, axis=-1):
-    # linear in g, and independent of y
+def trapezoid_dy(g, y, xs, dx=1.0, axis=-1):
+    # independent of y
     nondiff(y)
-    dg = not_implemented("second derivatives through trapezoid")
+    not_implemented("second derivatives through trapezoid")
+
+
+@diffrule(shape="xs")
+def trapezoid_dxs(g, y, xs, dx=1.0, axis=-1):
+    not_implemented("second derivatives through trapezoid")

@@ -4,8 +4,8 @@
 at random points (and the elementwise ones against SymPy).  Here: ``np.cumprod`` with zeros
 (its gradient divides by nothing), ``np.sort`` and ``np.partition`` with ties (equal elements
 share their places' gradients) and against ``verify.check_grads`` at its edge points,
-broadcast operands, ``%`` on Python floats and at its jumps, ``np.sinc`` next to 0, and the
-refusal of a computed ``x=`` of ``np.trapezoid``.
+broadcast operands, ``%`` on Python floats and at its jumps, ``np.sinc`` next to 0, and
+``np.trapezoid`` with differentiated sample points ``x=``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import mpmath
 import numpy as np
 import pytest
 
-from yota_s2s.errors import UserError
 from yota_s2s.pipeline import generate
 from yota_s2s.verify import check_grads
 
@@ -230,11 +229,26 @@ def test_trapezoid_of_one_sample_is_zero():
     check_fd("return np.sum(np.trapezoid(x, axis=0)) + np.sum(x)", RNG.standard_normal((1, 3)))
 
 
-def test_trapezoid_refuses_computed_sample_points():
-    source = "import numpy as np\n\n\ndef f(y, t):\n    return np.trapezoid(y, t)\n"
-    with pytest.raises(UserError) as info:
-        generate(source, "case.py", ["f"], wrt=["y"])
-    assert (info.value.code, info.value.line) == ("YS033", 5)
+@pytest.mark.parametrize(
+    ("body", "shapes"),
+    [
+        ("np.trapezoid(y, np.cumsum(t ** 2))", [(5,), (5,)]),
+        ("np.trapezoid(y, x=np.cumsum(t ** 2), axis=0)", [(5, 2), (5,)]),
+        ("np.trapezoid(y, np.cumsum(t ** 2, axis=1))", [(2, 4), (2, 4)]),
+        ("np.trapezoid(y, np.cumsum(t ** 2, axis=-1))", [(3, 2, 4), (2, 4)]),  # points broadcast over y
+        ("np.trapezoid(y, np.cumsum(t ** 2, axis=0), axis=0)", [(4, 2), (4, 1)]),  # and y over the points
+        ("np.trapz(y, t, 0.5, -1)", [(4,), (4,)]),
+        ("np.trapezoid(y * t, t)", [(2, 4), (4,)]),
+    ],
+)
+def test_trapezoid_with_differentiated_sample_points(body, shapes):
+    y, t = (RNG.uniform(0.5, 2.0, s) for s in shapes)
+    check_fd(f"return np.sum(np.sin(1.0 + {body}))", y, t, params="y, t")
+
+
+def test_trapezoid_sample_points_at_ties_and_zeros():
+    f, grad = functions("return np.sum(np.trapezoid(y, np.cumsum(t), axis=0) ** 2)", "y, t")
+    check_grads(f, grad, (RNG.standard_normal((4, 3)), RNG.uniform(0.5, 2.0, 4)))
 
 
 # ----------------------------------------------------------------------------- remainders

@@ -51,6 +51,12 @@ SPECS: dict = {
         ("{f}(x, [[0.0, 1.0], [0.5, 2.0]], axis=1)", [(2, 2)]),  # points of x's shape
         ("{f}(x)", [(2, 3, 4)]),
         ("{f}(x, axis=1)", [(2, 3, 4)]),
+        # differentiated sample points (the operand xs): one set, or one per row
+        ("{f}(x, np.cumsum(y ** 2))", [(4,), (4,)]),
+        ("{f}(x, x=np.cumsum(y ** 2), axis=0)", [(4, 3), (4,)]),
+        ("{f}(x, np.cumsum(y ** 2, axis=1), axis=-1)", [(2, 3), (2, 3)]),
+        ("{f}(x, np.cumsum(y ** 2, axis=1))", [(2, 2, 3), (2, 3)]),
+        ("{f}(y=x, x=np.cumsum(y ** 2))", [(3,), (3,)]),
     ],
 }
 

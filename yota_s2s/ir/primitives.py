@@ -339,6 +339,7 @@ PRIMITIVES: dict[str, Primitive] = {
     "sort_dx": Primitive(),
     "partition_dx": Primitive(),
     "trapezoid_dy": Primitive(),
+    "trapezoid_dxs": Primitive(),
     # -------------------- indexing, reshaping and shape queries (rules/shape.py)
     "getindex": Primitive(view=True, stand_in_view=True, index_from=1, shape_from_shapes=True),
     "asarray": Primitive(),

@@ -344,26 +344,52 @@ def _trapezoid(y, x=None, dx=1.0, axis=-1):
     return trapezoid(y, x, dx, axis)
 
 
-def _trapezoid_dy(g, y, x=None, dx=1.0, axis=-1):
+def _trapezoid_dy(g, y, x, dx=1.0, axis=-1):
     """Gradient of ``np.trapezoid(y, x, dx, axis)`` with respect to ``y``: each sample gets half
     the width of each interval it bounds (``x`` None: ``dx`` apart), times ``g``."""
     y = xp.asarray(y)
     n = y.shape[axis]
+    d = _trapezoid_widths(y, x, dx, axis)
     axis = axis % y.ndim
-    if x is None:
-        d = xp.asarray(dx)
-    else:
-        x = xp.asarray(x)
-        if x.ndim == 1:
-            d = xp.diff(x).reshape((-1,) + (1,) * (y.ndim - 1 - axis))
-        else:
-            d = xp.diff(x, axis=axis)
     h = xp.expand_dims(xp.asarray(g), axis) * d * 0.5
     h = xp.broadcast_to(h, xp.broadcast_shapes(h.shape, y.shape[:axis] + (max(n - 1, 0),) + y.shape[axis + 1 :]))
     full = list(h.shape)
-    full[axis] = n
+    full[axis - len(y.shape)] = n
     dy = xp.zeros(full, xp.result_type(h, y, 0.0))
-    lo = (slice(None),) * axis
+    lo = (slice(None),) * (len(full) - len(y.shape) + axis)
     dy[lo + (slice(1, None),)] += h
     dy[lo + (slice(None, -1),)] += h
     return _unbroadcast(dy, y)
+
+
+def _trapezoid_widths(y, x, dx, axis):
+    """The widths of the intervals of ``np.trapezoid(y, x, dx, axis)``, shaped as NumPy shapes them."""
+    if x is None:
+        return xp.asarray(dx)
+    x = xp.asarray(x)
+    if x.ndim == 1:  # along the axis of y
+        return xp.diff(x).reshape((-1,) + (1,) * (y.ndim - 1 - axis % y.ndim))
+    return xp.diff(x, axis=axis)  # (axis counts the axes of x here, as NumPy reads it)
+
+
+def _trapezoid_dxs(g, y, x, dx=1.0, axis=-1):
+    """Gradient of ``np.trapezoid(y, x, dx, axis)`` with respect to the sample points ``x``: the
+    width of interval ``k``, ``x[k + 1] - x[k]``, has the gradient ``g`` times the mean of its
+    two samples; ``x[k]`` ends interval ``k - 1`` and starts interval ``k``."""
+    y, x = xp.asarray(y), xp.asarray(x)
+    yaxis = axis % y.ndim
+    lo = (slice(None),) * yaxis
+    h = xp.expand_dims(xp.asarray(g), yaxis) * ((y[lo + (slice(1, None),)] + y[lo + (slice(None, -1),)]) * 0.5)
+    if x.ndim == 1:  # one set of points for every row: the widths' gradients summed over the rows
+        h = h.sum(axis=tuple(k for k in range(h.ndim) if k != yaxis)) if h.ndim > 1 else h
+        xaxis = 0
+    else:  # the widths' shape, along the axis of x that NumPy reads
+        h = _unbroadcast(h, _trapezoid_widths(y, x, dx, axis))
+        xaxis = axis % x.ndim
+    full = list(h.shape)
+    full[xaxis] += 1
+    out = xp.zeros(full, xp.result_type(h, x, 0.0))
+    lo = (slice(None),) * xaxis
+    out[lo + (slice(1, None),)] += h
+    out[lo + (slice(None, -1),)] -= h
+    return out
