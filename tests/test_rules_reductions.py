@@ -81,6 +81,16 @@ def test_cumprod_exact_where_products_underflow():
     assert dx.tolist() == [1.0, 1.0, 1e-400]
 
 
+def test_cumprod_where_later_products_overflow():
+    # out[1] and out[2] overflow to inf, but f reads out[0] only: the gradient is finite
+    f, grad = functions("return np.cumprod(x)[0]")
+    x = np.array([1e200, 1e200, 1e200])
+    with np.errstate(over="ignore"):
+        value, dx = grad(x)
+        assert value == f(x) == 1e200
+    assert dx.tolist() == [1.0, 0.0, 0.0]
+
+
 def test_cumprod_of_a_broadcast_product_and_of_a_number():
     check_fd(
         "return np.sum(w * np.cumprod(x * y, axis=0))",

@@ -284,17 +284,25 @@ def _cumprod_dx(g, x, c, axis=None):
     n = x.shape[-1]
     if n == 0:
         return xp.zeros(shape, dtype)
-    r = g[..., ::-1].astype(dtype)  # r[m] = g[m] + a[m] * r[m - 1], counting from the end
-    a = xp.zeros(r.shape, dtype)
+    g = g[..., ::-1].astype(dtype)  # r[m] = g[m] + a[m] * r[m - 1], counting from the end
+    a = xp.zeros(g.shape, dtype)
     a[..., 1:] = x[..., :0:-1]
+    r, w = g.copy(), a.copy()
     step = 1
-    while step < n:  # each (a, r) composed with the one step places before (a[0] == 0 ends it)
-        r[..., step:] += a[..., step:] * r[..., :-step]
-        a[..., step:] *= a[..., :-step].copy()
+    while step < n:  # each (w, r) composed with the one step places before (w[0] == 0 ends it)
+        r[..., step:] += w[..., step:] * r[..., :-step]
+        w[..., step:] *= w[..., :-step].copy()
         step *= 2
+    if not xp.isfinite(r).all():  # a window's product overflowed (inf * 0 is NaN): one step at a time
+        r = g
+        for m in range(1, n):
+            r[..., m] += a[..., m] * r[..., m - 1]
     before = xp.ones(r.shape, dtype)
     before[..., 1:] = c[..., :-1]
-    return xp.moveaxis(before * r[..., ::-1], -1, axis).reshape(shape)
+    dx = before * r[..., ::-1]
+    if not xp.isfinite(dx).all():  # an overflowed product times r == 0: the gradient is 0 there
+        dx = xp.where(r[..., ::-1] == 0, 0.0, dx).astype(dtype)
+    return xp.moveaxis(dx, -1, axis).reshape(shape)
 
 
 def _sort_dx(g, x, s, axis=-1):
