@@ -288,3 +288,58 @@ def imag(x):
 @diffrule(names=["numpy.conj", "numpy.conjugate", "ndarray.conj", "ndarray.conjugate"], shape="elementwise")
 def conj(x):
     dx = conj(dout)
+
+
+# ----------------------------------------------------------------------------- sinc, angles, remainders, NaNs
+
+
+@diffrule(names=["numpy.sinc"], shape="elementwise")
+def sinc(x):
+    """The normalized sinc, sin(pi x) / (pi x): 1 at x == 0, where its derivative is 0."""
+    # d/dx = (cos(pi x) - sinc(x)) / x, read as 0 / 1 = 0 at x == 0 (cos(0) - 1 == 0). Near 0 the
+    # difference cancels (both are 1 - O(x**2)): below |x| = 0.02 the Taylor series
+    # -pi**2 x / 3 + pi**4 x**3 / 30 - pi**6 x**5 / 840 + pi**8 x**7 / 45360 (to 1e-16) is used.
+    x2 = x * x
+    series = x * (-3.289868133696453 + x2 * (3.246969701133414 + x2 * (-1.144510944732505 + x2 * 0.20918278254123832)))
+    exact = (cos(3.141592653589793 * x) - out) / (x + equal(x, 0.0))
+    dx = dout * where(less(abs(x), 0.02), series, exact)
+
+
+@diffrule(names=["numpy.deg2rad", "numpy.radians", "math.radians"], shape="elementwise")
+def deg2rad(x):
+    # pi / 180
+    dx = dout * 0.017453292519943295
+
+
+@diffrule(names=["numpy.rad2deg", "numpy.degrees", "math.degrees"], shape="elementwise")
+def rad2deg(x):
+    # 180 / pi
+    dx = dout * 57.29577951308232
+
+
+@diffrule(names=["operator.mod", "numpy.mod", "numpy.remainder"], shape="elementwise")
+def mod(x, y):
+    """x - y * floor(x / y); at a jump (x a multiple of y) the slopes of the piece whose value NumPy gives."""
+    # d/dx = 1 and d/dy = -floor(x / y), with the quotient read back from the result,
+    # q = (x - out) / y rounded: the integer NumPy's remainder used, where floor(x / y) can be
+    # one off (floor(1 / 0.1) is 10, 1 % 0.1 is 0.0999...: the quotient 9). At a jump, out is the
+    # value of one piece (0 at x == k y for y > 0) and these are that piece's slopes.
+    dx = unbroadcast(dout, x)
+    dy = unbroadcast(-dout * round((x - out) / y), y)
+
+
+@diffrule(names=["numpy.fmod", "math.fmod"], shape="elementwise")
+def fmod(x, y):
+    """x - y * trunc(x / y) (the sign of x); at a jump, as mod: the slopes of the piece NumPy gives."""
+    # As mod: d/dx = 1, d/dy = -trunc(x / y), the quotient read back from the result.
+    dx = unbroadcast(dout, x)
+    dy = unbroadcast(-dout * round((x - out) / y), y)
+
+
+@diffrule(names=["numpy.nan_to_num"], shape="elementwise")
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """dout where x is finite (kept), 0 where it was replaced (NaN, +-inf)."""
+    # where x was kept, out == x; a replaced NaN is never equal, a replaced inf is a finite number.
+    # (copy=False writes the result into x itself: then out == x everywhere and the gradient is
+    # dout at the replaced components too.)
+    dx = where(equal(out, x), dout, 0.0)

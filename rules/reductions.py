@@ -87,6 +87,43 @@ def norm(x, ord=None, axis=None, keepdims=False):
     dx = norm_dx(dout, x, out, ord=ord, axis=axis, keepdims=keepdims)
 
 
+@diffrule(names=["numpy.cumprod", "ndarray.cumprod"])
+def cumprod(x, axis=None):
+    """axis=None flattens x. Exact where x holds zeros: products of the other elements, no division by x."""
+    dx = cumprod_dx(dout, x, out, axis=axis)
+
+
+@diffrule(names=["numpy.sort"])
+def sort(x, axis=-1, kind=None, order=None, stable=None):
+    """axis=None flattens x. Tied elements share evenly the gradients of the places they occupy (as max)."""
+    # dout[j] goes back to the element sorted to place j (np.argsort's order); elements that tie
+    # take the mean of dout over their places, whatever order the sort gave them: a subgradient
+    # (the mean over the orders of the ties), np.sort(x)[-1] gets what np.max(x) gets.
+    dx = sort_dx(dout, x, out, axis=axis)
+
+
+@diffrule(names=["numpy.partition"])
+def partition(x, kth, axis=-1, kind="introselect", order=None):
+    """axis=None flattens x. Each element gets dout at the place np.partition put it; equal elements share evenly."""
+    # The places are read from the result itself (its values matched to x's), not from
+    # np.argpartition, which may order the sides differently. Elements that tie take the mean of
+    # dout over their places, as sort: exact where the function reads what np.partition specifies
+    # (the kth elements, each side as a set: sums, means, extrema), a subgradient at the ties.
+    nondiff(kth)
+    dx = partition_dx(dout, x, out, axis=axis)
+
+
+@diffrule(names=["numpy.trapezoid", "numpy.trapz"])
+def trapezoid(y, xs, dx=1.0, axis=-1):
+    """The trapezoidal rule along axis; xs is NumPy's x=, the sample points (None: dx apart)."""
+    # (The operand is xs: the gradient of an x would be the static dx.  Lowering passes None for
+    # an x not given.)  d/dy[i] = (x[i+1] - x[i-1]) / 2 inside, (x[1] - x[0]) / 2 and
+    # (x[-1] - x[-2]) / 2 at the ends; d/dx[i] = (y[i-1] - y[i+1]) / 2 inside, -(y[0] + y[1]) / 2
+    # and (y[-2] + y[-1]) / 2 at the ends: the helpers spread dout with these weights.
+    dy = trapezoid_dy(dout, y, xs, dx=dx, axis=axis)
+    dxs = trapezoid_dxs(dout, y, xs, dx=dx, axis=axis)
+
+
 # ----------------------------------------------------------------------------- helpers of the rules above
 
 
@@ -118,3 +155,30 @@ def cumsum_dx(g, x, axis=None):
 @diffrule(shape="x")
 def norm_dx(g, x, n, ord=None, axis=None, keepdims=False):
     not_implemented("second derivatives through norm")
+
+
+@diffrule(shape="x")
+def cumprod_dx(g, x, c, axis=None):
+    not_implemented("second derivatives through cumprod")
+
+
+@diffrule(shape="x")
+def sort_dx(g, x, s, axis=-1):
+    not_implemented("second derivatives through sort")
+
+
+@diffrule(shape="x")
+def partition_dx(g, x, p, axis=-1):
+    not_implemented("second derivatives through partition")
+
+
+@diffrule(shape="y")
+def trapezoid_dy(g, y, xs, dx=1.0, axis=-1):
+    # independent of y
+    nondiff(y)
+    not_implemented("second derivatives through trapezoid")
+
+
+@diffrule(shape="xs")
+def trapezoid_dxs(g, y, xs, dx=1.0, axis=-1):
+    not_implemented("second derivatives through trapezoid")

@@ -144,6 +144,22 @@ case(
     arrays((8,)),
 )
 case(
+    # % of a differentiated value has a rule (mod): d/dx = 1, d/dy = -floor(x / y); the counter's
+    # k % 3 beside it is plain integer arithmetic
+    "modulo_of_a_differentiated_value",
+    """
+    import numpy as np
+
+    def f(x, p):
+        acc = 0.0
+        for k in range(x.shape[0]):
+            acc = acc + (x[k] % p) * (k % 3)
+        phase = x % 1.0
+        return acc + np.sum(phase ** 2) + np.sum(np.mod(x, 0.75 * p))
+    """,
+    lambda rng: [rng.uniform(-3.0, 3.0, 6), 1.3],
+)
+case(
     "static_numpy_calls",
     """
     import numpy as np
@@ -559,10 +575,6 @@ def test_print_runs_once_per_call_in_the_forward_sweep_only(tmp_path):
 # ----------------------------------------------------------------------------- still refused
 
 REFUSALS: dict[str, tuple[str, tuple[str, int, int]]] = {
-    "modulo of a differentiated value": (
-        "import numpy as np\n\n\ndef f(x):\n    y = x % 1.0\n    return np.sum(y)\n",
-        ("YS020", 5, 9),
-    ),
     "unknown call on a differentiated value": (
         "import numpy as np\nfrom mylib import smooth\n\n\ndef f(x):\n    return np.sum(smooth(x))\n",
         ("YS031", 6, 19),
@@ -608,15 +620,15 @@ def test_refusal_is_located(name, tmp_path):
 
 
 def test_static_code_that_is_never_differentiated_is_not_refused(tmp_path):
-    # x % 1.0 on the parameter not differentiated: static, passed through
-    source = "import numpy as np\n\n\ndef f(x, y):\n    return np.sum((y % 1.0) * x)\n"
+    # np.nextafter (no rule) of the parameter not differentiated: static, passed through
+    source = "import numpy as np\n\n\ndef f(x, y):\n    return np.sum(np.nextafter(y, 2.0) * x)\n"
     path = tmp_path / "t.py"
     path.write_text(source, encoding="utf-8")
     text = generate(source, str(path), ["f"], wrt=["x"]).text
-    assert "y % 1.0" in text
+    assert "np.nextafter(y, 2.0)" in text
     with pytest.raises(UserError) as info:
         generate(source, str(path), ["f"], wrt=["y"])
-    assert info.value.code == "YS020"
+    assert info.value.code == "YS031"
 
 
 def test_a_loop_appends_in_place_where_nothing_else_holds_the_list(tmp_path):

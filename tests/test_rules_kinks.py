@@ -208,6 +208,43 @@ def test_argsort_gives_a_permutation_even_at_ties():
     assert sorted(dx) == sorted(w)
 
 
+@pytest.mark.parametrize("fn", ["sort", "partition"])
+def test_a_tie_of_sort_and_partition_splits_evenly(fn):
+    call = "np.sort(x)" if fn == "sort" else "np.partition(x, 2)"
+    grad, _ = grad_of(f"return np.sum(np.arange(1.0, 6.0) * {call})")
+    # sorted 1, 2, 3, 3, 3: the three 3s share the weights 3 + 4 + 5 of their places
+    same(grad(np.array([3.0, 1.0, 3.0, 2.0, 3.0]))[1], [4.0, 1.0, 4.0, 2.0, 4.0])
+    grad, _ = grad_of("return np.sort(x)[-1]")
+    same(grad(np.array([3.0, 1.0, 3.0]))[1], [0.5, 0.0, 0.5])
+
+
+# ----------------------------------------------------------------------------- remainders, sinc, nan_to_num
+
+
+@pytest.mark.parametrize("op", ["x % y", "np.mod(x, y)", "np.remainder(x, y)", "np.fmod(x, y)"])
+def test_a_remainder_at_a_jump_takes_the_slopes_of_the_piece_returned(op):
+    grad, _ = grad_of(f"return np.sum({op})", "x, y")
+    x, y = np.array([3.0, -3.0, 4.5, 1.0]), np.array([1.5, 1.5, -1.5, 0.1])
+    _, dx, dy = grad(x, y)
+    same(dx, [1.0, 1.0, 1.0, 1.0])
+    # the quotient of the value returned: 1 % 0.1 is 0.0999... (9 times 0.1), not floor(1 / 0.1) = 10
+    same(dy, [-2.0, 2.0, 3.0, -9.0])  # (fmod and mod agree on these: 4.5 / -1.5 is an integer)
+
+
+def test_sinc_at_zero_is_zero():
+    grad, _ = grad_of("return np.sum(np.sinc(x))")
+    _, dx = grad(np.array([0.0, 0.5]))
+    assert dx[0] == 0.0
+    assert np.isclose(dx[1], -4.0 / np.pi, rtol=1e-14)
+    grad, _ = grad_of("return np.sinc(x)")
+    assert grad(0.0)[1] == 0.0
+
+
+def test_nan_to_num_gives_nothing_to_what_it_replaced():
+    grad, _ = grad_of("return np.sum(np.nan_to_num(x))")
+    same(grad(np.array([1.0, np.nan, np.inf, -np.inf]))[1], [1.0, 0.0, 0.0, 0.0])
+
+
 # ----------------------------------------------------------------------------- std and mean
 
 

@@ -9,13 +9,13 @@ Each module may define:
 - ``METHODS``: ``ndarray.*`` source name -> ``[(expression in x, y, [operand shapes]), ...]``.
 """
 
-from . import elementwise, linalg, numerics, polynomial, python, shape
+from . import elementwise, linalg, numerics, polynomial, python, reductions, shape
 
 SYMPY: dict = {}
 DOMAIN: dict = {}
 SPECS: dict = {}
 METHODS: dict = {}
-for _module in (elementwise, linalg, numerics, polynomial, python, shape):
+for _module in (elementwise, linalg, numerics, polynomial, python, reductions, shape):
     for _name, _table in (("SYMPY", SYMPY), ("DOMAIN", DOMAIN), ("SPECS", SPECS), ("METHODS", METHODS)):
         _table.update(getattr(_module, _name, {}))
 

@@ -11,6 +11,11 @@ def _floor(v, reach=8):
     return sum(sympy.Heaviside(v - k, 1) for k in range(-reach + 1, reach + 1)) - reach
 
 
+def _trunc(v):
+    """trunc(v) (toward 0) for |v| < 8 away from the integers: floor(v), plus 1 where v < 0."""
+    return _floor(v) + sympy.Heaviside(-v, 0)
+
+
 SYMPY = {
     "add": lambda x, y: x + y,
     "sub": lambda x, y: x - y,
@@ -74,6 +79,13 @@ SYMPY = {
     "real": sympy.re,
     "imag": sympy.im,
     "conj": sympy.conjugate,
+    # sinc, angles, remainders, NaNs
+    "sinc": lambda x: sympy.sin(sympy.pi * x) / (sympy.pi * x),
+    "deg2rad": lambda x: x * sympy.pi / 180,
+    "rad2deg": lambda x: x * 180 / sympy.pi,
+    "mod": lambda x, y: x - y * _floor(x / y),
+    "fmod": lambda x, y: x - y * _trunc(x / y),
+    "nan_to_num": lambda x: x,  # of finite values
     # scipy.special
     "expit": lambda x: 1 / (1 + sympy.exp(-x)),
     "logit": lambda x: sympy.log(x / (1 - x)),

@@ -228,6 +228,13 @@ class CallLowering(LoweringState):
         shaped = adapt_shape(self, name, args, kwargs, node)  # np.split, np.diff(prepend=), np.pad, np.select, np.r_
         if shaped is not None:
             return shaped
+        if name in ("numpy.trapezoid", "numpy.trapz") and "xs" not in kwargs and len(args) <= 4:
+            # x=, the sample points, is the rule's operand xs (the gradient of an x would be the
+            # static dx=), None where the call leaves it out
+            bound = {**dict(zip(("y", "x", "dx", "axis"), args)), **kwargs}
+            if "y" in bound and len(bound) == len(args) + len(kwargs):  # (else bind's error)
+                y, xs = bound.pop("y"), bound.pop("x", Lit(None))
+                return self.call_primitive(name, [y], {"xs": xs, **bound}, node)
         if kwargs:
             return None
         if name == "builtins.len" and len(args) == 1 and isinstance(args[0], tuple | dict):

@@ -224,6 +224,22 @@ PRIMITIVES: dict[str, Primitive] = {
     "real": Primitive(python_arithmetic=True),
     "imag": Primitive(python_arithmetic=True),
     "conj": Primitive(),
+    "sinc": Primitive(same_inexact=True, makes_inexact=True),
+    "deg2rad": Primitive(ufunc="deg2rad", same_inexact=True, makes_inexact=True),
+    "rad2deg": Primitive(ufunc="rad2deg", same_inexact=True, makes_inexact=True),
+    # x % y: np.remainder on arrays, Python's % (the same floor convention) on numbers
+    "mod": Primitive(
+        operator=ast.Mod,
+        symbol="%",
+        fold=operator.mod,
+        python_arithmetic=True,
+        fresh=True,
+        ufunc="remainder",
+        promotes_inexact=True,
+    ),
+    "fmod": Primitive(ufunc="fmod"),
+    # np.nan_to_num(x, copy=False) returns x itself
+    "nan_to_num": Primitive(view=True),
     # -------------------- helpers that rules produce (rules/helpers.py)
     "unbroadcast": Primitive(shape_operands=(1,), gradient_terms=(0,), column_shaped=True),
     "broadcast_to": Primitive(view=True),
@@ -375,6 +391,15 @@ PRIMITIVES: dict[str, Primitive] = {
     "std_dx": Primitive(),
     "cumsum_dx": Primitive(),
     "norm_dx": Primitive(),
+    "cumprod": Primitive(fresh=True, shape_from_shapes=True),
+    "sort": Primitive(fresh=True, shape_from_shapes=True),
+    "partition": Primitive(fresh=True, shape_from_shapes=True),
+    "trapezoid": Primitive(shape_from_shapes=True),
+    "cumprod_dx": Primitive(),
+    "sort_dx": Primitive(),
+    "partition_dx": Primitive(),
+    "trapezoid_dy": Primitive(),
+    "trapezoid_dxs": Primitive(),
     # -------------------- indexing, reshaping and shape queries (rules/shape.py)
     "getindex": Primitive(view=True, stand_in_view=True, index_from=1, shape_from_shapes=True),
     "asarray": Primitive(),

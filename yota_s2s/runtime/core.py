@@ -298,3 +298,138 @@ def _float_arg(x, func, name):
     what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
     why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
     raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
+
+
+def _cumprod_dx(g, x, c, axis=None):
+    """Gradient of ``c = np.cumprod(x, axis)`` with respect to ``x`` (``axis=None``: of the flat
+    ``x``), exact where ``x`` holds zeros: no division by ``x``.  Along the axis,
+    ``dx[i] = c[i - 1] * r[i]`` (``c[-1]`` read as 1) with ``r[i] = g[i] + x[i + 1] * r[i + 1]``,
+    a recurrence solved from the end by doubling: log2(n) steps over the whole array."""
+    x = xp.asarray(x)
+    shape = x.shape
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    c = xp.asarray(c).reshape(x.shape)
+    dtype = xp.result_type(g, x, 0.0)
+    g = xp.moveaxis(xp.broadcast_to(g, x.shape), axis, -1)
+    x, c = xp.moveaxis(x, axis, -1), xp.moveaxis(c, axis, -1)
+    n = x.shape[-1]
+    if n == 0:
+        return xp.zeros(shape, dtype)
+    g = g[..., ::-1].astype(dtype)  # r[m] = g[m] + a[m] * r[m - 1], counting from the end
+    a = xp.zeros(g.shape, dtype)
+    a[..., 1:] = x[..., :0:-1]
+    r, w = g.copy(), a.copy()
+    step = 1
+    while step < n:  # each (w, r) composed with the one step places before (w[0] == 0 ends it)
+        r[..., step:] += w[..., step:] * r[..., :-step]
+        w[..., step:] *= w[..., :-step].copy()
+        step *= 2
+    if not xp.isfinite(r).all():  # a window's product overflowed (inf * 0 is NaN): one step at a time
+        r = g
+        for m in range(1, n):
+            r[..., m] += a[..., m] * r[..., m - 1]
+    before = xp.ones(r.shape, dtype)
+    before[..., 1:] = c[..., :-1]
+    dx = before * r[..., ::-1]
+    if not xp.isfinite(dx).all():  # an overflowed product times r == 0: the gradient is 0 there
+        dx = xp.where(r[..., ::-1] == 0, 0.0, dx).astype(dtype)
+    return xp.moveaxis(dx, -1, axis).reshape(shape)
+
+
+def _sort_dx(g, x, s, axis=-1):
+    """Gradient of ``s = np.sort(x, axis)`` with respect to ``x`` (``axis=None``: of the flat ``x``):
+    ``g[j]`` goes back to the element sorted to place ``j``, and elements that tie share evenly
+    the gradients of the places they occupy (so no order among equal elements is assumed)."""
+    x = xp.asarray(x)
+    if axis is None:
+        return _sort_dx(g, x.reshape(-1), s, 0).reshape(x.shape)
+    s = xp.asarray(s)
+    dtype = xp.result_type(g, x, 0.0)
+    g = xp.broadcast_to(g, s.shape)
+    if s.ndim and s.shape[axis] > 1:
+        sm = xp.moveaxis(s, axis, -1)
+        new = xp.ones(sm.shape, bool)
+        new[..., 1:] = sm[..., 1:] != sm[..., :-1]
+        if not new.all():  # ties: each run of equal values gets its mean gradient
+            run = xp.cumsum(new.reshape(-1)) - 1
+            gm = xp.moveaxis(g, axis, -1).reshape(-1)
+            mean = xp.bincount(run, weights=gm) / xp.bincount(run)
+            g = xp.moveaxis(mean[run].reshape(sm.shape), -1, axis)
+    dx = xp.empty(x.shape, dtype)
+    xp.put_along_axis(dx, xp.argsort(x, axis=axis), g, axis=axis)
+    return dx
+
+
+def _partition_dx(g, x, p, axis=-1):
+    """Gradient of ``p = np.partition(x, kth, axis)`` with respect to ``x``: ``g[j]`` goes back
+    to the element ``p[j]`` is, read from the values of ``p`` (sorted, as ``_sort_dx``), not from
+    ``np.argpartition``, which may order the sides differently; equal elements share evenly."""
+    x = xp.asarray(x)
+    if axis is None:
+        return _partition_dx(g, x.reshape(-1), p, 0).reshape(x.shape)
+    p = xp.asarray(p)
+    order = xp.argsort(p, axis=axis)
+    g = xp.broadcast_to(g, p.shape)
+    return _sort_dx(xp.take_along_axis(g, order, axis=axis), x, xp.take_along_axis(p, order, axis=axis), axis)
+
+
+def _trapezoid(y, x=None, dx=1.0, axis=-1):
+    """``np.trapezoid(y, x, dx, axis)``: NumPy 2's name, ``np.trapz`` before it (NumPy 1.x; NumPy
+    2.4 removed ``np.trapz``), so that the module runs on either."""
+    try:
+        trapezoid = xp.trapezoid
+    except AttributeError:  # NumPy 1.x
+        trapezoid = xp.trapz
+    return trapezoid(y, x, dx, axis)
+
+
+def _trapezoid_dy(g, y, x, dx=1.0, axis=-1):
+    """Gradient of ``np.trapezoid(y, x, dx, axis)`` with respect to ``y``: each sample gets half
+    the width of each interval it bounds (``x`` None: ``dx`` apart), times ``g``."""
+    y = xp.asarray(y)
+    n = y.shape[axis]
+    d = _trapezoid_widths(y, x, dx, axis)
+    axis = axis % y.ndim
+    h = xp.expand_dims(xp.asarray(g), axis) * d * 0.5
+    h = xp.broadcast_to(h, xp.broadcast_shapes(h.shape, y.shape[:axis] + (max(n - 1, 0),) + y.shape[axis + 1 :]))
+    full = list(h.shape)
+    full[axis - len(y.shape)] = n
+    dy = xp.zeros(full, xp.result_type(h, y, 0.0))
+    lo = (slice(None),) * (len(full) - len(y.shape) + axis)
+    dy[lo + (slice(1, None),)] += h
+    dy[lo + (slice(None, -1),)] += h
+    return _unbroadcast(dy, y)
+
+
+def _trapezoid_widths(y, x, dx, axis):
+    """The widths of the intervals of ``np.trapezoid(y, x, dx, axis)``, shaped as NumPy shapes them."""
+    if x is None:
+        return xp.asarray(dx)
+    x = xp.asarray(x)
+    if x.ndim == 1:  # along the axis of y
+        return xp.diff(x).reshape((-1,) + (1,) * (y.ndim - 1 - axis % y.ndim))
+    return xp.diff(x, axis=axis)  # (axis counts the axes of x here, as NumPy reads it)
+
+
+def _trapezoid_dxs(g, y, x, dx=1.0, axis=-1):
+    """Gradient of ``np.trapezoid(y, x, dx, axis)`` with respect to the sample points ``x``: the
+    width of interval ``k``, ``x[k + 1] - x[k]``, has the gradient ``g`` times the mean of its
+    two samples; ``x[k]`` ends interval ``k - 1`` and starts interval ``k``."""
+    y, x = xp.asarray(y), xp.asarray(x)
+    yaxis = axis % y.ndim
+    lo = (slice(None),) * yaxis
+    h = xp.expand_dims(xp.asarray(g), yaxis) * ((y[lo + (slice(1, None),)] + y[lo + (slice(None, -1),)]) * 0.5)
+    if x.ndim == 1:  # one set of points for every row: the widths' gradients summed over the rows
+        h = h.sum(axis=tuple(k for k in range(h.ndim) if k != yaxis)) if h.ndim > 1 else h
+        xaxis = 0
+    else:  # the widths' shape, along the axis of x that NumPy reads
+        h = _unbroadcast(h, _trapezoid_widths(y, x, dx, axis))
+        xaxis = axis % x.ndim
+    full = list(h.shape)
+    full[xaxis] += 1
+    out = xp.zeros(full, xp.result_type(h, x, 0.0))
+    lo = (slice(None),) * xaxis
+    out[lo + (slice(1, None),)] += h
+    out[lo + (slice(None, -1),)] -= h
+    return out
