@@ -31,7 +31,7 @@ def neg(x):
     dx = -dout
 
 
-@diffrule(names=["operator.pow", "numpy.power", "math.pow", "builtins.pow"], shape="elementwise")
+@diffrule(names=["operator.pow", "numpy.power", "math.pow", "builtins.pow", "numpy.pow"], shape="elementwise")
 def power(x, p):
     """Right at x == 0: d/dx is 0 where p == 0, d/dp is 0 where x == 0 (JAX's and autograd's convention)."""
     # d/dx = p * x ** (p - 1), the exponent raised by 1 where p == 0: x ** 0 is 1 there, so the

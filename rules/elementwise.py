@@ -135,23 +135,23 @@ def tan(x):
     dx = dout * (1.0 + out * out)
 
 
-@diffrule(names=["numpy.arcsin", "math.asin"], shape="elementwise")
+@diffrule(names=["numpy.arcsin", "math.asin", "numpy.asin"], shape="elementwise")
 def arcsin(x):
     # (1 - x) * (1 + x) rather than 1 - x * x: no cancellation near |x| = 1.
     dx = dout / sqrt((1.0 - x) * (1.0 + x))
 
 
-@diffrule(names=["numpy.arccos", "math.acos"], shape="elementwise")
+@diffrule(names=["numpy.arccos", "math.acos", "numpy.acos"], shape="elementwise")
 def arccos(x):
     dx = -dout / sqrt((1.0 - x) * (1.0 + x))
 
 
-@diffrule(names=["numpy.arctan", "math.atan"], shape="elementwise")
+@diffrule(names=["numpy.arctan", "math.atan", "numpy.atan"], shape="elementwise")
 def arctan(x):
     dx = dout / (1.0 + x * x)
 
 
-@diffrule(names=["numpy.arctan2", "math.atan2"], shape="elementwise")
+@diffrule(names=["numpy.arctan2", "math.atan2", "numpy.atan2"], shape="elementwise")
 def arctan2(y, x):
     # atan2(y, x) is the angle of the point (x, y): d/dy = x / r2, d/dx = -y / r2.
     r2 = x * x + y * y
@@ -174,19 +174,19 @@ def cosh(x):
     dx = dout * sinh(x)
 
 
-@diffrule(names=["numpy.arcsinh", "math.asinh"], shape="elementwise")
+@diffrule(names=["numpy.arcsinh", "math.asinh", "numpy.asinh"], shape="elementwise")
 def arcsinh(x):
     # 1 / sqrt(x**2 + 1), as hypot(x, 1) so that x**2 cannot overflow.
     dx = dout / hypot(x, 1.0)
 
 
-@diffrule(names=["numpy.arccosh", "math.acosh"], shape="elementwise")
+@diffrule(names=["numpy.arccosh", "math.acosh", "numpy.acosh"], shape="elementwise")
 def arccosh(x):
     # 1 / sqrt(x**2 - 1) as two roots: no cancellation near x = 1, no overflow of x**2.
     dx = dout / (sqrt(x - 1.0) * sqrt(x + 1.0))
 
 
-@diffrule(names=["numpy.arctanh", "math.atanh"], shape="elementwise")
+@diffrule(names=["numpy.arctanh", "math.atanh", "numpy.atanh"], shape="elementwise")
 def arctanh(x):
     # (1 - x) * (1 + x) rather than 1 - x * x: no cancellation near |x| = 1.
     dx = dout / ((1.0 - x) * (1.0 + x))

@@ -18,7 +18,7 @@ def dot(x, y):
     dy = dot_dy(dout, x, y)
 
 
-@diffrule(names=["numpy.transpose", "ndarray.transpose", "ndarray.T"])
+@diffrule(names=["numpy.transpose", "ndarray.transpose", "ndarray.T", "numpy.permute_dims"])
 def transpose(x, axes=None):
     dx = transpose(dout, axes=invperm(axes))
 

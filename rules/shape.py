@@ -157,7 +157,7 @@ def repeat_dx(g, x, repeats=None, axis=None):
 # operands' run-time shapes.
 
 
-@diffrule(names=["numpy.concatenate"])
+@diffrule(names=["numpy.concatenate", "numpy.concat"])
 def concatenate(*xs, axis=0):
     dxs = concat_part(dout, xs, part=i, axis=axis)
 

@@ -161,7 +161,7 @@ def test_unsupported_code_is_a_located_error(tmp_path, case):
     assert lines[1] == "    " + source.splitlines()[line - 1]
     assert lines[2] == "    " + " " * (col - 1) + "^"
     if code == "YS031":  # the message shows the rule to write
-        assert "@diffrule(names=['numpy.foo']) def foo(x): dx = ..." in m["message"]
+        assert "@diffrule(names=['numpy.foo']) def foo(y): dy = ..." in m["message"]
     if code == "YS035":
         assert "recursion" in m["message"]
 

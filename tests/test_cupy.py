@@ -534,7 +534,7 @@ def test_cupy_output_is_the_numpy_program_with_other_names():
 
 
 #: Runtime helpers the NumPy output may use where the CuPy output uses the other (left out of the comparison).
-_BUFFER_HELPERS = frozenset({"_by_columns", "_grad_rows", "_grad_zeros"})
+_BUFFER_HELPERS = frozenset({"_by_columns", "_grad_rows", "_grad_zeros", "_grad_items"})
 
 
 def test_a_keyword_cupy_lacks_is_a_located_error(tmp_path):

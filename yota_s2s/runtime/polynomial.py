@@ -6,9 +6,9 @@ with the ``_`` helpers it calls.  None of them raises a power of ``x`` to an exp
 are built by products, basis values by their three-term recurrences, so the gradients are
 finite at ``x == 0``.
 
-The evaluators of ``numpy.polynomial`` (``_chebval``, ...) are NumPy's own algorithms (Horner's
-scheme, Clenshaw's recurrence), copied so that a CuPy module can run them too (CuPy has no
-``cupy.polynomial.chebyshev``): they give NumPy's values, rounding included.
+The evaluators of ``numpy.polynomial`` (``_chebval``, ...) sum the basis values of the same
+recurrences, so that a CuPy module can run them too (CuPy has no ``cupy.polynomial.chebyshev``):
+NumPy's values up to rounding (NumPy evaluates by Clenshaw's recurrence).
 """
 
 import numpy as xp
@@ -90,119 +90,76 @@ def _polynomial_polyval(x, c, tensor=True):
     return c0
 
 
-def _chebval(x, c, tensor=True):
-    """``numpy.polynomial.chebyshev.chebval(x, c, tensor)``: sum of ``c[k] * T_k(x)``, by Clenshaw's recurrence."""
+def _series_sum(x, c, kind, tensor):
+    """``numpy.polynomial``'s ``<kind>val(x, c, tensor)``: sum of ``c[k] * B_k(x)``, the basis values
+    by their three-term recurrences (``_series_basis``).  The same values as NumPy's Clenshaw
+    evaluation, up to rounding."""
     x, c = _series_operands(x, c, tensor)
-    if len(c) == 1:
-        c0, c1 = c[0], 0
-    elif len(c) == 2:
-        c0, c1 = c[0], c[1]
-    else:
-        x2 = 2 * x
-        c0, c1 = c[-2], c[-1]
-        for i in range(3, len(c) + 1):
-            c0, c1 = c[-i] - c1, c0 + c1 * x2
-    return c0 + c1 * x
+    values, _ = _series_basis(x, len(c), kind, slopes=False)
+    total = c[0] * values[0]
+    for k in range(1, len(c)):
+        total = total + c[k] * values[k]
+    return total
+
+
+def _chebval(x, c, tensor=True):
+    """``numpy.polynomial.chebyshev.chebval(x, c, tensor)``: sum of ``c[k] * T_k(x)``."""
+    return _series_sum(x, c, "cheb", tensor)
 
 
 def _legval(x, c, tensor=True):
-    """``numpy.polynomial.legendre.legval(x, c, tensor)``: sum of ``c[k] * P_k(x)``, by Clenshaw's recurrence."""
-    x, c = _series_operands(x, c, tensor)
-    if len(c) == 1:
-        c0, c1 = c[0], 0
-    elif len(c) == 2:
-        c0, c1 = c[0], c[1]
-    else:
-        nd = len(c)
-        c0, c1 = c[-2], c[-1]
-        for i in range(3, len(c) + 1):
-            nd = nd - 1
-            c0, c1 = c[-i] - c1 * ((nd - 1) / nd), c0 + c1 * x * ((2 * nd - 1) / nd)
-    return c0 + c1 * x
+    """``numpy.polynomial.legendre.legval(x, c, tensor)``: sum of ``c[k] * P_k(x)``."""
+    return _series_sum(x, c, "leg", tensor)
 
 
 def _hermval(x, c, tensor=True):
-    """``numpy.polynomial.hermite.hermval(x, c, tensor)``: sum of ``c[k] * H_k(x)``, by Clenshaw's recurrence."""
-    x, c = _series_operands(x, c, tensor)
-    x2 = x * 2
-    if len(c) == 1:
-        c0, c1 = c[0], 0
-    elif len(c) == 2:
-        c0, c1 = c[0], c[1]
-    else:
-        nd = len(c)
-        c0, c1 = c[-2], c[-1]
-        for i in range(3, len(c) + 1):
-            nd = nd - 1
-            c0, c1 = c[-i] - c1 * (2 * (nd - 1)), c0 + c1 * x2
-    return c0 + c1 * x2
+    """``numpy.polynomial.hermite.hermval(x, c, tensor)``: sum of ``c[k] * H_k(x)``."""
+    return _series_sum(x, c, "herm", tensor)
 
 
 def _hermeval(x, c, tensor=True):
-    """``numpy.polynomial.hermite_e.hermeval(x, c, tensor)``: sum of ``c[k] * He_k(x)``, by Clenshaw's recurrence."""
-    x, c = _series_operands(x, c, tensor)
-    if len(c) == 1:
-        c0, c1 = c[0], 0
-    elif len(c) == 2:
-        c0, c1 = c[0], c[1]
-    else:
-        nd = len(c)
-        c0, c1 = c[-2], c[-1]
-        for i in range(3, len(c) + 1):
-            nd = nd - 1
-            c0, c1 = c[-i] - c1 * (nd - 1), c0 + c1 * x
-    return c0 + c1 * x
+    """``numpy.polynomial.hermite_e.hermeval(x, c, tensor)``: sum of ``c[k] * He_k(x)``."""
+    return _series_sum(x, c, "herme", tensor)
 
 
 def _lagval(x, c, tensor=True):
-    """``numpy.polynomial.laguerre.lagval(x, c, tensor)``: sum of ``c[k] * L_k(x)``, by Clenshaw's recurrence."""
-    x, c = _series_operands(x, c, tensor)
-    if len(c) == 1:
-        c0, c1 = c[0], 0
-    elif len(c) == 2:
-        c0, c1 = c[0], c[1]
-    else:
-        nd = len(c)
-        c0, c1 = c[-2], c[-1]
-        for i in range(3, len(c) + 1):
-            nd = nd - 1
-            c0, c1 = c[-i] - (c1 * (nd - 1)) / nd, c0 + (c1 * ((2 * nd - 1) - x)) / nd
-    return c0 + c1 * (1 - x)
+    """``numpy.polynomial.laguerre.lagval(x, c, tensor)``: sum of ``c[k] * L_k(x)``."""
+    return _series_sum(x, c, "lag", tensor)
 
 
 # ----------------------------------------------------------------------------- their gradients
 
 
-def _series_basis(x, n, kind):
+def _series_basis(x, n, kind, slopes=True):
     """The basis values ``B_k(x)`` and their derivatives ``B_k'(x)``, ``k < n``, of a family
     (``kind``: poly, cheb, leg, herm, herme, lag), by the three-term recurrences (no powers,
-    no division by ``x``)."""
+    no division by ``x``); the derivatives are zeros where ``slopes`` is false (not needed)."""
     one = x * 0 + 1.0
-    values, slopes = [one], [one * 0]
+    values, slope_list = [one], [one * 0]
     for k in range(n - 1):
-        b, d = values[k], slopes[k]
+        b, d = values[k], slope_list[k] if slopes else 0.0
         b0 = values[k - 1] if k else 0.0
-        d0 = slopes[k - 1] if k else 0.0
+        d0 = slope_list[k - 1] if k and slopes else 0.0
         if kind == "poly":  # x ** (k + 1)
             values.append(x * b)
-            slopes.append((k + 1) * b)
+            slope_list.append((k + 1) * b)
         elif kind == "cheb":  # T_{k+1} = 2 x T_k - T_{k-1} (T_1 = x)
             m = 2 if k else 1
             values.append(m * x * b - b0)
-            slopes.append(m * (b + x * d) - d0)
+            slope_list.append(m * (b + x * d) - d0)
         elif kind == "leg":  # (k + 1) P_{k+1} = (2k + 1) x P_k - k P_{k-1}; P_{k+1}' = P_{k-1}' + (2k + 1) P_k
             values.append(((2 * k + 1) * x * b - k * b0) / (k + 1))
-            slopes.append(d0 + (2 * k + 1) * b)
+            slope_list.append(d0 + (2 * k + 1) * b)
         elif kind == "herm":  # H_{k+1} = 2 x H_k - 2k H_{k-1}; H_{k+1}' = 2 (k + 1) H_k
             values.append(2 * x * b - 2 * k * b0)
-            slopes.append(2 * (k + 1) * b)
+            slope_list.append(2 * (k + 1) * b)
         elif kind == "herme":  # He_{k+1} = x He_k - k He_{k-1}; He_{k+1}' = (k + 1) He_k
             values.append(x * b - k * b0)
-            slopes.append((k + 1) * b)
+            slope_list.append((k + 1) * b)
         else:  # lag: (k + 1) L_{k+1} = (2k + 1 - x) L_k - k L_{k-1}; L_{k+1}' = L_k' - L_k
             values.append(((2 * k + 1 - x) * b - k * b0) / (k + 1))
-            slopes.append(d - b)
-    return values, slopes
+            slope_list.append(d - b)
+    return values, slope_list
 
 
 def _series_dx(g, x, c, kind="poly", tensor=True):
