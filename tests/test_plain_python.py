@@ -678,3 +678,20 @@ def test_check_grads_takes_a_tuple_parameters_tuple_gradient():
     _, dt = namespace["grad_f"](t)
     assert isinstance(dt, tuple) and len(dt) == 2
     check_grads(user["f"], namespace["grad_f"], (t,))
+
+
+def test_the_named_elements_of_a_decomposition():
+    # NumPy 2's named tuples: slogdet(a).logabsdet, eigh(a).eigenvalues/.eigenvectors, svd(a).S
+    from yota_s2s.verify import check_grads
+
+    source = (
+        "import numpy as np\n\n\ndef f(a, b):\n    res = np.linalg.slogdet(a)\n"
+        "    e = np.linalg.eigh(b @ b.T + np.eye(3))\n    s = np.linalg.svd(a)\n"
+        "    return res.logabsdet + np.sum(e.eigenvalues) + np.sum(s.S) + np.sum(e.eigenvectors[:, 0] ** 2)\n"
+    )
+    namespace: dict = {}
+    exec(compile(generate(source, "t.py", ["f"]).text, "grad_t.py", "exec"), namespace)  # noqa: S102
+    user: dict = {}
+    exec(compile(source, "t.py", "exec"), user)  # noqa: S102
+    rng = np.random.default_rng(3)
+    check_grads(user["f"], namespace["grad_f"], (rng.normal(size=(3, 3)) + 3 * np.eye(3), rng.normal(size=(3, 3))))

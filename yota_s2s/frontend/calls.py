@@ -32,7 +32,9 @@ from .fence import lambda_function
 from .state import LoweringState
 from .values import (
     _NOT_CONSTANT,
+    RESULT_FIELDS,
     _constant_value,
+    _Fields,
     _Function,
     _Indexed,
     _Module,
@@ -171,7 +173,9 @@ class CallLowering(LoweringState):
             n = 0
             while f"{name}#{n}" in self.table.names:
                 n += 1
-            return tuple(self.call_primitive(f"{name}#{k}", args, kwargs, node) for k in range(n))
+            items = tuple(self.call_primitive(f"{name}#{k}", args, kwargs, node) for k in range(n))
+            fields = RESULT_FIELDS.get(name)
+            return _Fields(items, fields) if fields and len(fields) == n else items
         prim = self.table.names.get(name)
         if prim is None:
             raise self.error("YS031", _no_rule_message(name, node), node)

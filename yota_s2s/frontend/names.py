@@ -37,6 +37,7 @@ from .values import (
     _SUBMODULES,
     ARRAY_ATTRS,
     MODULE_CONSTANTS,
+    _Fields,
     _Function,
     _Indexed,
     _Module,
@@ -137,6 +138,8 @@ class NameResolution(LoweringState):
             # scipy.signal.convolve, scipy.stats.norm.pdf: a library name read for an attribute is a module
             # (or a class) of that library, whose attribute is a function like any other
             return self.qualified(f"{base.name}.{attr}", node)
+        if isinstance(base, _Fields) and attr in base.fields:  # np.linalg.slogdet(a).logabsdet
+            return base[base.fields.index(attr)]
         if isinstance(base, _Function | tuple):
             raise self.error("YS020", f"unsupported attribute {attr!r}", node)
         if isinstance(base, Lit) and _lacks(base.value, attr, node.value):

@@ -73,6 +73,27 @@ class _Indexed:
         return (*self.base.path, self.index)
 
 
+class _Fields(tuple):
+    """The tuple a library function returns whose elements NumPy also names (``slogdet(a).logabsdet``,
+    ``eigh(a).eigenvectors``, ``svd(a).Vh``): ``fields`` are the names, in order."""
+
+    fields: tuple[str, ...] = ()
+
+    def __new__(cls, items, fields: tuple[str, ...]):
+        out = super().__new__(cls, items)
+        out.fields = fields
+        return out
+
+
+#: The names of the elements of the tuples NumPy's functions return (its named tuples).
+RESULT_FIELDS = {
+    "numpy.linalg.slogdet": ("sign", "logabsdet"),
+    "numpy.linalg.eigh": ("eigenvalues", "eigenvectors"),
+    "numpy.linalg.eig": ("eigenvalues", "eigenvectors"),
+    "numpy.linalg.svd": ("U", "S", "Vh"),
+}
+
+
 @dataclass(frozen=True)
 class _Module:
     """A module alias such as ``np`` (qualified name ``numpy``)."""
