@@ -695,3 +695,26 @@ def test_the_named_elements_of_a_decomposition():
     exec(compile(source, "t.py", "exec"), user)  # noqa: S102
     rng = np.random.default_rng(3)
     check_grads(user["f"], namespace["grad_f"], (rng.normal(size=(3, 3)) + 3 * np.eye(3), rng.normal(size=(3, 3))))
+
+
+def test_a_dict_parameter_tested_by_static_code_is_still_read_by_key(tmp_path):
+    # isinstance(params, dict), len(...) in a condition, "W" in params: the parameter itself in the
+    # static code, not an array input (which made params["W"] a refused index)
+    case = (
+        "import numpy as np\n\n\ndef f(params, x):\n    assert isinstance(params, dict), 'a dict'\n"
+        "    if len(params) != 2 or 'W' not in params:\n        raise ValueError('expected W and b')\n"
+        "    return np.sum(np.tanh(params['W'] @ x + params['b']) ** 2)\n"
+    )
+    namespace: dict = {}
+    exec(compile(generate(case, str(tmp_path / "t.py"), ["f"], wrt=["params"]).text, "g.py", "exec"), namespace)  # noqa: S102
+    user: dict = {}
+    exec(compile(case, "t.py", "exec"), user)  # noqa: S102
+    rng = np.random.default_rng(5)
+    params, x = {"W": rng.normal(size=(2, 3)), "b": rng.normal(size=2)}, rng.normal(size=3)
+    from yota_s2s.verify import check_grads
+
+    check_grads(user["f"], namespace["grad_f"], (params, x), wrt=["params"])
+    with pytest.raises((ValueError, KeyError)):  # (the entries are read first: KeyError before the check)
+        namespace["grad_f"]({"W": params["W"]}, x)
+    with pytest.raises(ValueError, match="expected W and b"):
+        namespace["grad_f"]({**params, "c": 1.0}, x)

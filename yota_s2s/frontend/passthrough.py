@@ -32,7 +32,7 @@ import ast
 import math
 
 from ..errors import UserError
-from ..ir.core import Atom, Lit, Var
+from ..ir.core import Atom, Key, Lit, Var
 from ..ir.primitives import STATIC_LIBRARY as LIBRARY
 from ..ir.primitives import STATIC_OPERAND as OPERAND
 from .state import LoweringState
@@ -183,6 +183,8 @@ class _Template(ast.NodeTransformer):
         self.operands: list[Atom] = []
         self.modules: list[str] = []
         self.bound: list[set[str]] = []
+        #: ids of the nodes that name a parameter itself (``object_reference``): left as written.
+        self.references: set[int] = set()
 
     def is_bound(self, name: str) -> bool:
         return any(name in scope for scope in self.bound)
@@ -255,7 +257,46 @@ class _Template(ast.NodeTransformer):
             raise _NotTemplatable
         if any(kw.arg == "out" for kw in node.keywords):
             raise _NotTemplatable
+        if isinstance(func, ast.Name) and not self.is_bound(func.id):
+            try:
+                callee = self.lowering.expr(func, self.env)
+            except UserError:
+                callee = None
+            if isinstance(callee, _Function) and callee.local is None and callee.name in _OBJECT_TESTS:
+                node.args = [self.object_reference(a) or a for a in node.args]  # isinstance(params, dict)
         return self.generic_visit(node)
+
+    def visit_Compare(self, node: ast.Compare) -> ast.expr:
+        if all(isinstance(op, ast.Is | ast.IsNot | ast.In | ast.NotIn) for op in node.ops):
+            node.left = self.object_reference(node.left) or node.left  # params is None, "W1" in params
+            node.comparators = [self.object_reference(c) or c for c in node.comparators]
+        return self.generic_visit(node)
+
+    def object_reference(self, node: ast.expr) -> ast.expr | None:
+        """A parameter that is (or may become) an object or a dict (``params``, ``m.layers``), read by a
+        test that gives no number it could change (``isinstance``, ``len``, ``is None``, ``in``): the
+        parameter itself, as the generated function has it, not an array input of the tape."""
+        if not isinstance(node, ast.Name | ast.Attribute | ast.Subscript) or not isinstance(node, ast.expr):
+            return None
+        root = node
+        while isinstance(root, ast.Attribute | ast.Subscript):
+            root = root.value
+        if not isinstance(root, ast.Name) or self.is_bound(root.id):
+            return None
+        try:
+            value = self.lowering.expr(node, self.env)
+        except UserError:
+            return None
+        if not isinstance(value, _Unresolved) or value.path in self.lowering.array_inputs:
+            return None
+        reference = _path_ast(value.path)
+        self.references.add(id(reference))
+        return reference
+
+    def visit(self, node: ast.AST) -> ast.AST:
+        if id(node) in self.references:  # the parameter itself, written as it is (object_reference)
+            return node
+        return super().visit(node)
 
     def visit_NamedExpr(self, node: ast.NamedExpr) -> ast.expr:
         raise _NotTemplatable
@@ -321,6 +362,21 @@ def _copy(node: ast.AST) -> ast.AST:
 def _expr_copy(node: ast.expr) -> ast.expr:
     copy = ast.parse(ast.unparse(node), mode="eval").body
     return ast.copy_location(copy, node)
+
+
+#: Calls of an object that give no number it could change: a test or a count.
+_OBJECT_TESTS = frozenset(f"builtins.{n}" for n in ("isinstance", "len", "type", "hasattr", "callable", "id"))
+
+
+def _path_ast(path: tuple) -> ast.expr:
+    """``params["W1"]``, ``m.layers[0]``: an input's path as the generated function reads it."""
+    value: ast.expr = ast.Name(str(path[0]), ast.Load())
+    for part in path[1:]:
+        if isinstance(part, int | Key):
+            value = ast.Subscript(value, ast.Constant(part if isinstance(part, int) else part.name), ast.Load())
+        else:
+            value = ast.Attribute(value, part, ast.Load())
+    return value
 
 
 def _star_names(a: ast.arguments) -> set[str]:
