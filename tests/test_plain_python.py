@@ -718,3 +718,24 @@ def test_a_dict_parameter_tested_by_static_code_is_still_read_by_key(tmp_path):
         namespace["grad_f"]({"W": params["W"]}, x)
     with pytest.raises(ValueError, match="expected W and b"):
         namespace["grad_f"]({**params, "c": 1.0}, x)
+
+
+def test_an_inner_loop_whose_bounds_an_outer_loop_sets_unrolls_with_it(tmp_path):
+    # params[f"W{i}{j}"] in for j in range(i + 1): the inner bounds are constant once the outer
+    # loop is unrolled; with a bound known only at run time, the read is refused where it is
+    from yota_s2s.verify import check_grads
+
+    source = (
+        "import numpy as np\n\n\ndef f(params, x):\n    h = x\n    for i in range(2):\n"
+        "        for j in range(i + 1):\n            h = np.tanh(params[f'W{i}{j}'] @ h)\n    return np.sum(h ** 2)\n"
+    )
+    namespace: dict = {}
+    exec(compile(generate(source, "t.py", ["f"], wrt=["params"]).text, "g.py", "exec"), namespace)  # noqa: S102
+    user: dict = {}
+    exec(compile(source, "t.py", "exec"), user)  # noqa: S102
+    rng = np.random.default_rng(0)
+    params = {k: 0.5 * rng.normal(size=(3, 3)) for k in ("W00", "W10", "W11")}
+    check_grads(user["f"], namespace["grad_f"], (params, rng.normal(size=3)), wrt=["params"])
+    with pytest.raises(UserError) as info:
+        generate(source.replace("range(2)", "range(n)").replace("(params, x)", "(params, x, n)"), "t.py", ["f"])
+    assert (info.value.code, info.value.line) == ("YS034", 8)

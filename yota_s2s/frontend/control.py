@@ -34,12 +34,11 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from ..errors import UserError
 from ..ir.core import Atom, Dyn, Input, Lit, Tape, Var
 from ..ir.regions import close_regions, region_eqn
 from .dicts import _hint
 from .exits import Exits, _always_returns, _jumps, _returns, live_after, loaded_outside, read_first, stored_names
-from .expressions import NeedsUnrolling, _fields
+from .expressions import NeedsUnrolling
 from .source import statement_text
 from .state import LoweringState
 
@@ -165,11 +164,11 @@ class ControlLowering(LoweringState):
         mark = len(self.tape.eqns)
         try:
             self.kept_loop(node, env, space)
-        except NeedsUnrolling as exc:  # params[f"W{i}"]: the key is known in each iteration only
+        except NeedsUnrolling:  # params[f"W{i}"]: the key is known in each iteration only
             items = _constant_range(space)
             if items is None or _jumps(node.body):
-                raise UserError(*_fields(exc)) from None
-            del self.tape.eqns[mark:]
+                raise  # (an outer loop of constant bounds may unroll, and make these bounds constant)
+            self.discard(self.tape, mark)
             self.stopped_by = None
             for k in items:
                 self.assign(node.target, Lit(k), env)

@@ -119,7 +119,7 @@ class ExpressionLowering(LoweringState):
             ):
                 raise
             if self.tape is tape:
-                del tape.eqns[mark:]  # what the refused attempt added (pure equations only so far)
+                self.discard(tape, mark)  # what the refused attempt added (pure equations only so far)
             return self.static_expr(node, env, exc)
 
     def expr_Constant(self, node: ast.Constant, env: dict) -> object:

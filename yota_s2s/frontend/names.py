@@ -75,10 +75,7 @@ class NameResolution(LoweringState):
         code is static (it reads no parameter), and passes through as the source wrote it."""
         key = (id(module), name)
         if key in self.module_values:
-            value = self.module_values[key]
-            # (an expression refused and passed through drops what it had added: made again then)
-            if not isinstance(value, Var) or any(o is value for e in self.root.eqns for o in e.outs):
-                return value
+            return self.module_values[key]
         if key in self.module_lowering:
             raise self.error("YS030", f"module-level name {name!r} is defined from itself", module.statics[name])
         self.module_lowering.add(key)

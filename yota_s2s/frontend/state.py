@@ -207,6 +207,17 @@ class LoweringState:
             self.view_bases[out.id] = args[0]
         return out
 
+    def discard(self, tape: Tape, mark: int) -> None:
+        """Drop the equations ``tape`` got since it had ``mark`` (an attempt given up: an expression
+        passed through instead, a loop unrolled instead), and forget the module-level values
+        among them (``names.module_static`` makes them again where they are read)."""
+        dropped = {o.id for e in tape.eqns[mark:] for o in e.outs}
+        del tape.eqns[mark:]
+        if dropped:
+            stale = [k for k, v in self.module_values.items() if isinstance(v, Var) and v.id in dropped]
+            for key in stale:
+                del self.module_values[key]
+
     def flag_name(self, base: str) -> str:
         """The name of a flag lowering adds to a loop body (``_skip1``, ``_returned0``): ``base``,
         or ``base_1``, ``base_2``, ... where the source of the function's module uses ``base`` (a
