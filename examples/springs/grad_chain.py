@@ -116,7 +116,7 @@ def grad_loss(k, pos0, observed, steps=20):
     assert pos0.shape == observed.shape[1:], 'observed holds one frame of all the points per step'
     # n_points, dim = pos0.shape
     if len(_t1) != 2:
-        raise ValueError(f'expected 2 values to unpack, not {len(_t1)}')
+        raise ValueError('expected 2 values to unpack, not ' + str(len(_t1)))
     n_points = _t1[0]
     dim = _t1[1]
     # vel = np.zeros_like(pos0)

@@ -344,7 +344,9 @@ class Lowerer(
         """``n`` elements of a value whose length is known at run time (a shape, an array's rows):
         its length checked as Python's unpacking checks it, then each read by index."""
         check = ast.parse(
-            f"if len(__yota_a0) != {n}:\n    raise ValueError(f'expected {n} values to unpack, not {{len(__yota_a0)}}')"
+            f"if len(__yota_a0) != {n}:\n"
+            f"    raise ValueError('expected {n} values to unpack, not ' + str(len(__yota_a0)))"
+            # (no f-string: generated code is unparsed the same by every Python)
         ).body[0]
         self.tape.add_eqn("effect", [value], {"code": ast.unparse(check), "modules": ()}, self.span_at(target))
         return tuple(self.getindex(value, [], (k,), target) for k in range(n))
