@@ -23,6 +23,8 @@ import math
 import random
 from dataclasses import dataclass
 
+from .gen_python import PythonStatements
+
 #: Parameter specs: ("array", name, shape) with dims as ints or names of ``Program.dims``;
 #: ("float", name); ("int", name, value); ("object", name, class, ((field, spec), ...)) where a
 #: field's spec is a shape or ("list", class, count, ((field, shape), ...)).
@@ -130,7 +132,7 @@ def broadcast(a: tuple, b: tuple) -> tuple | None:
     return tuple(reversed(out))
 
 
-class Gen:
+class Gen(PythonStatements):
     """One program's generator; ``program()`` writes it."""
 
     def __init__(self, seed: int):
@@ -146,6 +148,8 @@ class Gen:
         self.lines: list[str] = []
         self.uses_special = False
         self.classes: list[str] = []
+        self.int_names: list[str] = []  # counts made by static code (shapes, n // 2)
+        self.constants: dict[str, str] = {}  # module-level constants: name -> its expression
 
     # ------------------------------------------------------------------ names and shapes
     def fresh_name(self, prefix: str = "t") -> str:
@@ -400,9 +404,9 @@ class Gen:
     def block(self, scope: list[Val], body: list[str], indent: str, budget: int, loop: str | None = None) -> None:
         r = self.rng
         for _ in range(budget):
-            kind = r.choices(["assign", "if", "ifexp", "for", "while", "array", "aug", "exit"],
+            kind = r.choices(["assign", "if", "ifexp", "for", "while", "array", "aug", "exit", "python"],
                              [6, 1.2, 0.6, 1.4 if len(indent) < 12 else 0, 0.6 if len(indent) < 12 else 0, 1, 1,
-                              1.5 if loop else 0])[0]  # fmt: skip
+                              1.5 if loop else 0, 1.5 if len(indent) < 12 else 0])[0]  # fmt: skip
             if kind == "assign":
                 self.assign(scope, body, indent)
             elif kind == "if":
@@ -433,12 +437,14 @@ class Gen:
                     t.bound, t.lo = t.bound + e.bound, None
                 else:
                     self.assign(scope, body, indent)
+            elif kind == "python":
+                self.python_statement(scope, body, indent, loop)
             elif kind == "exit" and loop:
                 body.append(f"{indent}if {self.condition(scope)}:")
                 body.append(f"{indent}    {r.choice(['break', 'continue'])}")
 
-    def branch(self, scope: list[Val], body: list[str], indent: str, loop: str | None) -> None:
-        cond = self.condition(scope)
+    def branch(self, scope: list[Val], body: list[str], indent: str, loop: str | None, cond: str = "") -> None:
+        cond = cond or self.condition(scope)
         targets = [v for v in scope if v.code.isidentifier() and v.shape != () or v.code.isidentifier()]
         new = self.fresh_name("b")
         base = self.pick(scope)
@@ -454,7 +460,8 @@ class Gen:
         body.extend(branches[0][0])
         body.append(f"{indent}else:")
         body.extend(branches[1][0])
-        shape = broadcast(branches[0][1].shape, branches[1][1].shape) or base.shape
+        shape = broadcast(branches[0][1].shape, branches[1][1].shape)  # () when both are numbers
+        shape = base.shape if shape is None else shape
         del targets
         scope.append(Val(new, shape, max(b[1].bound for b in branches), fresh=False))
 
@@ -586,10 +593,13 @@ class Gen:
         scope: list[Val] = []
         self.int_params: list[str] = []
         pre: list[str] = []
+        lead: list[str] = []  # f's first lines (a list parameter unpacked)
         for k in range(r.randint(1, 3)):
-            kind = r.choices(["array", "float", "object"], [6, 2, 1])[0]
+            kind = r.choices(["array", "float", "object", "list"], [6, 2, 1, 0.8])[0]
             name = ["x", "y", "z"][k]
-            if kind == "array":
+            if kind == "list":
+                self.list_parameter(name, params, scope, lead)
+            elif kind == "array":
                 tokens = self.token_shape() or ("n",)
                 params.append(("array", name, tokens))
                 scope.append(Val(name, self.concrete(tokens), 2.0, fresh=False, token_shape=tokens))
@@ -604,7 +614,7 @@ class Gen:
         self.in_helper = True
         helpers = [self.helper(i) for i in range(r.choices([0, 1, 2, 3], [3, 3, 2, 1])[0])]
         self.in_helper = False
-        body: list[str] = []
+        body: list[str] = lead
         self.block(scope, body, "    ", r.randint(1, 6))
         vector = r.random() < 0.02
         finals = [v for v in scope[-4:]]
@@ -619,6 +629,8 @@ class Gen:
             head.append("from scipy import special")
         if self.classes:
             head.append("from dataclasses import dataclass")
+        if self.constants:
+            head.append("\n" + "\n".join(f"{k} = {v}" for k, v in self.constants.items()))
         parts = ["\n".join(head), *pre, *helpers, f"def f({names}):\n" + "\n".join(body)]
         source = "\n\n\n".join(parts) + "\n"
         return Program(source, tuple(params), (("n", self.n), ("m", self.m)), self.smooth, vector)

@@ -52,6 +52,11 @@ EMPTY = "NEW: empty arrays: the gradient divides by np.size of an empty array (Z
 COMPLEX = "complex numbers accepted by code whose rules assume real ones"
 LOOP_AFTER = "loop-carried value used after its loop (the backward pops clobber it, or an inner loop's value)"
 NORM_ZERO = "NEW: np.linalg.norm of a zero vector: a nan gradient even where that vector does not depend on the input"
+UNBOUND = "NEW: a name a path leaves unbound returned as None (Python: UnboundLocalError), not an error"
+ALIAS_TWO_SIDED = "NEW: an in-place update of a name one branch keeps while another name takes it in the other"
+STATIC_METHOD = "NEW: a method of an object parameter called in static code made an array input of the method"
+STATIC_LIST_ITEM = "NEW: an object's list element (m.layers[1].w) read in static code was refused"
+ZERO_D_AXIS = "NEW: a reduction along axis 0/-1 of a 0-d value (NumPy accepts it): the gradient has shape (1,)"
 UNDEFINED_ADJOINT = "NEW: writes of constants into a local array, then a read of an unwritten element: NameError dv0"
 
 
@@ -306,12 +311,81 @@ REGRESSIONS: list[Regression] = [
         refusal_ok=True,
         only="complex",
     ),
+    Regression(
+        "unbound_name_returned",
+        UNBOUND,
+        _p(
+            "def f(x):\n    if x > 0.0:\n        pass\n    else:\n        v0 = x\n    return v0\n",
+            ("array", "x", (1,)),
+            vector=True,
+        ),
+        104176,
+        refusal_ok=True,
+    ),
+    Regression(
+        "alias_kept_by_one_branch_taken_by_the_other",
+        ALIAS_TWO_SIDED,
+        _p(
+            "import numpy as np\n\ndef f(x, n_steps):\n    v1 = np.arcsinh(x)\n    if n_steps:\n        v0 = v1\n"
+            "    else:\n        v1 = v1\n    v1 -= x\n    return np.sum(v0)\n",
+            ("array", "x", (1,)),
+            ("int", "n_steps", 1),
+        ),
+        202825,
+        refusal_ok=True,
+        refusal_code="YS017",
+    ),
+    Regression(
+        "method_of_an_object_in_static_code",
+        STATIC_METHOD,
+        _p(
+            "import numpy as np\nfrom dataclasses import dataclass\n\n@dataclass\nclass Model0:\n    b: np.ndarray\n"
+            "    W: np.ndarray\n\n    def act(self, v):\n        return np.tanh(self.b) * np.sum(v)\n\n"
+            "def f(x, y):\n    t2 = x.act(x.W)\n    k4 = 0\n    while k4 < 3 and np.max(x.act(y)) > 0.5:\n"
+            "        k4 = k4 + 1\n    return np.sum(t2) * k4\n",
+            ("object", "x", "Model0", (("b", ("n",)), ("W", ("m", "n")))),
+            ("array", "y", (1, "n")),
+            dims=(("n", 3), ("m", 2)),
+        ),
+        201338,
+        refusal_ok=True,
+    ),
+    Regression(
+        "list_element_of_an_object_in_static_code",
+        STATIC_LIST_ITEM,
+        _p(
+            "import numpy as np\nfrom dataclasses import dataclass\n\n@dataclass\nclass Layer1:\n    w: np.ndarray\n"
+            "    c: float\n\n@dataclass\nclass Model0:\n    layers: list[Layer1]\n\n"
+            "def f(x):\n    s5 = x.layers[0].w\n    k6 = 0\n    while k6 < 2 and np.sum(x.layers[1].w) >= 0.0:\n"
+            "        k6 = k6 + 1\n        s5 = s5 + 0.25 * np.cos(s5 * x.layers[1].c)\n    return np.sum(s5)\n",
+            ("object", "x", "Model0", (("layers", ("list", "Layer1", 2, (("w", ("n",)), ("c", ())))),)),
+            dims=(("n", 2), ("m", 1)),
+        ),
+        9,
+    ),
+    Regression(
+        "reduction_along_an_axis_of_a_number",
+        ZERO_D_AXIS,
+        _p("from scipy import special\n\ndef f(y):\n    return special.logsumexp(y, axis=0)\n", ("float", "y")),
+        200695,
+    ),
+    Regression(
+        "max_along_an_axis_of_an_element",
+        ZERO_D_AXIS,
+        _p(
+            "import numpy as np\n\ndef f(z):\n    v0 = z[2]\n    return np.max(v0, axis=0)\n",
+            ("array", "z", ("n",)),
+            dims=(("n", 3), ("m", 1)),
+        ),
+        103941,
+    ),
 ]
 
 #: Entries whose bug is not fixed on this branch -> its class (xfail(strict=True) until then).
-KNOWN_FAILING: dict[str, str] = {}
+KNOWN_FAILING: dict[str, str] = {
+    "reduction_along_an_axis_of_a_number": ZERO_D_AXIS,
+    "max_along_an_axis_of_an_element": ZERO_D_AXIS,
+}
 
 #: Seeds of the bounded run that fail today -> the bug class (left out of the run until fixed).
-FAILING_SEEDS: dict[int, str] = {
-    411: EMPTY,
-}
+FAILING_SEEDS: dict[int, str] = {}

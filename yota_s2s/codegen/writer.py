@@ -224,9 +224,13 @@ class FunctionWriter(FlowWriter, ItemWriter):
             whole = ast.UnaryOp(ast.Not(), is_float)
         error = ast.Call(ast.Name("ValueError", ast.Load()), [ast.Constant(message)], [])
         check = ast.If(ast.BoolOp(ast.And(), [whole, test]), [ast.Raise(error)], [])
-        if self.tape.facts.may_return_none and witness is self.tape.outputs[0] and self.tape.facts.value:
+        facts = self.tape.facts
+        if (facts.may_return_none or facts.maybe_unbound) and witness is self.tape.outputs[0] and facts.value:
             # a path through the function returned None (np.ndim(None) is 0): no number to differentiate
             none = f"{name}() returned None: a path through it has no return value"
+            if not facts.may_return_none:  # a name no statement on the path assigned
+                unbound = ", ".join(facts.maybe_unbound)
+                none = f"{name}() returned None: the path taken does not assign {unbound} (UnboundLocalError in Python)"
             is_none = ast.Compare(value, [ast.Is()], [ast.Constant(None)])
             raise_none = ast.Raise(ast.Call(ast.Name("TypeError", ast.Load()), [ast.Constant(none)], []))
             check.orelse = [ast.If(is_none, [raise_none], [])]

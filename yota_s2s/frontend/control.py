@@ -118,6 +118,7 @@ class ControlLowering(LoweringState):
 
     def initial(self, env: dict, name: str, node: ast.AST) -> Atom:
         if name not in env:
+            self.maybe_unbound.add(name)
             return Lit(None)
         return self.carry_value(env[name], name, node)
 

@@ -82,6 +82,7 @@ class Lowerer(
         tape.inputs.sort(key=lambda inp: order.get(inp.path[0], len(order)))
         tape.facts.object_params = sorted({p[0] for p in self.object_paths})
         tape.facts.may_return_none = isinstance(result, Var) and _may_return_none(fn)
+        tape.facts.maybe_unbound = sorted(self.maybe_unbound) if isinstance(result, Var) else []
         tape.facts.read_files = dict(self.read_files)
         tape.facts.array_inputs = frozenset(i.var.id for i in tape.inputs if i.var.id in self.array_receivers)
         tape.facts.warnings = list(self.warnings)
@@ -225,6 +226,26 @@ class Lowerer(
         return self.prims.get(value.id) if isinstance(value, Var) else None
 
     def sharing(self, value: object, name: str, env: dict[str, object], top: bool = True) -> str | None:
+        """Why the array ``name`` holds (``value``) may be another name's too, or None (below);
+        for the array updated itself (``top``), also where another name may be, through its own
+        branches or loops, one of the arrays a branch or loop of ``value`` may give (``v0 = v1`` in
+        one branch, ``v1 = v1`` in the other: a two-sided merge)."""
+        why = self.sharing_of(value, name, env, top)
+        eqn = self.region_result(value)
+        if why is not None or not top or eqn is None:
+            return why
+        origins = [o for o in self.origins(value) if not isinstance(o, Lit)]
+
+        def same(v: object) -> bool:
+            return any(v is o or isinstance(v, _Unresolved) and self.array_inputs.get(v.path) is o for o in origins)
+
+        maybe = self.other_names(value, name, env, lambda v: self.may_be(v, same))
+        if not maybe:
+            return None
+        where = self.region_gives(eqn, value)[0]
+        return f"'{maybe[0]}' may refer to the same array in {where} at line {eqn.span.line}"
+
+    def sharing_of(self, value: object, name: str, env: dict[str, object], top: bool = True) -> str | None:
         """Why the array ``name`` holds (``value``) may be another name's too, or None.
 
         Another name refers to it, or it may be a view (``v[0]`` of a 2-D ``v``, ``v.T``), or it is
@@ -290,6 +311,17 @@ class Lowerer(
         if eqn is None:
             return False
         return any(self.may_be(inner, same, depth + 1) for inner in self.region_gives(eqn, value)[1])
+
+    def origins(self, value: object, depth: int = 0) -> list[object]:
+        """The values ``value`` may be, through the branches and loops it is a result of
+        (``v1 = v1`` in one branch, ``v1 = w`` in the other: the array before and ``w``)."""
+        eqn = self.region_result(value)
+        if eqn is None or depth > 32:
+            return []
+        out = []
+        for inner in self.region_gives(eqn, value)[1]:
+            out += [inner, *self.origins(inner, depth + 1)]
+        return out
 
     def region_gives(self, eqn: Eqn, value: Var) -> tuple[str, list[object]]:
         """Where ``value``, a result of the ``if`` or loop ``eqn``, comes from (for a message), and

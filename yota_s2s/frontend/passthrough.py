@@ -237,9 +237,16 @@ class _Template(ast.NodeTransformer):
             return node
         return self.value_ast(self.lowering.expr(node, self.env), node)
 
-    def visit_Attribute(self, node: ast.Attribute) -> ast.expr:
+    def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
+        if isinstance(node.value, ast.Attribute | ast.Subscript) and isinstance(node.slice, ast.Constant):
+            return self.visit_Attribute(node)  # m.layers[1]: an element of an object's list
+        return self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute | ast.Subscript) -> ast.expr:
         root = node
-        while isinstance(root, ast.Attribute):
+        while (
+            isinstance(root, ast.Attribute) or isinstance(root, ast.Subscript) and isinstance(root.slice, ast.Constant)
+        ):
             root = root.value
         local = isinstance(root, ast.Name) and isinstance(self.env.get(root.id), Var | Lit)
         if isinstance(root, ast.Name) and not local and not self.is_bound(root.id) and isinstance(node.ctx, ast.Load):
@@ -257,6 +264,8 @@ class _Template(ast.NodeTransformer):
             raise _NotTemplatable
         if any(kw.arg == "out" for kw in node.keywords):
             raise _NotTemplatable
+        if isinstance(func, ast.Attribute) and isinstance(self.object_reference(func), ast.expr):
+            raise _NotTemplatable  # m.act(v): a method of an object parameter, whose fields it may read
         if isinstance(func, ast.Name) and not self.is_bound(func.id):
             try:
                 callee = self.lowering.expr(func, self.env)

@@ -107,6 +107,9 @@ class LoweringState:
         self.dict_sizes: dict[str, int] = {}
         #: Var.id of Python lists built at run time (``lst.append(v)`` in a loop: ``passthrough``).
         self.lists: set[int] = set()
+        #: Names a path may leave unbound where a branch or loop joins (they are None there, where
+        #: Python would raise UnboundLocalError at their read: the generated code checks the value).
+        self.maybe_unbound: set[str] = set()
         #: Warnings for the tape's facts (YS051: the function writes into its argument).
         self.warnings: list[UserError] = []
         #: Parameters already warned about (one YS051 per name).

@@ -190,7 +190,9 @@ class Facts:
       (``m.W``); ``array_inputs``, the ids of the inputs used as arrays in the source (``x.T``,
       ``x.sum()``); ``warnings``, diagnostics that do not stop the run (YS051);
       ``may_return_none``, whether a path through the function may return None (a bare
-      ``return``, falling off its end: the generated code checks it); ``read_files``, the other
+      ``return``, falling off its end: the generated code checks it); ``maybe_unbound``, the names
+      a path may leave unassigned where a branch or loop joins (None there: the generated code
+      checks that the value is not None); ``read_files``, the other
       source files read (helpers imported from the project), path -> SHA-256 of the file's bytes.
     - ``differentiate``: ``wrt``, the parameters the gradients are with respect to;
       ``check_scalar``, whether shapes could not prove the value a scalar (the generated code
@@ -206,6 +208,7 @@ class Facts:
     array_inputs: frozenset[int] = frozenset()
     warnings: list = field(default_factory=list)
     may_return_none: bool = False
+    maybe_unbound: list[str] = field(default_factory=list)
     read_files: dict[str, str] = field(default_factory=dict)
     wrt: list[str] = field(default_factory=list)
     check_scalar: bool = False

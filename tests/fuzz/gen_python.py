@@ -1,0 +1,218 @@
+"""The plain Python the fuzzer's programs are written in, beyond expressions over arrays.
+
+``Gen`` (gen.py) mixes this in.  Its statements are the code users write around the arithmetic,
+which the tool passes through as written where no gradient flows through it, and differentiates
+where one does:
+
+- static code: ``rows, cols = v.shape``, ``len(v)``, ``n // 2``, ``n % 2``, ``not``/``and``/``or``
+  on counts and module flags, ``assert`` with an f-string message, ``np.linspace`` of a length;
+- module-level constants: numbers, flags and coefficient tuples or arrays (a polynomial in Horner
+  form or as a sum of powers ``c[k] * t ** k``, with ``t ** 0`` where ``t`` may be 0);
+- lists: ``acc = []`` and ``acc.append(...)`` in a loop, then ``sum(acc)`` or ``np.stack(acc)``,
+  and list parameters (unpacked, indexed, or iterated);
+- nested functions and lambdas.
+
+Each keeps the generator's promise: every program is defined on every input in [-2, 2] (the
+values these statements make are bounded, counts are never divisors).
+"""
+
+from __future__ import annotations
+
+
+class PythonStatements:
+    """Statements of plain Python for ``Gen`` (its ``rng``, ``fresh_name``, ``expr``, ``tame``, ...)."""
+
+    def python_statement(self, scope: list, body: list[str], indent: str, loop: str | None) -> None:
+        r = self.rng
+        kinds = ["shape", "assert", "count", "linspace", "append", "nested", "poly", "flag"]
+        kind = r.choices(kinds, [1.5, 1, 1.5, 1, 2, 1, 1.5, 1])[0]
+        getattr(self, "py_" + kind)(scope, body, indent)
+
+    # ------------------------------------------------------------------ static code
+    def an_int(self, scope: list, body: list[str], indent: str) -> str:
+        """A count the program knows at run time: an int parameter, a shape, or a length."""
+        cands = list(self.int_params) + list(self.int_names)
+        arrays = [v for v in scope if v.shape and v.code.isidentifier()]
+        if cands and self.rng.random() < 0.6:
+            return self.rng.choice(cands)
+        if arrays:
+            return f"len({self.rng.choice(arrays).code})"
+        return str(self.rng.randint(0, 3))
+
+    def py_shape(self, scope: list, body: list[str], indent: str) -> None:
+        from .gen import Val
+
+        mats = [v for v in scope if len(v.shape) == 2 and v.code.isidentifier()]
+        if not mats:
+            return self.py_count(scope, body, indent)
+        v = self.rng.choice(mats)
+        rows, cols = self.fresh_name("rows"), self.fresh_name("cols")
+        body.append(f"{indent}{rows}, {cols} = {v.code}.shape")
+        self.int_names += [rows, cols]
+        name = self.fresh_name("t")
+        s = self.tame(self.reduce_to_scalar(self.expr(scope, 1)))
+        body.append(f"{indent}{name} = {s.code} / ({rows} * {cols} + 1.0)")
+        scope.append(Val(name, (), s.bound))
+        return None
+
+    def py_assert(self, scope: list, body: list[str], indent: str) -> None:
+        arrays = [v for v in scope if v.code.isidentifier()]
+        if not arrays:
+            return
+        v = self.rng.choice(arrays)
+        if self.rng.random() < 0.5:
+            body.append(f'{indent}assert np.all(np.isfinite({v.code})), "{v.code} must be finite"')
+        else:
+            body.append(
+                f'{indent}assert np.ndim({v.code}) == {len(v.shape)}, f"expected {len(v.shape)} axes, got {{np.ndim({v.code})}}"'
+            )
+
+    def py_count(self, scope: list, body: list[str], indent: str) -> None:
+        """``half = n // 2``, ``odd = n % 2 == 1``: a branch on them (``and``/``not``), an active
+        value scaled by a count."""
+        from .gen import Val
+
+        n = self.an_int(scope, body, indent)
+        half, odd = self.fresh_name("half"), self.fresh_name("odd")
+        body.append(f"{indent}{half} = {n} // 2")
+        body.append(f"{indent}{odd} = {n} % 2 == 1")
+        self.int_names.append(half)
+        cond = self.rng.choice([f"{odd} and not {half} > 3", f"not {odd} or {half} == 0", f"{odd}", f"not {odd}"])
+        self.branch(scope, body, indent, None, cond=cond)
+        if self.rng.random() < 0.5:
+            name = self.fresh_name("t")
+            e = self.tame(self.expr(scope, 1))
+            body.append(f"{indent}{name} = {e.code} * ({half} % 3)")
+            scope.append(Val(name, e.shape, 2 * e.bound))
+
+    def py_linspace(self, scope: list, body: list[str], indent: str) -> None:
+        from .gen import Val
+
+        vecs = [v for v in scope if len(v.shape) in (1, 2) and v.code.isidentifier()]
+        if not vecs:
+            return
+        v = self.rng.choice(vecs)
+        grid = self.fresh_name("grid")
+        length = f"len({v.code})" if len(v.shape) == 1 else f"{v.code}.shape[-1]"
+        body.append(f"{indent}{grid} = np.linspace(0.0, 1.0, {length})")
+        g = Val(grid, v.shape[-1:], 1.0, fresh=True)
+        name = self.fresh_name("t")
+        body.append(f"{indent}{name} = {v.code} * {grid}")
+        scope += [g, Val(name, v.shape, v.bound)]
+
+    def py_flag(self, scope: list, body: list[str], indent: str) -> None:
+        """Module flags and numbers: ``if not DEBUG:``, ``SCALE * v``."""
+        from .gen import Val
+
+        flag = self.module_constant("DEBUG", "False")
+        scale = self.module_constant("SCALE", self.rng.choice(["0.5", "0.25", "1.5"]))
+        v = self.tame(self.expr(scope, 1))
+        name = self.fresh_name("t")
+        body.append(f"{indent}{name} = {scale} * {v.code}")
+        scope.append(Val(name, v.shape, 1.5 * v.bound))
+        if self.rng.random() < 0.5:
+            body.append(f"{indent}if {flag}:")
+            body.append(f'{indent}    print("{name}", {name})')
+        else:
+            self.branch(scope, body, indent, None, cond=f"not {flag}")
+
+    def module_constant(self, name: str, value: str) -> str:
+        if name not in self.constants:
+            self.constants[name] = value
+        return name
+
+    # ------------------------------------------------------------------ polynomials of constants
+    def py_poly(self, scope: list, body: list[str], indent: str) -> None:
+        """A polynomial with module-level coefficients, in a loop: Horner, or ``c[k] * t ** k``."""
+        from .gen import Val
+
+        r = self.rng
+        coef = self.fresh_name("COEF").upper()
+        values = ", ".join(r.choice(["0.5", "-0.25", "0.125", "1.0", "-0.75"]) for _ in range(r.randint(2, 4)))
+        self.constants[coef] = f"np.array([{values}])" if r.random() < 0.5 else f"({values},)"
+        x = self.tame(self.expr(scope, 1))
+        t, p, k = self.fresh_name("u"), self.fresh_name("p"), f"k{self.counter}"
+        self.counter += 1
+        body.append(f"{indent}{t} = np.tanh({x.code})")
+        body.append(f"{indent}{p} = 0.0")
+        if r.random() < 0.5:
+            body.append(f"{indent}for {k} in range(len({coef})):")
+            body.append(f"{indent}    {p} = {p} + {coef}[{k}] * {t} ** {k}")
+        else:
+            body.append(f"{indent}for {k} in range(len({coef}) - 1, -1, -1):")
+            body.append(f"{indent}    {p} = {p} * {t} + {coef}[{k}]")
+        scope.append(Val(p, x.shape, 4.0))
+
+    # ------------------------------------------------------------------ lists
+    def py_append(self, scope: list, body: list[str], indent: str) -> None:
+        from .gen import Val
+
+        r = self.rng
+        acc = self.fresh_name("acc")
+        vecs = [v for v in scope if v.shape and v.code.isidentifier()]
+        body.append(f"{indent}{acc} = []")
+        if vecs and r.random() < 0.5:  # over the rows of an array (none for an empty one)
+            v = r.choice(vecs)
+            row = self.fresh_name("row")
+            body.append(f"{indent}for {row} in {v.code}:")
+            inner = [*scope, Val(row, v.shape[1:], v.bound, fresh=False)]
+            e = self.tame(self.expr(inner, 2))
+            e = e if e.shape == () else self.reduce_to_scalar(e)
+            body.append(f"{indent}    {acc}.append({self.tame(e).code})")
+            shape, count = (), None
+        else:
+            count = r.randint(1, 3)
+            i = f"i{self.counter}"
+            self.counter += 1
+            body.append(f"{indent}for {i} in range({count}):")
+            e = self.tame(self.expr(scope, 2))
+            shape = e.shape
+            body.append(f"{indent}    {acc}.append({e.code} * ({i} + 1.0))")
+        name = self.fresh_name("t")
+        if count is not None and r.random() < 0.5:
+            body.append(f"{indent}{name} = np.stack({acc})")
+            scope.append(Val(name, (count, *shape), 4.0 * count))
+        else:
+            body.append(f"{indent}{name} = sum({acc})")
+            scope.append(Val(name, shape, 4.0 * (count or 8), fresh=False))
+
+    # ------------------------------------------------------------------ nested functions
+    def py_nested(self, scope: list, body: list[str], indent: str) -> None:
+        from .gen import Val
+
+        r = self.rng
+        fn = self.fresh_name("inner")
+        if r.random() < 0.5:
+            body.append(f"{indent}def {fn}(u):")
+            body.append(f"{indent}    w = np.tanh(u)")
+            body.append(f"{indent}    return w * w + 0.5 * u")
+        else:
+            body.append(f"{indent}{fn} = lambda u: np.sin(u) * 0.5")  # a lambda assigned, as users write
+        v = self.tame(self.expr(scope, 1))
+        name = self.fresh_name("t")
+        body.append(f"{indent}{name} = {fn}({v.code})")
+        scope.append(Val(name, v.shape, 1.0 + 0.5 * v.bound))
+
+    # ------------------------------------------------------------------ list parameters
+    def list_parameter(self, name: str, params: list, scope: list, body: list[str]) -> None:
+        """``ws``, a list of arrays of one shape: unpacked, indexed, or iterated in ``f``."""
+        from .gen import Val
+
+        r = self.rng
+        count = r.randint(1, 3)
+        tokens = r.choice([("n",), ("m", "n"), ()])
+        params.append(("list", name, count, tokens))
+        shape = self.concrete(tokens)
+        how = r.choice(["unpack", "index", "loop"])
+        if how == "unpack":
+            names = [f"{name}_{k}" for k in range(count)]
+            body.append(f"    {', '.join(names)}{',' if count == 1 else ''} = {name}")
+            scope += [Val(n, shape, 2.0, fresh=False) for n in names]
+        elif how == "index":
+            scope += [Val(f"{name}[{k}]", shape, 2.0, fresh=False) for k in range(count)]
+        else:
+            acc = self.fresh_name("s")
+            body.append(f"    {acc} = 0.0")
+            body.append(f"    for w in {name}:")
+            body.append(f"        {acc} = {acc} + np.sum(np.tanh(w) * w)")
+            scope.append(Val(acc, (), 2.0 * 9 * count))
