@@ -56,6 +56,7 @@ UNBOUND = "NEW: a name a path leaves unbound returned as None (Python: UnboundLo
 ALIAS_TWO_SIDED = "NEW: an in-place update of a name one branch keeps while another name takes it in the other"
 STATIC_METHOD = "NEW: a method of an object parameter called in static code made an array input of the method"
 STATIC_LIST_ITEM = "NEW: an object's list element (m.layers[1].w) read in static code was refused"
+ALIAS_CARRIED = "NEW: two names a loop carries that held one array before it, one updated in place"
 ZERO_D_AXIS = "NEW: a reduction along axis 0/-1 of a 0-d value (NumPy accepts it): the gradient has shape (1,)"
 UNDEFINED_ADJOINT = "NEW: writes of constants into a local array, then a read of an unwritten element: NameError dv0"
 
@@ -362,6 +363,18 @@ REGRESSIONS: list[Regression] = [
             dims=(("n", 2), ("m", 1)),
         ),
         9,
+    ),
+    Regression(
+        "alias_carried_twins",
+        ALIAS_CARRIED,
+        _p(
+            "import numpy as np\n\ndef f(x):\n    v2 = x ** 1\n    v1 = v2\n    for v0 in x:\n        v2 -= x\n"
+            "        v1 = v1\n    return np.sum(v1)\n",
+            ("array", "x", (1,)),
+        ),
+        400122,
+        refusal_ok=True,
+        refusal_code="YS017",
     ),
     Regression(
         "reduction_along_an_axis_of_a_number",

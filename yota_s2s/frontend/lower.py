@@ -282,7 +282,19 @@ class Lowerer(
             return f"it is the argument's array {format_path(path)}"
         if isinstance(value, Var) and value.id in self.carried_from:  # the first iteration updates it
             before, line = self.carried_from[value.id]
-            why = None if before is None or isinstance(before, Lit) else self.sharing(before, name, env)
+            if before is None or isinstance(before, Lit):
+                return None
+            twins = [  # another name the loop carries, that held the same array before it
+                n
+                for n, v in env.items()
+                if n != name
+                and isinstance(v, Var)
+                and v.id in self.carried_from
+                and self.carried_from[v.id][0] is before
+            ]
+            if twins:
+                return f"'{twins[0]}' refers to the same array before the loop at line {line}"
+            why = self.sharing(before, name, env)
             if why is None or "iterates over it" in why:
                 return why
             return f"{why} before the loop at line {line}"
