@@ -412,8 +412,9 @@ def test_bad_arguments_exit_2_with_usage(tmp_path, args):
     proc = run(tmp_path, *args)
     assert proc.returncode == 2
     assert proc.stdout == ""
-    assert proc.stderr.startswith("usage: yota-s2s")
-    assert "yota-s2s: error: " in proc.stderr
+    usage, error = proc.stderr.splitlines()  # two lines, not the whole usage block
+    assert usage == "usage: yota-s2s [SOURCE.py ... | -] [options] (yota-s2s --help lists the options)"
+    assert error.startswith("yota-s2s: error: ") and error.endswith(" (YS005)")
     assert "Traceback" not in proc.stderr
 
 

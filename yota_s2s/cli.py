@@ -1,4 +1,5 @@
-"""The command line: ``yota-s2s SOURCE.py [options]``, or ``yota-s2s`` for the project config.
+"""The command line: ``yota-s2s SOURCE.py... [options]``, ``yota-s2s -`` (stdin), or ``yota-s2s``
+for the project config.
 
 Exit codes: 0 ok; 1 a generated file is out of date (``--check``, ``--diff``)
 or a gradient failed ``--verify``; 2 user error (unsupported code, missing
@@ -10,7 +11,12 @@ previous file as it was.  The source is parsed, never executed, except by
 ``--verify``, which imports it to run the function.
 
 Without a SOURCE, the files listed in ``[tool.yota-s2s]`` of the nearest
-``pyproject.toml`` are regenerated (or checked); see ``project.py``.
+``pyproject.toml`` are regenerated (or checked); see ``project.py``.  What each
+source writes (several sources, stdin, a source the config lists) is ``jobs.py``;
+each is run on its own, so one that fails stops none of the others, and the exit
+status is the worst of them.  ``-q``, ``-v`` and colour are ``console.py``.
+Arguments are never abbreviated (``--wr`` is not ``--wrt``); a usage error is
+two lines, the usage and the ``YS005`` message.
 """
 
 from __future__ import annotations
@@ -24,16 +30,21 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
+from .console import Console, color_flag, wants_color
 from .dsl.load import load_rules
-from .errors import InternalError, UserError, UserErrors
-from .files import load_source, read_output, write_atomically
+from .errors import InternalError, UserError, UserErrors, paint
+from .files import PythonFile, load_source, read_output, write_atomically
 from .ir.printer import format_tape
+from .jobs import Job, UsageError, command_jobs, project_jobs
 from .pipeline import STAGES, generate
-from .project import TARGETS, Entry, find_project
+from .project import TARGETS, find_project
+from .sources import decode_python
 from .verify import verify_generated
 from .version import __version__
 
@@ -41,24 +52,33 @@ from .version import __version__
 RUFF_VERSION = "0.17.6"
 
 
+USAGE = "yota-s2s [SOURCE.py ... | -] [options]"
+
+
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse's own errors, in our format
-        self.print_usage(sys.stderr)
-        print(f"{self.prog}: error: {message} (YS005)", file=sys.stderr)
+    color = False
+
+    def error(self, message: str) -> NoReturn:  # argparse's own errors, and ours: two lines
+        label = paint("error", "error", self.color)
+        print(f"usage: {USAGE} (yota-s2s --help lists the options)", file=sys.stderr)
+        print(f"{self.prog}: {label}: {message} (YS005)", file=sys.stderr)
         sys.exit(2)
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser() -> _Parser:
     p = _Parser(
         prog="yota-s2s",
+        usage=USAGE,
+        allow_abbrev=False,
         description="Write the reverse-mode gradient of Python/NumPy functions as a standalone module.",
         epilog="Docs: docs/cli.md. Example: yota-s2s loss.py --out grad_loss.py",
     )
     p.add_argument(
-        "source",
-        nargs="?",
-        help="the Python file holding the functions to differentiate (default: every file listed in "
-        "[tool.yota-s2s] of the nearest pyproject.toml)",
+        "sources",
+        nargs="*",
+        metavar="SOURCE",
+        help="the Python files holding the functions to differentiate, or - to read one from stdin "
+        "(default: every file listed in [tool.yota-s2s] of the nearest pyproject.toml)",
     )
     p.add_argument(
         "--func",
@@ -67,8 +87,15 @@ def _parser() -> argparse.ArgumentParser:
         help="a function to differentiate (repeatable or comma-separated; default: the entry points, "
         "the public top-level functions that no other function in the file calls)",
     )
-    p.add_argument("--wrt", metavar="A,B", help="parameters to differentiate with respect to (default: all)")
-    p.add_argument("--target", choices=TARGETS, default="numpy", help="the array library of the output")
+    p.add_argument(
+        "--wrt",
+        action="append",
+        metavar="A,B",
+        help="the parameters to differentiate with respect to, in the order of the returned gradients "
+        "(default: all of them, data such as X and y included: select the parameters with --wrt w,b); "
+        "FUNC:A,B selects them for one function (repeatable; the others get all theirs)",
+    )
+    p.add_argument("--target", choices=TARGETS, help="the array library of the output (default: numpy)")
     p.add_argument(
         "--rules",
         action="append",
@@ -81,7 +108,18 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the primitives (with --rules files) and the source names that reach them, then exit",
     )
-    p.add_argument("--out", metavar="FILE", default="-", help="output file, or - for stdout (default)")
+    p.add_argument(
+        "--out",
+        metavar="FILE",
+        default="-",
+        help="output file, or - for stdout (default); with several sources, a folder DIR (or DIR/ for any "
+        "number) where each NAME.py is written as grad_NAME.py",
+    )
+    p.add_argument(
+        "--stdin-filename",
+        metavar="NAME",
+        help="with - as the SOURCE: the name of the source read from stdin, in messages and in the header",
+    )
     p.add_argument(
         "--dump-ir",
         metavar="STAGE",
@@ -109,6 +147,7 @@ def _parser() -> argparse.ArgumentParser:
         "--no-value",
         dest="value",
         action="store_false",
+        default=None,
         help="grad_NAME returns only the gradients (d_A, d_B, ...), like jax.grad, and skips the work that "
         "only the value needs",
     )
@@ -136,90 +175,46 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--seed", type=int, default=0, metavar="N", help="--verify: the seed of the random inputs and directions"
     )
+    p.add_argument("-q", "--quiet", action="store_true", help="print only errors (and why --check fails)")
+    p.add_argument("-v", "--verbose", action="store_true", help="say what is written or checked, and how long it took")
+    p.add_argument(
+        "--color",
+        action=argparse.BooleanOptionalAction,
+        help="color the diagnostics (default: when stderr is a terminal and NO_COLOR is not set)",
+    )
     p.add_argument("--version", action="version", version=f"yota-s2s {__version__}")
     return p
 
 
-def _entry(args: argparse.Namespace) -> Entry:
-    """The command line's options, as given (the header repeats them)."""
-    return Entry(
-        source=args.source,
-        out=args.out,
-        funcs=args.func,
-        wrt=[args.wrt] if args.wrt else None,
-        target=args.target,
-        rules=args.rules,
-        format=args.format,
-        buffers=args.buffers,
-        value=args.value,
-    )
-
-
-def _command(entry: Entry) -> str:
-    """The exact command that regenerates the file (shell-quoted, on one line)."""
-    return entry.command()
-
-
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = _parser()
+    parser.color = wants_color(color_flag(argv), sys.stderr)
     args = parser.parse_args(argv)
+    if args.quiet and args.verbose:
+        parser.error("-q/--quiet and -v/--verbose: give one of them")
+    console = Console(args.quiet, args.verbose, wants_color(args.color, sys.stderr))
     if args.list_rules:
-        return _list_rules(args.rules)
+        return _list_rules(args.rules, console)
     if (args.example or args.shape) and not args.verify:
         parser.error("--example and --shape give the inputs of --verify")
-    if args.source is None:
-        return _main_project(parser, args)
-    if (args.check or args.diff) and args.out == "-":
-        parser.error("--check and --diff compare with the committed file: give it with --out FILE")
-    funcs = [f.strip() for group in args.func or [] for f in group.split(",") if f.strip()] or None
-    wrt = [w.strip() for w in args.wrt.split(",") if w.strip()] if args.wrt is not None else None
-    if wrt == []:
-        parser.error("--wrt needs at least one parameter name")
-    entry = _entry(args)
-    generated = None
     try:
-        source = load_source(args.source)
-        generated = generate(
-            source.text,
-            args.source,
-            funcs,
-            wrt,
-            args.target,
-            args.rules,
-            command=_command(entry),
-            buffers=args.buffers,
-            value=args.value,
-            source_sha256=source.sha256,
-        )
-        for warning in generated.warnings:
-            print(warning.format("warning"), file=sys.stderr)
-        text = _ruff_format(generated.text, args.out) if args.format else generated.text
-        if args.dump_ir:
-            sys.stdout.write("".join(format_tape(t) for t in generated.tapes[args.dump_ir]))
-        status = 0
-        if args.verify:
-            status = verify_generated(
-                args.source,
-                text,
-                wrt,
-                example=args.example,
-                shape_specs=args.shape,
-                seed=args.seed,
-                value=args.value,
-            )
-        if args.check or args.diff:
-            return max(status, _compare(entry, text, _command(entry), args.check, args.diff))
-        if status or (args.out == "-" and (args.dump_ir or args.verify)):
-            return status
-        _write(args.out, text, _protected(args.source, args.rules, args.example))
-        return 0
+        if not args.sources:
+            jobs = _project_jobs(args)
+        else:
+            jobs = command_jobs(args, console, lambda: sys.stdin.buffer.read())
+    except UsageError as exc:
+        parser.error(str(exc))
     except (UserError, UserErrors) as exc:
-        return _report(exc)
-    except Exception as exc:  # noqa: BLE001 - every other failure is a bug of ours
-        return _internal(exc, generated, args.source)
+        return console.errors(exc)
+    start = time.perf_counter()
+    status = max((_run(job, args, console) for job in jobs), default=0)
+    if len(jobs) > 1:
+        console.detail(f"{len(jobs)} files, exit status {status} ({time.perf_counter() - start:.2f} s)")
+    return status
 
 
-def _main_project(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+def _project_jobs(args: argparse.Namespace) -> list[Job]:
     """``yota-s2s [--check] [--diff]``: every file listed in ``[tool.yota-s2s]`` of pyproject.toml."""
     given = [
         option
@@ -228,72 +223,98 @@ def _main_project(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
             ("--wrt", args.wrt),
             ("--rules", args.rules),
             ("--out", args.out != "-"),
-            ("--target", args.target != "numpy"),
+            ("--target", args.target not in (None, "numpy")),
             ("--dump-ir", args.dump_ir),
             ("--format", args.format),
             ("--buffers", args.buffers),
-            ("--no-value", not args.value),
+            ("--no-value", args.value is False),
             ("--verify", args.verify),
+            ("--stdin-filename", args.stdin_filename),
         ]
         if value
     ]
-    try:
-        project = find_project(Path.cwd())
-    except UserError as exc:
-        return _report(exc)
+    project = find_project(Path.cwd())
     if project is None:
-        parser.error(
+        raise UsageError(
             "give a SOURCE.py, or list the files to generate in [tool.yota-s2s] of a pyproject.toml "
             "(none found in this folder or above it)"
         )
     if given:
-        parser.error(f"{given[0]} needs a SOURCE.py; for the files of {project.config.name}, set it there")
+        raise UsageError(f"{given[0]} needs a SOURCE.py; for the files of {project.config.name}, set it there")
+    return project_jobs(project)
+
+
+def _run(job: Job, args: argparse.Namespace, console: Console) -> int:
+    """Generate, check or write one file; its exit status (a failure is reported, never raised)."""
     cwd = os.getcwd()
-    os.chdir(project.root)  # the config's paths, and the commands in the headers, are relative to it
+    made: list[object] = []
     try:
-        return _run_entries(project.entries, args, project.config.name)
+        if job.folder is not None:
+            os.chdir(job.folder)  # the config's paths, and the commands in the headers, are relative to it
+        return _run_here(job, args, console, made, cwd)
+    except (UserError, UserErrors) as exc:
+        return console.errors(exc)
+    except Exception as exc:  # noqa: BLE001 - every other failure is a bug of ours
+        return _internal(exc, made[0] if made else None, job.path, console)
     finally:
         os.chdir(cwd)
 
 
-def _run_entries(entries: list[Entry], args: argparse.Namespace, config: str) -> int:
+def _run_here(job: Job, args: argparse.Namespace, console: Console, made: list, cwd: str) -> int:
+    start = time.perf_counter()
+    entry = job.entry
+    if job.stdin is not None:
+        source = PythonFile(decode_python(job.stdin, job.path), hashlib.sha256(job.stdin).hexdigest())
+    else:
+        source = load_source(entry.source)
+    generated = generate(
+        source.text,
+        job.path,
+        job.funcs,
+        job.wrt,
+        entry.target,
+        entry.rules,
+        command=entry.command(),
+        buffers=entry.buffers,
+        value=entry.value,
+        source_sha256=source.sha256,
+    )
+    made.append(generated)
+    for warning in generated.warnings:
+        console.warning(warning)
+    text = _ruff_format(generated.text, entry.out, console) if entry.format else generated.text
+    if args.dump_ir:
+        sys.stdout.write("".join(format_tape(t) for t in generated.tapes[args.dump_ir]))
     status = 0
-    for entry in entries:
-        generated = None
-        try:
-            command = _command(entry)
-            source = load_source(entry.source)
-            generated = generate(
-                source.text,
-                entry.source,
-                entry.funcs,
-                entry.wrt,
-                entry.target,
-                entry.rules,
-                command=command,
-                buffers=entry.buffers,
-                value=entry.value,
-                source_sha256=source.sha256,
-            )
-            text = _ruff_format(generated.text, entry.out) if entry.format else generated.text
-            if args.check or args.diff:
-                status = max(status, _compare(entry, text, "yota-s2s", args.check, args.diff))
-            elif read_output(entry.out) != text.encode():
-                _write(entry.out, text, {config: "the project config", **_protected(entry.source, entry.rules)})
-                print(f"{entry.out}: regenerated from {entry.source}")
-        except (UserError, UserErrors) as exc:
-            status = max(status, _report(exc))
-        except Exception as exc:  # noqa: BLE001 - every other failure is a bug of ours
-            status = max(status, _internal(exc, generated, entry.source))
-    return status
-
-
-def _protected(source: str, rules: list[str], example: str | None = None) -> dict[str, str]:
-    """The files an output must never overwrite, each with what it is."""
-    protect = {path: "the rule file" for path in rules}
-    if example:
-        protect[example] = "the --example file"
-    return {source: "the source file", **protect}
+    if args.verify:
+        example = args.example  # a path from the folder the command runs in
+        if example and job.folder is not None:
+            example = os.path.relpath(os.path.join(cwd, example))
+        status = verify_generated(
+            entry.source,
+            text,
+            job.wrt,
+            example=example,
+            shape_specs=args.shape,
+            seed=args.seed,
+            value=entry.value,
+            quiet=console.quiet,
+        )
+    took = f"({time.perf_counter() - start:.2f} s)"
+    if args.check or args.diff:
+        status = max(status, _compare(job, text, args.check, args.diff, console))
+        console.detail(f"{entry.out}: {'up to date with' if not status else 'checked against'} {job.path} {took}")
+        return status
+    if status or (entry.out == "-" and (args.dump_ir or args.verify)):
+        return status
+    if job.project and read_output(entry.out) == text.encode():
+        console.detail(f"{entry.out}: up to date with {job.path}, left as it is {took}")
+        return 0
+    _write(entry.out, text, job.protect)
+    if job.project:
+        console.note(f"{entry.out}: regenerated from {entry.source}")
+    console.detail(f"{entry.out if entry.out != '-' else 'stdout'}: written from {job.path} {took}")
+    return 0
 
 
 def _write(out: str, text: str, protect: dict[str, str]) -> None:
@@ -308,8 +329,9 @@ def _write(out: str, text: str, protect: dict[str, str]) -> None:
         raise UserError("YS006", f"cannot write the output file: {exc.strerror}", out) from None
 
 
-def _compare(entry: Entry, text: str, command: str, check: bool, diff: bool) -> int:
-    """``--check`` / ``--diff`` of ``entry.out`` against ``text``: 0 when identical, 1 when not."""
+def _compare(job: Job, text: str, check: bool, diff: bool, console: Console) -> int:
+    """``--check`` / ``--diff`` of ``job``'s output against ``text``: 0 when identical, 1 when not."""
+    entry = job.entry
     committed = read_output(entry.out)
     if committed == text.encode():
         return 0
@@ -320,13 +342,13 @@ def _compare(entry: Entry, text: str, command: str, check: bool, diff: bool) -> 
                 before.splitlines(keepends=True),
                 text.splitlines(keepends=True),
                 f"{entry.out} (committed)" if committed is not None else f"{entry.out} (missing)",
-                f"{entry.out} (regenerated from {entry.source})",
+                f"{entry.out} (regenerated from {job.path})",
             )
         )
     if check or not diff:
         changed = _changed_sources(committed, entry.source)  # named where a file it imports changed
         why = f" ({', '.join(changed)} changed)" if set(changed) - {entry.source} else ""
-        print(f"{entry.out}: out of date with {entry.source}{why}; run '{command}'", file=sys.stderr)
+        console.failure(f"{entry.out}: out of date with {job.path}{why}; run '{job.command}'")
     return 1
 
 
@@ -355,9 +377,10 @@ def _changed_sources(committed: bytes | None, source: str) -> list[str]:
     return changed
 
 
-def _internal(exc: Exception, generated: object, source: str) -> int:
+def _internal(exc: Exception, generated: object, source: str, console: Console) -> int:
     report = _internal_report(exc, generated)
-    kind = "internal error" if isinstance(exc, InternalError) else f"internal error ({type(exc).__name__})"
+    kind = console.label("internal error", "internal error")
+    kind = kind if isinstance(exc, InternalError) else f"{kind} ({type(exc).__name__})"
     print(
         f"{source}: {kind}: {exc}; this is a bug in yota-s2s, please report it with the details in {report}",
         file=sys.stderr,
@@ -368,7 +391,7 @@ def _internal(exc: Exception, generated: object, source: str) -> int:
 # ---------------------------------------------------------------------------------------------- --format ruff
 
 
-def _ruff_format(text: str, out: str) -> str:
+def _ruff_format(text: str, out: str, console: Console) -> str:
     """``text`` formatted by ``ruff format`` (the project's ruff settings apply, as for ``out``)."""
     if importlib.util.find_spec("ruff") is not None:
         ruff = [sys.executable, "-m", "ruff"]
@@ -377,7 +400,7 @@ def _ruff_format(text: str, out: str) -> str:
     else:
         raise UserError("YS050", "--format ruff needs ruff: pip install 'yota-s2s[format]'", out)
     version = subprocess.run([*ruff, "--version"], capture_output=True, text=True, check=False).stdout.split()
-    if version[-1:] != [RUFF_VERSION]:
+    if version[-1:] != [RUFF_VERSION] and not console.quiet:
         print(
             f"yota-s2s: warning: {' '.join(version) or 'ruff'} is not the pinned ruff {RUFF_VERSION}; "
             "the formatted file may differ from one made elsewhere",
@@ -392,19 +415,12 @@ def _ruff_format(text: str, out: str) -> str:
     return proc.stdout
 
 
-def _report(exc: UserError | UserErrors) -> int:
-    """Print user errors on stderr, located, one after another; the exit code is 2."""
-    for e in exc.errors if isinstance(exc, UserErrors) else [exc]:
-        print(e.format(), file=sys.stderr)
-    return 2
-
-
-def _list_rules(rule_files: list[str]) -> int:
+def _list_rules(rule_files: list[str], console: Console) -> int:
     """Print every primitive: its differentiable operands and the source names that reach it."""
     try:
         table = load_rules(rule_files)
     except (UserError, UserErrors) as exc:
-        return _report(exc)
+        return console.errors(exc)
     rows = [("primitive", "gradient for", "source names")]
     for name, rule in sorted(table.rules.items()):
         grads = [op for op in rule.all_operands if op in rule.grads] or ["-"]

@@ -86,17 +86,34 @@ class UserError(Exception):
     def __str__(self) -> str:
         return self.format()
 
-    def format(self, kind: str = "error") -> str:
+    def format(self, kind: str = "error", color: bool = False) -> str:
         """``path:line:col: error: message (code)`` plus the source line and a caret.
 
-        ``kind`` is ``"warning"`` for a diagnostic that does not stop the run.
+        ``kind`` is ``"warning"`` for a diagnostic that does not stop the run.  With ``color``,
+        the label and the caret are wrapped in ANSI colour codes (``--color``); the text is
+        otherwise the same.
         """
         where = f"{self.path}:{self.line}:{self.col}" if self.line else self.path
-        text = f"{where}: {kind}: {self.message} ({self.code})"
+        text = f"{where}: {paint(kind, kind, color)}: {self.message} ({self.code})"
         if self.source_line is not None and self.line:
             line = self.source_line.rstrip("\n").expandtabs(1)
-            text += f"\n    {line}\n    {' ' * max(self.col - 1, 0)}^"
+            text += f"\n    {line}\n    {' ' * max(self.col - 1, 0)}{paint('^', 'caret', color)}"
         return text
+
+
+#: The ANSI styles of ``--color``: bold red errors, bold magenta warnings, a bold green caret.
+STYLES = {"error": "1;31", "internal error": "1;31", "warning": "1;35", "caret": "1;32"}
+
+
+def paint(text: str, role: str, color: bool = True) -> str:
+    """``text`` in the colour of ``role`` (``STYLES``) when ``color``, else ``text`` itself.
+
+    >>> paint("error", "error"), paint("error", "error", color=False)
+    ('\\x1b[1;31merror\\x1b[0m', 'error')
+    """
+    if not color or role not in STYLES:
+        return text
+    return f"\x1b[{STYLES[role]}m{text}\x1b[0m"
 
 
 class UserErrors(Exception):

@@ -26,7 +26,7 @@ import gc
 import hashlib
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .codegen.module import Header, write_module
@@ -60,7 +60,7 @@ def generate(
     source: str,
     path: str,
     funcs: Sequence[str] | None = None,
-    wrt: Sequence[str] | None = None,
+    wrt: Sequence[str] | Mapping[str, Sequence[str]] | None = None,
     target: str = "numpy",
     rules: Sequence[str] = (),
     command: str | None = None,
@@ -70,7 +70,9 @@ def generate(
 ) -> Generated:
     """Differentiate the functions ``funcs`` (default: entry points) of ``source``.
 
-    ``source_sha256`` is the header's hash of the source: the SHA-256 of the file's bytes, as
+    ``wrt``: the parameters of every function, or a mapping from function names to theirs (the
+    other functions: all their parameters; a name that is not a differentiated function is
+    ``YS004``).  ``source_sha256`` is the header's hash of the source: the SHA-256 of the file's bytes, as
     ``files.load_source`` gives it (default: of ``source`` in UTF-8, for text that is no file's).
 
     >>> g = generate("import numpy as np\\ndef f(x):\\n    return np.sum(np.exp(x))\\n", "f.py")
@@ -148,8 +150,22 @@ def _generate(source, path, funcs, wrt, target, rules, command, buffers=False, v
     table = load_rules(rules)
     module = fence(source, path, list(funcs) if funcs else None)
     stages: dict[str, list[Tape]] = {s: [] for s in STAGES}
+    if isinstance(wrt, Mapping):
+        unknown = [f for f in wrt if f not in module.selected]
+        if unknown:
+            raise UserError(
+                "YS004",
+                f"--wrt {unknown[0]}:...: {unknown[0]} is not a differentiated function "
+                f"(they are {', '.join(module.selected)})",
+                path,
+            )
     try:
-        grads = [_differentiate_one(module, name, table, wrt, stages, value, target) for name in module.selected]
+        grads = [
+            _differentiate_one(
+                module, name, table, wrt.get(name) if isinstance(wrt, Mapping) else wrt, stages, value, target
+            )
+            for name in module.selected
+        ]
         header = Header(
             version=__version__,
             source_path=path,

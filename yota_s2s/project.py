@@ -11,7 +11,8 @@
     source = "model/loss.py"          # required
     out = "model/grad_loss.py"        # required
     func = ["loss"]                   # optional: like --func (default: the entry points)
-    wrt = ["w", "b"]                  # optional: like --wrt (default: all parameters)
+    wrt = ["w", "b"]                  # optional: like --wrt (default: all parameters), or per
+                                      # function: wrt = {loss = ["w", "b"], other = "x"}
     target = "numpy"                  # optional: like --target
     rules = ["rules/more.py"]         # optional: added to the rules above
     format = "ruff"                   # optional: like --format ruff
@@ -51,7 +52,9 @@ class Entry:
     source: str
     out: str
     funcs: list[str] | None = None
-    wrt: list[str] | None = None
+    #: the parameters of every function (a list), or of some functions by name (a dict; the
+    #: others: all parameters); None: all parameters
+    wrt: list[str] | dict[str, list[str]] | None = None
     target: str = "numpy"
     rules: list[str] = field(default_factory=list)
     format: str | None = None
@@ -69,7 +72,9 @@ class Entry:
             argv += ["--func", f]
         for r in self.rules:
             argv += ["--rules", r]
-        if self.wrt:
+        if isinstance(self.wrt, dict):
+            argv += [a for func, names in self.wrt.items() for a in ("--wrt", f"{func}:{','.join(names)}")]
+        elif self.wrt:
             argv += ["--wrt", ",".join(self.wrt)]
         if self.target != "numpy":
             argv += ["--target", self.target]
@@ -116,6 +121,38 @@ def shell_quote(arg: str) -> str:
         for byte in os.fsencode(ch) if not ch.isprintable() else ch.encode():
             out.append(named.get(byte) or (chr(byte) if 0x20 <= byte < 0x7F else f"\\x{byte:02x}"))
     return "$'" + "".join(out) + "'"
+
+
+def parse_wrt(values: list[str] | None) -> list[str] | dict[str, list[str]] | None:
+    """The ``--wrt`` options: ``A,B`` for every function, or ``FUNC:A,B`` (repeatable) for
+    one; ``ValueError`` with the reason for a bad form.
+
+    >>> parse_wrt(["w,b"]), parse_wrt(["loss:w,b", "other:x"]), parse_wrt(None)
+    (['w', 'b'], {'loss': ['w', 'b'], 'other': ['x']}, None)
+    """
+    if not values:
+        return None
+    plain = [v for v in values if ":" not in v]
+    if plain and len(values) > 1:
+        raise ValueError(
+            "--wrt A,B applies to every function and is given once; for one function, write --wrt FUNC:A,B (repeatable)"
+        )
+    if plain:
+        names = [w.strip() for w in plain[0].split(",") if w.strip()]
+        if not names:
+            raise ValueError("--wrt needs at least one parameter name")
+        return names
+    per: dict[str, list[str]] = {}
+    for value in values:
+        func, _, rest = value.partition(":")
+        func = func.strip()
+        names = [w.strip() for w in rest.split(",") if w.strip()]
+        if not func.isidentifier() or not names:
+            raise ValueError(f"--wrt {value!r}: write FUNC:A,B (a function, then its parameters)")
+        if func in per:
+            raise ValueError(f"--wrt gives the parameters of {func} twice")
+        per[func] = names
+    return per
 
 
 @dataclass(frozen=True)
@@ -221,7 +258,7 @@ class _Checker:
             source=source,
             out=out,
             funcs=self.names(raw, "func", index),
-            wrt=self.names(raw, "wrt", index),
+            wrt=self.wrt(raw, index),
             target=target,
             rules=[*common_rules, *(self.names(raw, "rules", index, split=False) or [])],
             format=formatter,
@@ -243,8 +280,30 @@ class _Checker:
             raise self.error(f"{key} must be a file name (a string)", index, key)
         return value
 
-    def names(self, raw: dict, key: str, index: int | None, split: bool = True) -> list[str] | None:
-        """A list of strings, or one string (comma-separated when ``split``); None when absent."""
+    def wrt(self, raw: dict, index: int) -> list[str] | dict[str, list[str]] | None:
+        """``wrt``: names for every function, or a table of them by function name."""
+        value = raw.get("wrt")
+        if not isinstance(value, dict):
+            return self.names(raw, "wrt", index)
+        if not value:
+            raise self.error("wrt = {} names no function: give FUNC = [names] pairs, or leave wrt out", index, "wrt")
+        funcs = self.names(raw, "func", index)
+        per = {}
+        for func, names in value.items():
+            if not func.isidentifier():
+                raise self.error(f"wrt: {func!r} is not a function name", index, "wrt")
+            if funcs is not None and func not in funcs:
+                raise self.error(
+                    f"wrt: {func!r} is not one of the functions of func ({', '.join(funcs)})", index, "wrt"
+                )
+            per[func] = self.names({"wrt": names}, "wrt", index, label=f"wrt.{func}") or []
+        return per
+
+    def names(
+        self, raw: dict, key: str, index: int | None, split: bool = True, label: str | None = None
+    ) -> list[str] | None:
+        """A list of strings, or one string (comma-separated when ``split``); None when absent.
+        ``label``: the value's name in the message (default ``key``)."""
         value = raw.get(key)
         if value is None:
             return None
@@ -252,7 +311,7 @@ class _Checker:
             value = value.split(",") if split else [value]
         if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value) or not value:
             kind = "a list of names" if split else "a list of file names"
-            raise self.error(f"{key} must be a string or {kind}", index, key)
+            raise self.error(f"{label or key} must be a string or {kind}", index, key)
         return [v.strip() for v in value]
 
     def error(self, message: str, index: int | None = None, key: str | None = None) -> UserError:

@@ -400,24 +400,27 @@ def _is_float_array(value: object) -> bool:
 def verify_generated(
     source: str,
     text: str,
-    wrt: list[str] | None,
+    wrt: list[str] | dict[str, list[str]] | None,
     *,
     example: str | None,
     shape_specs: list[str],
     seed: int,
     value: bool,
+    quiet: bool = False,
 ) -> int:
     """``yota-s2s --verify``: import ``source``, run each gradient of the generated ``text`` and check it.
 
     Each ``grad_NAME`` is checked with ``check_grads`` against finite differences of ``NAME`` at
     the inputs of the ``example`` file and random arrays of the ``shape_specs`` (``NAME=D1,D2``),
-    drawn with ``seed``.  Prints what it imports (stderr) and the verdict; the exit code is 0 when
+    drawn with ``seed``.  Prints what it imports (stderr) and the verdict (only a failure with
+    ``quiet``, ``-q``); the exit code is 0 when
     every gradient matches, 1 at the first that does not.  Bad inputs are ``UserError`` (YS008,
     YS009).
     """
     import numpy as np
 
-    print(f"yota-s2s: --verify imports {source}: this runs its code", file=sys.stderr)
+    if not quiet:
+        print(f"yota-s2s: --verify imports {source}: this runs its code", file=sys.stderr)
     module = _import_source(source)
     namespace: dict[str, object] = {"__name__": f"yota_s2s_verify_{Path(source).stem}"}
     exec(compile(text, f"<generated from {source}>", "exec"), namespace)  # noqa: S102 - our output
@@ -442,7 +445,8 @@ def verify_generated(
             message = f"{name}(...) raised {type(exc).__name__}: {exc} (are the --example/--shape inputs right?)"
             raise _at_function("YS009", message, f, source) from None
         try:
-            report = check_grads(f, namespace[f"grad_{name}"], inputs, seed=seed, wrt=wrt, value=value)
+            names_wrt = wrt.get(name) if isinstance(wrt, dict) else wrt
+            report = check_grads(f, namespace[f"grad_{name}"], inputs, seed=seed, wrt=names_wrt, value=value)
         except AssertionError as exc:
             print(f"{source}::{name}: {exc}", file=sys.stderr)
             return 1
@@ -450,10 +454,12 @@ def verify_generated(
             print(f"{source}::{name}: grad_{name} raised {type(exc).__name__}: {exc}", file=sys.stderr)
             return 1
         for what, kind in [(report.skipped, "edge points"), (report.kinks.skipped_where, "components")]:
-            if what:
+            if what and not quiet:
                 print(f"{source}::{name}: not checked at these {kind}: {'; '.join(what)}", file=sys.stderr)
         kinks.components += report.kinks.components
         kinks.ties += report.kinks.ties
+    if quiet:
+        return 0
     listed = ", ".join(f"grad_{n}" for n in names)
     verb = "matches" if len(names) == 1 else "match"
     print(
