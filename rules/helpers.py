@@ -80,9 +80,11 @@ def diag_dv(g, v, k=0):
 
 
 @diffrule
-def keep_axes(g, axis=None, keepdims=False):
-    # The result g of a reduction over axis, with the reduced axes put back as length 1,
-    # so that it broadcasts against the reduction's input.
+def keep_axes(g, x, axis=None, keepdims=False):
+    # The result g of a reduction of x over axis, with the reduced axes put back as length 1,
+    # so that it broadcasts against x; none for a number or a 0-d x (NumPy reduces one along
+    # axis 0 or -1 as it is). x is read for its number of axes only.
+    nondiff(x)
     dg = reshape(dout, shape(g))
 
 

@@ -19,14 +19,14 @@ def mean(x, axis=None, keepdims=False):
 @diffrule(names=["numpy.max", "numpy.amax", "ndarray.max"], shape="reduce")
 def max(x, axis=None, keepdims=False):
     # The gradient goes to the maxima, split evenly between ties (a subgradient).
-    mask = equal(x, keep_axes(out, axis=axis, keepdims=keepdims))
-    dx = mask * keep_axes(dout / sum(mask, axis=axis, keepdims=keepdims), axis=axis, keepdims=keepdims)
+    mask = equal(x, keep_axes(out, x, axis=axis, keepdims=keepdims))
+    dx = mask * keep_axes(dout / sum(mask, axis=axis, keepdims=keepdims), x, axis=axis, keepdims=keepdims)
 
 
 @diffrule(names=["numpy.min", "numpy.amin", "ndarray.min"], shape="reduce")
 def min(x, axis=None, keepdims=False):
-    mask = equal(x, keep_axes(out, axis=axis, keepdims=keepdims))
-    dx = mask * keep_axes(dout / sum(mask, axis=axis, keepdims=keepdims), axis=axis, keepdims=keepdims)
+    mask = equal(x, keep_axes(out, x, axis=axis, keepdims=keepdims))
+    dx = mask * keep_axes(dout / sum(mask, axis=axis, keepdims=keepdims), x, axis=axis, keepdims=keepdims)
 
 
 @diffrule(names=["numpy.prod", "ndarray.prod"], shape="reduce")
@@ -42,7 +42,7 @@ def var(x, axis=None, ddof=0, keepdims=False):
     # as mean's (1 for an empty x, whose gradient is empty).
     count = or_one(size(x) / or_one(size(out)))
     centered = x - mean(x, axis=axis, keepdims=True)
-    dx = keep_axes(dout, axis=axis, keepdims=keepdims) * centered * (2.0 / (count - ddof))
+    dx = keep_axes(dout, x, axis=axis, keepdims=keepdims) * centered * (2.0 / (count - ddof))
 
 
 @diffrule(names=["numpy.std", "ndarray.std"], shape="reduce")
@@ -64,7 +64,7 @@ def cumsum(x, axis=None):
 def logsumexp(x, axis=None, keepdims=False):
     """Stable for any x: exp(x - out) is at most 1.  b= and return_sign= are not supported."""
     # The gradient is softmax(x) along axis.
-    dx = keep_axes(dout, axis=axis, keepdims=keepdims) * exp(x - keep_axes(out, axis=axis, keepdims=keepdims))
+    dx = keep_axes(dout, x, axis=axis, keepdims=keepdims) * exp(x - keep_axes(out, x, axis=axis, keepdims=keepdims))
 
 
 @diffrule(names=["scipy.special.softmax"], shape="x")

@@ -590,6 +590,11 @@ class Checker:
     def vector(self) -> Outcome:
         args = make_args(self.p, self.ns, self.rng)
         try:
+            with np.errstate(all="ignore"):
+                self.f(*copy.deepcopy(args))
+        except Exception as exc:  # noqa: BLE001 - f itself raises here: its gradient may raise anything
+            raise Invalid(f"f raises: {type(exc).__name__}: {exc}") from None
+        try:
             with self.tool("grad_f of an array-valued f"):
                 result = self.mods["default"]["grad_f"](*args)
         except Exception as exc:  # noqa: BLE001

@@ -395,10 +395,7 @@ REGRESSIONS: list[Regression] = [
 ]
 
 #: Entries whose bug is not fixed on this branch -> its class (xfail(strict=True) until then).
-KNOWN_FAILING: dict[str, str] = {
-    "reduction_along_an_axis_of_a_number": ZERO_D_AXIS,
-    "max_along_an_axis_of_an_element": ZERO_D_AXIS,
-}
+KNOWN_FAILING: dict[str, str] = {}
 
 #: Seeds of the bounded run that fail today -> the bug class (left out of the run until fixed).
 FAILING_SEEDS: dict[int, str] = {}

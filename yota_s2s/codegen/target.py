@@ -162,10 +162,10 @@ class Backend:
             return self.call("transpose", args)
         if record.operator is not None and issubclass(record.operator, ast.cmpop):
             return ast.Compare(args[0], [record.operator()], [args[1]])
-        if prim == "keep_axes":
+        if prim == "keep_axes":  # _keep_axes(g, x, axis): none for a 0-d x (np.max(number, axis=0))
             if params["axis"] is None or params["keepdims"]:
                 return args[0]
-            return self.call("expand_dims", args, {"axis": params["axis"]})
+            return ast.Call(ast.Name("_keep_axes", ast.Load()), [*args, constant(params["axis"])], [])
         if prim == "unreduce":  # _unreduce(g, x): np.full_like(x, g) in the dtype of x + g
             g, x = args
             if params["axis"] is not None and not params["keepdims"]:

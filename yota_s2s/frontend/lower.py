@@ -226,10 +226,9 @@ class Lowerer(
         return self.prims.get(value.id) if isinstance(value, Var) else None
 
     def sharing(self, value: object, name: str, env: dict[str, object], top: bool = True) -> str | None:
-        """Why the array ``name`` holds (``value``) may be another name's too, or None (below);
-        for the array updated itself (``top``), also where another name may be, through its own
-        branches or loops, one of the arrays a branch or loop of ``value`` may give (``v0 = v1`` in
-        one branch, ``v1 = v1`` in the other: a two-sided merge)."""
+        """Why the array ``name`` holds (``value``) may be another name's too (``sharing_of``), or where
+        another name may be an array a branch or loop of ``value`` gives (``v0 = v1`` in one branch,
+        ``v1 = v1`` in the other), for the array updated itself (``top``); or None."""
         why = self.sharing_of(value, name, env, top)
         eqn = self.region_result(value)
         if why is not None or not top or eqn is None:

@@ -252,7 +252,7 @@ PRIMITIVES: dict[str, Primitive] = {
     "xtx_dx": Primitive(numpy_value=True),
     "xxt_dx": Primitive(),
     "diag_dv": Primitive(numpy_value=True, shape_operands=(1,)),
-    "keep_axes": Primitive(shape_from_shapes=True),
+    "keep_axes": Primitive(shape_from_shapes=True, shape_operands=(1,)),
     "like": Primitive(numpy_value=True, promotes_inexact=True, shape_from_shapes=True),
     "broadcast": Primitive(numpy_value=True, shape_from_shapes=True),
     "like_matmul": Primitive(numpy_value=True, promotes_inexact=True, shape_from_shapes=True),

@@ -31,6 +31,13 @@ def _unbroadcast(g, x):
     return g.sum(axis=(*range(extra), *ones)).reshape(shape)
 
 
+def _keep_axes(g, x, axis):
+    """``g``, a reduction of ``x`` over ``axis``, with that axis put back (length 1), to broadcast
+    against ``x``; as it is for a number or a 0-d ``x``, which NumPy reduces along axis 0 or -1
+    without removing an axis (``np.max(2.0, axis=0)`` is 2.0)."""
+    return xp.expand_dims(g, axis) if xp.ndim(x) else g
+
+
 def _unreduce(g, x):
     """``g`` spread over the shape of ``x`` (the adjoint of a sum), in the dtype of ``x + g``
     (``np.full_like`` alone would keep an integer ``x``'s dtype and truncate ``g``; it also
