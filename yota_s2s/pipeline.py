@@ -38,7 +38,7 @@ from .frontend.lower import lower
 from .ir.core import IRError, Tape, is_option, verify
 from .transform.differentiate import differentiate
 from .transform.factor import common_factors, merge_reciprocals
-from .transform.finish import drop_value, float_literals, stand_ins
+from .transform.finish import drop_value, float_gradients, float_literals, stand_ins
 from .transform.optimize import optimize
 from .transform.types import refuse_complex_parts, vector_value
 from .version import __version__
@@ -217,6 +217,7 @@ def _differentiate_one(
     tape = _checked(merge_reciprocals(tape, table), "optimize")
     tape = _checked(stand_ins(tape, table, sizes=target == "numpy"), "optimize")
     tape = _checked(float_literals(tape), "optimize")
+    tape = _checked(float_gradients(tape), "optimize")
     stages["optimize"].append(tape)
     return tape
 

@@ -4,14 +4,16 @@ code generator writes as less work at run time.
 The pipeline runs each once, after ``optimize``, in this order (``factor``'s passes between):
 
     optimize -> drop_value (--no-value only) -> common_factors -> merge_reciprocals
-             -> stand_ins -> float_literals
+             -> stand_ins -> float_literals -> float_gradients
 
 - ``drop_value``: the gradient tape without its value, and without the work only the value
   needed (``grad_NAME`` returns only the gradients);
 - ``stand_ins``: values the gradients read only for their shape and dtype are not computed
   (``_like``, ``np.broadcast``);
 - ``float_literals``: an integer constant whose value goes only into gradients is written as
-  a float.
+  a float;
+- ``float_gradients``: a gradient that may be an integer (a count, an integer parameter) is
+  multiplied by ``1.0``.
 
 Each keeps the value of every output it keeps (tests check it with the interpreter).
 
@@ -214,6 +216,61 @@ def float_literals(tape: Tape) -> Tape:
                 eqn = Eqn(eqn.prim, args, dict(eqn.params), list(eqn.outs), eqn.span, eqn.regions, eqn.section)
         new.eqns.append(eqn)
     return new
+
+
+def float_gradients(tape: Tape) -> Tape:
+    """A gradient that may be an integer is multiplied by ``1.0``: ``dy = 1.0 * n`` for
+    ``f = y * n`` of an integer ``n`` (a parameter without a gradient, ``len(x)``, a count).
+
+    The seed ``1.0`` makes every gradient a float, but ``_neutral`` drops it from products whose
+    other operand is a gradient's term, and that term is an integer where it is a count or an
+    integer parameter: the float parameter's gradient came back an int (or an int64 array).
+    Only the tape's own outputs are read (a loop's or branch's result is left as it is)."""
+    grads = tape.outputs[1:]
+    wrt = set(tape.facts.wrt)
+    params = {inp.var.id for inp in tape.inputs if isinstance(inp.path[0], str) and inp.path[0] not in wrt}
+    defs = {o.id: e for e in tape.eqns for o in e.outs}
+
+    def may_be_int(a: Atom, depth: int = 0) -> bool:
+        if isinstance(a, Lit):
+            return type(a.value) is int
+        d = defs.get(a.id)
+        if d is None:  # an input: a parameter without a gradient may hold an integer
+            return a.id in params
+        record = primitive(d.prim)
+        if d.prim in _INTEGER_PRIMS or record.size_query:
+            return True
+        if d.regions or record.makes_inexact or record.boolean or depth > 32 or not d.args:
+            return False
+        return all(may_be_int(b, depth + 1) for b in d.args)
+
+    flagged = [k for k, g in enumerate(grads, 1) if g is not None and not isinstance(g, Lit) and may_be_int(g)]
+    if not flagged:
+        return tape
+    by_path = {inp.path: inp.var for inp in tape.inputs}
+    owners: dict[int, Var] = {}  # output index -> the input it is the gradient of (its name: dy)
+
+    def walk(node: object, path: tuple) -> None:
+        if isinstance(node, int) and path in by_path:
+            owners[node] = by_path[path]
+        elif isinstance(node, dict):
+            for key, sub in node.items():
+                walk(sub, (*path, key))
+
+    for name, node in zip(tape.facts.wrt, (tape.out_tree or [None])[1:]):
+        walk(node, (name,))
+    new = tape.copy_header()
+    new.eqns = list(tape.eqns)
+    new.outputs = list(tape.outputs)
+    for k in flagged:
+        out = Var(grad_of=owners.get(k))
+        new.eqns.append(Eqn("mul", [Lit(1.0), tape.outputs[k]], {}, [out], None, (), Section.BACKWARD))
+        new.outputs[k] = out
+    return new
+
+
+#: Primitives whose values are integers (or, static code's, may be): counts and indices.
+_INTEGER_PRIMS = frozenset({"len", "shape", "size", "argmax", "argmin", "static"})
 
 
 def _as_float(a: Atom) -> Atom:

@@ -61,33 +61,7 @@ class ArithmeticIdentities(RewriterBase):
         if type(a.value) is int:
             return True
         d = self.defs.get(other.id) if isinstance(other, Var) else None
-        if not self._backward() or isinstance(other, Lit) or (d is not None and primitive(d.prim).boolean):
-            return False
-        return not self._may_be_int(other)  # dy = 1.0 * len(x): a float parameter's gradient is a float
-
-    def _may_be_int(self, a: Atom, depth: int = 0) -> bool:
-        """``a`` may be an integer: a count (``len``, ``.shape``, ``.size``, ``argmax``), static
-        code's result, a parameter without a gradient (``n``), or arithmetic of such values only
-        (``3 * x`` of a float ``x`` is a float)."""
-        if isinstance(a, Lit):
-            return type(a.value) is int
-        if a.id in self.bools:
-            return True
-        d = self.defs.get(a.id)
-        if d is None:  # an input: a parameter the gradient is not taken for may hold an int
-            path = next((inp.path for inp in self.old.inputs if inp.var.id == a.id), None)
-            return (
-                bool(path)
-                and isinstance(path[0], str)
-                and not path[0].startswith("#")
-                and path[0] not in self.old.facts.wrt
-            )
-        record = primitive(d.prim)
-        if d.prim in _INTEGER_PRIMS or record.size_query:
-            return True
-        if d.regions or record.makes_inexact or depth > 16 or not d.args:
-            return False
-        return all(self._may_be_int(b, depth + 1) for b in d.args)
+        return self._backward() and not isinstance(other, Lit) and (d is None or not primitive(d.prim).boolean)
 
     def _may_be_bool(self, a: Atom) -> bool:
         """``a`` may be a NumPy bool: so found on the tape before this round (``bools``), or a
@@ -405,10 +379,6 @@ class ShapeIdentities(RewriterBase):
         if params["axis"] is None or params["keepdims"]:  # nothing was removed
             return args[0]
         return None
-
-
-#: Primitives whose values are integers (or, for ``static`` code, may be).
-_INTEGER_PRIMS = frozenset({"len", "shape", "size", "argmax", "argmin", "static"})
 
 
 class Identities(ArithmeticIdentities, ShapeIdentities):

@@ -136,6 +136,8 @@ def _rank(eqn: Eqn, args: list[tuple[int, tuple | None]], table: RuleTable) -> t
     if prim == "stack":
         same = len(set(shapes)) == 1 and shapes[0] is not None and params.get("axis", 0) == 0
         return 1 + max(ranks, default=0), ((len(args), *shapes[0]) if same else None)
+    if prim in ("setindex", "index_add"):  # a[i] = v: the array a, written
+        return args[0] if args else (0, None)
     if prim in ("asarray", "transpose", "copy", "neg"):
         shape = shapes[0] if shapes and prim != "transpose" else None
         return (ranks[0] if ranks else 0), shape
