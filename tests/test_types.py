@@ -488,17 +488,21 @@ def test_an_argument_read_as_a_value_without_a_gradient_is_not_complex():
 def test_an_array_value_that_does_not_depend_on_the_parameters_is_still_checked():
     """``f(x)`` returns an array that does not depend on ``x`` (the fuzzer's seed 20749): the
     gradient (None) was returned with the array as the value and no error; f is not a scalar
-    function, so the call raises as for any other array value."""
+    function, so the call raises as for any other array value.  Where the array is written by
+    index (``np.zeros(1)``, then ``a[0] = ...``), shapes prove it: refused when generating."""
     _, generated, _ = compiled(
         """
         import numpy as np
 
 
         def f(x):
-            a = np.zeros(1)
+            a = np.zeros(len(x))
             a[0] = 0.25
             return a
         """
     )
     with pytest.raises(ValueError, match="must return a scalar"):
         generated["grad_f"](np.ones((2, 2)))
+    source = "import numpy as np\n\n\ndef f(x):\n    a = np.zeros(1)\n    a[0] = 0.25\n    return a\n"
+    (error,) = refusals(source)
+    assert error.code == "YS024" and "shape (1,)" in error.message, error

@@ -57,6 +57,7 @@ ALIAS_TWO_SIDED = "NEW: an in-place update of a name one branch keeps while anot
 STATIC_METHOD = "NEW: a method of an object parameter called in static code made an array input of the method"
 STATIC_LIST_ITEM = "NEW: an object's list element (m.layers[1].w) read in static code was refused"
 ALIAS_CARRIED = "NEW: two names a loop carries that held one array before it, one updated in place"
+INT_GRADIENT = "NEW: a float parameter's gradient that is a count (y * len(x)): an integer, not a float"
 ZERO_D_AXIS = "NEW: a reduction along axis 0/-1 of a 0-d value (NumPy accepts it): the gradient has shape (1,)"
 UNDEFINED_ADJOINT = "NEW: writes of constants into a local array, then a read of an unwritten element: NameError dv0"
 
@@ -375,6 +376,12 @@ REGRESSIONS: list[Regression] = [
         400122,
         refusal_ok=True,
         refusal_code="YS017",
+    ),
+    Regression(
+        "float_parameter_times_a_count",
+        INT_GRADIENT,
+        _p("def f(x, y):\n    v0 = len(x)\n    v1 = y * v0\n    return v1\n", ("array", "x", (1,)), ("float", "y")),
+        401887,
     ),
     Regression(
         "reduction_along_an_axis_of_a_number",

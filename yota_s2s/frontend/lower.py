@@ -291,7 +291,7 @@ class Lowerer(
                 and v.id in self.carried_from
                 and self.carried_from[v.id][0] is before
             ]
-            if twins:
+            if twins and isinstance(before, Var | _Unresolved):  # (`qs = []; ps = []`: one empty tuple)
                 return f"'{twins[0]}' refers to the same array before the loop at line {line}"
             why = self.sharing(before, name, env)
             if why is None or "iterates over it" in why:
