@@ -87,6 +87,8 @@ def command_jobs(args: argparse.Namespace, console: Console, read_stdin) -> list
         raise UsageError("--stdin-filename names the source read from stdin: give - as the SOURCE")
     if stdin and args.verify:
         raise UsageError("--verify imports the source file: give its path, not -")
+    if args.verify and args.mode != "grad":
+        raise UsageError(f"--verify checks grad_NAME: not yet the functions --{args.mode} writes")
     if (args.check or args.diff) and args.out == "-":
         raise UsageError("--check and --diff compare with the committed file: give it with --out FILE")
     try:
@@ -110,6 +112,7 @@ def command_jobs(args: argparse.Namespace, console: Console, read_stdin) -> list
             format=args.format,
             buffers=args.buffers,
             value=args.value is not False,
+            mode=args.mode,
         )
         protect = protected(name, args.rules, args.example) if name != "-" else protected("-", args.rules)
         job = Job(entry, "<stdin>" if name == "-" else name, funcs, wrt, protect, stdin=data if source == "-" else None)
@@ -193,6 +196,7 @@ def _configured(job: Job, args: argparse.Namespace, console: Console, finder: _C
         entry, rules=[os.path.relpath(os.path.realpath(root / r), os.path.realpath(root)) for r in entry.rules]
     )
     options = [args.func, args.wrt, args.rules, args.target, args.format, args.buffers, args.value is False]
+    options.append(args.mode != "grad")
     if any(options) and given != mine:
         console.warning_line(
             job.entry.out,

@@ -225,3 +225,30 @@ def _as_float(a: Atom) -> Atom:
 
 def _number(a: Atom) -> bool:
     return isinstance(a, Lit) and isinstance(a.value, NUMBER)
+
+
+def separate_buffers(tape: Tape) -> Tape:
+    """A Jacobian whose rows are written out: each row's gradient buffer its own (``grad_zeros(x)``,
+    which the optimizer made one for every row, made again for each ``index_add`` that writes
+    into it), so that each row is built by elements in place (``dx = [dx0, dx1, ...]``) rather
+    than by copies of one buffer.  Only the function's own level, and only ``--jacobian``'s
+    rows (``facts.rows``)."""
+    if not tape.facts.rows:
+        return tape
+    zeros = {e.out.id: e for e in tape.eqns if e.prim == "grad_zeros" and e.section == Section.BACKWARD}
+    writers = [e for e in tape.eqns if e.prim == "index_add" and isinstance(e.args[0], Var) and e.args[0].id in zeros]
+    shared = {i for i in zeros if sum(1 for e in writers if e.args[0].id == i) > 1}
+    if not shared:
+        return tape
+    new = tape.copy_header()
+    new.outputs = list(tape.outputs)
+    for eqn in tape.eqns:
+        if eqn.prim == "grad_zeros" and eqn.out.id in shared:
+            continue
+        if eqn.prim == "index_add" and isinstance(eqn.args[0], Var) and eqn.args[0].id in shared:
+            made = zeros[eqn.args[0].id]
+            fresh = Var(hint=made.out.hint, grad_of=made.out.grad_of)
+            new.eqns.append(Eqn("grad_zeros", list(made.args), dict(made.params), [fresh], made.span, (), made.section))
+            eqn = Eqn(eqn.prim, [fresh, *eqn.args[1:]], dict(eqn.params), list(eqn.outs), eqn.span, (), eqn.section)
+        new.eqns.append(eqn)
+    return new
