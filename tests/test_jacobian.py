@@ -1,6 +1,6 @@
-"""--vjp and --jacobian: vjp_NAME(..., dout) and jac_NAME(...) of vector-valued functions.
+"""--vjp, --jvp and --jacobian: vjp_NAME(..., dout), jvp_NAME(..., x_dot) and jac_NAME(...).
 
-Every Jacobian and every vector-Jacobian product is compared with central finite differences of
+Every Jacobian, vector-Jacobian product and Jacobian-vector product is compared with central finite differences of
 the function itself; the polynomial systems (katsura-n, cyclic-5) are written in several forms:
 ``np.array([...])`` of scalar expressions, ``np.stack``, and array arithmetic.
 """
@@ -134,6 +134,16 @@ def check_vjp(f, vjp, args, wrt=None):
         np.testing.assert_allclose(d, expected, rtol=1e-5, atol=1e-6)
 
 
+def check_jvp(f, jvp, args):
+    """``jvp(*args, *tangents)`` against the finite-difference Jacobians times the tangents."""
+    tangents = [RNG.standard_normal(np.shape(a)) for a in args]
+    value, dvalue = jvp(*args, *tangents)
+    np.testing.assert_allclose(value, f(*args), rtol=1e-12, atol=1e-12)
+    expected = sum(np.tensordot(numeric_jacobian(f, args, i), t, axes=np.ndim(t)) for i, t in enumerate(tangents))
+    assert np.shape(dvalue) == np.shape(value)
+    np.testing.assert_allclose(dvalue, expected, rtol=1e-5, atol=1e-6)
+
+
 SYSTEMS = {
     **{f"katsura{n}": katsura_terms(n) for n in (4, 5, 6)},
     "cyclic5": cyclic_terms(5),
@@ -154,6 +164,8 @@ def test_polynomial_system_jacobian(name, form):
     check_jacobian(f, jac, (x,))
     vjp = load(generate(source, f"{name}.py", mode="vjp").text)[f"vjp_{name}"]
     check_vjp(f, vjp, (x,))
+    jvp = load(generate(source, f"{name}.py", mode="jvp").text)[f"jvp_{name}"]
+    check_jvp(f, jvp, (x,))
 
 
 @pytest.mark.parametrize("name", ["katsura4", "cyclic5"])
@@ -207,6 +219,35 @@ def test_array_valued_functions(name):
     check_jacobian(namespace[name], jac, args)
     vjp = load(generate(ARRAYS, "arrays.py", [name], mode="vjp").text)[f"vjp_{name}"]
     check_vjp(namespace[name], vjp, args)
+
+
+@pytest.mark.parametrize("name", ["squares", "two", "scalar"])
+def test_jvp(name):
+    namespace = load(ARRAYS)
+    jvp = load(generate(ARRAYS, "arrays.py", [name], mode="jvp").text)[f"jvp_{name}"]
+    check_jvp(namespace[name], jvp, CASES[name]())
+
+
+def test_jvp_contracts():
+    text = generate(ARRAYS, "arrays.py", ["two"], mode="jvp").text
+    assert "def jvp_two(x, y, x_dot, y_dot):" in text
+    assert "dvalue = J_x @ x_dot + J_y @ y_dot" in text
+    jvp = load(text)["jvp_two"]
+    x, y = CASES["two"]()
+    with pytest.raises(ValueError, match=r"jvp_two: the tangent y_dot must have the shape of y, \(3,\), not \(2,\)"):
+        jvp(x, y, x, np.ones(2))
+    (dvalue,) = load(generate(ARRAYS, "arrays.py", ["two"], mode="jvp", value=False).text)["jvp_two"](x, y, x, y)
+    np.testing.assert_allclose(dvalue, (2 * x * y - np.cos(x)) * x + x**2 * y)
+
+
+def test_jvp_refuses_what_it_cannot_transpose():
+    """A primitive of the reverse sweep without a rule of its own (matmul's) is YS107, naming --jacobian."""
+    with pytest.raises(UserError, match=r"--jvp transposes the VJP of layer\(\) \(use --jacobian\)") as error:
+        generate(ARRAYS, "arrays.py", ["layer"], mode="jvp")
+    assert error.value.code == "YS107" and error.value.line == 22
+    loop = "import numpy as np\n\ndef f(x):\n    for _ in range(2):\n        x = np.sin(x)\n    return x\n"
+    with pytest.raises(UserError, match="loops and branches") as error:
+        generate(loop, "f.py", mode="jvp")
 
 
 def test_two_parameters_and_wrt():
@@ -293,10 +334,11 @@ def test_buffers_are_refused():
 
 
 def test_generated_code_is_clean_and_deterministic(tmp_path):
-    for mode in ("vjp", "jacobian"):
+    for mode in ("vjp", "jacobian", "jvp"):
         for source in (ARRAYS, system_source("katsura4", SYSTEMS["katsura4"], "array")):
-            text = generate(source, "s.py", mode=mode).text
-            assert text == generate(source, "s.py", mode=mode).text
+            funcs = ["squares", "two", "scalar"] if mode == "jvp" and source == ARRAYS else None
+            text = generate(source, "s.py", funcs, mode=mode).text
+            assert text == generate(source, "s.py", funcs, mode=mode).text
             path = tmp_path / f"{mode}.py"
             path.write_text(text)
             ruff = subprocess.run(
@@ -314,6 +356,7 @@ def test_api():
     x, y = CASES["two"]()
     check_jacobian(namespace["two"], api.jacobian(_two), (x, y))
     check_vjp(namespace["two"], api.vjp(_two), (x, y))
+    check_jvp(namespace["two"], api.jvp(_two), (x, y))
     assert api.jacobian(_two) is api.jacobian(_two)
 
 
@@ -332,7 +375,7 @@ def run(*args, cwd):
 
 def test_cli_flags(tmp_path):
     (tmp_path / "sys.py").write_text(system_source("katsura4", SYSTEMS["katsura4"], "array"))
-    for flag, prefix in (("--jacobian", "jac_"), ("--vjp", "vjp_")):
+    for flag, prefix in (("--jacobian", "jac_"), ("--vjp", "vjp_"), ("--jvp", "jvp_")):
         proc = run("sys.py", flag, "--out", "grad_sys.py", cwd=tmp_path)
         assert proc.returncode == 0, proc.stderr
         text = (tmp_path / "grad_sys.py").read_text()

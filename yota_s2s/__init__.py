@@ -13,6 +13,7 @@ from .version import __version__
 _EXPORTS = {
     "grad": ".api",
     "jacobian": ".api",
+    "jvp": ".api",
     "gradsource": ".api",
     "gradtape": ".api",
     "reset": ".api",
@@ -29,6 +30,7 @@ __all__ = [
     "gradsource",
     "gradtape",
     "jacobian",
+    "jvp",
     "reset",
     "simplegrad",
     "update",

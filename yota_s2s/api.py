@@ -147,6 +147,18 @@ def vjp(f: Callable, wrt: Sequence[str] | None = None, value: bool = True) -> Ca
     return _compiled(f, wrt, value, "vjp")
 
 
+def jvp(f: Callable, wrt: Sequence[str] | None = None, value: bool = True) -> Callable:
+    """The compiled ``jvp_f`` (``--jvp``): ``f``'s parameters, then a tangent of the shape of each
+    ``wrt`` parameter; returns ``(value, dvalue)``, ``dvalue = J_A @ A_dot + J_B @ B_dot + ...``.
+
+    >>> import numpy as np
+    >>> jvp(_example_square)(np.array([1.0, 2.0]), np.array([1.0, 10.0]))[1].tolist()
+    [2.0, 40.0]
+    """
+    __tracebackhide__ = True
+    return _compiled(f, wrt, value, "jvp")
+
+
 def jacobian(f: Callable, wrt: Sequence[str] | None = None, value: bool = True) -> Callable:
     """The compiled ``jac_f`` (``--jacobian``): ``f``'s parameters; returns ``(value, J_A, J_B, ...)``
     with ``J_A.shape == np.shape(value) + np.shape(A)``.
@@ -186,8 +198,8 @@ def gradsource(
 
     ``buffers=True`` is ``--buffers``: the module also defines a class per function that reuses its
     arrays across calls (see docs/buffers.md).  ``value=False`` is ``--no-value``: each ``grad_NAME``
-    returns only the gradients.  ``mode="vjp"`` is ``--vjp`` (``vjp_NAME``), ``mode="jacobian"``
-    ``--jacobian`` (``jac_NAME``).
+    returns only the gradients.  ``mode="vjp"`` is ``--vjp`` (``vjp_NAME``), ``mode="jvp"`` ``--jvp``
+    (``jvp_NAME``), ``mode="jacobian"`` ``--jacobian`` (``jac_NAME``).
 
     >>> text = gradsource(_example_loss)
     >>> print(text.splitlines()[0])  # doctest: +ELLIPSIS
@@ -358,7 +370,7 @@ def _compile(
     exec(compile(generated.text, f"<grad of {source.path}::{name}>", "exec"), namespace)  # noqa: S102 - our output
     tape = generated.tapes["lower"][0]
     params = [(p.name, p.default is not NO_DEFAULT) for p in tape.params]
-    prefix = {"grad": "grad_", "vjp": "vjp_", "jacobian": "jac_"}[mode]
+    prefix = {"grad": "grad_", "vjp": "vjp_", "jacobian": "jac_", "jvp": "jvp_"}[mode]
     return _Compiled(namespace[prefix + name], name, params, [inp.path for inp in tape.inputs], source.guards)
 
 

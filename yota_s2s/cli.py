@@ -162,6 +162,14 @@ def _parser() -> _Parser:
         "(value, dA, ...), dout times the Jacobians (see docs/higher-order.md)",
     )
     modes.add_argument(
+        "--jvp",
+        dest="mode",
+        action="store_const",
+        const="jvp",
+        help="write jvp_NAME(..., A_dot, B_dot, ...), returning (value, dvalue): the Jacobians times the tangents "
+        "(forward mode, by transposing the vector-Jacobian product)",
+    )
+    modes.add_argument(
         "--jacobian",
         dest="mode",
         action="store_const",

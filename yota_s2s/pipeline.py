@@ -76,8 +76,8 @@ def generate(
     ``YS004``).  ``source_sha256`` is the header's hash of the source: the SHA-256 of the file's bytes, as
     ``files.load_source`` gives it (default: of ``source`` in UTF-8, for text that is no file's).
     ``mode`` is what each function computes (``transform.differentiate.MODES``): ``"grad"``
-    (``grad_NAME``), ``"vjp"`` (``vjp_NAME(..., dout)``, ``--vjp``) or ``"jacobian"``
-    (``jac_NAME``, ``--jacobian``).
+    (``grad_NAME``), ``"vjp"`` (``vjp_NAME(..., dout)``, ``--vjp``), ``"jvp"``
+    (``jvp_NAME(..., x_dot)``, ``--jvp``) or ``"jacobian"`` (``jac_NAME``, ``--jacobian``).
 
     >>> g = generate("import numpy as np\\ndef f(x):\\n    return np.sum(np.exp(x))\\n", "f.py")
     >>> print(g.text.split("def grad_f")[1].strip())  # doctest: +NORMALIZE_WHITESPACE

@@ -35,6 +35,8 @@ class SeedWriter(WriterBase):
         """``if np.shape(dout) != np.shape(f): raise ValueError(...)`` (``vjp_NAME``), or
         ``if np.shape(f) != (m,): raise ValueError(...)`` (``jac_NAME`` with ``m`` rows written out)."""
         facts = self.tape.facts
+        if facts.mode == "jvp":
+            return self.tangent_checks()
         value = self.atom(self.tape.outputs[0])
         shape = self.backend.call("shape", [value])
         what = f"{self.tape.name}({', '.join(p.name for p in self.tape.params if p.name != facts.seed)})"
@@ -52,6 +54,23 @@ class SeedWriter(WriterBase):
             message = ast.BinOp(message, ast.Add(), text)
         error = ast.Call(named("ValueError"), [message], [])
         return ast.If(test, [ast.Raise(error)], [])
+
+    def tangent_checks(self) -> ast.stmt:
+        """``if np.shape(x_dot) != np.shape(x): raise ValueError(...)``, ``elif`` for each other tangent
+        (``jvp_NAME``)."""
+        facts = self.tape.facts
+        checks: list[ast.stmt] = []
+        for w, t in reversed(list(zip(facts.wrt, facts.tangents, strict=True))):
+            x = next((i.var for i in self.tape.inputs if i.path[0] == w), None)
+            tangent = self.backend.call("shape", [named(t)])
+            shape = self.backend.call("shape", [self.atom(x) if x is not None else named(w)])
+            text = f"{self.function_name()}: the tangent {t} must have the shape of {w}, "
+            message = ast.BinOp(ast.Constant(text), ast.Add(), ast.Call(named("str"), [shape], []))
+            message = ast.BinOp(message, ast.Add(), ast.Constant(", not "))
+            message = ast.BinOp(message, ast.Add(), ast.Call(named("str"), [tangent], []))
+            error = ast.Raise(ast.Call(named("ValueError"), [message], []))
+            checks = [ast.If(ast.Compare(tangent, [ast.NotEq()], [shape]), [error], checks)]
+        return checks[0]
 
     def jacobian_rows(self, body: list[Line]) -> ast.expr:
         """Append the statements of ``jac_NAME`` by a loop over the value's elements (see the module

@@ -140,7 +140,7 @@ def parsed(node: ast.stmt) -> ast.stmt:
 
 
 #: The prefix of the function each mode writes (``Facts.mode``).
-PREFIXES = {"grad": "grad_", "vjp": "vjp_", "jacobian": "jac_"}
+PREFIXES = {"grad": "grad_", "vjp": "vjp_", "jacobian": "jac_", "jvp": "jvp_"}
 
 
 def function_name(tape: Tape) -> str:
@@ -151,7 +151,9 @@ def function_name(tape: Tape) -> str:
 def returned(tape: Tape) -> str:
     """What ``grad_NAME`` returns, as its docstring says it: ``(f(x, y), dx, dy)``, or the
     gradients alone without the value (``(dx,)``); ``J_x`` for a Jacobian."""
-    params = ", ".join(p.name for p in tape.params if p.name != tape.facts.seed)
+    params = ", ".join(p.name for p in tape.params if p.name != tape.facts.seed and p.name not in tape.facts.tangents)
+    if tape.facts.mode == "jvp":
+        return f"({tape.name}({params}), dvalue)" if tape.facts.value else "(dvalue,)"
     prefix = "J_" if tape.facts.mode == "jacobian" else "d"
     grads = ", ".join(f"{prefix}{w}" for w in tape.facts.wrt)
     if not tape.facts.value:
@@ -161,9 +163,14 @@ def returned(tape: Tape) -> str:
 
 def docstring(tape: Tape) -> str:
     """The docstring of ``grad_NAME`` (``vjp_NAME``, ``jac_NAME``)."""
-    params = ", ".join(p.name for p in tape.params if p.name != tape.facts.seed)
+    params = ", ".join(p.name for p in tape.params if p.name != tape.facts.seed and p.name not in tape.facts.tangents)
     value = f"{tape.name}({params})"
     mode = tape.facts.mode
+    if mode == "jvp":
+        products = " + ".join(f"J_{w} @ {t}" for w, t in zip(tape.facts.wrt, tape.facts.tangents, strict=True))
+        if not tape.facts.value:
+            return f'"""Return {returned(tape)}: dvalue = {products}, the Jacobians of {value} times the tangents."""'
+        return f'"""Return {returned(tape)}: the value and dvalue = {products}, its Jacobians times the tangents."""'
     if mode == "vjp":
         what = f"dout (the shape of {value}) times its Jacobians"
         if not tape.facts.value:

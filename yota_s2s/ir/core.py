@@ -202,7 +202,8 @@ class Facts:
       computes: ``"grad"`` (``grad_NAME``), ``"vjp"`` (``vjp_NAME``, seeded with the input named
       ``seed``) or ``"jacobian"`` (``jac_NAME``: ``rows`` > 0, that many rows written out, each its
       own reverse sweep; 0, a loop over the value's elements that seeds ``seed`` with each unit
-      vector in turn).
+      vector in turn); ``"jvp"`` (``jvp_NAME``, with a tangent parameter per ``wrt`` parameter,
+      named in ``tangents``).
     - ``optimize``: ``bool_inputs``, the ids of a region's inputs that may hold a NumPy bool (an
       outer comparison's result): ``b ** 2`` of one is not written ``b * b``.
     - ``drop_value`` (``--no-value``): ``value`` is False: the first output is not returned.
@@ -219,6 +220,7 @@ class Facts:
     mode: str = "grad"
     seed: str | None = None
     rows: int = 0
+    tangents: list[str] = field(default_factory=list)
     value: bool = True
     region: bool = False
     same_shape: dict[int, Atom] = field(default_factory=dict)

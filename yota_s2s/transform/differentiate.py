@@ -29,12 +29,15 @@ whole tape and collects one gradient per ``wrt`` parameter.
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..dsl.rule import RuleTable
 from ..errors import UserError
 from ..ir.core import NO_DEFAULT, Atom, Eqn, Lit, Param, ParamKind, Tape, Var
-from ..ir.regions import all_tapes
+from ..ir.regions import all_tapes, substitute
 from ..ir.shapes import SCALAR, shape_classes
 from .adjoint import forward_sweep
+from .optimize import optimize
 from .sweep import BackwardBuilder, activity, final_gradient, is_active, reverse_sweep
 from .types import vector_value
 
@@ -44,7 +47,7 @@ from .types import vector_value
 ROWS_WRITTEN = 64
 
 #: The modes: what the generated function computes (``Facts.mode``).
-MODES = ("grad", "vjp", "jacobian")
+MODES = ("grad", "vjp", "jacobian", "jvp")
 
 
 def differentiate(tape: Tape, wrt: list[str], table: RuleTable, mode: str = "grad") -> Tape:
@@ -55,6 +58,8 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable, mode: str = "gra
     ``"jacobian"`` either once per element of a value made of ``ROWS_WRITTEN`` or fewer numbers
     (``np.array([e0, e1, ...])``: each gradient is then the stack of its rows), or like ``"vjp"``
     with ``dout`` left for the code generator to set to each unit vector in turn (``Facts.rows``)."""
+    if mode == "jvp":
+        return transposed(tape, wrt, table)
     grad = tape.copy_header()
     grad.name = tape.name
     grad.facts.mode = mode
@@ -103,6 +108,77 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable, mode: str = "gra
     else:  # dout's shape, the rows' count or the loop's length: read from the value (or a witness)
         grad.facts.check_scalar = isinstance(value, Var)
     return grad
+
+
+def transposed(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
+    """The Jacobian-vector products of ``tape`` (``--jvp``): the VJP, which is linear in ``dout``,
+    transposed by differentiating it again, with respect to ``dout``, as the function
+    ``s = sum(dA * A_dot) + sum(dB * B_dot) + ...`` of new inputs, the tangents ``A_dot``: its
+    gradient is ``J_A @ A_dot + J_B @ B_dot + ...``, of the value's shape.  The VJP itself is
+    left to dead-code elimination: only the second sweep is returned (it does not depend on
+    ``dout``'s values; a read of its shape reads the value's).  Every primitive the first sweep
+    writes needs a rule for its ``g`` (``YS107`` otherwise); loops and branches are refused."""
+    vjp = optimize(differentiate(tape, wrt, table, "vjp"), table)  # (its unbroadcasts proven away first)
+    if any(e.regions for e in vjp.eqns):
+        raise UserError(
+            "YS107", f"--jvp of {tape.name}(): loops and branches are not transposed yet (use --jacobian)", "<input>"
+        )
+    seed_name = vjp.facts.seed
+    seed = next(i.var for i in vjp.inputs if i.path[0] == seed_name)
+    value, grads = vjp.outputs[0], vjp.outputs[1:]
+    aux = Tape(tape.name, list(vjp.inputs), list(vjp.eqns), [], None, list(tape.params), tape.facts.copy())
+    aux.facts.mode = "grad"
+    taken = {p.name for p in tape.params} | {i.path[0] for i in vjp.inputs}
+    tangents = []
+    for name in wrt:
+        t = name + "_dot"
+        while t in taken:
+            t += "_"
+        taken.add(t)
+        tangents.append(aux.add_input(t))
+    total: Atom = Lit(0.0)
+    for g, t in zip(grads, tangents, strict=True):
+        if isinstance(g, Lit) and g.value is None:
+            continue
+        part = aux.add_eqn("sum", [aux.add_eqn("mul", [g, t])], {"axis": None, "keepdims": False})
+        total = part if isinstance(total, Lit) else aux.add_eqn("add", [total, part])
+    aux.outputs = [total]
+    try:
+        second = differentiate(aux, [seed_name], table)
+    except UserError as exc:
+        why = f"--jvp transposes the VJP of {tape.name}() (use --jacobian): {exc.message}"
+        raise dataclasses.replace(exc, message=why) from None
+    dvalue = second.outputs[1]
+    if isinstance(dvalue, Lit) and dvalue.value is None:  # no path: zeros of the value's shape
+        dvalue = BackwardBuilder(second).add("grad_zeros", [value], {})
+    jvp = second.copy_header()
+    jvp.eqns = second.eqns
+    substitute(jvp, {seed.id: value})  # (read for its shape only)
+    jvp.inputs = [i for i in second.inputs if i.var is not seed]
+    params = list(tape.params)
+    at = sum(1 for p in params if p.kind is not ParamKind.KEYWORD_ONLY)
+    kind = ParamKind.KEYWORD_ONLY if any(p.default is not NO_DEFAULT for p in params[:at]) else ParamKind.POSITIONAL
+    names = [Param(i.path[0], kind) for i in jvp.inputs if i.var in tangents]
+    jvp.params = [*params[:at], *names, *params[at:]]
+    jvp.outputs = [value, dvalue]
+    jvp.out_tree = [0, 1]
+    jvp.facts.mode = "jvp"
+    jvp.facts.wrt = list(wrt)
+    jvp.facts.seed = None
+    jvp.facts.tangents = [p.name for p in names]
+    jvp.facts.check_scalar = True  # each tangent has its parameter's shape
+    # the first sweep's gradients and the tangents have their parameters' shapes (checked when it runs)
+    same: dict[int, Atom] = {}
+    for name, g, t in zip(wrt, grads, tangents, strict=True):
+        x = next((i.var for i in tape.inputs if i.path[0] == name), None)
+        if x is not None:
+            same[t.id] = x
+            if isinstance(g, Var):
+                same[g.id] = x
+    jvp.facts.same_shape = same
+    if isinstance(dvalue, Var):
+        dvalue.hint = "dvalue"
+    return jvp
 
 
 def _gradients(
