@@ -140,6 +140,8 @@ def _higher_order_sources() -> Iterator[Source]:
                 yield Source(f"higher-order::{name}-{form}::{mode}", text, f"{name}.py", mode=mode)
         for name in sorted(jac.CASES) + ["cyclic5_arrays"]:
             yield Source(f"higher-order::{name}::{mode}", jac.ARRAYS, "arrays.py", [name], mode=mode)
+        for name in ("chain", "comprehension", "nested", "carried", "branch"):
+            yield Source(f"higher-order::{name}::{mode}", jac.LOOPS, "loops.py", [name], mode=mode)
 
 
 def sources() -> list[Source]:

@@ -190,6 +190,57 @@ def test_rows_written_out_share_the_value():
         jac(np.ones((5, 3)))  # a batch of points: the elements are arrays
 
 
+LOOPS = """import numpy as np
+
+
+def chain(x):
+    out = []
+    for i in range(3):
+        out.append(x[i] * x[i + 1] - 1.0)
+    return np.array(out)
+
+
+def comprehension(x):
+    return np.array([x[i] ** 2 - x[i + 1] for i in range(3)])
+
+
+def nested(x):
+    out = []
+    for i in range(3):
+        s = 0.0
+        for j in range(i + 1):
+            s = s + x[j] * x[i]
+        out.append(np.sin(s))
+    return np.array(out)
+
+
+def carried(x):
+    y = x
+    for _ in range(3):
+        y = np.tanh(y) * x
+    return y
+
+
+def branch(x):
+    if x[0] > 0:
+        y = x * x
+    else:
+        y = -x
+    return y + 1.0
+"""
+
+
+@pytest.mark.parametrize("name", ["chain", "comprehension", "nested", "carried", "branch"])
+def test_loops_and_branches(name):
+    """A list built in a loop, nested loops, a branch: the rows pop a copy of the loops' stacks."""
+    f = load(LOOPS)[name]
+    jac = load(generate(LOOPS, "loops.py", [name], mode="jacobian").text)[f"jac_{name}"]
+    vjp = load(generate(LOOPS, "loops.py", [name], mode="vjp").text)[f"vjp_{name}"]
+    for x in (np.array([0.3, -0.7, 1.1, 0.4]), np.array([-0.3, 0.7, -1.1, -0.4])):
+        check_jacobian(f, jac, (x,))
+        check_vjp(f, vjp, (x,))
+
+
 def test_cyclic5_array_arithmetic():
     namespace = load(ARRAYS)
     f = namespace["cyclic5_arrays"]

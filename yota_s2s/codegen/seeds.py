@@ -24,6 +24,7 @@ import ast
 import dataclasses
 
 from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
+from ..ir.regions import LEADING
 from .base import WriterBase, named, tuple_of
 from .statements import Line
 
@@ -110,6 +111,18 @@ class SeedWriter(WriterBase):
         body.append(Line(Section.BACKWARD, None, zeros, 1))
         body.append(Line(Section.BACKWARD, None, ast.Assign([unit], ast.Constant(1.0), lineno=0), 1))
         self.names[seed.id] = seed_name
+        for eqn in rows:  # a backward loop pops its stack: each row pops a copy of it
+            stack = eqn.args[LEADING[eqn.prim] - 1] if eqn.prim in ("for_back", "while_back") else None
+            if isinstance(stack, Var) and stack.id in self.names:
+                copy = self.namer.fresh(self.names[stack.id])
+                stmt = ast.Assign(
+                    [named(copy, ast.Store())],
+                    ast.Call(named("_stack_copy"), [named(self.names[stack.id])], []),
+                    lineno=0,
+                )
+                body.append(Line(Section.BACKWARD, None, stmt, 1))
+                self.names[stack.id] = copy
+                self.helpers.add("_stack_copy")
         self.block(_part(tape, rows), 1, body)
         for name, g, _ in assigns:
             row = ast.Subscript(named(name), named(k), ast.Store())
@@ -129,6 +142,7 @@ class SeedWriter(WriterBase):
         groups: dict[int, list[int]] = {}
         for v, root in self.plan.inplace.items():
             groups.setdefault(root, []).append(v)
+        defs = {o.id: e for e in eqns for o in e.outs}
         per_row = {seed.id}
         while True:
             before = len(per_row)
@@ -138,6 +152,11 @@ class SeedWriter(WriterBase):
             for members in groups.values():
                 if any(m in per_row for m in members):
                     per_row.update(members)
+            for eqn in (e for e in eqns if any(o.id in per_row for o in e.outs)):
+                for a in eqn.args:  # a buffer a row writes into (a backward loop's accumulator): made in the row
+                    d = defs.get(a.id) if isinstance(a, Var) else None
+                    if d is not None and d.section != Section.FORWARD and (eqn.regions or d.prim == "grad_zeros"):
+                        per_row.update(o.id for o in d.outs)
             if len(per_row) == before:
                 break
         rows = [e for e in eqns if any(o.id in per_row for o in e.outs)]
