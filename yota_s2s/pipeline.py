@@ -38,7 +38,7 @@ from .frontend.lower import lower
 from .ir.core import IRError, Tape, is_option, verify
 from .transform.differentiate import differentiate
 from .transform.factor import common_factors, merge_reciprocals
-from .transform.finish import drop_value, float_literals, separate_buffers, stand_ins
+from .transform.finish import drop_value, float_literals, separate_buffers, stacked_tangents, stand_ins
 from .transform.optimize import optimize
 from .transform.types import refuse_complex_parts, vector_value
 from .version import __version__
@@ -228,6 +228,7 @@ def _differentiate_one(
     tape = _checked(differentiate(tape, chosen, table, mode), "differentiate")
     stages["differentiate"].append(tape)
     tape = _checked(optimize(tape, table), "optimize")
+    tape = _checked(stacked_tangents(tape, table), "optimize")
     if not value:
         tape = _checked(drop_value(tape, table), "optimize")
     tape = _checked(common_factors(tape, table), "optimize")
