@@ -408,6 +408,26 @@ def test_generated_code_is_clean_and_deterministic(tmp_path):
             assert not any(isinstance(node, ast.JoinedStr) for node in ast.walk(ast.parse(text)))
 
 
+def test_verify_reads_each_mode_as_a_gradient():
+    """--verify checks jac_NAME (vjp_NAME, jvp_NAME) as the gradient of sum(u * f): a wrong one fails."""
+    from yota_s2s.verify import check_grads
+    from yota_s2s.verify_modes import as_gradient
+
+    f = load(ARRAYS)["two"]
+    x, y = CASES["two"]()
+    u = RNG.standard_normal(3)
+    for kind, mode in (("jac", "jacobian"), ("vjp", "vjp"), ("jvp", "jvp")):
+        fn = load(generate(ARRAYS, "arrays.py", ["two"], mode=mode).text)[f"{kind}_two"]
+        check_grads(*as_gradient(kind, f, fn, u), (x, y))
+
+    def wrong(x, y):
+        value, J_x, J_y = load(generate(ARRAYS, "arrays.py", ["two"], mode="jacobian").text)["jac_two"](x, y)
+        return value, J_x, 2.0 * J_y
+
+    with pytest.raises(AssertionError, match="the gradient for y is wrong"):
+        check_grads(*as_gradient("jac", f, wrong, u), (x, y))
+
+
 def test_api():
     namespace = load(ARRAYS)
     x, y = CASES["two"]()
@@ -431,33 +451,34 @@ def run(*args, cwd):
 
 
 def test_cli_flags(tmp_path):
-    (tmp_path / "sys.py").write_text(system_source("katsura4", SYSTEMS["katsura4"], "array"))
+    (tmp_path / "system.py").write_text(system_source("katsura4", SYSTEMS["katsura4"], "array"))
     for flag, prefix in (("--jacobian", "jac_"), ("--vjp", "vjp_"), ("--jvp", "jvp_")):
-        proc = run("sys.py", flag, "--out", "grad_sys.py", cwd=tmp_path)
+        proc = run("system.py", flag, "--out", "grad_sys.py", cwd=tmp_path)
         assert proc.returncode == 0, proc.stderr
         text = (tmp_path / "grad_sys.py").read_text()
-        assert f"# regenerate: yota-s2s sys.py --out grad_sys.py {flag}\n" in text
+        assert f"# regenerate: yota-s2s system.py --out grad_sys.py {flag}\n" in text
         assert f"def {prefix}katsura4(" in text
-        assert run("sys.py", flag, "--out", "grad_sys.py", "--check", cwd=tmp_path).returncode == 0
-    stale = run("sys.py", "--jacobian", "--out", "grad_sys.py", "--check", cwd=tmp_path)
+        assert run("system.py", flag, "--out", "grad_sys.py", "--check", cwd=tmp_path).returncode == 0
+    stale = run("system.py", "--jacobian", "--out", "grad_sys.py", "--check", cwd=tmp_path)
     assert stale.returncode == 1 and "--jacobian" in stale.stderr
-    both = run("sys.py", "--vjp", "--jacobian", cwd=tmp_path)
+    both = run("system.py", "--vjp", "--jacobian", cwd=tmp_path)
     assert both.returncode == 2 and "not allowed with" in both.stderr
-    verify = run("sys.py", "--jacobian", "--verify", cwd=tmp_path)
-    assert verify.returncode == 2 and "--verify" in verify.stderr
+    for flag, prefix in (("--jacobian", "jac_"), ("--vjp", "vjp_"), ("--jvp", "jvp_")):
+        verify = run("system.py", flag, "--verify", "--shape", "x=5", cwd=tmp_path)
+        assert verify.returncode == 0 and verify.stdout.startswith(f"OK: {prefix}katsura4 matches"), verify.stderr
 
 
 def test_project_config_mode(tmp_path):
-    (tmp_path / "sys.py").write_text(system_source("cyclic5", SYSTEMS["cyclic5"], "stack"))
+    (tmp_path / "system.py").write_text(system_source("cyclic5", SYSTEMS["cyclic5"], "stack"))
     (tmp_path / "pyproject.toml").write_text(
-        '[[tool.yota-s2s.generate]]\nsource = "sys.py"\nout = "jac_sys.py"\nmode = "jacobian"\n'
+        '[[tool.yota-s2s.generate]]\nsource = "system.py"\nout = "jac_sys.py"\nmode = "jacobian"\n'
     )
     assert run(cwd=tmp_path).returncode == 0
     text = (tmp_path / "jac_sys.py").read_text()
-    assert "# regenerate: yota-s2s sys.py --out jac_sys.py --jacobian\n" in text
+    assert "# regenerate: yota-s2s system.py --out jac_sys.py --jacobian\n" in text
     assert run("--check", cwd=tmp_path).returncode == 0
     (tmp_path / "pyproject.toml").write_text(
-        '[[tool.yota-s2s.generate]]\nsource = "sys.py"\nout = "jac_sys.py"\nmode = "hessian"\n'
+        '[[tool.yota-s2s.generate]]\nsource = "system.py"\nout = "jac_sys.py"\nmode = "hessian"\n'
     )
     bad = run(cwd=tmp_path)
     assert bad.returncode == 2 and "YS007" in bad.stderr

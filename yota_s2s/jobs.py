@@ -87,8 +87,6 @@ def command_jobs(args: argparse.Namespace, console: Console, read_stdin) -> list
         raise UsageError("--stdin-filename names the source read from stdin: give - as the SOURCE")
     if stdin and args.verify:
         raise UsageError("--verify imports the source file: give its path, not -")
-    if args.verify and args.mode != "grad":
-        raise UsageError(f"--verify checks grad_NAME: not yet the functions --{args.mode} writes")
     if (args.check or args.diff) and args.out == "-":
         raise UsageError("--check and --diff compare with the committed file: give it with --out FILE")
     try:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..dsl.rule import RuleTable
-from ..errors import UserError
+from ..errors import UserError, at_span
 from ..ir.core import NO_DEFAULT, Atom, Eqn, Lit, Param, ParamKind, Tape, Var
 from ..ir.regions import all_tapes, substitute
 from ..ir.shapes import SCALAR, shape_classes
@@ -119,10 +119,10 @@ def transposed(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
     ``dout``'s values; a read of its shape reads the value's).  Every primitive the first sweep
     writes needs a rule for its ``g`` (``YS107`` otherwise); loops and branches are refused."""
     vjp = optimize(differentiate(tape, wrt, table, "vjp"), table)  # (its unbroadcasts proven away first)
-    if any(e.regions for e in vjp.eqns):
-        raise UserError(
-            "YS107", f"--jvp of {tape.name}(): loops and branches are not transposed yet (use --jacobian)", "<input>"
-        )
+    control = next((e for e in vjp.eqns if e.regions), None)
+    if control is not None:
+        why = f"--jvp of {tape.name}(): loops and branches are not transposed yet (use --jacobian)"
+        raise at_span("YS107", why, control.span)
     seed_name = vjp.facts.seed
     seed = next(i.var for i in vjp.inputs if i.path[0] == seed_name)
     value, grads = vjp.outputs[0], vjp.outputs[1:]
@@ -217,12 +217,12 @@ def _refuse_objects(tape: Tape, wrt: list[str]) -> None:
     """``--vjp`` and ``--jacobian`` differentiate with respect to arrays and numbers (YS004)."""
     objects = [w for w in wrt if w in tape.facts.object_params]
     if objects:
-        raise UserError(
-            "YS004",
-            f"--vjp and --jacobian differentiate with respect to arrays and numbers, and {objects[0]!r} is an "
-            f"object whose attributes {tape.name}() reads: select the arrays with --wrt",
-            "<input>",
+        why = (
+            f"--vjp, --jvp and --jacobian differentiate with respect to arrays and numbers, and {objects[0]!r} "
+            f"is an object whose attributes {tape.name}() reads: select the arrays with --wrt"
         )
+        read = next((e for e in tape.eqns if e.span is not None), None)
+        raise at_span("YS004", why, read.span if read is not None else None)
 
 
 def _seed(grad: Tape, tape: Tape, mode: str) -> Var:
