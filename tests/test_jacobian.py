@@ -482,3 +482,25 @@ def test_project_config_mode(tmp_path):
     )
     bad = run(cwd=tmp_path)
     assert bad.returncode == 2 and "YS007" in bad.stderr
+
+
+@pytest.mark.parametrize("mode", ["vjp", "jvp", "jacobian"])
+def test_cupy_target_on_a_stand_in(mode, tmp_path, monkeypatch):
+    """--target cupy: every CuPy name checked against the installed CuPy, computed by NumPy."""
+    from .test_cupy import load_with_stand_in
+
+    kind = {"vjp": "vjp", "jvp": "jvp", "jacobian": "jac"}[mode]
+    cases = [
+        (system_source("katsura4", SYSTEMS["katsura4"], "array"), "katsura4", (RNG.uniform(-1.0, 1.0, 5),)),
+        (ARRAYS, "two", CASES["two"]()),
+        (ARRAYS, "squares", CASES["squares"]()),
+    ]
+    if mode != "jvp":
+        cases.append((LOOPS, "chain", (np.array([0.3, -0.7, 1.1, 0.4]),)))
+    for source, name, args in cases:
+        path = tmp_path / f"{kind}_{name}.py"
+        path.write_text(generate(source, "s.py", [name], target="cupy", mode=mode).text)
+        log: list[str] = []
+        fn = getattr(load_with_stand_in(path, monkeypatch, log), f"{kind}_{name}")
+        f = load(source)[name]
+        {"vjp": check_vjp, "jvp": check_jvp, "jacobian": check_jacobian}[mode](f, fn, args)
