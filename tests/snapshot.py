@@ -7,9 +7,10 @@ in a test, the examples of ``[tool.yota-s2s]``, the benchmark workloads, the dia
 the tape of each ``--dump-ir`` stage, or the diagnostic it prints.
 
 Each source is generated for ``numpy`` and ``cupy``, with and without the value
-(``--no-value``), and with ``--buffers`` (NumPy only).  ``tests/snapshot.json`` holds the
-SHA-256 of each text; ``tests/test_snapshot.py`` fails when one differs, so a change that
-alters what users get is never made by accident.  A deliberate change updates it::
+(``--no-value``), and with ``--buffers`` (NumPy only); the sources of ``tests/test_jacobian.py``
+also with ``--vjp``, ``--jvp`` and ``--jacobian`` (without ``--buffers``).
+``tests/snapshot.json`` holds the SHA-256 of each text; ``tests/test_snapshot.py`` fails when
+one differs, so a change that alters what users get is never made by accident.  A deliberate change updates it::
 
     python -m tests.snapshot --write           # rewrite tests/snapshot.json
     python -m tests.snapshot --dump DIR        # every text as a file in DIR, to diff two commits
@@ -58,6 +59,7 @@ class Source:
     wrt: list[str] | None = None
     rules: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)  # other files beside it (sibling imports)
+    mode: str = "grad"  # --vjp, --jvp, --jacobian: "vjp", "jvp", "jacobian"
 
 
 def _corpus_sources() -> Iterator[Source]:
@@ -126,6 +128,22 @@ def _workload_sources() -> Iterator[Source]:
             yield Source(f"workload::{name}::{size}", w.source(size), f"{name}.py", [func], w.wrt_names(size))
 
 
+def _higher_order_sources() -> Iterator[Source]:
+    """The systems and array-valued functions of ``tests/test_jacobian.py`` with ``--vjp``,
+    ``--jvp`` and ``--jacobian``."""
+    from tests import test_jacobian as jac
+
+    for mode in ("vjp", "jvp", "jacobian"):
+        for name in sorted(jac.SYSTEMS):
+            for form in ("array", "stack"):
+                text = jac.system_source(name, jac.SYSTEMS[name], form)
+                yield Source(f"higher-order::{name}-{form}::{mode}", text, f"{name}.py", mode=mode)
+        for name in sorted(jac.CASES) + ["cyclic5_arrays"]:
+            yield Source(f"higher-order::{name}::{mode}", jac.ARRAYS, "arrays.py", [name], mode=mode)
+        for name in ("chain", "comprehension", "nested", "carried", "branch"):
+            yield Source(f"higher-order::{name}::{mode}", jac.LOOPS, "loops.py", [name], mode=mode)
+
+
 def sources() -> list[Source]:
     return [
         *_corpus_sources(),
@@ -133,6 +151,7 @@ def sources() -> list[Source]:
         *_test_sources(),
         *_example_sources(),
         *_workload_sources(),
+        *_higher_order_sources(),
     ]
 
 
@@ -159,10 +178,20 @@ def _generated(source: Source, out: dict[str, str]) -> None:
 
     rules = [str(ROOT / r) for r in source.rules]
     for form, (target, value, buffers) in FORMS.items():
+        if buffers and source.mode != "grad":  # (--buffers writes grad_NAME's classes only)
+            continue
         key = f"{source.key}::{form}"
         try:
             generated = generate(
-                source.text, source.path, source.funcs, source.wrt, target, rules, buffers=buffers, value=value
+                source.text,
+                source.path,
+                source.funcs,
+                source.wrt,
+                target,
+                rules,
+                buffers=buffers,
+                value=value,
+                **({"mode": source.mode} if source.mode != "grad" else {}),
             )
         except (UserError, UserErrors) as exc:
             out[key] = f"error:\n{exc}\n"

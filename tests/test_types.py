@@ -419,7 +419,7 @@ def test_a_function_shapes_prove_a_vector_is_refused_at_its_return(body, col, wh
     assert error.code == "YS024" and error.source_line.lstrip().startswith("return ")
     assert error.col == col
     assert error.message.startswith(f"f() returns {what}, not a scalar: yota-s2s differentiates scalar functions")
-    assert "--jacobian (not yet available)" in error.message
+    assert "write its Jacobian with --jacobian (or vector-Jacobian products with --vjp)" in error.message
 
 
 def test_a_value_shapes_cannot_prove_a_vector_is_checked_when_it_runs():

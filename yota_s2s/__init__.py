@@ -12,11 +12,14 @@ from .version import __version__
 #: The public names and the submodule each is loaded from on first use.
 _EXPORTS = {
     "grad": ".api",
+    "jacobian": ".api",
+    "jvp": ".api",
     "gradsource": ".api",
     "gradtape": ".api",
     "reset": ".api",
     "simplegrad": ".api",
     "update": ".api",
+    "vjp": ".api",
     "check_grads": ".verify",
 }
 
@@ -26,9 +29,12 @@ __all__ = [
     "grad",
     "gradsource",
     "gradtape",
+    "jacobian",
+    "jvp",
     "reset",
     "simplegrad",
     "update",
+    "vjp",
 ]
 
 

@@ -58,6 +58,10 @@ def _example_loss(x):
     return np.sum(x * x)
 
 
+def _example_square(x):
+    return x * x
+
+
 # ---------------------------------------------------------------------------- public API
 
 
@@ -127,12 +131,55 @@ def simplegrad(f: Callable, wrt: Sequence[str] | None = None, value: bool = True
     [6.0]
     """
     __tracebackhide__ = True
+    return _compiled(f, wrt, value, "grad")
+
+
+def vjp(f: Callable, wrt: Sequence[str] | None = None, value: bool = True) -> Callable:
+    """The compiled ``vjp_f`` (``--vjp``): ``f``'s parameters then ``dout``, an array of the shape
+    of ``f``'s value; returns ``(value, dA, dB, ...)``, ``dA`` the product of ``dout`` with the
+    Jacobian of the value with respect to ``A`` (``dA.shape == np.shape(A)``).
+
+    >>> import numpy as np
+    >>> vjp(_example_square)(np.array([1.0, 2.0]), np.array([1.0, 10.0]))[1].tolist()
+    [2.0, 40.0]
+    """
+    __tracebackhide__ = True
+    return _compiled(f, wrt, value, "vjp")
+
+
+def jvp(f: Callable, wrt: Sequence[str] | None = None, value: bool = True) -> Callable:
+    """The compiled ``jvp_f`` (``--jvp``): ``f``'s parameters, then a tangent of the shape of each
+    ``wrt`` parameter; returns ``(value, dvalue)``, ``dvalue = J_A @ A_dot + J_B @ B_dot + ...``.
+
+    >>> import numpy as np
+    >>> jvp(_example_square)(np.array([1.0, 2.0]), np.array([1.0, 10.0]))[1].tolist()
+    [2.0, 40.0]
+    """
+    __tracebackhide__ = True
+    return _compiled(f, wrt, value, "jvp")
+
+
+def jacobian(f: Callable, wrt: Sequence[str] | None = None, value: bool = True) -> Callable:
+    """The compiled ``jac_f`` (``--jacobian``): ``f``'s parameters; returns ``(value, J_A, J_B, ...)``
+    with ``J_A.shape == np.shape(value) + np.shape(A)``.
+
+    >>> import numpy as np
+    >>> jacobian(_example_square)(np.array([1.0, 2.0]))[1].tolist()
+    [[2.0, 0.0], [0.0, 4.0]]
+    """
+    __tracebackhide__ = True
+    return _compiled(f, wrt, value, "jacobian")
+
+
+def _compiled(f: Callable, wrt: Sequence[str] | None, value: bool, mode: str) -> Callable:
+    """The function ``mode`` writes for ``f`` (``grad_f``, ``vjp_f``, ``jac_f``), compiled once."""
+    __tracebackhide__ = True
     f = f.__func__ if inspect.ismethod(f) else f
     wrt_key = tuple(wrt) if wrt is not None else None
-    key = (_identity(f), wrt_key, None, value)
+    key = (_identity(f), wrt_key, None, value, mode)
     if key not in _cache or not _cache[key].current():
         try:
-            _cache[key] = _compile(f, wrt_key, None, value)
+            _cache[key] = _compile(f, wrt_key, None, value, mode)
         except (UserError, UserErrors) as exc:
             raise exc.with_traceback(None) from None
     return _cache[key].fn
@@ -145,12 +192,14 @@ def gradsource(
     target: str = "numpy",
     buffers: bool = False,
     value: bool = True,
+    mode: str = "grad",
 ) -> str:
     """The generated module's text for a function, or for ``func`` (default: the entry points) in a file.
 
     ``buffers=True`` is ``--buffers``: the module also defines a class per function that reuses its
     arrays across calls (see docs/buffers.md).  ``value=False`` is ``--no-value``: each ``grad_NAME``
-    returns only the gradients.
+    returns only the gradients.  ``mode="vjp"`` is ``--vjp`` (``vjp_NAME``), ``mode="jvp"`` ``--jvp``
+    (``jvp_NAME``), ``mode="jacobian"`` ``--jacobian`` (``jac_NAME``).
 
     >>> text = gradsource(_example_loss)
     >>> print(text.splitlines()[0])  # doctest: +ELLIPSIS
@@ -160,7 +209,7 @@ def gradsource(
     """
     __tracebackhide__ = True
     try:
-        return _gradsource(f_or_path, func, wrt, target, buffers, value)
+        return _gradsource(f_or_path, func, wrt, target, buffers, value, mode)
     except (UserError, UserErrors) as exc:
         raise exc.with_traceback(None) from None
 
@@ -172,6 +221,7 @@ def _gradsource(
     target: str,
     buffers: bool = False,
     value: bool = True,
+    mode: str = "grad",
 ) -> str:
     if target not in BACKENDS:
         raise ValueError(f"unknown target {target!r} (known: {', '.join(sorted(BACKENDS))})")
@@ -185,7 +235,7 @@ def _gradsource(
             raise TypeError("gradsource(f, func=...): func names functions of a file; pass the file's path")
         f = f_or_path.__func__ if inspect.ismethod(f_or_path) else f_or_path
         source = source_of(f, ())
-    return _generate(source, wrt, target, buffers, value).text
+    return _generate(source, wrt, target, buffers, value, mode).text
 
 
 def gradtape(f: Callable, stage: str = "optimize", wrt: Sequence[str] | None = None) -> str:
@@ -309,24 +359,34 @@ class _Compiled:
                 raise TypeError(f"{name}() uses {format_path(path)} as an array, but it is {_a(value)}")
 
 
-def _compile(f: Callable, wrt: tuple[str, ...] | None, args: Sequence[object] | None, value: bool = True) -> _Compiled:
+def _compile(
+    f: Callable, wrt: tuple[str, ...] | None, args: Sequence[object] | None, value: bool = True, mode: str = "grad"
+) -> _Compiled:
     classes = _classes_of(args) if args is not None else ()
     source = source_of(f, classes)
-    generated = _generate(source, wrt, "numpy", value=value)
+    generated = _generate(source, wrt, "numpy", value=value, mode=mode)
     name = source.funcs[0]
     namespace: dict[str, object] = {"__name__": f"yota_s2s_generated_{name}"}
     exec(compile(generated.text, f"<grad of {source.path}::{name}>", "exec"), namespace)  # noqa: S102 - our output
     tape = generated.tapes["lower"][0]
     params = [(p.name, p.default is not NO_DEFAULT) for p in tape.params]
-    return _Compiled(namespace[f"grad_{name}"], name, params, [inp.path for inp in tape.inputs], source.guards)
+    prefix = {"grad": "grad_", "vjp": "vjp_", "jacobian": "jac_", "jvp": "jvp_"}[mode]
+    return _Compiled(namespace[prefix + name], name, params, [inp.path for inp in tape.inputs], source.guards)
 
 
 def _generate(
-    source: Source, wrt: Sequence[str] | None, target: str, buffers: bool = False, value: bool = True
+    source: Source,
+    wrt: Sequence[str] | None,
+    target: str,
+    buffers: bool = False,
+    value: bool = True,
+    mode: str = "grad",
 ) -> Generated:
     """The pipeline run on ``source``, its errors and its tapes' provenance at the lines of the original files."""
     # the command line that writes the same module (its options in the header's order)
-    entry = Entry(source.path, "-", source.funcs, list(wrt) if wrt else None, target, buffers=buffers, value=value)
+    entry = Entry(
+        source.path, "-", source.funcs, list(wrt) if wrt else None, target, buffers=buffers, value=value, mode=mode
+    )
     try:
         generated = generate(
             source.text,
@@ -338,6 +398,7 @@ def _generate(
             buffers=buffers,
             value=value,
             source_sha256=source.sha256,
+            mode=mode,
         )
     except UserErrors as exc:
         raise UserErrors([source.relocate(e) for e in exc.errors]) from None

@@ -151,6 +151,31 @@ def _parser() -> _Parser:
         help="grad_NAME returns only the gradients (d_A, d_B, ...), like jax.grad, and skips the work that "
         "only the value needs",
     )
+    modes = p.add_mutually_exclusive_group()
+    modes.add_argument(
+        "--vjp",
+        dest="mode",
+        action="store_const",
+        const="vjp",
+        default="grad",
+        help="write vjp_NAME(..., dout) for a function whose value is an array (or a number): it returns "
+        "(value, dA, ...), dout times the Jacobians (see docs/higher-order.md)",
+    )
+    modes.add_argument(
+        "--jvp",
+        dest="mode",
+        action="store_const",
+        const="jvp",
+        help="write jvp_NAME(..., A_dot, B_dot, ...), returning (value, dvalue): the Jacobians times the tangents "
+        "(forward mode, by transposing the vector-Jacobian product)",
+    )
+    modes.add_argument(
+        "--jacobian",
+        dest="mode",
+        action="store_const",
+        const="jacobian",
+        help="write jac_NAME(...), returning (value, J_A, ...) with J_A.shape == value.shape + A.shape",
+    )
     p.add_argument("--format", choices=["ruff"], help=f"run ruff's formatter (ruff=={RUFF_VERSION}) on the module")
     p.add_argument(
         "--verify",
@@ -228,6 +253,7 @@ def _project_jobs(args: argparse.Namespace) -> list[Job]:
             ("--format", args.format),
             ("--buffers", args.buffers),
             ("--no-value", args.value is False),
+            (f"--{args.mode}", args.mode != "grad"),
             ("--verify", args.verify),
             ("--stdin-filename", args.stdin_filename),
         ]
@@ -278,6 +304,7 @@ def _run_here(job: Job, args: argparse.Namespace, console: Console, made: list, 
         buffers=entry.buffers,
         value=entry.value,
         source_sha256=source.sha256,
+        mode=entry.mode,
     )
     made.append(generated)
     for warning in generated.warnings:

@@ -41,7 +41,7 @@ CODES: dict[str, str] = {
     "YS021": "the differentiated function must return one number or array",
     "YS022": "a complex value in the source (1j, complex, a complex dtype): complex differentiation is not supported yet",
     "YS023": "the real or imaginary part or the conjugate of a differentiated value (complex differentiation)",
-    "YS024": "the function returns an array, not a scalar (a Jacobian: --jacobian, not yet available)",
+    "YS024": "the function returns an array, not a scalar (its Jacobian: --jacobian; products: --vjp)",
     "YS030": "unknown name",
     "YS031": "no derivative rule for the called function",
     "YS032": "bad arguments for a primitive",

@@ -110,6 +110,7 @@ def command_jobs(args: argparse.Namespace, console: Console, read_stdin) -> list
             format=args.format,
             buffers=args.buffers,
             value=args.value is not False,
+            mode=args.mode,
         )
         protect = protected(name, args.rules, args.example) if name != "-" else protected("-", args.rules)
         job = Job(entry, "<stdin>" if name == "-" else name, funcs, wrt, protect, stdin=data if source == "-" else None)
@@ -193,6 +194,7 @@ def _configured(job: Job, args: argparse.Namespace, console: Console, finder: _C
         entry, rules=[os.path.relpath(os.path.realpath(root / r), os.path.realpath(root)) for r in entry.rules]
     )
     options = [args.func, args.wrt, args.rules, args.target, args.format, args.buffers, args.value is False]
+    options.append(args.mode != "grad")
     if any(options) and given != mine:
         console.warning_line(
             job.entry.out,

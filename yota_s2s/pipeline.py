@@ -38,7 +38,14 @@ from .frontend.lower import lower
 from .ir.core import IRError, Tape, is_option, verify
 from .transform.differentiate import differentiate
 from .transform.factor import common_factors, merge_reciprocals
-from .transform.finish import drop_value, float_gradients, float_literals, stand_ins
+from .transform.finish import (
+    drop_value,
+    float_gradients,
+    float_literals,
+    separate_buffers,
+    stacked_tangents,
+    stand_ins,
+)
 from .transform.optimize import optimize
 from .transform.types import refuse_complex_parts, vector_value
 from .version import __version__
@@ -67,6 +74,7 @@ def generate(
     buffers: bool = False,
     value: bool = True,
     source_sha256: str | None = None,
+    mode: str = "grad",
 ) -> Generated:
     """Differentiate the functions ``funcs`` (default: entry points) of ``source``.
 
@@ -74,6 +82,9 @@ def generate(
     other functions: all their parameters; a name that is not a differentiated function is
     ``YS004``).  ``source_sha256`` is the header's hash of the source: the SHA-256 of the file's bytes, as
     ``files.load_source`` gives it (default: of ``source`` in UTF-8, for text that is no file's).
+    ``mode`` is what each function computes (``transform.differentiate.MODES``): ``"grad"``
+    (``grad_NAME``), ``"vjp"`` (``vjp_NAME(..., dout)``, ``--vjp``), ``"jvp"``
+    (``jvp_NAME(..., x_dot)``, ``--jvp``) or ``"jacobian"`` (``jac_NAME``, ``--jacobian``).
 
     >>> g = generate("import numpy as np\\ndef f(x):\\n    return np.sum(np.exp(x))\\n", "f.py")
     >>> print(g.text.split("def grad_f")[1].strip())  # doctest: +NORMALIZE_WHITESPACE
@@ -89,10 +100,10 @@ def generate(
     """
     with _gc_paused():
         try:
-            return _generate(source, path, funcs, wrt, target, rules, command, buffers, value, source_sha256)
+            return _generate(source, path, funcs, wrt, target, rules, command, buffers, value, source_sha256, mode)
         except RecursionError:
             pass  # an expression nested too deep for the default limit: retry with room for it
-        args = (source, path, funcs, wrt, target, rules, command, buffers, value, source_sha256)
+        args = (source, path, funcs, wrt, target, rules, command, buffers, value, source_sha256, mode)
         return _on_deep_stack(_generate, *args)
 
 
@@ -144,9 +155,13 @@ def _gc_paused():
             gc.enable()
 
 
-def _generate(source, path, funcs, wrt, target, rules, command, buffers=False, value=True, sha256=None) -> Generated:
+def _generate(
+    source, path, funcs, wrt, target, rules, command, buffers=False, value=True, sha256=None, mode="grad"
+) -> Generated:
     if buffers and target != "numpy":
         raise UserError("YS043", f"--buffers writes NumPy code only (not --target {target})", path)
+    if buffers and mode != "grad":
+        raise UserError("YS043", f"--buffers writes classes for grad_NAME only (not --{mode})", path)
     table = load_rules(rules)
     module = fence(source, path, list(funcs) if funcs else None)
     stages: dict[str, list[Tape]] = {s: [] for s in STAGES}
@@ -162,7 +177,7 @@ def _generate(source, path, funcs, wrt, target, rules, command, buffers=False, v
     try:
         grads = [
             _differentiate_one(
-                module, name, table, wrt.get(name) if isinstance(wrt, Mapping) else wrt, stages, value, target
+                module, name, table, wrt.get(name) if isinstance(wrt, Mapping) else wrt, stages, value, target, mode
             )
             for name in module.selected
         ]
@@ -192,11 +207,20 @@ def _generate(source, path, funcs, wrt, target, rules, command, buffers=False, v
 
 
 def _differentiate_one(
-    module, name: str, table, wrt: Sequence[str] | None, stages: dict, value: bool = True, target: str = "numpy"
+    module,
+    name: str,
+    table,
+    wrt: Sequence[str] | None,
+    stages: dict,
+    value: bool = True,
+    target: str = "numpy",
+    mode: str = "grad",
 ) -> Tape:
     lowered = tape = _checked(lower(module, name, table), "lower")
     stages["lower"].append(tape)
-    _refuse_vector_value(module, name, tape, table)
+    if mode == "grad":
+        _refuse_vector_value(module, name, tape, table)
+    tape.facts.mode = mode  # (the optimizer assumes a scalar value only for a gradient)
     tape = _checked(optimize(tape, table, reduce_powers=False), "primal")
     stages["primal"].append(tape)
     params = [p.name for p in tape.params]
@@ -208,9 +232,10 @@ def _differentiate_one(
     if unknown:
         raise UserError("YS004", f"--wrt {unknown[0]!r} is not a parameter of {name}({', '.join(params)})", module.path)
     refuse_complex_parts(lowered, chosen, table)  # (before the optimizer, which may drop np.real of a real)
-    tape = _checked(differentiate(tape, chosen, table), "differentiate")
+    tape = _checked(differentiate(tape, chosen, table, mode), "differentiate")
     stages["differentiate"].append(tape)
     tape = _checked(optimize(tape, table), "optimize")
+    tape = _checked(stacked_tangents(tape, table), "optimize")
     if not value:
         tape = _checked(drop_value(tape, table), "optimize")
     tape = _checked(common_factors(tape, table), "optimize")
@@ -218,6 +243,7 @@ def _differentiate_one(
     tape = _checked(stand_ins(tape, table, sizes=target == "numpy"), "optimize")
     tape = _checked(float_literals(tape), "optimize")
     tape = _checked(float_gradients(tape), "optimize")
+    tape = _checked(separate_buffers(tape), "optimize")
     stages["optimize"].append(tape)
     return tape
 
@@ -236,7 +262,7 @@ def _refuse_vector_value(module, name: str, tape: Tape, table) -> None:
     )
     message = (
         f"{name}() returns {what}, not a scalar: yota-s2s differentiates scalar functions (sum or index "
-        f"the result); the Jacobian of a vector function will be --jacobian (not yet available)"
+        f"the result), or write its Jacobian with --jacobian (or vector-Jacobian products with --vjp)"
     )
     fn = module.functions.get(name)
     last = fn.body[-1] if fn is not None and fn.body else None

@@ -18,6 +18,7 @@
     format = "ruff"                   # optional: like --format ruff
     buffers = true                    # optional: like --buffers
     value = false                     # optional: like --no-value (grad_NAME returns only the gradients)
+    mode = "jacobian"                 # optional: "vjp", "jvp", "jacobian", like --vjp, --jvp, --jacobian
 
 Paths are relative to the folder of ``pyproject.toml``.  Each entry is the same
 as one command, run in that folder; ``Entry.argv`` is that command, and it is
@@ -41,7 +42,9 @@ CONFIG_FILE = "pyproject.toml"
 TARGETS = tuple(BACKENDS)
 FORMATTERS = ("ruff",)
 _TOP_KEYS = ("generate", "rules")
-_ENTRY_KEYS = ("source", "out", "func", "wrt", "target", "rules", "format", "buffers", "value")
+_ENTRY_KEYS = ("source", "out", "func", "wrt", "target", "rules", "format", "buffers", "value", "mode")
+#: What a generated file's functions compute: the config's ``mode``, the flag that asks for each.
+MODES = {"grad": None, "vjp": "--vjp", "jvp": "--jvp", "jacobian": "--jacobian"}
 _TABLE = r'tool\s*\.\s*(?:yota-s2s|"yota-s2s"|\'yota-s2s\')'
 
 
@@ -60,6 +63,7 @@ class Entry:
     format: str | None = None
     buffers: bool = False
     value: bool = True
+    mode: str = "grad"  # grad_NAME; vjp_NAME (--vjp); jvp_NAME (--jvp); jac_NAME (--jacobian)
 
     def argv(self) -> list[str]:
         """The command's arguments, in the order ``yota-s2s`` writes them in the header.
@@ -86,6 +90,8 @@ class Entry:
             argv += ["--buffers"]
         if not self.value:
             argv += ["--no-value"]
+        if MODES.get(self.mode):
+            argv += [MODES[self.mode]]
         return argv
 
     def command(self) -> str:
@@ -186,7 +192,7 @@ def load_project(path: Path) -> Project | None:
     ...     path = Path(folder) / "pyproject.toml"
     ...     _ = path.write_text('[[tool.yota-s2s.generate]]\\nsource = "loss.py"\\nout = "grad_loss.py"\\nwrt = "w,b"\\n')
     ...     load_project(path).entries
-    [Entry(source='loss.py', out='grad_loss.py', funcs=None, wrt=['w', 'b'], target='numpy', rules=[], format=None, buffers=False, value=True)]
+    [Entry(source='loss.py', out='grad_loss.py', funcs=None, wrt=['w', 'b'], target='numpy', rules=[], format=None, buffers=False, value=True, mode='grad')]
     """
     shown = _shown(path)
     try:
@@ -254,6 +260,9 @@ class _Checker:
         if formatter is not None and formatter not in FORMATTERS:
             raise self.error(f"format must be one of {', '.join(FORMATTERS)}, not {formatter!r}", index, "format")
         buffers, value = self.flag(raw, "buffers", False, index), self.flag(raw, "value", True, index)
+        mode = raw.get("mode", "grad")
+        if mode not in MODES:
+            raise self.error(f"mode must be one of {', '.join(map(repr, MODES))}, not {mode!r}", index, "mode")
         return Entry(
             source=source,
             out=out,
@@ -264,6 +273,7 @@ class _Checker:
             format=formatter,
             buffers=buffers,
             value=value,
+            mode=mode,
         )
 
     def flag(self, raw: dict, key: str, default: bool, index: int) -> bool:

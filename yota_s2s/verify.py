@@ -16,7 +16,8 @@ float64; the tolerances are JAX's for float64 (``eps=1e-4``,
 ``verify_generated(source, text, ...)`` is ``yota-s2s --verify``: it imports the
 source file (this runs its code), builds each function's inputs (an
 ``--example`` file, random arrays of ``--shape`` shapes), and runs this check
-on each ``grad_NAME`` of the freshly generated module ``text``; its exit code is
+on each ``grad_NAME`` of the freshly generated module ``text`` (``vjp_NAME``, ``jvp_NAME`` and
+``jac_NAME`` as the gradient of ``sum(u * f)``, ``u`` random: ``verify_modes``); its exit code is
 0 when every gradient matches, 1 when one does not.
 
 NumPy is imported inside the functions that use it: the command line imports
@@ -419,6 +420,8 @@ def verify_generated(
     """
     import numpy as np
 
+    from .verify_modes import as_gradient
+
     if not quiet:
         print(f"yota-s2s: --verify imports {source}: this runs its code", file=sys.stderr)
     module = _import_source(source)
@@ -426,7 +429,8 @@ def verify_generated(
     exec(compile(text, f"<generated from {source}>", "exec"), namespace)  # noqa: S102 - our output
     positional, named = _load_example(example) if example else ([], {})
     shapes = _parse_shapes(shape_specs)
-    names = re.findall(r"^def grad_(\w+)\(", text, flags=re.MULTILINE)
+    kinds = {n: k for k, n in re.findall(r"^def (grad|vjp|jvp|jac)_(\w+)\(", text, flags=re.MULTILINE)}
+    names = list(kinds)
     unknown = [s for s in shapes if not any(s in _parameters(getattr(module, n, None)) for n in names)]
     if unknown:
         raise UserError(
@@ -446,12 +450,16 @@ def verify_generated(
             raise _at_function("YS009", message, f, source) from None
         try:
             names_wrt = wrt.get(name) if isinstance(wrt, dict) else wrt
-            report = check_grads(f, namespace[f"grad_{name}"], inputs, seed=seed, wrt=names_wrt, value=value)
+            g, grad_g = f, namespace[f"{kinds[name]}_{name}"]
+            if kinds[name] != "grad":  # u times the Jacobians: the gradient of sum(u * f), u random
+                u = rng.standard_normal(np.shape(f(**inputs)))
+                g, grad_g = as_gradient(kinds[name], f, grad_g, u, value)
+            report = check_grads(g, grad_g, inputs, seed=seed, wrt=names_wrt, value=value or kinds[name] != "grad")
         except AssertionError as exc:
             print(f"{source}::{name}: {exc}", file=sys.stderr)
             return 1
         except Exception as exc:  # noqa: BLE001 - the generated gradient failed where f ran
-            print(f"{source}::{name}: grad_{name} raised {type(exc).__name__}: {exc}", file=sys.stderr)
+            print(f"{source}::{name}: {kinds[name]}_{name} raised {type(exc).__name__}: {exc}", file=sys.stderr)
             return 1
         for what, kind in [(report.skipped, "edge points"), (report.kinks.skipped_where, "components")]:
             if what and not quiet:
@@ -460,7 +468,7 @@ def verify_generated(
         kinks.ties += report.kinks.ties
     if quiet:
         return 0
-    listed = ", ".join(f"grad_{n}" for n in names)
+    listed = ", ".join(f"{kinds[n]}_{n}" for n in names)
     verb = "matches" if len(names) == 1 else "match"
     print(
         f"OK: {listed} {verb} central differences in random directions (seed {seed}, rtol {RTOL}, atol {ATOL}) "

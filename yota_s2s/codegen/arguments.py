@@ -27,6 +27,11 @@ def differentiated_inputs(tape: Tape) -> tuple[tuple[Var, str, Atom], ...]:
     wrt = tape.facts.wrt
     skip = 1 if tape.facts.value else 0  # the value's place (gone with --no-value: finish.drop_value)
     found = []
+    if tape.facts.mode == "jvp":  # one output, the product with the tangents: each wrt input is checked
+        used = {a.id for e in tape.eqns for a in e.args if isinstance(a, Var)}
+        return tuple(
+            (i.var, format_path(i.path), Lit(0.0)) for i in tape.inputs if i.path[0] in wrt and i.var.id in used
+        )
     for inp in tape.inputs:
         if inp.path[0] not in wrt or not isinstance(tape.out_tree, list):
             continue
@@ -55,6 +60,8 @@ def value_inputs(tape: Tape, tapes: list[Tape]) -> tuple[tuple[Var, str], ...]:
             if isinstance(a, Var):
                 read.add(a.id)
     checked = {v.id for v, _, _ in differentiated_inputs(tape)}
+    if tape.facts.mode == "jacobian":  # its seed is a local of the loop over the rows, not an argument
+        checked |= {i.var.id for i in tape.inputs if i.path[0] == tape.facts.seed}
     return tuple((i.var, format_path(i.path)) for i in tape.inputs if i.var.id in read and i.var.id not in checked)
 
 

@@ -18,7 +18,7 @@ from ..ir.regions import all_tapes
 from .helpers import helper_for, helper_names
 from .naming import CALLED_BUILTINS, Names, respell
 from .plan import FunctionPlan
-from .statements import Line
+from .statements import Line, function_name
 from .target import Backend, constant
 
 
@@ -54,7 +54,7 @@ class WriterBase:
         self.body: list[Line] = []
 
     def function_name(self) -> str:
-        return f"grad_{self.tape.name}"
+        return function_name(self.tape)
 
     def use_spelling(self, spelling: dict[str, str], reserved: set[str]) -> None:
         """Write the module-level names of ``spelling`` as it spells them (``_unbroadcast_1`` where a

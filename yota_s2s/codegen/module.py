@@ -32,6 +32,7 @@ from .columns_form import columns_form
 from .helpers import helper_closure, helper_is_constant, helper_names, helper_node, helper_source
 from .naming import CALLED_BUILTINS, Names, module_spelling, prefixed
 from .plan import columns_name, plan_function
+from .statements import function_name
 from .target import Backend
 from .writer import GUARD_COMMENT, NUMBER_COMMENT, FunctionWriter
 
@@ -63,7 +64,7 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
     alias = Names(params).fresh(backend.alias, prefixed)  # a parameter called np: the module is _np
     backend = dataclasses.replace(backend, alias=alias)
     # a helper or builtin a parameter hides is spelled anew in the whole module (_unbroadcast_1)
-    grads = {f"grad_{t.name}" for t in tapes}
+    grads = {function_name(t) for t in tapes}
     functions_ = grads | {columns_name(t) for t in tapes}
     libraries = _libraries(table)
     roots = {m.split(".")[0] for m in libraries}
@@ -118,7 +119,7 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
                 w, lines=[line for line in w.lines if line.comment not in (GUARD_COMMENT, NUMBER_COMMENT)]
             )
             for w in written
-            if w.name == f"grad_{w.tape.name}"
+            if w.name == function_name(w.tape)
         ]
         taken = _taken(written, used, backend.alias) | set(spelling.values())
         classes, runtime = buffered_classes(plain, taken, backend, spelling)

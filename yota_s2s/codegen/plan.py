@@ -119,7 +119,9 @@ def _element_read(tape: Tape, eqn: Eqn) -> bool:
     if eqn.prim != "getindex" or len(eqn.args) != 1 or not isinstance(eqn.args[0], Var):
         return False
     index = eqn.params["index"]
-    return _one_int(index) and eqn.args[0].id in {i.var.id for i in tape.inputs}
+    # (not a Jacobian's unit seed: a local of its loop, not an argument)
+    seed = tape.facts.seed if tape.facts.mode == "jacobian" else None
+    return _one_int(index) and eqn.args[0].id in {i.var.id for i in tape.inputs if i.path[0] != seed}
 
 
 def _one_int(index: tuple) -> bool:
@@ -526,6 +528,8 @@ class _Planner:
         hidden = {f"grad_{self.tape.name}", columns_name(self.tape), "_out"} & set(params)
         keyword_only = any(p.kind is ParamKind.KEYWORD_ONLY for p in self.tape.params)
         if not self.columns or self.columns_form or self.backend.module != "numpy" or keyword_only or hidden:
+            return None
+        if self.tape.facts.mode != "grad":  # (the blocks would need dout's, and a Jacobian's, columns)
             return None
         ranks = column_plan(self.tape, self.table)
         return None if ranks is None else MappingProxyType(ranks)

@@ -139,19 +139,49 @@ def parsed(node: ast.stmt) -> ast.stmt:
     return node
 
 
+#: The prefix of the function each mode writes (``Facts.mode``).
+PREFIXES = {"grad": "grad_", "vjp": "vjp_", "jacobian": "jac_", "jvp": "jvp_"}
+
+
+def function_name(tape: Tape) -> str:
+    """``grad_NAME``, ``vjp_NAME`` or ``jac_NAME``: the function written for ``tape``."""
+    return PREFIXES[tape.facts.mode] + tape.name
+
+
 def returned(tape: Tape) -> str:
     """What ``grad_NAME`` returns, as its docstring says it: ``(f(x, y), dx, dy)``, or the
-    gradients alone without the value (``(dx,)``)."""
-    params = ", ".join(p.name for p in tape.params)
-    grads = ", ".join(f"d{w}" for w in tape.facts.wrt)
+    gradients alone without the value (``(dx,)``); ``J_x`` for a Jacobian."""
+    params = ", ".join(p.name for p in tape.params if p.name != tape.facts.seed and p.name not in tape.facts.tangents)
+    if tape.facts.mode == "jvp":
+        return f"({tape.name}({params}), dvalue)" if tape.facts.value else "(dvalue,)"
+    prefix = "J_" if tape.facts.mode == "jacobian" else "d"
+    grads = ", ".join(f"{prefix}{w}" for w in tape.facts.wrt)
     if not tape.facts.value:
         return f"({grads}{',' if len(tape.facts.wrt) == 1 else ''})"
     return f"({tape.name}({params}), {grads})"
 
 
 def docstring(tape: Tape) -> str:
-    """The docstring of ``grad_NAME``."""
-    params = ", ".join(p.name for p in tape.params)
+    """The docstring of ``grad_NAME`` (``vjp_NAME``, ``jac_NAME``)."""
+    params = ", ".join(p.name for p in tape.params if p.name != tape.facts.seed and p.name not in tape.facts.tangents)
+    value = f"{tape.name}({params})"
+    mode = tape.facts.mode
+    if mode == "jvp":
+        products = " + ".join(f"J_{w} @ {t}" for w, t in zip(tape.facts.wrt, tape.facts.tangents, strict=True))
+        if not tape.facts.value:
+            return f'"""Return {returned(tape)}: dvalue = {products}, the Jacobians of {value} times the tangents."""'
+        return f'"""Return {returned(tape)}: the value and dvalue = {products}, its Jacobians times the tangents."""'
+    if mode == "vjp":
+        what = f"dout (the shape of {value}) times its Jacobians"
+        if not tape.facts.value:
+            return f'"""Return {returned(tape)}: {what}."""'
+        return f'"""Return {returned(tape)}: the value and {what}."""'
+    if mode == "jacobian":
+        w = tape.facts.wrt[0] if tape.facts.wrt else "x"
+        what = f"the Jacobians of {value} (J_{w}.shape == np.shape({tape.name}(...)) + np.shape({w}))"
+        if not tape.facts.value:
+            return f'"""Return {returned(tape)}: {what}."""'
+        return f'"""Return {returned(tape)}: the value and its Jacobians (J_{w}.shape == np.shape(value) + np.shape({w}))."""'
     if not tape.facts.value:
-        return f'"""Return {returned(tape)}: the gradients of {tape.name}({params})."""'
+        return f'"""Return {returned(tape)}: the gradients of {value}."""'
     return f'"""Return {returned(tape)}: the value and its gradients."""'

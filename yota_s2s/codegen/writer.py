@@ -24,6 +24,7 @@ from .flow import FlowWriter
 from .items import ItemWriter
 from .naming import respell
 from .plan import columns_name
+from .seeds import SeedWriter
 from .statements import Line, docstring, render
 from .target import constant, index_expr
 
@@ -38,13 +39,16 @@ GUARD_COMMENT = "large: in place, by blocks of columns"
 NUMBER_COMMENT = "a number's gradient is a number"
 
 
-class FunctionWriter(FlowWriter, ItemWriter):
+class FunctionWriter(FlowWriter, ItemWriter, SeedWriter):
     """Writes ``grad_NAME`` from its plan (see the module docstring)."""
 
     def write(self) -> str:
         """The text of the function; its statements are kept in ``body``."""
         tape = self.tape
         body = self.body
+        rows_loop = tape.facts.mode == "jacobian" and not tape.facts.rows
+        if rows_loop:  # the seed is a local of the loop over the rows
+            self.namer.take(tape.facts.seed)
         for inp in tape.inputs:
             if len(inp.path) == 1:
                 self.names[inp.var.id] = inp.path[0]
@@ -67,12 +71,18 @@ class FunctionWriter(FlowWriter, ItemWriter):
         guard = self.column_guard()
         if guard is not None:
             body.append(Line(None, None, guard, 0, comment=GUARD_COMMENT))
-        self.block(tape, 0, body)
+        if rows_loop:
+            returned = self.jacobian_rows(body)
+        else:
+            self.block(tape, 0, body)
         if not self.checked:  # no backward equation (a constant gradient): checked before the return
             body.append(Line(Section.BACKWARD, None, self.scalar_check(), 0))
             self.checked = True
-        body.extend(Line(Section.BACKWARD, None, stmt, 0, comment=NUMBER_COMMENT) for stmt in self.scalar_gradients())
-        returned = self.output_expr(tape.out_tree)
+        if tape.facts.mode != "jacobian":  # (a Jacobian is an array)
+            stmts = self.scalar_gradients()
+            body.extend(Line(Section.BACKWARD, None, stmt, 0, comment=NUMBER_COMMENT) for stmt in stmts)
+        if not rows_loop:
+            returned = self.output_expr(tape.out_tree)
         body.append(Line(Section.BACKWARD, None, ast.Return(returned), 0))
         for line in body:  # the helpers and builtins a parameter hides, as the module spells them
             respell(line.node, self.spelling)
@@ -205,7 +215,10 @@ class FunctionWriter(FlowWriter, ItemWriter):
 
         A Python float (scalar code) is answered without the call: by type, or for an element
         ``x3`` of ``x_items`` (the value's stand-in without ``--value``) by ``x_items is x``
-        (a list's elements are floats), 25 ns less."""
+        (a list's elements are floats), 25 ns less.  ``vjp_NAME`` and ``jac_NAME`` check their
+        seed instead (``seeds.SeedWriter.seed_check``)."""
+        if self.tape.facts.mode != "grad":
+            return self.seed_check()
         name = self.tape.name
         witness = self.tape.outputs[0]
         value = self.atom(witness)
@@ -258,7 +271,7 @@ class FunctionWriter(FlowWriter, ItemWriter):
             test = ast.BoolOp(
                 ast.And(), [ast.Compare(self.type_of(x), [ast.IsNot()], [self.global_name("float")]), not_float]
             )
-            label = [ast.Constant(f"grad_{self.tape.name}"), ast.Constant(spelled)]
+            label = [ast.Constant(self.function_name()), ast.Constant(spelled)]
             call = ast.Expr(ast.Call(named("_float_arg"), [x, *label], []))
             out.append(ast.If(test, [call], []))
             self.helpers.add("_float_arg")
@@ -269,7 +282,7 @@ class FunctionWriter(FlowWriter, ItemWriter):
             complex_array = ast.BoolOp(ast.And(), [is_array, ast.Compare(kind, [ast.Eq()], [ast.Constant("c")])])
             is_complex = ast.Call(named("isinstance"), [x, self.global_name("complex")], [])
             test = ast.BoolOp(ast.Or(), [is_complex, complex_array])
-            label = [ast.Constant(f"grad_{self.tape.name}"), ast.Constant(spelled)]
+            label = [ast.Constant(self.function_name()), ast.Constant(spelled)]
             out.append(ast.If(test, [ast.Expr(ast.Call(named("_float_arg"), [x, *label], []))], []))
             self.helpers.add("_float_arg")
         return out
@@ -315,9 +328,6 @@ class FunctionWriter(FlowWriter, ItemWriter):
             return ast.Tuple([build(n) for n in node], ast.Load())
 
         return build(tree)
-
-    def function_name(self) -> str:
-        return f"grad_{self.tape.name}"
 
     def signature(self) -> str:
         """The parameters of the function, as the source gave them (their defaults evaluated)."""

@@ -198,7 +198,12 @@ class Facts:
       ``check_scalar``, whether shapes could not prove the value a scalar (the generated code
       checks it).  ``region`` marks the tape of a loop body or a branch, and ``same_shape`` maps a
       value to another known to have its shape (an adjoint, its value); ``index_vars`` holds the
-      values that are a saved copy of a loop's index (an integer).
+      values that are a saved copy of a loop's index (an integer).  ``mode`` is what the function
+      computes: ``"grad"`` (``grad_NAME``), ``"vjp"`` (``vjp_NAME``, seeded with the input named
+      ``seed``) or ``"jacobian"`` (``jac_NAME``: ``rows`` > 0, that many rows written out, each its
+      own reverse sweep; 0, a loop over the value's elements that seeds ``seed`` with each unit
+      vector in turn); ``"jvp"`` (``jvp_NAME``, with a tangent parameter per ``wrt`` parameter,
+      named in ``tangents``).
     - ``optimize``: ``bool_inputs``, the ids of a region's inputs that may hold a NumPy bool (an
       outer comparison's result): ``b ** 2`` of one is not written ``b * b``.
     - ``drop_value`` (``--no-value``): ``value`` is False: the first output is not returned.
@@ -212,6 +217,10 @@ class Facts:
     read_files: dict[str, str] = field(default_factory=dict)
     wrt: list[str] = field(default_factory=list)
     check_scalar: bool = False
+    mode: str = "grad"
+    seed: str | None = None
+    rows: int = 0
+    tangents: list[str] = field(default_factory=list)
     value: bool = True
     region: bool = False
     same_shape: dict[int, Atom] = field(default_factory=dict)

@@ -254,20 +254,36 @@ def _static_axis(axis: object) -> bool:
 def shape_classes(tape: Tape, table: RuleTable, scalar_keys: frozenset | None = None) -> ShapeClasses:
     """Classes of every value of ``tape``, assuming its first output is a scalar.
 
-    With ``scalar_keys`` given, use them instead of deriving them from the output.
+    With ``scalar_keys`` given, use them instead of deriving them from the output.  A tape whose
+    value may be an array (``--vjp``, ``--jacobian``: ``facts.mode``) assumes nothing, but a
+    Jacobian whose rows are written out (``facts.rows``) assumes its value's elements are
+    numbers (the generated code checks it).
     """
+    if scalar_keys is None and tape.facts.mode != "grad":
+        targets = _row_elements(tape) if tape.facts.rows else []
+        if not targets:
+            scalar_keys = frozenset()
+    else:
+        targets = tape.outputs[:1]
     if scalar_keys is not None:
         return _run(tape, table, scalar_keys)
     keys: frozenset = frozenset()
     for _ in range(8):
         sc = _run(tape, table, keys)
-        if not tape.outputs:
+        if not targets:
             return sc
-        out_class = sc.of(tape.outputs[0])
-        if not out_class:
+        classes = [sc.of(t) for t in targets]
+        if not any(classes):
             return sc
-        keys = keys | {sc.atom_keys[n] for n in out_class}
+        keys = keys | {sc.atom_keys[n] for c in classes for n in c}
     return sc
+
+
+def _row_elements(tape: Tape) -> list[Atom]:
+    """The elements of a Jacobian's value whose rows are written out (``np.stack`` of numbers)."""
+    value = tape.outputs[0] if tape.outputs else None
+    eqn = next((e for e in tape.eqns if value in e.outs), None) if isinstance(value, Var) else None
+    return list(eqn.args) if eqn is not None and eqn.prim == "stack" else []
 
 
 def _run(tape: Tape, table: RuleTable, keys: frozenset) -> ShapeClasses:

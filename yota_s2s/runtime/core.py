@@ -149,6 +149,20 @@ def _grad_rows(x, written, out=None):
     return out
 
 
+def _stack_copy(stack):
+    """A copy of a loop's stack of saved values for one more backward sweep (``jac_NAME``'s rows: each
+    pops it): the lists copied at every depth (a nested loop's stack is saved in its outer loop's),
+    the arrays shared."""
+    return [
+        tuple(_stack_copy(w) if type(w) is list else w for w in v)
+        if type(v) is tuple
+        else _stack_copy(v)
+        if type(v) is list
+        else v
+        for v in stack
+    ]
+
+
 def _index_add(buf, g, index):
     """A copy of ``buf`` with ``g`` added at ``buf[index]``, repeated indices accumulated, in the
     dtype of ``buf + g``."""

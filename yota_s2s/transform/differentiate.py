@@ -29,35 +29,166 @@ whole tape and collects one gradient per ``wrt`` parameter.
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..dsl.rule import RuleTable
-from ..errors import UserError
-from ..ir.core import Atom, Eqn, Lit, Tape, Var
-from ..ir.regions import all_tapes
+from ..errors import UserError, at_span
+from ..ir.core import NO_DEFAULT, Atom, Eqn, Lit, Param, ParamKind, Tape, Var
+from ..ir.regions import all_tapes, substitute
 from ..ir.shapes import SCALAR, shape_classes
 from .adjoint import forward_sweep
-from .sweep import BackwardBuilder, activity, final_gradient, reverse_sweep
+from .optimize import optimize
+from .sweep import BackwardBuilder, activity, final_gradient, is_active, reverse_sweep
+from .types import vector_value
+
+#: The most elements of a value ``--jacobian`` writes one row each for (a reverse sweep seeded with
+#: each element, all of them sharing subexpressions with each other and with the value); a
+#: longer value, or one whose length is not known, is differentiated by a loop over its elements.
+ROWS_WRITTEN = 64
+
+#: The modes: what the generated function computes (``Facts.mode``).
+MODES = ("grad", "vjp", "jacobian", "jvp")
 
 
-def differentiate(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
-    """The gradient tape of ``tape`` with respect to the parameters named in ``wrt``."""
+def differentiate(tape: Tape, wrt: list[str], table: RuleTable, mode: str = "grad") -> Tape:
+    """The gradient tape of ``tape`` with respect to the parameters named in ``wrt``.
+
+    ``mode`` (``MODES``): ``"grad"`` seeds the reverse sweep with 1.0 (the value is a scalar);
+    ``"vjp"`` with a new input ``dout`` (a parameter of ``vjp_NAME``, the value's shape);
+    ``"jacobian"`` either once per element of a value made of ``ROWS_WRITTEN`` or fewer numbers
+    (``np.array([e0, e1, ...])``: each gradient is then the stack of its rows), or like ``"vjp"``
+    with ``dout`` left for the code generator to set to each unit vector in turn (``Facts.rows``)."""
+    if mode == "jvp":
+        return transposed(tape, wrt, table)
     grad = tape.copy_header()
     grad.name = tape.name
+    grad.facts.mode = mode
     wanted = set(wrt)
     passed: list[Eqn] = []
     active = activity(tape.eqns, {inp.var.id for inp in tape.inputs if inp.path[0] in wanted}, table, passed)
     refuse_passed(tape, passed)
     grad.eqns, plans = forward_sweep(tape.eqns, active, table)
-
+    if mode != "grad":
+        _refuse_objects(tape, wrt)
     builder = BackwardBuilder(grad)
-    contributions: dict[int, list[Atom]] = {}
     value = tape.outputs[0]
-    if isinstance(value, Var) and value.id in active:
-        contributions[value.id] = [Lit(1.0)]
-    reverse_sweep(grad.eqns, plans, active, contributions, builder, table)
+    rows = _scalar_rows(tape, table) if mode == "jacobian" and not plans else None
+    if rows is not None:
+        forward = list(grad.eqns)
+        per_row = []
+        for element in rows:
+            contributions: dict[int, list[Atom]] = {}
+            if is_active(element, active):
+                contributions[element.id] = [Lit(1.0)]
+            reverse_sweep(forward, plans, active, contributions, builder, table)
+            builder.span = None
+            per_row.append(_gradients(tape, wrt, contributions, builder)[0])
+        outputs = [value, *(_stacked([row[n] for row in per_row], tape, name, builder) for n, name in enumerate(wrt))]
+        grad.outputs, grad.out_tree = outputs, list(range(len(outputs)))
+        grad.facts.rows = len(rows)
+    else:
+        contributions = {}
+        if mode != "grad":
+            seed = _seed(grad, tape, mode)
+            grad.facts.same_shape[seed.id] = value  # (the generated code checks it)
+            if is_active(value, active):
+                contributions[value.id] = [seed]
+        elif is_active(value, active):
+            contributions[value.id] = [Lit(1.0)]
+        reverse_sweep(grad.eqns, plans, active, contributions, builder, table)
+        builder.span = None
+        grads, tree = _gradients(tape, wrt, contributions, builder)
+        grad.outputs = [value, *grads]
+        grad.out_tree = [0, *tree]
+    grad.facts.wrt = list(wrt)
+    if mode == "grad":
+        # the gradient assumes a scalar value; where shapes cannot prove it, the output checks it
+        proven = shape_classes(tape, table, scalar_keys=frozenset()).of(value) == SCALAR
+        grad.facts.check_scalar = bool(isinstance(value, Var) and not proven)  # (active or not: f is scalar)
+    else:  # dout's shape, the rows' count or the loop's length: read from the value (or a witness)
+        grad.facts.check_scalar = isinstance(value, Var)
+    return grad
 
-    builder.span = None
-    outputs: list[Atom] = [value]
-    tree: list[object] = [0]
+
+def transposed(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
+    """The Jacobian-vector products of ``tape`` (``--jvp``): the VJP, which is linear in ``dout``,
+    transposed by differentiating it again, with respect to ``dout``, as the function
+    ``s = sum(dA * A_dot) + sum(dB * B_dot) + ...`` of new inputs, the tangents ``A_dot``: its
+    gradient is ``J_A @ A_dot + J_B @ B_dot + ...``, of the value's shape.  The VJP itself is
+    left to dead-code elimination: only the second sweep is returned (it does not depend on
+    ``dout``'s values; a read of its shape reads the value's).  Every primitive the first sweep
+    writes needs a rule for its ``g`` (``YS107`` otherwise); loops and branches are refused."""
+    vjp = optimize(differentiate(tape, wrt, table, "vjp"), table)  # (its unbroadcasts proven away first)
+    control = next((e for e in vjp.eqns if e.regions), None)
+    if control is not None:
+        why = f"--jvp of {tape.name}(): loops and branches are not transposed yet (use --jacobian)"
+        raise at_span("YS107", why, control.span)
+    seed_name = vjp.facts.seed
+    seed = next(i.var for i in vjp.inputs if i.path[0] == seed_name)
+    value, grads = vjp.outputs[0], vjp.outputs[1:]
+    aux = Tape(tape.name, list(vjp.inputs), list(vjp.eqns), [], None, list(tape.params), tape.facts.copy())
+    aux.facts.mode = "grad"
+    taken = {p.name for p in tape.params} | {i.path[0] for i in vjp.inputs}
+    tangents = []
+    for name in wrt:
+        t = name + "_dot"
+        while t in taken:
+            t += "_"
+        taken.add(t)
+        tangents.append(aux.add_input(t))
+    total: Atom = Lit(0.0)
+    for g, t in zip(grads, tangents, strict=True):
+        if isinstance(g, Lit) and g.value is None:
+            continue
+        part = aux.add_eqn("sum", [aux.add_eqn("mul", [g, t])], {"axis": None, "keepdims": False})
+        total = part if isinstance(total, Lit) else aux.add_eqn("add", [total, part])
+    aux.outputs = [total]
+    try:
+        second = differentiate(aux, [seed_name], table)
+    except UserError as exc:
+        why = f"--jvp transposes the VJP of {tape.name}() (use --jacobian): {exc.message}"
+        raise dataclasses.replace(exc, message=why) from None
+    dvalue = second.outputs[1]
+    if isinstance(dvalue, Lit) and dvalue.value is None:  # no path: zeros of the value's shape
+        dvalue = BackwardBuilder(second).add("grad_zeros", [value], {})
+    jvp = second.copy_header()
+    jvp.eqns = second.eqns
+    substitute(jvp, {seed.id: value})  # (read for its shape only)
+    jvp.inputs = [i for i in second.inputs if i.var is not seed]
+    params = list(tape.params)
+    at = sum(1 for p in params if p.kind is not ParamKind.KEYWORD_ONLY)
+    kind = ParamKind.KEYWORD_ONLY if any(p.default is not NO_DEFAULT for p in params[:at]) else ParamKind.POSITIONAL
+    names = [Param(i.path[0], kind) for i in jvp.inputs if i.var in tangents]
+    jvp.params = [*params[:at], *names, *params[at:]]
+    jvp.outputs = [value, dvalue]
+    jvp.out_tree = [0, 1]
+    jvp.facts.mode = "jvp"
+    jvp.facts.wrt = list(wrt)
+    jvp.facts.seed = None
+    jvp.facts.tangents = [p.name for p in names]
+    jvp.facts.check_scalar = True  # each tangent has its parameter's shape
+    # the first sweep's gradients and the tangents have their parameters' shapes (checked when it runs)
+    same: dict[int, Atom] = {}
+    for name, g, t in zip(wrt, grads, tangents, strict=True):
+        x = next((i.var for i in tape.inputs if i.path[0] == name), None)
+        if x is not None:
+            same[t.id] = x
+            if isinstance(g, Var):
+                same[g.id] = x
+    jvp.facts.same_shape = same
+    if isinstance(dvalue, Var):
+        dvalue.hint = "dvalue"
+    return jvp
+
+
+def _gradients(
+    tape: Tape, wrt: list[str], contributions: dict[int, list[Atom]], builder: BackwardBuilder
+) -> tuple[list[Atom], list[object]]:
+    """The gradient of each parameter of ``wrt`` (an atom, ``None`` when no differentiable path
+    reaches it, or for an object a dict of its attributes' gradients), and the out tree of each
+    (indices from 1: the value is output 0)."""
+    outputs: list[Atom] = []
+    tree: list[object] = []
     by_param: dict[str, list] = {}
     for inp in tape.inputs:
         by_param.setdefault(inp.path[0], []).append(inp)
@@ -70,22 +201,76 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
                 leaf = node
                 for part in inp.path[1:-1]:
                     leaf = leaf.setdefault(part, {})
-                leaf[inp.path[-1]] = len(outputs)
+                leaf[inp.path[-1]] = len(outputs) + 1
                 outputs.append(final_gradient(contributions, inp.var, builder))
             tree.append(node)
         elif inputs:
-            tree.append(len(outputs))
+            tree.append(len(outputs) + 1)
             outputs.append(final_gradient(contributions, inputs[0].var, builder))
         else:
-            tree.append(len(outputs))
+            tree.append(len(outputs) + 1)
             outputs.append(Lit(None))
-    grad.outputs = outputs
-    grad.out_tree = tree
-    grad.facts.wrt = list(wrt)
-    # the gradient assumes a scalar value; where shapes cannot prove it, the output checks it
-    proven = shape_classes(tape, table, scalar_keys=frozenset()).of(value) == SCALAR
-    grad.facts.check_scalar = bool(isinstance(value, Var) and not proven)  # (active or not: f is scalar)
-    return grad
+    return outputs, tree
+
+
+def _refuse_objects(tape: Tape, wrt: list[str]) -> None:
+    """``--vjp`` and ``--jacobian`` differentiate with respect to arrays and numbers (YS004)."""
+    objects = [w for w in wrt if w in tape.facts.object_params]
+    if objects:
+        why = (
+            f"--vjp, --jvp and --jacobian differentiate with respect to arrays and numbers, and {objects[0]!r} "
+            f"is an object whose attributes {tape.name}() reads: select the arrays with --wrt"
+        )
+        read = next((e for e in tape.eqns if e.span is not None), None)
+        raise at_span("YS004", why, read.span if read is not None else None)
+
+
+def _seed(grad: Tape, tape: Tape, mode: str) -> Var:
+    """The input ``dout`` (``dout_``, ... where a parameter has the name): a parameter of ``vjp_NAME``,
+    last of the positional ones (keyword-only where one of them has a default); in ``jac_NAME`` a
+    local, each unit vector in turn."""
+    taken = {p.name for p in tape.params} | {inp.path[0] for inp in tape.inputs}
+    name = "dout"
+    while name in taken:
+        name += "_"
+    seed = grad.add_input(name)
+    grad.facts.seed = name
+    if mode == "vjp":
+        params = list(tape.params)
+        at = sum(1 for p in params if p.kind is not ParamKind.KEYWORD_ONLY)
+        defaults = any(p.default is not NO_DEFAULT for p in params[:at])
+        kind = ParamKind.KEYWORD_ONLY if defaults else ParamKind.POSITIONAL
+        grad.params = [*params[:at], Param(name, kind), *params[at:]]
+    return seed
+
+
+def _scalar_rows(tape: Tape, table: RuleTable) -> list[Atom] | None:
+    """The elements of a value written ``np.array([e0, e1, ...])`` or ``np.stack([...])`` along axis 0
+    with at most ``ROWS_WRITTEN`` of them, none of them proven an array: the rows of its Jacobian
+    (the generated code checks that they are numbers); None otherwise."""
+    value = tape.outputs[0]
+    if not isinstance(value, Var):
+        return None
+    eqn = next((e for e in tape.eqns if value in e.outs), None)
+    if eqn is None or eqn.prim != "stack" or eqn.params.get("axis", 0) != 0 or not 0 < len(eqn.args) <= ROWS_WRITTEN:
+        return None
+    for a in eqn.args:
+        if vector_value(Tape(tape.name, list(tape.inputs), tape.eqns, [a]), table) is not None:
+            return None
+    return list(eqn.args)
+
+
+def _stacked(rows: list[Atom], tape: Tape, name: str, builder: BackwardBuilder) -> Atom:
+    """The Jacobian of parameter ``name`` from its rows: ``np.stack`` of them (zeros for a row no
+    differentiable path reaches), None when none does."""
+    if all(isinstance(r, Lit) and r.value is None for r in rows):
+        return Lit(None)
+    x = next(inp.var for inp in tape.inputs if inp.path[0] == name)
+    parts = [builder.add("grad_zeros", [x], {}) if isinstance(r, Lit) and r.value is None else r for r in rows]
+    jacobian = builder.add("stack", parts, {"axis": 0})
+    if isinstance(jacobian, Var):
+        jacobian.hint = f"J_{name}"
+    return jacobian
 
 
 def refuse_passed(tape: Tape, passed: list[Eqn]) -> None:

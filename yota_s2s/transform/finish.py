@@ -282,3 +282,80 @@ def _as_float(a: Atom) -> Atom:
 
 def _number(a: Atom) -> bool:
     return isinstance(a, Lit) and isinstance(a.value, NUMBER)
+
+
+def separate_buffers(tape: Tape) -> Tape:
+    """A Jacobian whose rows are written out: each row's gradient buffer its own (``grad_zeros(x)``,
+    which the optimizer made one for every row, made again for each ``index_add`` that writes
+    into it), so that each row is built by elements in place (``dx = [dx0, dx1, ...]``) rather
+    than by copies of one buffer.  Only the function's own level, and only ``--jacobian``'s
+    rows (``facts.rows``)."""
+    if not tape.facts.rows:
+        return tape
+    zeros = {e.out.id: e for e in tape.eqns if e.prim == "grad_zeros" and e.section == Section.BACKWARD}
+    writers = [e for e in tape.eqns if e.prim == "index_add" and isinstance(e.args[0], Var) and e.args[0].id in zeros]
+    shared = {i for i in zeros if sum(1 for e in writers if e.args[0].id == i) > 1}
+    if not shared:
+        return tape
+    new = tape.copy_header()
+    new.outputs = list(tape.outputs)
+    for eqn in tape.eqns:
+        if eqn.prim == "grad_zeros" and eqn.out.id in shared:
+            continue
+        if eqn.prim == "index_add" and isinstance(eqn.args[0], Var) and eqn.args[0].id in shared:
+            made = zeros[eqn.args[0].id]
+            fresh = Var(hint=made.out.hint, grad_of=made.out.grad_of)
+            new.eqns.append(Eqn("grad_zeros", list(made.args), dict(made.params), [fresh], made.span, (), made.section))
+            eqn = Eqn(eqn.prim, [fresh, *eqn.args[1:]], dict(eqn.params), list(eqn.outs), eqn.span, (), eqn.section)
+        new.eqns.append(eqn)
+    return new
+
+
+def stacked_tangents(tape: Tape, table: RuleTable) -> Tape:
+    """``jvp_NAME`` of a value ``np.stack([e0, e1, ...])``: ``dvalue``, a sum of one ``untake`` per
+    element (``_untake(g1, value, 1, axis=0) + _untake(g0, value, 0, axis=0)``, what transposing the
+    stack's ``take`` of each element gives), written as the stack of the elements' tangents
+    (``np.stack([g0, g1])``; zeros of an element's shape where none reaches it).  Only ``--jvp``."""
+    if tape.facts.mode != "jvp" or not tape.outputs or not isinstance(tape.outputs[-1], Var):
+        return tape
+    defs = {o.id: e for e in tape.eqns for o in e.outs}
+    leaves: list[Atom] = []
+    todo: list[Atom] = [tape.outputs[-1]]
+    while todo:
+        a = todo.pop()
+        d = defs.get(a.id) if isinstance(a, Var) else None
+        if d is not None and d.prim == "add":
+            todo.extend(d.args)
+        else:
+            leaves.append(a)
+    parts: dict[int, Atom] = {}
+    value = None
+    for leaf in leaves:
+        d = defs.get(leaf.id) if isinstance(leaf, Var) else None
+        if d is None or d.prim != "untake" or d.params.get("axis") != 0 or len(d.args) != 3:
+            return tape
+        g, v, k = d.args
+        if not isinstance(k, Lit) or type(k.value) is not int or k.value in parts or not isinstance(g, Var):
+            return tape
+        if value is not None and v is not value:
+            return tape
+        value, parts[k.value] = v, g
+    made = defs.get(value.id) if isinstance(value, Var) else None
+    if made is None or made.prim != "stack" or made.params.get("axis", 0) != 0:
+        return tape
+    if not all(0 <= k < len(made.args) for k in parts):
+        return tape
+    new = tape.copy_header()
+    new.eqns = list(tape.eqns)
+    rows: list[Atom] = []
+    for k, element in enumerate(made.args):
+        if k in parts:
+            rows.append(parts[k])
+            continue
+        zeros = Var()
+        new.eqns.append(Eqn("grad_zeros", [element], {}, [zeros], None, (), Section.BACKWARD))
+        rows.append(zeros)
+    dvalue = Var(hint="dvalue")
+    new.eqns.append(Eqn("stack", rows, {"axis": 0}, [dvalue], None, (), Section.BACKWARD))
+    new.outputs = [*tape.outputs[:-1], dvalue]
+    return dce(new, table)

@@ -1,0 +1,170 @@
+"""Writing what ``vjp_NAME`` and ``jac_NAME`` add to a gradient: the check of the seed, and the
+loop over a Jacobian's rows (``Facts.mode``, ``Facts.seed``, ``Facts.rows``).
+
+- ``vjp_NAME(..., dout)`` checks, where its backward sweep starts, that ``dout`` has the value's
+  shape (a ``ValueError`` naming both shapes); the sweep is seeded with ``dout``.
+- ``jac_NAME`` of a value written as a few numbers (``np.array([e0, e1, ...])``) has one reverse
+  sweep per row, written out: it checks that the value is those numbers (``rows`` of them).
+- ``jac_NAME`` of any other value runs the sweep once per element of the value, seeded with each
+  unit vector in turn; the backward equations that do not read the seed are written once, before
+  the loop::
+
+      J_x = np.empty((np.size(f),) + np.shape(x))
+      for _k in range(np.size(f)):
+          dout = np.zeros(np.shape(f))
+          dout.flat[_k] = 1.0
+          ...                                   # the reverse sweep, seeded with dout
+          J_x[_k] = dx
+      J_x = J_x.reshape(np.shape(f) + np.shape(x))
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+
+from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
+from ..ir.regions import LEADING
+from .base import WriterBase, named, tuple_of
+from .statements import Line
+
+
+class SeedWriter(WriterBase):
+    """The seed's check and a Jacobian's rows (a part of ``writer.FunctionWriter``)."""
+
+    def seed_check(self) -> ast.stmt:
+        """``if np.shape(dout) != np.shape(f): raise ValueError(...)`` (``vjp_NAME``), or
+        ``if np.shape(f) != (m,): raise ValueError(...)`` (``jac_NAME`` with ``m`` rows written out)."""
+        facts = self.tape.facts
+        if facts.mode == "jvp":
+            return self.tangent_checks()
+        value = self.atom(self.tape.outputs[0])
+        shape = self.backend.call("shape", [value])
+        what = f"{self.tape.name}({', '.join(p.name for p in self.tape.params if p.name != facts.seed)})"
+        if facts.mode == "vjp":
+            seed = self.backend.call("shape", [named(facts.seed)])
+            test = ast.Compare(seed, [ast.NotEq()], [shape])
+            parts = [f"{self.function_name()}: {facts.seed} must have the shape of {what}, ", shape, ", not ", seed]
+        else:
+            test = ast.Compare(shape, [ast.NotEq()], [ast.Tuple([ast.Constant(facts.rows)], ast.Load())])
+            rows = f"the Jacobian's rows are the {facts.rows} elements of {what}, which must be numbers"
+            parts = [f"{self.function_name()}: {rows}: its value has shape ", shape]
+        message: ast.expr = ast.Constant(parts[0])
+        for part in parts[1:]:  # (no f-string: ast.unparse writes them differently across Pythons)
+            text = ast.Constant(part) if isinstance(part, str) else ast.Call(named("str"), [part], [])
+            message = ast.BinOp(message, ast.Add(), text)
+        error = ast.Call(named("ValueError"), [message], [])
+        return ast.If(test, [ast.Raise(error)], [])
+
+    def tangent_checks(self) -> ast.stmt:
+        """``if np.shape(x_dot) != np.shape(x): raise ValueError(...)``, ``elif`` for each other tangent
+        (``jvp_NAME``)."""
+        facts = self.tape.facts
+        checks: list[ast.stmt] = []
+        for w, t in reversed(list(zip(facts.wrt, facts.tangents, strict=True))):
+            x = next((i.var for i in self.tape.inputs if i.path[0] == w), None)
+            tangent = self.backend.call("shape", [named(t)])
+            shape = self.backend.call("shape", [self.atom(x) if x is not None else named(w)])
+            text = f"{self.function_name()}: the tangent {t} must have the shape of {w}, "
+            message = ast.BinOp(ast.Constant(text), ast.Add(), ast.Call(named("str"), [shape], []))
+            message = ast.BinOp(message, ast.Add(), ast.Constant(", not "))
+            message = ast.BinOp(message, ast.Add(), ast.Call(named("str"), [tangent], []))
+            error = ast.Raise(ast.Call(named("ValueError"), [message], []))
+            checks = [ast.If(ast.Compare(tangent, [ast.NotEq()], [shape]), [error], checks)]
+        return checks[0]
+
+    def jacobian_rows(self, body: list[Line]) -> ast.expr:
+        """Append the statements of ``jac_NAME`` by a loop over the value's elements (see the module
+        docstring); return the expression it returns."""
+        tape = self.tape
+        seed_name = tape.facts.seed
+        seed = next(i.var for i in tape.inputs if i.path[0] == seed_name)
+        before, rows = self.split_rows(seed)
+        # a value made before the loop is named there, never written inline into a row's statement
+        made = {o.id for e in before for o in e.outs}
+        read = {a.id for e in rows for a in e.args if isinstance(a, Var)}
+        read |= {a.id for a in tape.outputs if isinstance(a, Var)}
+        self.plan = dataclasses.replace(self.plan, inline=self.plan.inline - (made & read))
+        self.checked = True
+        self.block(_part(tape, before), 0, body)
+        value = self.atom(tape.outputs[0])
+        size = self.backend.call("size", [value])
+        shape = self.backend.call("shape", [value])
+        k = self.namer.fresh("_k")
+        jacobians: list[ast.expr] = []
+        assigns: list[tuple[str, Atom, Var]] = []
+        for w, g in zip(tape.facts.wrt, tape.outputs[1:], strict=True):
+            x = next((i.var for i in tape.inputs if i.path[0] == w), None)
+            if x is None or (isinstance(g, Lit) and g.value is None):
+                jacobians.append(ast.Constant(None))
+                continue
+            name = self.namer.fresh(f"J_{w}")
+            rows_shape = ast.BinOp(tuple_of([size]), ast.Add(), self.backend.call("shape", [self.atom(x)]))
+            empty = ast.Assign([named(name, ast.Store())], self.backend.call("empty", [rows_shape]), lineno=0)
+            body.append(Line(Section.BACKWARD, None, empty, 0))
+            assigns.append((name, g, x))
+            jacobians.append(named(name))
+        header = ast.For(named(k, ast.Store()), ast.Call(named("range"), [size], []), [], [], lineno=0)
+        body.append(Line(Section.BACKWARD, None, header, 0, header=True, comment="one reverse sweep per row"))
+        zeros = ast.Assign([named(seed_name, ast.Store())], self.backend.call("zeros", [shape]), lineno=0)
+        unit = ast.Subscript(ast.Attribute(named(seed_name), "flat", ast.Load()), named(k), ast.Store())
+        body.append(Line(Section.BACKWARD, None, zeros, 1))
+        body.append(Line(Section.BACKWARD, None, ast.Assign([unit], ast.Constant(1.0), lineno=0), 1))
+        self.names[seed.id] = seed_name
+        for eqn in rows:  # a backward loop pops its stack: each row pops a copy of it
+            stack = eqn.args[LEADING[eqn.prim] - 1] if eqn.prim in ("for_back", "while_back") else None
+            if isinstance(stack, Var) and stack.id in self.names:
+                copy = self.namer.fresh(self.names[stack.id])
+                stmt = ast.Assign(
+                    [named(copy, ast.Store())],
+                    ast.Call(named("_stack_copy"), [named(self.names[stack.id])], []),
+                    lineno=0,
+                )
+                body.append(Line(Section.BACKWARD, None, stmt, 1))
+                self.names[stack.id] = copy
+                self.helpers.add("_stack_copy")
+        self.block(_part(tape, rows), 1, body)
+        for name, g, _ in assigns:
+            row = ast.Subscript(named(name), named(k), ast.Store())
+            body.append(Line(Section.BACKWARD, None, ast.Assign([row], self.atom(g), lineno=0), 1))
+        for name, _, x in assigns:
+            new_shape = ast.BinOp(shape, ast.Add(), self.backend.call("shape", [self.atom(x)]))
+            reshape = ast.Call(ast.Attribute(named(name), "reshape", ast.Load()), [new_shape], [])
+            body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], reshape, lineno=0), 0))
+        returned = [value, *jacobians] if tape.facts.value else jacobians
+        return tuple_of(returned)
+
+    def split_rows(self, seed: Var) -> tuple[list[Eqn], list[Eqn]]:
+        """The equations written before the loop over the rows (the forward sweep, and the
+        backward equations that read no seed), and those of each row.  A buffer written in place
+        (``dx = _grad_zeros(x)``, then ``dx[3] += g``) is made in the row that writes it."""
+        eqns = self.tape.eqns
+        groups: dict[int, list[int]] = {}
+        for v, root in self.plan.inplace.items():
+            groups.setdefault(root, []).append(v)
+        defs = {o.id: e for e in eqns for o in e.outs}
+        per_row = {seed.id}
+        while True:
+            before = len(per_row)
+            for eqn in eqns:
+                if eqn.section != Section.FORWARD and any(isinstance(a, Var) and a.id in per_row for a in eqn.args):
+                    per_row.update(o.id for o in eqn.outs)
+            for members in groups.values():
+                if any(m in per_row for m in members):
+                    per_row.update(members)
+            for eqn in (e for e in eqns if any(o.id in per_row for o in e.outs)):
+                for a in eqn.args:  # a buffer a row writes into (a backward loop's accumulator): made in the row
+                    d = defs.get(a.id) if isinstance(a, Var) else None
+                    if d is not None and d.section != Section.FORWARD and (eqn.regions or d.prim == "grad_zeros"):
+                        per_row.update(o.id for o in d.outs)
+            if len(per_row) == before:
+                break
+        rows = [e for e in eqns if any(o.id in per_row for o in e.outs)]
+        return [e for e in eqns if not any(o.id in per_row for o in e.outs)], rows
+
+
+def _part(tape: Tape, eqns: list[Eqn]) -> Tape:
+    """A tape of some of ``tape``'s equations, for the writer to write."""
+    part = tape.copy_header()
+    part.eqns = list(eqns)
+    return part

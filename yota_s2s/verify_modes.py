@@ -1,0 +1,64 @@
+"""``--verify`` of ``vjp_NAME``, ``jvp_NAME`` and ``jac_NAME``: each read as the gradient of a scalar.
+
+For a fixed random ``u`` of the value's shape, ``g(*args) = sum(u * f(*args))`` is a scalar
+function whose gradient is ``u`` times the Jacobians: ``vjp_NAME(*args, dout=u)``, or
+``jac_NAME``'s Jacobians contracted with ``u``, or, from ``jvp_NAME``, ``sum(u * dvalue)`` with
+each unit tangent in turn.  ``verify.check_grads`` then checks that gradient against central
+differences of ``g``, as it checks ``grad_NAME``.
+
+    >>> import numpy as np
+    >>> def f(x):
+    ...     return x * x
+    >>> def jac_f(x):
+    ...     return f(x), np.diag(2 * x)
+    >>> g, grad_g = as_gradient("jac", f, jac_f, np.array([1.0, -1.0]))
+    >>> float(g(np.array([1.0, 2.0]))), grad_g(np.array([1.0, 2.0]))[1].tolist()
+    (-3.0, [2.0, -4.0])
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+
+import numpy as np
+
+
+def as_gradient(kind: str, f: Callable, fn: Callable, u: np.ndarray, value: bool = True) -> tuple[Callable, Callable]:
+    """``(g, grad_g)`` for the function ``fn`` that ``kind`` (``vjp``, ``jvp``, ``jac``) names, ``u``
+    of the shape of ``f``'s value; ``grad_g`` returns ``(g(...), dA, dB, ...)``.  ``value``: whether
+    ``fn`` returns the value first (not written with ``--no-value``)."""
+    own = list(inspect.signature(f).parameters)
+    extra = [p for p in inspect.signature(fn).parameters if p not in own]
+    skip = 1 if value else 0
+
+    @functools.wraps(f)  # (f's signature: check_grads reads its parameters)
+    def g(*args, **kwargs):
+        return np.sum(u * np.asarray(f(*args, **kwargs)))
+
+    @functools.wraps(f)
+    def grad_g(*args, **kwargs):
+        if kind == "vjp":
+            return g(*args, **kwargs), *fn(*args, **kwargs, **{extra[0]: u})[skip:]
+        if kind == "jac":
+            jacobians = fn(*args, **kwargs)[skip:]
+            return g(*args, **kwargs), *(None if J is None else np.tensordot(u, J, axes=np.ndim(u)) for J in jacobians)
+        bound = inspect.signature(f).bind(*args, **kwargs)
+        bound.apply_defaults()
+        point = dict(bound.arguments)
+        names = [t.rsplit("_dot", 1)[0] for t in extra]
+        grads = []
+        for name, tangent in zip(names, extra, strict=True):
+            x = np.asarray(point[name], dtype=float)
+            d = np.zeros(x.shape)
+            for idx in np.ndindex(x.shape):  # one jvp_NAME per element: a unit tangent
+                tangents = {t: np.zeros(np.shape(point[n])) for n, t in zip(names, extra, strict=True)}
+                unit = np.zeros(x.shape)
+                unit[idx] = 1.0
+                tangents[tangent] = unit if x.ndim else 1.0
+                d[idx] = np.sum(u * np.asarray(fn(**point, **tangents)[-1]))
+            grads.append(d if x.ndim else float(d))
+        return g(*args, **kwargs), *grads
+
+    return g, grad_g
