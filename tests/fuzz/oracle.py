@@ -394,6 +394,11 @@ class Checker:
                     continue
                 if np.isfinite(gi) and abs(gi - rich2) <= 1e-6 * (1 + abs(rich2)) + 1e-8 * abs(f0):
                     continue
+                if d1 == 0.0 == d2 and abs(gi - rich2) <= 1e-1 * abs(rich2):
+                    # f did not change at all at the small steps (an inner tanh near 1 absorbed them):
+                    # the larger steps see the slope through their own rounding, to a few per cent (seed
+                    # 803409: -1.1486e-4 analytic, -1.0849e-4 at h=1e-3, -1.1490e-4 in long double)
+                    continue
                 raise Failure(
                     "grad:default",
                     f"{what}: d{path}{list(idx) if idx else ''} = {gi!r}, finite differences {rich!r} "
@@ -592,9 +597,12 @@ class Checker:
         raised = None  # where f itself raises (an unbound name, shapes that do not fit), so must grad_f
         try:
             with np.errstate(all="ignore"):
-                self.f(*copy.deepcopy(args))
+                value = self.f(*copy.deepcopy(args))
         except Exception as exc:  # noqa: BLE001
             raised = f"{type(exc).__name__}: {exc}"
+        else:
+            if np.shape(value) == ():  # a branch made it a number here: nothing to refuse at this point
+                raise Invalid("f returns a number at this point")
         try:
             with self.tool("grad_f of an array-valued f"):
                 result = self.mods["default"]["grad_f"](*args)
