@@ -13,11 +13,12 @@ from __future__ import annotations
 import ast
 
 from ..dsl.rule import RuleTable
-from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
+from ..ir.core import Atom, Dyn, Eqn, Lit, Section, Slice, Tape, Var
 from ..ir.regions import all_tapes
 from .helpers import helper_for, helper_names
 from .naming import CALLED_BUILTINS, Names, respell
 from .plan import FunctionPlan
+from .standard import refusal
 from .statements import Line
 from .target import Backend, constant
 
@@ -107,12 +108,27 @@ class WriterBase:
         helper = "_index_add" if eqn.prim == "index_add" else helper_for(eqn.prim)
         if helper is not None:
             self.helpers.add(helper)
+        if self.backend.standard and eqn.prim in ("index_add", "setindex"):
+            self.basic_index(eqn)
         arrays = [self.has_methods(a) for a in eqn.args]
         rule = self.table.rules[eqn.prim]
         args = [self.atom(a) for a in eqn.args]
         expr = self.backend.expression(eqn, args, rule, arrays, self.imports)
         respell(expr, self.spelling, frozenset(map(id, args)))  # the target's names a parameter hides
         return expr
+
+    def basic_index(self, eqn: Eqn) -> None:
+        """Refuse (YS040, located) a write at an index the array-api target cannot write without
+        a scatter: an index computed at run time that is not a loop's integer (it may be an array
+        that repeats a position), or a constant list or array index."""
+        for i in eqn.params["index"]:
+            if isinstance(i, Dyn):
+                a = eqn.args[2 + i.k]
+                if not (isinstance(a, Var) and a.id in self.plan.index_vars):
+                    what = "an index computed at run time (it may be an array, whose positions may repeat)"
+                    raise refusal(eqn, what + ": the array API standard has no scatter-add (np.add.at)")
+            elif not (i is None or i is Ellipsis or isinstance(i, int | Slice)):
+                raise refusal(eqn, "an index by a list or an array: the array API standard has no scatter-add")
 
     def effect(self, eqn: Eqn) -> ast.stmt:
         """The statement of an ``effect`` equation (rules/python.py)."""

@@ -58,6 +58,8 @@ class FunctionWriter(FlowWriter, ItemWriter):
                 else:
                     value = ast.Attribute(value, part, ast.Load())
             body.append(Line(Section.FORWARD, None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), 0))
+        if self.backend.standard:  # xp, x, w = _namespace(x, w): the arrays' library, a float made an array of it
+            body.append(Line(None, None, self.namespace_line(), 0, comment="the arrays' namespace (array API)"))
         for n, stmt in enumerate(self.type_checks()):  # (a comment on the first)
             body.append(Line(None, None, stmt, 0, comment=None if n else "the rules hold for real floats"))
         # x_items = x.tolist() if ... else x, first: the column guard need not test a list's x
@@ -129,7 +131,7 @@ class FunctionWriter(FlowWriter, ItemWriter):
                 # (an index_add that starts its group, its buffer read elsewhere, is a new array:
                 # its expression, _index_add's copy; the group's later writes go into that copy)
                 stmt: ast.stmt = self.add_in_place(target, eqn)
-            elif eqn.prim == "setindex":
+            elif eqn.prim == "setindex" and not self.backend.standard:
                 old = eqn.args[0]
                 if root is None or not isinstance(old, Var) or self.plan.inplace.get(old.id) != root:
                     # a = a.copy(); a[i] = v: the old a is used elsewhere
@@ -196,6 +198,14 @@ class FunctionWriter(FlowWriter, ItemWriter):
         done = ast.If(ast.Compare(named(joined), [ast.IsNot()], [ast.Constant(None)]), [ast.Return(named(joined))], [])
         return ast.If(ast.BoolOp(ast.And(), tests), [blocked, done], [])
 
+    def namespace_line(self) -> ast.stmt:
+        """``xp, x, w = _namespace(x, w)`` over the function's inputs (the array-api target)."""
+        names = [self.names[inp.var.id] for inp in self.tape.inputs]
+        self.helpers.add("_namespace")
+        targets = [ast.Name(self.backend.alias, ast.Store()), *(ast.Name(n, ast.Store()) for n in names)]
+        call = ast.Call(self.global_name("_namespace"), [ast.Name(n, ast.Load()) for n in names], [])
+        return ast.Assign([ast.Tuple(targets, ast.Store())], call, lineno=0)
+
     def in_place(self, eqn: Eqn, target: ast.Name) -> list[ast.stmt] | None:
         """The statements of ``eqn`` written into arrays it may overwrite (the columns form), or None."""
         return None
@@ -210,7 +220,11 @@ class FunctionWriter(FlowWriter, ItemWriter):
         witness = self.tape.outputs[0]
         value = self.atom(witness)
         message = f"{name}() must return a scalar to be differentiated (sum or index its result)"
-        test = ast.Compare(self.backend.call("ndim", [value]), [ast.NotEq()], [ast.Constant(0)])
+        ndim = self.backend.call("ndim", [value])
+        if self.backend.standard:  # (the standard has no xp.ndim)
+            ndim = ast.Call(self.global_name("_ndim"), [value], [])
+            self.helpers.add("_ndim")
+        test = ast.Compare(ndim, [ast.NotEq()], [ast.Constant(0)])
         d = (
             self.plan.defs.get(witness.id)
             if isinstance(witness, Var) and witness.id in self.plan.unpacked_reads
@@ -301,7 +315,12 @@ class FunctionWriter(FlowWriter, ItemWriter):
             if i > 0 and isinstance(a, Var) and (a.id in inputs or a.id in seen):
                 # a gradient that is an argument (or another gradient): return a copy, never an alias;
                 # +y copies an array and keeps a Python float a float
-                expr = self.backend.call("copy", [expr]) if self.plan.is_array(a) else ast.UnaryOp(ast.UAdd(), expr)
+                if self.backend.standard:  # (the standard has no xp.copy)
+                    expr = ast.Call(self.backend.attr("asarray"), [expr], [ast.keyword("copy", ast.Constant(True))])
+                elif self.plan.is_array(a):
+                    expr = self.backend.call("copy", [expr])
+                else:
+                    expr = ast.UnaryOp(ast.UAdd(), expr)
             if isinstance(a, Var) and i > 0:
                 seen.add(a.id)
             return expr
