@@ -99,10 +99,22 @@ class StandardBackend(Backend):
             if params["axis"] is not None and not params["keepdims"]:
                 return helper("_unreduce", constant(params["axis"]))
             return helper("_unreduce")
+        if prim == "getindex" and arrays and arrays[0] and all(i is not Ellipsis for i in params["index"]):
+            # x[0, ...]: the standard indexes every axis (NumPy's x[0] of a matrix is flat indexing)
+            index = (*params["index"], Ellipsis)
+            return ast.Subscript(args[0], index_expr(index, args[1:]), ast.Load())
         if prim in ("index_add", "setindex"):
             return ast.Call(ast.Name(f"_{prim}", ast.Load()), [*args[:2], self.index_value(params, args[2:])], [])
         expr = super()._expression(eqn, args, rule, (), imports)
+        if prim == "reshape" and len(expr.args) == 2 and isinstance(expr.args[1], ast.Constant | ast.UnaryOp):
+            expr.args[1] = ast.Tuple([expr.args[1]], ast.Load())  # xp.reshape(x, (-1,)): a shape is a tuple
         return self._arrays_for_numbers(expr, {id(a) for a in args})
+
+    def library_name(self, name: str, imports: set[str] | None) -> ast.expr:
+        """As NumPy's, with ``len(x)`` as ``_len(x)`` (the standard's arrays have no ``__len__``)."""
+        if name == "builtins.len":
+            return ast.Name("_len", ast.Load())
+        return super().library_name(name, imports)
 
     def dtype(self, dtype: object) -> ast.expr:
         """``float`` (a dtype as the source names it) as the standard's ``xp.float64``."""
@@ -113,6 +125,8 @@ class StandardBackend(Backend):
         """As NumPy's, with NumPy's names of the standard's functions spelled the standard's way."""
         expr = super().by_source_name(rule, args, keywords, imports)
         call = expr.value if isinstance(expr, ast.Subscript) else expr
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "len":
+            call.func.id = "_len"
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
             name = call.func.attr
             call.func.attr = array_api.SPELLINGS.get(name, name)

@@ -55,9 +55,23 @@ def _shape(x):
     return tuple(x.shape) if array_api_compat.is_array_api_obj(x) else ()
 
 
+def _device(x):
+    """The device of ``x`` (None for a number: the namespace's default)."""
+    return array_api_compat.device(x) if array_api_compat.is_array_api_obj(x) else None
+
+
 def _ndim(x):
     """The number of axes of ``x``: 0 for a number."""
     return len(_shape(x))
+
+
+def _len(x):
+    """``len(x)``: the length of an array's first axis (the standard's arrays have no ``__len__``), a list's length."""
+    if array_api_compat.is_array_api_obj(x):
+        if not x.ndim:
+            raise TypeError("len() of unsized object")
+        return x.shape[0]
+    return len(x)
 
 
 def _size(x):
@@ -116,7 +130,7 @@ def _unreduce(g, x, axis=None):
     if not _ndim(x):
         return g
     xp = _array_namespace(g, x)
-    return xp.zeros(_shape(x), dtype=_float_dtype(xp, x, g), device=array_api_compat.device(x)) + g
+    return xp.zeros(_shape(x), dtype=_float_dtype(xp, x, g), device=_device(x)) + g
 
 
 def _grad_zeros(x):
@@ -127,7 +141,7 @@ def _grad_zeros(x):
     if isinstance(x, list | tuple):
         return _grad_items([_grad_zeros(v) for v in x])
     xp = _array_namespace(x)
-    return xp.zeros(_shape(x), dtype=_float_dtype(xp, x), device=array_api_compat.device(x))
+    return xp.zeros(_shape(x), dtype=_float_dtype(xp, x), device=_device(x))
 
 
 def _grad_items(items):

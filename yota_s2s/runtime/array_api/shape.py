@@ -8,7 +8,7 @@ arithmetic (``xp.take`` of the written values) and a mask says which positions a
 generation time.
 """
 
-from .core import _array_namespace, _float_dtype, _ndim, _shape, _unbroadcast
+from .core import _array_namespace, _float_dtype, _ndim, _shape, _transpose, _unbroadcast
 
 
 def _matmul_dx(g, x, y):
@@ -108,3 +108,15 @@ def _setindex(a, v, index):
     if mask is None:
         return w
     return xp.where(mask, w, a)
+
+
+def _xtx_dx(g, x):
+    """Gradient of ``x.T @ x`` with respect to ``x``."""
+    xt = _transpose(x)
+    return _matmul_dy(g, xt, x) + _transpose(_matmul_dx(g, xt, x))
+
+
+def _xxt_dx(g, x):
+    """Gradient of ``x @ x.T`` with respect to ``x``."""
+    xt = _transpose(x)
+    return _matmul_dx(g, x, xt) + _transpose(_matmul_dy(g, x, xt))
