@@ -35,9 +35,6 @@ from .naming import CALLED_BUILTINS, Names, module_spelling, prefixed
 from .plan import columns_name, plan_function
 from .standard import VARIANT
 from .target import Backend
-
-#: The imports of an array-api module: the namespace is found at run time (``_namespace``).
-STANDARD_IMPORTS = ("array_api_compat", "importlib")
 from .writer import GUARD_COMMENT, NUMBER_COMMENT, FunctionWriter
 
 
@@ -139,10 +136,12 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
     # the array module, where anything the file holds reads it: a function, a helper, a class
     # (np.subtract(..., out=...) in a buffered class of a function that needs no NumPy)
     if variant:  # the namespace is found at run time (_namespace): array_api_compat, and importlib for NumPy's
-        modules.update({m: f"import {m}" for m in STANDARD_IMPORTS})
+        modules["importlib"] = "import importlib"  # (the standard library's, then array_api_compat alone)
+        modules = {m: modules[m] for m in sorted(modules)}
+        modules["~"] = "\nimport array_api_compat"
     elif _uses_alias(written, [*used, *runtime], backend.alias) or _reads_text(classes, backend.alias):
         modules[backend.module] = f"import {backend.module} as {backend.alias}"
-    lines.extend(modules[m] for m in sorted(modules))  # one block, sorted as isort sorts it
+    lines.extend(modules[m] for m in sorted(modules))  # one block, sorted as isort sorts it ("~" last)
     if constants:  # one blank line after the imports, as isort puts it before a statement
         lines.append(constants)
     return "\n".join(lines) + "\n\n\n" + body + "\n"

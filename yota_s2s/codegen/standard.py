@@ -26,6 +26,7 @@ at run time, which may repeat a position) is refused at generation time, located
 from __future__ import annotations
 
 import ast
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -39,6 +40,9 @@ from .target import _HELPER_USES, BACKENDS, Backend, _target_uses, _walk, consta
 
 #: The subpackage of ``runtime`` whose helpers this target carries.
 VARIANT = "array_api"
+
+#: The modules of the standard library a passed-through call may use (``math.floor``).
+STANDARD_LIBRARY = frozenset(sys.stdlib_module_names)
 
 #: The names of the standard's parameters that take an array (a number there is ``xp.asarray``'d).
 ARRAY_PARAMETERS = ("x", "x1", "x2", "condition")
@@ -57,6 +61,25 @@ class StandardBackend(Backend):
     @property
     def standard(self) -> bool:
         return True
+
+    def expression(
+        self,
+        eqn: Eqn,
+        args: list[ast.expr],
+        rule: Rule,
+        arrays: Sequence[bool] = (),
+        imports: set[str] | None = None,
+    ) -> ast.expr:
+        """As ``Backend.expression``; a function of another library than the standard's (``scipy.special.erf``,
+        a ``--rules`` library) is a located YS040: the module imports ``array_api_compat`` only."""
+        found: set[str] = set()
+        expr = super().expression(eqn, args, rule, arrays, found)
+        other = sorted(m for m in found if m.split(".")[0] not in STANDARD_LIBRARY)
+        if other:
+            raise refusal(eqn, f"{other[0]} is not the array API standard (the module imports array_api_compat only)")
+        if imports is not None:
+            imports |= found
+        return expr
 
     def index_value(self, params: dict, dynamic: Sequence[ast.expr]) -> ast.expr:
         """An index as a value: ``3``, ``i`` or ``(slice(1, None), i)`` (the standard has no ``s_``)."""

@@ -8,7 +8,7 @@ arithmetic (``xp.take`` of the written values) and a mask says which positions a
 generation time.
 """
 
-from .core import _array_namespace, _float_dtype, _ndim, _shape, _transpose, _unbroadcast
+from .core import _array_namespace, _device, _float_dtype, _grad_zeros, _ndim, _shape, _transpose, _unbroadcast
 
 
 def _matmul_dx(g, x, y):
@@ -120,3 +120,25 @@ def _xxt_dx(g, x):
     """Gradient of ``x @ x.T`` with respect to ``x``."""
     xt = _transpose(x)
     return _matmul_dx(g, x, xt) + _transpose(_matmul_dy(g, x, xt))
+
+
+def _rows(x, rows):
+    """The gradient of ``x`` whose rows (along axis 0) ``k`` are ``rows[k]`` and zeros elsewhere, as one
+    new array (``xp.stack``): what a write per row (``_index_add``, a pass over the array each) makes."""
+    if not _ndim(x):  # not an array: the writes one by one
+        out = _grad_zeros(x)
+        for k, g in rows.items():
+            out = _index_add(out, g, k)
+        return out
+    xp = _array_namespace(x, *rows.values())
+    shape = _shape(x)
+    dtype = _float_dtype(xp, x, *rows.values())
+    zeros = None
+    stacked = []
+    for k in range(shape[0]):
+        if k in rows:
+            stacked.append(xp.broadcast_to(xp.asarray(rows[k], dtype=dtype), shape[1:]))
+        else:
+            zeros = xp.zeros(shape[1:], dtype=dtype, device=_device(x)) if zeros is None else zeros
+            stacked.append(zeros)
+    return xp.stack(stacked)
