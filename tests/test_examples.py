@@ -186,7 +186,11 @@ def test_the_array_api_example_gives_the_numpy_gradient_on_numpy_and_jax_arrays(
     assert_close(np.asarray(dx), numeric_grad(energy.energy, (x, c), 0), "dx")
     assert_close(float(dc), numeric_grad(energy.energy, (x, c), 1), "dc")
     jax = pytest.importorskip("jax", reason="JAX is not installed (pip install -e '.[arrayapi]')")
-    with jax.experimental.enable_x64():
+    previous = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)  # float64, as NumPy's numbers are
+    try:
         _, jdx, jdc = grad(jax.numpy.asarray(x), c)
         np.testing.assert_allclose(np.asarray(jdx), np.asarray(dx), rtol=1e-12)
         np.testing.assert_allclose(float(jdc), float(dc), rtol=1e-12)
+    finally:
+        jax.config.update("jax_enable_x64", previous)

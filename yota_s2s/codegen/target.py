@@ -365,7 +365,5 @@ def _dotted_name(node: ast.expr, roots: dict[str, str]) -> str | None:
 
 NUMPY = Backend("numpy", "np")
 CUPY = Backend("cupy", "cp", renames=(("scipy.", "cupyx.scipy."),), api=load_cupy_api)
+#: The targets by name; ``codegen/standard.py`` (imported by the package) adds ``array-api``.
 BACKENDS = {"numpy": NUMPY, "cupy": CUPY}
-
-# the array-api target (codegen/standard.py) builds on Backend and adds itself to BACKENDS
-from . import standard  # noqa: F401
