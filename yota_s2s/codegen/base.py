@@ -20,7 +20,7 @@ from ..ir.regions import all_tapes, bound_inputs
 from .helpers import helper_for, helper_names
 from .naming import CALLED_BUILTINS, Names, respell
 from .plan import FunctionPlan
-from .standard import refusal
+from .standard import VARIANT, refusal
 from .statements import Line
 from .target import Backend, constant
 
@@ -36,7 +36,8 @@ class WriterBase:
         self._outer: dict | None = None  # (surely_array: region inputs -> the outer values they stand for)
         #: Names taken in the function (parameters, the module alias, helpers, values named so far).
         self.namer = Names([p.name for p in self.tape.params])
-        self.namer.take(backend.alias, *helper_names(), self.function_name(), *CALLED_BUILTINS)
+        helpers = helper_names(VARIANT if backend.standard else "")
+        self.namer.take(backend.alias, *helpers, self.function_name(), *CALLED_BUILTINS)
         self.namer.take(*passed_through_names(self.tape))  # print, math: names static code uses
         #: Module-level names a parameter hides -> their spelling in the module (``use_spelling``).
         self.spelling: dict[str, str] = {}

@@ -44,9 +44,9 @@ def _runtime_functions(variant: str = "") -> dict[str, tuple[ast.stmt, str]]:
     return out
 
 
-def helper_names() -> set[str]:
-    """The names of all runtime helpers, of every target (reserved in generated code)."""
-    return set(_runtime_functions()).union(*(_runtime_functions(v) for v in VARIANTS))
+def helper_names(variant: str = "") -> set[str]:
+    """The names of all runtime helpers of a target (``variant``; "": NumPy's and CuPy's), reserved in its code."""
+    return set(_runtime_functions(variant))
 
 
 def variant_has(name: str, variant: str) -> bool:

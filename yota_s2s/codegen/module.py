@@ -69,7 +69,8 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
     functions_ = grads | {columns_name(t) for t in tapes}
     libraries = _libraries(table)
     roots = {m.split(".")[0] for m in libraries}
-    spelling = module_spelling(params, helper_names() | set(CALLED_BUILTINS) | functions_, libraries, {alias, *roots})
+    reserved_helpers = helper_names(VARIANT if backend.standard else "")
+    spelling = module_spelling(params, reserved_helpers | set(CALLED_BUILTINS) | functions_, libraries, {alias, *roots})
     reserved = {alias, *roots}
     helpers: set[str] = set()
     imports: set[str] = set()
