@@ -47,6 +47,9 @@ STANDARD_LIBRARY = frozenset(sys.stdlib_module_names)
 #: The names of the standard's parameters that take an array (a number there is ``xp.asarray``'d).
 ARRAY_PARAMETERS = ("x", "x1", "x2", "condition")
 
+#: NumPy functions the standard lacks, written as a helper of the variant (same arguments): ``np.dot(x, y)``.
+HELPER_FUNCTIONS = {"dot": "_dot", "outer": "_outer"}
+
 #: Primitives written as a helper of the variant: ``np.shape(x)`` is ``_shape(x)`` (a number has none).
 HELPER_PRIMITIVES = {"shape": "_shape", "size": "_size", "ndim": "_ndim", "list_stack": "_stack_items"}
 
@@ -152,7 +155,10 @@ class StandardBackend(Backend):
             call.func.id = "_len"
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
             name = call.func.attr
-            call.func.attr = array_api.SPELLINGS.get(name, name)
+            if name in HELPER_FUNCTIONS and isinstance(call.func.value, ast.Name):  # np.dot: _dot, NumPy's own
+                call.func = ast.Name(HELPER_FUNCTIONS[name], ast.Load())
+            else:
+                call.func.attr = array_api.SPELLINGS.get(name, name)
         return expr
 
     def _arrays_for_numbers(self, expr: ast.expr, args: set[int]) -> ast.expr:
