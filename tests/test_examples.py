@@ -25,6 +25,7 @@ EXAMPLES = {
     "examples/buffers/mlp.py": ("examples/buffers/grad_mlp.py", ["--wrt", "W1,b1,W2,b2", "--buffers"]),
     "examples/langevin/density.py": ("examples/langevin/grad_density.py", ["--wrt", "x", "--no-value"]),
     "examples/softmax/nll.py": ("examples/softmax/grad_nll.py", ["--wrt", "W,b"]),
+    "examples/arrayapi/energy.py": ("examples/arrayapi/grad_energy.py", ["--target", "array-api"]),
 }
 FLAGS = ("--buffers", "--no-value")
 
@@ -169,3 +170,27 @@ def test_the_softmax_example_has_no_gradient_through_the_max():
     backward = (ROOT / "examples/softmax/grad_nll.py").read_text().split("# backward")[1]
     code = [line for line in backward.splitlines() if not line.lstrip().startswith("#")]
     assert not any("==" in line or "zmax" in line for line in code), backward
+
+
+def test_the_array_api_example_gives_the_numpy_gradient_on_numpy_and_jax_arrays():
+    pytest.importorskip("array_api_compat", reason="array-api-compat is not installed (pip install -e '.[arrayapi]')")
+    sys.path.insert(0, str(ROOT / "examples" / "arrayapi"))
+    try:
+        import energy
+    finally:
+        sys.path.pop(0)
+    grad = load_module(ROOT / "examples/arrayapi/grad_energy.py").grad_energy
+    x, c = np.random.default_rng(1).normal(size=(3, 50)), 0.3
+    value, dx, dc = grad(x, c)
+    assert np.isclose(float(value), energy.energy(x, c))
+    assert_close(np.asarray(dx), numeric_grad(energy.energy, (x, c), 0), "dx")
+    assert_close(float(dc), numeric_grad(energy.energy, (x, c), 1), "dc")
+    jax = pytest.importorskip("jax", reason="JAX is not installed (pip install -e '.[arrayapi]')")
+    previous = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)  # float64, as NumPy's numbers are
+    try:
+        _, jdx, jdc = grad(jax.numpy.asarray(x), c)
+        np.testing.assert_allclose(np.asarray(jdx), np.asarray(dx), rtol=1e-12)
+        np.testing.assert_allclose(float(jdc), float(dc), rtol=1e-12)
+    finally:
+        jax.config.update("jax_enable_x64", previous)

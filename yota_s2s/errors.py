@@ -54,7 +54,7 @@ CODES: dict[str, str] = {
     "YS039": "eval/exec: code built at run time cannot be differentiated",
     "YS041": "a sequence whose length is not known when generating (comprehension, unpacking, *args)",
     "YS042": "an object that changes its own state (an attribute is written)",
-    "YS043": "--buffers with --target cupy: the buffered form is written for NumPy only",
+    "YS043": "--buffers with --target cupy or array-api: the buffered form is written for NumPy only",
     "YS044": "the output exists and is not a regular file (a device, a FIFO, a folder)",
     "YS045": "the source is not a regular file (a FIFO, a device, a folder)",
     "YS046": "the source is not text in its encoding (UTF-8, or the one its coding line declares)",
@@ -67,7 +67,7 @@ CODES: dict[str, str] = {
     "YS105": "rule file: two rules for one primitive, or one source name for two primitives",
     "YS106": "rule file: bad @diffrule header",
     "YS107": "rule file: the gradient is not implemented for this argument",
-    "YS040": "the target library lacks a function or keyword the program needs (--target cupy)",
+    "YS040": "the target library lacks a function or keyword the program needs (--target cupy, array-api)",
     "YS050": "--format ruff: ruff is not installed, or it failed",
 }
 

@@ -11,13 +11,16 @@ where its statement is written, so names number in order of appearance: user nam
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 from ..dsl.rule import RuleTable
-from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
-from ..ir.regions import all_tapes
+from ..ir.core import Atom, Dyn, Eqn, Lit, Section, Slice, Tape, Var
+from ..ir.primitives import primitive
+from ..ir.regions import all_tapes, bound_inputs
 from .helpers import helper_for, helper_names
 from .naming import CALLED_BUILTINS, Names, respell
 from .plan import FunctionPlan
+from .standard import VARIANT, refusal
 from .statements import Line, function_name
 from .target import Backend, constant
 
@@ -30,9 +33,11 @@ class WriterBase:
         self.tape: Tape = plan.tape
         self.table = table
         self.backend = backend
+        self._outer: dict | None = None  # (surely_array: region inputs -> the outer values they stand for)
         #: Names taken in the function (parameters, the module alias, helpers, values named so far).
         self.namer = Names([p.name for p in self.tape.params])
-        self.namer.take(backend.alias, *helper_names(), self.function_name(), *CALLED_BUILTINS)
+        helpers = helper_names(VARIANT if backend.standard else "")
+        self.namer.take(backend.alias, *helpers, self.function_name(), *CALLED_BUILTINS)
         self.namer.take(*passed_through_names(self.tape))  # print, math: names static code uses
         #: Module-level names a parameter hides -> their spelling in the module (``use_spelling``).
         self.spelling: dict[str, str] = {}
@@ -107,12 +112,50 @@ class WriterBase:
         helper = "_index_add" if eqn.prim == "index_add" else helper_for(eqn.prim)
         if helper is not None:
             self.helpers.add(helper)
+        if self.backend.standard and eqn.prim in ("index_add", "setindex"):
+            self.basic_index(eqn)
         arrays = [self.has_methods(a) for a in eqn.args]
+        if self.backend.standard:  # (no method forms there: the flags say which values surely are arrays)
+            arrays = [self.surely_array(a) for a in eqn.args]
         rule = self.table.rules[eqn.prim]
         args = [self.atom(a) for a in eqn.args]
         expr = self.backend.expression(eqn, args, rule, arrays, self.imports)
         respell(expr, self.spelling, frozenset(map(id, args)))  # the target's names a parameter hides
         return expr
+
+    def surely_array(self, a: Atom) -> bool:
+        """``a`` is an array, not a list or a number: an argument the source uses as an array, or the
+        result of an array function (not Python arithmetic, an index, a list, a loop or a branch)."""
+        if not isinstance(a, Var):
+            return False
+        if self._outer is None:  # a loop's or branch's input that stands for an outer value: that value
+            tapes = all_tapes(self.plan.tape)
+            self._outer = {v.id: o for t in tapes for e in t.eqns if e.regions for v, o in bound_inputs(e)}
+        if a.id in self._outer:
+            return self.surely_array(self._outer[a.id])
+        d = self.plan.defs.get(a.id)
+        if d is None:
+            return a.id in self.tape.facts.array_inputs or a.id in {i.var.id for i in self.tape.inputs}
+        record = primitive(d.prim)
+        skip = d.regions or d.prim.startswith("list_") or d.prim in ("getindex", "static") or record.python_value
+        return not skip and self.plan.is_array(a)
+
+    def basic_index(self, eqn: Eqn) -> None:
+        """Refuse (YS040, located) a write at an index the array-api target cannot write without
+        a scatter: an index computed at run time that is not a loop's integer (it may be an array
+        that repeats a position), or a constant list or array index."""
+        if eqn.span is None:  # (a gradient's write made by the optimizer): where its read x[index] is
+            reads = [e for t in all_tapes(self.plan.tape) for e in t.eqns if e.prim == "getindex" and e.span]
+            same = [e for e in reads if e.params["index"] == eqn.params["index"]] or reads
+            eqn = dataclasses.replace(eqn, span=same[0].span) if same else eqn
+        for i in eqn.params["index"]:
+            if isinstance(i, Dyn):
+                a = eqn.args[2 + i.k]
+                if not (isinstance(a, Var) and a.id in self.plan.index_vars):
+                    what = "an index computed at run time (it may be an array, whose positions may repeat)"
+                    raise refusal(eqn, what + ": the array API standard has no scatter-add (np.add.at)")
+            elif not (i is None or i is Ellipsis or isinstance(i, int | Slice)):
+                raise refusal(eqn, "an index by a list or an array: the array API standard has no scatter-add")
 
     def effect(self, eqn: Eqn) -> ast.stmt:
         """The statement of an ``effect`` equation (rules/python.py)."""

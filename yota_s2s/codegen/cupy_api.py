@@ -51,10 +51,12 @@ TABLE = Path(__file__).with_name("cupy_api.json")
 
 @dataclass(frozen=True)
 class CupyApi:
-    """The recorded API: ``version`` of CuPy, and ``names``: dotted name -> signature text or None."""
+    """The recorded API: ``version`` of ``library`` (CuPy, or the array API standard), and ``names``:
+    dotted name -> signature text or None."""
 
     version: str
     names: dict[str, str | None]
+    library: str = "CuPy"
 
     def has(self, name: str) -> bool:
         """``name`` (``cupy.linalg.inv``) is in the recorded CuPy."""
@@ -66,7 +68,7 @@ class CupyApi:
 
     def lacks(self, name: str) -> str | None:
         """``CuPy VERSION has no NAME`` when it has not, else None."""
-        return None if name in self.names else f"CuPy {self.version} has no {name}"
+        return None if name in self.names else f"{self.library} {self.version} has no {name}"
 
     def problem(self, name: str, positional: int | None, keywords: Sequence[str]) -> str | None:
         """Why ``name(<positional arguments>, <keywords>=...)`` fails on this CuPy, or None.
@@ -77,18 +79,18 @@ class CupyApi:
             return self.lacks(name)
         text = self.names[name]
         if text is None:
-            return f"{name} is not a function in CuPy {self.version}"
+            return f"{name} is not a function in {self.library} {self.version}"
         sig = parse_signature(text)
         for k in keywords:
             if not _accepts_keyword(sig, k):
-                return f"{name}() has no keyword {k!r} in CuPy {self.version}"
+                return f"{name}() has no keyword {k!r} in {self.library} {self.version}"
         try:
             if positional is None:
                 sig.bind_partial(**dict.fromkeys(keywords))
             else:
                 sig.bind(*[None] * positional, **dict.fromkeys(keywords))
         except TypeError as exc:
-            return f"{name}{text} cannot take these arguments in CuPy {self.version}: {exc}"
+            return f"{name}{text} cannot take these arguments in {self.library} {self.version}: {exc}"
         return None
 
 

@@ -22,14 +22,20 @@ from pathlib import Path
 RUNTIME = Path(__file__).resolve().parent.parent / "runtime"
 RUNTIME_MODULES = sorted(p.stem for p in RUNTIME.glob("*.py") if p.stem != "__init__")
 
+#: The targets whose helpers are their own (a subpackage of ``runtime``), not NumPy's with ``xp`` renamed:
+#: ``array_api``'s find their namespace themselves (``xp`` is a local name in each).
+VARIANTS = ("array_api",)
+
 
 @functools.cache
-def _runtime_functions() -> dict[str, tuple[ast.stmt, str]]:
+def _runtime_functions(variant: str = "") -> dict[str, tuple[ast.stmt, str]]:
     """Every helper ``_name`` of the runtime modules (a function, or a constant ``_NAME = ...``),
-    with its module's source text."""
+    with its module's source text; of the subpackage ``variant`` when one is named."""
     out = {}
-    for stem in RUNTIME_MODULES:
-        text = (RUNTIME / f"{stem}.py").read_text(encoding="utf-8")
+    folder = RUNTIME / variant if variant else RUNTIME
+    stems = sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__") if variant else RUNTIME_MODULES
+    for stem in stems:
+        text = (folder / f"{stem}.py").read_text(encoding="utf-8")
         for node in ast.parse(text).body:
             target = node.targets[0] if isinstance(node, ast.Assign) else node
             name = getattr(target, "name", None) or getattr(target, "id", "")
@@ -38,14 +44,19 @@ def _runtime_functions() -> dict[str, tuple[ast.stmt, str]]:
     return out
 
 
-def helper_names() -> set[str]:
-    """The names of all runtime helpers (reserved in generated code)."""
-    return set(_runtime_functions())
+def helper_names(variant: str = "") -> set[str]:
+    """The names of all runtime helpers of a target (``variant``; "": NumPy's and CuPy's), reserved in its code."""
+    return set(_runtime_functions(variant))
 
 
-def helper_closure(names: set[str]) -> list[str]:
+def variant_has(name: str, variant: str) -> bool:
+    """The helper ``name`` exists for the target whose helpers are ``variant`` ("": NumPy's)."""
+    return name in _runtime_functions(variant)
+
+
+def helper_closure(names: set[str], variant: str = "") -> list[str]:
     """``names`` and the helpers they call, sorted."""
-    funcs = _runtime_functions()
+    funcs = _runtime_functions(variant)
     todo, seen = list(names), set()
     while todo:
         name = todo.pop()
@@ -56,21 +67,22 @@ def helper_closure(names: set[str]) -> list[str]:
     return sorted(seen)
 
 
-def helper_is_constant(name: str) -> bool:
+def helper_is_constant(name: str, variant: str = "") -> bool:
     """Helper ``name`` is a constant (``_FLOATS = ...``), written after the imports."""
-    return isinstance(_runtime_functions()[name][0], ast.Assign)
+    return isinstance(_runtime_functions(variant)[name][0], ast.Assign)
 
 
-def helper_source(name: str, alias: str) -> str:
-    """The source of helper ``name`` (as written in ``runtime``) against the module alias ``alias`` (``np``)."""
-    node, source = _runtime_functions()[name]
+def helper_source(name: str, alias: str, variant: str = "") -> str:
+    """The source of helper ``name`` (as written in ``runtime``) against the module alias ``alias`` (``np``);
+    a ``variant``'s as it is written (its ``xp`` is its own local name)."""
+    node, source = _runtime_functions(variant)[name]
     text = ast.get_source_segment(source, node)
-    return re.sub(r"\bxp\.", alias + ".", text)
+    return text if variant else re.sub(r"\bxp\.", alias + ".", text)
 
 
-def helper_node(name: str) -> ast.stmt:
+def helper_node(name: str, variant: str = "") -> ast.stmt:
     """The definition of helper ``name`` as its runtime module has it (names read as written, ``xp``)."""
-    return _runtime_functions()[name][0]
+    return _runtime_functions(variant)[name][0]
 
 
 def helper_for(prim: str) -> str | None:

@@ -26,12 +26,14 @@ import re
 from dataclasses import dataclass, field
 
 from ..dsl.rule import RuleTable
+from ..errors import UserError
 from ..ir.core import Tape
 from .buffered import Written, buffered_classes
 from .columns_form import columns_form
-from .helpers import helper_closure, helper_is_constant, helper_names, helper_node, helper_source
+from .helpers import helper_closure, helper_is_constant, helper_names, helper_node, helper_source, variant_has
 from .naming import CALLED_BUILTINS, Names, module_spelling, prefixed
 from .plan import columns_name, plan_function
+from .standard import VARIANT
 from .statements import function_name
 from .target import Backend
 from .writer import GUARD_COMMENT, NUMBER_COMMENT, FunctionWriter
@@ -68,7 +70,8 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
     functions_ = grads | {columns_name(t) for t in tapes}
     libraries = _libraries(table)
     roots = {m.split(".")[0] for m in libraries}
-    spelling = module_spelling(params, helper_names() | set(CALLED_BUILTINS) | functions_, libraries, {alias, *roots})
+    reserved_helpers = helper_names(VARIANT if backend.standard else "")
+    spelling = module_spelling(params, reserved_helpers | set(CALLED_BUILTINS) | functions_, libraries, {alias, *roots})
     reserved = {alias, *roots}
     helpers: set[str] = set()
     imports: set[str] = set()
@@ -96,14 +99,20 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
         f"# regenerate: {header.command}",
     ]
     lines = [comment_line(line) for line in lines]
-    used = helper_closure(helpers)
-    constants = "".join(f"\n{_helper(h, backend.alias, spelling)}" for h in used if helper_is_constant(h))
+    variant = VARIANT if backend.standard else ""
+    if variant:  # the helpers the backend wrote by name (_transpose), and none that has no array-API form
+        helpers = standard_helpers(helpers, written, header.source_path)
+    used = helper_closure(helpers, variant)
+    constants = "".join(
+        f"\n{_helper(h, backend.alias, spelling, variant)}" for h in used if helper_is_constant(h, variant)
+    )
     constants += "".join(  # a builtin a parameter hides: the module's own name for it
         f"\n{spelling[b]} = {b}  # a parameter is called {b}"
         for b in CALLED_BUILTINS
         if _reads(written, spelling.get(b))
     )
-    blocks = [_helper(h, backend.alias, spelling) for h in used if not helper_is_constant(h)] + functions
+    blocks = [_helper(h, backend.alias, spelling, variant) for h in used if not helper_is_constant(h, variant)]
+    blocks += functions
     body = "\n\n\n".join(blocks)
     # a function a parameter hides, read by another (_by_columns's columns form, a class's plain code)
     hidden = [
@@ -128,9 +137,13 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
     modules = {m: f"import {m}" + (f" as {spelling[m]}" if m in spelling else "") for m in imports}
     # the array module, where anything the file holds reads it: a function, a helper, a class
     # (np.subtract(..., out=...) in a buffered class of a function that needs no NumPy)
-    if _uses_alias(written, [*used, *runtime], backend.alias) or _reads_text(classes, backend.alias):
+    if variant:  # the namespace is found at run time (_namespace): array_api_compat, and importlib for NumPy's
+        modules["importlib"] = "import importlib"  # (the standard library's, then array_api_compat alone)
+        modules = {m: modules[m] for m in sorted(modules)}
+        modules["~"] = "\nimport array_api_compat"
+    elif _uses_alias(written, [*used, *runtime], backend.alias) or _reads_text(classes, backend.alias):
         modules[backend.module] = f"import {backend.module} as {backend.alias}"
-    lines.extend(modules[m] for m in sorted(modules))  # one block, sorted as isort sorts it
+    lines.extend(modules[m] for m in sorted(modules))  # one block, sorted as isort sorts it ("~" last)
     if constants:  # one blank line after the imports, as isort puts it before a statement
         lines.append(constants)
     return "\n".join(lines) + "\n\n\n" + body + "\n"
@@ -156,13 +169,28 @@ def write_function(tape: Tape, table: RuleTable, backend: Backend) -> Written:
     return Written(tape, writer.function_name(), writer.signature(), writer.body)
 
 
-def _helper(name: str, alias: str, spelling: dict[str, str]) -> str:
+def _helper(name: str, alias: str, spelling: dict[str, str], variant: str = "") -> str:
     """The source of helper ``name`` against the module alias, the helpers that a parameter hides
     (``spelling``) renamed in it: its own name and its calls of them."""
-    text = helper_source(name, alias)
+    text = helper_source(name, alias, variant)
     for old in sorted(n for n in spelling if n.startswith("_")):
         text = re.sub(rf"(?<![\w.]){re.escape(old)}\b", spelling[old], text)
     return text
+
+
+def standard_helpers(helpers: set[str], written: list[Written], path: str) -> set[str]:
+    """The helpers an array-api module carries: those the writers asked for and those the functions
+    call by name (``_transpose``); a YS040 for one with no form written against the standard."""
+    called = {n.id for fn in written for line in fn.lines for n in ast.walk(line.node) if isinstance(n, ast.Name)}
+    helpers = set(helpers) | {n for n in called if variant_has(n, VARIANT)}
+    missing = sorted(h for h in helpers if not variant_has(h, VARIANT))
+    if missing:
+        raise UserError(
+            "YS040",
+            f"the array-api target cannot write this program: the helper {missing[0]} has no array-API form",
+            path,
+        )
+    return helpers
 
 
 def _libraries(table: RuleTable) -> set[str]:

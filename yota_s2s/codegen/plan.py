@@ -201,9 +201,12 @@ class _Planner:
                     self.plan_control(t, eqn)
         self.plan_reads()
         self.index_vars = self.loop_indices()
-        self.chains()
-        self.branch_accumulators()
-        self.chains()
+        if not self.backend.standard:  # (the array API has no in-place writes: JAX arrays are immutable)
+            self.chains()
+            self.branch_accumulators()
+            self.chains()
+        else:
+            self.inplace.clear()
         groups, rows, named = self.element_groups()
         self.appends = in_place_appends(tape, self.uses)
         # x -> the length of x its list form needs: one more than the largest k of its reads and
@@ -228,6 +231,7 @@ class _Planner:
                 for o in eqn.outs:
                     self.has_methods(o)
         frozen = MappingProxyType
+        checks = self.columns_form or self.backend.standard
         return FunctionPlan(
             tape=tape,
             columns_form=self.columns_form,
@@ -248,12 +252,13 @@ class _Planner:
             item_rows=frozen(rows),
             named_rows=frozenset(named),
             item_lengths=frozen(lengths),
-            methods=frozenset(v for v, known in self.methods.items() if known),
+            methods=frozenset(v for v, known in self.methods.items() if known and not self.backend.standard),
             appends=self.appends,
             check_scalar=not self.columns_form and tape.facts.check_scalar,
-            may_be_0d=() if self.columns_form else zero_d_gradients(tape, self.tapes, self.defs),
-            float_inputs=() if self.columns_form else tuple((v, p) for v, p, _ in differentiated_inputs(tape)),
-            real_inputs=() if self.columns_form else value_inputs(tape, self.tapes),
+            # (the array-api target checks no dtype and keeps 0-d arrays: the standard has no scalars)
+            may_be_0d=() if checks else zero_d_gradients(tape, self.tapes, self.defs),
+            float_inputs=() if checks else tuple((v, p) for v, p, _ in differentiated_inputs(tape)),
+            real_inputs=() if checks else value_inputs(tape, self.tapes),
             column_ranks=self.column_guard(),
         )
 
@@ -266,7 +271,7 @@ class _Planner:
             if _element_read(self.tape, eqn):
                 reads[eqn.args[0].id] = reads.get(eqn.args[0].id, 0) + 1
         self.element_reads: dict[int, list[Eqn]] = {}  # x -> its reads x[k], k >= 0
-        for eqn in self.tape.eqns if not self.columns_form else ():  # a block's rows: read where used
+        for eqn in self.tape.eqns if not (self.columns_form or self.backend.standard) else ():  # read where used
             if _element_read(self.tape, eqn) and reads[eqn.args[0].id] >= 2 and eqn.params["index"][0] >= 0:
                 self.element_reads.setdefault(eqn.args[0].id, []).append(eqn)
         self.unpacked_reads = {e.out.id for reads in self.element_reads.values() for e in reads}

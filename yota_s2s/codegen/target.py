@@ -96,6 +96,11 @@ class Backend:
     renames: tuple[tuple[str, str], ...] = ()
     api: Callable[[], CupyApi] | None = None
 
+    @property
+    def standard(self) -> bool:
+        """The array-api target: namespace found at run time, no in-place writes (``standard.py``)."""
+        return False
+
     def index_value(self, params: dict, dynamic: Sequence[ast.expr]) -> ast.expr:
         """An index as a value (for ``np.add.at``): ``3``, ``i`` or ``np.s_[1:, i]``."""
         index = params["index"]
@@ -360,4 +365,5 @@ def _dotted_name(node: ast.expr, roots: dict[str, str]) -> str | None:
 
 NUMPY = Backend("numpy", "np")
 CUPY = Backend("cupy", "cp", renames=(("scipy.", "cupyx.scipy."),), api=load_cupy_api)
+#: The targets by name; ``codegen/standard.py`` (imported by the package) adds ``array-api``.
 BACKENDS = {"numpy": NUMPY, "cupy": CUPY}

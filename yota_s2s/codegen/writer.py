@@ -62,6 +62,8 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter):
                 else:
                     value = ast.Attribute(value, part, ast.Load())
             body.append(Line(Section.FORWARD, None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), 0))
+        if self.backend.standard:  # xp, x, w = _namespace(x, w): the arrays' library, a float made an array of it
+            body.append(Line(None, None, self.namespace_line(), 0, comment="the arrays' namespace (array API)"))
         for n, stmt in enumerate(self.type_checks()):  # (a comment on the first)
             body.append(Line(None, None, stmt, 0, comment=None if n else "the rules hold for real floats"))
         # x_items = x.tolist() if ... else x, first: the column guard need not test a list's x
@@ -84,6 +86,12 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter):
         if not rows_loop:
             returned = self.output_expr(tape.out_tree)
         body.append(Line(Section.BACKWARD, None, ast.Return(returned), 0))
+        if self.backend.standard:  # a function that calls no xp. function: _, x = _namespace(x)
+            alias = self.backend.alias
+            read = [n for line in body for n in ast.walk(line.node) if isinstance(n, ast.Name) and n.id == alias]
+            if all(isinstance(n.ctx, ast.Store) for n in read):
+                for n in read:
+                    n.id = "_"
         for line in body:  # the helpers and builtins a parameter hides, as the module spells them
             respell(line.node, self.spelling)
         lines = [f"def {self.function_name()}({self.signature()}):", f"    {self.docstring()}"]
@@ -98,6 +106,7 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter):
         preset = preset or {}
         if push is not None and push[0] < 0:
             body.append(Line(self.section_of(tape), None, push[1](), depth))
+        rows, fused = self.row_chains(tape) if self.backend.standard else ({}, set())
         for n, eqn in enumerate(tape.eqns):
             if push is not None and n - 1 == push[0] and n > 0:
                 body.append(Line(eqn.section, None, push[1](), depth))
@@ -111,7 +120,16 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter):
                 body.append(Line(eqn.section, eqn.span, self.effect(eqn), depth))
                 continue
             out = eqn.out
-            if out.id in self.plan.inline or (depth == 0 and out.id in self.plan.unpacked_reads):
+            if out.id in self.plan.inline or (depth == 0 and out.id in self.plan.unpacked_reads) or out.id in fused:
+                continue
+            if out.id in rows:  # dx = _rows(x, {0: g0, 3: g3}): one array, not a write per row (array API)
+                self.names[out.id] = self.name_for(out)
+                x, written = rows[out.id]
+                table = ast.Dict([ast.Constant(k) for k, _ in written], [self.atom(g) for _, g in written])
+                self.helpers.add("_rows")
+                call = ast.Call(ast.Name("_rows", ast.Load()), [self.atom(x), table], [])
+                stmt = ast.Assign([ast.Name(self.names[out.id], ast.Store())], call, lineno=0)
+                body.append(Line(eqn.section, eqn.span, stmt, depth))
                 continue
             if out.id in self.plan.appends:  # lst.append(v): the list keeps its name
                 self.names[out.id] = self.names[eqn.args[0].id]
@@ -139,7 +157,7 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter):
                 # (an index_add that starts its group, its buffer read elsewhere, is a new array:
                 # its expression, _index_add's copy; the group's later writes go into that copy)
                 stmt: ast.stmt = self.add_in_place(target, eqn)
-            elif eqn.prim == "setindex":
+            elif eqn.prim == "setindex" and not self.backend.standard:
                 old = eqn.args[0]
                 if root is None or not isinstance(old, Var) or self.plan.inplace.get(old.id) != root:
                     # a = a.copy(); a[i] = v: the old a is used elsewhere
@@ -206,6 +224,56 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter):
         done = ast.If(ast.Compare(named(joined), [ast.IsNot()], [ast.Constant(None)]), [ast.Return(named(joined))], [])
         return ast.If(ast.BoolOp(ast.And(), tests), [blocked, done], [])
 
+    def row_chains(self, tape: Tape) -> tuple[dict[int, tuple], set[int]]:
+        """The gradients written row by row (array-api target): a ``grad_zeros(x)`` and a chain of
+        single-use ``index_add`` at distinct constant rows ``k >= 0`` of it, all in ``tape``.  The last
+        write's id -> ``(x, [(k, g), ...])``, and the ids of the buffer and the writes before it (not
+        written: ``_rows`` makes the array once)."""
+        defs = {e.out.id: e for e in tape.eqns if not e.regions and e.prim != "effect"}
+        outputs = {a.id for a in tape.outputs if isinstance(a, Var)}
+        uses = self.plan.uses
+
+        def row(e: Eqn) -> int | None:
+            if e.prim != "index_add" or len(e.args) != 2:
+                return None
+            index = e.params["index"]
+            ok = len(index) == 1 and type(index[0]) is int
+            return index[0] if ok and index[0] >= 0 else None
+
+        fed = {e.args[0].id for e in defs.values() if row(e) is not None and isinstance(e.args[0], Var)}
+        chains: dict[int, tuple] = {}
+        fused: set[int] = set()
+        for e in defs.values():
+            if row(e) is None or e.out.id in fed and uses.get(e.out.id) == 1:
+                continue  # (not the end of a chain)
+            written, members, cur = [], [], e
+            while True:
+                written.append((row(cur), cur.args[1]))
+                prev = cur.args[0]
+                single = isinstance(prev, Var) and uses.get(prev.id) == 1 and prev.id not in outputs
+                d = defs.get(prev.id) if single else None
+                if d is None:
+                    break
+                members.append(d.out.id)
+                if d.prim == "grad_zeros":
+                    ks = [k for k, _ in written]
+                    if len(ks) >= 2 and len(set(ks)) == len(ks):
+                        chains[e.out.id] = (d.args[0], sorted(written, key=lambda kg: kg[0]))
+                        fused.update(members)
+                    break
+                if row(d) is None:
+                    break
+                cur = d
+        return chains, fused
+
+    def namespace_line(self) -> ast.stmt:
+        """``xp, x, w = _namespace(x, w)`` over the function's inputs (the array-api target)."""
+        names = [self.names[inp.var.id] for inp in self.tape.inputs]
+        self.helpers.add("_namespace")
+        targets = [ast.Name(self.backend.alias, ast.Store()), *(ast.Name(n, ast.Store()) for n in names)]
+        call = ast.Call(self.global_name("_namespace"), [ast.Name(n, ast.Load()) for n in names], [])
+        return ast.Assign([ast.Tuple(targets, ast.Store())], call, lineno=0)
+
     def in_place(self, eqn: Eqn, target: ast.Name) -> list[ast.stmt] | None:
         """The statements of ``eqn`` written into arrays it may overwrite (the columns form), or None."""
         return None
@@ -223,7 +291,11 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter):
         witness = self.tape.outputs[0]
         value = self.atom(witness)
         message = f"{name}() must return a scalar to be differentiated (sum or index its result)"
-        test = ast.Compare(self.backend.call("ndim", [value]), [ast.NotEq()], [ast.Constant(0)])
+        ndim = self.backend.call("ndim", [value])
+        if self.backend.standard:  # (the standard has no xp.ndim)
+            ndim = ast.Call(self.global_name("_ndim"), [value], [])
+            self.helpers.add("_ndim")
+        test = ast.Compare(ndim, [ast.NotEq()], [ast.Constant(0)])
         d = (
             self.plan.defs.get(witness.id)
             if isinstance(witness, Var) and witness.id in self.plan.unpacked_reads
@@ -314,7 +386,12 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter):
             if i > 0 and isinstance(a, Var) and (a.id in inputs or a.id in seen):
                 # a gradient that is an argument (or another gradient): return a copy, never an alias;
                 # +y copies an array and keeps a Python float a float
-                expr = self.backend.call("copy", [expr]) if self.plan.is_array(a) else ast.UnaryOp(ast.UAdd(), expr)
+                if self.backend.standard:  # (the standard has no xp.copy)
+                    expr = ast.Call(self.backend.attr("asarray"), [expr], [ast.keyword("copy", ast.Constant(True))])
+                elif self.plan.is_array(a):
+                    expr = self.backend.call("copy", [expr])
+                else:
+                    expr = ast.UnaryOp(ast.UAdd(), expr)
             if isinstance(a, Var) and i > 0:
                 seen.add(a.id)
             return expr
