@@ -439,7 +439,7 @@ BAD_CONFIGS = {
     ),
     "target": (
         '[[tool.yota-s2s.generate]]\nsource = "a.py"\nout = "b.py"\ntarget = "jax"\n',
-        "pyproject.toml:4:1: error: target must be one of numpy, cupy, not 'jax' (YS007)",
+        "pyproject.toml:4:1: error: target must be one of numpy, cupy, array-api, not 'jax' (YS007)",
     ),
     "out is the source": (
         '[[tool.yota-s2s.generate]]\nsource = "a.py"\nout = "./a.py"\n',

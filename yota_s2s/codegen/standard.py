@@ -5,7 +5,7 @@ Each generated function finds the namespace of its arguments first,
 then uses only the standard's functions (``array_api.json``, version 2024.12), the array
 attributes it defines and the helpers of ``runtime/array_api``, which are written against it.
 
-What NumPy spells otherwise is written the standard's way: ``np.power`` as ``xp.pow``,
+What NumPy spells otherwise is written the standard's way: ``np.arctan2`` as ``xp.atan2``,
 ``np.transpose(x)`` as ``_transpose(x)``, ``x.sum()`` as ``xp.sum(x)``, a number passed where
 the standard wants an array as ``xp.asarray(2.0)``, a write ``a[i] = v`` or a gradient's
 ``dx[i] += g`` as a new array (``_setindex``, ``_index_add``: JAX arrays are immutable).  What
@@ -18,9 +18,9 @@ at run time, which may repeat a position) is refused at generation time, located
     >>> rules = load_rules()
     >>> ast.unparse(ARRAY_API.expression(Eqn("sqrt", [Var()], {}, [Var()]), [ast.Constant(2.0)], rules["sqrt"]))
     'xp.sqrt(xp.asarray(2.0))'
-    >>> e = Eqn("power", [Var(), Var()], {}, [Var()])
-    >>> ast.unparse(ARRAY_API.expression(e, [ast.Name("x"), ast.Name("y")], rules["power"]))
-    'xp.pow(x, y)'
+    >>> e = Eqn("arctan2", [Var(), Var()], {}, [Var()])
+    >>> ast.unparse(ARRAY_API.expression(e, [ast.Name("x"), ast.Name("y")], rules["arctan2"]))
+    'xp.atan2(x, y)'
 """
 
 from __future__ import annotations
