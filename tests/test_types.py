@@ -506,3 +506,19 @@ def test_an_array_value_that_does_not_depend_on_the_parameters_is_still_checked(
     source = "import numpy as np\n\n\ndef f(x):\n    a = np.zeros(1)\n    a[0] = 0.25\n    return a\n"
     (error,) = refusals(source)
     assert error.code == "YS024" and "shape (1,)" in error.message, error
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_a_float_parameters_gradient_that_is_a_count_or_an_integer_is_a_float(value):
+    """``y * len(x)`` and ``y * n`` of an integer ``n``: the seed's 1.0 had been dropped and the
+    gradient of the float ``y`` came back an int (the fuzzer's seed 401887); with ``--no-value``
+    too, where the gradient's place among the outputs is shifted (``Tape.gradient_places``)."""
+    source = "def f(x, y):\n    return y * len(x)\n\n\ndef g(y, n):\n    return y * n\n"
+    for name, args in (("f", (np.zeros(3), 2.0)), ("g", (2.0, 3))):
+        _, generated, text = compiled(source, name, wrt=["y"], value=value)
+        out = generated[f"grad_{name}"](*args)
+        dy = out[-1]
+        assert type(dy) is float and dy == 3.0, (name, dy, text)
+        assert "    dy = " in text, text
+        zero_d = generated[f"grad_{name}"](*(np.array(a) if isinstance(a, float) else a for a in args))[-1]
+        assert np.asarray(zero_d).dtype == np.float64, zero_d

@@ -25,22 +25,16 @@ def differentiated_inputs(tape: Tape) -> tuple[tuple[Var, str, Atom], ...]:
     """The inputs of a gradient tape whose gradient is not None, each with its name in the source
     (``x``, ``m.W``, ``m.layers[0].W``) and its gradient, in the order of the inputs."""
     wrt = tape.facts.wrt
-    skip = 1 if tape.facts.value else 0  # the value's place (gone with --no-value: finish.drop_value)
-    found = []
     if tape.facts.mode == "jvp":  # one output, the product with the tangents: each wrt input is checked
         used = {a.id for e in tape.eqns for a in e.args if isinstance(a, Var)}
         return tuple(
             (i.var, format_path(i.path), Lit(0.0)) for i in tape.inputs if i.path[0] in wrt and i.var.id in used
         )
-    for inp in tape.inputs:
-        if inp.path[0] not in wrt or not isinstance(tape.out_tree, list):
-            continue
-        node = tape.out_tree[skip + wrt.index(inp.path[0])]
-        for part in inp.path[1:]:
-            node = node.get(part) if isinstance(node, dict) else None
-        if isinstance(node, int) and not (isinstance(tape.outputs[node], Lit) and tape.outputs[node].value is None):
-            found.append((inp.var, format_path(inp.path), tape.outputs[node]))
-    return tuple(found)
+    return tuple(
+        (inp.var, format_path(inp.path), tape.outputs[k])
+        for inp, k in tape.gradient_places()
+        if not (isinstance(tape.outputs[k], Lit) and tape.outputs[k].value is None)
+    )
 
 
 def value_inputs(tape: Tape, tapes: list[Tape]) -> tuple[tuple[Var, str], ...]:

@@ -264,6 +264,25 @@ class Tape:
         self.eqns.append(Eqn(prim, list(args), dict(params or {}), [out], span, (), section))
         return out
 
+    def gradient_places(self) -> list[tuple[Input, int]]:
+        """Each input of a gradient tape with the place of its gradient among the outputs, read from
+        ``out_tree`` (whose first place, the value's, ``--no-value`` drops); none for a ``jvp``
+        tape, whose one gradient output is a product with every tangent."""
+        wrt = self.facts.wrt
+        if self.facts.mode == "jvp" or not isinstance(self.out_tree, list):
+            return []
+        skip = 1 if self.facts.value else 0
+        found = []
+        for inp in self.inputs:
+            if inp.path[0] not in wrt:
+                continue
+            node = self.out_tree[skip + wrt.index(inp.path[0])]
+            for part in inp.path[1:]:
+                node = node.get(part) if isinstance(node, dict) else None
+            if isinstance(node, int):
+                found.append((inp, node))
+        return found
+
     def copy_header(self) -> Tape:
         """A tape with the same name, inputs and signature, and no equations."""
         return Tape(self.name, list(self.inputs), [], [], self.out_tree, list(self.params), self.facts.copy())

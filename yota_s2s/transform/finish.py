@@ -226,7 +226,6 @@ def float_gradients(tape: Tape) -> Tape:
     other operand is a gradient's term, and that term is an integer where it is a count or an
     integer parameter: the float parameter's gradient came back an int (or an int64 array).
     Only the tape's own outputs are read (a loop's or branch's result is left as it is)."""
-    grads = tape.outputs[1:]
     wrt = set(tape.facts.wrt)
     params = {inp.var.id for inp in tape.inputs if isinstance(inp.path[0], str) and inp.path[0] not in wrt}
     defs = {o.id: e for e in tape.eqns for o in e.outs}
@@ -244,26 +243,19 @@ def float_gradients(tape: Tape) -> Tape:
             return False
         return all(may_be_int(b, depth + 1) for b in d.args)
 
-    flagged = [k for k, g in enumerate(grads, 1) if g is not None and not isinstance(g, Lit) and may_be_int(g)]
+    # each gradient output that may be an integer -> the input it is the gradient of (its name: dy)
+    flagged = {
+        k: inp.var
+        for inp, k in tape.gradient_places()
+        if not isinstance(tape.outputs[k], Lit) and may_be_int(tape.outputs[k])
+    }
     if not flagged:
         return tape
-    by_path = {inp.path: inp.var for inp in tape.inputs}
-    owners: dict[int, Var] = {}  # output index -> the input it is the gradient of (its name: dy)
-
-    def walk(node: object, path: tuple) -> None:
-        if isinstance(node, int) and path in by_path:
-            owners[node] = by_path[path]
-        elif isinstance(node, dict):
-            for key, sub in node.items():
-                walk(sub, (*path, key))
-
-    for name, node in zip(tape.facts.wrt, (tape.out_tree or [None])[1:]):
-        walk(node, (name,))
     new = tape.copy_header()
     new.eqns = list(tape.eqns)
     new.outputs = list(tape.outputs)
-    for k in flagged:
-        out = Var(grad_of=owners.get(k))
+    for k, owner in flagged.items():
+        out = Var(grad_of=owner)
         new.eqns.append(Eqn("mul", [Lit(1.0), tape.outputs[k]], {}, [out], None, (), Section.BACKWARD))
         new.outputs[k] = out
     return new
