@@ -30,7 +30,7 @@ import json
 import sys
 from pathlib import Path
 
-from .cupy_api import CupyApi, signature_text
+from .cupy_api import CupyApi, signature_text, table_command
 
 #: The version of the standard the table records (array-api-compat wraps NumPy, PyTorch, JAX
 #: and Dask to it).
@@ -110,18 +110,12 @@ def dumps(table: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     """``--write``: write the table from array-api-strict; ``--check``: exit 1 when it differs."""
     argv = sys.argv[1:] if argv is None else argv
-    if argv not in (["--write"], ["--check"]):
-        print("usage: python -m yota_s2s.codegen.array_api --write | --check", file=sys.stderr)
-        return 2
-    importlib.import_module("array_api_strict")
-    text = dumps(describe())
-    if argv == ["--write"]:
-        TABLE.write_text(text, encoding="utf-8")
-        return 0
-    if TABLE.read_text(encoding="utf-8") != text:
-        print(f"{TABLE}: out of date with array-api-strict; run 'python -m yota_s2s.codegen.array_api --write'")
-        return 1
-    return 0
+
+    def text() -> str:
+        importlib.import_module("array_api_strict")
+        return dumps(describe())
+
+    return table_command(argv, TABLE, text, "array-api-strict", "yota_s2s.codegen.array_api")
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ import inspect
 import json
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -252,20 +252,26 @@ def dumps(table: dict) -> str:
     return head + '  "names": {\n' + ",\n".join("  " + line for line in lines) + "\n  }\n}\n"
 
 
+def table_command(argv: list[str], table: Path, text: Callable[[], str], source: str, module: str) -> int:
+    """A table tool's command line: ``--write`` writes ``text()`` (the table as ``source`` has it)
+    to ``table``; ``--check`` exits 1 where the file differs; anything else is a usage error."""
+    if argv not in (["--write"], ["--check"]):
+        print(f"usage: python -m {module} --write | --check", file=sys.stderr)
+        return 2
+    current = text()
+    if argv == ["--write"]:
+        table.write_text(current, encoding="utf-8")
+        return 0
+    if table.read_text(encoding="utf-8") != current:
+        print(f"{table}: out of date with {source}; run 'python -m {module} --write'")
+        return 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """``--write``: write the table from the installed CuPy; ``--check``: exit 1 when it differs."""
     argv = sys.argv[1:] if argv is None else argv
-    if argv not in (["--write"], ["--check"]):
-        print("usage: python -m yota_s2s.codegen.cupy_api --write | --check", file=sys.stderr)
-        return 2
-    text = dumps(describe())
-    if argv == ["--write"]:
-        TABLE.write_text(text, encoding="utf-8")
-        return 0
-    if TABLE.read_text(encoding="utf-8") != text:
-        print(f"{TABLE}: out of date with the installed CuPy; run 'python -m yota_s2s.codegen.cupy_api --write'")
-        return 1
-    return 0
+    return table_command(argv, TABLE, lambda: dumps(describe()), "the installed CuPy", "yota_s2s.codegen.cupy_api")
 
 
 if __name__ == "__main__":
