@@ -144,15 +144,33 @@ def time_call(call: Callable[[], object], rounds: int, batch_s: float) -> float:
     return statistics.median(times)
 
 
-def _ours(name: str, text: str) -> tuple[Callable, Callable]:
-    """``(f, jac_f)``: the source function and yota-s2s's ``jac_NAME``, generated in memory."""
+def _ours(name: str, text: str) -> tuple[Callable, Callable, str]:
+    """``(f, jac_f, its text)``: the source function and yota-s2s's ``jac_NAME``, generated in memory."""
     from yota_s2s.pipeline import generate
 
     namespace: dict = {}
     exec(compile(text, f"{name}.py", "exec"), namespace)  # noqa: S102 - the generated system
     generated: dict = {}
-    exec(compile(generate(text, f"{name}.py", mode="jacobian").text, f"jac_{name}.py", "exec"), generated)  # noqa: S102
-    return namespace[name], generated[f"jac_{name}"]
+    written = generate(text, f"{name}.py", mode="jacobian").text
+    exec(compile(written, f"jac_{name}.py", "exec"), generated)  # noqa: S102
+    return namespace[name], generated[f"jac_{name}"], written
+
+
+def multiplications(text: str, function: str, after: str | None = None) -> int:
+    """The ``*`` operators in the body of the function ``function`` of the module ``text`` (its
+    arithmetic as written, what a batch of points pays a pass over memory each for); only in the
+    lines after the comment ``after`` when one is given (``# backward``: the Jacobian's part)."""
+    import ast
+
+    tree = ast.parse(text)
+    node = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == function)
+    lines = text.splitlines()
+    start = 0
+    if after is not None:
+        start = next(i for i in range(node.lineno, len(lines)) if lines[i].strip() == after) + 1
+    return sum(
+        1 for n in ast.walk(node) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and n.lineno > start
+    )
 
 
 def _jax_function(name: str, text: str) -> Callable:
@@ -179,7 +197,9 @@ def bench_one(system: str, n: int, rounds: int, batch_s: float, batch: int) -> d
     rows = SYSTEMS[system](n)
     name = f"{system}{n}"
     k = unknowns(system, n)
-    f, jac = _ours(name, source(name, rows))
+    import inspect
+
+    f, jac, written = _ours(name, source(name, rows))
     rng = np.random.default_rng(n)
     x = rng.uniform(-1.0, 1.0, k)
     lam = _sympy_jacobian(rows, k)
@@ -190,6 +210,8 @@ def bench_one(system: str, n: int, rounds: int, batch_s: float, batch: int) -> d
     for J in (jac(x)[1], np.asarray(jf(xj)), np.asarray(jr(xj))):
         np.testing.assert_allclose(J, J_ref, rtol=1e-10, atol=1e-12)
     out = {
+        "mults": multiplications(written, f"jac_{name}", "# backward"),
+        "sympy_mults": multiplications(inspect.getsource(lam), lam.__name__),
         "f": time_call(lambda: f(x), rounds, batch_s),
         "jac": time_call(lambda: jac(x), rounds, batch_s),
         "sympy": time_call(lambda: lam(x), rounds, batch_s),
@@ -231,7 +253,7 @@ def table(results: dict[tuple[str, int], dict[str, float]], batch: int) -> str:
         lines.append(
             f"| {system}-{n} | {unknowns(system, n)} | {_us(r['f'])} | {_us(r['jac'])} | {_us(r['sympy'])} "
             f"| {_us(r['jacfwd'])} | {_us(r['jacrev'])} | {r['jac'] / r['f']:.2f} | {r['jac'] / r['sympy']:.2f} "
-            f"| {r['jac'] / r['jacfwd']:.2f} | {r['jac'] / r['jacrev']:.2f} |"
+            f"| {r['jac'] / r['jacfwd']:.2f} | {r['jac'] / r['jacrev']:.2f} | {r['mults']} / {r['sympy_mults']} |"
         )
     if batch:
         lines += [
