@@ -11,6 +11,10 @@ point.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -259,3 +263,40 @@ def f(x):
     np.testing.assert_allclose(value, f(X), rtol=1e-12)
     for b in range(6):
         np.testing.assert_allclose(J[:, :, b], numeric_jacobian(f, (X[:, b],), 0), rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------- examples/homotopy
+
+HOMOTOPY = Path(__file__).resolve().parent.parent / "examples" / "homotopy"
+
+
+def test_homotopy_example_jacobian_is_right_and_up_to_date():
+    """The committed jac_katsura.py is what the tool writes, and its Jacobians (one point, a batch) are right."""
+    src = "examples/homotopy/katsura.py"
+    command = f"yota-s2s {src} --out examples/homotopy/jac_katsura.py --jacobian"
+    text = generate((HOMOTOPY / "katsura.py").read_text(encoding="utf-8"), src, mode="jacobian", command=command).text
+    assert (HOMOTOPY / "jac_katsura.py").read_text(encoding="utf-8") == text
+    f = load((HOMOTOPY / "katsura.py").read_text(encoding="utf-8"))["katsura4"]
+    reference = load(source("katsura", EXPRESSIONS["katsura"](4)))["katsura"]
+    jac = load(text)["jac_katsura4"]
+    x = RNG.uniform(-1.0, 1.0, 5)
+    np.testing.assert_allclose(f(x), reference(x), rtol=1e-12, atol=1e-12)  # katsura-4, factored by hand
+    check_jacobian(f, jac, (x,))
+    X = RNG.uniform(-1.0, 1.0, (5, 3))
+    J = jac(X)[1]
+    for b in range(3):
+        np.testing.assert_allclose(J[:, :, b], numeric_jacobian(f, (X[:, b],), 0), rtol=1e-5, atol=1e-6)
+
+
+def test_homotopy_example_finds_the_real_solutions():
+    """solve.py prints its committed output: 12 distinct real solutions of katsura-4, each a root."""
+    proc = subprocess.run([sys.executable, "solve.py"], cwd=HOMOTOPY, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == (HOMOTOPY / "output.txt").read_text(encoding="utf-8")
+    f = load((HOMOTOPY / "katsura.py").read_text(encoding="utf-8"))["katsura4"]
+    roots = [
+        np.array([float(v) for v in line.split("[")[1].rstrip("]").split(",")]) for line in proc.stdout.splitlines()[2:]
+    ]
+    assert len(roots) == 12
+    for x in roots:
+        assert np.abs(f(x)).max() < 1e-5  # (printed to 6 decimals)
