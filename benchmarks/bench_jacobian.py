@@ -246,8 +246,8 @@ def table(results: dict[tuple[str, int], dict[str, float]], batch: int) -> str:
     """The markdown tables: µs per call and the ratios the targets name."""
     lines = [
         "| system | unknowns | f (µs) | jac (µs) | SymPy cse (µs) | JAX jacfwd (µs) | JAX jacrev (µs) | jac/f "
-        + "| jac/SymPy | jac/jacfwd | jac/jacrev |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        + "| jac/SymPy | jac/jacfwd | jac/jacrev | `*` in J: jac / SymPy |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for (system, n), r in results.items():
         lines.append(

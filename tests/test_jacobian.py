@@ -198,7 +198,7 @@ def test_rows_written_out_share_the_value():
     # a Jacobian per point): the elements must be numbers
     summed = "import numpy as np\n\n\ndef f(x):\n    return np.array([np.sum(x[0]) * x[1], x[0] * x[1]])\n"
     text = generate(summed, "summed.py", mode="jacobian").text
-    assert "if np.shape(f) != (2,):" in text
+    assert "if f.shape != (2,):" in text
     with pytest.raises(
         ValueError, match=r"jac_f: the Jacobian's rows are the 2 elements of f\(x\), which must be numbers:"
     ):

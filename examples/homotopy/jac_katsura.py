@@ -118,8 +118,8 @@ def jac_katsura4(x):
     _t2 = x1 * x2
     katsura4 = np.array([x0 * x0 + 2.0 * (_t1 + x2 * x2 + x3 * x3 + x4 * x4) - x0, 2.0 * (x0 * x1 + _t2 + x2 * x3 + x3 * x4) - x1, 2.0 * (x0 * x2 + x1 * x3 + x2 * x4) + _t1 - x2, 2.0 * (x0 * x3 + _t2 + x1 * x4) - x3, x0 + 2.0 * (x1 + x2 + x3 + x4) - 1.0])
     # backward
-    if np.shape(katsura4) != (5,) + np.shape(x)[1:]:
-        raise ValueError("jac_katsura4: the Jacobian's rows are the 5 elements of katsura4(x), which must be numbers (or, for a batch of points, arrays of the shape of x[0]): its value has shape " + str(np.shape(katsura4)))
+    if katsura4.shape != ((5,) if x_items is not x else (5,) + np.shape(x)[1:]):
+        raise ValueError("jac_katsura4: the Jacobian's rows are the 5 elements of katsura4(x), which must be numbers (or, for a batch of points, arrays of the shape of x[0]): its value has shape " + str(katsura4.shape))
     # grad of: return np.array([x[0] * x[0] + 2.0 * (x[1] * x[1] + x[2] * x[2] + x[3] * x[3] + x[4] * x[4]) - x[...
     _t3 = 2.0 * x4
     dx4 = 4.0 * x4

@@ -202,6 +202,20 @@ class ItemWriter(WriterBase):
                 self._jacobian_lists.update({a.id: g[1] for a, g in zip(eqn.args, groups, strict=True)})
         return self._jacobian_lists
 
+    def value_array(self) -> bool:
+        """Whether ``jac_NAME``'s value, written out by rows, is written ``np.array([...])`` (NumPy)."""
+        tape = self.tape
+        value = tape.outputs[0] if tape.outputs else None
+        made = next((e for e in tape.eqns if value in e.outs), None) if isinstance(value, Var) else None
+        return (
+            made is not None
+            and made.prim == "stack"
+            and tape.facts.mode == "jacobian"
+            and tape.facts.rows > 0
+            and not self.backend.standard
+            and self.backend.alias == "np"
+        )
+
     def jacobian_stack(self, eqn: Eqn) -> ast.expr | None:
         """The value and the Jacobians of ``jac_NAME`` whose rows are written out, or None for any
         other equation: the value ``np.array([e0, e1, ...])`` (NumPy's ``np.stack`` makes an array of
@@ -215,7 +229,7 @@ class ItemWriter(WriterBase):
         tape = self.tape
         if eqn.prim != "stack" or not tape.facts.rows or tape.facts.mode != "jacobian" or self.backend.standard:
             return None
-        if tape.outputs and eqn.out is tape.outputs[0] and self.backend.alias == "np":
+        if tape.outputs and eqn.out is tape.outputs[0] and self.value_array():
             return self.backend.call("array", [ast.List([self.atom(a) for a in eqn.args], ast.Load())])
         lists = self.jacobian_lists()
         if not eqn.args or not all(isinstance(a, Var) and a.id in lists for a in eqn.args):
