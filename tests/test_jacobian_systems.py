@@ -300,3 +300,11 @@ def test_homotopy_example_finds_the_real_solutions():
     assert len(roots) == 12
     for x in roots:
         assert np.abs(f(x)).max() < 1e-5  # (printed to 6 decimals)
+
+
+def test_batch_without_the_value():
+    """--no-value: the batched Jacobian alone, the same as with the value."""
+    text = source("cyclic", EXPRESSIONS["cyclic"](5))
+    X = RNG.uniform(-1.0, 1.0, (5, 7))
+    (J,) = load(generate(text, "cyclic.py", mode="jacobian", value=False).text)["jac_cyclic"](X)
+    np.testing.assert_allclose(J, _jac(text, "cyclic")(X)[1], rtol=1e-14)

@@ -274,6 +274,8 @@ def _elementwise_rows(tape: Tape, rows: list[Atom], active: set[int], wrt: list[
     parameters, which no equation reads whole: then with ``x`` of shape ``(n,) + S``, each element
     of the value has shape ``S``, and its row of the Jacobian, the gradient of its sum, holds the
     derivatives at each point, ``J[i, k, ...] = d value[i, ...] / d x[k, ...]``."""
+    if any(len(i.path) > 1 for i in tape.inputs if i.path[0] in wrt):  # (a dict's arrays: no one batch)
+        return False
     inputs = {i.var.id for i in tape.inputs if i.path[0] in wrt}
     defs = {o.id: e for e in tape.eqns for o in e.outs}
     todo = [a for a in rows if isinstance(a, Var)]
