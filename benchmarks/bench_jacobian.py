@@ -1,8 +1,8 @@
 """Jacobians of polynomial systems: ``jac_NAME`` against one evaluation, SymPy and JAX (``python -m benchmarks.bench_jacobian``).
 
 The systems (katsura-n, cyclic-n, noon-n, eco-n) are written as Python source in scalar-expression
-form, ``np.array([<expression of x[0], x[1], ...>, ...])``, by the generators below; ``n`` is the
-number of unknowns.  For each system and size, one process times, on one thread (the thread
+form, ``np.array([<expression of x[0], x[1], ...>, ...])``, by the generators below (katsura-n
+has n + 1 unknowns, the others n).  For each system and size, one process times, on one thread (the thread
 variables of OpenBLAS, OpenMP and XLA are set before NumPy and JAX load):
 
 - ``f``: one evaluation of the system, the source function itself, on a 1-D float64 ``x``;
@@ -15,11 +15,14 @@ variables of OpenBLAS, OpenMP and XLA are set before NumPy and JAX load):
 
 Then the batched form, ``x`` of shape ``(n, B)`` (each ``x[i]`` a row of ``B`` points, ``B = 10**5``
 unless ``--batch``): ``jac_NAME(x)`` returns ``J`` of shape ``(n_out, n, B)`` (the Jacobian of each
-point, the batch axis last), against ``jax.jit(jax.vmap(jax.jacfwd(g), in_axes=1, out_axes=2))``,
+point, the batch axis last), against ``jax.jit(jax.vmap(jax.jacfwd(f), in_axes=1, out_axes=2))``,
 which gives the same layout, and one batched evaluation of ``f``.
 
 Each cell is the median over ``--rounds`` batches of the CPU time per call (``time.process_time``:
-with one thread, robust to other processes sharing the machine).  Every Jacobian is checked
+with one thread, robust to other processes sharing the machine), with glibc's thresholds fixed as
+``python -m benchmarks --malloc steady`` fixes them (``--malloc default`` leaves them).  The last
+column counts the multiplications of the Jacobian as written: those after ``jac_NAME``'s
+``# backward`` line, and all of SymPy's function's.  Every Jacobian is checked
 against the SymPy one (1-D) or the JAX one (batched) before it is timed.  Results are benchmark
 figures for docs/performance.md, not timed tests.
 

@@ -308,3 +308,19 @@ def test_batch_without_the_value():
     X = RNG.uniform(-1.0, 1.0, (5, 7))
     (J,) = load(generate(text, "cyclic.py", mode="jacobian", value=False).text)["jac_cyclic"](X)
     np.testing.assert_allclose(J, _jac(text, "cyclic")(X)[1], rtol=1e-14)
+
+
+def test_the_benchmark_runs_and_checks_its_peers(tmp_path):
+    """python -m benchmarks.bench_jacobian on one small case: every Jacobian is checked against SymPy's or
+    JAX's before it is timed (an assertion error otherwise), and the tables are written."""
+    pytest.importorskip("jax")
+    pytest.importorskip("sympy")
+    md = tmp_path / "jac.md"
+    cmd = [sys.executable, "-m", "benchmarks.bench_jacobian", "--systems", "eco,katsura", "--sizes", "6"]
+    cmd += ["--rounds", "1", "--batch-ms", "1", "--batch", "50", "--md", str(md)]
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    table = md.read_text(encoding="utf-8")
+    assert proc.stdout == table
+    assert "| eco-6 | 6 |" in table and "| katsura-6 | 7 |" in table and "refused" not in table
