@@ -180,14 +180,29 @@ def test_polynomial_system_rows_by_a_loop(name, monkeypatch):
 
 
 def test_rows_written_out_share_the_value():
-    """katsura's rows are written out, one reverse sweep each, with no loop, and checked as numbers."""
+    """katsura's rows are written out, one reverse sweep each, with no loop, and made one array."""
     source = system_source("katsura4", SYSTEMS["katsura4"], "array")
     text = generate(source, "katsura4.py", mode="jacobian").text
     assert "for _k" not in text
-    assert "J_x = np.stack([" in text
+    assert "katsura4 = np.array([" in text
+    assert "J_x = np.fromiter([*dx, *dx_1, *dx_2, *dx_3, *dx_4], x.dtype, 25).reshape(5, 5) if x_items is not x" in text
     jac = load(text)["jac_katsura4"]
-    with pytest.raises(ValueError, match=r"jac_katsura4: the Jacobian's rows are the 5 elements of katsura4\(x\)"):
-        jac(np.ones((5, 3)))  # a batch of points: the elements are arrays
+    f = load(source)["katsura4"]
+    x = RNG.uniform(-1.0, 1.0, (5, 3))  # a batch of 3 points: a Jacobian per point, the batch axis last
+    value, J = jac(x)
+    assert J.shape == (5, 5, 3)
+    np.testing.assert_allclose(value, f(x), rtol=1e-12)
+    for b in range(3):
+        np.testing.assert_allclose(J[..., b], numeric_jacobian(f, (x[:, b],), 0), rtol=1e-5, atol=1e-6)
+    # an element that sums x[0]: not elementwise in the rows, so no batch (the gradient of its sum is not
+    # a Jacobian per point): the elements must be numbers
+    summed = "import numpy as np\n\n\ndef f(x):\n    return np.array([np.sum(x[0]) * x[1], x[0] * x[1]])\n"
+    text = generate(summed, "summed.py", mode="jacobian").text
+    assert "if f.shape != (2,):" in text
+    with pytest.raises(
+        ValueError, match=r"jac_f: the Jacobian's rows are the 2 elements of f\(x\), which must be numbers:"
+    ):
+        load(text)["jac_f"](np.ones((2, 3)))
 
 
 LOOPS = """import numpy as np

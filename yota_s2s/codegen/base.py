@@ -53,6 +53,7 @@ class WriterBase:
         #: Root of an element group -> the name of its list or array; its rows' names (``dx3``).
         self.item_names: dict[int, str] = {}
         self.row_names: dict[int, dict[int, str]] = {}
+        self._jacobian_lists: dict[int, Var] | None = None  # (items.ItemWriter.jacobian_lists)
         #: Whether the value's scalar check is written (or needs none).
         self.checked = not plan.check_scalar
         #: The statements written so far.

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 
 from ..ir.core import Eqn, Var
-from .base import WriterBase
+from .base import WriterBase, named
 from .target import constant
 
 
@@ -161,6 +161,8 @@ class ItemWriter(WriterBase):
         n = self.plan.item_lengths[x.id]
         elements = [ast.Name(rows[i], ast.Load()) if i in rows else ast.Constant(0.0) for i in range(n)]
         stmts.append(ast.Assign([ast.Name(name, ast.Store())], ast.List(elements, ast.Load()), lineno=0))
+        if eqn.out.id in self.jacobian_lists():  # the Jacobian reads the list (jacobian_stack)
+            return stmts
         self.helpers.add("_grad_stack")
         array: ast.expr = ast.Call(ast.Name("_grad_stack", ast.Load()), [self.atom(x), ast.Name(name, ast.Load())], [])
         if x.id in self.plan.listed:
@@ -172,3 +174,78 @@ class ItemWriter(WriterBase):
         """``_grad_rows(x, rows)``: the array of an element group, zeros in the rows it does not assign."""
         self.helpers.add("_grad_rows")
         return ast.Call(ast.Name("_grad_rows", ast.Load()), [self.atom(x), constant(self.plan.item_rows[root])], [])
+
+    def jacobian_lists(self) -> dict[int, Var]:
+        """The rows of a Jacobian written out (``jac_NAME``, ``Facts.rows``) that are left lists of
+        their elements (``dx = [dx0, dx1, dx2]``) for ``jacobian_stack``: each element group with
+        named rows that only the Jacobian's ``np.stack`` reads, all of the same ``x``; its last
+        member -> ``x``."""
+        if self._jacobian_lists is not None:
+            return self._jacobian_lists
+        self._jacobian_lists = {}
+        tape = self.tape
+        if tape.facts.mode != "jacobian" or not tape.facts.rows or self.backend.standard:
+            return self._jacobian_lists
+        last = {lst: (root, x) for root, (x, lst) in self.plan.item_groups.items() if root in self.plan.named_rows}
+        uses: dict[int, int] = {}
+        for a in [a for e in tape.eqns for a in e.args] + list(tape.outputs):
+            if isinstance(a, Var):
+                uses[a.id] = uses.get(a.id, 0) + 1
+        for eqn in tape.eqns:
+            if eqn.prim != "stack" or not any(eqn.out is o for o in tape.outputs[1:]):
+                continue
+            groups = [last.get(a.id) if isinstance(a, Var) else None for a in eqn.args]
+            xs = {id(g[1]) for g in groups if g is not None}
+            if None in groups or len(xs) != 1:
+                continue
+            if all(uses.get(a.id) == sum(1 for b in eqn.args if b is a) for a in eqn.args):
+                self._jacobian_lists.update({a.id: g[1] for a, g in zip(eqn.args, groups, strict=True)})
+        return self._jacobian_lists
+
+    def value_array(self) -> bool:
+        """Whether ``jac_NAME``'s value, written out by rows, is written ``np.array([...])`` (NumPy)."""
+        tape = self.tape
+        value = tape.outputs[0] if tape.outputs else None
+        made = next((e for e in tape.eqns if value in e.outs), None) if isinstance(value, Var) else None
+        return (
+            made is not None
+            and made.prim == "stack"
+            and tape.facts.mode == "jacobian"
+            and tape.facts.rows > 0
+            and not self.backend.standard
+            and self.backend.alias == "np"
+        )
+
+    def jacobian_stack(self, eqn: Eqn) -> ast.expr | None:
+        """The value and the Jacobians of ``jac_NAME`` whose rows are written out, or None for any
+        other equation: the value ``np.array([e0, e1, ...])`` (NumPy's ``np.stack`` makes an array of
+        each number first: 2.9 against 0.3 µs for 7 floats), and a Jacobian whose rows are lists
+        (``jacobian_lists``) one array from them all::
+
+            J_x = np.fromiter([*dx, *dx_1], x.dtype, 6).reshape(2, 3) if x_items is not x else _jacobian_rows(x, [dx, dx_1])
+
+        (one array of floats, where ``np.stack`` of ``np.fromiter`` of each row costs 7.6 against
+        0.9 µs for 7 rows of 7; ``_jacobian_rows`` writes a batch's rows into one array)."""
+        tape = self.tape
+        if eqn.prim != "stack" or not tape.facts.rows or tape.facts.mode != "jacobian" or self.backend.standard:
+            return None
+        if tape.outputs and eqn.out is tape.outputs[0] and self.value_array():
+            return self.backend.call("array", [ast.List([self.atom(a) for a in eqn.args], ast.Load())])
+        lists = self.jacobian_lists()
+        if not eqn.args or not all(isinstance(a, Var) and a.id in lists for a in eqn.args):
+            return None
+        x = lists[eqn.args[0].id]
+        rows = [self.atom(a) for a in eqn.args]
+        self.helpers.add("_jacobian_rows")
+        array: ast.expr = ast.Call(named("_jacobian_rows"), [self.atom(x), ast.List(rows, ast.Load())], [])
+        if x.id in self.plan.listed:
+            n = self.plan.item_lengths[x.id]
+            flat = ast.List([ast.Starred(r, ast.Load()) for r in rows], ast.Load())
+            dtype = ast.Attribute(self.atom(x), "dtype", ast.Load())
+            made = self.backend.call("fromiter", [flat, dtype, ast.Constant(len(rows) * n)])
+            shaped = ast.Call(
+                ast.Attribute(made, "reshape", ast.Load()), [ast.Constant(len(rows)), ast.Constant(n)], []
+            )
+            listed = ast.Compare(ast.Name(self.items_of[x.id], ast.Load()), [ast.IsNot()], [self.atom(x)])
+            array = ast.IfExp(listed, shaped, array)
+        return array

@@ -179,9 +179,14 @@ def docstring(tape: Tape) -> str:
     if mode == "jacobian":
         w = tape.facts.wrt[0] if tape.facts.wrt else "x"
         what = f"the Jacobians of {value} (J_{w}.shape == np.shape({tape.name}(...)) + np.shape({w}))"
+        # rows elementwise in w[0], w[1], ...: a batch of points, a Jacobian per point (Facts.batch)
+        batch = (
+            f" For a batch of points ({w}[0] an array), J_{w}[i, k] is d value[i] / d {w}[k] at each."
+            * tape.facts.batch
+        )
         if not tape.facts.value:
-            return f'"""Return {returned(tape)}: {what}."""'
-        return f'"""Return {returned(tape)}: the value and its Jacobians (J_{w}.shape == np.shape(value) + np.shape({w}))."""'
+            return f'"""Return {returned(tape)}: {what}.{batch}"""'
+        return f'"""Return {returned(tape)}: the value and its Jacobians (J_{w}.shape == np.shape(value) + np.shape({w})).{batch}"""'
     if not tape.facts.value:
         return f'"""Return {returned(tape)}: the gradients of {value}."""'
     return f'"""Return {returned(tape)}: the value and its gradients."""'

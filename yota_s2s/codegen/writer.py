@@ -168,7 +168,8 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter):
                 *named, stmt = written
                 body.extend(Line(eqn.section, eqn.span, n, depth) for n in named)
             else:
-                stmt = ast.Assign([target], self.expression(eqn), lineno=0)
+                jacobian = self.jacobian_stack(eqn) if depth == 0 else None  # (jac_NAME's value and rows)
+                stmt = ast.Assign([target], self.expression(eqn) if jacobian is None else jacobian, lineno=0)
             body.append(Line(eqn.section, eqn.span, stmt, depth))
         if push is not None and push[0] >= 0 and push[0] == len(tape.eqns) - 1:
             body.append(Line(self.section_of(tape), None, push[1](), depth))

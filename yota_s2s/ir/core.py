@@ -202,7 +202,9 @@ class Facts:
       computes: ``"grad"`` (``grad_NAME``), ``"vjp"`` (``vjp_NAME``, seeded with the input named
       ``seed``) or ``"jacobian"`` (``jac_NAME``: ``rows`` > 0, that many rows written out, each its
       own reverse sweep; 0, a loop over the value's elements that seeds ``seed`` with each unit
-      vector in turn); ``"jvp"`` (``jvp_NAME``, with a tangent parameter per ``wrt`` parameter,
+      vector in turn; ``batch``, the rows written out are elementwise in the rows ``x[k]`` of
+      the parameters, so that a batch of points, ``x`` of shape ``(n, B)``, gets a Jacobian per
+      point); ``"jvp"`` (``jvp_NAME``, with a tangent parameter per ``wrt`` parameter,
       named in ``tangents``).
     - ``optimize``: ``bool_inputs``, the ids of a region's inputs that may hold a NumPy bool (an
       outer comparison's result): ``b ** 2`` of one is not written ``b * b``.
@@ -220,6 +222,7 @@ class Facts:
     mode: str = "grad"
     seed: str | None = None
     rows: int = 0
+    batch: bool = False
     tangents: list[str] = field(default_factory=list)
     value: bool = True
     region: bool = False

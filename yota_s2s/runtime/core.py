@@ -131,6 +131,24 @@ def _grad_stack(x, rows):
     return out
 
 
+def _jacobian_rows(x, rows):
+    """The Jacobian of a value whose elements' gradients are ``rows``: ``rows[i][k]`` the derivative
+    of element ``i`` with respect to the row ``x[k]``, a number or an array of a row's shape (a
+    batch of points: one derivative per point), zeros past them; of shape ``(len(rows),) +
+    x.shape``, in one array (``_grad_stack`` of each row, stacked, for a list of arrays of
+    different shapes)."""
+    try:
+        a = xp.asarray(x)
+    except ValueError:  # (NumPy cannot stack the items)
+        return xp.stack([_grad_stack(x, row) for row in rows])
+    out = xp.empty((len(rows),) + a.shape, xp.result_type(a, 0.0))
+    for i, row in enumerate(rows):
+        out[i, len(row) :] = 0
+        for k, g in enumerate(row):
+            out[i, k] = g
+    return out
+
+
 def _grad_rows(x, written, out=None):
     """The gradient buffer of ``x``, as ``_grad_zeros(x)``, for a caller that assigns each row
     (first index) in ``written`` (distinct, not negative) before it reads it: zeros in the other

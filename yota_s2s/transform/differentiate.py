@@ -34,6 +34,7 @@ import dataclasses
 from ..dsl.rule import RuleTable
 from ..errors import UserError, at_span
 from ..ir.core import NO_DEFAULT, Atom, Eqn, Lit, Param, ParamKind, Tape, Var
+from ..ir.primitives import primitive
 from ..ir.regions import all_tapes, substitute
 from ..ir.shapes import SCALAR, shape_classes
 from .adjoint import forward_sweep
@@ -86,6 +87,7 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable, mode: str = "gra
         outputs = [value, *(_stacked([row[n] for row in per_row], tape, name, builder) for n, name in enumerate(wrt))]
         grad.outputs, grad.out_tree = outputs, list(range(len(outputs)))
         grad.facts.rows = len(rows)
+        grad.facts.batch = _elementwise_rows(tape, rows, active, wrt)
     else:
         contributions = {}
         if mode != "grad":
@@ -258,6 +260,50 @@ def _scalar_rows(tape: Tape, table: RuleTable) -> list[Atom] | None:
         if vector_value(Tape(tape.name, list(tape.inputs), tape.eqns, [a]), table) is not None:
             return None
     return list(eqn.args)
+
+
+#: The primitives that compute each element of their result from the same element of their operands
+#: (NumPy's ufuncs but matmul, and a few more): a value made of them from the rows ``x[k]`` of the
+#: parameters has, for a batch of points, one Jacobian per point.
+ELEMENTWISE = frozenset({"power", "where", "clip", "erf", "erfc", "expit", "logit", "sinc", "xlogy"})
+
+
+def _elementwise_rows(tape: Tape, rows: list[Atom], active: set[int], wrt: list[str]) -> bool:
+    """Whether every differentiated value the ``rows`` are computed from is an elementwise function
+    (``ELEMENTWISE``, or a ufunc) of rows ``x[k]`` (one constant integer index) of ``wrt``
+    parameters, which no equation reads whole: then with ``x`` of shape ``(n,) + S``, each element
+    of the value has shape ``S``, and its row of the Jacobian, the gradient of its sum, holds the
+    derivatives at each point, ``J[i, k, ...] = d value[i, ...] / d x[k, ...]``."""
+    if any(len(i.path) > 1 for i in tape.inputs if i.path[0] in wrt):  # (a dict's arrays: no one batch)
+        return False
+    inputs = {i.var.id for i in tape.inputs if i.path[0] in wrt}
+    defs = {o.id: e for e in tape.eqns for o in e.outs}
+    todo = [a for a in rows if isinstance(a, Var)]
+    seen: set[int] = set()
+    while todo:
+        v = todo.pop()
+        if v.id in seen or not is_active(v, active):
+            continue
+        seen.add(v.id)
+        eqn = defs.get(v.id)
+        if eqn is None or eqn.regions:  # a parameter read whole, or a loop's value
+            return False
+        if eqn.prim == "getindex":
+            index = eqn.params["index"]
+            if not (
+                len(eqn.args) == 1
+                and isinstance(eqn.args[0], Var)
+                and eqn.args[0].id in inputs
+                and len(index) == 1
+                and type(index[0]) is int
+            ):
+                return False
+            continue
+        prim = primitive(eqn.prim)
+        if eqn.prim == "matmul" or not (prim.ufunc or eqn.prim in ELEMENTWISE):
+            return False
+        todo.extend(a for a in eqn.args if isinstance(a, Var))
+    return True
 
 
 def _stacked(rows: list[Atom], tape: Tape, name: str, builder: BackwardBuilder) -> Atom:
