@@ -54,6 +54,7 @@ class WriterBase:
         self.item_names: dict[int, str] = {}
         self.row_names: dict[int, dict[int, str]] = {}
         self._jacobian_lists: dict[int, Var] | None = None  # (items.ItemWriter.jacobian_lists)
+        self.row_arrays: set[int] = set()  # the ids written by _rows (writer.row_chains), named even if inline
         #: Whether the value's scalar check is written (or needs none).
         self.checked = not plan.check_scalar
         #: The statements written so far.
@@ -105,7 +106,7 @@ class WriterBase:
             return constant(a.value)
         if a.id in self.consts:
             return constant(self.consts[a.id].value)
-        if a.id in self.plan.inline:
+        if a.id in self.plan.inline and a.id not in self.row_arrays:
             return self.expression(self.plan.defs[a.id])
         return ast.Name(self.names[a.id], ast.Load())
 

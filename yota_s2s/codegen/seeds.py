@@ -119,6 +119,7 @@ class SeedWriter(WriterBase):
         self.checked = True
         self.block(_part(tape, before), 0, body)
         value = self.atom(tape.outputs[0])
+        standard = self.backend.standard
         size = self.backend.call("size", [value])
         shape = self.backend.call("shape", [value])
         k = self.namer.fresh("_k")
@@ -131,16 +132,24 @@ class SeedWriter(WriterBase):
                 continue
             name = self.namer.fresh(f"J_{w}")
             rows_shape = ast.BinOp(tuple_of([size]), ast.Add(), self.backend.call("shape", [self.atom(x)]))
-            empty = ast.Assign([named(name, ast.Store())], self.backend.call("empty", [rows_shape]), lineno=0)
+            if standard:  # (the array API: no in-place writes, the rows are stacked after the loop)
+                empty = ast.Assign([named(name, ast.Store())], ast.List([], ast.Load()), lineno=0)
+            else:
+                empty = ast.Assign([named(name, ast.Store())], self.backend.call("empty", [rows_shape]), lineno=0)
             body.append(Line(Section.BACKWARD, None, empty, 0))
             assigns.append((name, g, x))
             jacobians.append(named(name))
         header = ast.For(named(k, ast.Store()), ast.Call(named("range"), [size], []), [], [], lineno=0)
         body.append(Line(Section.BACKWARD, None, header, 0, header=True, comment="one reverse sweep per row"))
-        zeros = ast.Assign([named(seed_name, ast.Store())], self.backend.call("zeros", [shape]), lineno=0)
-        unit = ast.Subscript(ast.Attribute(named(seed_name), "flat", ast.Load()), named(k), ast.Store())
-        body.append(Line(Section.BACKWARD, None, zeros, 1))
-        body.append(Line(Section.BACKWARD, None, ast.Assign([unit], ast.Constant(1.0), lineno=0), 1))
+        if standard:  # dout = _unit_seed(f, _k)
+            self.helpers.add("_unit_seed")
+            seeded = ast.Call(named("_unit_seed"), [value, named(k)], [])
+            body.append(Line(Section.BACKWARD, None, ast.Assign([named(seed_name, ast.Store())], seeded, lineno=0), 1))
+        else:
+            zeros = ast.Assign([named(seed_name, ast.Store())], self.backend.call("zeros", [shape]), lineno=0)
+            unit = ast.Subscript(ast.Attribute(named(seed_name), "flat", ast.Load()), named(k), ast.Store())
+            body.append(Line(Section.BACKWARD, None, zeros, 1))
+            body.append(Line(Section.BACKWARD, None, ast.Assign([unit], ast.Constant(1.0), lineno=0), 1))
         self.names[seed.id] = seed_name
         for eqn in rows:  # a backward loop pops its stack: each row pops a copy of it
             stack = eqn.args[LEADING[eqn.prim] - 1] if eqn.prim in ("for_back", "while_back") else None
@@ -156,9 +165,18 @@ class SeedWriter(WriterBase):
                 self.helpers.add("_stack_copy")
         self.block(_part(tape, rows), 1, body)
         for name, g, _ in assigns:
+            if standard:  # J_x.append(dx)
+                append = ast.Call(ast.Attribute(named(name), "append", ast.Load()), [self.atom(g)], [])
+                body.append(Line(Section.BACKWARD, None, ast.Expr(append), 1))
+                continue
             row = ast.Subscript(named(name), named(k), ast.Store())
             body.append(Line(Section.BACKWARD, None, ast.Assign([row], self.atom(g), lineno=0), 1))
         for name, _, x in assigns:
+            if standard:  # J_x = _jacobian_stack(J_x, f, x)
+                self.helpers.add("_jacobian_stack")
+                stacked = ast.Call(named("_jacobian_stack"), [named(name), value, self.atom(x)], [])
+                body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], stacked, lineno=0), 0))
+                continue
             new_shape = ast.BinOp(shape, ast.Add(), self.backend.call("shape", [self.atom(x)]))
             reshape = ast.Call(ast.Attribute(named(name), "reshape", ast.Load()), [new_shape], [])
             body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], reshape, lineno=0), 0))

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from ..dsl.rule import Rule
 from ..errors import at_span
-from ..ir.core import Dyn, Eqn, Section, Slice
+from ..ir.core import Dyn, Eqn, Lit, Section, Slice
 from . import array_api
 from .cupy_api import parse_signature
 from .helpers import _runtime_functions, helper_closure, helper_source, variant_has
@@ -84,6 +84,13 @@ class StandardBackend(Backend):
             imports |= found
         return expr
 
+    def call(self, name: str, args: list[ast.expr], keywords: dict[str, object] | None = None) -> ast.expr:
+        """As ``Backend.call``; ``np.shape(x)``, ``np.size(x)``, ``np.ndim(x)`` (the modes' checks and
+        seeds) are their helpers (``_shape(x)``): the standard has them as attributes, a number none."""
+        if name in HELPER_PRIMITIVES and name != "list_stack" and len(args) == 1 and not keywords:
+            return ast.Call(ast.Name(HELPER_PRIMITIVES[name], ast.Load()), list(args), [])
+        return super().call(name, args, keywords)
+
     def index_value(self, params: dict, dynamic: Sequence[ast.expr]) -> ast.expr:
         """An index as a value: ``3``, ``i`` or ``(slice(1, None), i)`` (the standard has no ``s_``)."""
         items = []
@@ -129,6 +136,17 @@ class StandardBackend(Backend):
             # x[0, ...]: the standard indexes every axis (NumPy's x[0] of a matrix is flat indexing)
             index = (*params["index"], Ellipsis)
             return ast.Subscript(args[0], index_expr(index, args[1:]), ast.Load())
+        if (
+            prim == "take"
+            and isinstance(eqn.args[1], Lit)
+            and type(eqn.args[1].value) is int
+            and params["axis"] is not None
+        ):
+            # np.take(g, 2, axis=1) is g[:, 2, ...] (the standard's take wants an array of indices)
+            axis = params["axis"]
+            lead = (Ellipsis,) if axis < 0 else (Slice(None, None, None),) * axis
+            index = (*lead, eqn.args[1].value, *((Slice(None, None, None),) * (-1 - axis) if axis < 0 else (Ellipsis,)))
+            return ast.Subscript(args[0], index_expr(index, []), ast.Load())
         if prim in ("index_add", "setindex"):
             return ast.Call(ast.Name(f"_{prim}", ast.Load()), [*args[:2], self.index_value(params, args[2:])], [])
         expr = super()._expression(eqn, args, rule, (), imports)

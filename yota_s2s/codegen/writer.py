@@ -120,16 +120,17 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter):
                 body.append(Line(eqn.section, eqn.span, self.effect(eqn), depth))
                 continue
             out = eqn.out
-            if out.id in self.plan.inline or (depth == 0 and out.id in self.plan.unpacked_reads) or out.id in fused:
-                continue
             if out.id in rows:  # dx = _rows(x, {0: g0, 3: g3}): one array, not a write per row (array API)
                 self.names[out.id] = self.name_for(out)
+                self.row_arrays.add(out.id)  # (named, where the plan would have put it inline: atom)
                 x, written = rows[out.id]
                 table = ast.Dict([ast.Constant(k) for k, _ in written], [self.atom(g) for _, g in written])
                 self.helpers.add("_rows")
                 call = ast.Call(ast.Name("_rows", ast.Load()), [self.atom(x), table], [])
                 stmt = ast.Assign([ast.Name(self.names[out.id], ast.Store())], call, lineno=0)
                 body.append(Line(eqn.section, eqn.span, stmt, depth))
+                continue
+            if out.id in self.plan.inline or (depth == 0 and out.id in self.plan.unpacked_reads) or out.id in fused:
                 continue
             if out.id in self.plan.appends:  # lst.append(v): the list keeps its name
                 self.names[out.id] = self.names[eqn.args[0].id]
@@ -269,7 +270,9 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter):
 
     def namespace_line(self) -> ast.stmt:
         """``xp, x, w = _namespace(x, w)`` over the function's inputs (the array-api target)."""
-        names = [self.names[inp.var.id] for inp in self.tape.inputs]
+        facts = self.tape.facts
+        seed = facts.seed if facts.mode == "jacobian" else None  # (a local of the loop over the rows)
+        names = [self.names[inp.var.id] for inp in self.tape.inputs if seed is None or inp.path[0] != seed]
         self.helpers.add("_namespace")
         targets = [ast.Name(self.backend.alias, ast.Store()), *(ast.Name(n, ast.Store()) for n in names)]
         call = ast.Call(self.global_name("_namespace"), [ast.Name(n, ast.Load()) for n in names], [])

@@ -170,3 +170,24 @@ def _stack_items(items):
     xp = _array_namespace(items)
     rows = [_stack_items(v) if isinstance(v, list | tuple) else xp.asarray(v) for v in items]
     return xp.stack(rows)
+
+
+def _unit_seed(f, k):
+    """The seed of a Jacobian's row ``k``: an array of the shape of ``f`` with 1.0 at its flat position
+    ``k``, zeros elsewhere (NumPy's form writes ``dout.flat[k] = 1.0`` into zeros; the standard has no
+    flat view and no in-place write)."""
+    xp = _array_namespace(f)
+    hot = xp.arange(_size(f), device=_device(f)) == k
+    return xp.reshape(xp.astype(hot, _float_dtype(xp, f)), _shape(f))
+
+
+def _jacobian_stack(rows, f, x):
+    """The Jacobian of ``f`` with respect to ``x`` from its rows (one gradient of ``x`` per element of
+    ``f``, in ``f``'s flat order): shape ``f.shape + x.shape``."""
+    xp = _array_namespace(f, x, *rows)
+    dtype = _float_dtype(xp, x, f)
+    shape = _shape(x)
+    if not rows:  # f has no element
+        return xp.zeros(_shape(f) + shape, dtype=dtype, device=_device(x))
+    stacked = xp.stack([xp.broadcast_to(xp.asarray(r, dtype=dtype), shape) for r in rows])
+    return xp.reshape(stacked, _shape(f) + shape)
