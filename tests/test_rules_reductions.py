@@ -247,7 +247,13 @@ def test_trapezoid_of_one_sample_is_zero():
         ("np.trapezoid(y, np.cumsum(t ** 2, axis=1))", [(2, 4), (2, 4)]),
         ("np.trapezoid(y, np.cumsum(t ** 2, axis=-1))", [(3, 2, 4), (2, 4)]),  # points broadcast over y
         ("np.trapezoid(y, np.cumsum(t ** 2, axis=0), axis=0)", [(4, 2), (4, 1)]),  # and y over the points
-        ("np.trapz(y, t, 0.5, -1)", [(4,), (4,)]),
+        pytest.param(
+            "np.trapz(y, t, 0.5, -1)",
+            [(4,), (4,)],
+            marks=pytest.mark.skipif(
+                not hasattr(np, "trapz"), reason="NumPy 2.4 removed np.trapz (the source cannot run)"
+            ),
+        ),
         ("np.trapezoid(y * t, t)", [(2, 4), (4,)]),
     ],
 )
