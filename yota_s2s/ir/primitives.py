@@ -224,6 +224,13 @@ PRIMITIVES: dict[str, Primitive] = {
     "real": Primitive(python_arithmetic=True),
     "imag": Primitive(python_arithmetic=True),
     "conj": Primitive(),
+    # -------------------- complex values (rules/complex.py; the complex_ ones are adjoints only)
+    "angle": Primitive(),
+    "complex_abs": Primitive(),
+    "complex_angle": Primitive(),
+    "complex_imag": Primitive(),
+    "complex_power": Primitive(),
+    "holomorphic_power": Primitive(),
     "sinc": Primitive(same_inexact=True, makes_inexact=True),
     "deg2rad": Primitive(ufunc="deg2rad", same_inexact=True, makes_inexact=True),
     "rad2deg": Primitive(ufunc="rad2deg", same_inexact=True, makes_inexact=True),

@@ -299,9 +299,9 @@ def _by_columns(grad, args, ranks, values, grads):
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
-    float).  The rules are proven for real values: a complex value would need complex
-    differentiation (not supported yet), and an integer or boolean array's gradient buffer would
-    truncate what is added into it (JAX's grad refuses both too).  The caller tests the common
+    float).  The gradient was generated for a real ``x``: a complex one needs the parameter
+    declared complex (``x: complex``, docs/complex.md), and an integer or boolean array's gradient
+    buffer would truncate what is added into it (JAX's grad refuses both too).  The caller tests the common
     cases first (a Python float, a float ndarray).  (No f-strings: generated code is unparsed the
     same by every Python.)"""
     if isinstance(x, list | tuple):
@@ -314,7 +314,13 @@ def _float_arg(x, func, name):
     if dtype.kind == "f":
         return
     if dtype.kind == "c":
-        why = "complex differentiation is not supported yet (this gradient was generated for real values)"
+        why = (
+            "this gradient was generated for a real "
+            + name
+            + " (declare it "
+            + name
+            + ": complex to differentiate it as complex)"
+        )
         raise TypeError(func + "(): the argument " + name + " is complex (" + str(dtype) + "): " + why)
     what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
     why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
