@@ -49,3 +49,10 @@ def holomorphic_power(x, p):
     """The derivative of x ** p with respect to a complex x and p (--holomorphic): as power, with log(x)."""
     dx = unbroadcast(dout * p * x ** (p - 1 + equal(p, 0)), x)
     dp = unbroadcast(dout * log(x + equal(x, 0)) * out, p)
+
+
+@diffrule(shape="x")
+def real_value(x, what=""):
+    """x, checked real when it runs: a value of code passed through that a gradient reads (its dtype
+    is unknown when generating; transform.complexes.guard_passed_values)."""
+    dx = dout

@@ -149,6 +149,21 @@ RULES = [
     ("z.reshape(-1)", (2, 3), None, False),
     ("np.transpose(z) @ y", (3, 2), (3,), True),
     ("np.where(np.real(y) > 1.5, z, y)", (3,), (3,), True),
+    ("np.exp2(z)", (3,), None, False),
+    ("np.log2(z)", (3,), None, False),
+    ("np.concatenate([z, y])", (3,), (2,), True),
+    ("np.hstack([z, y])", (3,), (2,), False),
+    ("np.vstack([z, y])", (3,), (3,), True),
+    ("z.ravel()", (2, 3), None, False),
+    ("z.flatten()", (2, 3), None, False),
+    ("np.asarray(z)", (3,), None, False),
+    ("z.copy()", (3,), None, False),
+    ("np.expand_dims(z, 0)", (3,), None, False),
+    ("np.squeeze(z)", (1, 3), None, False),
+    ("np.flip(z)", (3,), None, False),
+    ("np.trace(z)", (3, 3), None, False),
+    ("np.diagonal(z)", (3, 3), None, False),
+    ("np.real(np.sum(z, axis=1, keepdims=True) * y)", (2, 3), (2, 3), True),
 ]
 
 
@@ -406,7 +421,7 @@ def test_complex_values_are_refused_in_the_other_modes(mode):
 
 def test_a_complex_argument_of_a_real_parameter_is_a_type_error():
     _, gen, _ = compiled("import numpy as np\n\n\ndef f(x, z: complex):\n    return np.sum(np.abs(x * z) ** 2)\n")
-    with pytest.raises(TypeError, match=r"grad_f\(\): the argument x is complex .*declare it x: complex"):
+    with pytest.raises(TypeError, match=r"grad_f\(\): the argument x is complex .*declare x: complex if it may be"):
         gen["grad_f"](np.array([1.0 + 1j]), np.array([2.0 + 0j]))
     gen["grad_f"](np.array([1.0]), np.array([2.0 + 1j]))  # z may be complex
 
@@ -503,3 +518,43 @@ def test_verify_checks_complex_gradients(source, flags, tmp_path):
     run = subprocess.run(command, check=False, capture_output=True, text=True, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert "OK: grad_f matches central differences" in run.stdout
+
+
+# ============================================================================= values of unknown dtype
+
+
+def test_a_value_of_code_passed_through_is_checked_real_where_a_gradient_reads_it(tmp_path):
+    """np.load's dtype is unknown when generating: a complex array there made the real rules give a
+    complex (wrong) gradient with exit 0; now the generated code raises where it reads it."""
+    real, cplx = tmp_path / "real.npy", tmp_path / "complex.npy"
+    np.save(real, np.array([1.5, -0.5]))
+    np.save(cplx, np.array([1.0 + 2.0j, 0.5 - 1.0j]))
+    source = f"""
+        import numpy as np
+
+
+        def f(x, path):
+            c = np.load(path)
+            unused = np.load({str(real)!r})
+            s = 0.0
+            for k in range(2):
+                s = s + np.sum(np.abs(np.load(path) * x) ** 2)
+            return np.sum(np.abs(c * x) ** 2) + s + 0.0 * np.sum(unused)
+        """
+    user, gen, text = compiled(source, wrt=["x"])
+    assert text.count("_real_value(") == 2 + 1  # c, the one in the loop (not unused: no gradient reads it), the helper
+    x = RNG.standard_normal(2)
+    check(lambda x: user["f"](x, str(real)), lambda x: gen["grad_f"](x, str(real)), [x])
+    with pytest.raises(TypeError, match=r"a complex value from code passed through \(c = np.load\(path\)\)"):
+        gen["grad_f"](x, str(cplx))
+
+
+def test_an_array_of_complex_literals_is_complex():
+    # np.array([1.0, 2j]) of constants is code passed through: its literal makes it complex
+    source = (
+        "import numpy as np\n\n\ndef f(x):\n    return np.sum(np.abs(np.exp(x * np.array([1.0, 2j, -0.5]))) ** 2)\n"
+    )
+    user, gen, text = compiled(source)
+    assert "_real_value" not in text
+    _, dx = check(user["f"], gen["grad_f"], [RNG.standard_normal(3)])
+    assert dx.dtype == np.float64

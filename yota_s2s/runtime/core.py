@@ -296,6 +296,15 @@ def _by_columns(grad, args, ranks, values, grads):
     return tuple(joined)
 
 
+def _real_value(x, what=""):
+    """``x``, a value of code passed through (its dtype unknown when the gradient was generated), which
+    the gradient reads as real: a complex one raises TypeError (the real rules would be wrong)."""
+    if isinstance(x, complex) or xp.iscomplexobj(x):
+        why = "the gradient was generated for a real value here (pass it as a parameter declared complex: c: complex)"
+        raise TypeError("a complex value from code passed through (" + what + "): " + why + " (docs/complex.md)")
+    return x
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -314,13 +323,7 @@ def _float_arg(x, func, name):
     if dtype.kind == "f":
         return
     if dtype.kind == "c":
-        why = (
-            "this gradient was generated for a real "
-            + name
-            + " (declare it "
-            + name
-            + ": complex to differentiate it as complex)"
-        )
+        why = "this gradient was generated for a real " + name + " (declare " + name + ": complex if it may be)"
         raise TypeError(func + "(): the argument " + name + " is complex (" + str(dtype) + "): " + why)
     what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
     why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"

@@ -19,7 +19,10 @@ constants, parameters declared complex (``z: complex``), and what is computed fr
 equation the gradient goes through with a complex operand or result whose primitive has no
 complex adjoint here is refused (YS022, at its line); under ``--holomorphic`` the
 non-holomorphic ``conj``, ``real``, ``imag``, ``abs`` and ``angle`` are refused too (YS023), and
-the derivative ``f'(z)`` is the conjugate of the cotangent (``holomorphic_gradients``).
+the real rules apply as written: their formulas, analytic in the primal values, are the chain
+rule of the complex derivative ``dout * f'(z)`` (``holomorphic_power`` for ``**``).  A value of
+code passed through (``static``), whose dtype is unknown, is checked real when it runs where a
+gradient reads it (``guard_passed_values``).
 
     >>> from yota_s2s.dsl.load import load_rules
     >>> from yota_s2s.ir.core import Lit, Tape
@@ -31,6 +34,7 @@ the derivative ``f'(z)`` is the conjugate of the cotangent (``holomorphic_gradie
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 
 from ..dsl.rule import Rule, RuleTable
@@ -38,7 +42,7 @@ from ..dsl.splice import instantiate
 from ..errors import at_span
 from ..ir.core import Atom, Eqn, Lit, Tape, Var
 from ..ir.primitives import primitive
-from ..ir.regions import LEADING
+from ..ir.regions import LEADING, all_tapes
 
 #: Primitives whose real rule, with the complex primal values conjugated, is the complex adjoint.
 CONJUGABLE = frozenset(
@@ -118,8 +122,18 @@ def _walk(eqns: list[Eqn], found: set[int]) -> None:
     for eqn in eqns:
         if eqn.regions:
             _control(eqn, found)
-        elif eqn.prim not in REAL_RESULTS and any(is_complex(a, found) for a in _value_args(eqn)):
+        elif _makes_complex(eqn, found):
             found.update(o.id for o in eqn.outs)
+
+
+def _makes_complex(eqn: Eqn, found: set[int]) -> bool:
+    if eqn.prim == "static" and _writes_complex(eqn.params["code"]):  # np.array([1.0, 2j]) of constants
+        return True
+    return eqn.prim not in REAL_RESULTS and any(is_complex(a, found) for a in _value_args(eqn))
+
+
+def _writes_complex(code: str) -> bool:
+    return any(isinstance(n, ast.Constant) and isinstance(n.value, complex) for n in ast.walk(ast.parse(code)))
 
 
 def _control(eqn: Eqn, found: set[int]) -> None:
@@ -243,7 +257,43 @@ def complex_types(tape: Tape, declared: list[str], wrt: list[str], table: RuleTa
             f"np.abs(v) ** 2 or np.real(v)); --holomorphic gives the derivative of a holomorphic function"
         )
         raise at_span("YS022", message, where)
+    guard_passed_values(tape, {i.var.id for i in tape.inputs if i.path[0] in wrt}, found, table)
     return complex_table(table, found, holomorphic)
+
+
+def guard_passed_values(tape: Tape, wrt: set[int], found: frozenset[int], table: RuleTable) -> None:
+    """Insert ``real_value`` after each value of code passed through (``static``: ``np.load(...)``,
+    a call of a library without rules) that a differentiated equation reads as a value: its dtype
+    is unknown to the tool, and a complex one would make the real rules wrong.  ``real_value``
+    raises TypeError when it runs on a complex value (``_real_value``).  (In a loop or a branch,
+    after each such value read as a value.)"""
+    from .sweep import activity  # (sweep imports this module)
+
+    act = activity(tape.eqns, wrt, table)
+    _guard(tape, lambda eqn: any(o.id in act for o in eqn.outs), found)
+    for eqn in tape.eqns:
+        for region in eqn.regions:
+            for inner in all_tapes(region):
+                _guard(inner, lambda e: True, found)
+
+
+def _guard(tape: Tape, active, found: frozenset[int]) -> None:
+    read: dict[int, bool] = {}
+    for eqn in tape.eqns:
+        if eqn.prim in ("static", "effect"):
+            continue
+        for a in _value_args(eqn) + (list(eqn.args) if eqn.regions else []):
+            if isinstance(a, Var):
+                read[a.id] = read.get(a.id, False) or active(eqn)
+    eqns = []
+    for eqn in tape.eqns:
+        eqns.append(eqn)
+        if eqn.prim == "static" and len(eqn.outs) == 1 and read.get(eqn.out.id) and eqn.out.id not in found:
+            value, raw = eqn.out, Var()
+            eqn.outs = [raw]
+            what = eqn.span.text.strip() if eqn.span is not None and eqn.span.text else ""
+            eqns.append(Eqn("real_value", [raw], {"what": what}, [value], eqn.span, (), eqn.section))
+    tape.eqns = eqns
 
 
 def _defining_span(tape: Tape, value: Atom | None):
