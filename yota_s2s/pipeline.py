@@ -37,7 +37,7 @@ from .frontend.complexes import complex_params
 from .frontend.fence import fence
 from .frontend.lower import lower
 from .ir.core import IRError, Tape, is_option, verify
-from .transform.complexes import complex_types
+from .transform.complex_types import complex_types
 from .transform.differentiate import differentiate
 from .transform.factor import common_factors, merge_reciprocals
 from .transform.finish import (

@@ -22,7 +22,7 @@ non-holomorphic ``conj``, ``real``, ``imag``, ``abs`` and ``angle`` are refused 
 the real rules apply as written: their formulas, analytic in the primal values, are the chain
 rule of the complex derivative ``dout * f'(z)`` (``holomorphic_power`` for ``**``).  A value of
 code passed through (``static``), whose dtype is unknown, is checked real when it runs where a
-gradient reads it (``guard_passed_values``).
+gradient reads it (``complex_types.guard_passed_values``).
 
     >>> from yota_s2s.dsl.load import load_rules
     >>> from yota_s2s.ir.core import Lit, Tape
@@ -42,7 +42,7 @@ from ..dsl.splice import instantiate
 from ..errors import at_span
 from ..ir.core import Atom, Eqn, Lit, Tape, Var
 from ..ir.primitives import primitive
-from ..ir.regions import LEADING, all_tapes
+from ..ir.regions import LEADING
 
 #: Primitives whose real rule, with the complex primal values conjugated, is the complex adjoint.
 CONJUGABLE = frozenset(
@@ -109,7 +109,7 @@ def complex_values(tape: Tape, inputs: set[int]) -> frozenset[int]:
     return frozenset(found)
 
 
-def _value_args(eqn: Eqn) -> list[Atom]:
+def value_args(eqn: Eqn) -> list[Atom]:
     """The operands read as values (not for a shape, not as an index)."""
     record = primitive(eqn.prim)
     if record.python_value or record.size_query or record.boolean:
@@ -129,7 +129,7 @@ def _walk(eqns: list[Eqn], found: set[int]) -> None:
 def _makes_complex(eqn: Eqn, found: set[int]) -> bool:
     if eqn.prim == "static" and _writes_complex(eqn.params["code"]):  # np.array([1.0, 2j]) of constants
         return True
-    return eqn.prim not in REAL_RESULTS and any(is_complex(a, found) for a in _value_args(eqn))
+    return eqn.prim not in REAL_RESULTS and any(is_complex(a, found) for a in value_args(eqn))
 
 
 def _writes_complex(code: str) -> bool:
@@ -233,72 +233,3 @@ def _conjugate(value: object) -> object:
     if isinstance(value, tuple):
         return tuple(_conjugate(v) for v in value)
     return value.conjugate() if isinstance(value, complex) else value
-
-
-def complex_types(tape: Tape, declared: list[str], wrt: list[str], table: RuleTable, mode: str) -> RuleTable:
-    """The rule table ``tape`` (a function of parameters ``declared`` complex) is differentiated
-    with (``complex_table``); records the declared parameters in its facts.  Refuses (YS022) a value
-    that may be complex in ``grad`` mode (a gradient is of a real value) and complex values in the
-    modes that do not differentiate them (``--vjp``, ``--jvp``, ``--jacobian``)."""
-    holomorphic = mode == "holomorphic"
-    if holomorphic:  # the derivative with respect to a complex variable
-        declared = declared + [w for w in wrt if w not in declared]
-    tape.facts.complex_params = frozenset(declared)
-    found = complex_values(tape, {i.var.id for i in tape.inputs if i.path[0] in declared})
-    value = tape.outputs[0] if tape.outputs else None
-    where = _defining_span(tape, value)
-    if found and mode not in ("grad", "holomorphic"):
-        first = next((e for e in tape.eqns if any(o.id in found for o in e.outs)), None)
-        span = first.span if first is not None else where
-        raise at_span("YS022", f"complex values are differentiated by grad_NAME and --holomorphic, not --{mode}", span)
-    if mode == "grad" and value is not None and is_complex(value, found):
-        message = (
-            f"the value of {tape.name}() may be complex: a gradient is taken of a real value (return "
-            f"np.abs(v) ** 2 or np.real(v)); --holomorphic gives the derivative of a holomorphic function"
-        )
-        raise at_span("YS022", message, where)
-    guard_passed_values(tape, {i.var.id for i in tape.inputs if i.path[0] in wrt}, found, table)
-    return complex_table(table, found, holomorphic)
-
-
-def guard_passed_values(tape: Tape, wrt: set[int], found: frozenset[int], table: RuleTable) -> None:
-    """Insert ``real_value`` after each value of code passed through (``static``: ``np.load(...)``,
-    a call of a library without rules) that a differentiated equation reads as a value: its dtype
-    is unknown to the tool, and a complex one would make the real rules wrong.  ``real_value``
-    raises TypeError when it runs on a complex value (``_real_value``).  (In a loop or a branch,
-    after each such value read as a value.)"""
-    from .sweep import activity  # (sweep imports this module)
-
-    act = activity(tape.eqns, wrt, table)
-    _guard(tape, lambda eqn: any(o.id in act for o in eqn.outs), found)
-    for eqn in tape.eqns:
-        for region in eqn.regions:
-            for inner in all_tapes(region):
-                _guard(inner, lambda e: True, found)
-
-
-def _guard(tape: Tape, active, found: frozenset[int]) -> None:
-    read: dict[int, bool] = {}
-    for eqn in tape.eqns:
-        if eqn.prim in ("static", "effect"):
-            continue
-        for a in _value_args(eqn) + (list(eqn.args) if eqn.regions else []):
-            if isinstance(a, Var):
-                read[a.id] = read.get(a.id, False) or active(eqn)
-    eqns = []
-    for eqn in tape.eqns:
-        eqns.append(eqn)
-        if eqn.prim == "static" and len(eqn.outs) == 1 and read.get(eqn.out.id) and eqn.out.id not in found:
-            value, raw = eqn.out, Var()
-            eqn.outs = [raw]
-            what = eqn.span.text.strip() if eqn.span is not None and eqn.span.text else ""
-            eqns.append(Eqn("real_value", [raw], {"what": what}, [value], eqn.span, (), eqn.section))
-    tape.eqns = eqns
-
-
-def _defining_span(tape: Tape, value: Atom | None):
-    if isinstance(value, Var):
-        for eqn in tape.eqns:
-            if value in eqn.outs:
-                return eqn.span
-    return tape.eqns[-1].span if tape.eqns else None
