@@ -268,8 +268,9 @@ def round(x, decimals=0):
 # ----------------------------------------------------------------------------- complex parts
 
 
-# JAX's convention, for a real-valued loss: the gradient of real(x) is dout, of conj(x) is
-# conj(dout), of imag(x) is -1j * dout for a complex x. The tests use real inputs only.
+# For a real x: real(x) is x, imag(x) is 0 (the zero gradient), conj(x) is x.  For a complex x the
+# cotangent convention dL/dRe + 1j dL/dIm (docs/complex.md) gives dout, 1j * dout (complex_imag,
+# rules/complex.py) and conj(dout).
 
 
 @diffrule(names=["numpy.real", "ndarray.real"], shape="elementwise")
@@ -279,10 +280,8 @@ def real(x):
 
 @diffrule(names=["numpy.imag", "ndarray.imag"], shape="elementwise")
 def imag(x):
-    # For a real x, imag(x) is zeros: no gradient (JAX: jnp.imag of a real array is a constant).
-    # WRONG for a complex x, np.imag(np.exp(1j * t)): JAX gives -1j * dout, which is wrong for a
-    # real x, and a formula cannot test the dtype (that needs a runtime helper).
-    nondiff(x)
+    # Zero for a real x; complex_imag is its adjoint for a complex one.
+    dx = grad_zeros(x)
 
 
 @diffrule(names=["numpy.conj", "numpy.conjugate", "ndarray.conj", "ndarray.conjugate"], shape="elementwise")

@@ -27,7 +27,6 @@ from yota_s2s.codegen.helpers import helper_names, helper_source
 from yota_s2s.codegen.target import BACKENDS, CUPY
 from yota_s2s.errors import CODES, UserError
 from yota_s2s.pipeline import generate
-from yota_s2s.transform.types import COMPLEX_PARTS
 
 from . import corpus, corpus_control, rule_specs, test_rules
 from .gradcheck import assert_close, load_module, numeric_grad
@@ -379,10 +378,6 @@ def rule_case_source(case) -> tuple[str, list[str]]:
 def test_every_rule_case_for_cupy(case, tmp_path, monkeypatch):
     """tests/test_rules.py's case for every source name, generated for CuPy: real names, then the numbers."""
     source, names = rule_case_source(case)
-    if case.prim in COMPLEX_PARTS:  # of a differentiated value: complex differentiation, refused
-        with pytest.raises(UserError, match="complex values are not supported yet"):
-            generate(source, "case.py", ["f"], target="cupy")
-        return
     text = generate(source, "case.py", ["f"], target="cupy").text
     used, calls = cupy_uses(text)
     for dotted in used:

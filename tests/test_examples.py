@@ -26,6 +26,7 @@ EXAMPLES = {
     "examples/langevin/density.py": ("examples/langevin/grad_density.py", ["--wrt", "x", "--no-value"]),
     "examples/softmax/nll.py": ("examples/softmax/grad_nll.py", ["--wrt", "W,b"]),
     "examples/arrayapi/energy.py": ("examples/arrayapi/grad_energy.py", ["--target", "array-api"]),
+    "examples/complex/response.py": ("examples/complex/grad_response.py", ["--wrt", "b,pole"]),
 }
 FLAGS = ("--buffers", "--no-value")
 
@@ -194,3 +195,23 @@ def test_the_array_api_example_gives_the_numpy_gradient_on_numpy_and_jax_arrays(
         np.testing.assert_allclose(float(jdc), float(dc), rtol=1e-12)
     finally:
         jax.config.update("jax_enable_x64", previous)
+
+
+def test_the_complex_example_fits_a_pole_with_its_complex_gradient():
+    module = load_module(ROOT / "examples/complex/grad_response.py")
+    source = load_module(ROOT / "examples/complex/response.py")
+    w = np.linspace(0.0, np.pi, 16)
+    rng = np.random.default_rng(6)
+    b, pole, target = rng.standard_normal(3), 0.3 - 0.2j, rng.standard_normal(16) + 1j * rng.standard_normal(16)
+    value, db, dpole = module.grad_loss(b, pole, w, target)
+    assert np.isclose(value, source.loss(b, pole, w, target))
+    assert db.dtype == np.float64  # real taps: a real gradient
+    assert_close(db, numeric_grad(source.loss, (b, pole, w, target), 0), "db")
+    along_re = numeric_grad(lambda p: source.loss(b, pole + p, w, target), (0.0,), 0)
+    along_im = numeric_grad(lambda p: source.loss(b, pole + 1j * p, w, target), (0.0,), 0)
+    assert np.isclose(dpole, along_re + 1j * along_im, rtol=1e-6)  # dL/dRe + 1j dL/dIm
+    proc = subprocess.run(
+        [sys.executable, "fit.py"], cwd=ROOT / "examples/complex", capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.endswith("loss at the fit True\n"), proc.stdout

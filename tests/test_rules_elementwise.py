@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 import scipy.special
 
-from yota_s2s.errors import UserError
 from yota_s2s.pipeline import generate
 
 from .gradcheck import assert_close, numeric_grad
@@ -328,13 +327,16 @@ def test_a_step_is_a_constant_factor():
 @pytest.mark.parametrize(
     "expr", ["np.real(x)", "x.conj()", "np.conjugate(x)", "x.real", "np.imag(x)", "x.imag", "np.conj(x)"]
 )
-def test_complex_parts_of_a_differentiated_value_are_refused(expr):
-    """They passed the gradient of a real value, but mean something only for a complex one, whose
-    gradient the real rules get wrong (np.real(z * np.conj(z)) gave the conjugate): YS023 until
-    complex differentiation is supported.  Of a value that is not differentiated, they run."""
-    with pytest.raises(UserError) as info:
-        compile_grad(f"np.sum(w * {expr})", "x, w")
-    assert info.value.code == "YS023"
+def test_complex_parts_of_a_real_differentiated_value(expr):
+    """Of a real x, np.real(x) and np.conj(x) are x and np.imag(x) is 0 (refused, YS023, before complex
+    differentiation: tests/test_complex.py has them of complex values).  Of a value that is not
+    differentiated, they run."""
+    f, grad_f, _ = compile_grad(f"np.sum(w * {expr})", "x, w")
+    x, w = np.array([0.5, -1.0, 2.0]), np.array([1.0, 3.0, -0.5])
+    value, dx, dw = grad_f(x, w)
+    assert value == f(x, w)
+    assert dx.tolist() == ([0.0, 0.0, 0.0] if "imag" in expr else w.tolist())
+    check_numeric(f, [x, w], [dx, dw])
     source = f"{HEADER}def f(w, c):\n    return np.sum(w * {expr.replace('x', 'c')})\n"
     namespace: dict = {}
     exec(compile(source, "case.py", "exec"), namespace)  # noqa: S102 - the function under test

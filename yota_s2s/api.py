@@ -199,7 +199,8 @@ def gradsource(
     ``buffers=True`` is ``--buffers``: the module also defines a class per function that reuses its
     arrays across calls (see docs/buffers.md).  ``value=False`` is ``--no-value``: each ``grad_NAME``
     returns only the gradients.  ``mode="vjp"`` is ``--vjp`` (``vjp_NAME``), ``mode="jvp"`` ``--jvp``
-    (``jvp_NAME``), ``mode="jacobian"`` ``--jacobian`` (``jac_NAME``).
+    (``jvp_NAME``), ``mode="jacobian"`` ``--jacobian`` (``jac_NAME``), ``mode="holomorphic"``
+    ``--holomorphic`` (``grad_NAME``, the complex derivative: docs/complex.md).
 
     >>> text = gradsource(_example_loss)
     >>> print(text.splitlines()[0])  # doctest: +ELLIPSIS
@@ -370,7 +371,7 @@ def _compile(
     exec(compile(generated.text, f"<grad of {source.path}::{name}>", "exec"), namespace)  # noqa: S102 - our output
     tape = generated.tapes["lower"][0]
     params = [(p.name, p.default is not NO_DEFAULT) for p in tape.params]
-    prefix = {"grad": "grad_", "vjp": "vjp_", "jacobian": "jac_", "jvp": "jvp_"}[mode]
+    prefix = {"grad": "grad_", "vjp": "vjp_", "jacobian": "jac_", "jvp": "jvp_", "holomorphic": "grad_"}[mode]
     return _Compiled(namespace[prefix + name], name, params, [inp.path for inp in tape.inputs], source.guards)
 
 

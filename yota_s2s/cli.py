@@ -176,6 +176,8 @@ def _parser() -> _Parser:
         const="jacobian",
         help="write jac_NAME(...), returning (value, J_A, ...) with J_A.shape == value.shape + A.shape",
     )
+    holomorphic = "grad_NAME returns f'(z) of a holomorphic f, as jax.grad(f, holomorphic=True) (docs/complex.md)"
+    modes.add_argument("--holomorphic", dest="mode", action="store_const", const="holomorphic", help=holomorphic)
     p.add_argument("--format", choices=["ruff"], help=f"run ruff's formatter (ruff=={RUFF_VERSION}) on the module")
     p.add_argument(
         "--verify",

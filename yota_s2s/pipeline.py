@@ -33,9 +33,11 @@ from .codegen.module import Header, write_module
 from .codegen.target import BACKENDS
 from .dsl.load import load_rules
 from .errors import InternalError, UserError, at_span, located
+from .frontend.complexes import complex_params
 from .frontend.fence import fence
 from .frontend.lower import lower
 from .ir.core import IRError, Tape, is_option, verify
+from .transform.complex_types import complex_types
 from .transform.differentiate import differentiate
 from .transform.factor import common_factors, merge_reciprocals
 from .transform.finish import (
@@ -47,7 +49,7 @@ from .transform.finish import (
     stand_ins,
 )
 from .transform.optimize import optimize
-from .transform.types import refuse_complex_parts, vector_value
+from .transform.types import vector_value
 from .version import __version__
 
 #: The stages whose tapes ``--dump-ir`` can print, in order.
@@ -216,11 +218,13 @@ def _differentiate_one(
     target: str = "numpy",
     mode: str = "grad",
 ) -> Tape:
-    lowered = tape = _checked(lower(module, name, table), "lower")
+    tape = _checked(lower(module, name, table), "lower")
     stages["lower"].append(tape)
-    if mode == "grad":
+    if mode in ("grad", "holomorphic"):
         _refuse_vector_value(module, name, tape, table)
-    tape.facts.mode = mode  # (the optimizer assumes a scalar value only for a gradient)
+    tape.facts.mode = (
+        "grad" if mode == "holomorphic" else mode
+    )  # (the optimizer assumes a scalar value only for a gradient)
     tape = _checked(optimize(tape, table, reduce_powers=False), "primal")
     stages["primal"].append(tape)
     params = [p.name for p in tape.params]
@@ -231,8 +235,9 @@ def _differentiate_one(
     unknown = [w for w in chosen if w not in params]
     if unknown:
         raise UserError("YS004", f"--wrt {unknown[0]!r} is not a parameter of {name}({', '.join(params)})", module.path)
-    refuse_complex_parts(lowered, chosen, table)  # (before the optimizer, which may drop np.real of a real)
-    tape = _checked(differentiate(tape, chosen, table, mode), "differentiate")
+    fn = module.functions.get(name)
+    fn_table = complex_types(tape, complex_params(fn) if fn is not None else [], chosen, table, mode)
+    tape = _checked(differentiate(tape, chosen, fn_table, "grad" if mode == "holomorphic" else mode), "differentiate")
     stages["differentiate"].append(tape)
     tape = _checked(optimize(tape, table), "optimize")
     tape = _checked(stacked_tangents(tape, table), "optimize")

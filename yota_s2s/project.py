@@ -18,7 +18,7 @@
     format = "ruff"                   # optional: like --format ruff
     buffers = true                    # optional: like --buffers
     value = false                     # optional: like --no-value (grad_NAME returns only the gradients)
-    mode = "jacobian"                 # optional: "vjp", "jvp", "jacobian", like --vjp, --jvp, --jacobian
+    mode = "jacobian"                 # optional: "vjp", "jvp", "jacobian", "holomorphic", like --vjp, ...
 
 Paths are relative to the folder of ``pyproject.toml``.  Each entry is the same
 as one command, run in that folder; ``Entry.argv`` is that command, and it is
@@ -44,7 +44,7 @@ FORMATTERS = ("ruff",)
 _TOP_KEYS = ("generate", "rules")
 _ENTRY_KEYS = ("source", "out", "func", "wrt", "target", "rules", "format", "buffers", "value", "mode")
 #: What a generated file's functions compute: the config's ``mode``, the flag that asks for each.
-MODES = {"grad": None, "vjp": "--vjp", "jvp": "--jvp", "jacobian": "--jacobian"}
+MODES = {"grad": None, "vjp": "--vjp", "jvp": "--jvp", "jacobian": "--jacobian", "holomorphic": "--holomorphic"}
 _TABLE = r'tool\s*\.\s*(?:yota-s2s|"yota-s2s"|\'yota-s2s\')'
 
 

@@ -47,6 +47,8 @@ from .errors import UserError
 from .files import read_source
 from .ir.core import is_option
 from .kinks import KINDS, KinkCount, converged_difference, edge_points, kink_check, special
+from .verify_modes import direction as directed
+from .verify_modes import pairing
 
 #: Defaults, as JAX's ``check_grads`` uses them for float64.
 EPS = 1e-4
@@ -107,7 +109,9 @@ def check_grads(
     ``yota-s2s`` without ``--wrt`` returns them).  A gradient
     may be ``None`` (then ``f`` must not change along that parameter, if it is a float array) or, for an
     object parameter, a dict of gradients by attribute (nested for nested objects).
-    ``grad_f`` may also return ``(value, (d_A, d_B, ...))``, as ``yota_s2s.grad`` does.  With
+    ``grad_f`` may also return ``(value, (d_A, d_B, ...))``, as ``yota_s2s.grad`` does.  A complex
+    argument (or one with a complex gradient, ``dL/dRe + 1j * dL/dIm``: docs/complex.md) moves along
+    a complex direction, its real and imaginary parts both drawn.  With
     ``value=False`` it returns only the gradients ``(d_A, d_B, ...)``, as ``yota-s2s --no-value`` writes it.
 
     With ``edges`` (the default), the check runs again at four *edge points* derived from
@@ -256,7 +260,7 @@ class _Point:
                 raise AssertionError(f"check_grads: {name!r} is not a parameter of f({', '.join(call.names)})")
             for path, analytic in argtrees.leaves(grad, arguments_of[name]):
                 start = argtrees.get(arguments_of[name], path)
-                if analytic is not None and name in arguments and _is_float(start):
+                if analytic is not None and name in arguments and _is_float(start) and not np.iscomplexobj(analytic):
                     leaves.append((name, path))
                     everything.append(np.ravel(np.asarray(start, dtype=np.float64)))
         kink_rng = np.random.default_rng([seed, 2])
@@ -271,19 +275,18 @@ class _Point:
                     continue
                 if analytic is None and kind:
                     continue  # (checked at the given point)
-                x = np.asarray(start, dtype=np.float64)
+                x, direction, cplx = directed(rng, start, analytic)  # (complex: both parts move)
                 if analytic is not None and np.shape(analytic) != x.shape:
                     raise AssertionError(
                         f"check_grads: the gradient for {what} has shape {np.shape(analytic)}, the argument {x.shape}"
                     )
-                direction = rng.standard_normal(x.shape)
 
-                def along(moved_x, arguments_of=arguments_of, name=name, path=path, scalar=not x.ndim) -> float:
-                    moved = float(moved_x) if scalar else moved_x
+                def along(moved_x, arguments_of=arguments_of, name=name, path=path, kind=complex if cplx else float):
+                    moved = kind(moved_x) if not np.ndim(moved_x) else moved_x
                     return call.value({**arguments_of, name: argtrees.replace(arguments_of[name], path, moved)})
 
                 numeric = (along(x + eps * direction) - along(x - eps * direction)) / (2 * eps)
-                exact = 0.0 if analytic is None else float(np.sum(np.asarray(analytic, dtype=np.float64) * direction))
+                exact = 0.0 if analytic is None else pairing(analytic, direction)
                 matches = abs(exact - numeric) <= atol + rtol * abs(numeric)
                 if matches and not kind:
                     continue
@@ -451,9 +454,10 @@ def verify_generated(
         try:
             names_wrt = wrt.get(name) if isinstance(wrt, dict) else wrt
             g, grad_g = f, namespace[f"{kinds[name]}_{name}"]
-            if kinds[name] != "grad":  # u times the Jacobians: the gradient of sum(u * f), u random
-                u = rng.standard_normal(np.shape(f(**inputs)))
-                g, grad_g = as_gradient(kinds[name], f, grad_g, u, value)
+            kind = "holomorphic" if kinds[name] == "grad" and np.iscomplexobj(f(**inputs)) else kinds[name]
+            if kind != "grad":  # u times the Jacobians: the gradient of sum(u * f), u random (complex: f')
+                u = rng.standard_normal(np.shape(f(**inputs))) * (1.0 + 1j if kind == "holomorphic" else 1.0)
+                g, grad_g = as_gradient(kind, f, grad_g, u, value)
             report = check_grads(g, grad_g, inputs, seed=seed, wrt=names_wrt, value=value or kinds[name] != "grad")
         except AssertionError as exc:
             print(f"{source}::{name}: {exc}", file=sys.stderr)
@@ -574,9 +578,11 @@ def _inputs(name: str, f, positional: list, named: dict, shapes: dict, rng, path
                 value = value.astype(np.float64)
             inputs[param.name] = value
         elif param.name in shapes:
-            # inside the domain of log, sqrt, arcsin, arccos, ...: [0.1, 0.9)
+            # inside the domain of log, sqrt, arcsin, arccos, ...: [0.1, 0.9) (+ [-0.4, 0.4)j if declared complex)
             value = rng.uniform(0.1, 0.9, size=shapes[param.name])
-            inputs[param.name] = float(value) if value.ndim == 0 else value
+            if "complex" in str(param.annotation):
+                value = value + 1j * rng.uniform(-0.4, 0.4, size=shapes[param.name])
+            inputs[param.name] = value.item() if value.ndim == 0 else value
         elif param.default is inspect.Parameter.empty and param.kind not in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             message = (
                 f"--verify has no value for parameter {param.name!r} of {name}{signature}: "

@@ -1,10 +1,14 @@
-"""``--verify`` of ``vjp_NAME``, ``jvp_NAME`` and ``jac_NAME``: each read as the gradient of a scalar.
+"""``--verify`` of ``vjp_NAME``, ``jvp_NAME``, ``jac_NAME`` and ``--holomorphic``'s ``grad_NAME``: each
+read as the gradient of a real scalar; the directions of complex arguments.
 
 For a fixed random ``u`` of the value's shape, ``g(*args) = sum(u * f(*args))`` is a scalar
 function whose gradient is ``u`` times the Jacobians: ``vjp_NAME(*args, dout=u)``, or
 ``jac_NAME``'s Jacobians contracted with ``u``, or, from ``jvp_NAME``, ``sum(u * dvalue)`` with
-each unit tangent in turn.  ``verify.check_grads`` then checks that gradient against central
-differences of ``g``, as it checks ``grad_NAME``.
+each unit tangent in turn.  For ``--holomorphic``'s ``grad_NAME`` (a complex value) ``g`` is
+``real(sum(conj(u) * f))`` with a complex ``u``, whose gradient ``dL/dRe + 1j * dL/dIm`` is
+``u * conj(f'(z))`` (docs/complex.md).  ``verify.check_grads`` then checks that gradient against
+central differences of ``g``, as it checks ``grad_NAME``; a complex argument (or one whose gradient
+is complex) is moved along a complex direction, real and imaginary parts drawn (``direction``).
 
     >>> import numpy as np
     >>> def f(x):
@@ -35,10 +39,14 @@ def as_gradient(kind: str, f: Callable, fn: Callable, u: np.ndarray, value: bool
 
     @functools.wraps(f)  # (f's signature: check_grads reads its parameters)
     def g(*args, **kwargs):
+        if kind == "holomorphic":
+            return np.real(np.sum(np.conj(u) * np.asarray(f(*args, **kwargs))))
         return np.sum(u * np.asarray(f(*args, **kwargs)))
 
     @functools.wraps(f)
     def grad_g(*args, **kwargs):
+        if kind == "holomorphic":
+            return g(*args, **kwargs), *(None if d is None else u * np.conj(d) for d in fn(*args, **kwargs)[skip:])
         if kind == "vjp":
             return g(*args, **kwargs), *fn(*args, **kwargs, **{extra[0]: u})[skip:]
         if kind == "jac":
@@ -62,3 +70,23 @@ def as_gradient(kind: str, f: Callable, fn: Callable, u: np.ndarray, value: bool
         return g(*args, **kwargs), *grads
 
     return g, grad_g
+
+
+def direction(rng, start: object, analytic: object) -> tuple[np.ndarray, np.ndarray, bool]:
+    """``(x, v, complex)``: the leaf ``start`` as a float64 array and a standard normal direction ``v``
+    of its shape; complex128, with a complex ``v``, where ``start`` or its gradient ``analytic`` is
+    complex (its real and imaginary parts both move)."""
+    if np.iscomplexobj(start) or np.iscomplexobj(analytic):
+        x = np.asarray(start, dtype=np.complex128)
+        return x, rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape), True
+    x = np.asarray(start, dtype=np.float64)
+    return x, rng.standard_normal(x.shape), False
+
+
+def pairing(analytic: object, v: np.ndarray) -> float:
+    """The directional derivative along ``v`` that the gradient ``analytic`` gives: ``sum(analytic * v)``,
+    ``sum(real(conj(analytic) * v))`` for complex ones (``dL/dRe * Re v + dL/dIm * Im v``)."""
+    a = np.asarray(analytic)
+    if np.iscomplexobj(a) or np.iscomplexobj(v):
+        return float(np.sum(np.real(np.conj(a) * v)))
+    return float(np.sum(np.asarray(a, dtype=np.float64) * v))

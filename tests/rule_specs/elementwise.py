@@ -79,6 +79,8 @@ SYMPY = {
     "real": sympy.re,
     "imag": sympy.im,
     "conj": sympy.conjugate,
+    "angle": lambda x: sympy.pi * sympy.Heaviside(-x),  # of a real x: 0 or pi (tests/test_complex.py: complex x)
+    "grad_zeros": lambda x: sympy.Integer(0),
     # sinc, angles, remainders, NaNs
     "sinc": lambda x: sympy.sin(sympy.pi * x) / (sympy.pi * x),
     "deg2rad": lambda x: x * sympy.pi / 180,
@@ -161,6 +163,7 @@ METHODS = {
         ("x.clip(y, 0.5)", [(3,), ()]),
     ],
     "ndarray.real": [("x.real", [(2, 3)]), ("x.real", [()])],
+    "ndarray.imag": [("x.imag", [(2, 3)])],
     "ndarray.conj": [("x.conj()", [(2, 3)])],
     "ndarray.conjugate": [("x.conjugate()", [(3,)])],
 }

@@ -59,6 +59,14 @@ def value_inputs(tape: Tape, tapes: list[Tape]) -> tuple[tuple[Var, str], ...]:
     return tuple((i.var, format_path(i.path)) for i in tape.inputs if i.var.id in read and i.var.id not in checked)
 
 
+def real_only(tape: Tape, inputs) -> tuple[tuple[Var, str], ...]:
+    """``inputs`` (``(var, name)`` pairs) without the parameters declared complex (``z: complex``):
+    those may be complex, or real (docs/complex.md)."""
+    declared = tape.facts.complex_params
+    by_var = {i.var.id: i.path[0] for i in tape.inputs}
+    return tuple((v, p) for v, p in inputs if by_var.get(v.id) not in declared)
+
+
 def zero_d_gradients(tape: Tape, tapes: list[Tape], defs: Mapping[int, Eqn]) -> tuple[Var, ...]:
     """The returned gradients that may be a 0-d array for a number (a Python or NumPy scalar)
     argument, in order: NumPy's arithmetic, ufuncs and reductions give a scalar for scalars (and

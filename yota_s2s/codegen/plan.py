@@ -30,7 +30,7 @@ from ..ir.core import Atom, Eqn, Lit, ParamKind, Section, Tape, Var
 from ..ir.primitives import primitive
 from ..ir.regions import LEADING, all_tapes, bound_inputs, first_carried
 from .appends import in_place_appends
-from .arguments import differentiated_inputs, value_inputs, zero_d_gradients
+from .arguments import differentiated_inputs, real_only, value_inputs, zero_d_gradients
 from .columns import column_plan
 from .helpers import helper_for
 from .target import NOT_CALLED, Backend
@@ -257,8 +257,8 @@ class _Planner:
             check_scalar=not self.columns_form and tape.facts.check_scalar,
             # (the array-api target checks no dtype and keeps 0-d arrays: the standard has no scalars)
             may_be_0d=() if checks else zero_d_gradients(tape, self.tapes, self.defs),
-            float_inputs=() if checks else tuple((v, p) for v, p, _ in differentiated_inputs(tape)),
-            real_inputs=() if checks else value_inputs(tape, self.tapes),
+            float_inputs=() if checks else real_only(tape, [(v, p) for v, p, _ in differentiated_inputs(tape)]),
+            real_inputs=() if checks else real_only(tape, value_inputs(tape, self.tapes)),
             column_ranks=self.column_guard(),
         )
 

@@ -105,6 +105,10 @@ class RuleTable:
     rules: dict[str, Rule]
     names: dict[str, str]
     sha256: str
+    #: For one function (``transform.complexes.complex_table``): the ids of its values that may be
+    #: complex, whose adjoints are the complex ones, and whether it is differentiated --holomorphic.
+    complex_values: frozenset[int] = frozenset()
+    holomorphic: bool = False
 
     def __getitem__(self, prim: str) -> Rule:
         return self.rules[prim]

@@ -1,22 +1,25 @@
-"""Complex values in the source, refused (YS022) until complex differentiation is supported.
+"""Complex values in the source: what makes one, and which parameters are declared complex.
 
-The rules are proven for real values: a complex intermediate gives conjugated or complex
-gradients of a real loss, with exit 0 (``np.sum(np.abs(z) ** 2)`` of a complex ``z``,
-``abs(p(a + 1j * b)) ** 2``).  So every way the source itself makes a complex value is refused
-where it is written, in every function the differentiated ones reach: a complex literal
-(``1j``), ``complex(...)`` or ``complex`` as a dtype, NumPy's complex types (``np.complex128``,
-``np.cdouble``), complex dtype strings (``dtype="complex64"``, ``.astype("c16")``), module
-constants that hold a complex number, and NumPy's functions that make complex values from real
-ones (``np.angle``, ``np.fft``, ``np.roots``, ``np.emath``; not ``np.linalg.eig`` and ``eigvals``,
-whose generated forms check for a real symmetric matrix when they run, see ``rules/linalg.py``).  ``np.real``,
-``np.imag`` and ``np.conj`` are refused where they take a differentiated value (their
-operands' activity is known after lowering: ``transform.types``); complex arguments are
-refused at run time by the generated code.
+Complex differentiation (``transform.complexes``, docs/complex.md) needs to know which values may
+be complex.  It reads them from the source: complex literals (``1j``, ``2 + 3j``), module constants
+that hold a complex number, ``np.angle`` of one, and parameters declared complex by their
+annotation (``complex_params``: ``z: complex``, ``z: np.complex128``, ``z: complex | np.ndarray``).
+What makes a complex value some other way is refused where it is written (YS022), in every
+function the differentiated ones reach: ``complex(...)`` (write ``a + 1j * b``), ``complex`` or
+NumPy's complex types as a dtype (``np.complex128``, ``np.cdouble``), complex dtype strings
+(``dtype="complex64"``, ``.astype("c16")``), and NumPy's functions that make complex values from
+real ones (``np.fft``, ``np.roots``, ``np.emath``; not ``np.linalg.eig`` and ``eigvals``, whose
+generated forms check for a real symmetric matrix when they run, see ``rules/linalg.py``).
+Complex arguments of parameters not declared complex are refused at run time by the generated
+code (``codegen.writer``'s type checks).
 
     >>> from yota_s2s.frontend.fence import parse_module
-    >>> m = parse_module("import numpy as np\\ndef f(x):\\n    return np.sum(np.abs(x * 1j))\\n", "f.py")
+    >>> m = parse_module("import numpy as np\\ndef f(x):\\n    return np.sum(np.abs(x * complex(0, 1)))\\n", "f.py")
     >>> [(e.code, e.line, e.col) for e in complex_errors(m, m.functions["f"])]
     [('YS022', 3, 30)]
+    >>> m = parse_module("def f(x, z: complex, w: int):\\n    return abs(x * z + 1j)\\n", "f.py")
+    >>> complex_params(m.functions["f"]), complex_errors(m, m.functions["f"])
+    (['z'], [])
 """
 
 from __future__ import annotations
@@ -26,8 +29,11 @@ import re
 
 from ..errors import UserError, located
 
-#: What the refusal says after naming what it found.
-WHY = "complex values are not supported yet (yota-s2s differentiates real functions of real values)"
+#: What the refusals say after naming what they found.
+WHY = (
+    "complex values are made by complex literals (x + 1j * y) and parameters declared complex "
+    "(z: complex) only (docs/complex.md)"
+)
 #: NumPy's complex scalar types, by their names under ``numpy.``.
 _TYPES = frozenset(
     {
@@ -47,7 +53,6 @@ _TYPES = frozenset(
 )
 #: NumPy's functions (and namespaces) that make complex values from real ones.
 _MAKERS = (
-    "numpy.angle",
     "numpy.fft.",
     "numpy.roots",
     "numpy.emath.",
@@ -62,16 +67,15 @@ def complex_errors(module, fn: ast.FunctionDef) -> list[UserError]:
     found: list[tuple[ast.AST, str]] = []
     local = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     local |= {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
+    annotations = {id(n) for a in _annotations(fn) for n in ast.walk(a)}
     for node in ast.walk(fn):
-        if isinstance(node, ast.Constant) and isinstance(node.value, complex):
-            found.append((node, f"the complex literal {ast.unparse(node)}"))
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in local:
+        if id(node) in annotations:  # (a declaration, not a value: complex_params)
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in local:
             if node.id == "complex" and not any(
                 node.id in d for d in (module.constants, module.functions, module.imports)
             ):
-                found.append((node, "the type complex"))
-            elif _holds_complex(module.constants.get(node.id)):
-                found.append((node, f"the module constant {node.id} = {module.constants[node.id]!r}"))
+                found.append((node, "the type complex (write a + 1j * b for complex(a, b))"))
             else:
                 _library(module, node, node.id, found)
         elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
@@ -95,10 +99,33 @@ def complex_errors(module, fn: ast.FunctionDef) -> list[UserError]:
     return errors
 
 
-def _holds_complex(value: object) -> bool:
-    if isinstance(value, tuple):
-        return any(_holds_complex(v) for v in value)
-    return isinstance(value, complex)
+def _annotations(fn: ast.FunctionDef) -> list[ast.expr]:
+    args = fn.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, *(a for a in (args.vararg, args.kwarg) if a)]
+    return [a.annotation for a in every if a.annotation is not None] + ([fn.returns] if fn.returns else [])
+
+
+def complex_params(fn: ast.FunctionDef) -> list[str]:
+    """The parameters of ``fn`` whose annotation names a complex type (``complex``, NumPy's complex
+    types, ``"complex"``; alone or in a union or a subscript: ``complex | np.ndarray``)."""
+    args = fn.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    return [a.arg for a in every if a.annotation is not None and _names_complex(a.annotation)]
+
+
+def _names_complex(annotation: ast.expr) -> bool:
+    for node in ast.walk(annotation):
+        if isinstance(node, ast.Name) and node.id == "complex":
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in _TYPES:
+            return True
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                if _names_complex(ast.parse(node.value, mode="eval").body):
+                    return True
+            except SyntaxError:
+                continue
+    return False
 
 
 def _dotted(node: ast.Attribute) -> str | None:

@@ -209,6 +209,8 @@ class Facts:
     - ``optimize``: ``bool_inputs``, the ids of a region's inputs that may hold a NumPy bool (an
       outer comparison's result): ``b ** 2`` of one is not written ``b * b``.
     - ``drop_value`` (``--no-value``): ``value`` is False: the first output is not returned.
+    - ``complex_params``: the parameters declared complex (``z: complex``): the generated function
+      does not check that they are real (``transform.complexes``).
     """
 
     object_params: list[str] = field(default_factory=list)
@@ -229,6 +231,7 @@ class Facts:
     same_shape: dict[int, Atom] = field(default_factory=dict)
     index_vars: frozenset[int] = frozenset()
     bool_inputs: frozenset[int] = frozenset()
+    complex_params: frozenset[str] = frozenset()
 
     def copy(self) -> Facts:
         """A copy whose ``same_shape`` can be extended without changing this one's."""

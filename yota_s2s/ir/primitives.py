@@ -96,6 +96,9 @@ class Primitive:
     #: Linear in sums: each tuple lists operand positions that may be sums over the columns
     #: (the others independent of them) and keep the result such a sum (``a + b``, ``2 * a``).
     linear: tuple[tuple[int, ...], ...] = ()
+    #: A rule whose formulas are the complex adjoint of another primitive (rules/complex.py:
+    #: ``complex_abs`` is that of ``abs``): never an equation, so never written.
+    adjoint_only: bool = False
 
 
 _DEFAULT = Primitive()
@@ -224,6 +227,14 @@ PRIMITIVES: dict[str, Primitive] = {
     "real": Primitive(python_arithmetic=True),
     "imag": Primitive(python_arithmetic=True),
     "conj": Primitive(),
+    # -------------------- complex values (rules/complex.py; the complex_ ones are adjoints only)
+    "angle": Primitive(),
+    "complex_abs": Primitive(adjoint_only=True),
+    "complex_angle": Primitive(adjoint_only=True),
+    "complex_imag": Primitive(adjoint_only=True),
+    "complex_power": Primitive(adjoint_only=True),
+    "holomorphic_power": Primitive(adjoint_only=True),
+    "real_value": Primitive(),
     "sinc": Primitive(same_inexact=True, makes_inexact=True),
     "deg2rad": Primitive(ufunc="deg2rad", same_inexact=True, makes_inexact=True),
     "rad2deg": Primitive(ufunc="rad2deg", same_inexact=True, makes_inexact=True),

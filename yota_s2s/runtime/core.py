@@ -314,12 +314,21 @@ def _by_columns(grad, args, ranks, values, grads):
     return tuple(joined)
 
 
+def _real_value(x, what=""):
+    """``x``, a value of code passed through (its dtype unknown when the gradient was generated), which
+    the gradient reads as real: a complex one raises TypeError (the real rules would be wrong)."""
+    if isinstance(x, complex) or xp.iscomplexobj(x):
+        why = "the gradient was generated for a real value here (pass it as a parameter declared complex: c: complex)"
+        raise TypeError("a complex value from code passed through (" + what + "): " + why + " (docs/complex.md)")
+    return x
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
-    float).  The rules are proven for real values: a complex value would need complex
-    differentiation (not supported yet), and an integer or boolean array's gradient buffer would
-    truncate what is added into it (JAX's grad refuses both too).  The caller tests the common
+    float).  The gradient was generated for a real ``x``: a complex one needs the parameter
+    declared complex (``x: complex``, docs/complex.md), and an integer or boolean array's gradient
+    buffer would truncate what is added into it (JAX's grad refuses both too).  The caller tests the common
     cases first (a Python float, a float ndarray).  (No f-strings: generated code is unparsed the
     same by every Python.)"""
     if isinstance(x, list | tuple):
@@ -332,7 +341,7 @@ def _float_arg(x, func, name):
     if dtype.kind == "f":
         return
     if dtype.kind == "c":
-        why = "complex differentiation is not supported yet (this gradient was generated for real values)"
+        why = "this gradient was generated for a real " + name + " (declare " + name + ": complex if it may be)"
         raise TypeError(func + "(): the argument " + name + " is complex (" + str(dtype) + "): " + why)
     what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
     why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"

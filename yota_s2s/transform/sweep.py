@@ -29,6 +29,7 @@ from ..errors import at_span
 from ..ir.core import Atom, Eqn, Lit, Section, Span, Tape, Var
 from ..ir.primitives import fold_constant
 from ..ir.regions import LEADING, first_carried, is_control
+from .complexes import complex_adjoint
 
 
 class BackwardBuilder:
@@ -139,7 +140,10 @@ def reverse_sweep(
         if not needed:
             continue
         try:
-            grads = instantiate(rule, [(n, k) for n, k, _ in needed], eqn.args, eqn.params, out, dout, builder, table)
+            wanted = [(n, k) for n, k, _ in needed]
+            grads = complex_adjoint(eqn, rule, wanted, dout, builder, table) if table.complex_values else None
+            if grads is None:
+                grads = instantiate(rule, wanted, eqn.args, eqn.params, out, dout, builder, table)
         except NotImplementedError as exc:
             name = next((n for n, _, _ in needed if n in rule.not_implemented), needed[0][0])
             raise at_span("YS107", f"no gradient of {eqn.prim}() with respect to {name!r}: {exc}", eqn.span) from None

@@ -1,86 +1,12 @@
-"""The types the rules are proven for: a primal tape in, refused (YS023) where a complex part is taken.
+"""What shapes prove of a function's value: an array where a scalar is wanted (YS024).
 
-The rules are proven for real values (complex differentiation is a later feature).  The front end
-refuses every complex value the source makes (``frontend.complexes``, YS022); what it cannot
-see is which values are differentiated.  ``np.real``, ``np.imag`` and ``np.conj`` (and
-``x.real``, ``x.imag``, ``x.conj()``) only mean something for complex values, and of a
-differentiated value they would need complex rules (``np.real(z * np.conj(z))`` differentiated
-with the real rules gives the conjugate answer): so they are refused where they take an active
-value, at their line.  Of a value that is not differentiated they are left alone (the code runs
-as written).  Complex *arguments* are refused at run time by the generated code
-(``codegen.writer``'s type checks).
-
-    >>> from yota_s2s.dsl.load import load_rules
-    >>> from yota_s2s.frontend.fence import fence
-    >>> from yota_s2s.frontend.lower import lower
-    >>> src = "import numpy as np\\ndef f(x, c):\\n    return np.sum(np.real(c) * x) + np.sum(np.real(x))\\n"
-    >>> table = load_rules()
-    >>> tape = lower(fence(src, "f.py"), "f", table)
-    >>> refuse_complex_parts(tape, ["x"], table)
-    Traceback (most recent call last):
-    ...
-    yota_s2s.errors.UserError: f.py:3:44: error: the real part (np.real, .real) of a differentiated value: ...
+(Which values may be complex is ``transform.complexes``'s.)
 """
 
 from __future__ import annotations
 
 from ..dsl.rule import RuleTable
-from ..errors import at_span
-from ..ir.core import Atom, Eqn, Lit, Tape, Var
-from ..ir.regions import LEADING, first_carried, is_control
-from .sweep import control_activity
-
-#: The primitives that take a part of a complex value, and how the source writes them.
-COMPLEX_PARTS = {
-    "real": "the real part (np.real, .real)",
-    "imag": "the imaginary part (np.imag, .imag)",
-    "conj": "the conjugate (np.conj, .conj())",
-}
-
-
-def refuse_complex_parts(tape: Tape, wrt: list[str], table: RuleTable) -> None:
-    """Raise YS023 at the first ``real``, ``imag`` or ``conj`` of a value that depends on the
-    parameters ``wrt`` (through differentiable operands), in the tape or any loop or branch."""
-    _walk(tape.eqns, {inp.var.id for inp in tape.inputs if inp.path[0] in wrt}, table)
-
-
-def _walk(eqns: list[Eqn], active: set[int], table: RuleTable) -> None:
-    for eqn in eqns:
-        if is_control(eqn.prim):
-            flags = control_activity(eqn, active, table)
-            _regions(eqn, active, flags, table)
-            active.update(o.id for o, a in zip(eqn.outs, flags) if a)
-            continue
-        rule = table[eqn.prim]
-        live = any(
-            isinstance(a, Var) and a.id in active and name not in rule.nondiff
-            for name, a in zip(rule.operand_names(len(eqn.args)), eqn.args)
-        )
-        if eqn.prim in COMPLEX_PARTS and any(isinstance(a, Var) and a.id in active for a in eqn.args):
-            message = (
-                f"{COMPLEX_PARTS[eqn.prim]} of a differentiated value: complex values are not supported yet "
-                f"(yota-s2s differentiates real functions of real values; of a real x, "
-                f"np.real(x) and np.conj(x) are x and np.imag(x) is 0)"
-            )
-            raise at_span("YS023", message, eqn.span)
-        if live:
-            active.update(o.id for o in eqn.outs)
-
-
-def _regions(eqn: Eqn, active: set[int], flags: list[bool], table: RuleTable) -> None:
-    """Walk the regions of a loop or branch with the activity of their inputs (``flags``: its
-    outputs', which for a loop are its carried values' at the fixed point)."""
-    lead = LEADING[eqn.prim]
-    k = eqn.params["n_carry"]
-    if eqn.prim == "if":
-        given = [isinstance(a, Var) and a.id in active for a in eqn.args[lead:]]
-    else:
-        given = flags + [isinstance(a, Var) and a.id in active for a in eqn.args[lead + k :]]
-    for region in eqn.regions:
-        first = 0 if eqn.prim == "if" else first_carried(eqn, region)
-        inner = {i.var.id for i, f in zip(region.inputs[first:], given) if f}
-        _walk(region.eqns, inner, table)
-
+from ..ir.core import Atom, Eqn, Lit, Tape
 
 # ---------------------------------------------------------------------------- a vector value
 

@@ -82,6 +82,15 @@ def _size(x):
     return n
 
 
+def _real_value(x, what=""):
+    """``x``, a value of code passed through that the gradient reads as real: TypeError if complex."""
+    dtype = getattr(x, "dtype", None)
+    if isinstance(x, complex) or (dtype is not None and _array_namespace(x).isdtype(dtype, "complex floating")):
+        why = "the gradient was generated for a real value here (pass it as a parameter declared complex: c: complex)"
+        raise TypeError("a complex value from code passed through (" + what + "): " + why + " (docs/complex.md)")
+    return x
+
+
 def _or_one(n):
     """``n``, or 1 where ``n`` is 0: a count to divide by (mean's: a gradient spread over an empty
     array is empty whatever it is divided by, and Python's ``1.0 / 0`` raises)."""
