@@ -47,6 +47,7 @@ from .transform.finish import (
     stand_ins,
 )
 from .transform.optimize import optimize
+from .transform.second import second_order
 from .transform.types import refuse_complex_parts, vector_value
 from .version import __version__
 
@@ -218,7 +219,7 @@ def _differentiate_one(
 ) -> Tape:
     lowered = tape = _checked(lower(module, name, table), "lower")
     stages["lower"].append(tape)
-    if mode == "grad":
+    if mode in ("grad", "hvp", "hessian"):  # (a scalar function)
         _refuse_vector_value(module, name, tape, table)
     tape.facts.mode = mode  # (the optimizer assumes a scalar value only for a gradient)
     tape = _checked(optimize(tape, table, reduce_powers=False), "primal")
@@ -232,7 +233,10 @@ def _differentiate_one(
     if unknown:
         raise UserError("YS004", f"--wrt {unknown[0]!r} is not a parameter of {name}({', '.join(params)})", module.path)
     refuse_complex_parts(lowered, chosen, table)  # (before the optimizer, which may drop np.real of a real)
-    tape = _checked(differentiate(tape, chosen, table, mode), "differentiate")
+    if mode in ("hvp", "hessian"):  # the gradient differentiated again
+        tape = _checked(second_order(tape, chosen, table, mode), "differentiate")
+    else:
+        tape = _checked(differentiate(tape, chosen, table, mode), "differentiate")
     stages["differentiate"].append(tape)
     tape = _checked(optimize(tape, table), "optimize")
     tape = _checked(stacked_tangents(tape, table), "optimize")

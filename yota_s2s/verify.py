@@ -420,7 +420,7 @@ def verify_generated(
     """
     import numpy as np
 
-    from .verify_modes import as_gradient
+    from .verify_modes import as_gradient, second_order
 
     if not quiet:
         print(f"yota-s2s: --verify imports {source}: this runs its code", file=sys.stderr)
@@ -429,7 +429,7 @@ def verify_generated(
     exec(compile(text, f"<generated from {source}>", "exec"), namespace)  # noqa: S102 - our output
     positional, named = _load_example(example) if example else ([], {})
     shapes = _parse_shapes(shape_specs)
-    kinds = {n: k for k, n in re.findall(r"^def (grad|vjp|jvp|jac)_(\w+)\(", text, flags=re.MULTILINE)}
+    kinds = {n: k for k, n in re.findall(r"^def (grad|vjp|jvp|jac|hvp|hess)_(\w+)\(", text, flags=re.MULTILINE)}
     names = list(kinds)
     unknown = [s for s in shapes if not any(s in _parameters(getattr(module, n, None)) for n in names)]
     if unknown:
@@ -451,10 +451,14 @@ def verify_generated(
         try:
             names_wrt = wrt.get(name) if isinstance(wrt, dict) else wrt
             g, grad_g = f, namespace[f"{kinds[name]}_{name}"]
-            if kinds[name] != "grad":  # u times the Jacobians: the gradient of sum(u * f), u random
+            checks = [(g, grad_g, names_wrt)]
+            if kinds[name] in ("hvp", "hess"):  # dx, then Hv as the gradient of sum(v * dx), v random
+                checks = second_order(kinds[name], f, grad_g, text, rng, inputs, value)
+            elif kinds[name] != "grad":  # u times the Jacobians: the gradient of sum(u * f), u random
                 u = rng.standard_normal(np.shape(f(**inputs)))
-                g, grad_g = as_gradient(kinds[name], f, grad_g, u, value)
-            report = check_grads(g, grad_g, inputs, seed=seed, wrt=names_wrt, value=value or kinds[name] != "grad")
+                checks = [(*as_gradient(kinds[name], f, grad_g, u, value), names_wrt)]
+            for g, grad_g, names_wrt in checks:
+                report = check_grads(g, grad_g, inputs, seed=seed, wrt=names_wrt, value=value or kinds[name] != "grad")
         except AssertionError as exc:
             print(f"{source}::{name}: {exc}", file=sys.stderr)
             return 1

@@ -1,0 +1,116 @@
+"""Second order: ``--hvp`` and ``--hessian``, by differentiating the gradient tape once more.
+
+The gradient tape of ``f`` (its forward and backward sweeps, as ``grad_NAME`` computes them) is
+itself a program of primitives, each with a rule, so it can be differentiated again
+(reverse-over-reverse): the tape of ``s(x, v) = sum(g(x) * v)``, with ``g`` the gradient of ``f``
+with respect to the one ``--wrt`` parameter ``x`` and ``v`` a new input of ``x``'s shape, has the
+gradient ``ds/dx = H.T @ v = H @ v`` (the Hessian is symmetric), which a second reverse sweep
+computes without forming ``H``.  The value and ``g`` stay outputs, so one call returns all three::
+
+    hvp_f(x, v)  ->  (f(x), dx, Hv)          # Hv = H @ v, of x's shape
+    hess_f(x)    ->  (f(x), dx, H)           # H.shape == x.shape + x.shape
+
+``hess_NAME`` is the same tape with ``v`` left for the code generator to set to each unit vector in
+turn (``Facts.seed``): the equations that do not read ``v`` (the value, the gradient, what the
+second sweep needs of them) are written once, before the loop (``codegen.seeds``).
+
+Every primitive the first sweep writes needs a rule for each operand the second sweep reaches
+(``rules/helpers.py``: ``unbroadcast``, ``index_add``, ``matmul_dx``, ...); one marked
+``not_implemented`` is refused, located, with the reason (YS017 as for a gradient), and so are
+loops and branches (their backward parts are not differentiated again yet: YS107).
+
+    >>> from yota_s2s.dsl.load import load_rules
+    >>> from yota_s2s.ir.core import Param, Tape
+    >>> t = Tape("f"); x = t.add_input("x"); t.params = [Param("x")]
+    >>> t.outputs = [t.add_eqn("sum", [t.add_eqn("exp", [x])], {"axis": None, "keepdims": False})]
+    >>> h = second_order(t, ["x"], load_rules(), "hvp")
+    >>> [p.name for p in h.params], len(h.outputs), h.facts.tangents
+    (['x', 'v'], 3, ['v'])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..dsl.rule import RuleTable
+from ..errors import UserError, at_span
+from ..ir.core import NO_DEFAULT, Atom, Lit, Param, ParamKind, Tape, Var
+from .differentiate import differentiate, refuse_objects
+from .optimize import optimize
+from .sweep import BackwardBuilder
+
+
+def second_order(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tape:
+    """The tape of ``hvp_NAME`` (``mode="hvp"``) or ``hess_NAME`` (``mode="hessian"``) of ``tape``
+    with respect to the one parameter ``wrt`` names (see the module docstring)."""
+    flag = f"--{mode}"
+    if len(wrt) != 1:
+        names = ", ".join(wrt) if wrt else "none"
+        why = (
+            f"{flag} differentiates with respect to one parameter (an array or a number), and "
+            f"{tape.name}() has {len(wrt)} to differentiate ({names}): name one with --wrt"
+        )
+        read = next((e for e in tape.eqns if e.span is not None), None)
+        raise at_span("YS004", why, read.span if read is not None else None)
+    refuse_objects(tape, wrt, "--hvp and --hessian")
+    grad = optimize(differentiate(tape, wrt, table, "grad"), table)  # (its unbroadcasts proven away first)
+    control = next((e for e in grad.eqns if e.regions), None)
+    if control is not None:
+        why = f"{flag} of {tape.name}(): loops and branches are not differentiated twice yet (write the loop as array operations)"
+        raise at_span("YS107", why, control.span)
+    name = wrt[0]
+    value, g = grad.outputs[0], grad.outputs[1]
+    x = next((i.var for i in grad.inputs if i.path[0] == name), None)
+    aux = Tape(tape.name, list(grad.inputs), list(grad.eqns), [], None, list(tape.params), tape.facts.copy())
+    aux.facts.mode = "grad"
+    taken = {p.name for p in tape.params} | {i.path[0] for i in grad.inputs}
+    v_name = "v"
+    while v_name in taken:
+        v_name += "_"
+    v = aux.add_input(v_name)
+    if isinstance(g, Lit) and g.value is None:  # no differentiable path: f does not depend on x
+        aux.outputs = [Lit(0.0)]
+    else:
+        aux.outputs = [aux.add_eqn("sum", [aux.add_eqn("mul", [g, v])], {"axis": None, "keepdims": False})]
+    try:
+        second = differentiate(aux, wrt, table)
+    except UserError as exc:
+        why = f"{flag} differentiates the gradient of {tape.name}() again: {exc.message}"
+        raise dataclasses.replace(exc, message=why) from None
+    hv: Atom = second.outputs[1]
+    builder = BackwardBuilder(second)
+    if isinstance(g, Lit) and g.value is None:
+        g = builder.add("grad_zeros", [x], {})
+    if isinstance(hv, Lit) and hv.value is None:  # f linear in x (or no path): H is zero
+        hv = builder.add("grad_zeros", [x], {})
+    out = second.copy_header()
+    out.eqns = second.eqns
+    out.inputs = list(second.inputs)
+    params = list(tape.params)
+    at = sum(1 for p in params if p.kind is not ParamKind.KEYWORD_ONLY)
+    kind = ParamKind.KEYWORD_ONLY if any(p.default is not NO_DEFAULT for p in params[:at]) else ParamKind.POSITIONAL
+    out.outputs = [value, g, hv]
+    out.out_tree = [0, 1, 2]
+    out.facts.mode = mode
+    out.facts.wrt = list(wrt)
+    out.facts.check_scalar = isinstance(value, Var)
+    if mode == "hvp":
+        out.params = [*params[:at], Param(v_name, kind), *params[at:]]
+        out.facts.tangents = [v_name]
+        out.facts.seed = None
+    else:  # the seed: a local of the loop over the unit vectors
+        out.params = params
+        out.facts.seed = v_name
+        out.facts.tangents = []
+    same: dict[int, Atom] = {}
+    if x is not None:
+        same[v.id] = x
+        for a in (g, hv):
+            if isinstance(a, Var):
+                same[a.id] = x
+    out.facts.same_shape = same
+    if isinstance(hv, Var):
+        hv.hint = "Hv"
+    if isinstance(g, Var) and g.hint is None:
+        g.hint = "d" + name
+    return out
