@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from yota_s2s import api
+from yota_s2s.codegen.helpers import helper_source
 from yota_s2s.errors import UserError
 from yota_s2s.pipeline import generate
 
@@ -320,3 +321,109 @@ def test_verify_fails_on_a_wrong_hessian_vector_product(tmp_path, capsys):
         verify_generated(str(tmp_path / "f.py"), wrong_grad, None, example=None, shape_specs=shapes, seed=0, value=True)
         == 1
     )
+
+
+# ---------------------------------------------------------------------------- the tool on its own output
+
+HV = """\
+import numpy as np
+
+from grad_second import grad_rosen, grad_mlp
+
+
+def hv(x, v):
+    _, g = grad_rosen(x)
+    return np.sum(g * v)
+
+
+def hv_mlp(W1, b1, W2, X, y, V):
+    value, dW1, db1, dW2, dX, dy = grad_mlp(W1, b1, W2, X, y)
+    return np.sum(dW1 * V) + 0.5 * value
+"""
+
+
+def _own_output(tmp_path, target="numpy"):
+    """grad_second.py generated from SOURCE, hv.py importing it, and grad_hv.py generated from hv.py."""
+    (tmp_path / "second.py").write_text(SOURCE)
+    done = run(
+        "second.py", "--func", "rosen", "--func", "mlp", "--target", target, "--out", "grad_second.py", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    (tmp_path / "hv.py").write_text(HV)
+    return run("hv.py", "--wrt", "hv:x", "--wrt", "hv_mlp:W1", "--out", "grad_hv.py", cwd=tmp_path)
+
+
+def test_the_tool_differentiates_its_own_output(tmp_path, monkeypatch):
+    """hv(x, v) = sum(grad_rosen(x)[1] * v) read through the generated grad_rosen: its gradient is H @ v."""
+    done = _own_output(tmp_path)
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "grad_hv.py").read_text()
+    assert "_float_arg(x, 'grad_rosen'" not in text  # (the inner argument checks pass, unlowered)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    namespace: dict = {}
+    exec(compile(text, "grad_hv.py", "exec"), namespace)  # noqa: S102 - the tool's output
+    inner: dict = {}
+    exec(compile((tmp_path / "grad_second.py").read_text(), "grad_second.py", "exec"), inner)  # noqa: S102
+    x, v = RNG.normal(size=7), RNG.normal(size=7)
+    value, dx = namespace["grad_hv"](x, v)
+    assert value == pytest.approx(np.sum(inner["grad_rosen"](x)[1] * v), rel=1e-13)
+    expected = numeric_hessian(inner["grad_rosen"], (x,), 0) @ v
+    assert np.allclose(dx, expected, rtol=1e-6, atol=1e-6)
+    args = arguments("mlp")
+    V = RNG.normal(size=args[0].shape)
+    value, dW1 = namespace["grad_hv_mlp"](*args, V)
+    H = numeric_hessian(inner["grad_mlp"], args, 0).reshape(V.size, V.size)
+    expected = (H @ V.ravel()).reshape(V.shape) + 0.5 * inner["grad_mlp"](*args)[1]
+    assert np.allclose(dW1, expected, rtol=1e-6, atol=1e-7)
+
+
+def test_an_edited_helper_of_a_generated_module_is_refused(tmp_path):
+    (tmp_path / "second.py").write_text(SOURCE)
+    assert run("second.py", "--func", "rosen", "--out", "grad_second.py", cwd=tmp_path).returncode == 0
+    text = (tmp_path / "grad_second.py").read_text()
+    edited = text.replace(
+        "    if g_shape == shape:\n        return g\n", "    if g_shape == shape:\n        return 2 * g\n"
+    )
+    assert edited != text
+    (tmp_path / "grad_second.py").write_text(edited)
+    (tmp_path / "hv.py").write_text(HV.replace(", grad_mlp", "").split("\n\ndef hv_mlp")[0] + "\n")
+    done = run("hv.py", "--wrt", "x", cwd=tmp_path)
+    assert done.returncode == 2 and "(YS031)" in done.stderr
+    assert (
+        "_unbroadcast() of grad_second.py, a module yota-s2s generated: its text is not the runtime helper's"
+        in done.stderr
+    )
+    assert re.match(r"grad_second\.py:\d+:\d+: error:", done.stderr)
+    # without the header, the module is the user's own code, read as any other (its helpers refused as such)
+    (tmp_path / "grad_second.py").write_text(text.split("\n", 1)[1])
+    done = run("hv.py", "--wrt", "x", cwd=tmp_path)
+    assert done.returncode == 2 and "(YS035)" in done.stderr
+
+
+def test_a_function_written_in_the_generated_module(tmp_path):
+    """hv written in grad_second.py itself (its header kept); a call of _index_add, whose index is a
+    value where the primitive's is static, is refused where it is written."""
+    (tmp_path / "second.py").write_text(SOURCE)
+    assert run("second.py", "--func", "rosen", "--out", "grad_second.py", cwd=tmp_path).returncode == 0
+    text = (tmp_path / "grad_second.py").read_text()
+    (tmp_path / "grad_second.py").write_text(
+        text + "\n\ndef hv(x, v):\n    _, g = grad_rosen(x)\n    return np.sum(g * v)\n"
+    )
+    done = run("grad_second.py", "--func", "hv", "--out", "grad_hv.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    namespace: dict = {}
+    exec(compile((tmp_path / "grad_hv.py").read_text(), "grad_hv.py", "exec"), namespace)  # noqa: S102
+    inner: dict = {}
+    exec(compile(text, "grad_second.py", "exec"), inner)  # noqa: S102 - the tool's output
+    x, v = RNG.normal(size=5), RNG.normal(size=5)
+    expected = numeric_hessian(inner["grad_rosen"], (x,), 0) @ v
+    value, dx, dv = namespace["grad_hv"](x, v)
+    assert value == pytest.approx(np.sum(inner["grad_rosen"](x)[1] * v), rel=1e-13)
+    assert np.allclose(dx, expected, rtol=1e-6, atol=1e-6) and np.allclose(dv, inner["grad_rosen"](x)[1])
+    for helper in ("_index_add", "_grad_items"):  # (the generator's own text of _index_add)
+        added = "" if helper in text else "\n\n" + helper_source(helper, "np")
+        call = "_index_add(x, x * 2.0, 0)" if helper == "_index_add" else "_grad_items([x])[0]"
+        (tmp_path / "grad_second.py").write_text(text + added + f"\n\n\ndef g(x):\n    return np.sum({call})\n")
+        done = run("grad_second.py", "--func", "g", cwd=tmp_path)
+        assert done.returncode == 2 and "(YS031)" in done.stderr
+        assert f"{helper}() of grad_second.py, a module yota-s2s generated, is not read back yet" in done.stderr
