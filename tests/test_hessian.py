@@ -427,3 +427,28 @@ def test_a_function_written_in_the_generated_module(tmp_path):
         done = run("grad_second.py", "--func", "g", cwd=tmp_path)
         assert done.returncode == 2 and "(YS031)" in done.stderr
         assert f"{helper}() of grad_second.py, a module yota-s2s generated, is not read back yet" in done.stderr
+
+
+def test_a_scalar_gradient_with_its_fast_path_is_read_back(tmp_path, monkeypatch):
+    """grad_NAME of a function of x's elements takes a fast path (x.tolist(), _grad_stack): the general
+    path, which computes the same, is the one read; the result matches central differences."""
+    (tmp_path / "poly.py").write_text("import numpy as np\n\n\ndef f(x):\n    return x[0] * x[1] ** 3 + np.sin(x[2])\n")
+    assert run("poly.py", "--out", "grad_poly.py", cwd=tmp_path).returncode == 0
+    text = (tmp_path / "grad_poly.py").read_text()
+    assert "x.tolist()" in text and "_grad_stack(x, dx)" in text
+    (tmp_path / "hv.py").write_text(
+        "import numpy as np\n\nfrom grad_poly import grad_f\n\n\ndef hv(x, v):\n    return np.sum(grad_f(x)[1] * v)\n"
+    )
+    done = run("hv.py", "--wrt", "x", "--out", "grad_hv.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    monkeypatch.syspath_prepend(str(tmp_path))
+    namespace: dict = {}
+    exec(compile((tmp_path / "grad_hv.py").read_text(), "grad_hv.py", "exec"), namespace)  # noqa: S102
+    inner: dict = {}
+    exec(compile(text, "grad_poly.py", "exec"), inner)  # noqa: S102 - the tool's output
+    for x in (RNG.normal(size=3), [0.3, -1.2, 2.0]):
+        v = RNG.normal(size=3)
+        value, dx = namespace["grad_hv"](np.asarray(x), v)
+        expected = numeric_hessian(inner["grad_f"], (np.asarray(x),), 0) @ v
+        assert value == pytest.approx(np.sum(inner["grad_f"](np.asarray(x))[1] * v))
+        assert np.allclose(dx, expected, rtol=1e-6, atol=1e-6)

@@ -91,6 +91,8 @@ class CallLowering(LoweringState):
         kwargs = {kw.arg: self.expr(kw.value, env) for kw in node.keywords}
         if callee.local is not None and receiver is None and callee.module is not None:
             prim = self.generated_helper(callee, node)  # _unbroadcast(g, x) of a generated module
+            if prim == "grad_stack":
+                return self.grad_stack(args, kwargs, node)
             if prim is not None:
                 return self.bound_primitive(prim, args, kwargs, node)
         if callee.local is not None:
@@ -230,10 +232,24 @@ class CallLowering(LoweringState):
         prim = generated_helpers(module).get(fn.name, "")
         if prim == "":
             return None
+        if prim == "grad_stack":
+            return prim
         if prim is None or prim not in self.table or prim in _NOT_READ_BACK:
             why = "is not read back yet (no rule of its own for a call written in the source)"
             raise self.error("YS031", f"{where}, {why}", node)
         return prim
+
+    def grad_stack(self, args: list, kwargs: dict, node: ast.AST) -> object:
+        """``_grad_stack(x, [d0, d1, ...])`` of a generated module: ``x``'s gradient buffer with each
+        row written, zeros past them (the runtime helper's meaning, for an array ``x``)."""
+        rows = args[1] if len(args) == 2 and not kwargs else None
+        if not isinstance(rows, tuple):
+            why = "_grad_stack() of a generated module takes x and a list of its rows written in the call"
+            raise self.error("YS031", why, node)
+        buf = self.add("grad_zeros", [self.as_array(args[0], node)], {}, node)
+        for k, row in enumerate(rows):
+            buf = self.add("index_add", [buf, self.as_array(row, node)], {"index": (k,)}, node)
+        return buf
 
     def adapt(self, name: str, args: list, kwargs: dict, node: ast.AST) -> object | None:
         """Calls whose meaning depends on their arguments' kind, in terms of primitives.

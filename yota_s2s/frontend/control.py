@@ -39,7 +39,7 @@ from ..ir.regions import close_regions, region_eqn
 from .dicts import _hint
 from .exits import Exits, _always_returns, _jumps, _returns, live_after, loaded_outside, read_first, stored_names
 from .expressions import NeedsUnrolling
-from .generated import is_guard
+from .generated import fast_path, is_guard
 from .source import statement_text
 from .state import LoweringState
 
@@ -391,6 +391,8 @@ class ControlLowering(LoweringState):
         return out
 
     def expr_IfExp(self, node: ast.IfExp, env: dict) -> object:
+        if fast_path(self.module, node):  # a generated function's scalar fast path: the general one computes the same
+            return self.expr(node.orelse, env)
         flag = self.as_array(self.expr(node.test, env), node.test)
         branches = [
             (lambda e=e: [self.carry_value(self.expr(e, dict(env)), "the value", e)]) for e in (node.body, node.orelse)
