@@ -105,7 +105,14 @@ def fast_path(module, node: ast.IfExp) -> bool:
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot)):
         return False
     items, whole = test.left, test.comparators[0]
-    return isinstance(items, ast.Name) and isinstance(whole, ast.Name) and items.id.startswith(whole.id + "_items")
+    if not (isinstance(items, ast.Name) and isinstance(whole, ast.Name) and items.id.startswith(whole.id + "_items")):
+        return False
+    if isinstance(body, ast.Name) and body.id == items.id:  # the elements: the floats, or x[0], x[1], ...
+        return isinstance(orelse, ast.Tuple)
+    stack = isinstance(orelse, ast.Call) and isinstance(orelse.func, ast.Name) and orelse.func.id == "_grad_stack"
+    return (
+        stack and isinstance(body, ast.Call) and isinstance(body.func, ast.Attribute) and body.func.attr == "fromiter"
+    )
 
 
 def guard_lines(module, fn: ast.FunctionDef) -> set[int]:
