@@ -452,3 +452,25 @@ def test_a_scalar_gradient_with_its_fast_path_is_read_back(tmp_path, monkeypatch
         expected = numeric_hessian(inner["grad_f"], (np.asarray(x),), 0) @ v
         assert value == pytest.approx(np.sum(inner["grad_f"](np.asarray(x))[1] * v))
         assert np.allclose(dx, expected, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["hvp", "hessian"])
+def test_cupy_target_on_a_stand_in(mode, tmp_path, monkeypatch, modules):
+    """--target cupy: every CuPy name checked against the installed CuPy, computed by NumPy: the
+    same numbers as the NumPy target's."""
+    from .test_cupy import load_with_stand_in
+
+    kind = {"hvp": "hvp", "hessian": "hess"}[mode]
+    wrt = {"rosen": ["x"], "mlp": ["W1"]}
+    path = tmp_path / f"{kind}_second.py"
+    path.write_text(generate(SOURCE, "second.py", list(wrt), wrt, target="cupy", mode=mode).text)
+    log: list[str] = []
+    module = load_with_stand_in(path, monkeypatch, log)
+    for name in wrt:
+        args = arguments(name)
+        extra = (RNG.normal(size=np.shape(args[0])),) if mode == "hvp" else ()
+        ours = getattr(module, f"{kind}_{name}")(*args, *extra)
+        expected = modules[mode][f"{kind}_{name}"](*args, *extra)
+        for a, b in zip(ours, expected, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+    assert log  # (the stand-in saw CuPy calls)
