@@ -83,21 +83,25 @@ def two_products(x):
 """
 
 
+#: The --wrt parameter of each function of SOURCE that has a Hessian.
+WRT = {
+    "rosen": ["x"],
+    "mlp": ["W1"],
+    "energy": ["x"],
+    "quadratic": ["x"],
+    "gram": ["M"],
+    "softplus_rows": ["W"],
+    "vector_matrix": ["x"],
+    "scalar": ["t"],
+    "broadcasting": ["b"],
+    "linear": ["x"],
+}
+
+
 @pytest.fixture(scope="module")
 def modules() -> dict:
     """The grad, hvp and hess modules of SOURCE's functions (their --wrt parameter)."""
-    wrt = {
-        "rosen": ["x"],
-        "mlp": ["W1"],
-        "energy": ["x"],
-        "quadratic": ["x"],
-        "gram": ["M"],
-        "softplus_rows": ["W"],
-        "vector_matrix": ["x"],
-        "scalar": ["t"],
-        "broadcasting": ["b"],
-        "linear": ["x"],
-    }
+    wrt = WRT
     out = {}
     for mode in ("grad", "hvp", "hessian"):
         text = generate(SOURCE, "second.py", list(wrt), wrt, mode=mode).text
