@@ -103,8 +103,6 @@ def hess_loss(w, X, y):
     _t2 = _t1 - y * z
     loss = _t2.mean() + 0.05 * np.sum(w * w)
     # backward
-    if not isinstance(loss, float) and np.ndim(loss) != 0:
-        raise ValueError('loss() must return a scalar to be differentiated (sum or index its result)')
     # grad of: return np.mean(np.logaddexp(0.0, z) - y * z) + 0.05 * np.sum(w * w)
     _t3 = _t2.size
     _t4 = 1.0 / _or_one(_t3)

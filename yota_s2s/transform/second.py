@@ -93,7 +93,8 @@ def second_order(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tap
     out.out_tree = [0, 1, 2]
     out.facts.mode = mode
     out.facts.wrt = list(wrt)
-    out.facts.check_scalar = isinstance(value, Var)
+    # (hvp_NAME checks v's shape where it would check the value's: that check is always written)
+    out.facts.check_scalar = grad.facts.check_scalar or (mode == "hvp" and isinstance(value, Var))
     if mode == "hvp":
         out.params = [*params[:at], Param(v_name, kind), *params[at:]]
         out.facts.tangents = [v_name]
