@@ -59,6 +59,8 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable, mode: str = "gra
     ``"jacobian"`` either once per element of a value made of ``ROWS_WRITTEN`` or fewer numbers
     (``np.array([e0, e1, ...])``: each gradient is then the stack of its rows), or like ``"vjp"``
     with ``dout`` left for the code generator to set to each unit vector in turn (``Facts.rows``)."""
+    if mode in ("hvp", "hessian"):  # (the pipeline calls second.second_order for them)
+        raise ValueError(f"differentiate() writes first derivatives: mode {mode!r} is second.second_order's")
     if mode == "jvp":
         return transposed(tape, wrt, table)
     grad = tape.copy_header()
