@@ -478,3 +478,44 @@ def test_cupy_target_on_a_stand_in(mode, tmp_path, monkeypatch, modules):
         for a, b in zip(ours, expected, strict=True):
             np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
     assert log  # (the stand-in saw CuPy calls)
+
+
+POLY = """\
+import numpy as np
+
+
+def poly(x):
+    return x[0] ** 2 * x[1] + x[1] ** 3 * x[2] - x[0] * x[2] + np.sin(x[2]) * x[3] + (x[3] - x[0]) ** 4
+
+
+def rosen4(x):
+    return 100.0 * (x[1] - x[0] ** 2) ** 2 + (1.0 - x[0]) ** 2 + 100.0 * (x[2] - x[1] ** 2) ** 2 + (1.0 - x[1]) ** 2
+"""
+
+
+@pytest.mark.parametrize("name", ["poly", "rosen4"])
+def test_hessian_rows_written_out_for_a_gradient_built_by_elements(name):
+    """A function of x[0], ..., x[m-1]: its gradient is built by elements, and hess_NAME writes each row
+    of H as its own reverse sweep, straight-line (no loop), checking that x has the shape (m,)."""
+    text = generate(POLY, "poly.py", [name], mode="hessian").text
+    assert "for _k in range(" not in text and "H = np.stack([" in text
+    assert f"the Hessian's rows are written for x of shape ({4 if name == 'poly' else 3},)" in text
+    hess = load(text)[f"hess_{name}"]
+    grad = load(generate(POLY, "poly.py", [name]).text)[f"grad_{name}"]
+    n = 4 if name == "poly" else 3
+    for x in (RNG.normal(size=n), np.linspace(-0.5, 0.5, n)):
+        value, g, H = hess(x)
+        assert value == grad(x)[0] and H.shape == (n, n) and np.allclose(g, grad(x)[1], rtol=1e-14)
+        expected = numeric_hessian(grad, (x,), 0)
+        assert np.abs(H - expected).max() <= 1e-6 * max(1.0, np.abs(expected).max())
+        assert np.abs(H - H.T).max() <= 1e-12 * max(1.0, np.abs(H).max())
+        v = RNG.normal(size=n)
+        assert np.allclose(load(generate(POLY, "poly.py", [name], mode="hvp").text)[f"hvp_{name}"](x, v)[2], H @ v)
+    with pytest.raises(ValueError, match=rf"the Hessian's rows are written for x of shape \({n},\), not \({n + 1},\)"):
+        hess(np.ones(n + 1))
+
+
+def load(text: str) -> dict:
+    namespace: dict = {}
+    exec(compile(text, "<generated>", "exec"), namespace)  # noqa: S102 - the tool's output
+    return namespace

@@ -33,6 +33,22 @@ class SecondWriter(WriterBase):
         """The equations before the loop over the rows and those of each row (``_split``)."""
         return _split(self.tape.eqns, seed, self.plan.inplace)
 
+    def rows_check(self) -> list[ast.stmt]:
+        """``if np.shape(x) != (m,): raise ValueError(...)``: ``hess_NAME`` whose ``m`` rows are
+        written out (``Facts.rows``: the gradient built by the elements ``x[0]``, ..., ``x[m-1]``)
+        holds for a vector ``x`` of ``m`` numbers only; none for any other function."""
+        tape = self.tape
+        if tape.facts.mode != "hessian" or not tape.facts.rows:
+            return []
+        w, m = tape.facts.wrt[0], tape.facts.rows
+        x = next(i.var for i in tape.inputs if i.path[0] == w)
+        shape = self.backend.call("shape", [self.atom(x)])
+        why = f"{self.function_name()}: the Hessian's rows are written for {w} of shape ({m},), not "
+        message = ast.BinOp(ast.Constant(why), ast.Add(), ast.Call(named("str"), [shape], []))
+        error = ast.Raise(ast.Call(named("ValueError"), [message], []))
+        test = ast.Compare(shape, [ast.NotEq()], [ast.Tuple([ast.Constant(m)], ast.Load())])
+        return [ast.If(test, [error], [])]
+
     def hessian_rows(self, body: list[Line]) -> ast.expr:
         """Append the statements of ``hess_NAME`` (see the module docstring); return the expression
         it returns."""

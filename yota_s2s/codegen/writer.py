@@ -47,7 +47,7 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter):
         """The text of the function; its statements are kept in ``body``."""
         tape = self.tape
         body = self.body
-        rows_loop = (tape.facts.mode == "jacobian" and not tape.facts.rows) or tape.facts.mode == "hessian"
+        rows_loop = tape.facts.mode in ("jacobian", "hessian") and not tape.facts.rows
         if rows_loop:  # the seed is a local of the loop over the rows
             self.namer.take(tape.facts.seed)
         for inp in tape.inputs:
@@ -67,6 +67,7 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter):
             body.append(Line(None, None, self.namespace_line(), 0, comment="the arrays' namespace (array API)"))
         for n, stmt in enumerate(self.type_checks()):  # (a comment on the first)
             body.append(Line(None, None, stmt, 0, comment=None if n else "the rules hold for real floats"))
+        body.extend(Line(None, None, stmt, 0) for stmt in self.rows_check())  # (hess_NAME's rows written out)
         # x_items = x.tolist() if ... else x, first: the column guard need not test a list's x
         for inp in tape.inputs:
             if inp.var.id in self.plan.listed or inp.var.id in self.plan.element_reads:
@@ -74,7 +75,7 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter):
         guard = self.column_guard()
         if guard is not None:
             body.append(Line(None, None, guard, 0, comment=GUARD_COMMENT))
-        if tape.facts.mode == "hessian":
+        if tape.facts.mode == "hessian" and rows_loop:
             returned = self.hessian_rows(body)
         elif rows_loop:
             returned = self.jacobian_rows(body)

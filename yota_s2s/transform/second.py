@@ -34,8 +34,8 @@ import dataclasses
 
 from ..dsl.rule import RuleTable
 from ..errors import UserError, at_span
-from ..ir.core import NO_DEFAULT, Atom, Lit, Param, ParamKind, Tape, Var
-from .differentiate import differentiate, refuse_objects
+from ..ir.core import NO_DEFAULT, Atom, Lit, Param, ParamKind, Section, Tape, Var
+from .differentiate import ROWS_WRITTEN, differentiate, refuse_objects
 from .optimize import optimize
 from .sweep import BackwardBuilder
 
@@ -61,6 +61,12 @@ def second_order(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tap
     name = wrt[0]
     value, g = grad.outputs[0], grad.outputs[1]
     x = next((i.var for i in grad.inputs if i.path[0] == name), None)
+    if mode == "hessian":
+        elements = _gradient_elements(grad, x)
+        if elements is not None:
+            written = _rows_written(tape, grad, elements, wrt, table)
+            if written is not None:
+                return written
     aux = Tape(tape.name, list(grad.inputs), list(grad.eqns), [], None, list(tape.params), tape.facts.copy())
     aux.facts.mode = "grad"
     taken = {p.name for p in tape.params} | {i.path[0] for i in grad.inputs}
@@ -114,4 +120,63 @@ def second_order(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tap
         hv.hint = "Hv"
     if isinstance(g, Var) and g.hint is None:
         g.hint = "d" + name
+    return out
+
+
+def _gradient_elements(grad: Tape, x: Var | None) -> list[Atom] | None:
+    """The elements ``d0, d1, ..., d(m-1)`` of a gradient built by elements (``index_add`` at ``0``,
+    ``1``, ... into ``grad_zeros(x)``, as the gradient of a function of ``x[0]``, ``x[1]``, ...
+    is), every index once and at most ``ROWS_WRITTEN`` of them; None for any other gradient."""
+    g = grad.outputs[1]
+    defs = {e.out.id: e for e in grad.eqns if len(e.outs) == 1}
+    found: dict[int, Atom] = {}
+    while isinstance(g, Var) and g.id in defs and defs[g.id].prim == "index_add":
+        eqn = defs[g.id]
+        index = eqn.params.get("index", ())
+        if len(eqn.args) != 2 or len(index) != 1 or type(index[0]) is not int or index[0] in found:
+            return None
+        found[index[0]] = eqn.args[1]
+        g = eqn.args[0]
+    zeros = defs.get(g.id) if isinstance(g, Var) else None
+    if zeros is None or zeros.prim != "grad_zeros" or zeros.args[0] is not x or not found:
+        return None
+    if sorted(found) != list(range(len(found))) or len(found) > ROWS_WRITTEN:
+        return None
+    return [found[k] for k in range(len(found))]
+
+
+def _rows_written(tape: Tape, grad: Tape, elements: list[Atom], wrt: list[str], table: RuleTable) -> Tape | None:
+    """``hess_NAME`` of a gradient built by its ``m`` elements: the Jacobian of ``np.stack([d0, ...,
+    d(m-1)])``, one reverse sweep per row written out (``--jacobian``'s rows), all of them sharing
+    subexpressions with each other, the gradient and the value; ``Facts.rows`` is ``m`` (the
+    generated code checks that ``x`` has the shape ``(m,)``).  None where the rows cannot be written
+    out (an element proven an array): the loop over unit vectors then."""
+    value, g = grad.outputs[0], grad.outputs[1]
+    aux = Tape(tape.name, list(grad.inputs), list(grad.eqns), [], None, list(tape.params), tape.facts.copy())
+    aux.facts.mode = "jacobian"
+    aux.outputs = [aux.add_eqn("stack", list(elements), {"axis": 0}, section=Section.BACKWARD)]
+    try:
+        second = differentiate(aux, wrt, table, "jacobian")
+    except UserError as exc:
+        why = f"--hessian differentiates the gradient of {tape.name}() again: {exc.message}"
+        raise dataclasses.replace(exc, message=why) from None
+    if not second.facts.rows:  # (the rows were not written out: the loop over unit vectors instead)
+        return None
+    H = second.outputs[1]
+    if isinstance(H, Lit) and H.value is None:  # no element depends on x
+        return None
+    out = second.copy_header()
+    out.eqns = second.eqns
+    out.params = list(tape.params)
+    out.outputs = [value, g, H]
+    out.out_tree = [0, 1, 2]
+    out.facts.mode = "hessian"
+    out.facts.wrt = list(wrt)
+    out.facts.seed = None
+    out.facts.tangents = []
+    out.facts.rows = len(elements)
+    out.facts.check_scalar = grad.facts.check_scalar
+    out.facts.same_shape = {}
+    if isinstance(H, Var):
+        H.hint = "H"
     return out
