@@ -47,30 +47,35 @@ def grad_zeros(x):
 
 @diffrule(shape="x")
 def matmul_dx(g, x, y):
+    # g @ y.T (summed to x's shape): the adjoint J.T g of the linear map J: u -> u @ y, so its
+    # gradient with respect to g is J dout = dout @ y, and <dout, J.T g> = <dout @ y, g> gives y's.
     nondiff(x)
-    dg = not_implemented("second derivatives through matmul")
-    dy = not_implemented("second derivatives through matmul")
+    dg = matmul(dout, y)
+    dy = matmul_dy(g, dout, y)
 
 
 @diffrule(shape="y")
 def matmul_dy(g, x, y):
+    # x.T @ g (summed to y's shape): the adjoint of u -> x @ u (see matmul_dx).
     nondiff(y)
-    dg = not_implemented("second derivatives through matmul")
-    dx = not_implemented("second derivatives through matmul")
+    dg = matmul(x, dout)
+    dx = matmul_dx(g, x, dout)
 
 
 @diffrule(shape="x")
 def xtx_dx(g, x):
     # The gradient of x.T @ x with respect to x (both operands): x @ (g + g.T) for a matrix.
-    dg = not_implemented("second derivatives through matmul")
-    dx = not_implemented("second derivatives through matmul")
+    # It is J.T g for J: u -> u.T @ x + x.T @ u, symmetric in its two operands, so the gradient
+    # with respect to x is xtx_dx(g, dout).
+    dg = matmul(transpose(dout), x) + matmul(transpose(x), dout)
+    dx = xtx_dx(g, dout)
 
 
 @diffrule(shape="x")
 def xxt_dx(g, x):
     # The gradient of x @ x.T with respect to x (both operands): (g + g.T) @ x for a matrix.
-    dg = not_implemented("second derivatives through matmul")
-    dx = not_implemented("second derivatives through matmul")
+    dg = matmul(dout, transpose(x)) + matmul(x, transpose(dout))
+    dx = xxt_dx(g, dout)
 
 
 @diffrule(shape="v")

@@ -226,30 +226,33 @@ def mT(x):
 
 @diffrule(shape="x")
 def dot_dx(g, x, y):
+    # The adjoint J.T g of J: u -> dot(u, y) (helpers.matmul_dx: the same reasoning).
     nondiff(x)
-    dg = not_implemented("second derivatives through dot")
-    dy = not_implemented("second derivatives through dot")
+    dg = dot(dout, y)
+    dy = dot_dy(g, dout, y)
 
 
 @diffrule(shape="y")
 def dot_dy(g, x, y):
+    # The adjoint of u -> dot(x, u).
     nondiff(y)
-    dg = not_implemented("second derivatives through dot")
-    dx = not_implemented("second derivatives through dot")
+    dg = dot(x, dout)
+    dx = dot_dx(g, x, dout)
 
 
 @diffrule(shape="x")
 def dot_xtx_dx(g, x):
     # The gradient of np.dot(x.T, x) with respect to x (both operands): xtx_dx where it is x.T @ x.
-    dg = not_implemented("second derivatives through dot")
-    dx = not_implemented("second derivatives through dot")
+    # J.T g for J: u -> dot(u.T, x) + dot(x.T, u), symmetric in its operands (helpers.xtx_dx).
+    dg = dot(transpose(dout), x) + dot(transpose(x), dout)
+    dx = dot_xtx_dx(g, dout)
 
 
 @diffrule(shape="x")
 def dot_xxt_dx(g, x):
     # The gradient of np.dot(x, x.T) with respect to x (both operands): xxt_dx where it is x @ x.T.
-    dg = not_implemented("second derivatives through dot")
-    dx = not_implemented("second derivatives through dot")
+    dg = dot(dout, transpose(x)) + dot(x, transpose(dout))
+    dx = dot_xxt_dx(g, dout)
 
 
 @diffrule(shape="x")

@@ -8,7 +8,8 @@ the tape of each ``--dump-ir`` stage, or the diagnostic it prints.
 
 Each source is generated for ``numpy`` and ``cupy``, with and without the value
 (``--no-value``), and with ``--buffers`` (NumPy only); the sources of ``tests/test_jacobian.py``
-also with ``--vjp``, ``--jvp`` and ``--jacobian`` (without ``--buffers``).
+also with ``--vjp``, ``--jvp`` and ``--jacobian``, and those of ``tests/test_hessian.py`` with ``--hvp``
+and ``--hessian`` (without ``--buffers``).
 ``tests/snapshot.json`` holds the SHA-256 of each text; ``tests/test_snapshot.py`` fails when
 one differs, so a change that alters what users get is never made by accident.  A deliberate change updates it::
 
@@ -59,7 +60,7 @@ class Source:
     wrt: list[str] | None = None
     rules: list[str] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)  # other files beside it (sibling imports)
-    mode: str = "grad"  # --vjp, --jvp, --jacobian: "vjp", "jvp", "jacobian"
+    mode: str = "grad"  # --vjp, --jvp, --jacobian, --hvp, --hessian: "vjp", "jvp", "jacobian", "hvp", "hessian"
 
 
 def _corpus_sources() -> Iterator[Source]:
@@ -142,6 +143,11 @@ def _higher_order_sources() -> Iterator[Source]:
             yield Source(f"higher-order::{name}::{mode}", jac.ARRAYS, "arrays.py", [name], mode=mode)
         for name in ("chain", "comprehension", "nested", "carried", "branch"):
             yield Source(f"higher-order::{name}::{mode}", jac.LOOPS, "loops.py", [name], mode=mode)
+    from tests import test_hessian as second
+
+    for mode in ("hvp", "hessian"):  # the functions of tests/test_hessian.py, with respect to their one parameter
+        for name, wrt in second.WRT.items():
+            yield Source(f"second-order::{name}::{mode}", second.SOURCE, "second.py", [name], wrt, mode=mode)
 
 
 def sources() -> list[Source]:

@@ -27,8 +27,10 @@ EXAMPLES = {
     "examples/softmax/nll.py": ("examples/softmax/grad_nll.py", ["--wrt", "W,b"]),
     "examples/arrayapi/energy.py": ("examples/arrayapi/grad_energy.py", ["--target", "array-api"]),
     "examples/complex/response.py": ("examples/complex/grad_response.py", ["--wrt", "b,pole"]),
+    "examples/newton/logistic.py": ("examples/newton/hess_logistic.py", ["--wrt", "w", "--hessian"]),
+    "examples/newton/rosen.py": ("examples/newton/hvp_rosen.py", ["--hvp"]),
 }
-FLAGS = ("--buffers", "--no-value")
+FLAGS = ("--buffers", "--no-value", "--hvp", "--hessian")
 
 
 def _regenerate(src: str) -> str:
@@ -42,8 +44,9 @@ def _regenerate(src: str) -> str:
     target = options.get("--target", "numpy")
     source = (ROOT / src).read_text(encoding="utf-8")
     buffers, value = "--buffers" in flags, "--no-value" not in flags
+    mode = next((f[2:] for f in flags if f in ("--hvp", "--hessian")), "grad")
     return generate(
-        source, src, wrt=wrt, target=target, rules=rules, command=command, buffers=buffers, value=value
+        source, src, wrt=wrt, target=target, rules=rules, command=command, buffers=buffers, value=value, mode=mode
     ).text
 
 
@@ -215,3 +218,26 @@ def test_the_complex_example_fits_a_pole_with_its_complex_gradient():
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.endswith("loss at the fit True\n"), proc.stdout
+
+
+def test_the_newton_example_converges_with_the_generated_hessian_and_products():
+    hess = load_module(ROOT / "examples/newton/hess_logistic.py").hess_loss
+    hvp = load_module(ROOT / "examples/newton/hvp_rosen.py").hvp_rosen
+    source = load_module(ROOT / "examples/newton/logistic.py")
+    rng = np.random.default_rng(6)
+    w, X, y = rng.standard_normal(3), rng.standard_normal((7, 3)), (rng.random(7) > 0.5) * 1.0
+    value, dw, H = hess(w, X, y)
+    assert np.isclose(value, source.loss(w, X, y)) and H.shape == (3, 3)
+    assert_close(dw, numeric_grad(source.loss, (w, X, y), 0), "dw")
+    columns = [numeric_grad(lambda w, i=i: hess(w, X, y)[1][i], (w,), 0) for i in range(3)]
+    assert_close(H, np.array(columns), "H")
+    x, v = rng.standard_normal(6), rng.standard_normal(6)
+    rows = [numeric_grad(lambda x, i=i: hvp(x, v)[1][i], (x,), 0) for i in range(6)]
+    assert_close(hvp(x, v)[2], np.array(rows) @ v, "Hv")
+    proc = subprocess.run(
+        [sys.executable, "newton.py"], cwd=ROOT / "examples/newton", capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    gradients = [float(g) for g in re.findall(r"\|gradient\| ([\d.e+-]+)", proc.stdout)]
+    assert gradients[-1] < 1e-12 and gradients[3] < gradients[2] ** 1.5  # quadratic convergence
+    assert float(re.findall(r"max \|x - 1\| ([\d.e+-]+)", proc.stdout)[0]) < 1e-8

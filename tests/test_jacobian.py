@@ -287,7 +287,7 @@ def test_array_valued_functions(name):
     check_vjp(namespace[name], vjp, args)
 
 
-@pytest.mark.parametrize("name", ["squares", "two", "scalar"])
+@pytest.mark.parametrize("name", ["squares", "two", "scalar", "layer"])
 def test_jvp(name):
     namespace = load(ARRAYS)
     jvp = load(generate(ARRAYS, "arrays.py", [name], mode="jvp").text)[f"jvp_{name}"]
@@ -313,10 +313,11 @@ def test_jvp_contracts():
 
 
 def test_jvp_refuses_what_it_cannot_transpose():
-    """A primitive of the reverse sweep without a rule of its own (matmul's) is YS107, naming --jacobian."""
-    with pytest.raises(UserError, match=r"--jvp transposes the VJP of layer\(\) \(use --jacobian\)") as error:
-        generate(ARRAYS, "arrays.py", ["layer"], mode="jvp")
-    assert error.value.code == "YS107" and error.value.line == 22
+    """A primitive of the reverse sweep without a rule of its own (concatenate's) is YS107, naming --jacobian."""
+    cat = "import numpy as np\n\n\ndef cat(x):\n    return np.concatenate([x, x * 2.0]) * x[0]\n"
+    with pytest.raises(UserError, match=r"--jvp transposes the VJP of cat\(\) \(use --jacobian\)") as error:
+        generate(cat, "cat.py", mode="jvp")
+    assert error.value.code == "YS107" and error.value.line == 5
     loop = "import numpy as np\n\ndef f(x):\n    for _ in range(2):\n        x = np.sin(x)\n    return x\n"
     with pytest.raises(UserError, match="loops and branches") as error:
         generate(loop, "f.py", mode="jvp")
@@ -493,7 +494,7 @@ def test_project_config_mode(tmp_path):
     assert "# regenerate: yota-s2s system.py --out jac_sys.py --jacobian\n" in text
     assert run("--check", cwd=tmp_path).returncode == 0
     (tmp_path / "pyproject.toml").write_text(
-        '[[tool.yota-s2s.generate]]\nsource = "system.py"\nout = "jac_sys.py"\nmode = "hessian"\n'
+        '[[tool.yota-s2s.generate]]\nsource = "system.py"\nout = "jac_sys.py"\nmode = "hessain"\n'
     )
     bad = run(cwd=tmp_path)
     assert bad.returncode == 2 and "YS007" in bad.stderr

@@ -12,6 +12,8 @@ from .version import __version__
 #: The public names and the submodule each is loaded from on first use.
 _EXPORTS = {
     "grad": ".api",
+    "hessian": ".api",
+    "hvp": ".api",
     "jacobian": ".api",
     "jvp": ".api",
     "gradsource": ".api",
@@ -29,6 +31,8 @@ __all__ = [
     "grad",
     "gradsource",
     "gradtape",
+    "hessian",
+    "hvp",
     "jacobian",
     "jvp",
     "reset",

@@ -171,6 +171,32 @@ def jacobian(f: Callable, wrt: Sequence[str] | None = None, value: bool = True) 
     return _compiled(f, wrt, value, "jacobian")
 
 
+def hessian(f: Callable, wrt: Sequence[str] | None = None, value: bool = True) -> Callable:
+    """The compiled ``hess_f`` (``--hessian``) of a scalar ``f`` with respect to one parameter ``x``
+    (``wrt``: one name, or ``f``'s only parameter): returns ``(value, dx, H)`` with ``H.shape ==
+    np.shape(x) + np.shape(x)``.
+
+    >>> import numpy as np
+    >>> hessian(_example_loss)(np.array([1.0, 2.0]))[2].tolist()
+    [[2.0, 0.0], [0.0, 2.0]]
+    """
+    __tracebackhide__ = True
+    return _compiled(f, wrt, value, "hessian")
+
+
+def hvp(f: Callable, wrt: Sequence[str] | None = None, value: bool = True) -> Callable:
+    """The compiled ``hvp_f`` (``--hvp``): ``f``'s parameters, then ``v`` of the shape of the one
+    ``wrt`` parameter ``x``; returns ``(value, dx, Hv)``, ``Hv = H @ v`` with ``H`` the Hessian of
+    ``f`` with respect to ``x``, computed without forming ``H``.
+
+    >>> import numpy as np
+    >>> hvp(_example_loss)(np.array([1.0, 2.0]), np.array([1.0, 10.0]))[2].tolist()
+    [2.0, 20.0]
+    """
+    __tracebackhide__ = True
+    return _compiled(f, wrt, value, "hvp")
+
+
 def _compiled(f: Callable, wrt: Sequence[str] | None, value: bool, mode: str) -> Callable:
     """The function ``mode`` writes for ``f`` (``grad_f``, ``vjp_f``, ``jac_f``), compiled once."""
     __tracebackhide__ = True
@@ -199,7 +225,8 @@ def gradsource(
     ``buffers=True`` is ``--buffers``: the module also defines a class per function that reuses its
     arrays across calls (see docs/buffers.md).  ``value=False`` is ``--no-value``: each ``grad_NAME``
     returns only the gradients.  ``mode="vjp"`` is ``--vjp`` (``vjp_NAME``), ``mode="jvp"`` ``--jvp``
-    (``jvp_NAME``), ``mode="jacobian"`` ``--jacobian`` (``jac_NAME``), ``mode="holomorphic"``
+    (``jvp_NAME``), ``mode="jacobian"`` ``--jacobian`` (``jac_NAME``), ``mode="hvp"`` ``--hvp``
+    (``hvp_NAME``), ``mode="hessian"`` ``--hessian`` (``hess_NAME``), ``mode="holomorphic"``
     ``--holomorphic`` (``grad_NAME``, the complex derivative: docs/complex.md).
 
     >>> text = gradsource(_example_loss)
@@ -371,7 +398,8 @@ def _compile(
     exec(compile(generated.text, f"<grad of {source.path}::{name}>", "exec"), namespace)  # noqa: S102 - our output
     tape = generated.tapes["lower"][0]
     params = [(p.name, p.default is not NO_DEFAULT) for p in tape.params]
-    prefix = {"grad": "grad_", "vjp": "vjp_", "jacobian": "jac_", "jvp": "jvp_", "holomorphic": "grad_"}[mode]
+    prefixes = {"grad": "grad_", "vjp": "vjp_", "jacobian": "jac_", "jvp": "jvp_", "hvp": "hvp_", "hessian": "hess_"}
+    prefix = prefixes["grad" if mode == "holomorphic" else mode]
     return _Compiled(namespace[prefix + name], name, params, [inp.path for inp in tape.inputs], source.guards)
 
 

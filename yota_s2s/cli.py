@@ -151,33 +151,7 @@ def _parser() -> _Parser:
         help="grad_NAME returns only the gradients (d_A, d_B, ...), like jax.grad, and skips the work that "
         "only the value needs",
     )
-    modes = p.add_mutually_exclusive_group()
-    modes.add_argument(
-        "--vjp",
-        dest="mode",
-        action="store_const",
-        const="vjp",
-        default="grad",
-        help="write vjp_NAME(..., dout) for a function whose value is an array (or a number): it returns "
-        "(value, dA, ...), dout times the Jacobians (see docs/higher-order.md)",
-    )
-    modes.add_argument(
-        "--jvp",
-        dest="mode",
-        action="store_const",
-        const="jvp",
-        help="write jvp_NAME(..., A_dot, B_dot, ...), returning (value, dvalue): the Jacobians times the tangents "
-        "(forward mode, by transposing the vector-Jacobian product)",
-    )
-    modes.add_argument(
-        "--jacobian",
-        dest="mode",
-        action="store_const",
-        const="jacobian",
-        help="write jac_NAME(...), returning (value, J_A, ...) with J_A.shape == value.shape + A.shape",
-    )
-    holomorphic = "grad_NAME returns f'(z) of a holomorphic f, as jax.grad(f, holomorphic=True) (docs/complex.md)"
-    modes.add_argument("--holomorphic", dest="mode", action="store_const", const="holomorphic", help=holomorphic)
+    _mode_flags(p)
     p.add_argument("--format", choices=["ruff"], help=f"run ruff's formatter (ruff=={RUFF_VERSION}) on the module")
     p.add_argument(
         "--verify",
@@ -211,6 +185,54 @@ def _parser() -> _Parser:
     )
     p.add_argument("--version", action="version", version=f"yota-s2s {__version__}")
     return p
+
+
+def _mode_flags(p: _Parser) -> None:
+    """``--vjp``, ``--jvp``, ``--jacobian``, ``--hvp``, ``--hessian``, ``--holomorphic``: what each function
+    computes (one of them)."""
+    modes = p.add_mutually_exclusive_group()
+    modes.add_argument(
+        "--vjp",
+        dest="mode",
+        action="store_const",
+        const="vjp",
+        default="grad",
+        help="write vjp_NAME(..., dout) for a function whose value is an array (or a number): it returns "
+        "(value, dA, ...), dout times the Jacobians (see docs/higher-order.md)",
+    )
+    modes.add_argument(
+        "--jvp",
+        dest="mode",
+        action="store_const",
+        const="jvp",
+        help="write jvp_NAME(..., A_dot, B_dot, ...), returning (value, dvalue): the Jacobians times the tangents "
+        "(forward mode, by transposing the vector-Jacobian product)",
+    )
+    modes.add_argument(
+        "--jacobian",
+        dest="mode",
+        action="store_const",
+        const="jacobian",
+        help="write jac_NAME(...), returning (value, J_A, ...) with J_A.shape == value.shape + A.shape",
+    )
+    modes.add_argument(
+        "--hvp",
+        dest="mode",
+        action="store_const",
+        const="hvp",
+        help="write hvp_NAME(..., v) for a scalar function of one --wrt parameter x, returning (value, dx, Hv): "
+        "Hv = H @ v, the Hessian times v, without forming H",
+    )
+    modes.add_argument(
+        "--hessian",
+        dest="mode",
+        action="store_const",
+        const="hessian",
+        help="write hess_NAME(...) for a scalar function of one --wrt parameter x, returning (value, dx, H) "
+        "with H.shape == x.shape + x.shape",
+    )
+    holomorphic = "grad_NAME returns f'(z) of a holomorphic f, as jax.grad(f, holomorphic=True) (docs/complex.md)"
+    modes.add_argument("--holomorphic", dest="mode", action="store_const", const="holomorphic", help=holomorphic)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

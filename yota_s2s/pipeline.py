@@ -49,6 +49,7 @@ from .transform.finish import (
     stand_ins,
 )
 from .transform.optimize import optimize
+from .transform.second import second_order
 from .transform.types import vector_value
 from .version import __version__
 
@@ -220,7 +221,7 @@ def _differentiate_one(
 ) -> Tape:
     tape = _checked(lower(module, name, table), "lower")
     stages["lower"].append(tape)
-    if mode in ("grad", "holomorphic"):
+    if mode in ("grad", "holomorphic", "hvp", "hessian"):  # (a scalar function)
         _refuse_vector_value(module, name, tape, table)
     tape.facts.mode = (
         "grad" if mode == "holomorphic" else mode
@@ -237,7 +238,12 @@ def _differentiate_one(
         raise UserError("YS004", f"--wrt {unknown[0]!r} is not a parameter of {name}({', '.join(params)})", module.path)
     fn = module.functions.get(name)
     fn_table = complex_types(tape, complex_params(fn) if fn is not None else [], chosen, table, mode)
-    tape = _checked(differentiate(tape, chosen, fn_table, "grad" if mode == "holomorphic" else mode), "differentiate")
+    if mode in ("hvp", "hessian"):  # the gradient differentiated again
+        tape = _checked(second_order(tape, chosen, fn_table, mode), "differentiate")
+    else:
+        tape = _checked(
+            differentiate(tape, chosen, fn_table, "grad" if mode == "holomorphic" else mode), "differentiate"
+        )
     stages["differentiate"].append(tape)
     tape = _checked(optimize(tape, table), "optimize")
     tape = _checked(stacked_tangents(tape, table), "optimize")

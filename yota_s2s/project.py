@@ -18,7 +18,7 @@
     format = "ruff"                   # optional: like --format ruff
     buffers = true                    # optional: like --buffers
     value = false                     # optional: like --no-value (grad_NAME returns only the gradients)
-    mode = "jacobian"                 # optional: "vjp", "jvp", "jacobian", "holomorphic", like --vjp, ...
+    mode = "jacobian"                 # optional: "vjp", "jvp", "jacobian", "hvp", "hessian", "holomorphic", like --jacobian
 
 Paths are relative to the folder of ``pyproject.toml``.  Each entry is the same
 as one command, run in that folder; ``Entry.argv`` is that command, and it is
@@ -44,7 +44,15 @@ FORMATTERS = ("ruff",)
 _TOP_KEYS = ("generate", "rules")
 _ENTRY_KEYS = ("source", "out", "func", "wrt", "target", "rules", "format", "buffers", "value", "mode")
 #: What a generated file's functions compute: the config's ``mode``, the flag that asks for each.
-MODES = {"grad": None, "vjp": "--vjp", "jvp": "--jvp", "jacobian": "--jacobian", "holomorphic": "--holomorphic"}
+MODES = {
+    "grad": None,
+    "vjp": "--vjp",
+    "jvp": "--jvp",
+    "jacobian": "--jacobian",
+    "hvp": "--hvp",
+    "hessian": "--hessian",
+    "holomorphic": "--holomorphic",
+}
 _TABLE = r'tool\s*\.\s*(?:yota-s2s|"yota-s2s"|\'yota-s2s\')'
 
 
@@ -63,7 +71,7 @@ class Entry:
     format: str | None = None
     buffers: bool = False
     value: bool = True
-    mode: str = "grad"  # grad_NAME; vjp_NAME (--vjp); jvp_NAME (--jvp); jac_NAME (--jacobian)
+    mode: str = "grad"  # grad_NAME; vjp_NAME (--vjp); jvp_NAME (--jvp); jac_NAME (--jacobian); hvp_NAME, hess_NAME
 
     def argv(self) -> list[str]:
         """The command's arguments, in the order ``yota-s2s`` writes them in the header.

@@ -423,7 +423,7 @@ def verify_generated(
     """
     import numpy as np
 
-    from .verify_modes import as_gradient
+    from .verify_modes import as_gradient, second_order
 
     if not quiet:
         print(f"yota-s2s: --verify imports {source}: this runs its code", file=sys.stderr)
@@ -432,7 +432,7 @@ def verify_generated(
     exec(compile(text, f"<generated from {source}>", "exec"), namespace)  # noqa: S102 - our output
     positional, named = _load_example(example) if example else ([], {})
     shapes = _parse_shapes(shape_specs)
-    kinds = {n: k for k, n in re.findall(r"^def (grad|vjp|jvp|jac)_(\w+)\(", text, flags=re.MULTILINE)}
+    kinds = {n: k for k, n in re.findall(r"^def (grad|vjp|jvp|jac|hvp|hess)_(\w+)\(", text, flags=re.MULTILINE)}
     names = list(kinds)
     unknown = [s for s in shapes if not any(s in _parameters(getattr(module, n, None)) for n in names)]
     if unknown:
@@ -455,10 +455,14 @@ def verify_generated(
             names_wrt = wrt.get(name) if isinstance(wrt, dict) else wrt
             g, grad_g = f, namespace[f"{kinds[name]}_{name}"]
             kind = "holomorphic" if kinds[name] == "grad" and np.iscomplexobj(f(**inputs)) else kinds[name]
-            if kind != "grad":  # u times the Jacobians: the gradient of sum(u * f), u random (complex: f')
+            checks = [(g, grad_g, names_wrt)]
+            if kind in ("hvp", "hess"):  # dx, then Hv as the gradient of sum(v * dx), v random
+                checks = second_order(kind, f, grad_g, text, rng, inputs, value)
+            elif kind != "grad":  # u times the Jacobians: the gradient of sum(u * f), u random (complex: f')
                 u = rng.standard_normal(np.shape(f(**inputs))) * (1.0 + 1j if kind == "holomorphic" else 1.0)
-                g, grad_g = as_gradient(kind, f, grad_g, u, value)
-            report = check_grads(g, grad_g, inputs, seed=seed, wrt=names_wrt, value=value or kinds[name] != "grad")
+                checks = [(*as_gradient(kind, f, grad_g, u, value), names_wrt)]
+            for g, grad_g, names_wrt in checks:
+                report = check_grads(g, grad_g, inputs, seed=seed, wrt=names_wrt, value=value or kinds[name] != "grad")
         except AssertionError as exc:
             print(f"{source}::{name}: {exc}", file=sys.stderr)
             return 1

@@ -1,5 +1,5 @@
-"""``--verify`` of ``vjp_NAME``, ``jvp_NAME``, ``jac_NAME`` and ``--holomorphic``'s ``grad_NAME``: each
-read as the gradient of a real scalar; the directions of complex arguments.
+"""``--verify`` of ``vjp_NAME``, ``jvp_NAME``, ``jac_NAME``, ``hvp_NAME``, ``hess_NAME`` and ``--holomorphic``'s
+``grad_NAME``: each read as the gradient of a real scalar; the directions of complex arguments.
 
 For a fixed random ``u`` of the value's shape, ``g(*args) = sum(u * f(*args))`` is a scalar
 function whose gradient is ``u`` times the Jacobians: ``vjp_NAME(*args, dout=u)``, or
@@ -18,12 +18,18 @@ is complex) is moved along a complex direction, real and imaginary parts drawn (
     >>> g, grad_g = as_gradient("jac", f, jac_f, np.array([1.0, -1.0]))
     >>> float(g(np.array([1.0, 2.0]))), grad_g(np.array([1.0, 2.0]))[1].tolist()
     (-3.0, [2.0, -4.0])
+
+``hvp_NAME`` and ``hess_NAME`` (``second_order``) are checked twice: their gradient ``dx`` as
+``grad_NAME``'s, against differences of ``f``; then, for a fixed random ``v`` of ``x``'s shape,
+``Hv`` (or ``H`` contracted with ``v``) as the gradient of ``sum(v * dx)``, against differences
+of the ``dx`` just checked.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -90,3 +96,36 @@ def pairing(analytic: object, v: np.ndarray) -> float:
     if np.iscomplexobj(a) or np.iscomplexobj(v):
         return float(np.sum(np.real(np.conj(a) * v)))
     return float(np.sum(np.asarray(a, dtype=np.float64) * v))
+
+
+def second_order(
+    kind: str, f: Callable, fn: Callable, text: str, rng: np.random.Generator, inputs: dict, value: bool = True
+) -> list[tuple[Callable, Callable, list[str]]]:
+    """The two checks of ``hvp_NAME`` or ``hess_NAME`` (``kind``: ``hvp``, ``hess``) of the generated
+    ``text``: ``(g, grad_g, wrt)`` for ``check_grads``, each ``grad_g`` returning the value first
+    (see the module docstring)."""
+    name = f.__name__
+    found = re.search(rf'^def {kind}_{name}\(.*\):\n\s*"""Return .* with respect to (\w+) ', text, flags=re.MULTILINE)
+    x = found.group(1)
+    seed = [p for p in inspect.signature(fn).parameters if p not in inspect.signature(f).parameters]
+    skip = 1 if value else 0
+    v = rng.standard_normal(np.shape(inputs[x]))
+    if np.ndim(inputs[x]) == 0:
+        v = float(v)
+
+    @functools.wraps(f)
+    def first(*args, **kwargs):
+        out = fn(*args, **kwargs, **{seed[0]: v}) if kind == "hvp" else fn(*args, **kwargs)
+        return f(*args, **kwargs), out[skip]
+
+    @functools.wraps(f)
+    def g(*args, **kwargs):
+        return np.sum(v * np.asarray(first(*args, **kwargs)[1]))
+
+    @functools.wraps(f)
+    def grad_g(*args, **kwargs):
+        out = fn(*args, **kwargs, **{seed[0]: v}) if kind == "hvp" else fn(*args, **kwargs)
+        second = out[skip + 1] if kind == "hvp" else np.tensordot(v, out[skip + 1], axes=np.ndim(v))
+        return g(*args, **kwargs), second
+
+    return [(f, first, [x]), (g, grad_g, [x])]

@@ -120,7 +120,7 @@ def _element_read(tape: Tape, eqn: Eqn) -> bool:
         return False
     index = eqn.params["index"]
     # (not a Jacobian's unit seed: a local of its loop, not an argument)
-    seed = tape.facts.seed if tape.facts.mode == "jacobian" else None
+    seed = tape.facts.seed if tape.facts.mode in ("jacobian", "hessian") else None
     return _one_int(index) and eqn.args[0].id in {i.var.id for i in tape.inputs if i.path[0] != seed}
 
 

@@ -140,7 +140,7 @@ def parsed(node: ast.stmt) -> ast.stmt:
 
 
 #: The prefix of the function each mode writes (``Facts.mode``).
-PREFIXES = {"grad": "grad_", "vjp": "vjp_", "jacobian": "jac_", "jvp": "jvp_"}
+PREFIXES = {"grad": "grad_", "vjp": "vjp_", "jacobian": "jac_", "jvp": "jvp_", "hvp": "hvp_", "hessian": "hess_"}
 
 
 def function_name(tape: Tape) -> str:
@@ -156,6 +156,9 @@ def returned(tape: Tape) -> str:
         return f"({tape.name}({params}), dvalue)" if tape.facts.value else "(dvalue,)"
     prefix = "J_" if tape.facts.mode == "jacobian" else "d"
     grads = ", ".join(f"{prefix}{w}" for w in tape.facts.wrt)
+    if tape.facts.mode in ("hvp", "hessian"):
+        grads += ", Hv" if tape.facts.mode == "hvp" else ", H"
+        return f"({tape.name}({params}), {grads})" if tape.facts.value else f"({grads})"
     if not tape.facts.value:
         return f"({grads}{',' if len(tape.facts.wrt) == 1 else ''})"
     return f"({tape.name}({params}), {grads})"
@@ -187,6 +190,11 @@ def docstring(tape: Tape) -> str:
         if not tape.facts.value:
             return f'"""Return {returned(tape)}: {what}.{batch}"""'
         return f'"""Return {returned(tape)}: the value and its Jacobians (J_{w}.shape == np.shape(value) + np.shape({w})).{batch}"""'
+    if mode in ("hvp", "hessian"):
+        w = tape.facts.wrt[0]
+        what = f"Hv = H @ {tape.facts.tangents[0]}" if mode == "hvp" else f"H.shape == np.shape({w}) + np.shape({w})"
+        what = f"the gradient and the Hessian H of {value} with respect to {w} ({what})"
+        return f'"""Return {returned(tape)}: {"the value, " if tape.facts.value else ""}{what}."""'
     if not tape.facts.value:
         return f'"""Return {returned(tape)}: the gradients of {value}."""'
     return f'"""Return {returned(tape)}: the value and its gradients."""'

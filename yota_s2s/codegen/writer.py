@@ -24,6 +24,7 @@ from .flow import FlowWriter
 from .items import ItemWriter
 from .naming import respell
 from .plan import columns_name
+from .second import SecondWriter
 from .seeds import SeedWriter
 from .statements import Line, docstring, render
 from .target import constant, index_expr
@@ -39,14 +40,14 @@ GUARD_COMMENT = "large: in place, by blocks of columns"
 NUMBER_COMMENT = "a number's gradient is a number"
 
 
-class FunctionWriter(FlowWriter, ItemWriter, SeedWriter):
+class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter):
     """Writes ``grad_NAME`` from its plan (see the module docstring)."""
 
     def write(self) -> str:
         """The text of the function; its statements are kept in ``body``."""
         tape = self.tape
         body = self.body
-        rows_loop = tape.facts.mode == "jacobian" and not tape.facts.rows
+        rows_loop = tape.facts.mode in ("jacobian", "hessian") and not tape.facts.rows
         if rows_loop:  # the seed is a local of the loop over the rows
             self.namer.take(tape.facts.seed)
         for inp in tape.inputs:
@@ -66,6 +67,7 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter):
             body.append(Line(None, None, self.namespace_line(), 0, comment="the arrays' namespace (array API)"))
         for n, stmt in enumerate(self.type_checks()):  # (a comment on the first)
             body.append(Line(None, None, stmt, 0, comment=None if n else "the rules hold for real floats"))
+        body.extend(Line(None, None, stmt, 0) for stmt in self.rows_check())  # (hess_NAME's rows written out)
         # x_items = x.tolist() if ... else x, first: the column guard need not test a list's x
         for inp in tape.inputs:
             if inp.var.id in self.plan.listed or inp.var.id in self.plan.element_reads:
@@ -73,7 +75,9 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter):
         guard = self.column_guard()
         if guard is not None:
             body.append(Line(None, None, guard, 0, comment=GUARD_COMMENT))
-        if rows_loop:
+        if tape.facts.mode == "hessian" and rows_loop:
+            returned = self.hessian_rows(body)
+        elif rows_loop:
             returned = self.jacobian_rows(body)
         else:
             self.block(tape, 0, body)
@@ -289,7 +293,7 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter):
         ``x3`` of ``x_items`` (the value's stand-in without ``--value``) by ``x_items is x``
         (a list's elements are floats), 25 ns less.  ``vjp_NAME`` and ``jac_NAME`` check their
         seed instead (``seeds.SeedWriter.seed_check``)."""
-        if self.tape.facts.mode != "grad":
+        if self.tape.facts.mode not in ("grad", "hvp", "hessian"):
             return self.seed_check()
         name = self.tape.name
         witness = self.tape.outputs[0]
@@ -323,6 +327,11 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter):
             is_none = ast.Compare(value, [ast.Is()], [ast.Constant(None)])
             raise_none = ast.Raise(ast.Call(ast.Name("TypeError", ast.Load()), [ast.Constant(none)], []))
             check.orelse = [ast.If(is_none, [raise_none], [])]
+        if facts.mode == "hvp":  # and v has the shape of x
+            last = check
+            while last.orelse:
+                last = last.orelse[0]
+            last.orelse = [self.tangent_checks()]
         return check
 
     def type_checks(self) -> list[ast.stmt]:

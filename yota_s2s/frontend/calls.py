@@ -29,6 +29,7 @@ from ..ir.primitives import primitive
 from .adapters_einsum import subscripts_first
 from .adapters_shape import adapt_shape
 from .fence import lambda_function
+from .generated import edited_helper, generated_helpers
 from .state import LoweringState
 from .values import (
     _NOT_CONSTANT,
@@ -88,6 +89,12 @@ class CallLowering(LoweringState):
                 return {p[0].value: p[1] for p in pairs}
         args = self.elements(node.args, env)
         kwargs = {kw.arg: self.expr(kw.value, env) for kw in node.keywords}
+        if callee.local is not None and receiver is None and callee.module is not None:
+            prim = self.generated_helper(callee, node)  # _unbroadcast(g, x) of a generated module
+            if prim == "grad_stack":
+                return self.grad_stack(args, kwargs, node)
+            if prim is not None:
+                return self.bound_primitive(prim, args, kwargs, node)
         if callee.local is not None:
             if receiver is not None:
                 args = [receiver, *args]
@@ -179,6 +186,10 @@ class CallLowering(LoweringState):
         prim = self.table.names.get(name)
         if prim is None:
             raise self.error("YS031", _no_rule_message(name, node), node)
+        return self.bound_primitive(prim, args, kwargs, node)
+
+    def bound_primitive(self, prim: str, args: list, kwargs: dict, node: ast.AST) -> object:
+        """The equation of ``prim`` with the call's arguments bound to its rule's operands and parameters."""
         rule = self.table[prim]
         try:
             operands, params = bind(rule, args, kwargs)
@@ -206,6 +217,39 @@ class CallLowering(LoweringState):
             operands.extend(sequence)
         atoms = self.list_operands(prim, [self.as_array(o, node) for o in operands], node)
         return self.add(prim, atoms, static, node)
+
+    def generated_helper(self, callee: _Function, node: ast.AST) -> str | None:
+        """The primitive a call of ``callee`` is where it is a runtime helper of a generated module
+        (``frontend.generated``); None for any other function.  An edited helper, or one with no
+        primitive of its own, is refused (YS031)."""
+        module, fn = callee.module, callee.local
+        if module.functions.get(fn.name) is not fn:
+            return None
+        where = f"{fn.name}() of {module.path}, a module yota-s2s generated"
+        if edited_helper(module, fn):
+            why = "its text is not the runtime helper's (edited?), so it is not read as the primitive it was"
+            raise self.error("YS031", f"{where}: {why}: regenerate the module, or rename the function", node)
+        prim = generated_helpers(module).get(fn.name, "")
+        if prim == "":
+            return None
+        if prim == "grad_stack":
+            return prim
+        if prim is None or prim not in self.table or prim in _NOT_READ_BACK:
+            why = "is not read back yet (no rule of its own for a call written in the source)"
+            raise self.error("YS031", f"{where}, {why}", node)
+        return prim
+
+    def grad_stack(self, args: list, kwargs: dict, node: ast.AST) -> object:
+        """``_grad_stack(x, [d0, d1, ...])`` of a generated module: ``x``'s gradient buffer with each
+        row written, zeros past them (the runtime helper's meaning, for an array ``x``)."""
+        rows = args[1] if len(args) == 2 and not kwargs else None
+        if not isinstance(rows, tuple):
+            why = "_grad_stack() of a generated module takes x and a list of its rows written in the call"
+            raise self.error("YS031", why, node)
+        buf = self.add("grad_zeros", [self.as_array(args[0], node)], {}, node)
+        for k, row in enumerate(rows):
+            buf = self.add("index_add", [buf, self.as_array(row, node)], {"index": (k,)}, node)
+        return buf
 
     def adapt(self, name: str, args: list, kwargs: dict, node: ast.AST) -> object | None:
         """Calls whose meaning depends on their arguments' kind, in terms of primitives.
@@ -393,6 +437,11 @@ _FLOAT_DTYPES = {
     "numpy.double": "float64",
     "numpy.single": "float32",
 }
+
+
+#: Helpers whose calls are not the rule's operands as written: ``_index_add(buf, g, np.s_[1:])``
+#: passes its index as a value, where the primitive's is static.
+_NOT_READ_BACK = frozenset({"index_add"})
 
 
 def _float_dtype(value: object) -> str | None:

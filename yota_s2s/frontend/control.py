@@ -39,6 +39,7 @@ from ..ir.regions import close_regions, region_eqn
 from .dicts import _hint
 from .exits import Exits, _always_returns, _jumps, _returns, live_after, loaded_outside, read_first, stored_names
 from .expressions import NeedsUnrolling
+from .generated import fast_path, is_guard
 from .source import statement_text
 from .state import LoweringState
 
@@ -351,6 +352,8 @@ class ControlLowering(LoweringState):
 
     # ------------------------------------------------------------------ if
     def stmt_If(self, node: ast.If, env: dict) -> None:
+        if is_guard(self.module, node):  # a generated function's argument check (``generated``): it only raises
+            return
         names = self.split_dicts(self.carried_names(node, node.body + node.orelse, env), env)
         flag = self.as_array(self.expr(node.test, env), node.test)
         branches = []
@@ -388,6 +391,8 @@ class ControlLowering(LoweringState):
         return out
 
     def expr_IfExp(self, node: ast.IfExp, env: dict) -> object:
+        if fast_path(self.module, node):  # a generated function's scalar fast path: the general one computes the same
+            return self.expr(node.orelse, env)
         flag = self.as_array(self.expr(node.test, env), node.test)
         branches = [
             (lambda e=e: [self.carry_value(self.expr(e, dict(env)), "the value", e)]) for e in (node.body, node.orelse)

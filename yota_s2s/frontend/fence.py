@@ -21,6 +21,7 @@ from ..errors import UserError, UserErrors, located
 from .complexes import complex_errors
 from .constants import NotConstant, array_value
 from .constants import value as constant_value
+from .generated import generated_helpers, guard_lines
 
 #: Calls that are I/O, refused wherever they appear (YS038).
 _IO_CALLS = {"open", "input", "breakpoint"}
@@ -46,6 +47,8 @@ class Module:
     statics: dict[str, ast.expr] = field(default_factory=dict)
     selected: list[str] = field(default_factory=list)
     walked: dict[int, tuple[set[str], bool]] = field(default_factory=dict, repr=False)  # see _walk
+    #: In a module yota-s2s generated, its runtime helpers, each lowered as a primitive (``generated``).
+    helpers: dict[str, str | None] | None = field(default=None, repr=False)
 
     def line(self, n: int) -> str:
         lines = self.source.splitlines()
@@ -91,7 +94,8 @@ def fence(source: str, path: str, funcs: list[str] | None = None) -> Module:
         _Checker(module, errors).check_function(
             fn, entry=fn.name in module.selected and module.functions.get(fn.name) is fn
         )
-        errors += complex_errors(module, fn)
+        guards = guard_lines(module, fn)  # (a generated function's argument checks are not lowered)
+        errors += [e for e in complex_errors(module, fn) if e.line not in guards]
     _check_recursion(module, errors)
     if errors:
         raise UserErrors(sorted(errors, key=lambda e: (e.line, e.col)))
@@ -176,7 +180,8 @@ def check_functions(module: Module, fns: list[ast.FunctionDef]) -> None:
     errors: list[UserError] = []
     for fn in fns:
         _Checker(module, errors).check_function(fn)
-        errors += complex_errors(module, fn)
+        guards = guard_lines(module, fn)
+        errors += [e for e in complex_errors(module, fn) if e.line not in guards]
     if errors:
         raise UserErrors(sorted(errors, key=lambda e: (e.line, e.col)))
 
@@ -184,7 +189,10 @@ def check_functions(module: Module, fns: list[ast.FunctionDef]) -> None:
 def _check_recursion(module: Module, errors: list[UserError]) -> None:
     """A same-file function that calls itself, directly or through others (YS035), at the call."""
     calls: dict[str, list[ast.Call]] = {}
+    helpers = generated_helpers(module)  # (lowered as primitives: their bodies are not read)
     for name, fn in module.functions.items():
+        if name in helpers:
+            continue
         calls[name] = [
             n
             for n in ast.walk(fn)
@@ -293,11 +301,12 @@ def _entry_points(module: Module) -> list[str]:
 
 def _reachable(module: Module) -> list[ast.FunctionDef]:
     methods = _methods(module)
+    helpers = generated_helpers(module)  # (lowered as primitives: their bodies are not read)
     seen: dict[int, ast.FunctionDef] = {}
     todo = [module.functions[n] for n in module.selected]
     while todo:
         fn = todo.pop()
-        if id(fn) in seen:
+        if id(fn) in seen or (fn.name in helpers and module.functions.get(fn.name) is fn):
             continue
         seen[id(fn)] = fn
         for name in _walk(module, fn)[0]:

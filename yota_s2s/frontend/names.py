@@ -32,6 +32,7 @@ from ..ir.core import Lit, Var
 from ..ir.printer import format_path
 from ..sources import read_python
 from .fence import Module, check_functions, parse_module
+from .generated import generated_helpers
 from .state import LoweringState
 from .values import (
     _SUBMODULES,
@@ -95,7 +96,7 @@ class NameResolution(LoweringState):
 
     def local_function(self, name: str, fn: ast.FunctionDef, module: Module) -> _Function:
         self.fn_modules[id(fn)] = module
-        if module is not self.root_module and id(fn) not in self.checked:
+        if module is not self.root_module and id(fn) not in self.checked and fn.name not in generated_helpers(module):
             self.checked.add(id(fn))
             check_functions(module, [fn])  # a helper from another file is fenced like this file's
         return _Function(name, fn, module=module)

@@ -47,8 +47,9 @@ from .types import vector_value
 #: longer value, or one whose length is not known, is differentiated by a loop over its elements.
 ROWS_WRITTEN = 64
 
-#: The modes: what the generated function computes (``Facts.mode``).
-MODES = ("grad", "vjp", "jacobian", "jvp")
+#: The modes: what the generated function computes (``Facts.mode``); ``"hvp"`` and ``"hessian"``
+#: are ``second.second_order``'s, which differentiates this module's gradient again.
+MODES = ("grad", "vjp", "jacobian", "jvp", "hvp", "hessian")
 
 
 def differentiate(tape: Tape, wrt: list[str], table: RuleTable, mode: str = "grad") -> Tape:
@@ -59,6 +60,8 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable, mode: str = "gra
     ``"jacobian"`` either once per element of a value made of ``ROWS_WRITTEN`` or fewer numbers
     (``np.array([e0, e1, ...])``: each gradient is then the stack of its rows), or like ``"vjp"``
     with ``dout`` left for the code generator to set to each unit vector in turn (``Facts.rows``)."""
+    if mode in ("hvp", "hessian"):  # (the pipeline calls second.second_order for them)
+        raise ValueError(f"differentiate() writes first derivatives: mode {mode!r} is second.second_order's")
     if mode == "jvp":
         return transposed(tape, wrt, table)
     grad = tape.copy_header()
@@ -70,7 +73,7 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable, mode: str = "gra
     refuse_passed(tape, passed)
     grad.eqns, plans = forward_sweep(tape.eqns, active, table)
     if mode != "grad":
-        _refuse_objects(tape, wrt)
+        refuse_objects(tape, wrt)
     builder = BackwardBuilder(grad)
     value = tape.outputs[0]
     rows = _scalar_rows(tape, table) if mode == "jacobian" and not plans else None
@@ -215,12 +218,12 @@ def _gradients(
     return outputs, tree
 
 
-def _refuse_objects(tape: Tape, wrt: list[str]) -> None:
-    """``--vjp`` and ``--jacobian`` differentiate with respect to arrays and numbers (YS004)."""
+def refuse_objects(tape: Tape, wrt: list[str], flag: str = "--vjp, --jvp and --jacobian") -> None:
+    """``--vjp``, ``--jacobian`` (``flag``) differentiate with respect to arrays and numbers (YS004)."""
     objects = [w for w in wrt if w in tape.facts.object_params]
     if objects:
         why = (
-            f"--vjp, --jvp and --jacobian differentiate with respect to arrays and numbers, and {objects[0]!r} "
+            f"{flag} differentiate with respect to arrays and numbers, and {objects[0]!r} "
             f"is an object whose attributes {tape.name}() reads: select the arrays with --wrt"
         )
         read = next((e for e in tape.eqns if e.span is not None), None)

@@ -281,8 +281,9 @@ def separate_buffers(tape: Tape) -> Tape:
     which the optimizer made one for every row, made again for each ``index_add`` that writes
     into it), so that each row is built by elements in place (``dx = [dx0, dx1, ...]``) rather
     than by copies of one buffer.  Only the function's own level, and only ``--jacobian``'s
-    rows (``facts.rows``)."""
-    if not tape.facts.rows:
+    rows (``facts.rows``), and ``--hvp``'s and ``--hessian``'s two sweeps (the gradient's and the
+    second's each write into their own buffer, in place, where ``_index_add`` would copy it)."""
+    if not tape.facts.rows and tape.facts.mode not in ("hvp", "hessian"):
         return tape
     zeros = {e.out.id: e for e in tape.eqns if e.prim == "grad_zeros" and e.section == Section.BACKWARD}
     writers = [e for e in tape.eqns if e.prim == "index_add" and isinstance(e.args[0], Var) and e.args[0].id in zeros]

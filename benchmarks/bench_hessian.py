@@ -1,0 +1,160 @@
+"""Second order: ``hvp_NAME`` and ``hess_NAME`` against the gradient, and against JAX's ``hessian``.
+
+Issue 24's targets: the Hessian-vector product of Rosenbrock and of a small MLP loss at most 4x
+the gradient (``grad_NAME``), and the Hessian of Rosenbrock at n = 100 no slower than JAX
+``jit(hessian(f))``; and the Hessian of a polynomial of ``x[0]``, ..., ``x[7]`` (30 terms), whose
+rows ``hess_NAME`` writes out, against JAX's.  All three functions (``grad_``, ``hvp_``, ``hess_``) are generated here from
+the same source, in memory; JAX (the ``arrayapi`` extra installs it) runs on the CPU, on one
+thread, as the benchmark's other peers do (``benchmarks/run.py --threads 1``).  Each time is the
+best of 7 rounds of the process's CPU time (robust to other load on a shared machine).
+
+    python -m benchmarks.bench_hessian            # prints one table
+    python -m benchmarks.bench_hessian --md FILE  # and writes it to FILE
+
+Every figure is checked first: the HVP against the Hessian times ``v``, the Hessian against JAX's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+SOURCE = """\
+import numpy as np
+
+
+def rosen(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def mlp(W1, b1, W2, X, y):
+    h = np.tanh(X @ W1 + b1)
+    p = h @ W2
+    return np.mean((p - y) ** 2)
+"""
+
+
+def _poly_terms(n: int = 8, terms: int = 30) -> str:
+    """A fixed random polynomial of x[0], ..., x[n-1]: ``terms`` products c * x[i] * x[j] ** 2 * x[k]."""
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    out = []
+    for _ in range(terms):
+        i, j, k = rng.integers(0, n, 3)
+        out.append(f"{rng.normal():.3f} * x[{i}] * x[{j}] ** 2 * x[{k}]")
+    return " + ".join(out)
+
+
+def _one_thread() -> None:
+    """One thread for every library, before NumPy and JAX start (as ``benchmarks/run.py --threads 1``)."""
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = "1"
+    flags = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + flags).strip()
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+
+def _best_us(call, seconds: float = 0.05) -> float:
+    n = 1
+    while True:
+        t0 = time.process_time()
+        for _ in range(n):
+            call()
+        if time.process_time() - t0 >= seconds or n >= 1 << 20:
+            break
+        n *= 2
+    best = float("inf")
+    for _ in range(7):
+        t0 = time.process_time()
+        for _ in range(n):
+            call()
+        best = min(best, (time.process_time() - t0) / n)
+    return best * 1e6
+
+
+def _generated(mode: str, wrt: dict) -> dict:
+    from yota_s2s.pipeline import generate
+
+    source = SOURCE + "\n\ndef poly(x):\n    return " + _poly_terms() + "\n"
+    text = generate(source, "second.py", list(wrt), wrt, mode=mode).text
+    namespace: dict = {}
+    exec(compile(text, f"<{mode}>", "exec"), namespace)  # noqa: S102 - the tool's output
+    return namespace
+
+
+def rows() -> list[tuple[str, float, float, str]]:
+    """(what, ours µs, reference µs, the reference's name) of each row of the table."""
+    import numpy as np
+
+    wrt = {"rosen": ["x"], "mlp": ["W1"], "poly": ["x"]}
+    grad, hvp, hess = (_generated(m, wrt) for m in ("grad", "hvp", "hessian"))
+    rng = np.random.default_rng(0)
+    out = []
+    for n in (100, 10_000):
+        x, v = rng.normal(size=n), rng.normal(size=n)
+        if n == 100:
+            H = hess["hess_rosen"](x)[2]
+            assert np.allclose(hvp["hvp_rosen"](x, v)[2], H @ v, rtol=1e-10, atol=1e-8)
+        g = _best_us(lambda x=x: grad["grad_rosen"](x))
+        h = _best_us(lambda x=x, v=v: hvp["hvp_rosen"](x, v))
+        out.append((f"hvp_rosen, n = {n:,}", h, g, "grad_rosen"))
+    X, y = rng.normal(size=(64, 10)), rng.normal(size=(64, 3))
+    W1, b1, W2 = rng.normal(size=(10, 32)) * 0.3, rng.normal(size=32), rng.normal(size=(32, 3)) * 0.3
+    V = rng.normal(size=W1.shape)
+    args = (W1, b1, W2, X, y)
+    H = hess["hess_mlp"](*args)[2].reshape(W1.size, W1.size)
+    assert np.allclose(hvp["hvp_mlp"](*args, V)[2].ravel(), H @ V.ravel(), rtol=1e-9, atol=1e-9)
+    g = _best_us(lambda: grad["grad_mlp"](*args))
+    h = _best_us(lambda: hvp["hvp_mlp"](*args, V))
+    out.append(("hvp_mlp (X 64 x 10, W1 10 x 32, W2 32 x 3; wrt W1)", h, g, "grad_mlp"))
+    x = rng.normal(size=100)
+    ours = _best_us(lambda: hess["hess_rosen"](x))
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        out.append(("hess_rosen, n = 100", ours, float("nan"), "JAX not installed"))
+        return out
+    jax.config.update("jax_enable_x64", True)
+
+    def rosen(x):
+        return jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+    jax_hessian = jax.jit(jax.hessian(rosen))
+    xj = jnp.asarray(x)
+    assert np.allclose(np.asarray(jax_hessian(xj)), hess["hess_rosen"](x)[2], rtol=1e-12, atol=1e-9)
+    theirs = _best_us(lambda: jax_hessian(xj).block_until_ready())
+    out.append(("hess_rosen, n = 100", ours, theirs, "JAX jit(hessian(f))"))
+
+    poly = eval("lambda x: " + _poly_terms(), {})  # (our own fixed text)
+
+    x = rng.normal(size=8)
+    jax_hessian, xj = jax.jit(jax.hessian(poly)), jnp.asarray(x)
+    assert np.allclose(np.asarray(jax_hessian(xj)), hess["hess_poly"](x)[2], rtol=1e-12, atol=1e-12)
+    ours = _best_us(lambda: hess["hess_poly"](x))
+    theirs = _best_us(lambda: jax_hessian(xj).block_until_ready())
+    out.append(("hess_poly, 8 unknowns, 30 terms (rows written out)", ours, theirs, "JAX jit(hessian(f))"))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.bench_hessian", description=__doc__.split("\n\n")[0])
+    p.add_argument("--md", metavar="FILE", help="also write the table here")
+    opts = p.parse_args(argv)
+    _one_thread()
+    lines = ["| what | yota-s2s µs | against µs | ratio |", "|---|--:|--:|--:|"]
+    for what, ours, theirs, name in rows():
+        lines.append(f"| {what} | {ours:,.1f} | {theirs:,.1f} ({name}) | {ours / theirs:.2f} |")
+    text = "\n".join(lines) + "\n"
+    sys.stdout.write(text)
+    if opts.md:
+        Path(opts.md).write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+"""Newton's method with the generated Hessian, and Newton-CG with the generated Hessian-vector products.
+
+python examples/newton/newton.py
+
+hess_logistic.py (--hessian --wrt w) returns (value, dw, H): each Newton step solves H @ step = dw.
+hvp_rosen.py (--hvp) returns (value, dx, H @ v) without forming H: each step of Newton-CG solves
+H @ step = dx by conjugate gradients, one hvp_rosen call per iteration, for n = 100 unknowns.
+"""
+
+import numpy as np
+from hess_logistic import hess_loss
+from hvp_rosen import hvp_rosen
+
+rng = np.random.default_rng(0)
+X = rng.standard_normal((200, 5))
+y = (X @ np.array([1.0, -2.0, 0.5, 0.0, 3.0]) + rng.standard_normal(200) > 0) * 1.0
+w = np.zeros(5)
+for step in range(6):
+    value, dw, H = hess_loss(w, X, y)
+    print(f"newton step {step}: loss {value:.12f}, |gradient| {np.linalg.norm(dw):.1e}")
+    w = w - np.linalg.solve(H, dw)
+
+
+def conjugate_gradients(hvp, b, tol):
+    """Solve H @ s = b for s with the products hvp(v) = H @ v (H positive definite, or stop at a negative curvature)."""
+    s, r = np.zeros_like(b), b.copy()
+    p = r.copy()
+    for _ in range(len(b)):
+        Hp = hvp(p)
+        curvature = p @ Hp
+        if curvature <= 0:
+            return s if s.any() else b
+        alpha = (r @ r) / curvature
+        s, r_new = s + alpha * p, r - alpha * Hp
+        if np.linalg.norm(r_new) < tol:
+            return s
+        p, r = r_new + (r_new @ r_new) / (r @ r) * p, r_new
+    return s
+
+
+x = np.zeros(100)  # (from (-1.2, 1, -1.2, 1, ...) it reaches the local minimum near x[0] = -1, value 3.98)
+for step in range(200):
+    value, dx, _ = hvp_rosen(x, np.zeros_like(x))  # (the value and gradient: the product is not needed here)
+    if np.linalg.norm(dx) < 1e-9:
+        break
+    s = conjugate_gradients(
+        lambda v, x=x: hvp_rosen(x, v)[2], dx, 0.1 * min(1.0, np.linalg.norm(dx)) * np.linalg.norm(dx)
+    )
+    t = 1.0
+    while hvp_rosen(x - t * s, s)[0] > value - 1e-4 * t * (dx @ s) and t > 1e-8:
+        t *= 0.5  # backtracking: a step that decreases the value enough
+    x = x - t * s
+print(f"newton-cg on rosen, n = 100: {step} steps, value {value:.2e}, max |x - 1| {np.abs(x - 1.0).max():.1e}")
