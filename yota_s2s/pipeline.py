@@ -160,6 +160,8 @@ def _generate(
 ) -> Generated:
     if buffers and target != "numpy":
         raise UserError("YS043", f"--buffers writes NumPy code only (not --target {target})", path)
+    if target == "array-api" and mode != "grad":  # (its seed checks and rows use np.shape, np.empty)
+        raise UserError("YS043", f"--target array-api writes grad_NAME only (not --{mode})", path)
     if buffers and mode != "grad":
         raise UserError("YS043", f"--buffers writes classes for grad_NAME only (not --{mode})", path)
     table = load_rules(rules)

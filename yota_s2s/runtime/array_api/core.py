@@ -170,3 +170,16 @@ def _stack_items(items):
     xp = _array_namespace(items)
     rows = [_stack_items(v) if isinstance(v, list | tuple) else xp.asarray(v) for v in items]
     return xp.stack(rows)
+
+
+def _like(x, y):
+    """The value of ``x + y``, ``x - y`` or ``x * y`` that a gradient reads only for its shape and
+    dtype.  NumPy's form is an uninitialised array of them; the standard has no function that
+    gives the promoted dtype of an array and a Python number in every library, so here the
+    product is computed (one operation: ``--no-value`` still leaves out the value's own work)."""
+    return x * y
+
+
+def _like_matmul(x, y):
+    """The product ``x @ y`` that a gradient reads only for its shape and dtype (computed, as ``_like``)."""
+    return x @ y
