@@ -93,7 +93,9 @@ def grad_f(x):
     if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
         _float_arg(x, 'grad_f', 'x')
     x_items = x.tolist() if type(x) is np.ndarray and x.shape == (9,) and (x.dtype in _FLOATS) else x
-    _, x1, x2, x3, x4, x5, x6, x7, x8 = x_items if x_items is not x else (None, x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8])
+    _, x1, x2, x3, x4, x5, x6, x7, x8 = (
+        x_items if x_items is not x else (None, x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8])
+    )
     # forward
     # return (x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 3 * x[1] * x[6] * x[8...
     _t1 = x8 * x8

@@ -240,9 +240,7 @@ def test_jax_arrays_give_the_same_numbers(case, generated_dir, jax_numpy):
 @pytest.mark.parametrize("case", ACCEPTED)
 def test_torch_tensors_give_the_same_numbers(case, generated_dir):
     pytest.importorskip("array_api_compat", reason="array-api-compat is not installed (pip install -e '.[arrayapi]')")
-    torch = pytest.importorskip(
-        "torch", reason="PyTorch is not installed (not in the arrayapi extra: see docs/scale.md)"
-    )
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed (pip install -e '.[arrayapi]')")
     _check_case(case, generated_dir, torch.from_numpy, rtol=1e-10)
 
 
@@ -338,3 +336,23 @@ def test_the_dask_benchmark_runs_and_checks_its_numbers():
     text = bench_dask.table(figures)
     assert "N = 4,000 points" in text and "LocalCluster of 2 processes" in text
     assert all(figures[k] > 0 for k in ("numpy", "array_api_on_numpy", "dask"))
+    blocks = bench_dask.measure_blocks(n=4000, chunks=4, workers=2, repeat=1)  # (it asserts NumPy's numbers)
+    text = bench_dask.table(blocks)
+    assert "4 chunks one after the other" in text and blocks["dask"] > 0 and blocks["numpy"] > 0
+
+
+def test_numpys_default_dtype_is_written():
+    """``np.zeros(n)`` is float64 in NumPy, float32 in PyTorch: the module asks for NumPy's, and a float
+    literal where the standard takes an array is a float64 array (``torch.asarray(2.0)`` is float32)."""
+    src = "import numpy as np\n\ndef f(x):\n    a = np.zeros(3) + np.ones(3)\n    return np.sum(a * x) + np.sqrt(2.0)\n"
+    text = generate(src, "m.py", ["f"], target="array-api").text
+    assert "xp.zeros(3, dtype=xp.float64)" in text and "xp.ones(3, dtype=xp.float64)" in text
+    assert "xp.asarray(2.0, dtype=xp.float64)" in text
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed (pip install -e '.[arrayapi]')")
+    pytest.importorskip("array_api_compat", reason="array-api-compat is not installed (pip install -e '.[arrayapi]')")
+    namespace: dict = {}
+    exec(compile(text, "m.py", "exec"), namespace)  # noqa: S102 - the tool's output
+    x = np.array([0.1, 0.2, 0.3])
+    value, dx = namespace["grad_f"](torch.from_numpy(x))
+    assert value.dtype == torch.float64 and dx.dtype == torch.float64
+    assert abs(float(value) - (np.sum(x) + np.sqrt(2.0))) < 1e-15  # (float32 would be 1e-7 off)

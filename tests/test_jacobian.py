@@ -185,7 +185,8 @@ def test_rows_written_out_share_the_value():
     text = generate(source, "katsura4.py", mode="jacobian").text
     assert "for _k" not in text
     assert "katsura4 = np.array([" in text
-    assert "J_x = np.fromiter([*dx, *dx_1, *dx_2, *dx_3, *dx_4], x.dtype, 25).reshape(5, 5) if x_items is not x" in text
+    rows = "np.fromiter([*dx, *dx_1, *dx_2, *dx_3, *dx_4], x.dtype, 25).reshape(5, 5) if x_items is not x"
+    assert f"J_x = (\n        {rows}\n" in text  # (the statement broken at 120 characters)
     jac = load(text)["jac_katsura4"]
     f = load(source)["katsura4"]
     x = RNG.uniform(-1.0, 1.0, (5, 3))  # a batch of 3 points: a Jacobian per point, the batch axis last

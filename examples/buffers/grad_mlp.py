@@ -91,7 +91,8 @@ def _unbroadcast(g, x):
 
 def grad_loss(W1, b1, W2, b2, X, Y):
     """Return (loss(W1, b1, W2, b2, X, Y), dW1, db1, dW2, db2): the value and its gradients."""
-    if type(W1) is not float and (type(W1) is not np.ndarray or W1.dtype not in _FLOATS):  # the rules hold for real floats
+    # the rules hold for real floats
+    if type(W1) is not float and (type(W1) is not np.ndarray or W1.dtype not in _FLOATS):
         _float_arg(W1, 'grad_loss', 'W1')
     if type(b1) is not float and (type(b1) is not np.ndarray or b1.dtype not in _FLOATS):
         _float_arg(b1, 'grad_loss', 'b1')
@@ -176,7 +177,8 @@ def _kept(lives, *results):
 
 
 class GradLoss:
-    """``grad_loss`` with buffers: an instance is called like it and returns the same (loss(W1, b1, W2, b2, X, Y), dW1, db1, dW2, db2).
+    """``grad_loss`` with buffers: an instance is called like it and returns the same (loss(W1, b1, W2, b2, X, Y), dW1,
+    db1, dW2, db2).
 
     Array results of elementwise operations and matrix products are written (``out=``) into arrays
     allocated by the first call with given argument shapes and dtypes, and reused by the later calls
@@ -186,7 +188,10 @@ class GradLoss:
 
     #: for each buffered result: (the statement of __call__ computing it, the last one reading it or
     #: an alias of it); results of the same shape and dtype whose lives do not overlap share an array
-    lives = ((6, 28), (7, 8), (8, 23), (9, 22), (10, 29), (11, 17), (13, 14), (17, 29), (21, 25), (22, 29), (23, 24), (24, 25), (25, 29), (28, 29))
+    lives = (
+        (6, 28), (7, 8), (8, 23), (9, 22), (10, 29), (11, 17), (13, 14), (17, 29), (21, 25), (22, 29), (23, 24),
+        (24, 25), (25, 29), (28, 29),
+    )
 
     def __init__(self):
         self.buffers = {}  # shapes of the arguments -> one array (or None) per buffered result
@@ -198,7 +203,9 @@ class GradLoss:
         self.owners.clear()
 
     def __call__(self, W1, b1, W2, b2, X, Y):
-        """Return (loss(W1, b1, W2, b2, X, Y), dW1, db1, dW2, db2) as grad_loss does, into the buffers of these argument shapes."""
+        """Return (loss(W1, b1, W2, b2, X, Y), dW1, db1, dW2, db2) as grad_loss does, into the buffers of these argument
+        shapes.
+        """
         _b = self.buffers.get(_key := _shape_key(W1, b1, W2, b2, X, Y))
         _first = _b is None
         if _first:
@@ -207,7 +214,8 @@ class GradLoss:
             return grad_loss(W1, b1, W2, b2, X, Y)
         else:
             W1, b1, W2, b2, X, Y = _detached(self.owners[_key], W1, b1, W2, b2, X, Y)
-        if type(W1) is not float and (type(W1) is not np.ndarray or W1.dtype not in _FLOATS):  # the rules hold for real floats
+        # the rules hold for real floats
+        if type(W1) is not float and (type(W1) is not np.ndarray or W1.dtype not in _FLOATS):
             _float_arg(W1, 'grad_loss', 'W1')
         if type(b1) is not float and (type(b1) is not np.ndarray or b1.dtype not in _FLOATS):
             _float_arg(b1, 'grad_loss', 'b1')

@@ -107,7 +107,9 @@ def _jacobian_rows(x, rows):
 
 
 def jac_katsura4(x):
-    """Return (katsura4(x), J_x): the value and its Jacobians (J_x.shape == np.shape(value) + np.shape(x)). For a batch of points (x[0] an array), J_x[i, k] is d value[i] / d x[k] at each."""
+    """Return (katsura4(x), J_x): the value and its Jacobians (J_x.shape == np.shape(value) + np.shape(x)). For a batch
+    of points (x[0] an array), J_x[i, k] is d value[i] / d x[k] at each.
+    """
     if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
         _float_arg(x, 'jac_katsura4', 'x')
     x_items = x.tolist() if type(x) is np.ndarray and x.shape == (5,) and (x.dtype in _FLOATS) else x
@@ -116,10 +118,21 @@ def jac_katsura4(x):
     # return np.array([x[0] * x[0] + 2.0 * (x[1] * x[1] + x[2] * x[2] + x[3] * x[3] + x[4] * x[4]) - x[...
     _t1 = x1 * x1
     _t2 = x1 * x2
-    katsura4 = np.array([x0 * x0 + 2.0 * (_t1 + x2 * x2 + x3 * x3 + x4 * x4) - x0, 2.0 * (x0 * x1 + _t2 + x2 * x3 + x3 * x4) - x1, 2.0 * (x0 * x2 + x1 * x3 + x2 * x4) + _t1 - x2, 2.0 * (x0 * x3 + _t2 + x1 * x4) - x3, x0 + 2.0 * (x1 + x2 + x3 + x4) - 1.0])
+    katsura4 = np.array([
+        x0 * x0 + 2.0 * (_t1 + x2 * x2 + x3 * x3 + x4 * x4) - x0,
+        2.0 * (x0 * x1 + _t2 + x2 * x3 + x3 * x4) - x1,
+        2.0 * (x0 * x2 + x1 * x3 + x2 * x4) + _t1 - x2,
+        2.0 * (x0 * x3 + _t2 + x1 * x4) - x3,
+        x0 + 2.0 * (x1 + x2 + x3 + x4) - 1.0,
+    ])
     # backward
     if katsura4.shape != ((5,) if x_items is not x else (5,) + np.shape(x)[1:]):
-        raise ValueError("jac_katsura4: the Jacobian's rows are the 5 elements of katsura4(x), which must be numbers (or, for a batch of points, arrays of the shape of x[0]): its value has shape " + str(katsura4.shape))
+        raise ValueError(
+            (
+                "jac_katsura4: the Jacobian's rows are the 5 elements of katsura4(x), which must be numbers (or, for "
+                'a batch of points, arrays of the shape of x[0]): its value has shape '
+            ) + str(katsura4.shape),
+        )
     # grad of: return np.array([x[0] * x[0] + 2.0 * (x[1] * x[1] + x[2] * x[2] + x[3] * x[3] + x[4] * x[4]) - x[...
     _t3 = 2.0 * x4
     dx4 = 4.0 * x4
@@ -157,5 +170,8 @@ def jac_katsura4(x):
     dx_41 = 2.0
     dx_40 = 1.0
     dx_4 = [dx_40, dx_41, dx_42, dx_43, dx_44]
-    J_x = np.fromiter([*dx, *dx_1, *dx_2, *dx_3, *dx_4], x.dtype, 25).reshape(5, 5) if x_items is not x else _jacobian_rows(x, [dx, dx_1, dx_2, dx_3, dx_4])
+    J_x = (
+        np.fromiter([*dx, *dx_1, *dx_2, *dx_3, *dx_4], x.dtype, 25).reshape(5, 5) if x_items is not x
+        else _jacobian_rows(x, [dx, dx_1, dx_2, dx_3, dx_4])
+    )
     return katsura4, J_x

@@ -88,7 +88,9 @@ def _unreduce(g, x):
 
 
 def hess_loss(w, X, y):
-    """Return (loss(w, X, y), dw, H): the value, the gradient and the Hessian H of loss(w, X, y) with respect to w (H.shape == np.shape(w) + np.shape(w))."""
+    """Return (loss(w, X, y), dw, H): the value, the gradient and the Hessian H of loss(w, X, y) with respect to w
+    (H.shape == np.shape(w) + np.shape(w)).
+    """
     if type(w) is not float and (type(w) is not np.ndarray or w.dtype not in _FLOATS):  # the rules hold for real floats
         _float_arg(w, 'hess_loss', 'w')
     if isinstance(X, complex) or (type(X) is np.ndarray and X.dtype.kind == 'c'):

@@ -229,7 +229,11 @@ def grad_loss(k, pos0, observed, steps=20):
         vel = _t22 + _t23
         # path.append(p + dt * vel)
         _t24 = 0.05 * vel
-        _stack.append((p, _t24, _t22, _t23, _t21, acc2_2, f_4, _t20, acc0_2, length_4, d_4, _t19, _t18, _t17, acc0_1, f_3, _t16, acc3_1, length_3, d_3, _t15, _t14, _t13, acc3, f_2, _t12, acc2_1, length_2, d_2, _t11, _t10, _t9, acc2, f_1, _t8, acc1_1, length_1, d_1, _t7, _t6, _t5, acc1, f, _t4, length, d, _t3, _t2, path))
+        _stack.append((
+            p, _t24, _t22, _t23, _t21, acc2_2, f_4, _t20, acc0_2, length_4, d_4, _t19, _t18, _t17, acc0_1, f_3, _t16,
+            acc3_1, length_3, d_3, _t15, _t14, _t13, acc3, f_2, _t12, acc2_1, length_2, d_2, _t11, _t10, _t9, acc2, f_1,
+            _t8, acc1_1, length_1, d_1, _t7, _t6, _t5, acc1, f, _t4, length, d, _t3, _t2, path,
+        ))
         path = [*path, p + _t24]
     # traj = np.stack(path[1:])
     traj = np.array(path[1:])
@@ -247,7 +251,11 @@ def grad_loss(k, pos0, observed, steps=20):
     dvel = _grad_zeros(vel)
     dk = _grad_zeros(k)
     for step in reversed(range(steps)):
-        p, _t24, _t22, _t23, _t21, acc2_2, f_4, _t20, acc0_2, length_4, d_4, _t19, _t18, _t17, acc0_1, f_3, _t16, acc3_1, length_3, d_3, _t15, _t14, _t13, acc3, f_2, _t12, acc2_1, length_2, d_2, _t11, _t10, _t9, acc2, f_1, _t8, acc1_1, length_1, d_1, _t7, _t6, _t5, acc1, f, _t4, length, d, _t3, _t2, path_1 = _stack.pop()
+        (
+            p, _t24, _t22, _t23, _t21, acc2_2, f_4, _t20, acc0_2, length_4, d_4, _t19, _t18, _t17, acc0_1, f_3, _t16,
+            acc3_1, length_3, d_3, _t15, _t14, _t13, acc3, f_2, _t12, acc2_1, length_2, d_2, _t11, _t10, _t9, acc2, f_1,
+            _t8, acc1_1, length_1, d_1, _t7, _t6, _t5, acc1, f, _t4, length, d, _t3, _t2, path_1,
+        ) = _stack.pop()
         # grad of: path.append(p + dt * vel)
         _t27 = dpath[-1]
         _t28 = _unbroadcast(_t27, p)

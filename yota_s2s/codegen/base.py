@@ -22,7 +22,7 @@ from .naming import CALLED_BUILTINS, Names, respell
 from .plan import FunctionPlan
 from .standard import VARIANT, refusal
 from .statements import Line, function_name
-from .target import Backend, constant
+from .target import Backend, literal
 
 
 class WriterBase:
@@ -103,9 +103,9 @@ class WriterBase:
 
     def atom(self, a: Atom) -> ast.expr:
         if isinstance(a, Lit):
-            return constant(a.value)
+            return literal(a)
         if a.id in self.consts:
-            return constant(self.consts[a.id].value)
+            return literal(self.consts[a.id])
         if a.id in self.plan.inline and a.id not in self.row_arrays:
             return self.expression(self.plan.defs[a.id])
         return ast.Name(self.names[a.id], ast.Load())

@@ -41,7 +41,8 @@ to buffer, keeps the plain code: its class calls ``grad_NAME``.
             return grad_f(x)
         else:
             (x,) = _detached(self.owners[_key], x)
-        if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
+        # the rules hold for real floats
+        if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):
             _float_arg(x, 'grad_f', 'x')
         # forward
         # return np.sum(np.exp(x))
@@ -55,6 +56,8 @@ to buffer, keeps the plain code: its class calls ``grad_NAME``.
 from __future__ import annotations
 
 import ast
+import functools
+import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -62,6 +65,7 @@ from types import MappingProxyType
 from ..ir.core import Lit, Tape, Var
 from ..ir.primitives import primitive
 from ..ir.regions import VALUE_SHAPED, all_tapes
+from .layout import WIDTH
 from .naming import Names, counted, primed
 from .statements import Else, Line, chunks, parsed, returned
 from .target import Backend
@@ -423,14 +427,15 @@ class _BufferedClass:
 
 def _class_doc(name: str, returns: str, reason: str | None) -> str:
     """The docstring of a buffered class; ``reason`` says why it keeps the plain code, if it does."""
-    if reason is not None:
-        return (
-            f'    """``{name}``, computed per call: this function keeps the plain code ({reason}).\n\n'
-            f"    An instance is called like ``{name}`` and returns the same {returns} (fresh arrays).\n"
-            '    """'
-        )
+    if reason is not None:  # (lines of at most layout.WIDTH characters: a name may be long)
+        first = f'"""``{name}``, computed per call: this function keeps the plain code ({reason}).'
+        second = f"An instance is called like ``{name}`` and returns the same {returns} (fresh arrays)."
+        wrap = functools.partial(textwrap.fill, width=WIDTH, initial_indent="    ", subsequent_indent="    ")
+        return f'{wrap(first)}\n\n{wrap(second)}\n    """'
+
+    first = f'"""``{name}`` with buffers: an instance is called like it and returns the same {returns}.'
     return (
-        f'    """``{name}`` with buffers: an instance is called like it and returns the same {returns}.\n\n'
+        textwrap.fill(first, width=WIDTH, initial_indent="    ", subsequent_indent="    ") + "\n\n"
         "    Array results of elementwise operations and matrix products are written (``out=``) into arrays\n"
         "    allocated by the first call with given argument shapes and dtypes, and reused by the later calls\n"
         "    with the same ones.  The returned gradients may be these arrays: the next call with the same\n"

@@ -26,7 +26,7 @@ from ..dsl.rule import RuleTable
 from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
 from ..ir.shapes import ShapeClasses, shape_classes
 from .plan import FunctionPlan, columns_name, plan_function
-from .target import Backend, constant
+from .target import Backend, literal
 from .ufunc import rebuild, ufunc_call
 from .writer import FunctionWriter
 
@@ -47,8 +47,28 @@ class ColumnsPlan:
 
 def columns_form(tape: Tape, table: RuleTable, backend: Backend, ranks: Mapping[str, int]) -> ColumnsWriter:
     """The writer of ``_grad_NAME_columns`` for ``tape``, whose arguments ``ranks`` are blocked."""
-    plan = plan_function(_buffers_first(tape), table, backend, columns=False, columns_form=True)
+    plan = plan_function(_buffers_first(_without_value(tape, table)), table, backend, columns=False, columns_form=True)
     return ColumnsWriter(plan, _ColumnsPlanner(plan, table, backend, ranks).plan_columns(), table, backend)
+
+
+def _without_value(tape: Tape, table: RuleTable) -> Tape:
+    """Without ``--value``, ``tape`` without the value it keeps for ``grad_NAME``'s scalar check (the
+    columns form checks nothing: ``grad_NAME`` did), and without what only the value read; a loop,
+    a branch, an effect or a random draw stays."""
+    if tape.facts.value or not tape.outputs or not isinstance(tape.outputs[0], Var):
+        return tape
+    outputs = [Lit(None), *tape.outputs[1:]]
+    live = {a.id for a in outputs if isinstance(a, Var)}
+    kept = []
+    for eqn in reversed(tape.eqns):
+        rule = table.rules.get(eqn.prim)
+        impure = eqn.regions or eqn.prim == "effect" or (rule is not None and not rule.pure)
+        if impure or any(o.id in live for o in eqn.outs):
+            kept.append(eqn)
+            live.update(a.id for a in eqn.args if isinstance(a, Var))
+    new = tape.copy_header()
+    new.eqns, new.outputs = kept[::-1], outputs
+    return new
 
 
 class _ColumnsPlanner:
@@ -147,9 +167,7 @@ class _ColumnsPlanner:
         of an equation written as one ufunc call (``ufunc_call``), or None."""
         if eqn.regions or len(eqn.outs) != 1:
             return None
-        holders = [
-            ast.Name(f"_{i}_", ast.Load()) if isinstance(a, Var) else constant(a.value) for i, a in enumerate(eqn.args)
-        ]
+        holders = [ast.Name(f"_{i}_", ast.Load()) if isinstance(a, Var) else literal(a) for i, a in enumerate(eqn.args)]
         rule = self.table.rules[eqn.prim]
         value = self.backend.expression(
             eqn, holders, rule, [isinstance(a, Var) and a.id in self.plan.methods for a in eqn.args], set()

@@ -17,7 +17,7 @@ at run time, which may repeat a position) is refused at generation time, located
     >>> from yota_s2s.dsl.load import load_rules
     >>> rules = load_rules()
     >>> ast.unparse(ARRAY_API.expression(Eqn("sqrt", [Var()], {}, [Var()]), [ast.Constant(2.0)], rules["sqrt"]))
-    'xp.sqrt(xp.asarray(2.0))'
+    'xp.sqrt(xp.asarray(2.0, dtype=xp.float64))'
     >>> e = Eqn("arctan2", [Var(), Var()], {}, [Var()])
     >>> ast.unparse(ARRAY_API.expression(e, [ast.Name("x"), ast.Name("y")], rules["arctan2"]))
     'xp.atan2(x, y)'
@@ -49,6 +49,9 @@ ARRAY_PARAMETERS = ("x", "x1", "x2", "condition")
 
 #: NumPy functions the standard lacks, written as a helper of the variant (same arguments): ``np.dot(x, y)``.
 HELPER_FUNCTIONS = {"dot": "_dot", "outer": "_outer"}
+
+#: The standard's creation functions whose default dtype is the library's floating one where NumPy's is float64.
+DEFAULT_FLOAT_CREATION = frozenset({"zeros", "ones", "empty", "eye", "linspace", "full"})
 
 #: Primitives written as a helper of the variant: ``np.shape(x)`` is ``_shape(x)`` (a number has none).
 HELPER_PRIMITIVES = {"shape": "_shape", "size": "_size", "ndim": "_ndim", "list_stack": "_stack_items"}
@@ -177,7 +180,25 @@ class StandardBackend(Backend):
                 call.func = ast.Name(HELPER_FUNCTIONS[name], ast.Load())
             else:
                 call.func.attr = array_api.SPELLINGS.get(name, name)
+                self._numpy_default_dtype(call)
         return expr
+
+    def _numpy_default_dtype(self, call: ast.Call) -> None:
+        """``np.zeros(n)`` as ``xp.zeros(n, dtype=xp.float64)``: NumPy's default floating dtype is
+        float64, the standard leaves it to the library (PyTorch's is float32), so a creation
+        function without a dtype gets NumPy's (``full`` where its fill value is a float)."""
+        name = call.func.attr
+        if name not in DEFAULT_FLOAT_CREATION or any(k.arg == "dtype" for k in call.keywords):
+            return
+        if name == "full":
+            fill = (
+                call.args[1]
+                if len(call.args) > 1
+                else next((k.value for k in call.keywords if k.arg == "fill_value"), None)
+            )
+            if not (isinstance(fill, ast.Constant) and isinstance(fill.value, float)):
+                return
+        call.keywords.append(ast.keyword("dtype", self.attr("float64")))
 
     def _arrays_for_numbers(self, expr: ast.expr, args: set[int]) -> ast.expr:
         """``xp.sqrt(2.0)`` as ``xp.sqrt(xp.asarray(2.0))``: a number literal where the standard's
@@ -194,7 +215,10 @@ class StandardBackend(Backend):
         for k, a in enumerate(expr.args):
             number = isinstance(a, ast.Constant) or (isinstance(a, ast.UnaryOp) and isinstance(a.operand, ast.Constant))
             if k < len(params) and params[k] in ARRAY_PARAMETERS and number:
-                expr.args[k] = self.call("asarray", [a])
+                value = a.value if isinstance(a, ast.Constant) else a.operand.value
+                # (a float as NumPy reads it, float64: PyTorch's asarray(2.0) is float32)
+                float64 = [ast.keyword("dtype", self.attr("float64"))] if isinstance(value, float) else []
+                expr.args[k] = ast.Call(self.attr("asarray"), [a], float64)
         return expr
 
     # ------------------------------------------------------------------ checking against the standard

@@ -22,6 +22,7 @@ import copy
 from dataclasses import dataclass
 
 from ..ir.core import Section, Span, Tape
+from .layout import WIDTH
 
 
 class Else(ast.stmt):
@@ -105,11 +106,16 @@ def chunks(lines: list[Line], function: str, indent: int = 1) -> list[tuple[list
         if key is not None and key != last_key and span.text:
             prefix = "" if sec == Section.FORWARD else "grad of: "
             where = f" (in {span.func})" if span.func and span.func != function else ""
-            comments.append(f"{pad}# {prefix}{span.text}{where}")
+            comments.append(f"{pad}# {prefix}{_cut(span.text, WIDTH - len(pad) - len(prefix) - len(where) - 2)}{where}")
         if key is not None:
             last_key = key
         out.append((comments, [pad + text for text in statement_text(line).splitlines()]))
     return out
+
+
+def _cut(text: str, room: int) -> str:
+    """A source line echoed in a comment, cut to ``room`` characters (ending ``...``)."""
+    return text if len(text) <= room else text[: max(room - 3, 8)].rstrip() + "..."
 
 
 def parsed(node: ast.stmt) -> ast.stmt:

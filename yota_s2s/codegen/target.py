@@ -25,10 +25,11 @@ import copy
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Self
 
 from ..dsl.rule import Rule
 from ..errors import InternalError, at_span
-from ..ir.core import Dyn, Eqn, Section, Slice
+from ..ir.core import Dyn, Eqn, Lit, Section, Slice
 from ..ir.primitives import STATIC_LIBRARY, STATIC_OPERAND, primitive
 from .cupy_api import CupyApi
 from .cupy_api import load as load_cupy_api
@@ -53,6 +54,30 @@ def constant(value: object) -> ast.expr:
     if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
         return ast.UnaryOp(ast.USub(), ast.Constant(-value))
     return ast.Constant(value)
+
+
+class Folded(float):
+    """A float folded from constants, written as the expression it was folded from (``Lit.text``,
+    in parentheses: ``(3 * 0.05)``), which Python evaluates to the same float.  It is a float
+    everywhere else: the passes that read constants see its value."""
+
+    text: str
+
+    def __new__(cls, value: float, text: str = "") -> Self:
+        obj = float.__new__(cls, value)
+        obj.text = text
+        return obj
+
+    def __repr__(self) -> str:
+        return f"({self.text})" if self.text else float.__repr__(self)
+
+
+def literal(lit: Lit) -> ast.expr:
+    """The expression of a constant argument: its value (``constant``), or the expression a float
+    was folded from where its repr would not read as the source wrote it (``Lit.text``)."""
+    if lit.text is not None and type(lit.value) is float:
+        return ast.Constant(Folded(lit.value, lit.text))
+    return constant(lit.value)
 
 
 def dotted(name: str) -> ast.expr:

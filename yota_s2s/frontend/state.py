@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator
 from ..dsl.rule import RuleTable
 from ..errors import UserError, located, position
 from ..ir.core import Atom, Eqn, Lit, Span, Tape, Var
-from ..ir.primitives import fold_constant, primitive
+from ..ir.primitives import fold_lits, primitive
 from .fence import Module
 from .values import _Indexed, _Own, _Unresolved
 
@@ -199,10 +199,8 @@ class LoweringState:
         """Append ``prim(args, params)`` (folding arithmetic on constants) and return its value."""
         if prim == "len" and len(args) == 1 and isinstance(args[0], Lit) and isinstance(args[0].value, tuple | str):
             return Lit(len(args[0].value))  # len(LAYERS) of a module constant: a loop bound known now
-        if all(isinstance(a, Lit) for a in args):
-            ok, value = fold_constant(prim, [a.value for a in args])
-            if ok:
-                return Lit(value)
+        if all(isinstance(a, Lit) for a in args) and (folded := fold_lits(prim, args)) is not None:
+            return folded
         span = self.span_at(node)
         out = self.tape.add_eqn(prim, args, params, span)
         self.prims[out.id] = prim

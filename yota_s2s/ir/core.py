@@ -41,13 +41,21 @@ class Var:
 
 @dataclass(frozen=True)
 class Lit:
-    """A constant argument (int, float, bool, None, str or a tuple of them)."""
+    """A constant argument (int, float, bool, None, str or a tuple of them).
+
+    ``text``: for a float folded from constants whose shortest repr would not read as the
+    source wrote it (``3 * 0.05`` is ``0.15000000000000002``), the expression it was folded
+    from, which Python evaluates to the same float (``primitives.fold_lits``); the generated
+    code writes it.  Not part of the constant's identity."""
 
     value: object
+    text: str | None = field(default=None, compare=False, repr=False)
 
     def key(self) -> tuple:
-        """A hashable key that tells 1 from 1.0 from True."""
-        return _lit_key(self.value)
+        """A hashable key that tells 1 from 1.0 from True (and ``0.1 * 3`` from ``0.1 + 0.2``, the
+        same float written two ways: each is written where the source has it)."""
+        key = _lit_key(self.value)
+        return key if self.text is None else (*key, self.text)
 
 
 def _lit_key(value: object) -> tuple:

@@ -52,7 +52,7 @@ def drop_value(tape: Tape, table: RuleTable) -> Tape:
     """
     tape = _size_of_live_values(tape, table)
     kept = _with_first_output(tape, Lit(None), table)
-    if tape.facts.check_scalar:
+    if tape.facts.check_scalar and tape.facts.mode != "jvp":  # (jvp_NAME checks its tangents, not its value)
         kept = _with_first_output(tape, _scalar_witness(tape, kept, table) or tape.outputs[0], table)
     kept.out_tree = list(tape.out_tree[1:])
     kept.facts.value = False
@@ -135,7 +135,13 @@ def stand_ins(tape: Tape, table: RuleTable, sizes: bool = True) -> Tape:
             shape_only.add(out.id)
             if sizes and sized.get(out.id) and record.stand_in == "like":
                 size_only.add(out.id)
-        if out is not None and reads.get(out.id) and record.same_inexact and value_key(eqn.args[0]) in inexact:
+        same = _same_shape_operand(eqn, inexact) if record.stand_in == "like" else None
+        if out is not None and reads.get(out.id) and same is not None:
+            # _like(x, x), _like(x, 2.0): x has the shape and dtype the gradient reads, no stand-in
+            aliases[out.id] = eqn.args[same]
+            positions = tuple(k for k, a in enumerate(eqn.args) if a is eqn.args[same] or _same_var(a, eqn.args[same]))
+            size_use = sized.get(out.id, True)
+        elif out is not None and reads.get(out.id) and record.same_inexact and value_key(eqn.args[0]) in inexact:
             aliases[out.id] = eqn.args[0]  # its operand is read as it would have been
             positions, size_use = (0,), sized.get(out.id, True)
         else:
@@ -176,6 +182,26 @@ def stand_ins(tape: Tape, table: RuleTable, sizes: bool = True) -> Tape:
             eqn = Eqn(primitive(eqn.prim).stand_in, list(eqn.args), {}, list(eqn.outs), eqn.span, (), eqn.section)
         new.eqns.append(eqn)
     return dce(new, table) if broadcasts else new
+
+
+def _same_var(a: Atom, b: Atom) -> bool:
+    return isinstance(a, Var) and isinstance(b, Var) and a.id == b.id
+
+
+def _same_shape_operand(eqn: Eqn, inexact: set[tuple]) -> int | None:
+    """The position of an operand of ``x + y``, ``x - y`` or ``x * y`` whose shape and dtype the
+    result has: ``x`` of ``x * x``, or of ``x * 2.0`` where ``x`` is surely inexact (a Python
+    number does not change a float array's dtype); None for two different values."""
+    if len(eqn.args) != 2:
+        return None
+    a, b = eqn.args
+    if isinstance(a, Var) and isinstance(b, Var) and a.id == b.id:
+        return 0
+    for k, (x, other) in enumerate(((a, b), (b, a))):
+        number = isinstance(other, Lit) and type(other.value) in (int, float)
+        if number and isinstance(x, Var) and value_key(x) in inexact:
+            return k
+    return None
 
 
 def float_literals(tape: Tape) -> Tape:

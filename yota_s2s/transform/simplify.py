@@ -36,7 +36,7 @@ reductions, spreads and shapes; ``Identities`` dispatches on the primitive.
 from __future__ import annotations
 
 from ..ir.core import Atom, Lit, Slice, Var
-from ..ir.primitives import fold_constant, primitive
+from ..ir.primitives import fold_lits, primitive
 from ..ir.shapes import SCALAR
 from .rewrite import RewriterBase, Step
 from .values import all_lits, is_const
@@ -234,10 +234,8 @@ class ArithmeticIdentities(RewriterBase):
                 return "neg", [x], {}
             if isinstance(y, Lit) and (m := self.def_of(x, "mul")):
                 for c, z in (m.args, m.args[::-1]):
-                    if isinstance(c, Lit):
-                        ok, value = fold_constant("mul", [y.value, c.value])
-                        if ok:
-                            return "mul", [Lit(value), z], {}
+                    if isinstance(c, Lit) and (folded := fold_lits("mul", [y, c])) is not None:
+                        return "mul", [folded, z], {}
         for i, x in enumerate(args):
             if n := self.def_of(x, "neg"):
                 inner = list(args)
@@ -386,10 +384,8 @@ class Identities(ArithmeticIdentities, ShapeIdentities):
 
     def simplify(self, prim: str, args: list[Atom], params: dict) -> Step:
         """One rewrite of ``prim(args)``: an atom, a new ``(prim, args, params)``, or None."""
-        if all_lits(args):
-            ok, value = fold_constant(prim, [a.value for a in args])
-            if ok:
-                return Lit(value)
+        if all_lits(args) and (folded := fold_lits(prim, args)) is not None:
+            return folded
         method = _SIMPLIFIERS.get(prim)
         return method(self, args, params) if method else None
 

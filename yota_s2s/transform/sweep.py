@@ -27,7 +27,7 @@ from ..dsl.rule import RuleTable
 from ..dsl.splice import instantiate
 from ..errors import at_span
 from ..ir.core import Atom, Eqn, Lit, Section, Span, Tape, Var
-from ..ir.primitives import fold_constant
+from ..ir.primitives import fold_lits
 from ..ir.regions import LEADING, first_carried, is_control
 from .complexes import complex_adjoint
 
@@ -41,10 +41,8 @@ class BackwardBuilder:
         self.created: set[int] = set()
 
     def add(self, prim: str, args: list[Atom], params: dict[str, object]) -> Atom:
-        if all(isinstance(a, Lit) for a in args):
-            ok, value = fold_constant(prim, [a.value for a in args])
-            if ok:
-                return Lit(value)
+        if all(isinstance(a, Lit) for a in args) and (folded := fold_lits(prim, args)) is not None:
+            return folded
         out = self.tape.add_eqn(prim, args, params, self.span, section=Section.BACKWARD)
         self.created.add(out.id)
         return out

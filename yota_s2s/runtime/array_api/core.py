@@ -200,3 +200,16 @@ def _jacobian_stack(rows, f, x):
         return xp.zeros(_shape(f) + shape, dtype=dtype, device=_device(x))
     stacked = xp.stack([xp.broadcast_to(xp.asarray(r, dtype=dtype), shape) for r in rows])
     return xp.reshape(stacked, _shape(f) + shape)
+
+
+def _like(x, y):
+    """The value of ``x + y``, ``x - y`` or ``x * y`` that a gradient reads only for its shape and
+    dtype.  NumPy's form is an uninitialised array of them; the standard has no function that
+    gives the promoted dtype of an array and a Python number in every library, so here the
+    product is computed (one operation: ``--no-value`` still leaves out the value's own work)."""
+    return x * y
+
+
+def _like_matmul(x, y):
+    """The product ``x @ y`` that a gradient reads only for its shape and dtype (computed, as ``_like``)."""
+    return x @ y

@@ -1,0 +1,421 @@
+"""Lines of at most 120 characters: a generated module's long lines broken where a reader expects.
+
+The writers print each statement on one line (``ast.unparse``); ``fit_module`` breaks the
+lines longer than ``WIDTH`` afterwards, without changing what the module computes:
+
+- a long sum (or product, ``and``/``or`` chain, comparison) is put in parentheses and broken
+  before its top-level operators, as many terms to a line as fit::
+
+      _t5 = (
+          2 * x0 * x1 + 3 * x2 ** 2 + ...
+          - 4 * x3 ** 3 * x0
+      )
+
+- a long call, list, tuple, dict or subscript puts its items one level in: all on one line
+  if they fit, as many to a line as fit when they are short (a row of numbers), else one to
+  a line, each broken again if it is still too long; a trailing comma ends the last; a call
+  of one list or tuple hugs its brackets (``np.stack([`` ... ``])``);
+- a long string is cut at spaces into pieces that Python joins again (``"a " "b"``);
+- a long docstring is wrapped into a multi-line docstring;
+- a comment line (the source line a group of statements comes from) is cut, ending ``...``;
+  a statement's trailing comment that no longer fits goes on the line above it.
+
+Every statement is re-read after it is broken: its syntax tree must be the one it had (its
+docstrings' words the same), else the line is kept as it was.  The header's ``# regenerate:``
+and ``# also-read:`` lines hold a command and a path, which are never cut.
+
+    >>> text = "x = f(" + ", ".join(f"a{i}" for i in range(40)) + ")\\n"
+    >>> print(fit_module(text))  # doctest: +NORMALIZE_WHITESPACE
+    x = f(
+        a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18, a19, a20, a21, a22, a23,
+        a24, a25, a26, a27, a28, a29, a30, a31, a32, a33, a34, a35, a36, a37, a38, a39,
+    )
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import textwrap
+import tokenize
+
+#: The longest line a generated module holds (the project's ruff line length).
+WIDTH = 120
+#: The header lines that are never cut (a shell command, a path).
+UNCUT = ("# regenerate:", "# also-read:")
+#: Items up to this long are packed several to a line (numbers, names); longer ones one to a line.
+SHORT_ITEM = 32
+_STEP = 4
+
+#: The operators of a chain written on one level: those of one precedence, left-associative.
+_LEVELS = [
+    (ast.Add, ast.Sub),
+    (ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.MatMult),
+    (ast.BitOr,),
+    (ast.BitXor,),
+    (ast.BitAnd,),
+    (ast.LShift, ast.RShift),
+]
+
+
+def fit_module(text: str, width: int = WIDTH) -> str:
+    """``text`` with each line longer than ``width`` broken (see the module docstring)."""
+    lines = text.split("\n")
+    if all(len(line) <= width for line in lines):
+        return text
+    out: list[str] = []
+    for line in lines:
+        out.extend([line] if len(line) <= width else fit_line(line, width))
+    fitted = "\n".join(out)
+    if _tree(fitted) != _tree(text):  # (each line was checked: this would be a line inside a string)
+        return text
+    return fitted
+
+
+def fit_line(line: str, width: int = WIDTH) -> list[str]:
+    """One long line as lines of at most ``width`` characters where it can be broken."""
+    body = line.lstrip(" ")
+    ind = len(line) - len(body)
+    if body.startswith("#"):
+        if body.startswith(UNCUT):
+            return [line]
+        return [line[: width - 3].rstrip() + "..."]
+    code, comment = _split_comment(body)
+    if code is None:
+        return [line]
+    compound = code.endswith(":")
+    try:
+        tree = ast.parse(code + "\n    pass" if compound else code)
+    except SyntaxError:
+        return [line]
+    if len(tree.body) != 1:
+        return [line]
+    node = tree.body[0]
+    if _is_docstring(node):
+        return _docstring(node.value.value, ind, width) or [line]
+    fitted = _statement(node, ind, width, compound)
+    if fitted is None:
+        return [line]
+    if comment:
+        if len(fitted[0]) + 2 + len(comment) <= width:
+            fitted[0] += "  " + comment
+        else:
+            fitted.insert(0, " " * ind + comment)
+    check = textwrap.dedent("\n".join(fitted)) + ("\n    pass" if compound else "")
+    try:
+        same = ast.dump(ast.parse(check).body[0]) == ast.dump(node)
+    except SyntaxError:
+        same = False
+    return fitted if same else [line]
+
+
+def _split_comment(body: str) -> tuple[str | None, str]:
+    """The code of a line and its trailing comment ("" if none); None when it does not tokenize."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(body + "\n").readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return None, ""
+    comments = [t for t in tokens if t.type == tokenize.COMMENT]
+    if not comments:
+        return body, ""
+    start = comments[-1].start[1]
+    return body[:start].rstrip(), body[start:]
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+
+
+def _docstring(value: str, ind: int, width: int) -> list[str] | None:
+    """A one-line docstring as a wrapped multi-line one (None where it holds quotes or escapes)."""
+    if "\n" in value or '"""' in value or "\\" in value or not value.isprintable():
+        return None
+    pad = " " * ind
+    wrapped = textwrap.wrap(value, width - ind - 3, break_long_words=False, break_on_hyphens=False)
+    return [f'{pad}"""{wrapped[0]}', *(pad + w for w in wrapped[1:]), f'{pad}"""']
+
+
+def _statement(node: ast.stmt, ind: int, width: int, compound: bool) -> list[str] | None:
+    """The lines of a simple statement, or of a compound statement's first line."""
+    f = _Fitter(width)
+    pad = " " * ind
+    if compound:
+        if isinstance(node, ast.If | ast.While):
+            return f.join(pad + ("if " if isinstance(node, ast.If) else "while "), [(node.test, ind)], ":")
+        if isinstance(node, ast.For) and not node.orelse:
+            return f.join(pad + "for " + _bare(node.target) + " in ", [(node.iter, ind)], ":")
+        if isinstance(node, ast.FunctionDef) and not node.decorator_list and node.returns is None:
+            return f.items(f"{pad}def {node.name}(", [(p, None) for p in _parameters(node.args)], "):", ind)
+        return None
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+        if len(pad) + len(_bare(target)) + 3 <= width // 2:
+            return f.join(pad + _bare(target) + " = ", [(node.value, ind)], "")
+        return f.join(pad, [(target, ind), " = ", (node.value, ind)], "")
+    if isinstance(node, ast.AugAssign):
+        op = _op_text(node.op)
+        return f.join(pad + ast.unparse(node.target) + f" {op}= ", [(node.value, ind)], "")
+    if isinstance(node, ast.Return) and node.value is not None:
+        return f.join(pad + "return ", [(node.value, ind)], "")
+    if isinstance(node, ast.Raise) and node.exc is not None and node.cause is None:
+        return f.join(pad + "raise ", [(node.exc, ind)], "")
+    if isinstance(node, ast.Expr):
+        return f.join(pad, [(node.value, ind)], "")
+    return None
+
+
+def _bare(target: ast.expr) -> str:
+    """An assignment target's text, a tuple without its parentheses (``a, b``)."""
+    if isinstance(target, ast.Tuple) and len(target.elts) > 1:
+        return ", ".join(ast.unparse(e) for e in target.elts)
+    return ast.unparse(target)
+
+
+def _op_text(op: ast.operator) -> str:
+    return ast.unparse(ast.BinOp(ast.Name("a"), op, ast.Name("b")))[2:-2]
+
+
+def _parameters(args: ast.arguments) -> list[str]:
+    """A signature's parameters, each as written (``a``, ``b=1.0``, ``*``, ``/``)."""
+    text = ast.unparse(args)
+    parts, depth, start = [], 0, 0
+    tokens = tokenize.generate_tokens(io.StringIO(text).readline)
+    for tok in tokens:
+        if tok.type == tokenize.OP and tok.string in "([{":
+            depth += 1
+        elif tok.type == tokenize.OP and tok.string in ")]}":
+            depth -= 1
+        elif tok.type == tokenize.OP and tok.string == "," and depth == 0:
+            parts.append(text[start : tok.start[1]].strip())
+            start = tok.end[1]
+    parts.append(text[start:].strip())
+    return [p for p in parts if p]
+
+
+class _Fitter:
+    """Breaks expressions into lines of at most ``width`` characters."""
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+
+    def join(self, head: str, parts: list, tail: str) -> list[str]:
+        """``head``, then each part (an ``(expr, indent)`` or a string), then ``tail``, broken as needed."""
+        lines = [head]
+        for n, part in enumerate(parts):
+            if isinstance(part, str):
+                lines[-1] += part
+                continue
+            node, ind = part
+            after = len(tail) if n == len(parts) - 1 else 3
+            text = self.expr(node, ind, len(lines[-1]), after)
+            lines[-1] += text[0]
+            lines.extend(text[1:])
+        lines[-1] += tail
+        return lines
+
+    def expr(self, node: ast.expr, ind: int, col: int, tail: int) -> list[str]:
+        """``node``'s text from column ``col`` (its continuation lines ``ind`` in), ``tail``
+        characters to follow it: one line where it fits, else broken by its kind."""
+        text = ast.unparse(node)
+        if col + len(text) + tail <= self.width:
+            return [text]
+        return self.broken(node, ind) or [text]
+
+    def broken(self, node: ast.expr, ind: int) -> list[str] | None:
+        """``node`` over several lines, or None where its kind is not broken."""
+        if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.Pow):
+            level = next(lv for lv in _LEVELS if isinstance(node.op, lv))
+            terms = []
+            cur: ast.expr = node
+            while isinstance(cur.left, ast.BinOp) and isinstance(cur.left.op, level):
+                terms.append(
+                    (_op_text(cur.op), _after(ast.BinOp(ast.Name("_"), cur.op, cur.right), _op_text(cur.op)), cur.right)
+                )
+                cur = cur.left
+            terms.append(
+                (_op_text(cur.op), _after(ast.BinOp(ast.Name("_"), cur.op, cur.right), _op_text(cur.op)), cur.right)
+            )
+            terms.append((None, _before(ast.BinOp(cur.left, cur.op, ast.Name("_"))), cur.left))
+            return self.chain(terms[::-1], ind)
+        if isinstance(node, ast.BoolOp):
+            word = "and" if isinstance(node.op, ast.And) else "or"
+            texts = [_after(ast.BoolOp(node.op, [ast.Name("_"), v]), word) for v in node.values]
+            return self.chain(
+                [(None if n == 0 else word, t, v) for n, (t, v) in enumerate(zip(texts, node.values))], ind
+            )
+        if isinstance(node, ast.Compare):
+            terms = [(None, _before(ast.Compare(node.left, [node.ops[0]], [ast.Name("_")])), node.left)]
+            for op, right in zip(node.ops, node.comparators, strict=True):
+                terms.append((_op_word(op), _after(ast.Compare(ast.Name("_"), [op], [right]), _op_word(op)), right))
+            return self.chain(terms, ind)
+        if isinstance(node, ast.IfExp):
+            blank = ast.Name("_")
+            body = ast.unparse(ast.IfExp(blank, node.body, blank))[: -len(" if _ else _")]
+            test = ast.unparse(ast.IfExp(node.test, blank, blank))[len("_ if ") : -len(" else _")]
+            orelse = ast.unparse(ast.IfExp(blank, blank, node.orelse))[len("_ if _ else ") :]
+            return self.chain([(None, body, node.body), ("if", test, node.test), ("else", orelse, node.orelse)], ind)
+        if isinstance(node, ast.Call):
+            head = ast.unparse(ast.Call(node.func, [], []))[:-1]
+            if isinstance(node.func, ast.Attribute) and (
+                not node.args and not node.keywords or len(head) > self.width // 2
+            ):
+                fitted = self.method_call(node, ind)
+                if fitted is not None or not (node.args or node.keywords):
+                    return fitted
+            if len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.List | ast.Tuple | ast.Dict):
+                inner = self.broken(node.args[0], ind)  # np.stack([ ... ]): the brackets hug
+                if inner is not None:
+                    return [head + inner[0], *inner[1:-1], inner[-1] + ")"]
+            args = [*node.args, *node.keywords]
+            return self.items(head, [_item(a) for a in args], ")", ind)
+        if isinstance(node, ast.List | ast.Tuple | ast.Set):
+            if not node.elts:
+                return None
+            opening, closing = {ast.List: "[]", ast.Tuple: "()", ast.Set: "{}"}[type(node)]
+            return self.items(opening, [_item(e) for e in node.elts], closing, ind)
+        if isinstance(node, ast.Dict):
+            if not node.keys or any(k is None for k in node.keys):
+                return None
+            pairs = [(ast.unparse(k) + ": ", v) for k, v in zip(node.keys, node.values, strict=True)]
+            return self.items("{", pairs, "}", ind)
+        if isinstance(node, ast.Subscript):
+            head = ast.unparse(ast.Subscript(node.value, ast.Name("_")))[:-2]
+            if isinstance(node.slice, ast.Tuple) and len(node.slice.elts) > 1:
+                return self.items(head, [_item(e) for e in node.slice.elts], "]", ind)
+            lines = [head + "["]
+            inner = self.expr(node.slice, ind + _STEP, ind + _STEP, 0)
+            return [*lines, " " * (ind + _STEP) + inner[0], *inner[1:], " " * ind + "]"]
+        if isinstance(node, ast.Attribute):
+            value = self.expr(node.value, ind, ind, 0)
+            head = ast.unparse(ast.Attribute(node.value, "_"))[:-2]
+            if len(value) == 1 or head != ast.unparse(node.value):
+                return None
+            value[-1] += "." + node.attr
+            return value
+        if isinstance(node, ast.UnaryOp):
+            sign = ast.unparse(ast.UnaryOp(node.op, ast.Name("_")))[:-1]
+            inner = self.broken(node.operand, ind)
+            wrapped = ast.unparse(node)[len(sign) :].startswith("(") and not ast.unparse(node.operand).startswith("(")
+            if inner is None or wrapped and inner[0] != "(":
+                return None
+            return [sign + inner[0], *inner[1:]]
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return self.string(node.value, ind)
+        return None
+
+    def method_call(self, node: ast.Call, ind: int) -> list[str] | None:
+        """``(a + b + ...).sum()`` whose object is too long: the object broken, ``.sum()`` after it."""
+        func = node.func
+        value = self.broken(func.value, ind)
+        wrapped = ast.unparse(ast.Attribute(func.value, "_")).startswith("(")
+        if value is None or wrapped and not ast.unparse(func.value).startswith("(") and value[0] != "(":
+            return None
+        value[-1] += "." + func.attr + ast.unparse(ast.Call(ast.Name("_"), node.args, node.keywords))[1:]
+        return value
+
+    def chain(self, terms: list[tuple[str | None, str, ast.expr]], ind: int) -> list[str]:
+        """``(`` then the terms of a chain (operator, text in the chain, expression), as many to a
+        line as fit, each line after the first starting with its operator; ``)``."""
+        inner = ind + _STEP
+        pad = " " * inner
+        lines: list[str] = []
+        for op, text, node in terms:
+            lead = "" if op is None else op + " "
+            if lines and len(lines[-1]) + 1 + len(lead) + len(text) <= self.width:
+                lines[-1] += " " + lead + text
+            elif inner + len(lead) + len(text) <= self.width:
+                lines.append(pad + lead + text)
+            else:  # a term longer than a line: broken in turn (in parentheses where the chain has them)
+                parts = self.broken(node, inner)
+                if parts is None or text.startswith("(") and not ast.unparse(node).startswith("(") and parts[0] != "(":
+                    parts = [text]
+                lines.append(pad + lead + parts[0])
+                lines.extend(parts[1:])
+        return ["(", *lines, " " * ind + ")"]
+
+    def items(self, head: str, items: list[tuple[str, ast.expr | None]], closing: str, ind: int) -> list[str] | None:
+        """``head`` then the items (each a prefix and an expression: ``k=``, ``"a": ``; a text and
+        None for a parameter), ``closing``."""
+        if not items:
+            return None
+        inner = ind + _STEP
+        pad = " " * inner
+        texts = [prefix + ("" if e is None else ast.unparse(e)) for prefix, e in items]
+        one = ", ".join(texts)
+        comma = "," if closing == ")" and head == "(" and len(texts) == 1 else ""
+        if inner + len(one) + len(comma) <= self.width:
+            return [head, pad + one + comma, " " * ind + closing]
+        lines: list[str] = []
+        if all(len(t) <= SHORT_ITEM for t in texts):  # a row of numbers, of names
+            for text in texts:
+                if lines and len(lines[-1]) + 2 + len(text) <= self.width:
+                    lines[-1] += " " + text + ","
+                else:
+                    lines.append(pad + text + ",")
+            return [head, *lines, " " * ind + closing]
+        for prefix, e in items:
+            text = [""] if e is None else self.expr(e, inner, inner + len(prefix), 1)
+            if len(text) > 2 and text[0] == "(" and isinstance(e, ast.BinOp | ast.BoolOp | ast.Compare | ast.IfExp):
+                # a chain among the items: the brackets hold it, its own parentheses go
+                self.width -= 1 + len(prefix)  # (room for the comma after the last line, the key before the first)
+                try:
+                    text = self.broken(e, inner - _STEP)[1:-1]
+                finally:
+                    self.width += 1 + len(prefix)
+                text[0] = text[0].lstrip()
+            lines.append(pad + prefix + text[0])
+            lines.extend(text[1:])
+            lines[-1] += ","
+        return [head, *lines, " " * ind + closing]
+
+    def string(self, value: str, ind: int) -> list[str] | None:
+        """A long string as pieces Python joins again, cut after spaces, in parentheses."""
+        room = self.width - ind - _STEP
+        pieces: list[str] = []
+        current = ""
+        for word in value.split(" "):
+            candidate = word if not current else current + " " + word
+            if current and len(repr(candidate + " ")) > room:
+                pieces.append(current + " ")
+                current = word
+            else:
+                current = candidate
+        pieces.append(current)
+        if len(pieces) < 2 or "".join(pieces) != value:
+            return None
+        pad = " " * (ind + _STEP)
+        return ["(", *(pad + repr(p) for p in pieces), " " * ind + ")"]
+
+
+def _op_word(op: ast.cmpop) -> str:
+    return ast.unparse(ast.Compare(ast.Name("a"), [op], [ast.Name("b")]))[2:-2]
+
+
+def _after(whole: ast.BinOp | ast.BoolOp | ast.Compare, word: str) -> str:
+    """The text of the right operand of ``_ OP right`` as it is written there (parenthesized where needed)."""
+    return ast.unparse(whole)[len("_ " + word + " ") :]
+
+
+def _before(whole: ast.BinOp | ast.Compare) -> str:
+    """The text of the left operand of ``left OP _`` as it is written there."""
+    text = ast.unparse(whole)
+    if isinstance(whole, ast.Compare):
+        return text[: -len(" " + _op_word(whole.ops[0]) + " _")]
+    return text[: -len(" " + _op_text(whole.op) + " _")]
+
+
+def _item(node: ast.expr) -> tuple[str, ast.expr]:
+    """A call's argument or a literal's element: its prefix (``k=``, ``**``) and expression."""
+    if isinstance(node, ast.keyword):
+        return ("**" if node.arg is None else node.arg + "=", node.value)
+    return ("", node)
+
+
+def _tree(text: str) -> str:
+    """The syntax tree of a module, its docstrings' whitespace collapsed (``_docstring`` rewraps them)."""
+    tree = ast.parse(text)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.FunctionDef | ast.ClassDef) and node.body and _is_docstring(node.body[0]):
+            doc = node.body[0].value
+            doc.value = " ".join(doc.value.split())
+    return ast.dump(tree)
