@@ -292,3 +292,19 @@ def test_array_api_target_refused_cupy_written():
     assert error.code == "YS022" and "not --target array-api" in error.message
     text = generate(src(KATSURA3), "t.py", ["katsura"], mode="jacobian", target="cupy").text
     assert "x = _complex_arg(x, 'jac_katsura', 'x')" in text and "type(x) is not cp.ndarray" in text
+
+
+def test_holomorphic_gradient_of_a_real_argument():
+    """--holomorphic's grad_NAME at a real point: the argument made complex, where before a real
+    buffer of dz dropped its imaginary parts (with a ComplexWarning only) for x of length 3."""
+    source = """
+    def g(z):
+        return 1j * z[0] ** 2 + z[1] * z[0]
+    """
+    text = generate(src(source), "t.py", ["g"], mode="holomorphic").text
+    grad_g = load(text)["grad_g"]
+    for z in (np.array([1.0, 2.0, 3.0]), [1.0, 2.0], np.array([1.0, 2.0])):
+        _, dz = grad_g(z)
+        expected = np.array([2j * z[0] + z[1], z[0], 0.0][: len(z)])
+        np.testing.assert_allclose(dz, expected, rtol=1e-15)
+        assert np.iscomplexobj(dz)
