@@ -302,6 +302,50 @@ def test_homotopy_example_finds_the_real_solutions():
         assert np.abs(f(x)).max() < 1e-5  # (printed to 6 decimals)
 
 
+def test_total_degree_example_jacobians_are_right_and_up_to_date():
+    """The committed jac_total_degree.py is what the tool writes; its complex Jacobians (one complex
+    point, a batch) match differences along 1 and along 1j (J and 1j J: holomorphic)."""
+    src = "examples/homotopy/total_degree.py"
+    command = f"yota-s2s {src} --out examples/homotopy/jac_total_degree.py --jacobian"
+    text = generate(
+        (HOMOTOPY / "total_degree.py").read_text(encoding="utf-8"), src, mode="jacobian", command=command
+    ).text
+    assert (HOMOTOPY / "jac_total_degree.py").read_text(encoding="utf-8") == text
+    source_ns, generated = load((HOMOTOPY / "total_degree.py").read_text(encoding="utf-8")), load(text)
+    X = RNG.standard_normal((5, 3)) + 1j * RNG.standard_normal((5, 3))
+    for name in ("katsura4", "start"):
+        f, jac = source_ns[name], generated[f"jac_{name}"]
+        _, J = jac(X)
+        assert J.shape == (5, 5, 3) and J.dtype == complex
+        for b in range(3):
+            x = X[:, b]
+            assert np.abs(jac(x)[1] - J[:, :, b]).max() < 1e-14
+            for d in (1.0, 1j):
+                fd = np.stack([(f(x + 1e-6 * d * e) - f(x - 1e-6 * d * e)) / 2e-6 for e in np.eye(5)], axis=1)
+                np.testing.assert_allclose(fd, d * J[:, :, b], rtol=1e-6, atol=1e-8)
+
+
+def test_total_degree_example_finds_all_16_solutions():
+    """track.py prints its committed output: all 16 paths arrive, at the 16 solutions of katsura-4
+    (12 real, those solve.py finds, and 4 complex, two conjugate pairs), each a root."""
+    proc = subprocess.run([sys.executable, "track.py"], cwd=HOMOTOPY, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == (HOMOTOPY / "track_output.txt").read_text(encoding="utf-8")
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "paths: 16 (the Bezout number 2**4), arrived at t = 1: 16"
+    assert lines[1] == "distinct solutions: 16, 12 real and 4 complex"
+    f = load((HOMOTOPY / "katsura.py").read_text(encoding="utf-8"))["katsura4"]
+    roots = [
+        np.array([complex(v.replace(" ", "")) for v in line.split("[")[1].rstrip("]").split(",")]) for line in lines[3:]
+    ]
+    assert len(roots) == 16
+    for x in roots:
+        assert np.abs(f(x)).max() < 1e-5  # (printed to 6 decimals)
+    real = sorted(tuple(x.real.round(6)) for x in roots if not np.any(x.imag))
+    found = [line for line in (HOMOTOPY / "output.txt").read_text(encoding="utf-8").splitlines()[2:]]
+    assert real == sorted(tuple(float(v) for v in line.split("[")[1].rstrip("]").split(",")) for line in found)
+
+
 def test_batch_without_the_value():
     """--no-value: the batched Jacobian alone, the same as with the value."""
     text = source("cyclic", EXPRESSIONS["cyclic"](5))

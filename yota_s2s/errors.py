@@ -40,7 +40,7 @@ CODES: dict[str, str] = {
     "YS020": "unsupported operator or expression",
     "YS021": "the differentiated function must return one number or array",
     "YS022": "a complex value the tool cannot differentiate (a complex dtype, np.fft, np.maximum of a complex value)",
-    "YS023": "a function that is not holomorphic under --holomorphic (np.conj, np.real, np.imag, abs, np.angle)",
+    "YS023": "a function that is not holomorphic under --holomorphic or --jacobian of complex values (np.conj, np.real, np.imag, abs, np.angle)",
     "YS024": "the function returns an array, not a scalar (its Jacobian: --jacobian; products: --vjp)",
     "YS030": "unknown name",
     "YS031": "no derivative rule for the called function",

@@ -238,6 +238,11 @@ def _differentiate_one(
         raise UserError("YS004", f"--wrt {unknown[0]!r} is not a parameter of {name}({', '.join(params)})", module.path)
     fn = module.functions.get(name)
     fn_table = complex_types(tape, complex_params(fn) if fn is not None else [], chosen, table, mode)
+    if target == "array-api" and mode == "jacobian" and tape.facts.holomorphic:  # (its helpers stack real rows)
+        first = next((e.span for e in tape.eqns if e.span is not None), None)
+        raise at_span(
+            "YS022", f"the complex Jacobian of {name}() is written for NumPy and CuPy, not --target array-api", first
+        )
     if mode in ("hvp", "hessian"):  # the gradient differentiated again
         tape = _checked(second_order(tape, chosen, fn_table, mode), "differentiate")
     else:

@@ -454,12 +454,14 @@ def verify_generated(
         try:
             names_wrt = wrt.get(name) if isinstance(wrt, dict) else wrt
             g, grad_g = f, namespace[f"{kinds[name]}_{name}"]
-            kind = "holomorphic" if kinds[name] == "grad" and np.iscomplexobj(f(**inputs)) else kinds[name]
+            kind = kinds[name]
+            if kind in ("grad", "jac") and np.iscomplexobj(f(**inputs)):  # the complex derivative
+                kind = "holomorphic" if kind == "grad" else "cjac"
             checks = [(g, grad_g, names_wrt)]
             if kind in ("hvp", "hess"):  # dx, then Hv as the gradient of sum(v * dx), v random
                 checks = second_order(kind, f, grad_g, text, rng, inputs, value)
             elif kind != "grad":  # u times the Jacobians: the gradient of sum(u * f), u random (complex: f')
-                u = rng.standard_normal(np.shape(f(**inputs))) * (1.0 + 1j if kind == "holomorphic" else 1.0)
+                u = rng.standard_normal(np.shape(f(**inputs))) * (1.0 + 1j if kind in ("holomorphic", "cjac") else 1.0)
                 checks = [(*as_gradient(kind, f, grad_g, u, value), names_wrt)]
             for g, grad_g, names_wrt in checks:
                 report = check_grads(g, grad_g, inputs, seed=seed, wrt=names_wrt, value=value or kinds[name] != "grad")

@@ -6,7 +6,8 @@ function whose gradient is ``u`` times the Jacobians: ``vjp_NAME(*args, dout=u)`
 ``jac_NAME``'s Jacobians contracted with ``u``, or, from ``jvp_NAME``, ``sum(u * dvalue)`` with
 each unit tangent in turn.  For ``--holomorphic``'s ``grad_NAME`` (a complex value) ``g`` is
 ``real(sum(conj(u) * f))`` with a complex ``u``, whose gradient ``dL/dRe + 1j * dL/dIm`` is
-``u * conj(f'(z))`` (docs/complex.md).  ``verify.check_grads`` then checks that gradient against
+``u * conj(f'(z))`` (docs/complex.md); for ``jac_NAME`` of complex values (``cjac``), the same ``g``, whose
+gradient is ``u`` contracted with ``conj(J)``.  ``verify.check_grads`` then checks that gradient against
 central differences of ``g``, as it checks ``grad_NAME``; a complex argument (or one whose gradient
 is complex) is moved along a complex direction, real and imaginary parts drawn (``direction``).
 
@@ -36,7 +37,7 @@ import numpy as np
 
 
 def as_gradient(kind: str, f: Callable, fn: Callable, u: np.ndarray, value: bool = True) -> tuple[Callable, Callable]:
-    """``(g, grad_g)`` for the function ``fn`` that ``kind`` (``vjp``, ``jvp``, ``jac``) names, ``u``
+    """``(g, grad_g)`` for the function ``fn`` that ``kind`` (``vjp``, ``jvp``, ``jac``, ``cjac``) names, ``u``
     of the shape of ``f``'s value; ``grad_g`` returns ``(g(...), dA, dB, ...)``.  ``value``: whether
     ``fn`` returns the value first (not written with ``--no-value``)."""
     own = list(inspect.signature(f).parameters)
@@ -45,7 +46,7 @@ def as_gradient(kind: str, f: Callable, fn: Callable, u: np.ndarray, value: bool
 
     @functools.wraps(f)  # (f's signature: check_grads reads its parameters)
     def g(*args, **kwargs):
-        if kind == "holomorphic":
+        if kind in ("holomorphic", "cjac"):
             return np.real(np.sum(np.conj(u) * np.asarray(f(*args, **kwargs))))
         return np.sum(u * np.asarray(f(*args, **kwargs)))
 
@@ -55,6 +56,10 @@ def as_gradient(kind: str, f: Callable, fn: Callable, u: np.ndarray, value: bool
             return g(*args, **kwargs), *(None if d is None else u * np.conj(d) for d in fn(*args, **kwargs)[skip:])
         if kind == "vjp":
             return g(*args, **kwargs), *fn(*args, **kwargs, **{extra[0]: u})[skip:]
+        if kind == "cjac":  # the gradient of real(sum(conj(u) * f)) is u times conj(J), contracted
+            jacobians = fn(*args, **kwargs)[skip:]
+            contract = functools.partial(np.tensordot, axes=np.ndim(u))
+            return g(*args, **kwargs), *(None if J is None else contract(u, np.conj(J)) for J in jacobians)
         if kind == "jac":
             jacobians = fn(*args, **kwargs)[skip:]
             return g(*args, **kwargs), *(None if J is None else np.tensordot(u, J, axes=np.ndim(u)) for J in jacobians)

@@ -1,5 +1,6 @@
 """Writing what ``vjp_NAME`` and ``jac_NAME`` add to a gradient: the check of the seed, and the
-loop over a Jacobian's rows (``Facts.mode``, ``Facts.seed``, ``Facts.rows``).
+loop over a Jacobian's rows (``Facts.mode``, ``Facts.seed``, ``Facts.rows``); the complex arguments
+of a complex derivative (``Facts.holomorphic``: ``complex_args``).
 
 - ``vjp_NAME(..., dout)`` checks, where its backward sweep starts, that ``dout`` has the value's
   shape (a ``ValueError`` naming both shapes); the sweep is seeded with ``dout``.
@@ -25,6 +26,7 @@ import dataclasses
 
 from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
 from ..ir.regions import LEADING
+from .arguments import differentiated_inputs
 from .base import WriterBase, named, tuple_of
 from .statements import Line
 
@@ -72,6 +74,38 @@ class SeedWriter(WriterBase):
             message = ast.BinOp(message, ast.Add(), text)
         error = ast.Call(named("ValueError"), [message], [])
         return ast.If(test, [ast.Raise(error)], [])
+
+    def checks_comment(self) -> str:
+        """The comment on the first argument check."""
+        if self.tape.facts.holomorphic and not self.backend.standard:
+            return "the complex derivative, at complex points"
+        return "the rules hold for real floats"
+
+    def complex_args(self) -> list[ast.stmt]:
+        """``if type(z) is not complex and (type(z) is not np.ndarray or z.dtype.kind != 'c'): z =
+        _complex_arg(z, 'jac_f', 'z')`` for each differentiated parameter of a complex derivative
+        (``Facts.holomorphic``): it is taken at complex points, and the buffers of the derivative
+        have the parameter's dtype (a real one would drop the imaginary parts)."""
+        if not self.tape.facts.holomorphic or self.backend.standard:
+            return []
+        out: list[ast.stmt] = []
+        for var, spelled, _ in differentiated_inputs(self.tape):
+            if "." in spelled or "[" in spelled:  # (an object's attribute: refused by --jacobian)
+                continue
+            x = named(self.names[var.id])
+            kind = ast.Attribute(ast.Attribute(x, "dtype", ast.Load()), "kind", ast.Load())
+            not_array = ast.Compare(self.type_of(x), [ast.IsNot()], [self.backend.attr("ndarray")])
+            not_complex = ast.BoolOp(ast.Or(), [not_array, ast.Compare(kind, [ast.NotEq()], [ast.Constant("c")])])
+            test = ast.BoolOp(
+                ast.And(), [ast.Compare(self.type_of(x), [ast.IsNot()], [self.global_name("complex")]), not_complex]
+            )
+            label = [ast.Constant(self.function_name()), ast.Constant(spelled)]
+            convert = ast.Assign(
+                [named(self.names[var.id], ast.Store())], ast.Call(named("_complex_arg"), [x, *label], []), lineno=0
+            )
+            out.append(ast.If(test, [convert], []))
+            self.helpers.add("_complex_arg")
+        return out
 
     def batch_shapes(self) -> list[ast.expr]:
         """``np.shape(x)[1:]`` for each ``wrt`` parameter ``x`` of a Jacobian whose rows are written out
@@ -135,7 +169,10 @@ class SeedWriter(WriterBase):
             if standard:  # (the array API: no in-place writes, the rows are stacked after the loop)
                 empty = ast.Assign([named(name, ast.Store())], ast.List([], ast.Load()), lineno=0)
             else:
-                empty = ast.Assign([named(name, ast.Store())], self.backend.call("empty", [rows_shape]), lineno=0)
+                dtype = [named("complex")] if tape.facts.holomorphic else []  # (complex rows)
+                empty = ast.Assign(
+                    [named(name, ast.Store())], self.backend.call("empty", [rows_shape, *dtype]), lineno=0
+                )
             body.append(Line(Section.BACKWARD, None, empty, 0))
             assigns.append((name, g, x))
             jacobians.append(named(name))

@@ -65,8 +65,8 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter):
             body.append(Line(Section.FORWARD, None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), 0))
         if self.backend.standard:  # xp, x, w = _namespace(x, w): the arrays' library, a float made an array of it
             body.append(Line(None, None, self.namespace_line(), 0, comment="the arrays' namespace (array API)"))
-        for n, stmt in enumerate(self.type_checks()):  # (a comment on the first)
-            body.append(Line(None, None, stmt, 0, comment=None if n else "the rules hold for real floats"))
+        for n, stmt in enumerate(self.complex_args() + self.type_checks()):  # (a comment on the first)
+            body.append(Line(None, None, stmt, 0, comment=None if n else self.checks_comment()))
         body.extend(Line(None, None, stmt, 0) for stmt in self.rows_check())  # (hess_NAME's rows written out)
         # x_items = x.tolist() if ... else x, first: the column guard need not test a list's x
         for inp in tape.inputs:

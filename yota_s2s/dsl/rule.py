@@ -108,7 +108,7 @@ class RuleTable:
     #: For one function (``transform.complexes.complex_table``): the ids of its values that may be
     #: complex, whose adjoints are the complex ones, and whether it is differentiated --holomorphic.
     complex_values: frozenset[int] = frozenset()
-    holomorphic: bool = False
+    holomorphic: bool | str = False  # ("jacobian": --jacobian of complex values)
 
     def __getitem__(self, prim: str) -> Rule:
         return self.rules[prim]

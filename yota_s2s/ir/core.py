@@ -218,7 +218,9 @@ class Facts:
       outer comparison's result): ``b ** 2`` of one is not written ``b * b``.
     - ``drop_value`` (``--no-value``): ``value`` is False: the first output is not returned.
     - ``complex_params``: the parameters declared complex (``z: complex``): the generated function
-      does not check that they are real (``transform.complexes``).
+      does not check that they are real (``transform.complexes``); ``holomorphic``, the derivative
+      is the complex one of a holomorphic function (``--holomorphic``, ``--jacobian`` of complex
+      values): the generated function makes its differentiated arguments complex.
     """
 
     object_params: list[str] = field(default_factory=list)
@@ -240,6 +242,7 @@ class Facts:
     index_vars: frozenset[int] = frozenset()
     bool_inputs: frozenset[int] = frozenset()
     complex_params: frozenset[str] = frozenset()
+    holomorphic: bool = False
 
     def copy(self) -> Facts:
         """A copy whose ``same_shape`` can be extended without changing this one's."""

@@ -348,6 +348,22 @@ def _float_arg(x, func, name):
     raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
 
 
+def _complex_arg(x, func, name):
+    """``x`` as a complex number or array (``x + 0j``: float32's complex64), for a complex
+    derivative (``--holomorphic``, ``--jacobian`` of complex values): it is taken at complex points,
+    and its buffers have ``x``'s dtype (the derivative at a real point is the same).  A list or tuple
+    becomes an array; a boolean or non-numeric ``x`` raises TypeError."""
+    if isinstance(x, float | int) and not isinstance(x, bool):
+        return complex(x)
+    a = xp.asarray(x)
+    if a.dtype.kind in "fiu":
+        return a + 0j
+    if a.dtype.kind == "c":
+        return a
+    why = "a complex derivative is taken at complex (or real) points; pass " + name + " as numbers"
+    raise TypeError(func + "(): the argument " + name + " is of dtype " + str(a.dtype) + ": " + why)
+
+
 def _cumprod_dx(g, x, c, axis=None):
     """Gradient of ``c = np.cumprod(x, axis)`` with respect to ``x`` (``axis=None``: of the flat
     ``x``), exact where ``x`` holds zeros: no division by ``x``.  Along the axis,

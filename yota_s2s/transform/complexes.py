@@ -55,7 +55,7 @@ CONJUGABLE = frozenset(
         # linear: reductions, shapes, selection, products
         "sum", "mean", "cumsum", "getindex", "stack", "concatenate", "hstack", "vstack", "reshape",
         "ravel", "flatten", "transpose", "asarray", "copy", "expand_dims", "squeeze", "flip",
-        "where", "matmul", "dot", "trace", "diagonal",
+        "where", "matmul", "dot", "trace", "diagonal", "list_make", "list_append", "list_stack",
         # of a complex value, right as written: dout and conj(dout)
         "real", "conj",
     }
@@ -79,8 +79,9 @@ SUPPORTED = (
 )
 
 
-def complex_table(table: RuleTable, found: frozenset[int], holomorphic: bool = False) -> RuleTable:
-    """``table`` for one function: its adjoints read which values may be complex (``found``)."""
+def complex_table(table: RuleTable, found: frozenset[int], holomorphic: bool | str = False) -> RuleTable:
+    """``table`` for one function: its adjoints read which values may be complex (``found``);
+    ``holomorphic``: True for ``--holomorphic``, ``"jacobian"`` for ``--jacobian`` of complex values."""
     if not found and not holomorphic:
         return table
     return dataclasses.replace(table, complex_values=found, holomorphic=holomorphic)
@@ -180,6 +181,12 @@ def complex_adjoint(
         return None
     prim = eqn.prim
     if table.holomorphic and prim in NOT_HOLOMORPHIC:
+        if table.holomorphic == "jacobian":
+            why = (
+                f"{NOT_HOLOMORPHIC[prim]} of a complex value is not holomorphic: --jacobian of complex values "
+                f"writes the complex Jacobian d f_i / d z_j, which only a holomorphic function has"
+            )
+            raise at_span("YS023", why, eqn.span)
         why = f"{NOT_HOLOMORPHIC[prim]} of a complex value is not holomorphic: --holomorphic differentiates holomorphic functions"
         raise at_span("YS023", why + " (drop --holomorphic for the gradient of a real value)", eqn.span)
     if prim == "angle" and eqn.params.get("deg"):
