@@ -157,10 +157,10 @@ def test_the_batched_text_is_clean_and_deterministic():
     wrt = {"rosen": ["x"], "mlp": ["W1"]}
     text = generate(SOURCE, "second.py", list(wrt), wrt, mode="hessian").text
     assert text == generate(SOURCE, "second.py", list(wrt), wrt, mode="hessian").text
-    assert "for _k in range(0, np.size(x), _rows_step(x)):  # the second sweep on a block of rows at once" in text
-    assert "H[_k:_k + len(v)] = " in text and "def _rows_seed(x, start):" in text
+    assert "for _k in range(0, np.size(x), _step):  # the second sweep on a block of rows at once" in text
+    assert "H[_k:_k + len(v)] = " in text and "def _rows_seed(x, start, step):" in text
     cupy = generate(SOURCE, "second.py", list(wrt), wrt, mode="hessian", target="cupy").text
-    assert "cp.zeros((k, n))" in cupy and "import numpy" not in cupy and "_rows_seed(x, _k)" in cupy
+    assert "cp.zeros((k, n))" in cupy and "import numpy" not in cupy and "_rows_seed(x, _k, _step)" in cupy
 
 
 # ---------------------------------------------------------------------------- the runtime helpers
@@ -227,5 +227,5 @@ def test_rows_reductions_broadcasts_and_shapes():
         np.testing.assert_array_equal(rows._rows_unreduce(g, np.ones((3, 5)), axis, keepdims), expected)
     np.testing.assert_array_equal(rows._rows_lift(np.ones((k, 5)), np.ones((3, 5)), 0).shape, (k, 1, 5))
     np.testing.assert_array_equal(rows._rows_lift(np.ones((k, 3, 5)), np.ones((k, 5)), 1).shape, (k, 3, 5))
-    seed = rows._rows_seed(np.ones((2, 3)), 0)
+    seed = rows._rows_seed(np.ones((2, 3)), 0, 6)
     assert seed.shape == (6, 2, 3) and np.array_equal(seed.reshape(6, 6), np.eye(6))

@@ -6,8 +6,9 @@ The second sweep is linear in its seed ``v``; seeded with the rows of the identi
 rows come out of one sweep (what JAX's ``vmap`` does to ``jacfwd(grad)``)::
 
     H = np.empty((np.size(x),) + np.shape(x))
-    for _k in range(0, np.size(x), _rows_step(x)):   # one block of rows (all of them, up to 2**20 numbers)
-        v = _rows_seed(x, _k)                        # rows _k, _k + 1, ... of the identity
+    _step = _rows_step(x, a, b, ...)                 # rows a block: its values of 2**16 numbers at most
+    for _k in range(0, np.size(x), _step):           # (one block for Rosenbrock up to n = 256)
+        v = _rows_seed(x, _k, _step)                 # rows _k, _k + 1, ... of the identity
         ...                                          # the second sweep, every value batched
         H[_k:_k + len(v)] = Hv
     H = H.reshape(np.shape(x) + np.shape(x))
@@ -139,21 +140,27 @@ class BatchWriter(WriterBase):
         x = next(i.var for i in tape.inputs if i.path[0] == tape.facts.wrt[0])
         size = self.backend.call("size", [self.atom(x)])
         shape = self.backend.call("shape", [self.atom(x)])
-        k, name = self.namer.fresh("_k"), self.namer.fresh("H")
+        k, name, step = self.namer.fresh("_k"), self.namer.fresh("H"), self.namer.fresh("_step")
         empty = self.backend.call("empty", [ast.BinOp(tuple_of([size]), ast.Add(), shape)])
         body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], empty, lineno=0), 0))
         self.helpers.update({"_rows_step", "_rows_seed"})
-        step = ast.Call(named("_rows_step"), [self.atom(x)], [])
-        header = ast.For(named(k, ast.Store()), ast.Call(named("range"), [ast.Constant(0), size, step], []), [], [])
+        batched = {seed.id} | {o.id for e in rows for o in e.outs}
+        read: dict[int, Var] = {}  # the arrays the sweep reads: a row of its values is about their size
+        for e in rows:
+            read.update((a.id, a) for a in e.args if isinstance(a, Var) and a.id not in batched and a is not x)
+        stepped = ast.Call(named("_rows_step"), [self.atom(x), *(self.atom(a) for a in read.values())], [])
+        body.append(Line(Section.BACKWARD, None, ast.Assign([named(step, ast.Store())], stepped, lineno=0), 0))
+        header = ast.For(
+            named(k, ast.Store()), ast.Call(named("range"), [ast.Constant(0), size, named(step)], []), [], []
+        )
         header.lineno = 0
         comment = "the second sweep on a block of rows at once"
         body.append(Line(Section.BACKWARD, None, header, 0, header=True, comment=comment))
-        seeded = ast.Call(named("_rows_seed"), [self.atom(x), named(k)], [])
+        seeded = ast.Call(named("_rows_seed"), [self.atom(x), named(k), named(step)], [])
         body.append(
             Line(Section.BACKWARD, None, ast.Assign([named(tape.facts.seed, ast.Store())], seeded, lineno=0), 1)
         )
         self.names[seed.id] = tape.facts.seed
-        batched = {seed.id} | {o.id for e in rows for o in e.outs}
         for n, eqn in enumerate(rows):
             for stmt in self.batched_statement(eqn, kinds[n], batched, seed):
                 body.append(Line(Section.BACKWARD, eqn.span, stmt, 1))

@@ -8,23 +8,27 @@ unbatched one (computed before the sweep, read by every row) has its own shape.
 
 import numpy as xp
 
-#: The most numbers a block of rows holds (512 KiB of float64, within a core's L2 cache):
-#: ``hess_NAME`` of a larger ``x`` runs the batched sweep on blocks of rows, so that no
-#: intermediate is ``x.size ** 2`` numbers (at n = 1,000, 16 blocks of 65 rows: 3.7 ms, where
-#: one block of 1,000 rows takes 17 ms, every pass over memory).
+#: The most numbers a block of rows gives one value of the sweep (512 KiB of float64, about a
+#: core's L2 cache): the sweep runs on blocks of rows, so that its values stay in cache and none
+#: is ``x.size ** 2`` numbers.  Measured (one thread, 2 shared cores), by the block's numbers:
+#: hess_rosen at n = 1,000: 2**14 (16 rows) 4.2 ms, 2**16 (65 rows) 3.6 ms, 2**17 (131) 10 ms,
+#: 2**20 (all 1,000) 18 ms; hess_mlp (rows of 64 x 32 values, 320 rows): 2**14 (8 rows) 3.4 ms,
+#: 2**16 (32) 2.7 ms, 2**18 (128) 12.5 ms; hess_rosen at n = 100 (one block from 2**14 on) 66 µs.
 _ROWS_BLOCK = 1 << 16
 
 
-def _rows_step(x):
-    """How many rows of the Hessian of ``x`` one batched sweep computes."""
-    return max(1, _ROWS_BLOCK // max(1, xp.size(x)))
+def _rows_step(x, *read):
+    """How many rows of the Hessian of ``x`` one batched sweep computes: a row of the sweep's
+    values has about as many numbers as the largest of ``x`` and the values it reads (``read``)."""
+    size = max(xp.size(x), *(xp.size(a) for a in read)) if read else xp.size(x)
+    return max(1, _ROWS_BLOCK // max(1, size))
 
 
-def _rows_seed(x, start):
-    """The unit seeds ``start``, ``start + 1``, ... (at most ``_rows_step(x)`` of them), stacked:
-    shape ``(k,) + np.shape(x)``."""
+def _rows_seed(x, start, step):
+    """The unit seeds ``start``, ``start + 1``, ... (at most ``step`` of them), stacked: shape
+    ``(k,) + np.shape(x)``."""
     n = xp.size(x)
-    k = min(_rows_step(x), n - start)
+    k = min(step, n - start)
     seed = xp.zeros((k, n))
     seed[xp.arange(k), xp.arange(start, start + k)] = 1.0
     return seed.reshape((k,) + xp.shape(x))
