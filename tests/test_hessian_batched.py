@@ -38,14 +38,24 @@ def grid(U):
 
 def cumulative(x):
     return np.sum(np.cumsum(x * x) ** 2)
+
+
+def picked(x):
+    return np.sum(x[[0, 2, 2]] ** 3 * x[1:4]) + np.sum(x[..., None] ** 2 * x[None, :] ** 2)
+
+
+def outer(x):
+    return np.sum(x[..., None] ** 2 * x[None, :] ** 3) + np.sum(np.transpose(x) ** 3 * x.T)
 """
 
-MORE_WRT = {"rosen": ["x"], "chain": ["x"], "grid": ["U"], "cumulative": ["x"]}
+MORE_WRT = {"rosen": ["x"], "chain": ["x"], "grid": ["U"], "cumulative": ["x"], "picked": ["x"], "outer": ["x"]}
 MORE_ARGS = {
     "rosen": lambda: (RNG.normal(size=12),),
     "chain": lambda: (RNG.normal(size=7),),
     "grid": lambda: (RNG.normal(size=(4, 3)),),
     "cumulative": lambda: (RNG.normal(size=5),),
+    "picked": lambda: (RNG.normal(size=5),),
+    "outer": lambda: (RNG.normal(size=(3, 3)),),
 }
 
 
@@ -90,6 +100,7 @@ BATCHED = [
     "broadcasting",
     "chain",
     "grid",
+    "outer",
 ]
 
 
@@ -151,6 +162,17 @@ def test_a_primitive_without_a_batching_rule_keeps_the_loop(forms):
     H = hess["hess_cumulative"](x)[2]
     expected = numeric_hessian(grad["grad_cumulative"], (x,), 0)
     assert np.abs(H - expected).max() <= 1e-6 * max(1.0, np.abs(expected).max())
+
+
+def test_an_index_array_and_a_new_axis(forms):
+    """x[[0, 2, 2]] (an index array, a repeated index) and x[..., None]: batched or looped, the H of
+    central differences and of the loop form."""
+    grad, hess, loop, _ = forms["picked"]
+    (x,) = MORE_ARGS["picked"]()
+    H = hess["hess_picked"](x)[2]
+    expected = numeric_hessian(grad["grad_picked"], (x,), 0)
+    assert np.abs(H - expected).max() <= 1e-6 * max(1.0, np.abs(expected).max())
+    assert np.allclose(H, loop["hess_picked"](x)[2], rtol=1e-13, atol=1e-13) and np.allclose(H, H.T, atol=1e-12)
 
 
 def test_the_batched_text_is_clean_and_deterministic():

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import ast
 
-from ..ir.core import Atom, Dyn, Eqn, Lit, Section, Slice, Var
+from ..ir.core import Atom, Eqn, Lit, Section, Slice, Var
 from ..ir.primitives import primitive
 from ..ir.shapes import ShapeClasses, shape_classes
 from .base import WriterBase, named, tuple_of
@@ -57,6 +57,12 @@ PRODUCTS = {
 }
 
 
+def _basic(index: tuple) -> bool:
+    """A static index of integers, slices, ``None`` and ``...`` only: with a ``:`` before it, it
+    keeps the rows' axis first (an index array could move its axes to the front)."""
+    return all(type(i) in (int, Slice) or i is None or i is Ellipsis for i in index)
+
+
 def batch_rule(eqn: Eqn, batched: set[int], fresh: set[int]) -> str | None:
     """The kind of rule that writes ``eqn`` with a leading axis of rows on its ``batched``
     operands, or None where it has none (the loop form then); ``fresh``: the batched buffers
@@ -73,13 +79,13 @@ def batch_rule(eqn: Eqn, batched: set[int], fresh: set[int]) -> str | None:
         return "elementwise" if len(eqn.args) <= 2 and not params else None
     if prim == "getindex":
         index = params.get("index", ())
-        static = len(eqn.args) == 1 and rows[0] and not any(isinstance(i, Dyn) for i in index)
+        static = len(eqn.args) == 1 and rows[0] and _basic(index)
         return "index" if static and set(params) == {"index"} else None
     if prim == "index_add":
         index = params.get("index", ())
         buf = eqn.args[0]
         ok = len(eqn.args) == 2 and isinstance(buf, Var) and set(params) == {"index"}
-        if not ok or any(isinstance(i, Dyn) for i in index):
+        if not ok or not _basic(index):
             return None
         return "index_add" if buf.id in fresh else "index_copy"
     if prim in HELPERS:
@@ -146,8 +152,9 @@ class BatchWriter(WriterBase):
         self.helpers.update({"_rows_step", "_rows_seed"})
         batched = {seed.id} | {o.id for e in rows for o in e.outs}
         read: dict[int, Var] = {}  # the arrays the sweep reads: a row of its values is about their size
+        shapes = {o.id for e in tape.eqns if e.prim == "shape" for o in e.outs}  # (not arrays: left out)
         for e in rows:
-            read.update((a.id, a) for a in e.args if isinstance(a, Var) and a.id not in batched and a is not x)
+            read.update((a.id, a) for a in e.args if isinstance(a, Var) and a.id not in batched | shapes and a is not x)
         stepped = ast.Call(named("_rows_step"), [self.atom(x), *(self.atom(a) for a in read.values())], [])
         body.append(Line(Section.BACKWARD, None, ast.Assign([named(step, ast.Store())], stepped, lineno=0), 0))
         header = ast.For(
