@@ -2,8 +2,10 @@
 
 Issue 24's targets: the Hessian-vector product of Rosenbrock and of a small MLP loss at most 4x
 the gradient (``grad_NAME``), and the Hessian of Rosenbrock at n = 100 no slower than JAX
-``jit(hessian(f))``; and the Hessian of a polynomial of ``x[0]``, ..., ``x[7]`` (30 terms), whose
-rows ``hess_NAME`` writes out, against JAX's.  All three functions (``grad_``, ``hvp_``, ``hess_``) are generated here from
+``jit(hessian(f))``; beside it, the Hessians of Rosenbrock at n = 1,000, of a polynomial energy of
+slices and of the MLP loss (with respect to ``W1``), each in the batched sweep and in the loop over
+unit vectors it replaced (``codegen.batched.BATCH_ROWS`` False), against JAX's; and the Hessian of
+a polynomial of ``x[0]``, ..., ``x[7]`` (30 terms), whose rows ``hess_NAME`` writes out.  All three functions (``grad_``, ``hvp_``, ``hess_``) are generated here from
 the same source, in memory; JAX (the ``arrayapi`` extra installs it) runs on the CPU, on one
 thread, as the benchmark's other peers do (``benchmarks/run.py --threads 1``).  Each time is the
 best of 7 rounds of the process's CPU time (robust to other load on a shared machine).
@@ -34,6 +36,10 @@ def mlp(W1, b1, W2, X, y):
     h = np.tanh(X @ W1 + b1)
     p = h @ W2
     return np.mean((p - y) ** 2)
+
+
+def energy(x):
+    return np.sum(x**4) - 2.0 * np.sum(x[:-1] * x[1:]) + 0.5 * np.dot(x, x) + np.sum(x[1:] ** 2 * x[:-1] ** 3)
 """
 
 
@@ -76,13 +82,17 @@ def _best_us(call, seconds: float = 0.05) -> float:
     return best * 1e6
 
 
-def _generated(mode: str, wrt: dict) -> dict:
+def _generated(mode: str, wrt: dict, batch: bool = True) -> dict:
+    from yota_s2s.codegen import batched
     from yota_s2s.pipeline import generate
+
+    batched.BATCH_ROWS = batch  # (False: the loop over unit vectors, the form before the batched sweep)
 
     source = SOURCE + "\n\ndef poly(x):\n    return " + _poly_terms() + "\n"
     text = generate(source, "second.py", list(wrt), wrt, mode=mode).text
     namespace: dict = {}
     exec(compile(text, f"<{mode}>", "exec"), namespace)  # noqa: S102 - the tool's output
+    batched.BATCH_ROWS = True
     return namespace
 
 
@@ -90,8 +100,9 @@ def rows() -> list[tuple[str, float, float, str]]:
     """(what, ours µs, reference µs, the reference's name) of each row of the table."""
     import numpy as np
 
-    wrt = {"rosen": ["x"], "mlp": ["W1"], "poly": ["x"]}
+    wrt = {"rosen": ["x"], "mlp": ["W1"], "poly": ["x"], "energy": ["x"]}
     grad, hvp, hess = (_generated(m, wrt) for m in ("grad", "hvp", "hessian"))
+    loop = _generated("hessian", wrt, batch=False)
     rng = np.random.default_rng(0)
     out = []
     for n in (100, 10_000):
@@ -111,24 +122,45 @@ def rows() -> list[tuple[str, float, float, str]]:
     g = _best_us(lambda: grad["grad_mlp"](*args))
     h = _best_us(lambda: hvp["hvp_mlp"](*args, V))
     out.append(("hvp_mlp (X 64 x 10, W1 10 x 32, W2 32 x 3; wrt W1)", h, g, "grad_mlp"))
-    x = rng.normal(size=100)
-    ours = _best_us(lambda: hess["hess_rosen"](x))
     try:
         import jax
         import jax.numpy as jnp
     except ImportError:
-        out.append(("hess_rosen, n = 100", ours, float("nan"), "JAX not installed"))
         return out
     jax.config.update("jax_enable_x64", True)
 
     def rosen(x):
         return jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
 
-    jax_hessian = jax.jit(jax.hessian(rosen))
-    xj = jnp.asarray(x)
-    assert np.allclose(np.asarray(jax_hessian(xj)), hess["hess_rosen"](x)[2], rtol=1e-12, atol=1e-9)
-    theirs = _best_us(lambda: jax_hessian(xj).block_until_ready())
-    out.append(("hess_rosen, n = 100", ours, theirs, "JAX jit(hessian(f))"))
+    def energy(x):
+        return jnp.sum(x**4) - 2.0 * jnp.sum(x[:-1] * x[1:]) + 0.5 * jnp.dot(x, x) + jnp.sum(x[1:] ** 2 * x[:-1] ** 3)
+
+    def mlp(W1, b1, W2, X, y):
+        return jnp.mean((jnp.tanh(X @ W1 + b1) @ W2 - y) ** 2)
+
+    for name, f, n in (("rosen", rosen, 100), ("rosen", rosen, 1000), ("energy", energy, 100)):
+        x = rng.normal(size=n)
+        jax_hessian, xj = jax.jit(jax.hessian(f)), jnp.asarray(x)
+        H = hess[f"hess_{name}"](x)[2]
+        assert np.allclose(np.asarray(jax_hessian(xj)), H, rtol=1e-12, atol=1e-9)
+        assert np.allclose(loop[f"hess_{name}"](x)[2], H, rtol=1e-12, atol=1e-9)
+        theirs = _best_us(lambda jax_hessian=jax_hessian, xj=xj: jax_hessian(xj).block_until_ready())
+        ours = _best_us(lambda name=name, x=x: hess[f"hess_{name}"](x))
+        before = _best_us(lambda name=name, x=x: loop[f"hess_{name}"](x))
+        out.append(
+            (f"hess_{name}, n = {n:,} (the loop over unit vectors, before)", before, theirs, "JAX jit(hessian(f))")
+        )
+        out.append((f"hess_{name}, n = {n:,} (batched sweep)", ours, theirs, "JAX jit(hessian(f))"))
+    jax_hessian = jax.jit(jax.hessian(mlp))
+    jargs = tuple(jnp.asarray(a) for a in args)
+    H = hess["hess_mlp"](*args)[2]
+    assert np.allclose(np.asarray(jax_hessian(*jargs)), H, rtol=1e-10, atol=1e-12)
+    theirs = _best_us(lambda: jax_hessian(*jargs).block_until_ready())
+    before = _best_us(lambda: loop["hess_mlp"](*args))
+    ours = _best_us(lambda: hess["hess_mlp"](*args))
+    what = "hess_mlp (W1 10 x 32: H 320 x 320)"
+    out.append((f"{what} (the loop over unit vectors, before)", before, theirs, "JAX jit(hessian(f))"))
+    out.append((f"{what} (batched sweep)", ours, theirs, "JAX jit(hessian(f))"))
 
     poly = eval("lambda x: " + _poly_terms(), {})  # (our own fixed text)
 

@@ -22,11 +22,13 @@ import ast
 import dataclasses
 
 from ..ir.core import Eqn, Section, Tape, Var
-from .base import WriterBase, named, tuple_of
+from . import batched as batching
+from .base import named, tuple_of
+from .batched import BatchWriter, batch_plan
 from .statements import Line
 
 
-class SecondWriter(WriterBase):
+class SecondWriter(BatchWriter):
     """The loop of ``hess_NAME`` (a part of ``writer.FunctionWriter``)."""
 
     def split_second(self, seed: Var) -> tuple[list[Eqn], list[Eqn]]:
@@ -61,6 +63,17 @@ class SecondWriter(WriterBase):
         read |= {a.id for a in tape.outputs if isinstance(a, Var)}
         self.plan = dataclasses.replace(self.plan, inline=self.plan.inline - (made & read))
         self.block(_part(tape, before), 0, body)
+        outputs = {a.id for a in tape.outputs[:2] if isinstance(a, Var)}
+        kinds = batch_plan(rows, seed, outputs) if batching.BATCH_ROWS and not self.backend.standard else None
+        if (
+            kinds is not None
+            and isinstance(tape.outputs[2], Var)
+            and tape.outputs[2].id in {o.id for e in rows for o in e.outs}
+        ):
+            self.plan = dataclasses.replace(self.plan, inline=self.plan.inline - {o.id for e in rows for o in e.outs})
+            H = self.batched_rows(rows, kinds, seed, body)
+            value, gradient = self.atom(tape.outputs[0]), self.atom(tape.outputs[1])
+            return tuple_of([value, gradient, H] if tape.facts.value else [gradient, H])
         w = tape.facts.wrt[0]
         x = next(i.var for i in tape.inputs if i.path[0] == w)
         size = self.backend.call("size", [self.atom(x)])
