@@ -21,8 +21,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
+
+from .pieces import _best_us  # (the process time per call, best of 7 rounds)
 
 SOURCE = """\
 import numpy as np
@@ -62,24 +63,6 @@ def _one_thread() -> None:
     flags = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " " + flags).strip()
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
-
-
-def _best_us(call, seconds: float = 0.05) -> float:
-    n = 1
-    while True:
-        t0 = time.process_time()
-        for _ in range(n):
-            call()
-        if time.process_time() - t0 >= seconds or n >= 1 << 20:
-            break
-        n *= 2
-    best = float("inf")
-    for _ in range(7):
-        t0 = time.process_time()
-        for _ in range(n):
-            call()
-        best = min(best, (time.process_time() - t0) / n)
-    return best * 1e6
 
 
 def _generated(mode: str, wrt: dict, batch: bool = True) -> dict:

@@ -21,10 +21,11 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from ..ir.core import Eqn, Section, Tape, Var
+from ..ir.core import Eqn, Section, Var
 from . import batched as batching
 from .base import named, tuple_of
 from .batched import BatchWriter, batch_plan
+from .seeds import _part
 from .statements import Line
 
 
@@ -56,13 +57,7 @@ class SecondWriter(BatchWriter):
         it returns."""
         tape = self.tape
         seed_name = tape.facts.seed
-        seed = next(i.var for i in tape.inputs if i.path[0] == seed_name)
-        before, rows = self.split_second(seed)
-        made = {o.id for e in before for o in e.outs}
-        read = {a.id for e in rows for a in e.args if isinstance(a, Var)}
-        read |= {a.id for a in tape.outputs if isinstance(a, Var)}
-        self.plan = dataclasses.replace(self.plan, inline=self.plan.inline - (made & read))
-        self.block(_part(tape, before), 0, body)
+        seed, rows = self.before_rows(body, self.split_second)
         outputs = {a.id for a in tape.outputs[:2] if isinstance(a, Var)}
         kinds = batch_plan(rows, seed, outputs) if batching.BATCH_ROWS and not self.backend.standard else None
         if (
@@ -130,10 +125,3 @@ def _split(eqns: list[Eqn], seed: Var, inplace: dict[int, int]) -> tuple[list[Eq
             break
     rows = [e for e in eqns if any(o.id in per_row for o in e.outs)]
     return [e for e in eqns if not any(o.id in per_row for o in e.outs)], rows
-
-
-def _part(tape: Tape, eqns: list) -> Tape:
-    """A tape of some of ``tape``'s equations, for the writer to write."""
-    part = tape.copy_header()
-    part.eqns = list(eqns)
-    return part

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+from collections.abc import Callable
 
 from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
 from ..ir.regions import LEADING
@@ -143,15 +144,8 @@ class SeedWriter(WriterBase):
         docstring); return the expression it returns."""
         tape = self.tape
         seed_name = tape.facts.seed
-        seed = next(i.var for i in tape.inputs if i.path[0] == seed_name)
-        before, rows = self.split_rows(seed)
-        # a value made before the loop is named there, never written inline into a row's statement
-        made = {o.id for e in before for o in e.outs}
-        read = {a.id for e in rows for a in e.args if isinstance(a, Var)}
-        read |= {a.id for a in tape.outputs if isinstance(a, Var)}
-        self.plan = dataclasses.replace(self.plan, inline=self.plan.inline - (made & read))
         self.checked = True
-        self.block(_part(tape, before), 0, body)
+        seed, rows = self.before_rows(body, self.split_rows)
         value = self.atom(tape.outputs[0])
         standard = self.backend.standard
         size = self.backend.call("size", [value])
@@ -219,6 +213,23 @@ class SeedWriter(WriterBase):
             body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], reshape, lineno=0), 0))
         returned = [value, *jacobians] if tape.facts.value else jacobians
         return tuple_of(returned)
+
+    def before_rows(
+        self, body: list[Line], split: Callable[[Var], tuple[list[Eqn], list[Eqn]]]
+    ) -> tuple[Var, list[Eqn]]:
+        """The seed of a loop over rows (``jac_NAME``'s ``dout``, ``hess_NAME``'s unit vector) and the
+        equations of each row, ``split`` telling them from those before the loop, which are written
+        into ``body`` here."""
+        tape = self.tape
+        seed = next(i.var for i in tape.inputs if i.path[0] == tape.facts.seed)
+        before, rows = split(seed)
+        # a value made before the loop is named there, never written inline into a row's statement
+        made = {o.id for e in before for o in e.outs}
+        read = {a.id for e in rows for a in e.args if isinstance(a, Var)}
+        read |= {a.id for a in tape.outputs if isinstance(a, Var)}
+        self.plan = dataclasses.replace(self.plan, inline=self.plan.inline - (made & read))
+        self.block(_part(tape, before), 0, body)
+        return seed, rows
 
     def split_rows(self, seed: Var) -> tuple[list[Eqn], list[Eqn]]:
         """The equations written before the loop over the rows (the forward sweep, and the
