@@ -281,6 +281,21 @@ def test_verify_checks_the_second_order_modes(tmp_path, mode):
 
 
 @pytest.mark.parametrize("mode", ["hvp", "hessian"])
+def test_verify_reads_a_wrapped_docstring(tmp_path, mode):
+    """A signature long enough that the docstring naming the parameter is wrapped (it was read
+    from one line: --verify raised AttributeError on a plain ridge loss)."""
+    (tmp_path / "f.py").write_text(
+        "import numpy as np\n\n\ndef ridge(w, X, t, lam=0.1):\n"
+        "    r = X @ w - t\n    return 0.5 * r @ r + lam * np.dot(w, w)\n"
+    )
+    shapes = ["--shape", "w=4", "--shape", "X=6,4", "--shape", "t=6"]
+    done = run("f.py", "--wrt", "w", f"--{mode}", "--verify", *shapes, cwd=tmp_path)
+    assert done.returncode == 0 and "OK:" in done.stdout, done.stdout + done.stderr
+    text = run("f.py", "--wrt", "w", f"--{mode}", cwd=tmp_path).stdout
+    assert "with respect to w" not in text  # (the docstring is wrapped there)
+
+
+@pytest.mark.parametrize("mode", ["hvp", "hessian"])
 def test_generated_code_is_clean_and_deterministic(tmp_path, mode):
     wrt = {"mlp": ["W1"], "rosen": ["x"]}
     text = generate(SOURCE, "second.py", list(wrt), wrt, mode=mode).text

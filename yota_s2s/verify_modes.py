@@ -110,7 +110,12 @@ def second_order(
     ``text``: ``(g, grad_g, wrt)`` for ``check_grads``, each ``grad_g`` returning the value first
     (see the module docstring)."""
     name = f.__name__
-    found = re.search(rf'^def {kind}_{name}\(.*\):\n\s*"""Return .* with respect to (\w+) ', text, flags=re.MULTILINE)
+    # (the signature and the docstring may be wrapped over several lines)
+    found = re.search(
+        rf'^def {kind}_{name}\(.*?\):\n\s*"""Return .*?\swith\s+respect\s+to\s+(\w+)\s',
+        text,
+        flags=re.MULTILINE | re.DOTALL,
+    )
     x = found.group(1)
     seed = [p for p in inspect.signature(fn).parameters if p not in inspect.signature(f).parameters]
     skip = 1 if value else 0
