@@ -154,7 +154,29 @@ def cumsum_dx(g, x, axis=None):
 
 @diffrule(shape="x")
 def norm_dx(g, x, n, ord=None, axis=None, keepdims=False):
-    not_implemented("second derivatives through norm")
+    # g times the norm's gradient: linear in g for every ord; the second derivatives (in x and n) of
+    # the 2-norm, g * x / n (NaN where n is 0: none there), and of the piecewise-linear norms (0)
+    dg = norm_dx_dg(dout, x, n, ord=ord, axis=axis, keepdims=keepdims)
+    dx = norm_dx_dx(dout, g, x, n, ord=twice_norm(ord, axis), axis=axis, keepdims=keepdims)
+    dn = norm_dx_dn(dout, g, x, n, ord=twice_norm(ord, axis), axis=axis, keepdims=keepdims)
+
+
+@diffrule(shape="n")
+def norm_dx_dg(d, x, n, ord=None, axis=None, keepdims=False):
+    # the adjoint of g -> norm_dx(g, x, n): d times the norm's gradient, summed over the reduced axes
+    nondiff(x)
+    nondiff(n)
+    dd = norm_dx(dout, x, n, ord=ord, axis=axis, keepdims=keepdims)
+
+
+@diffrule(shape="x")
+def norm_dx_dx(d, g, x, n, ord=None, axis=None, keepdims=False):
+    not_implemented("third derivatives through norm")
+
+
+@diffrule(shape="n")
+def norm_dx_dn(d, g, x, n, ord=None, axis=None, keepdims=False):
+    not_implemented("third derivatives through norm")
 
 
 @diffrule(shape="x")
@@ -164,7 +186,18 @@ def cumprod_dx(g, x, c, axis=None):
 
 @diffrule(shape="x")
 def sort_dx(g, x, s, axis=-1):
-    not_implemented("second derivatives through sort")
+    # linear in g; the permutation is constant between ties, so x and s have no derivative there
+    nondiff(x)
+    nondiff(s)
+    dg = sort_dx_dg(dout, x, s, axis=axis)
+
+
+@diffrule(shape="s")
+def sort_dx_dg(d, x, s, axis=-1):
+    # the adjoint of g -> sort_dx(g, x, s): d read in sorted order, tied runs averaged
+    nondiff(x)
+    nondiff(s)
+    dd = sort_dx(dout, x, s, axis=axis)
 
 
 @diffrule(shape="x")

@@ -166,7 +166,22 @@ def concatenate(*xs, axis=0):
 def concat_part(g, *xs, part=0, axis=0):
     # the block of g that xs[part] fills in np.concatenate(xs, axis)
     nondiff(xs)
-    dg = not_implemented("second derivatives through concatenate")
+    dg = join_place(dout, xs, part=part, join="concatenate", axis=axis)
+
+
+@diffrule
+def join_place(d, *xs, part=0, join="concatenate", axis=0):
+    # d where xs[part] goes in the join of xs, zeros elsewhere: the adjoint of the parts above
+    # (join: "concatenate", "hstack", "vstack", "column_stack", "r" or "c" for np.r_ and np.c_)
+    nondiff(xs)
+    dd = join_part(dout, xs, part=part, join=join, axis=axis)
+
+
+@diffrule
+def join_part(g, *xs, part=0, join="concatenate", axis=0):
+    # the block of g that xs[part] fills in the join of xs: the parts above, by kind of join
+    nondiff(xs)
+    dg = join_place(dout, xs, part=part, join=join, axis=axis)
 
 
 @diffrule(names=["numpy.stack"])
@@ -184,7 +199,7 @@ def hstack(*xs):
 @diffrule
 def hstack_part(g, *xs, part=0):
     nondiff(xs)
-    dg = not_implemented("second derivatives through hstack")
+    dg = join_place(dout, xs, part=part, join="hstack", axis=0)
 
 
 @diffrule(names=["numpy.vstack"])
@@ -196,7 +211,7 @@ def vstack(*xs):
 @diffrule
 def vstack_part(g, *xs, part=0):
     nondiff(xs)
-    dg = not_implemented("second derivatives through vstack")
+    dg = join_place(dout, xs, part=part, join="vstack", axis=0)
 
 
 # ----------------------------------------------------------------------------- gathering
@@ -367,7 +382,7 @@ def column_stack(*xs):
 @diffrule
 def column_stack_part(g, *xs, part=0):
     nondiff(xs)
-    dg = not_implemented("second derivatives through column_stack")
+    dg = join_place(dout, xs, part=part, join="column_stack", axis=0)
 
 
 @diffrule
@@ -381,7 +396,7 @@ def index_join(*xs, kind="r"):
 @diffrule
 def index_join_part(g, *xs, part=0, kind="r"):
     nondiff(xs)
-    dg = not_implemented("second derivatives through np.r_ and np.c_")
+    dg = join_place(dout, xs, part=part, join=kind, axis=0)
 
 
 @diffrule(names=["numpy.atleast_3d"])

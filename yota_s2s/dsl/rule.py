@@ -51,8 +51,19 @@ def _upto(stop: int) -> tuple:
     return (Slice(None, stop),)
 
 
+def _twice_norm(ord: object, axis: object) -> object:
+    """``ord``, where the norm's second derivatives are written: the 2-norm (ord None, 'fro', 2 of a
+    vector) and the piecewise-linear norms (0, 1, -1, inf, -inf); any other is refused."""
+    smooth = ord in (None, "fro") or (ord == 2 and not isinstance(axis, tuple))
+    if smooth or ord in (0, 1, -1, float("inf"), float("-inf")):
+        return ord
+    raise NotImplementedError(
+        f"second derivatives through norm of ord={ord!r} (written for ord None, 'fro', 2 of vectors, 0, 1, -1, inf, -inf)"
+    )
+
+
 #: Functions on static values that formulas may call (evaluated at generation time).
-STATIC_HELPERS: dict[str, Callable[..., object]] = {"invperm": _invperm, "upto": _upto}
+STATIC_HELPERS: dict[str, Callable[..., object]] = {"invperm": _invperm, "upto": _upto, "twice_norm": _twice_norm}
 
 
 @dataclass

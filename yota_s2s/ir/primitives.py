@@ -13,8 +13,6 @@ default one (nothing assumed).
 
     >>> primitive("add").commutative, primitive("add").ufunc, primitive("exp").same_inexact
     (True, 'add', True)
-    >>> BINOPS[ast.Mult], CMPOPS[ast.Lt]
-    ('mul', 'less')
     >>> fold_constant("mul", [2, 3.5])
     (True, 7.0)
 """
@@ -405,12 +403,16 @@ PRIMITIVES: dict[str, Primitive] = {
     "std_dx": Primitive(),
     "cumsum_dx": Primitive(),
     "norm_dx": Primitive(),
+    "norm_dx_dg": Primitive(),
+    "norm_dx_dx": Primitive(),
+    "norm_dx_dn": Primitive(),
     "cumprod": Primitive(fresh=True, shape_from_shapes=True),
     "sort": Primitive(fresh=True, shape_from_shapes=True),
     "partition": Primitive(fresh=True, shape_from_shapes=True),
     "trapezoid": Primitive(shape_from_shapes=True),
     "cumprod_dx": Primitive(),
     "sort_dx": Primitive(),
+    "sort_dx_dg": Primitive(),
     "partition_dx": Primitive(),
     "trapezoid_dy": Primitive(),
     "trapezoid_dxs": Primitive(),
@@ -445,6 +447,8 @@ PRIMITIVES: dict[str, Primitive] = {
     "repeat_dx": Primitive(),
     "concatenate": Primitive(fresh=True, shape_from_shapes=True),
     "concat_part": Primitive(shape_from_shapes=True),
+    "join_place": Primitive(shape_from_shapes=True),
+    "join_part": Primitive(shape_from_shapes=True),
     "stack": Primitive(fresh=True, shape_from_shapes=True),
     "hstack": Primitive(fresh=True, shape_from_shapes=True),
     "hstack_part": Primitive(shape_from_shapes=True),

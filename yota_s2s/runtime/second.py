@@ -1,0 +1,108 @@
+"""Runtime helpers of second derivatives and of forward mode: the adjoints of first-order helpers.
+
+A first-order helper that is linear in its gradient operand ``g`` (``_concat_part``, ``_norm_dx``,
+``_sort_dx``) needs its adjoint with respect to ``g`` when the gradient is differentiated again
+(``--hvp``, ``--hessian``) or transposed (``--jvp``); the helpers here are those adjoints, each the
+exact transpose of the map it undoes (``tests/test_rules_second.py`` checks every pair by
+``<A g, d> == <g, A.T d>`` and against central differences).
+"""
+
+import numpy as xp
+
+from .linalg import _norm_dx, _reduced_axes  # for direct calls; modules copy them
+from .shape import _column_stack_part, _concat_part, _hstack_part, _index_join, _index_join_part, _vstack_part
+
+
+def _join_place(d, xs, part, join, axis):
+    """``d`` placed where ``xs[part]`` goes in the join of ``xs``, zeros elsewhere: the adjoint of
+    ``_join_part`` (``join``: ``"concatenate"``, ``"hstack"``, ``"vstack"``, ``"column_stack"``,
+    ``"r"`` or ``"c"`` for ``np.r_``/``np.c_``), made by joining ``d`` with zeros of the others' shapes."""
+    dtype = xp.result_type(d, 0.0)
+    blocks = [
+        xp.reshape(xp.asarray(d, dtype=dtype), xp.shape(x)) if k == part else xp.zeros(xp.shape(x), dtype)
+        for k, x in enumerate(xs)
+    ]
+    if join == "concatenate":
+        return xp.concatenate(blocks, axis=axis)
+    if join in ("r", "c"):
+        return xp.asarray(_index_join(blocks, join), dtype=dtype)
+    return {"hstack": xp.hstack, "vstack": xp.vstack, "column_stack": xp.column_stack}[join](blocks)
+
+
+def _join_part(g, xs, part, join, axis):
+    """The block of ``g`` that ``xs[part]`` fills in the join of ``xs`` (``join`` as ``_join_place``)."""
+    if join == "concatenate":
+        return _concat_part(g, xs, part, axis)
+    if join in ("r", "c"):
+        return _index_join_part(g, xs, part, join)
+    return {"hstack": _hstack_part, "vstack": _vstack_part, "column_stack": _column_stack_part}[join](g, xs, part)
+
+
+def _norm_axes(x, ord, axis):
+    """The axes ``np.linalg.norm(x, ord, axis)`` reduces."""
+    ndim = xp.ndim(x)
+    return tuple(range(ndim)) if axis is None and ord is None else _reduced_axes(axis, ndim)
+
+
+def _norm_dx_dg(d, x, n, ord=None, axis=None, keepdims=False):
+    """The adjoint, in ``g``, of ``_norm_dx(g, x, n, ...)`` (``g`` times the norm's gradient):
+    ``d`` times that gradient, summed over the reduced axes."""
+    w = _norm_dx(xp.ones(xp.shape(n), xp.result_type(n, 0.0)), x, n, ord, axis, keepdims)
+    return xp.sum(d * w, axis=_norm_axes(x, ord, axis), keepdims=keepdims)
+
+
+def _norm_two(g, x, n, ord, axis, keepdims):
+    """``g`` and ``n`` with the reduced axes kept, and ``1 / n`` (NaN where ``n`` is 0: the 2-norm has no
+    second derivative at 0), for the second derivatives of the 2-norm; ``None`` for a piecewise-linear
+    norm (ord 0, 1, -1, inf, -inf), whose second derivatives are 0."""
+    x = xp.asarray(x)
+    axes = _norm_axes(x, ord, axis)
+    if ord not in (None, "fro", 2):
+        return None
+    if ord == 2 and len(axes) != 1:  # the matrix 2-norm: the largest singular value
+        raise ValueError("second derivatives of the matrix 2-norm (the largest singular value) are not written")
+    if not keepdims:
+        g, n = xp.expand_dims(g, axes), xp.expand_dims(n, axes)
+    inv = 1.0 / xp.where(n == 0, xp.nan, n)
+    return g, inv, axes
+
+
+def _norm_dx_dx(d, g, x, n, ord=None, axis=None, keepdims=False):
+    """The derivative of ``_norm_dx(g, x, n, ...)`` with respect to ``x`` (``g`` and ``n`` held), applied to
+    ``d``: ``d * g / n`` for the 2-norm (``g * x / n``), 0 for the piecewise-linear norms."""
+    two = _norm_two(g, x, n, ord, axis, keepdims)
+    if two is None:
+        return xp.zeros(xp.shape(x), xp.result_type(d, x, 0.0))
+    g, inv, _ = two
+    return d * g * inv
+
+
+def _norm_dx_dn(d, g, x, n, ord=None, axis=None, keepdims=False):
+    """The derivative of ``_norm_dx(g, x, n, ...)`` with respect to ``n`` (``g`` and ``x`` held), applied to
+    ``d``: ``-sum(d * g * x / n**2)`` over the reduced axes for the 2-norm, 0 for the piecewise-linear ones."""
+    two = _norm_two(g, x, n, ord, axis, keepdims)
+    if two is None:
+        return xp.zeros(xp.shape(n), xp.result_type(d, n, 0.0))
+    g, inv, axes = two
+    return -xp.sum(d * g * x * inv * inv, axis=axes, keepdims=keepdims)
+
+
+def _sort_dx_dg(d, x, s, axis=-1):
+    """The adjoint, in ``g``, of ``_sort_dx(g, x, s, axis)``: ``d`` read in sorted order (``d`` at
+    ``np.argsort(x)``), each run of tied values given its mean, as ``_sort_dx`` shares them."""
+    x = xp.asarray(x)
+    if axis is None:
+        return _sort_dx_dg(xp.reshape(d, -1), x.reshape(-1), s, 0)
+    d = xp.broadcast_to(d, x.shape)
+    r = xp.take_along_axis(d, xp.argsort(x, axis=axis), axis=axis).astype(xp.result_type(d, 0.0))
+    s = xp.asarray(s)
+    if s.ndim and s.shape[axis] > 1:
+        sm = xp.moveaxis(s, axis, -1)
+        new = xp.ones(sm.shape, bool)
+        new[..., 1:] = sm[..., 1:] != sm[..., :-1]
+        if not new.all():  # ties: the mean over each run of equal values
+            run = xp.cumsum(new.reshape(-1)) - 1
+            rm = xp.moveaxis(r, axis, -1).reshape(-1)
+            mean = xp.bincount(run, weights=rm) / xp.bincount(run)
+            r = xp.moveaxis(mean[run].reshape(sm.shape), -1, axis)
+    return r
