@@ -534,3 +534,15 @@ def load(text: str) -> dict:
     namespace: dict = {}
     exec(compile(text, "<generated>", "exec"), namespace)  # noqa: S102 - the tool's output
     return namespace
+
+
+@pytest.mark.parametrize("mode", ["hvp", "hessian"])
+def test_a_parameter_the_function_does_not_read_has_no_derivatives(mode):
+    """As grad_NAME gives None for it: (value, None, None) (was an internal error: grad_zeros of nothing)."""
+    source = "import numpy as np\n\n\ndef f(x, y):\n    return np.sum(np.sin(y) * y)\n"
+    namespace: dict = {}
+    exec(compile(generate(source, "f.py", ["f"], {"f": ["x"]}, mode=mode).text, mode, "exec"), namespace)  # noqa: S102
+    y = np.array([0.3, -1.2])
+    kwargs = {"v": np.ones(3)} if mode == "hvp" else {}
+    value, dx, h = namespace[("hvp_f" if mode == "hvp" else "hess_f")](np.ones(3), y, **kwargs)
+    assert value == pytest.approx(np.sum(np.sin(y) * y)) and dx is None and h is None

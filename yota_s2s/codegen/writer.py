@@ -47,7 +47,7 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter):
         """The text of the function; its statements are kept in ``body``."""
         tape = self.tape
         body = self.body
-        rows_loop = tape.facts.mode in ("jacobian", "hessian") and not tape.facts.rows
+        rows_loop = tape.facts.mode in ("jacobian", "hessian") and not tape.facts.rows and tape.facts.seed is not None
         if rows_loop:  # the seed is a local of the loop over the rows
             self.namer.take(tape.facts.seed)
         for inp in tape.inputs:

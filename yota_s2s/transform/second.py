@@ -85,9 +85,10 @@ def second_order(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tap
         raise dataclasses.replace(exc, message=why) from None
     hv: Atom = second.outputs[1]
     builder = BackwardBuilder(second)
-    if isinstance(g, Lit) and g.value is None:
+    # (x not read at all: no gradient, as grad_NAME gives None for it, and no Hessian)
+    if isinstance(g, Lit) and g.value is None and x is not None:
         g = builder.add("grad_zeros", [x], {})
-    if isinstance(hv, Lit) and hv.value is None:  # f linear in x (or no path): H is zero
+    if isinstance(hv, Lit) and hv.value is None and x is not None:  # f linear in x (or no path): H is zero
         hv = builder.add("grad_zeros", [x], {})
     out = second.copy_header()
     out.eqns = second.eqns
@@ -105,9 +106,9 @@ def second_order(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tap
         out.params = [*params[:at], Param(v_name, kind), *params[at:]]
         out.facts.tangents = [v_name]
         out.facts.seed = None
-    else:  # the seed: a local of the loop over the unit vectors
+    else:  # the seed: a local of the loop over the unit vectors (no loop where x is not read: H is None)
         out.params = params
-        out.facts.seed = v_name
+        out.facts.seed = v_name if x is not None else None
         out.facts.tangents = []
     same: dict[int, Atom] = {}
     if x is not None:
