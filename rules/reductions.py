@@ -131,7 +131,12 @@ def trapezoid(y, xs, dx=1.0, axis=-1):
 def prod_dx(g, x, axis=None, keepdims=False):
     # prod_dx is linear in g: its adjoint multiplies by the same products of the others.
     dg = sum(dout * prod_dx(1.0, x, axis=axis, keepdims=True), axis=axis, keepdims=keepdims)
-    dx = not_implemented("second derivatives through prod")
+    dx = prod_dx_dx(dout, g, x, axis=axis, keepdims=keepdims)
+
+
+@diffrule(shape="x")
+def prod_dx_dx(d, g, x, axis=None, keepdims=False):
+    not_implemented("third derivatives through prod")
 
 
 @diffrule(shape="scalar")
@@ -181,7 +186,16 @@ def norm_dx_dn(d, g, x, n, ord=None, axis=None, keepdims=False):
 
 @diffrule(shape="x")
 def cumprod_dx(g, x, c, axis=None):
-    not_implemented("second derivatives through cumprod")
+    # linear in g: its adjoint is the running product's tangent; x and c by the adjoint of the
+    # recurrence the helper solves (each part: runtime/second.py)
+    dg = cumprod_dx_adj(dout, g, x, c, part="g", axis=axis)
+    dx = cumprod_dx_adj(dout, g, x, c, part="x", axis=axis)
+    dc = cumprod_dx_adj(dout, g, x, c, part="c", axis=axis)
+
+
+@diffrule
+def cumprod_dx_adj(d, g, x, c, part="g", axis=None):
+    not_implemented("third derivatives through cumprod")
 
 
 @diffrule(shape="x")

@@ -226,3 +226,67 @@ def test_jvp_through_the_helpers_against_finite_differences(name, shape):
     eps = 1e-6
     numeric = (f(x + eps * t) - f(x - eps * t)) / (2 * eps)
     assert np.allclose(value, f(x), rtol=1e-14) and np.allclose(dvalue, numeric, rtol=1e-6, atol=1e-8)
+
+
+PRODUCTS = """\
+import numpy as np
+
+
+def monomials(x):
+    return np.prod(x**2 + 0.5) + np.sum(np.prod(x.reshape(2, 3), axis=1) ** 2)
+
+
+def with_zeros(x):
+    return np.prod(x) * np.sum(x) + np.prod(x[:3], keepdims=True)[0]
+
+
+def growth(r):
+    return np.sum(np.cumprod(1.0 + r) * np.arange(1.0, 7.0))
+
+
+def growth_axis(r):
+    c = np.cumprod(r.reshape(3, 2), axis=0)
+    return np.sum(c * c) + np.sum(np.cumprod(r) ** 2)
+"""
+
+
+@pytest.mark.parametrize("name", ["monomials", "with_zeros", "growth", "growth_axis"])
+@pytest.mark.parametrize("zeros", [False, True])
+def test_hessians_of_products_are_exact_where_x_holds_zeros(name, zeros):
+    namespace: dict = {}
+    exec(compile(PRODUCTS, "p.py", "exec"), namespace)  # noqa: S102
+    hess = {}
+    exec(compile(generate(PRODUCTS, "p.py", [name], mode="hessian").text, "h", "exec"), hess)  # noqa: S102
+    f = namespace[name]
+    x = RNG.uniform(-1.5, 1.5, 6)
+    if zeros:
+        x[[1, 4]] = 0.0  # two zeros: each product of the others but one is 0, some second derivatives are not
+    value, _, H = hess["hess_" + name](x)
+    eps, n = 1e-4, x.size
+    expected = np.empty((n, n))  # central differences of f itself, exact for a cubic in each pair
+    for i in range(n):
+        for j in range(n):
+            ei, ej = np.eye(n)[i] * eps, np.eye(n)[j] * eps
+            expected[i, j] = (f(x + ei + ej) - f(x + ei - ej) - f(x - ei + ej) + f(x - ei - ej)) / (4 * eps * eps)
+    assert value == pytest.approx(f(x), rel=1e-13)
+    assert np.allclose(H, expected, rtol=1e-6, atol=1e-6), np.abs(H - expected).max()
+    assert np.allclose(H, H.T, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_the_adjoint_of_the_cumprods_gradient_is_exact(axis):
+    from yota_s2s.runtime.core import _cumprod_dx
+    from yota_s2s.runtime.second import _cumprod_dx_adj
+
+    x = RNG.standard_normal((3, 4))
+    x[1, 2] = 0.0
+    c = np.cumprod(x, axis=axis)
+    g, d = RNG.standard_normal(c.shape), RNG.standard_normal(x.shape)
+    left = np.sum(_cumprod_dx(g, x, c, axis) * d)
+    assert np.isclose(left, np.sum(g * _cumprod_dx_adj(d, g, x, c, "g", axis)), rtol=1e-12)
+    eps = 1e-6  # the parts in x and c: directional derivatives of <_cumprod_dx(g, x, c), d>
+    for part, (dx, dc) in {"x": (RNG.standard_normal(x.shape), 0.0), "c": (0.0, RNG.standard_normal(c.shape))}.items():
+        up = np.sum(_cumprod_dx(g, x + eps * dx, c + eps * dc, axis) * d)
+        down = np.sum(_cumprod_dx(g, x - eps * dx, c - eps * dc, axis) * d)
+        exact = np.sum(_cumprod_dx_adj(d, g, x, c, part, axis) * (dx if part == "x" else dc))
+        assert np.isclose(exact, (up - down) / (2 * eps), rtol=1e-7, atol=1e-9), part

@@ -6,10 +6,8 @@ an attribute, the ufunc that can write it into an array), what its results are (
 number for Python numbers, always a NumPy value, maybe a view, a new array, a boolean, an
 inexact dtype), and which of its operands it reads only for their shape.  Adding a primitive
 means a rule and a record here, nothing else; ``tests/test_architecture.py`` checks that the
-records and the shipped rules name the same primitives.
-
-A primitive from a user's ``--rules`` file has no record: ``primitive(name)`` gives it the
-default one (nothing assumed).
+records and the shipped rules name the same primitives.  A primitive from a user's ``--rules``
+file has no record: ``primitive(name)`` gives it the default one (nothing assumed).
 
     >>> primitive("add").commutative, primitive("add").ufunc, primitive("exp").same_inexact
     (True, 'add', True)
@@ -399,6 +397,7 @@ PRIMITIVES: dict[str, Primitive] = {
     "log_softmax": Primitive(),
     "norm": Primitive(),
     "prod_dx": Primitive(),
+    "prod_dx_dx": Primitive(),
     "or_one": Primitive(python_value=True, fold=lambda n: n or 1),
     "std_dx": Primitive(),
     "cumsum_dx": Primitive(),
@@ -411,6 +410,7 @@ PRIMITIVES: dict[str, Primitive] = {
     "partition": Primitive(fresh=True, shape_from_shapes=True),
     "trapezoid": Primitive(shape_from_shapes=True),
     "cumprod_dx": Primitive(),
+    "cumprod_dx_adj": Primitive(),
     "sort_dx": Primitive(),
     "sort_dx_dg": Primitive(),
     "partition_dx": Primitive(),

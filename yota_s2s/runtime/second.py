@@ -106,3 +106,88 @@ def _sort_dx_dg(d, x, s, axis=-1):
             mean = xp.bincount(run, weights=rm) / xp.bincount(run)
             r = xp.moveaxis(mean[run].reshape(sm.shape), -1, axis)
     return r
+
+
+def _scan(a, b):
+    """``r[..., 0] = b[..., 0]``, ``r[..., m] = b[..., m] + a[..., m] * r[..., m - 1]`` along the last axis:
+    by doubling (log2(n) passes over the arrays), one step at a time where a window's product overflows."""
+    r, w = b.copy(), a.copy()
+    w[..., :1] = 0.0  # (a window reaching past the start adds nothing)
+    n, step = r.shape[-1], 1
+    while step < n:
+        r[..., step:] += w[..., step:] * r[..., :-step]
+        w[..., step:] *= w[..., :-step].copy()
+        step *= 2
+    if not xp.isfinite(r).all():
+        r = b.copy()
+        for m in range(1, n):
+            r[..., m] += a[..., m] * r[..., m - 1]
+    return r
+
+
+def _prod_dx_dx(d, g, x, axis=None, keepdims=False):
+    """The derivative of ``_prod_dx(g, x, ...)`` (``g`` times the product of the other elements) with respect to
+    ``x``, applied to ``d``: ``g * sum(d[i] * prod(x[m] for m not i, j) for i != j)`` at each ``j``, the
+    first-order part of the product of the others of ``x + eps * d``, made by prefix and suffix products of those
+    dual numbers: no division by ``x``, exact where it holds zeros."""
+    x = xp.asarray(x)
+    axes = _reduced_axes(axis, x.ndim)
+    if not keepdims:
+        g = xp.expand_dims(g, axes)
+    order = [a for a in range(x.ndim) if a not in axes] + list(axes)
+    n = 1
+    for a in axes:
+        n *= x.shape[a]
+    moved = xp.transpose(x, order).shape
+    dtype = xp.result_type(d, g, x, 0.0)
+    rows = xp.reshape(xp.transpose(x, order), moved[: x.ndim - len(axes)] + (n,)).astype(dtype)
+    ds = xp.reshape(xp.transpose(xp.broadcast_to(d, x.shape), order), rows.shape).astype(dtype)
+
+    def before(v, dv):  # the products of the elements before each, and their first-order parts
+        p = xp.ones(v.shape, dtype)
+        p[..., 1:] = xp.cumprod(v[..., :-1], axis=-1)
+        e = xp.zeros(v.shape, dtype)
+        if v.shape[-1] > 1:
+            e[..., 1:] = _scan(v[..., :-1], p[..., :-1] * dv[..., :-1])
+        return p, e
+
+    p, a = before(rows, ds)
+    s, b = before(rows[..., ::-1], ds[..., ::-1])
+    e = a * s[..., ::-1] + p * b[..., ::-1]
+    return g * xp.transpose(xp.reshape(e, moved), xp.argsort(order))
+
+
+def _cumprod_dx_adj(d, g, x, c, part, axis=None):
+    """The adjoint of ``_cumprod_dx(g, x, c, axis)`` applied to ``d`` (of ``x``'s shape), with respect to
+    ``part``: ``"g"`` (the running product's tangent, ``q[i] = d[i] * c[i - 1] + x[i] * q[i - 1]``), ``"x"``
+    (``q[i - 1] * r[i]``) or ``"c"`` (``d[i + 1] * r[i + 1]``), with ``r[i] = g[i] + x[i + 1] * r[i + 1]`` the
+    recurrence ``_cumprod_dx`` solves."""
+    x = xp.asarray(x)
+    shape = x.shape
+    if axis is None:  # np.cumprod flattens x: c, g and the result of part "g" and "c" are flat
+        x, d, axis = x.reshape(-1), xp.reshape(d, -1), 0
+    dtype = xp.result_type(d, g, x, 0.0)
+    x = xp.moveaxis(x, axis, -1).astype(dtype)
+    c = xp.moveaxis(xp.reshape(xp.asarray(c), xp.shape(xp.moveaxis(x, -1, axis))), axis, -1)
+    g = xp.moveaxis(xp.broadcast_to(g, xp.shape(xp.moveaxis(x, -1, axis))), axis, -1)
+    d = xp.moveaxis(xp.broadcast_to(d, xp.shape(xp.moveaxis(x, -1, axis))), axis, -1).astype(dtype)
+    n = x.shape[-1]
+    if n == 0:
+        out = xp.zeros(x.shape, dtype)
+    else:
+        before = xp.ones(x.shape, dtype)
+        before[..., 1:] = c[..., :-1]
+        q = _scan(x, d * before)
+        if part == "g":
+            out = q
+        else:
+            a = xp.zeros(x.shape, dtype)  # r from the end: r[m] = g[m] + x[m + 1] * r[m + 1]
+            a[..., 1:] = x[..., :0:-1]
+            r = _scan(a, g[..., ::-1].astype(dtype))[..., ::-1]
+            out = xp.zeros(x.shape, dtype)
+            if part == "x":
+                out[..., 1:] = q[..., :-1] * r[..., 1:]
+            else:
+                out[..., :-1] = d[..., 1:] * r[..., 1:]
+    out = xp.moveaxis(out, -1, axis)
+    return out.reshape(shape) if part == "x" else out
