@@ -98,9 +98,10 @@ def batch_rule(eqn: Eqn, batched: set[int], fresh: set[int]) -> str | None:
     return None
 
 
-def batch_plan(eqns: list[Eqn], seed: Var, read_after: set[int]) -> dict[int, str] | None:
-    """The rule of each equation of the sweep (by position), or None where one has none."""
-    batched = {seed.id} | {o.id for e in eqns for o in e.outs}
+def batch_plan(eqns: list[Eqn], seed: Var, read_after: set[int], others: tuple[Var, ...] = ()) -> dict[int, str] | None:
+    """The rule of each equation of the sweep (by position), or None where one has none; ``others``:
+    more seeds (``jac_NAME``'s columns: a tangent per parameter)."""
+    batched = {seed.id} | {s.id for s in others} | {o.id for e in eqns for o in e.outs}
     uses: dict[int, int] = {}
     for e in eqns:
         for a in e.args:
