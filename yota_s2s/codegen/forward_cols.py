@@ -28,13 +28,16 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from ..ir.core import Eqn, Lit, Section, Var
+from ..ir.core import Eqn, Lit, Section, Tape, Var
 from .base import named, tuple_of
 from .batched import BatchWriter, batch_plan
 from .second import _split
 from .seeds import _part
 from .statements import Else, Line
 
+#: Write the columns batched where every primitive of the JVP has a rule (tests set it False to
+#: compare with the columns one at a time).
+BATCH_COLUMNS = True
 #: The comments on the branches.
 ROWS_COMMENT = "reverse rows: no more outputs than inputs"
 COLUMNS_COMMENT = "forward columns: fewer inputs than outputs"
@@ -58,7 +61,8 @@ class ForwardColumnsWriter(BatchWriter):
         read |= {a.id for a in tape.outputs if isinstance(a, Var)}
         self.plan = dataclasses.replace(self.plan, inline=self.plan.inline - (made & read))
         self.checked = True  # (no check of a seed: the loops make theirs)
-        self.block(_part(tape, before), 0, body)
+        common, rows_first, cols_first = _preludes(tape, before, rows, cols)
+        self.block(_part(tape, common), 0, body)
         grads = tape.outputs[1 : 1 + len(facts.wrt)]
         active: list[tuple[Var, Var]] = []  # (parameter, its tangent) of each Jacobian computed
         for w, t, g in zip(facts.wrt, facts.columns, grads, strict=True):
@@ -73,10 +77,12 @@ class ForwardColumnsWriter(BatchWriter):
         body.append(Line(Section.BACKWARD, None, ast.Assign([named(count, ast.Store())], total, lineno=0), 0))
         test = ast.Compare(self.backend.call("size", [value]), [ast.LtE()], [named(count)])
         body.append(Line(Section.BACKWARD, None, ast.If(test, [], []), 0, header=True, comment=ROWS_COMMENT))
+        self.block(_part(tape, rows_first), 1, body)
         returned = self.jacobian_rows(body, 1, (dout, rows))
         assert isinstance(returned, ast.Tuple)
         names = [e.id for e in returned.elts[len(returned.elts) - len(facts.wrt) :] if isinstance(e, ast.Name)]
         body.append(Line(Section.BACKWARD, None, Else(), 0, header=True, comment=COLUMNS_COMMENT))
+        self.block(_part(tape, cols_first), 1, body)
         self.columns(cols, active, names, count, body)
         return returned
 
@@ -88,7 +94,8 @@ class ForwardColumnsWriter(BatchWriter):
         dvalue = tape.outputs[-1]
         seeds = [t for _, t in active]
         outs = {o.id for e in cols for o in e.outs}
-        kinds = batch_plan(cols, seeds[0], {a.id for a in tape.outputs if isinstance(a, Var)}, tuple(seeds[1:]))
+        after = {a.id for a in tape.outputs if isinstance(a, Var)}
+        kinds = batch_plan(cols, seeds[0], after, tuple(seeds[1:]), takes=True) if BATCH_COLUMNS else None
         store = self.namer.fresh("_C")
         shape = ast.BinOp(tuple_of([named(count)]), ast.Add(), self.backend.call("shape", [value]))
         empty = ast.Assign([named(store, ast.Store())], self.backend.call("empty", [shape]), lineno=0)
@@ -146,3 +153,29 @@ class ForwardColumnsWriter(BatchWriter):
         else:
             out = ast.Tuple([named(n, ast.Store()) for n in names], ast.Store())
         body.append(Line(Section.BACKWARD, None, ast.Assign([out], split, lineno=0), 1))
+
+
+def _preludes(tape: Tape, before: list[Eqn], rows: list[Eqn], cols: list[Eqn]) -> tuple[list[Eqn], ...]:
+    """``before`` (the equations that read no seed) in three: those the value needs or both forms
+    (written before the branch), those of the rows alone and those of the columns alone (written
+    first in their branch: the other form does not pay for them)."""
+    defs = {o.id: e for e in before for o in e.outs}
+
+    def reach(roots: list) -> set[int]:
+        found: set[int] = set()
+        todo = [a.id for a in roots if isinstance(a, Var)]
+        while todo:
+            e = defs.get(todo.pop())
+            if e is not None and id(e) not in found:
+                found.add(id(e))
+                todo.extend(a.id for a in e.args if isinstance(a, Var))
+        return found
+
+    wrt = len(tape.facts.wrt)
+    value = reach([tape.outputs[0]])
+    by_rows = reach([a for e in rows for a in e.args] + list(tape.outputs[1 : 1 + wrt]))
+    by_cols = reach([a for e in cols for a in e.args] + [tape.outputs[-1]])
+    rows_first = [e for e in before if id(e) in by_rows and id(e) not in by_cols and id(e) not in value]
+    cols_first = [e for e in before if id(e) in by_cols and id(e) not in by_rows and id(e) not in value]
+    alone = {id(e) for e in rows_first + cols_first}
+    return [e for e in before if id(e) not in alone], rows_first, cols_first
