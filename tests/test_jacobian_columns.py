@@ -56,6 +56,10 @@ def scaled(x, s):
     return np.cumsum(x) * s
 
 
+def rolled(x):
+    return x * x - np.roll(x, 1)
+
+
 def looped(x, n):
     out = x
     for _ in range(n):
@@ -213,6 +217,14 @@ def test_no_columns_without_a_jvp_and_for_array_api():
     compile(cupy, "<cupy>", "exec")
     assert "_cols_split(_C, model, p)[0]" in cupy and "def _cols_split(columns, value, *xs):" in cupy
     assert "import numpy" not in cupy and "cp.zeros((k, n))" in cupy
+
+
+def test_a_value_of_a_parameters_shape_keeps_the_rows_text(monkeypatch):
+    """rolled(x) has the shape of x (shapes prove it): m <= N, so the rows alone, the text they had."""
+    _, text = _load({"rolled": ["x"]})
+    monkeypatch.setattr(jac_columns, "COLUMNS_TEXT", 0)
+    _, rows_text = _load({"rolled": ["x"]})
+    assert text == rows_text and "_cols" not in text
 
 
 def test_the_text_is_clean_and_deterministic():

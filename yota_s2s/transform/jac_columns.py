@@ -16,7 +16,8 @@ The rows tape is returned unchanged where columns cannot be written or would not
 - the rows are written out (``Facts.rows``: a few numbers, one straight-line sweep each);
 - the function has a loop or a branch, or a primitive of its VJP has no rule for its gradient
   operand (``transposed`` refuses it, YS107): reverse rows only;
-- the value is proven a number (one row);
+- the value is proven a number (one row), or of the shape of a ``--wrt`` parameter (a square
+  Jacobian at least as wide as it is tall, ``f(x) = x * x - np.roll(x, 1)``: the rows);
 - the JVP has more than ``COLUMNS_TEXT`` equations (both forms would make a long function).
 
     >>> from yota_s2s.dsl.load import load_rules
@@ -53,7 +54,11 @@ def with_columns(rows: Tape, tape: Tape, wrt: list[str], table: RuleTable) -> Ta
     if all(getattr(g, "value", 0) is None for g in grads):  # (no differentiable path: no sweep at all)
         return rows
     value = rows.outputs[0]
-    if not isinstance(value, Var) or shape_classes(tape, table, scalar_keys=frozenset()).of(value) == SCALAR:
+    classes = shape_classes(tape, table, scalar_keys=frozenset())
+    if not isinstance(value, Var) or classes.of(value) == SCALAR:
+        return rows
+    wrt_inputs = [i.var for i in tape.inputs if i.path[0] in wrt]
+    if any(classes.of(x) == classes.of(value) for x in wrt_inputs):  # (m <= N proven: the rows)
         return rows
     try:
         jvp = transposed(tape, wrt, table)
