@@ -12,6 +12,9 @@ the rows alone; ``--target array-api`` writes the rows alone and ``--target cupy
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -260,3 +263,33 @@ def test_runtime_helpers(start, step, shapes):
         size = np.size(x)
         np.testing.assert_array_equal(np.moveaxis(J.reshape(4, 3, size), -1, 0), C[offset : offset + size])
         offset += size
+
+
+# ---------------------------------------------------------------------------- examples/fit
+
+FIT = Path(__file__).resolve().parent.parent / "examples" / "fit"
+
+
+def test_fit_example_is_up_to_date_right_and_prints_its_output():
+    """The committed jac_model.py is what the tool writes; its tall Jacobian takes the columns and
+    matches central differences; fit.py prints its committed output, the fit near the truth."""
+    src = "examples/fit/model.py"
+    command = f"yota-s2s {src} --wrt p --out examples/fit/jac_model.py --jacobian"
+    source = (FIT / "model.py").read_text(encoding="utf-8")
+    text = generate(source, src, wrt=["p"], mode="jacobian", command=command).text
+    assert (FIT / "jac_model.py").read_text(encoding="utf-8") == text
+    namespace: dict = {}
+    exec(compile(text, "<jac_model>", "exec"), namespace)  # noqa: S102 - the tool's output
+    calls = _counting(namespace)
+    primal: dict = {}
+    exec(compile(source, src, "exec"), primal)  # noqa: S102 - the example's source
+    p, t, y = np.array([2.0, 0.3, 3.0, 0.5]), np.linspace(0.0, 10.0, 50), RNG.normal(size=50)
+    r, J = namespace["jac_residual"](p, t, y)
+    assert len(calls) == 1 and J.shape == (50, 4)
+    np.testing.assert_allclose(r, primal["residual"](p, t, y), rtol=1e-14)
+    np.testing.assert_allclose(J, _numeric(primal["residual"], (p, t, y), 0), rtol=1e-6, atol=1e-8)
+    proc = subprocess.run([sys.executable, "fit.py"], cwd=FIT, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == (FIT / "output.txt").read_text(encoding="utf-8")
+    fitted = [float(v) for v in proc.stdout.splitlines()[-1].split("[")[1].split("]")[0].split(",")]
+    np.testing.assert_allclose(fitted, [2.0, 0.3, 3.0, 0.5], atol=0.01)
