@@ -23,12 +23,15 @@ The rows tape is returned unchanged where columns cannot be written or would not
     >>> from yota_s2s.dsl.load import load_rules
     >>> from yota_s2s.ir.core import Param, Tape
     >>> from yota_s2s.transform.differentiate import differentiate
-    >>> t = Tape("f"); x = t.add_input("x"); t.params = [Param("x")]
-    >>> t.outputs = [t.add_eqn("exp", [x])]
+    >>> t = Tape("f"); x = t.add_input("x"); y = t.add_input("y"); t.params = [Param("x"), Param("y")]
+    >>> t.outputs = [t.add_eqn("mul", [t.add_eqn("exp", [x]), y])]
     >>> table = load_rules()
     >>> both = with_columns(differentiate(t, ["x"], table, "jacobian"), t, ["x"], table)
-    >>> both.facts.columns, len(both.outputs)
+    >>> both.facts.columns, len(both.outputs)  # (the value, J_x's rows, the JVP)
     (['x_dot'], 3)
+    >>> t.outputs = [t.add_eqn("exp", [x])]  # of the shape of x: m <= N, the rows alone
+    >>> with_columns(differentiate(t, ["x"], table, "jacobian"), t, ["x"], table).facts.columns
+    []
 """
 
 from __future__ import annotations
