@@ -59,6 +59,22 @@ def scaled(x, s):
     return np.cumsum(x) * s
 
 
+def outer(a, b):
+    return a[:, None] * np.sin(b[None, :])
+
+
+def sliced(x, y):
+    return x[1:, None] * y[None, :-1] + x[:-1, None] ** 2
+
+
+def reduced(W, x):
+    return np.tanh(x @ W).sum(axis=1, keepdims=True) * x + np.mean(W) * x
+
+
+def transposed(A, s):
+    return (A.T * s).reshape(-1) + np.maximum(A, 0.1).T.reshape(-1)
+
+
 def rolled(x):
     return x * x - np.roll(x, 1)
 
@@ -94,6 +110,27 @@ CASES = {
     "poly-square": ("poly", ["c", "x"], lambda: (RNG.normal(size=3), RNG.normal(size=3))),
     "scaled-tall": ("scaled", ["s"], lambda: (RNG.normal(size=12), 0.5)),
     "scaled-square": ("scaled", ["x"], lambda: (RNG.normal(size=6), 2.0)),
+    "outer-tall": ("outer", ["a", "b"], lambda: (RNG.normal(size=5), RNG.normal(size=6))),
+    "sliced-tall": ("sliced", ["x", "y"], lambda: (RNG.normal(size=6), RNG.normal(size=7))),
+    "reduced-tall": ("reduced", ["W"], lambda: (RNG.normal(size=(3, 2)), RNG.normal(size=(40, 3)))),
+    "reduced-wide": ("reduced", ["W", "x"], lambda: (RNG.normal(size=(3, 2)), RNG.normal(size=(4, 3)))),
+    "transposed-tall": ("transposed", ["s"], lambda: (RNG.normal(size=(4, 3)), 0.7)),
+    "transposed-wide": ("transposed", ["A", "s"], lambda: (RNG.normal(size=(4, 3)), 0.7)),
+}
+
+
+#: The parameters of each function, in order.
+PARAMS = {
+    "model": ["p", "x"],
+    "curve": ["t", "w", "a"],
+    "layer": ["W", "v"],
+    "residual": ["theta", "X", "y"],
+    "poly": ["c", "x"],
+    "scaled": ["x", "s"],
+    "outer": ["a", "b"],
+    "sliced": ["x", "y"],
+    "reduced": ["W", "x"],
+    "transposed": ["A", "s"],
 }
 
 
@@ -157,8 +194,7 @@ def test_columns_against_finite_differences_and_the_rows(name, monkeypatch):
     out = both["jac_" + func](*args)
     reference = rows["jac_" + func](*args)
     f = _primal(name)
-    params = {"model": "px", "curve": "twa", "layer": "Wv", "residual": ["theta", "X", "y"], "poly": "cx"}
-    names = list(params.get(func, ["x", "s"] if func == "scaled" else []))
+    names = PARAMS[func]
     value = np.asarray(f(*args))
     sizes = sum(np.size(args[names.index(w)]) for w in wrt)
     assert len(calls) == (value.size > sizes)  # the columns where the value has more elements
