@@ -48,6 +48,7 @@ from .transform.finish import (
     stacked_tangents,
     stand_ins,
 )
+from .transform.jac_columns import with_columns
 from .transform.optimize import optimize
 from .transform.second import second_order
 from .transform.types import vector_value
@@ -246,9 +247,12 @@ def _differentiate_one(
     if mode in ("hvp", "hessian"):  # the gradient differentiated again
         tape = _checked(second_order(tape, chosen, fn_table, mode), "differentiate")
     else:
+        primal = tape
         tape = _checked(
             differentiate(tape, chosen, fn_table, "grad" if mode == "holomorphic" else mode), "differentiate"
         )
+        if mode == "jacobian" and target != "array-api":  # forward columns too, chosen when it runs
+            tape = _checked(with_columns(tape, primal, chosen, fn_table), "differentiate")
     stages["differentiate"].append(tape)
     tape = _checked(optimize(tape, table), "optimize")
     tape = _checked(stacked_tangents(tape, table), "optimize")

@@ -49,6 +49,9 @@ REDUCTIONS = {
     "unreduce": "_rows_unreduce",
     "reshape": "_rows_reshape",
 }
+#: Those the forward columns of ``jac_NAME`` batch, not yet ``hess_NAME``'s sweep (its texts kept):
+#: ``np.take`` of a stack's element and its adjoint, along one axis.
+TAKES = {"take": "_rows_take", "untake": "_rows_untake"}
 PRODUCTS = {
     "matmul_dx": ("_rows_product_dx", "_matmul_dx"),
     "matmul_dy": ("_rows_product_dy", "_matmul_dy"),
@@ -63,12 +66,15 @@ def _basic(index: tuple) -> bool:
     return all(type(i) in (int, Slice) or i is None or i is Ellipsis for i in index)
 
 
-def batch_rule(eqn: Eqn, batched: set[int], fresh: set[int]) -> str | None:
+def batch_rule(eqn: Eqn, batched: set[int], fresh: set[int], takes: bool = False) -> str | None:
     """The kind of rule that writes ``eqn`` with a leading axis of rows on its ``batched``
     operands, or None where it has none (the loop form then); ``fresh``: the batched buffers
-    this sweep made and reads once, written into in place."""
+    this sweep made and reads once, written into in place; ``takes``: ``TAKES`` too."""
     rows = [isinstance(a, Var) and a.id in batched for a in eqn.args]
     prim, params = eqn.prim, eqn.params
+    if takes and prim in TAKES:  # (one int axis: None would take from the flattened rows)
+        static = type(params.get("axis")) is int and set(params) == {"axis"}
+        return "reduce" if static and rows[0] and not any(rows[1:]) else None
     if eqn.regions or len(eqn.outs) != 1:
         return None
     if prim == "grad_zeros":
@@ -98,9 +104,12 @@ def batch_rule(eqn: Eqn, batched: set[int], fresh: set[int]) -> str | None:
     return None
 
 
-def batch_plan(eqns: list[Eqn], seed: Var, read_after: set[int]) -> dict[int, str] | None:
-    """The rule of each equation of the sweep (by position), or None where one has none."""
-    batched = {seed.id} | {o.id for e in eqns for o in e.outs}
+def batch_plan(
+    eqns: list[Eqn], seed: Var, read_after: set[int], others: tuple[Var, ...] = (), takes: bool = False
+) -> dict[int, str] | None:
+    """The rule of each equation of the sweep (by position), or None where one has none; ``others``:
+    more seeds (``jac_NAME``'s columns: a tangent per parameter); ``takes``: ``TAKES`` batched too."""
+    batched = {seed.id} | {s.id for s in others} | {o.id for e in eqns for o in e.outs}
     uses: dict[int, int] = {}
     for e in eqns:
         for a in e.args:
@@ -109,7 +118,7 @@ def batch_plan(eqns: list[Eqn], seed: Var, read_after: set[int]) -> dict[int, st
     fresh: set[int] = set()
     kinds: dict[int, str] = {}
     for n, eqn in enumerate(eqns):
-        kind = batch_rule(eqn, batched, fresh)
+        kind = batch_rule(eqn, batched, fresh, takes)
         if kind is None:
             return None
         kinds[n] = kind
@@ -213,9 +222,10 @@ class BatchWriter(WriterBase):
             self.helpers.add(HELPERS[eqn.prim])
             expr = ast.Call(named(HELPERS[eqn.prim]), args, [])
         elif kind == "reduce":
-            self.helpers.add(REDUCTIONS[eqn.prim])
+            helper = REDUCTIONS.get(eqn.prim) or TAKES[eqn.prim]
+            self.helpers.add(helper)
             keywords = [ast.keyword(key, _constant(value)) for key, value in sorted(eqn.params.items())]
-            expr = ast.Call(named(REDUCTIONS[eqn.prim]), args, keywords)
+            expr = ast.Call(named(helper), args, keywords)
         elif kind == "flags":
             self.helpers.add(FLAGGED[eqn.prim])
             expr = ast.Call(named(FLAGGED[eqn.prim]), [*args, *flags], [])

@@ -98,7 +98,7 @@ class SecondWriter(BatchWriter):
         return tuple_of([value, gradient, named(name)] if tape.facts.value else [gradient, named(name)])
 
 
-def _split(eqns: list[Eqn], seed: Var, inplace: dict[int, int]) -> tuple[list[Eqn], list[Eqn]]:
+def _split(eqns: list[Eqn], seed: Var | list[Var], inplace: dict[int, int]) -> tuple[list[Eqn], list[Eqn]]:
     """The equations of ``hess_NAME`` written before the loop over the rows (those that read no
     seed: the value, the gradient) and those of each row.  A buffer a row writes into in place
     (``inplace``: a member of a group written in place) is made in the row; one that is not is
@@ -108,7 +108,7 @@ def _split(eqns: list[Eqn], seed: Var, inplace: dict[int, int]) -> tuple[list[Eq
         groups.setdefault(root, []).append(v)
     members = {m for ms in groups.values() for m in ms} | set(groups)
     defs = {o.id: e for e in eqns for o in e.outs}
-    per_row = {seed.id}
+    per_row = {seed.id} if isinstance(seed, Var) else {s.id for s in seed}  # (several: jac_NAME's tangents)
     while True:
         before = len(per_row)
         for eqn in eqns:

@@ -139,13 +139,15 @@ class SeedWriter(WriterBase):
             checks = [ast.If(ast.Compare(tangent, [ast.NotEq()], [shape]), [error], checks)]
         return checks[0]
 
-    def jacobian_rows(self, body: list[Line]) -> ast.expr:
+    def jacobian_rows(self, body: list[Line], depth: int = 0, split: tuple[Var, list[Eqn]] | None = None) -> ast.expr:
         """Append the statements of ``jac_NAME`` by a loop over the value's elements (see the module
-        docstring); return the expression it returns."""
+        docstring); return the expression it returns.  ``split``: the seed and the equations of a
+        row, where the equations before the loop are written already (``forward_cols``: the branch
+        of the rows); ``depth``: of the loop."""
         tape = self.tape
         seed_name = tape.facts.seed
         self.checked = True
-        seed, rows = self.before_rows(body, self.split_rows)
+        seed, rows = split if split is not None else self.before_rows(body, self.split_rows)
         value = self.atom(tape.outputs[0])
         standard = self.backend.standard
         size = self.backend.call("size", [value])
@@ -153,7 +155,8 @@ class SeedWriter(WriterBase):
         k = self.namer.fresh("_k")
         jacobians: list[ast.expr] = []
         assigns: list[tuple[str, Atom, Var]] = []
-        for w, g in zip(tape.facts.wrt, tape.outputs[1:], strict=True):
+        grads = tape.outputs[1 : 1 + len(tape.facts.wrt)]
+        for w, g in zip(tape.facts.wrt, grads, strict=True):
             x = next((i.var for i in tape.inputs if i.path[0] == w), None)
             if x is None or (isinstance(g, Lit) and g.value is None):
                 jacobians.append(ast.Constant(None))
@@ -167,20 +170,22 @@ class SeedWriter(WriterBase):
                 empty = ast.Assign(
                     [named(name, ast.Store())], self.backend.call("empty", [rows_shape, *dtype]), lineno=0
                 )
-            body.append(Line(Section.BACKWARD, None, empty, 0))
+            body.append(Line(Section.BACKWARD, None, empty, depth))
             assigns.append((name, g, x))
             jacobians.append(named(name))
         header = ast.For(named(k, ast.Store()), ast.Call(named("range"), [size], []), [], [], lineno=0)
-        body.append(Line(Section.BACKWARD, None, header, 0, header=True, comment="one reverse sweep per row"))
+        body.append(Line(Section.BACKWARD, None, header, depth, header=True, comment="one reverse sweep per row"))
         if standard:  # dout = _unit_seed(f, _k)
             self.helpers.add("_unit_seed")
             seeded = ast.Call(named("_unit_seed"), [value, named(k)], [])
-            body.append(Line(Section.BACKWARD, None, ast.Assign([named(seed_name, ast.Store())], seeded, lineno=0), 1))
+            body.append(
+                Line(Section.BACKWARD, None, ast.Assign([named(seed_name, ast.Store())], seeded, lineno=0), depth + 1)
+            )
         else:
             zeros = ast.Assign([named(seed_name, ast.Store())], self.backend.call("zeros", [shape]), lineno=0)
             unit = ast.Subscript(ast.Attribute(named(seed_name), "flat", ast.Load()), named(k), ast.Store())
-            body.append(Line(Section.BACKWARD, None, zeros, 1))
-            body.append(Line(Section.BACKWARD, None, ast.Assign([unit], ast.Constant(1.0), lineno=0), 1))
+            body.append(Line(Section.BACKWARD, None, zeros, depth + 1))
+            body.append(Line(Section.BACKWARD, None, ast.Assign([unit], ast.Constant(1.0), lineno=0), depth + 1))
         self.names[seed.id] = seed_name
         for eqn in rows:  # a backward loop pops its stack: each row pops a copy of it
             stack = eqn.args[LEADING[eqn.prim] - 1] if eqn.prim in ("for_back", "while_back") else None
@@ -191,26 +196,28 @@ class SeedWriter(WriterBase):
                     ast.Call(named("_stack_copy"), [named(self.names[stack.id])], []),
                     lineno=0,
                 )
-                body.append(Line(Section.BACKWARD, None, stmt, 1))
+                body.append(Line(Section.BACKWARD, None, stmt, depth + 1))
                 self.names[stack.id] = copy
                 self.helpers.add("_stack_copy")
-        self.block(_part(tape, rows), 1, body)
+        self.block(_part(tape, rows), depth + 1, body)
         for name, g, _ in assigns:
             if standard:  # J_x.append(dx)
                 append = ast.Call(ast.Attribute(named(name), "append", ast.Load()), [self.atom(g)], [])
-                body.append(Line(Section.BACKWARD, None, ast.Expr(append), 1))
+                body.append(Line(Section.BACKWARD, None, ast.Expr(append), depth + 1))
                 continue
             row = ast.Subscript(named(name), named(k), ast.Store())
-            body.append(Line(Section.BACKWARD, None, ast.Assign([row], self.atom(g), lineno=0), 1))
+            body.append(Line(Section.BACKWARD, None, ast.Assign([row], self.atom(g), lineno=0), depth + 1))
         for name, _, x in assigns:
             if standard:  # J_x = _jacobian_stack(J_x, f, x)
                 self.helpers.add("_jacobian_stack")
                 stacked = ast.Call(named("_jacobian_stack"), [named(name), value, self.atom(x)], [])
-                body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], stacked, lineno=0), 0))
+                body.append(
+                    Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], stacked, lineno=0), depth)
+                )
                 continue
             new_shape = ast.BinOp(shape, ast.Add(), self.backend.call("shape", [self.atom(x)]))
             reshape = ast.Call(ast.Attribute(named(name), "reshape", ast.Load()), [new_shape], [])
-            body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], reshape, lineno=0), 0))
+            body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], reshape, lineno=0), depth))
         returned = [value, *jacobians] if tape.facts.value else jacobians
         return tuple_of(returned)
 

@@ -21,6 +21,7 @@ import ast
 from ..ir.core import NO_DEFAULT, Dyn, Eqn, Key, ParamKind, Section, Slice, Tape, Var
 from .base import named, tuple_of
 from .flow import FlowWriter
+from .forward_cols import ForwardColumnsWriter
 from .items import ItemWriter
 from .naming import respell
 from .plan import columns_name
@@ -40,7 +41,7 @@ GUARD_COMMENT = "large: in place, by blocks of columns"
 NUMBER_COMMENT = "a number's gradient is a number"
 
 
-class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter):
+class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter, ForwardColumnsWriter):
     """Writes ``grad_NAME`` from its plan (see the module docstring)."""
 
     def write(self) -> str:
@@ -48,8 +49,8 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter):
         tape = self.tape
         body = self.body
         rows_loop = tape.facts.mode in ("jacobian", "hessian") and not tape.facts.rows and tape.facts.seed is not None
-        if rows_loop:  # the seed is a local of the loop over the rows
-            self.namer.take(tape.facts.seed)
+        for local in (tape.facts.seed, *tape.facts.columns) if rows_loop else ():  # locals of the loops
+            self.namer.take(local)
         for inp in tape.inputs:
             if len(inp.path) == 1:
                 self.names[inp.var.id] = inp.path[0]
@@ -77,8 +78,8 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter):
             body.append(Line(None, None, guard, 0, comment=GUARD_COMMENT))
         if tape.facts.mode == "hessian" and rows_loop:
             returned = self.hessian_rows(body)
-        elif rows_loop:
-            returned = self.jacobian_rows(body)
+        elif rows_loop:  # (with forward columns too: the one or the other, chosen when it runs)
+            returned = self.jacobian_choice(body) if tape.facts.columns else self.jacobian_rows(body)
         else:
             self.block(tape, 0, body)
         if not self.checked:  # no backward equation (a constant gradient): checked before the return

@@ -213,7 +213,9 @@ class Facts:
       vector in turn; ``batch``, the rows written out are elementwise in the rows ``x[k]`` of
       the parameters, so that a batch of points, ``x`` of shape ``(n, B)``, gets a Jacobian per
       point); ``"jvp"`` (``jvp_NAME``, with a tangent parameter per ``wrt`` parameter,
-      named in ``tangents``).
+      named in ``tangents``).  ``columns`` (``jac_NAME`` by a loop over rows): the inputs, one per
+      ``wrt`` parameter, that seed its forward columns too (the tape's last output, the JVP), the
+      function choosing columns or rows when it runs.
     - ``optimize``: ``bool_inputs``, the ids of a region's inputs that may hold a NumPy bool (an
       outer comparison's result): ``b ** 2`` of one is not written ``b * b``.
     - ``drop_value`` (``--no-value``): ``value`` is False: the first output is not returned.
@@ -236,6 +238,7 @@ class Facts:
     rows: int = 0
     batch: bool = False
     tangents: list[str] = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)
     value: bool = True
     region: bool = False
     same_shape: dict[int, Atom] = field(default_factory=dict)

@@ -186,3 +186,17 @@ def _rows_dot(a, b, a_rows, b_rows):
     if da == 0 or db == 0:
         return (_rows_lift(a, b, b_rows) if a_rows else a) * (_rows_lift(b, a, a_rows) if b_rows else b)
     return _rows_map(xp.dot, (a_rows, b_rows), a, b)
+
+
+def _rows_take(a, indices, axis):
+    """``np.take`` of each row of the batched ``a`` along ``axis`` (an int)."""
+    return xp.take(a, indices, axis=axis + 1 if axis >= 0 else axis)
+
+
+def _rows_untake(g, x, indices, axis):
+    """``_untake`` of each row of the batched ``g`` (zeros of ``x``'s shape with ``g`` added where
+    ``np.take(x, indices, axis)`` read), ``axis`` an int: shape ``(k,) + np.shape(x)``."""
+    indices = xp.asarray(indices)
+    dx = xp.zeros(g.shape[:1] + xp.shape(x), dtype=xp.result_type(g, x))
+    xp.add.at(dx, (slice(None),) * (axis % xp.ndim(x) + 1) + (indices,), g)
+    return dx

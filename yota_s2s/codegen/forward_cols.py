@@ -1,0 +1,181 @@
+"""``jac_NAME`` by forward columns or by reverse rows, chosen when it runs (``Facts.columns``, from
+``transform.jac_columns``).
+
+A Jacobian of ``m`` rows and ``N`` columns (``N = np.size(A) + np.size(B) + ...``) costs ``m``
+reverse sweeps by rows and ``N`` forward sweeps by columns.  The function computes what both need
+(the value, and what the sweeps multiply by), then takes the columns where the value has more
+elements than the parameters together (the rows are written first, as without columns)::
+
+    _n = np.size(t) + np.size(w)
+    if np.size(curve) <= _n:                      # reverse rows (seeds.SeedWriter.jacobian_rows)
+        ...
+    else:                                         # forward columns: fewer inputs than outputs
+        _C = np.empty((_n,) + np.shape(curve))
+        _step = _rows_step(curve, ...)            # columns a block: its values of 2**16 numbers at most
+        for _k in range(0, _n, _step):            # the forward sweep on a block of columns at once
+            t_dot, w_dot = _cols_seeds(_k, _step, t, w)
+            ...                                   # the JVP, every value batched
+            _C[_k:_k + len(t_dot)] = dvalue
+        J_t, J_w = _cols_split(_C, curve, t, w)   # the columns moved to the last axes
+
+The block of columns is ``hess_NAME``'s batched sweep (``batched``): the tangents have a leading
+axis of ``k`` columns, each primitive its rule for it; where one has none, the columns are
+computed one at a time (``_cols_unit``: the unit tangent of column ``_k``).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+
+from ..ir.core import Eqn, Lit, Section, Tape, Var
+from .base import named, tuple_of
+from .batched import BatchWriter, batch_plan
+from .second import _split
+from .seeds import _part
+from .statements import Else, Line
+
+#: Write the columns batched where every primitive of the JVP has a rule (tests set it False to
+#: compare with the columns one at a time).
+BATCH_COLUMNS = True
+#: The comments on the branches.
+ROWS_COMMENT = "reverse rows: no more outputs than inputs"
+COLUMNS_COMMENT = "forward columns: fewer inputs than outputs"
+
+
+class ForwardColumnsWriter(BatchWriter):
+    """``jac_NAME`` with both forms (a part of ``writer.FunctionWriter``)."""
+
+    def jacobian_choice(self, body: list[Line]) -> ast.expr:
+        """Append the statements of ``jac_NAME`` (see the module docstring); return what it returns."""
+        tape = self.tape
+        facts = tape.facts
+        dout = next(i.var for i in tape.inputs if i.path[0] == facts.seed)
+        _, rows = self.split_rows(dout)
+        tangents = {i.path[0]: i.var for i in tape.inputs if i.path[0] in facts.columns}
+        _, cols = _split(tape.eqns, list(tangents.values()), self.plan.inplace)
+        apart = {id(e) for e in rows} | {id(e) for e in cols}
+        before = [e for e in tape.eqns if id(e) not in apart]
+        made = {o.id for e in before for o in e.outs}
+        read = {a.id for e in rows + cols for a in e.args if isinstance(a, Var)}
+        read |= {a.id for a in tape.outputs if isinstance(a, Var)}
+        self.plan = dataclasses.replace(self.plan, inline=self.plan.inline - (made & read))
+        self.checked = True  # (no check of a seed: the loops make theirs)
+        common, rows_first, cols_first = _preludes(tape, before, rows, cols)
+        self.block(_part(tape, common), 0, body)
+        grads = tape.outputs[1 : 1 + len(facts.wrt)]
+        active: list[tuple[Var, Var]] = []  # (parameter, its tangent) of each Jacobian computed
+        for w, t, g in zip(facts.wrt, facts.columns, grads, strict=True):
+            x = next((i.var for i in tape.inputs if i.path[0] == w), None)
+            if x is not None and not (isinstance(g, Lit) and g.value is None):
+                active.append((x, tangents[t]))
+        value = self.atom(tape.outputs[0])
+        count = self.namer.fresh("_n")
+        total: ast.expr = self.backend.call("size", [self.atom(active[0][0])])
+        for x, _ in active[1:]:
+            total = ast.BinOp(total, ast.Add(), self.backend.call("size", [self.atom(x)]))
+        body.append(Line(Section.BACKWARD, None, ast.Assign([named(count, ast.Store())], total, lineno=0), 0))
+        test = ast.Compare(self.backend.call("size", [value]), [ast.LtE()], [named(count)])
+        body.append(Line(Section.BACKWARD, None, ast.If(test, [], []), 0, header=True, comment=ROWS_COMMENT))
+        self.block(_part(tape, rows_first), 1, body)
+        returned = self.jacobian_rows(body, 1, (dout, rows))
+        assert isinstance(returned, ast.Tuple)
+        names = [e.id for e in returned.elts[len(returned.elts) - len(facts.wrt) :] if isinstance(e, ast.Name)]
+        body.append(Line(Section.BACKWARD, None, Else(), 0, header=True, comment=COLUMNS_COMMENT))
+        self.block(_part(tape, cols_first), 1, body)
+        self.columns(cols, active, names, count, body)
+        return returned
+
+    def columns(self, cols: list[Eqn], active: list[tuple[Var, Var]], names: list[str], count: str, body) -> None:
+        """The columns branch: the JVP seeded with blocks of unit tangents (one at a time where a
+        primitive has no batched rule), its results moved to the Jacobians ``names``."""
+        tape = self.tape
+        value = self.atom(tape.outputs[0])
+        dvalue = tape.outputs[-1]
+        seeds = [t for _, t in active]
+        outs = {o.id for e in cols for o in e.outs}
+        after = {a.id for a in tape.outputs if isinstance(a, Var)}
+        kinds = batch_plan(cols, seeds[0], after, tuple(seeds[1:]), takes=True) if BATCH_COLUMNS else None
+        store = self.namer.fresh("_C")
+        shape = ast.BinOp(tuple_of([named(count)]), ast.Add(), self.backend.call("shape", [value]))
+        empty = ast.Assign([named(store, ast.Store())], self.backend.call("empty", [shape]), lineno=0)
+        body.append(Line(Section.BACKWARD, None, empty, 1))
+        k = self.namer.fresh("_k")
+        xs = [self.atom(x) for x, _ in active]
+        for _, t in active:
+            self.names[t.id] = next(i.path[0] for i in tape.inputs if i.var is t)
+        targets = [named(self.names[t.id], ast.Store()) for t in seeds]
+        target = targets[0] if len(targets) == 1 else ast.Tuple(targets, ast.Store())
+        if kinds is not None:
+            step = self.namer.fresh("_step")
+            batched = {t.id for t in seeds} | outs
+            read: dict[int, Var] = {}  # the arrays the sweep reads: a block's values are about their size
+            shapes = {o.id for e in tape.eqns if e.prim == "shape" for o in e.outs}
+            for e in cols:
+                read.update((a.id, a) for a in e.args if isinstance(a, Var) and a.id not in batched | shapes)
+            self.helpers.add("_rows_step")
+            stepped = ast.Call(named("_rows_step"), [value, *(self.atom(a) for a in read.values())], [])
+            body.append(Line(Section.BACKWARD, None, ast.Assign([named(step, ast.Store())], stepped, lineno=0), 1))
+            span = ast.Call(named("range"), [ast.Constant(0), named(count), named(step)], [])
+            comment = "the forward sweep on a block of columns at once"
+            header = ast.For(named(k, ast.Store()), span, [], [], lineno=0)
+            body.append(Line(Section.BACKWARD, None, header, 1, header=True, comment=comment))
+            if len(seeds) == 1:  # x_dot = _rows_seed(x, _k, _step): columns _k, _k + 1, ... of the identity
+                self.helpers.add("_rows_seed")
+                seeded = ast.Call(named("_rows_seed"), [xs[0], named(k), named(step)], [])
+            else:
+                self.helpers.add("_cols_seeds")
+                seeded = ast.Call(named("_cols_seeds"), [named(k), named(step), *xs], [])
+            body.append(Line(Section.BACKWARD, None, ast.Assign([target], seeded, lineno=0), 2))
+            self.plan = dataclasses.replace(self.plan, inline=self.plan.inline - outs)
+            for n, eqn in enumerate(cols):
+                for stmt in self.batched_statement(eqn, kinds[n], batched, seeds[0]):
+                    body.append(Line(Section.BACKWARD, eqn.span, stmt, 2))
+            stop = ast.BinOp(named(k), ast.Add(), ast.Call(named("len"), [named(self.names[seeds[0].id])], []))
+            where = ast.Subscript(named(store), ast.Slice(named(k), stop, None), ast.Store())
+        else:
+            header = ast.For(named(k, ast.Store()), ast.Call(named("range"), [named(count)], []), [], [], lineno=0)
+            comment = "one forward sweep per column"
+            body.append(Line(Section.BACKWARD, None, header, 1, header=True, comment=comment))
+            self.helpers.add("_cols_unit")
+            unit: ast.expr = ast.Call(named("_cols_unit"), [named(k), *xs], [])
+            if len(seeds) == 1:
+                unit = ast.Subscript(unit, ast.Constant(0), ast.Load())
+            body.append(Line(Section.BACKWARD, None, ast.Assign([target], unit, lineno=0), 2))
+            self.block(_part(tape, cols), 2, body)
+            where = ast.Subscript(named(store), named(k), ast.Store())
+        body.append(Line(Section.BACKWARD, None, ast.Assign([where], self.atom(dvalue), lineno=0), 2))
+        self.helpers.add("_cols_split")
+        split: ast.expr = ast.Call(named("_cols_split"), [named(store), value, *xs], [])
+        if len(names) == 1:
+            split = ast.Subscript(split, ast.Constant(0), ast.Load())
+            out: ast.expr = named(names[0], ast.Store())
+        else:
+            out = ast.Tuple([named(n, ast.Store()) for n in names], ast.Store())
+        body.append(Line(Section.BACKWARD, None, ast.Assign([out], split, lineno=0), 1))
+
+
+def _preludes(tape: Tape, before: list[Eqn], rows: list[Eqn], cols: list[Eqn]) -> tuple[list[Eqn], ...]:
+    """``before`` (the equations that read no seed) in three: those the value needs or both forms
+    (written before the branch), those of the rows alone and those of the columns alone (written
+    first in their branch: the other form does not pay for them)."""
+    defs = {o.id: e for e in before for o in e.outs}
+
+    def reach(roots: list) -> set[int]:
+        found: set[int] = set()
+        todo = [a.id for a in roots if isinstance(a, Var)]
+        while todo:
+            e = defs.get(todo.pop())
+            if e is not None and id(e) not in found:
+                found.add(id(e))
+                todo.extend(a.id for a in e.args if isinstance(a, Var))
+        return found
+
+    wrt = len(tape.facts.wrt)
+    value = reach([tape.outputs[0]])
+    by_rows = reach([a for e in rows for a in e.args] + list(tape.outputs[1 : 1 + wrt]))
+    by_cols = reach([a for e in cols for a in e.args] + [tape.outputs[-1]])
+    rows_first = [e for e in before if id(e) in by_rows and id(e) not in by_cols and id(e) not in value]
+    cols_first = [e for e in before if id(e) in by_cols and id(e) not in by_rows and id(e) not in value]
+    alone = {id(e) for e in rows_first + cols_first}
+    return [e for e in before if id(e) not in alone], rows_first, cols_first
