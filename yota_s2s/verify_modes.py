@@ -23,7 +23,8 @@ is complex) is moved along a complex direction, real and imaginary parts drawn (
 ``hvp_NAME`` and ``hess_NAME`` (``second_order``) are checked twice: their gradient ``dx`` as
 ``grad_NAME``'s, against differences of ``f``; then, for a fixed random ``v`` of ``x``'s shape,
 ``Hv`` (or ``H`` contracted with ``v``) as the gradient of ``sum(v * dx)``, against differences
-of the ``dx`` just checked.
+of the ``dx`` just checked; with several parameters, a ``v`` for each, ``sum(v_A * dA) + sum(v_B *
+dB) + ...`` and its gradient ``(Hv_A, Hv_B, ...)``.
 """
 
 from __future__ import annotations
@@ -108,29 +109,36 @@ def second_order(
 ) -> list[tuple[Callable, Callable, list[str]]]:
     """The two checks of ``hvp_NAME`` or ``hess_NAME`` (``kind``: ``hvp``, ``hess``) of the generated
     ``text``: ``(g, grad_g, wrt)`` for ``check_grads``, each ``grad_g`` returning the value first
-    (see the module docstring)."""
+    (see the module docstring).  With several parameters ``A, B, ...`` (``hvp_NAME(..., v_A, v_B)``,
+    ``hess_NAME``'s ``H`` nested blocks), ``g`` is ``sum(v_A * dA) + sum(v_B * dB) + ...``, whose
+    gradient is ``(Hv_A, Hv_B, ...)``, or ``H``'s blocks contracted with the ``v``'s."""
     name = f.__name__
-    found = re.search(rf'^def {kind}_{name}\(.*\):\n\s*"""Return .* with respect to (\w+) ', text, flags=re.MULTILINE)
-    x = found.group(1)
-    seed = [p for p in inspect.signature(fn).parameters if p not in inspect.signature(f).parameters]
-    skip = 1 if value else 0
-    v = rng.standard_normal(np.shape(inputs[x]))
-    if np.ndim(inputs[x]) == 0:
-        v = float(v)
+    doc = re.search(rf'^def {kind}_{name}\([^\n]*\):\n\s*"""(.*?)"""', text, flags=re.MULTILINE | re.DOTALL)
+    found = re.search(r"with respect to (\w+|\([\w, ]+\))[ ,]", " ".join(doc.group(1).split()))
+    xs = found.group(1).strip("()").split(", ")
+    seeds = [p for p in inspect.signature(fn).parameters if p not in inspect.signature(f).parameters]
+    skip, n = (1 if value else 0), len(xs)
+    vs = [rng.standard_normal(np.shape(inputs[x])) for x in xs]
+    vs = [v if np.ndim(inputs[x]) else float(v) for v, x in zip(vs, xs, strict=True)]
+
+    def call(*args, **kwargs):
+        return fn(*args, **kwargs, **dict(zip(seeds, vs, strict=True))) if kind == "hvp" else fn(*args, **kwargs)
 
     @functools.wraps(f)
     def first(*args, **kwargs):
-        out = fn(*args, **kwargs, **{seed[0]: v}) if kind == "hvp" else fn(*args, **kwargs)
-        return f(*args, **kwargs), out[skip]
+        return f(*args, **kwargs), *call(*args, **kwargs)[skip : skip + n]
 
     @functools.wraps(f)
     def g(*args, **kwargs):
-        return np.sum(v * np.asarray(first(*args, **kwargs)[1]))
+        return sum(np.sum(v * np.asarray(d)) for v, d in zip(vs, first(*args, **kwargs)[1:], strict=True))
 
     @functools.wraps(f)
     def grad_g(*args, **kwargs):
-        out = fn(*args, **kwargs, **{seed[0]: v}) if kind == "hvp" else fn(*args, **kwargs)
-        second = out[skip + 1] if kind == "hvp" else np.tensordot(v, out[skip + 1], axes=np.ndim(v))
-        return g(*args, **kwargs), second
+        out = call(*args, **kwargs)
+        if kind == "hvp":
+            return g(*args, **kwargs), *out[skip + n : skip + 2 * n]
+        H = out[skip + n] if n > 1 else ((out[skip + 1],),)  # (the blocks, H_PQ of P.shape + Q.shape)
+        contract = [sum(np.tensordot(v, H[p][q], axes=np.ndim(v)) for p, v in enumerate(vs)) for q in range(n)]
+        return g(*args, **kwargs), *contract
 
-    return [(f, first, [x]), (g, grad_g, [x])]
+    return [(f, first, xs), (g, grad_g, xs)]

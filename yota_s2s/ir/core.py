@@ -213,7 +213,9 @@ class Facts:
       vector in turn; ``batch``, the rows written out are elementwise in the rows ``x[k]`` of
       the parameters, so that a batch of points, ``x`` of shape ``(n, B)``, gets a Jacobian per
       point); ``"jvp"`` (``jvp_NAME``, with a tangent parameter per ``wrt`` parameter,
-      named in ``tangents``).
+      named in ``tangents``); ``"hvp"`` and ``"hessian"`` (``transform.second``: ``hess_NAME``
+      seeds ``seed``, or with several ``wrt`` parameters each of ``seeds``, one per parameter, with
+      each unit vector in turn).
     - ``optimize``: ``bool_inputs``, the ids of a region's inputs that may hold a NumPy bool (an
       outer comparison's result): ``b ** 2`` of one is not written ``b * b``.
     - ``drop_value`` (``--no-value``): ``value`` is False: the first output is not returned.
@@ -233,6 +235,7 @@ class Facts:
     check_scalar: bool = False
     mode: str = "grad"
     seed: str | None = None
+    seeds: list[str] = field(default_factory=list)
     rows: int = 0
     batch: bool = False
     tangents: list[str] = field(default_factory=list)

@@ -37,6 +37,7 @@ from ..errors import UserError, at_span
 from ..ir.core import NO_DEFAULT, Atom, Lit, Param, ParamKind, Section, Tape, Var
 from .differentiate import ROWS_WRITTEN, differentiate, refuse_objects
 from .optimize import optimize
+from .second_blocks import read_inputs, several
 from .sweep import BackwardBuilder
 
 
@@ -44,15 +45,14 @@ def second_order(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tap
     """The tape of ``hvp_NAME`` (``mode="hvp"``) or ``hess_NAME`` (``mode="hessian"``) of ``tape``
     with respect to the one parameter ``wrt`` names (see the module docstring)."""
     flag = f"--{mode}"
-    if len(wrt) != 1:
-        names = ", ".join(wrt) if wrt else "none"
-        why = (
-            f"{flag} differentiates with respect to one parameter (an array or a number), and "
-            f"{tape.name}() has {len(wrt)} to differentiate ({names}): name one with --wrt"
-        )
+    if not wrt:
+        why = f"{flag} differentiates with respect to the parameters --wrt names, and {tape.name}() has none to differentiate"
         read = next((e for e in tape.eqns if e.span is not None), None)
         raise at_span("YS004", why, read.span if read is not None else None)
     refuse_objects(tape, wrt, "--hvp and --hessian")
+    read_inputs(tape, wrt, mode)
+    if len(wrt) > 1:  # the blocks of H (second_blocks)
+        return several(tape, wrt, table, mode)
     grad = optimize(differentiate(tape, wrt, table, "grad"), table)  # (its unbroadcasts proven away first)
     control = next((e for e in grad.eqns if e.regions), None)
     if control is not None:
