@@ -10,6 +10,9 @@ computes without forming ``H``.  The value and ``g`` stay outputs, so one call r
     hvp_f(x, v)  ->  (f(x), dx, Hv)          # Hv = H @ v, of x's shape
     hess_f(x)    ->  (f(x), dx, H)           # H.shape == x.shape + x.shape
 
+With several ``--wrt`` parameters, ``second_blocks`` writes the blocks of ``H`` (``Hv_A, Hv_B,
+...``; ``H`` nested as ``jax.hessian(f, argnums=(0, 1))`` nests them).
+
 ``hess_NAME`` is the same tape with ``v`` left for the code generator to set to each unit vector in
 turn (``Facts.seed``): the equations that do not read ``v`` (the value, the gradient, what the
 second sweep needs of them) are written once, before the loop (``codegen.seeds``).
@@ -43,7 +46,7 @@ from .sweep import BackwardBuilder
 
 def second_order(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tape:
     """The tape of ``hvp_NAME`` (``mode="hvp"``) or ``hess_NAME`` (``mode="hessian"``) of ``tape``
-    with respect to the one parameter ``wrt`` names (see the module docstring)."""
+    with respect to the parameters ``wrt`` names (see the module docstring; several: ``second_blocks``)."""
     flag = f"--{mode}"
     if not wrt:
         why = f"{flag} differentiates with respect to the parameters --wrt names, and {tape.name}() has none to differentiate"
