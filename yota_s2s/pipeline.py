@@ -37,7 +37,7 @@ from .frontend.complexes import complex_params
 from .frontend.fence import fence
 from .frontend.lower import lower
 from .ir.core import IRError, Tape, is_option, verify
-from .transform.complex_types import complex_types
+from .transform.complex_types import complex_seeds, complex_types
 from .transform.differentiate import differentiate
 from .transform.factor import common_factors, merge_reciprocals
 from .transform.finish import (
@@ -249,6 +249,7 @@ def _differentiate_one(
         tape = _checked(
             differentiate(tape, chosen, fn_table, "grad" if mode == "holomorphic" else mode), "differentiate"
         )
+    tape = complex_seeds(tape, fn_table)  # (vjp_NAME's dout, jvp_NAME's tangents: complex where they may be)
     stages["differentiate"].append(tape)
     tape = _checked(optimize(tape, table), "optimize")
     tape = _checked(stacked_tangents(tape, table), "optimize")

@@ -7,7 +7,9 @@ function whose gradient is ``u`` times the Jacobians: ``vjp_NAME(*args, dout=u)`
 each unit tangent in turn.  For ``--holomorphic``'s ``grad_NAME`` (a complex value) ``g`` is
 ``real(sum(conj(u) * f))`` with a complex ``u``, whose gradient ``dL/dRe + 1j * dL/dIm`` is
 ``u * conj(f'(z))`` (docs/complex.md); for ``jac_NAME`` of complex values (``cjac``), the same ``g``, whose
-gradient is ``u`` contracted with ``conj(J)``.  ``verify.check_grads`` then checks that gradient against
+gradient is ``u`` contracted with ``conj(J)``; ``vjp_NAME(..., dout=u)`` of complex values (``cvjp``) is
+that gradient, and from ``jvp_NAME`` of complex values (``cjvp``) it is ``conj(sum(conj(u) * dvalue))``
+with each unit tangent.  ``verify.check_grads`` then checks that gradient against
 central differences of ``g``, as it checks ``grad_NAME``; a complex argument (or one whose gradient
 is complex) is moved along a complex direction, real and imaginary parts drawn (``direction``).
 
@@ -47,7 +49,7 @@ def as_gradient(kind: str, f: Callable, fn: Callable, u: np.ndarray, value: bool
 
     @functools.wraps(f)  # (f's signature: check_grads reads its parameters)
     def g(*args, **kwargs):
-        if kind in ("holomorphic", "cjac"):
+        if kind in ("holomorphic", "cjac", "cvjp", "cjvp"):
             return np.real(np.sum(np.conj(u) * np.asarray(f(*args, **kwargs))))
         return np.sum(u * np.asarray(f(*args, **kwargs)))
 
@@ -55,7 +57,7 @@ def as_gradient(kind: str, f: Callable, fn: Callable, u: np.ndarray, value: bool
     def grad_g(*args, **kwargs):
         if kind == "holomorphic":
             return g(*args, **kwargs), *(None if d is None else u * np.conj(d) for d in fn(*args, **kwargs)[skip:])
-        if kind == "vjp":
+        if kind in ("vjp", "cvjp"):  # (complex: dout = u gives the gradient of real(sum(conj(u) * f)))
             return g(*args, **kwargs), *fn(*args, **kwargs, **{extra[0]: u})[skip:]
         if kind == "cjac":  # the gradient of real(sum(conj(u) * f)) is u times conj(J), contracted
             jacobians = fn(*args, **kwargs)[skip:]
@@ -70,15 +72,16 @@ def as_gradient(kind: str, f: Callable, fn: Callable, u: np.ndarray, value: bool
         names = [t.rsplit("_dot", 1)[0] for t in extra]
         grads = []
         for name, tangent in zip(names, extra, strict=True):
-            x = np.asarray(point[name], dtype=float)
-            d = np.zeros(x.shape)
+            x = np.asarray(point[name], dtype=float if kind == "jvp" else complex)
+            d = np.zeros(x.shape, x.dtype)
             for idx in np.ndindex(x.shape):  # one jvp_NAME per element: a unit tangent
                 tangents = {t: np.zeros(np.shape(point[n])) for n, t in zip(names, extra, strict=True)}
                 unit = np.zeros(x.shape)
                 unit[idx] = 1.0
                 tangents[tangent] = unit if x.ndim else 1.0
-                d[idx] = np.sum(u * np.asarray(fn(**point, **tangents)[-1]))
-            grads.append(d if x.ndim else float(d))
+                dvalue = np.asarray(fn(**point, **tangents)[-1])
+                d[idx] = np.conj(np.sum(np.conj(u) * dvalue)) if kind == "cjvp" else np.sum(u * dvalue)
+            grads.append(d if x.ndim else d[()] if kind == "cjvp" else float(d))
         return g(*args, **kwargs), *grads
 
     return g, grad_g
