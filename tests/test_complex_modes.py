@@ -211,3 +211,17 @@ def test_verify_checks_complex_products_and_fails_on_the_conjugate(tmp_path, mod
     ret = "return holo, dz" if mode == "vjp" else "return holo, dvalue"
     assert ret in text
     assert verdict(text.replace(ret, ret.replace(", d", ", np.conj(d") + ")")) == 1  # (JAX's conjugate convention)
+
+
+def test_vjp_and_jvp_against_jax(modules):
+    """JAX's vjp of a holomorphic f is J^T @ u (its conjugate convention): conj(vjp_f(z, conj(u)))."""
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    namespace: dict = {}
+    exec(SOURCE.replace("import numpy as np", "import jax.numpy as np"), namespace)  # noqa: S102 - our test source
+    z, u, t = crandom(3), crandom(3), crandom(3)
+    _, pullback = jax.vjp(namespace["holo"], z)
+    ours = np.conj(modules["vjp"]["vjp_holo"](z, np.conj(u))[1])
+    np.testing.assert_allclose(ours, np.asarray(pullback(u)[0]), rtol=1e-12, atol=1e-13)
+    _, tangent = jax.jvp(namespace["holo"], (z,), (t,))
+    np.testing.assert_allclose(modules["jvp"]["jvp_holo"](z, t)[1], np.asarray(tangent), rtol=1e-12, atol=1e-13)
