@@ -47,6 +47,10 @@ def three(A, x, c):
     return 0.5 * x @ (A @ x) * c + np.sum(np.cos(A)) * np.sum(x) + c**3
 
 
+def slices(x, y):
+    return np.sum((x[1:] - y[:-1] ** 2) ** 2) + np.sum(x[:-1] * np.sin(y[1:])) + x[0] * y[2] ** 3
+
+
 def elements(x, y):
     return x[0] ** 2 * y[1] + x[1] * np.sin(y[0]) + (x[0] - y[1]) ** 4
 
@@ -77,10 +81,11 @@ WRT = {
     "mixed": ["a", "x"],
     "three": ["A", "x", "c"],
     "elements": ["x", "y"],
+    "slices": ["x", "y"],
     "shaped": ["x", "y"],
     "keywords": ["x", "y"],
 }
-CHECKED = ["mlp", "poly", "mixed", "three", "elements", "shaped", "keywords"]
+CHECKED = ["mlp", "poly", "mixed", "three", "elements", "slices", "shaped", "keywords"]
 
 
 def arguments(name: str) -> tuple:
@@ -91,6 +96,7 @@ def arguments(name: str) -> tuple:
         "mixed": lambda: (0.4, r(size=5)),
         "three": lambda: (r(size=(3, 3)), r(size=3), 1.7),
         "elements": lambda: (r(size=2), r(size=2)),
+        "slices": lambda: (r(size=5), r(size=5)),
         "shaped": lambda: (r(size=3), r(size=(2, 2))),
         "keywords": lambda: (r(size=3), r(size=3)),
     }[name]()
@@ -199,7 +205,7 @@ def test_hessian_blocks_against_differences_symmetry_and_hvp(modules, name):
         assert np.allclose(contracted, products[p], rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("name", ["mlp", "poly", "mixed", "three"])
+@pytest.mark.parametrize("name", ["mlp", "poly", "mixed", "three", "slices"])
 def test_blocks_equal_jax_hessian_argnums(modules, name):
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)
