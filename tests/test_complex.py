@@ -413,11 +413,17 @@ def test_a_complex_value_is_refused_for_a_gradient():
     assert "may be complex: a gradient is taken of a real value" in error.message
 
 
-@pytest.mark.parametrize("mode", ["vjp", "jacobian", "jvp"])
+@pytest.mark.parametrize("mode", ["vjp", "jacobian", "jvp", "hvp", "hessian"])
 def test_complex_values_are_refused_in_the_other_modes(mode):
-    error = refusal("import numpy as np\n\n\ndef f(x):\n    return np.abs(np.exp(1j * x))\n", mode=mode)
-    if mode == "jacobian":  # the complex Jacobian, of a holomorphic function (tests/test_complex_jacobian.py)
-        assert error.code == "YS023" and "--jacobian of complex values" in error.message
+    source = "import numpy as np\n\n\ndef f(x):\n    return np.abs(np.exp(1j * x))\n"
+    if mode == "vjp":  # the gradient's convention, any function (tests/test_complex_modes.py)
+        vjp = {}
+        exec(generate(source, "f.py", mode="vjp").text, vjp)  # noqa: S102 - the tool's output
+        assert np.allclose(vjp["vjp_f"](np.array([0.3, 2.0]), np.array([1.0, -1.0]))[1], 0.0)  # (|exp(1j x)| is 1)
+        return
+    error = refusal(source, mode=mode)
+    if mode in ("jacobian", "jvp"):  # the complex Jacobian, of a holomorphic function (tests/test_complex_jacobian.py)
+        assert error.code == "YS023" and f"--{mode} of complex values" in error.message
         return
     assert error.code == "YS022" and f"not --{mode}" in error.message
 

@@ -29,6 +29,7 @@ EXAMPLES = {
     "examples/complex/response.py": ("examples/complex/grad_response.py", ["--wrt", "b,pole"]),
     "examples/newton/logistic.py": ("examples/newton/hess_logistic.py", ["--wrt", "w", "--hessian"]),
     "examples/newton/rosen.py": ("examples/newton/hvp_rosen.py", ["--hvp"]),
+    "examples/newton/intercept.py": ("examples/newton/hess_intercept.py", ["--wrt", "w,b", "--hessian"]),
 }
 FLAGS = ("--buffers", "--no-value", "--hvp", "--hessian")
 
@@ -234,10 +235,24 @@ def test_the_newton_example_converges_with_the_generated_hessian_and_products():
     x, v = rng.standard_normal(6), rng.standard_normal(6)
     rows = [numeric_grad(lambda x, i=i: hvp(x, v)[1][i], (x,), 0) for i in range(6)]
     assert_close(hvp(x, v)[2], np.array(rows) @ v, "Hv")
+    # the blocks with respect to (w, b): H_wb of shape w.shape + b.shape, against differences of the gradient
+    blocks = load_module(ROOT / "examples/newton/hess_intercept.py").hess_loss
+    with_b = load_module(ROOT / "examples/newton/intercept.py")
+    value, dw, db, ((H_ww, H_wb), (H_bw, H_bb)) = blocks(w, 0.3, X, y)
+    assert np.isclose(value, with_b.loss(w, 0.3, X, y)) and H_wb.shape == H_bw.shape == (3,) and H_bb.shape == ()
+    assert_close(db, numeric_grad(with_b.loss, (w, 0.3, X, y), 1), "db")
+    assert_close(
+        H_ww, np.array([numeric_grad(lambda w, i=i: blocks(w, 0.3, X, y)[1][i], (w,), 0) for i in range(3)]), "H_ww"
+    )
+    assert_close(H_wb, numeric_grad(lambda w: blocks(w, 0.3, X, y)[2], (w,), 0), "H_bw")
+    assert_close(H_bb, numeric_grad(lambda b: blocks(w, b, X, y)[2], (0.3,), 0), "H_bb")
+    assert np.allclose(H_wb, H_bw, rtol=1e-13)
     proc = subprocess.run(
         [sys.executable, "newton.py"], cwd=ROOT / "examples/newton", capture_output=True, text=True, check=False
     )
     assert proc.returncode == 0, proc.stderr
-    gradients = [float(g) for g in re.findall(r"\|gradient\| ([\d.e+-]+)", proc.stdout)]
+    gradients = [float(g) for g in re.findall(r"step \d+: loss [\d.]+, \|gradient\| ([\d.e+-]+)", proc.stdout)]
     assert gradients[-1] < 1e-12 and gradients[3] < gradients[2] ** 1.5  # quadratic convergence
+    both = [float(g) for g in re.findall(r"on \(w, b\): loss [\d.]+, \|gradient\| ([\d.e+-]+)", proc.stdout)]
+    assert len(both) == 6 and both[-1] < 1e-12 and both[3] < both[2] ** 1.5
     assert float(re.findall(r"max \|x - 1\| ([\d.e+-]+)", proc.stdout)[0]) < 1e-8

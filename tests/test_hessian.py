@@ -227,9 +227,7 @@ def refusal(source: str, mode: str, wrt=None) -> UserError:
 
 @pytest.mark.parametrize("mode", ["hvp", "hessian"])
 def test_refusals_are_located(mode):
-    two = refusal(SOURCE, mode, {"rosen": ["x"], "mlp": ["W1", "W2"]})
-    assert two.code == "YS004" and "one parameter" in two.message and f"--{mode}" in two.message
-    assert two.line == SOURCE.splitlines().index("def mlp(W1, b1, W2, X, y):") + 2  # (its first equation)
+    # (several --wrt parameters: the blocks of H, tests/test_hessian_blocks.py)
     source = SOURCE.replace("def rosen", "def _rosen")
     loop = refusal(source, mode, {"looped": ["x"]})
     assert loop.code == "YS107" and "loops and branches" in loop.message and loop.line > 0
@@ -537,12 +535,18 @@ def load(text: str) -> dict:
 
 
 @pytest.mark.parametrize("mode", ["hvp", "hessian"])
-def test_a_parameter_the_function_does_not_read_has_no_derivatives(mode):
-    """As grad_NAME gives None for it: (value, None, None) (was an internal error: grad_zeros of nothing)."""
+def test_a_parameter_the_function_does_not_read_is_refused_located(mode):
+    """It has no shape to give H (it was an internal error: grad_zeros of nothing); YS004 at the first line."""
     source = "import numpy as np\n\n\ndef f(x, y):\n    return np.sum(np.sin(y) * y)\n"
+    with pytest.raises(UserError) as info:
+        generate(source, "f.py", ["f"], {"f": ["x"]}, mode=mode)
+    assert info.value.code == "YS004" and "does not read x" in info.value.message and info.value.line == 5
+    # without --wrt: the parameters it reads (y), and H of y alone
     namespace: dict = {}
-    exec(compile(generate(source, "f.py", ["f"], {"f": ["x"]}, mode=mode).text, mode, "exec"), namespace)  # noqa: S102
+    exec(compile(generate(source, "f.py", ["f"], mode=mode).text, mode, "exec"), namespace)  # noqa: S102
     y = np.array([0.3, -1.2])
-    kwargs = {"v": np.ones(3)} if mode == "hvp" else {}
-    value, dx, h = namespace[("hvp_f" if mode == "hvp" else "hess_f")](np.ones(3), y, **kwargs)
-    assert value == pytest.approx(np.sum(np.sin(y) * y)) and dx is None and h is None
+    kwargs = {"v": np.array([1.0, 0.0])} if mode == "hvp" else {}
+    value, dy, h = namespace["hvp_f" if mode == "hvp" else "hess_f"](np.ones(3), y, **kwargs)
+    hessian = np.diag(2.0 * np.cos(y) - y * np.sin(y))  # (sin(y) * y)'' per element
+    assert value == pytest.approx(np.sum(np.sin(y) * y)) and np.allclose(dy, np.sin(y) + y * np.cos(y))
+    assert np.allclose(h, hessian[:, 0] if mode == "hvp" else hessian, rtol=1e-13)

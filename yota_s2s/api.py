@@ -174,7 +174,8 @@ def jacobian(f: Callable, wrt: Sequence[str] | None = None, value: bool = True) 
 def hessian(f: Callable, wrt: Sequence[str] | None = None, value: bool = True) -> Callable:
     """The compiled ``hess_f`` (``--hessian``) of a scalar ``f`` with respect to one parameter ``x``
     (``wrt``: one name, or ``f``'s only parameter): returns ``(value, dx, H)`` with ``H.shape ==
-    np.shape(x) + np.shape(x)``.
+    np.shape(x) + np.shape(x)``; with respect to several (``wrt=["A", "B"]``), ``(value, dA, dB,
+    ((H_AA, H_AB), (H_BA, H_BB)))``, ``H_AB.shape == np.shape(A) + np.shape(B)``.
 
     >>> import numpy as np
     >>> hessian(_example_loss)(np.array([1.0, 2.0]))[2].tolist()
@@ -187,7 +188,9 @@ def hessian(f: Callable, wrt: Sequence[str] | None = None, value: bool = True) -
 def hvp(f: Callable, wrt: Sequence[str] | None = None, value: bool = True) -> Callable:
     """The compiled ``hvp_f`` (``--hvp``): ``f``'s parameters, then ``v`` of the shape of the one
     ``wrt`` parameter ``x``; returns ``(value, dx, Hv)``, ``Hv = H @ v`` with ``H`` the Hessian of
-    ``f`` with respect to ``x``, computed without forming ``H``.
+    ``f`` with respect to ``x``, computed without forming ``H``.  With respect to several
+    (``wrt=["A", "B"]``): ``v_A``, ``v_B`` after ``f``'s parameters, and ``(value, dA, dB, Hv_A,
+    Hv_B)``, ``Hv_A = H_AA @ v_A + H_AB @ v_B``.
 
     >>> import numpy as np
     >>> hvp(_example_loss)(np.array([1.0, 2.0]), np.array([1.0, 10.0]))[2].tolist()

@@ -221,7 +221,8 @@ def _mode_flags(p: _Parser) -> None:
         action="store_const",
         const="hvp",
         help="write hvp_NAME(..., v) for a scalar function of one --wrt parameter x, returning (value, dx, Hv): "
-        "Hv = H @ v, the Hessian times v, without forming H",
+        "Hv = H @ v, the Hessian times v, without forming H; of several, hvp_NAME(..., v_A, v_B) returns "
+        "(value, dA, dB, Hv_A, Hv_B), Hv_A = H_AA @ v_A + H_AB @ v_B",
     )
     modes.add_argument(
         "--hessian",
@@ -229,7 +230,8 @@ def _mode_flags(p: _Parser) -> None:
         action="store_const",
         const="hessian",
         help="write hess_NAME(...) for a scalar function of one --wrt parameter x, returning (value, dx, H) "
-        "with H.shape == x.shape + x.shape",
+        "with H.shape == x.shape + x.shape; of several, (value, dA, dB, ((H_AA, H_AB), (H_BA, H_BB))) with "
+        "H_AB.shape == A.shape + B.shape (jax.hessian's argnums=(0, 1))",
     )
     holomorphic = "grad_NAME returns f'(z) of a holomorphic f, as jax.grad(f, holomorphic=True) (docs/complex.md)"
     modes.add_argument("--holomorphic", dest="mode", action="store_const", const="holomorphic", help=holomorphic)

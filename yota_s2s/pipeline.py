@@ -37,7 +37,7 @@ from .frontend.complexes import complex_params
 from .frontend.fence import fence
 from .frontend.lower import lower
 from .ir.core import IRError, Tape, is_option, verify
-from .transform.complex_types import complex_types
+from .transform.complex_types import complex_seeds, complex_types
 from .transform.differentiate import differentiate
 from .transform.factor import common_factors, merge_reciprocals
 from .transform.finish import (
@@ -231,6 +231,8 @@ def _differentiate_one(
     stages["primal"].append(tape)
     params = [p.name for p in tape.params]
     chosen = list(wrt) if wrt else [p.name for p in tape.params if not is_option(p.default)]
+    if not wrt and mode in ("hvp", "hessian"):  # (by default, the parameters f reads: one unread has no H)
+        chosen = [w for w in chosen if any(i.path[0] == w for i in tape.inputs)]
     repeated = [w for w in chosen if chosen.count(w) > 1]
     if repeated:
         raise UserError("YS004", f"--wrt names {repeated[0]!r} twice", module.path)
@@ -253,6 +255,7 @@ def _differentiate_one(
         )
         if mode == "jacobian" and target != "array-api":  # forward columns too, chosen when it runs
             tape = _checked(with_columns(tape, primal, chosen, fn_table), "differentiate")
+    tape = complex_seeds(tape, fn_table)  # (vjp_NAME's dout, jvp_NAME's tangents: complex where they may be)
     stages["differentiate"].append(tape)
     tape = _checked(optimize(tape, table), "optimize")
     tape = _checked(stacked_tangents(tape, table), "optimize")

@@ -455,13 +455,14 @@ def verify_generated(
             names_wrt = wrt.get(name) if isinstance(wrt, dict) else wrt
             g, grad_g = f, namespace[f"{kinds[name]}_{name}"]
             kind = kinds[name]
-            if kind in ("grad", "jac") and np.iscomplexobj(f(**inputs)):  # the complex derivative
-                kind = "holomorphic" if kind == "grad" else "cjac"
+            if kind in ("grad", "jac", "vjp", "jvp") and np.iscomplexobj(f(**inputs)):  # the complex derivative
+                kind = {"grad": "holomorphic", "jac": "cjac", "vjp": "cvjp", "jvp": "cjvp"}[kind]
             checks = [(g, grad_g, names_wrt)]
             if kind in ("hvp", "hess"):  # dx, then Hv as the gradient of sum(v * dx), v random
                 checks = second_order(kind, f, grad_g, text, rng, inputs, value)
             elif kind != "grad":  # u times the Jacobians: the gradient of sum(u * f), u random (complex: f')
-                u = rng.standard_normal(np.shape(f(**inputs))) * (1.0 + 1j if kind in ("holomorphic", "cjac") else 1.0)
+                complex_u = kind in ("holomorphic", "cjac", "cvjp", "cjvp")
+                u = rng.standard_normal(np.shape(f(**inputs))) * (1.0 + 1j if complex_u else 1.0)
                 checks = [(*as_gradient(kind, f, grad_g, u, value), names_wrt)]
             for g, grad_g, names_wrt in checks:
                 report = check_grads(g, grad_g, inputs, seed=seed, wrt=names_wrt, value=value or kinds[name] != "grad")

@@ -7,7 +7,9 @@ function whose gradient is ``u`` times the Jacobians: ``vjp_NAME(*args, dout=u)`
 each unit tangent in turn.  For ``--holomorphic``'s ``grad_NAME`` (a complex value) ``g`` is
 ``real(sum(conj(u) * f))`` with a complex ``u``, whose gradient ``dL/dRe + 1j * dL/dIm`` is
 ``u * conj(f'(z))`` (docs/complex.md); for ``jac_NAME`` of complex values (``cjac``), the same ``g``, whose
-gradient is ``u`` contracted with ``conj(J)``.  ``verify.check_grads`` then checks that gradient against
+gradient is ``u`` contracted with ``conj(J)``; ``vjp_NAME(..., dout=u)`` of complex values (``cvjp``) is
+that gradient, and from ``jvp_NAME`` of complex values (``cjvp``) it is ``conj(sum(conj(u) * dvalue))``
+with each unit tangent.  ``verify.check_grads`` then checks that gradient against
 central differences of ``g``, as it checks ``grad_NAME``; a complex argument (or one whose gradient
 is complex) is moved along a complex direction, real and imaginary parts drawn (``direction``).
 
@@ -23,7 +25,8 @@ is complex) is moved along a complex direction, real and imaginary parts drawn (
 ``hvp_NAME`` and ``hess_NAME`` (``second_order``) are checked twice: their gradient ``dx`` as
 ``grad_NAME``'s, against differences of ``f``; then, for a fixed random ``v`` of ``x``'s shape,
 ``Hv`` (or ``H`` contracted with ``v``) as the gradient of ``sum(v * dx)``, against differences
-of the ``dx`` just checked.
+of the ``dx`` just checked; with several parameters, a ``v`` for each, ``sum(v_A * dA) + sum(v_B *
+dB) + ...`` and its gradient ``(Hv_A, Hv_B, ...)``.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ def as_gradient(kind: str, f: Callable, fn: Callable, u: np.ndarray, value: bool
 
     @functools.wraps(f)  # (f's signature: check_grads reads its parameters)
     def g(*args, **kwargs):
-        if kind in ("holomorphic", "cjac"):
+        if kind in ("holomorphic", "cjac", "cvjp", "cjvp"):
             return np.real(np.sum(np.conj(u) * np.asarray(f(*args, **kwargs))))
         return np.sum(u * np.asarray(f(*args, **kwargs)))
 
@@ -54,7 +57,7 @@ def as_gradient(kind: str, f: Callable, fn: Callable, u: np.ndarray, value: bool
     def grad_g(*args, **kwargs):
         if kind == "holomorphic":
             return g(*args, **kwargs), *(None if d is None else u * np.conj(d) for d in fn(*args, **kwargs)[skip:])
-        if kind == "vjp":
+        if kind in ("vjp", "cvjp"):  # (complex: dout = u gives the gradient of real(sum(conj(u) * f)))
             return g(*args, **kwargs), *fn(*args, **kwargs, **{extra[0]: u})[skip:]
         if kind == "cjac":  # the gradient of real(sum(conj(u) * f)) is u times conj(J), contracted
             jacobians = fn(*args, **kwargs)[skip:]
@@ -69,15 +72,16 @@ def as_gradient(kind: str, f: Callable, fn: Callable, u: np.ndarray, value: bool
         names = [t.rsplit("_dot", 1)[0] for t in extra]
         grads = []
         for name, tangent in zip(names, extra, strict=True):
-            x = np.asarray(point[name], dtype=float)
-            d = np.zeros(x.shape)
+            x = np.asarray(point[name], dtype=float if kind == "jvp" else complex)
+            d = np.zeros(x.shape, x.dtype)
             for idx in np.ndindex(x.shape):  # one jvp_NAME per element: a unit tangent
                 tangents = {t: np.zeros(np.shape(point[n])) for n, t in zip(names, extra, strict=True)}
                 unit = np.zeros(x.shape)
                 unit[idx] = 1.0
                 tangents[tangent] = unit if x.ndim else 1.0
-                d[idx] = np.sum(u * np.asarray(fn(**point, **tangents)[-1]))
-            grads.append(d if x.ndim else float(d))
+                dvalue = np.asarray(fn(**point, **tangents)[-1])
+                d[idx] = np.conj(np.sum(np.conj(u) * dvalue)) if kind == "cjvp" else np.sum(u * dvalue)
+            grads.append(d if x.ndim else d[()] if kind == "cjvp" else float(d))
         return g(*args, **kwargs), *grads
 
     return g, grad_g
@@ -108,34 +112,37 @@ def second_order(
 ) -> list[tuple[Callable, Callable, list[str]]]:
     """The two checks of ``hvp_NAME`` or ``hess_NAME`` (``kind``: ``hvp``, ``hess``) of the generated
     ``text``: ``(g, grad_g, wrt)`` for ``check_grads``, each ``grad_g`` returning the value first
-    (see the module docstring)."""
+    (see the module docstring).  With several parameters ``A, B, ...`` (``hvp_NAME(..., v_A, v_B)``,
+    ``hess_NAME``'s ``H`` nested blocks), ``g`` is ``sum(v_A * dA) + sum(v_B * dB) + ...``, whose
+    gradient is ``(Hv_A, Hv_B, ...)``, or ``H``'s blocks contracted with the ``v``'s."""
     name = f.__name__
     # (the signature and the docstring may be wrapped over several lines)
-    found = re.search(
-        rf'^def {kind}_{name}\(.*?\):\n\s*"""Return .*?\swith\s+respect\s+to\s+(\w+)\s',
-        text,
-        flags=re.MULTILINE | re.DOTALL,
-    )
-    x = found.group(1)
-    seed = [p for p in inspect.signature(fn).parameters if p not in inspect.signature(f).parameters]
-    skip = 1 if value else 0
-    v = rng.standard_normal(np.shape(inputs[x]))
-    if np.ndim(inputs[x]) == 0:
-        v = float(v)
+    doc = re.search(rf'^def {kind}_{name}\(.*?\):\n\s*"""(.*?)"""', text, flags=re.MULTILINE | re.DOTALL)
+    found = re.search(r"with respect to (\w+|\([\w, ]+\))[ ,]", " ".join(doc.group(1).split()))
+    xs = found.group(1).strip("()").split(", ")
+    seeds = [p for p in inspect.signature(fn).parameters if p not in inspect.signature(f).parameters]
+    skip, n = (1 if value else 0), len(xs)
+    vs = [rng.standard_normal(np.shape(inputs[x])) for x in xs]
+    vs = [v if np.ndim(inputs[x]) else float(v) for v, x in zip(vs, xs, strict=True)]
+
+    def call(*args, **kwargs):
+        return fn(*args, **kwargs, **dict(zip(seeds, vs, strict=True))) if kind == "hvp" else fn(*args, **kwargs)
 
     @functools.wraps(f)
     def first(*args, **kwargs):
-        out = fn(*args, **kwargs, **{seed[0]: v}) if kind == "hvp" else fn(*args, **kwargs)
-        return f(*args, **kwargs), out[skip]
+        return f(*args, **kwargs), *call(*args, **kwargs)[skip : skip + n]
 
     @functools.wraps(f)
     def g(*args, **kwargs):
-        return np.sum(v * np.asarray(first(*args, **kwargs)[1]))
+        return sum(np.sum(v * np.asarray(d)) for v, d in zip(vs, first(*args, **kwargs)[1:], strict=True))
 
     @functools.wraps(f)
     def grad_g(*args, **kwargs):
-        out = fn(*args, **kwargs, **{seed[0]: v}) if kind == "hvp" else fn(*args, **kwargs)
-        second = out[skip + 1] if kind == "hvp" else np.tensordot(v, out[skip + 1], axes=np.ndim(v))
-        return g(*args, **kwargs), second
+        out = call(*args, **kwargs)
+        if kind == "hvp":
+            return g(*args, **kwargs), *out[skip + n : skip + 2 * n]
+        H = out[skip + n] if n > 1 else ((out[skip + 1],),)  # (the blocks, H_PQ of P.shape + Q.shape)
+        contract = [sum(np.tensordot(v, H[p][q], axes=np.ndim(v)) for p, v in enumerate(vs)) for q in range(n)]
+        return g(*args, **kwargs), *contract
 
-    return [(f, first, [x]), (g, grad_g, [x])]
+    return [(f, first, xs), (g, grad_g, xs)]

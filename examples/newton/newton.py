@@ -3,11 +3,14 @@
 python examples/newton/newton.py
 
 hess_logistic.py (--hessian --wrt w) returns (value, dw, H): each Newton step solves H @ step = dw.
+hess_intercept.py (--hessian --wrt w,b) returns (value, dw, db, ((H_ww, H_wb), (H_bw, H_bb))), the blocks
+of the Hessian with respect to the weights and the intercept (a number): np.block makes them one matrix.
 hvp_rosen.py (--hvp) returns (value, dx, H @ v) without forming H: each step of Newton-CG solves
 H @ step = dx by conjugate gradients, one hvp_rosen call per iteration, for n = 100 unknowns.
 """
 
 import numpy as np
+from hess_intercept import hess_loss as hess_intercept
 from hess_logistic import hess_loss
 from hvp_rosen import hvp_rosen
 
@@ -19,6 +22,14 @@ for step in range(6):
     value, dw, H = hess_loss(w, X, y)
     print(f"newton step {step}: loss {value:.12f}, |gradient| {np.linalg.norm(dw):.1e}")
     w = w - np.linalg.solve(H, dw)
+
+w, b = np.zeros(5), 0.0
+for step in range(6):
+    value, dw, db, ((H_ww, H_wb), (H_bw, H_bb)) = hess_intercept(w, b, X, y)
+    print(f"newton step {step} on (w, b): loss {value:.12f}, |gradient| {np.hypot(np.linalg.norm(dw), db):.1e}")
+    H = np.block([[H_ww, H_wb[:, None]], [H_bw[None, :], H_bb]])  # H_wb: shape (5,) (w.shape + b.shape)
+    s = np.linalg.solve(H, np.append(dw, db))
+    w, b = w - s[:5], b - s[5]
 
 
 def conjugate_gradients(hvp, b, tol):

@@ -55,7 +55,8 @@ def value_inputs(tape: Tape, tapes: list[Tape]) -> tuple[tuple[Var, str], ...]:
                 read.add(a.id)
     checked = {v.id for v, _, _ in differentiated_inputs(tape)}
     if tape.facts.mode in ("jacobian", "hessian"):  # its seed is a local of the loop over the rows, not an argument
-        checked |= {i.var.id for i in tape.inputs if i.path[0] == tape.facts.seed}
+        seeds = {tape.facts.seed, *tape.facts.seeds}  # (hess_NAME of several parameters: one per block row)
+        checked |= {i.var.id for i in tape.inputs if i.path[0] in seeds}
         checked |= {i.var.id for i in tape.inputs if i.path[0] in tape.facts.columns}  # (its columns' tangents)
     return tuple((i.var, format_path(i.path)) for i in tape.inputs if i.var.id in read and i.var.id not in checked)
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import ast
 
-from ..ir.core import Atom, Eqn, Lit, Section, Slice, Var
+from ..ir.core import Atom, Eqn, Lit, Section, Slice, Tape, Var
 from ..ir.primitives import primitive
 from ..ir.shapes import ShapeClasses, shape_classes
 from .base import WriterBase, named, tuple_of
@@ -104,6 +104,19 @@ def batch_rule(eqn: Eqn, batched: set[int], fresh: set[int], takes: bool = False
     return None
 
 
+#: A block of ``hess_NAME`` with respect to several parameters: the sweep's output (a row of the
+#: block), the parameter ``Q`` of the block's columns, the name of the block's array.
+Target = tuple[Atom, Var, str]
+
+
+def seed_of(tape: Tape, seed: Var) -> tuple[str, Var]:
+    """The name of ``hess_NAME``'s seed input ``seed`` (a local of its loop) and the input of the
+    parameter whose shape it has (``Facts.seed`` and ``wrt[0]``, or one of ``Facts.seeds``)."""
+    name = next(i.path[0] for i in tape.inputs if i.var is seed)
+    w = tape.facts.wrt[tape.facts.seeds.index(name)] if tape.facts.seeds else tape.facts.wrt[0]
+    return name, next(i.var for i in tape.inputs if i.path[0] == w)
+
+
 def batch_plan(
     eqns: list[Eqn], seed: Var, read_after: set[int], others: tuple[Var, ...] = (), takes: bool = False
 ) -> dict[int, str] | None:
@@ -149,15 +162,25 @@ class BatchWriter(WriterBase):
         self._classes.add_eqn(probe)
         return probe.out
 
-    def batched_rows(self, rows: list[Eqn], kinds: dict[int, str], seed: Var, body: list[Line]) -> ast.expr:
-        """Append ``hess_NAME``'s sweep, batched (see the module docstring); return its ``H``."""
+    def batched_rows(
+        self, rows: list[Eqn], kinds: dict[int, str], seed: Var, body: list[Line], targets: list[Target] | None = None
+    ) -> list[str]:
+        """Append ``hess_NAME``'s sweep, batched (see the module docstring); return the names of the
+        arrays it fills: ``H`` (``targets`` None), or with several parameters one per ``(atom, x_Q,
+        name)`` of ``targets``, the rows of the block ``H_PQ`` (the seed ``seed``, of ``P``'s shape)."""
         tape = self.tape
-        x = next(i.var for i in tape.inputs if i.path[0] == tape.facts.wrt[0])
+        seed_name, x = seed_of(tape, seed)
+        if targets is None:
+            targets = [(tape.outputs[2], x, "H")]
         size = self.backend.call("size", [self.atom(x)])
         shape = self.backend.call("shape", [self.atom(x)])
-        k, name, step = self.namer.fresh("_k"), self.namer.fresh("H"), self.namer.fresh("_step")
-        empty = self.backend.call("empty", [ast.BinOp(tuple_of([size]), ast.Add(), shape)])
-        body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], empty, lineno=0), 0))
+        k = self.namer.fresh("_k")
+        names = [self.namer.fresh(t[2]) for t in targets]
+        step = self.namer.fresh("_step")
+        for name, (_, xq, _) in zip(names, targets, strict=True):
+            other = self.backend.call("shape", [self.atom(xq)])
+            empty = self.backend.call("empty", [ast.BinOp(tuple_of([size]), ast.Add(), other)])
+            body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], empty, lineno=0), 0))
         self.helpers.update({"_rows_step", "_rows_seed"})
         batched = {seed.id} | {o.id for e in rows for o in e.outs}
         read: dict[int, Var] = {}  # the arrays the sweep reads: a row of its values is about their size
@@ -173,20 +196,20 @@ class BatchWriter(WriterBase):
         comment = "the second sweep on a block of rows at once"
         body.append(Line(Section.BACKWARD, None, header, 0, header=True, comment=comment))
         seeded = ast.Call(named("_rows_seed"), [self.atom(x), named(k), named(step)], [])
-        body.append(
-            Line(Section.BACKWARD, None, ast.Assign([named(tape.facts.seed, ast.Store())], seeded, lineno=0), 1)
-        )
-        self.names[seed.id] = tape.facts.seed
+        body.append(Line(Section.BACKWARD, None, ast.Assign([named(seed_name, ast.Store())], seeded, lineno=0), 1))
+        self.names[seed.id] = seed_name
         for n, eqn in enumerate(rows):
             for stmt in self.batched_statement(eqn, kinds[n], batched, seed):
                 body.append(Line(Section.BACKWARD, eqn.span, stmt, 1))
-        stop = ast.BinOp(named(k), ast.Add(), ast.Call(named("len"), [named(tape.facts.seed)], []))
-        block = ast.Subscript(named(name), ast.Slice(named(k), stop, None), ast.Store())
-        body.append(Line(Section.BACKWARD, None, ast.Assign([block], self.atom(tape.outputs[2]), lineno=0), 1))
-        new_shape = ast.BinOp(shape, ast.Add(), self.backend.call("shape", [self.atom(x)]))
-        reshape = ast.Call(ast.Attribute(named(name), "reshape", ast.Load()), [new_shape], [])
-        body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], reshape, lineno=0), 0))
-        return named(name)
+        stop = ast.BinOp(named(k), ast.Add(), ast.Call(named("len"), [named(seed_name)], []))
+        for name, (out, _, _) in zip(names, targets, strict=True):
+            block = ast.Subscript(named(name), ast.Slice(named(k), stop, None), ast.Store())
+            body.append(Line(Section.BACKWARD, None, ast.Assign([block], self.atom(out), lineno=0), 1))
+        for name, (_, xq, _) in zip(names, targets, strict=True):
+            new_shape = ast.BinOp(shape, ast.Add(), self.backend.call("shape", [self.atom(xq)]))
+            reshape = ast.Call(ast.Attribute(named(name), "reshape", ast.Load()), [new_shape], [])
+            body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], reshape, lineno=0), 0))
+        return names
 
     def batched_statement(self, eqn: Eqn, kind: str, batched: set[int], seed: Var) -> list[ast.stmt]:
         """The statements of one equation of the batched sweep; names its result."""

@@ -120,8 +120,8 @@ def _element_read(tape: Tape, eqn: Eqn) -> bool:
         return False
     index = eqn.params["index"]
     # (not a Jacobian's unit seed: a local of its loop, not an argument)
-    seed = tape.facts.seed if tape.facts.mode in ("jacobian", "hessian") else None
-    local = {seed, *tape.facts.columns}  # (and the forward columns' tangents)
+    seeds = {tape.facts.seed, *tape.facts.seeds} if tape.facts.mode in ("jacobian", "hessian") else set()
+    local = seeds | set(tape.facts.columns)  # (and the forward columns' tangents)
     return _one_int(index) and eqn.args[0].id in {i.var.id for i in tape.inputs if i.path[0] not in local}
 
 

@@ -21,10 +21,11 @@ from __future__ import annotations
 import ast
 import dataclasses
 
+from ..errors import InternalError
 from ..ir.core import Eqn, Section, Var
 from . import batched as batching
 from .base import named, tuple_of
-from .batched import BatchWriter, batch_plan
+from .batched import BatchWriter, Target, batch_plan, seed_of
 from .seeds import _part
 from .statements import Line
 
@@ -56,31 +57,67 @@ class SecondWriter(BatchWriter):
         """Append the statements of ``hess_NAME`` (see the module docstring); return the expression
         it returns."""
         tape = self.tape
-        seed_name = tape.facts.seed
+        if tape.facts.seeds:
+            return self.hessian_blocks(body)
         seed, rows = self.before_rows(body, self.split_second)
         outputs = {a.id for a in tape.outputs[:2] if isinstance(a, Var)}
+        H = self.block_row(rows, seed, outputs, None, body)[0]
+        value, gradient = self.atom(tape.outputs[0]), self.atom(tape.outputs[1])
+        return tuple_of([value, gradient, named(H)] if tape.facts.value else [gradient, named(H)])
+
+    def hessian_blocks(self, body: list[Line]) -> ast.expr:
+        """``hess_NAME`` with respect to several parameters (``transform.second_blocks``): the
+        equations that read no seed, then for each parameter ``P`` the sweep seeded with ``v_P``
+        (batched, or a loop over ``P``'s unit vectors), filling the block row ``H_PA, H_PB, ...``;
+        the blocks returned nested, ``((H_AA, H_AB), (H_BA, H_BB))``."""
+        tape = self.tape
+        facts = tape.facts
+        n = len(facts.wrt)
+        seeds = [next(i.var for i in tape.inputs if i.path[0] == s) for s in facts.seeds]
+        parts = [_split(tape.eqns, s, self.plan.inplace)[1] for s in seeds]
+        made = [{o.id for e in part for o in e.outs} for part in parts]
+        if sum(len(m) for m in made) != len(set().union(*made)):
+            raise InternalError(f"hess_{tape.name}: an equation of the second sweeps reads two block rows' seeds")
+        per_row = set().union(*made)
+        rows = [e for e in tape.eqns if any(o.id in per_row for o in e.outs)]
+        before = [e for e in tape.eqns if not any(o.id in per_row for o in e.outs)]
+        self.before_rows(body, lambda _seed: (before, rows))
+        outputs = {a.id for a in tape.outputs[: 1 + n] if isinstance(a, Var)}
+        xs = [next(i.var for i in tape.inputs if i.path[0] == w) for w in facts.wrt]
+        blocks = []
+        for p, (seed, part) in enumerate(zip(seeds, parts, strict=True)):
+            row = tape.outputs[1 + n + p * n : 1 + n + (p + 1) * n]
+            targets = [(a, xs[q], f"H_{facts.wrt[p]}_{facts.wrt[q]}") for q, a in enumerate(row)]
+            names = self.block_row(part, seed, outputs, targets, body)
+            blocks.append(ast.Tuple([named(h) for h in names], ast.Load()))
+        H = ast.Tuple(blocks, ast.Load())
+        gradients = [self.atom(a) for a in tape.outputs[1 : 1 + n]]
+        return tuple_of([self.atom(tape.outputs[0]), *gradients, H] if facts.value else [*gradients, H])
+
+    def block_row(
+        self, rows: list[Eqn], seed: Var, outputs: set[int], targets: list[Target] | None, body: list[Line]
+    ) -> list[str]:
+        """The second sweep seeded with ``seed`` for all its unit vectors, batched where each of
+        its primitives has a rule, else a loop over them; the names of the arrays it fills (``H``,
+        or those of ``targets``: ``batched_rows``)."""
+        tape = self.tape
         kinds = batch_plan(rows, seed, outputs) if batching.BATCH_ROWS and not self.backend.standard else None
-        if (
-            kinds is not None
-            and isinstance(tape.outputs[2], Var)
-            and tape.outputs[2].id in {o.id for e in rows for o in e.outs}
-        ):
-            self.plan = dataclasses.replace(self.plan, inline=self.plan.inline - {o.id for e in rows for o in e.outs})
-            H = self.batched_rows(rows, kinds, seed, body)
-            value, gradient = self.atom(tape.outputs[0]), self.atom(tape.outputs[1])
-            return tuple_of([value, gradient, H] if tape.facts.value else [gradient, H])
-        w = tape.facts.wrt[0]
-        x = next(i.var for i in tape.inputs if i.path[0] == w)
+        results = [tape.outputs[2]] if targets is None else [t[0] for t in targets]
+        made = {o.id for e in rows for o in e.outs}
+        if kinds is not None and any(isinstance(a, Var) and a.id in made for a in results):
+            self.plan = dataclasses.replace(self.plan, inline=self.plan.inline - made)
+            return self.batched_rows(rows, kinds, seed, body, targets)
+        seed_name, x = seed_of(tape, seed)
+        if targets is None:
+            targets = [(tape.outputs[2], x, "H")]
         size = self.backend.call("size", [self.atom(x)])
         shape = self.backend.call("shape", [self.atom(x)])
         k = self.namer.fresh("_k")
-        name = self.namer.fresh("H")
-        empty = ast.Assign(
-            [named(name, ast.Store())],
-            self.backend.call("empty", [ast.BinOp(tuple_of([size]), ast.Add(), shape)]),
-            lineno=0,
-        )
-        body.append(Line(Section.BACKWARD, None, empty, 0))
+        names = [self.namer.fresh(t[2]) for t in targets]
+        for name, (_, xq, _) in zip(names, targets, strict=True):
+            other = self.backend.call("shape", [self.atom(xq)])
+            empty = self.backend.call("empty", [ast.BinOp(tuple_of([size]), ast.Add(), other)])
+            body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], empty, lineno=0), 0))
         header = ast.For(named(k, ast.Store()), ast.Call(named("range"), [size], []), [], [], lineno=0)
         body.append(Line(Section.BACKWARD, None, header, 0, header=True, comment="one second sweep per row"))
         zeros = ast.Assign([named(seed_name, ast.Store())], self.backend.call("zeros", [shape]), lineno=0)
@@ -89,13 +126,14 @@ class SecondWriter(BatchWriter):
         body.append(Line(Section.BACKWARD, None, ast.Assign([unit], ast.Constant(1.0), lineno=0), 1))
         self.names[seed.id] = seed_name
         self.block(_part(tape, rows), 1, body)
-        row = ast.Subscript(named(name), named(k), ast.Store())
-        body.append(Line(Section.BACKWARD, None, ast.Assign([row], self.atom(tape.outputs[2]), lineno=0), 1))
-        new_shape = ast.BinOp(shape, ast.Add(), self.backend.call("shape", [self.atom(x)]))
-        reshape = ast.Call(ast.Attribute(named(name), "reshape", ast.Load()), [new_shape], [])
-        body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], reshape, lineno=0), 0))
-        value, gradient = self.atom(tape.outputs[0]), self.atom(tape.outputs[1])
-        return tuple_of([value, gradient, named(name)] if tape.facts.value else [gradient, named(name)])
+        for name, (out, _, _) in zip(names, targets, strict=True):
+            row = ast.Subscript(named(name), named(k), ast.Store())
+            body.append(Line(Section.BACKWARD, None, ast.Assign([row], self.atom(out), lineno=0), 1))
+        for name, (_, xq, _) in zip(names, targets, strict=True):
+            new_shape = ast.BinOp(shape, ast.Add(), self.backend.call("shape", [self.atom(xq)]))
+            reshape = ast.Call(ast.Attribute(named(name), "reshape", ast.Load()), [new_shape], [])
+            body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], reshape, lineno=0), 0))
+        return names
 
 
 def _split(eqns: list[Eqn], seed: Var | list[Var], inplace: dict[int, int]) -> tuple[list[Eqn], list[Eqn]]:

@@ -163,7 +163,9 @@ def returned(tape: Tape) -> str:
     prefix = "J_" if tape.facts.mode == "jacobian" else "d"
     grads = ", ".join(f"{prefix}{w}" for w in tape.facts.wrt)
     if tape.facts.mode in ("hvp", "hessian"):
-        grads += ", Hv" if tape.facts.mode == "hvp" else ", H"
+        several = len(tape.facts.wrt) > 1  # (second_blocks: Hv_A, Hv_B, ...; H the nested blocks)
+        products = ", ".join(f"Hv_{w}" for w in tape.facts.wrt) if several else "Hv"
+        grads += ", " + products if tape.facts.mode == "hvp" else ", H"
         return f"({tape.name}({params}), {grads})" if tape.facts.value else f"({grads})"
     if not tape.facts.value:
         return f"({grads}{',' if len(tape.facts.wrt) == 1 else ''})"
@@ -196,6 +198,8 @@ def docstring(tape: Tape) -> str:
         if not tape.facts.value:
             return f'"""Return {returned(tape)}: {what}.{batch}"""'
         return f'"""Return {returned(tape)}: the value and its Jacobians (J_{w}.shape == np.shape(value) + np.shape({w})).{batch}"""'
+    if mode in ("hvp", "hessian") and len(tape.facts.wrt) > 1:
+        return _blocks_docstring(tape, value)
     if mode in ("hvp", "hessian"):
         w = tape.facts.wrt[0]
         what = f"Hv = H @ {tape.facts.tangents[0]}" if mode == "hvp" else f"H.shape == np.shape({w}) + np.shape({w})"
@@ -204,3 +208,18 @@ def docstring(tape: Tape) -> str:
     if not tape.facts.value:
         return f'"""Return {returned(tape)}: the gradients of {value}."""'
     return f'"""Return {returned(tape)}: the value and its gradients."""'
+
+
+def _blocks_docstring(tape: Tape, value: str) -> str:
+    """The docstring of ``hvp_NAME`` and ``hess_NAME`` with respect to several parameters (``transform.second_blocks``)."""
+    wrt = tape.facts.wrt
+    if tape.facts.mode == "hvp":
+        sums = [" + ".join(f"H_{a}_{b} @ {t}" for b, t in zip(wrt, tape.facts.tangents, strict=True)) for a in wrt]
+        what = "; ".join(f"Hv_{a} = {s}" for a, s in zip(wrt, sums, strict=True))
+        what = f"times ({', '.join(tape.facts.tangents)}) by blocks: {what}"
+    else:
+        rows = ", ".join("(" + ", ".join(f"H_{a}_{b}" for b in wrt) + ")" for a in wrt)
+        a, b = wrt[0], wrt[1]
+        what = f"by blocks: H = ({rows}), H_{a}_{b}.shape == np.shape({a}) + np.shape({b})"
+    what = f"the gradients and the Hessian H of {value} with respect to ({', '.join(wrt)}), {what}"
+    return f'"""Return {returned(tape)}: {"the value, " if tape.facts.value else ""}{what}."""'

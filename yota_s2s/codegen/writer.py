@@ -48,8 +48,9 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter, ForwardCo
         """The text of the function; its statements are kept in ``body``."""
         tape = self.tape
         body = self.body
-        rows_loop = tape.facts.mode in ("jacobian", "hessian") and not tape.facts.rows and tape.facts.seed is not None
-        for local in (tape.facts.seed, *tape.facts.columns) if rows_loop else ():  # locals of the loops
+        rows_loop = tape.facts.mode in ("jacobian", "hessian") and not tape.facts.rows
+        locals_ = [*(tape.facts.seeds or [tape.facts.seed]), *tape.facts.columns] if rows_loop else []
+        for local in locals_:  # locals of the loops over the rows (and of the forward columns)
             self.namer.take(local)
         for inp in tape.inputs:
             if len(inp.path) == 1:
@@ -276,8 +277,8 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter, ForwardCo
     def namespace_line(self) -> ast.stmt:
         """``xp, x, w = _namespace(x, w)`` over the function's inputs (the array-api target)."""
         facts = self.tape.facts
-        seed = facts.seed if facts.mode == "jacobian" else None  # (a local of the loop over the rows)
-        names = [self.names[inp.var.id] for inp in self.tape.inputs if seed is None or inp.path[0] != seed]
+        seeds = {facts.seed, *facts.seeds} if facts.mode in ("jacobian", "hessian") else set()  # (locals of loops)
+        names = [self.names[inp.var.id] for inp in self.tape.inputs if inp.path[0] not in seeds]
         self.helpers.add("_namespace")
         targets = [ast.Name(self.backend.alias, ast.Store()), *(ast.Name(n, ast.Store()) for n in names)]
         call = ast.Call(self.global_name("_namespace"), [ast.Name(n, ast.Load()) for n in names], [])

@@ -213,7 +213,9 @@ class Facts:
       vector in turn; ``batch``, the rows written out are elementwise in the rows ``x[k]`` of
       the parameters, so that a batch of points, ``x`` of shape ``(n, B)``, gets a Jacobian per
       point); ``"jvp"`` (``jvp_NAME``, with a tangent parameter per ``wrt`` parameter,
-      named in ``tangents``).  ``columns`` (``jac_NAME`` by a loop over rows): the inputs, one per
+      named in ``tangents``); ``"hvp"`` and ``"hessian"`` (``transform.second``: ``hess_NAME``
+      seeds ``seed``, or with several ``wrt`` parameters each of ``seeds``, one per parameter, with
+      each unit vector in turn).  ``columns`` (``jac_NAME`` by a loop over rows): the inputs, one per
       ``wrt`` parameter, that seed its forward columns too (the tape's last output, the JVP), the
       function choosing columns or rows when it runs.
     - ``optimize``: ``bool_inputs``, the ids of a region's inputs that may hold a NumPy bool (an
@@ -235,6 +237,7 @@ class Facts:
     check_scalar: bool = False
     mode: str = "grad"
     seed: str | None = None
+    seeds: list[str] = field(default_factory=list)
     rows: int = 0
     batch: bool = False
     tangents: list[str] = field(default_factory=list)

@@ -2,9 +2,10 @@
 
 ``complex_types`` reads which values of a function may be complex (``complexes.complex_values``)
 from its complex literals and its parameters declared complex, refuses what a gradient cannot
-be of (a complex value of the function in ``grad`` mode; complex values in ``--vjp``, ``--jvp``:
+be of (a complex value of the function in ``grad`` mode; complex values in ``--hvp``, ``--hessian``:
 YS022), and returns the rule table its adjoints use (``complexes.complex_table``).
-``guard_passed_values`` checks, when the generated code runs, the values of code passed through
+``complex_seeds`` lets ``vjp_NAME``'s ``dout`` and ``jvp_NAME``'s tangents be complex where
+they may be; ``guard_passed_values`` checks, when the generated code runs, the values of code passed through
 whose dtype the tool cannot know (docs/complex.md).
 """
 
@@ -24,13 +25,15 @@ def complex_types(tape: Tape, declared: list[str], wrt: list[str], table: RuleTa
     """The rule table ``tape`` (a function of parameters ``declared`` complex) is differentiated
     with (``complex_table``); records the declared parameters in its facts.  Refuses (YS022) a value
     that may be complex in ``grad`` mode (a gradient is of a real value) and complex values in the
-    modes that do not differentiate them (``--vjp``, ``--jvp``).  ``--jacobian`` of a function with
-    complex values is holomorphic (its wrt parameters complex, no conjugation, the non-holomorphic
-    primitives refused: ``Facts.holomorphic``), as ``--holomorphic`` is."""
+    modes that do not differentiate them (``--hvp``, ``--hessian``).  ``--jacobian`` and ``--jvp`` of a
+    function with complex values are holomorphic (its wrt parameters complex, no conjugation, the
+    non-holomorphic primitives refused: ``Facts.holomorphic``), as ``--holomorphic`` is; ``--vjp``
+    keeps the gradient's convention (``J^H @ dout`` for a holomorphic function)."""
     found = complex_values(tape, {i.var.id for i in tape.inputs if i.path[0] in declared})
     # --jacobian of complex values: the complex Jacobian J[i, j] = d f_i / d z_j, which exists for a
     # holomorphic f only (the others are refused, YS023): the holomorphic rules on its rows
-    holomorphic = mode == "holomorphic" or (mode == "jacobian" and bool(found))
+    # --jvp of complex values: J @ t with the same complex J (the transposed VJP of the holomorphic rules)
+    holomorphic = mode == "holomorphic" or (mode in ("jacobian", "jvp") and bool(found))
     if holomorphic:  # the derivative with respect to a complex variable
         declared = declared + [w for w in wrt if w not in declared]
         found = complex_values(tape, {i.var.id for i in tape.inputs if i.path[0] in declared})
@@ -38,12 +41,13 @@ def complex_types(tape: Tape, declared: list[str], wrt: list[str], table: RuleTa
     tape.facts.holomorphic = holomorphic
     value = tape.outputs[0] if tape.outputs else None
     where = _defining_span(tape, value)
-    if found and mode not in ("grad", "holomorphic", "jacobian"):
+    if found and mode not in ("grad", "holomorphic", "jacobian", "vjp", "jvp"):
         first = next((e for e in tape.eqns if any(o.id in found for o in e.outs)), None)
         span = first.span if first is not None else where
-        raise at_span(
-            "YS022", f"complex values are differentiated by grad_NAME, --holomorphic and --jacobian, not --{mode}", span
+        why = (
+            f"complex values are differentiated by grad_NAME, --holomorphic, --vjp, --jvp and --jacobian, not --{mode}"
         )
+        raise at_span("YS022", why, span)
     if mode == "grad" and value is not None and is_complex(value, found):
         message = (
             f"the value of {tape.name}() may be complex: a gradient is taken of a real value (return "
@@ -51,7 +55,19 @@ def complex_types(tape: Tape, declared: list[str], wrt: list[str], table: RuleTa
         )
         raise at_span("YS022", message, where)
     guard_passed_values(tape, {i.var.id for i in tape.inputs if i.path[0] in wrt}, found, table)
-    return complex_table(table, found, "jacobian" if holomorphic and mode == "jacobian" else holomorphic)
+    return complex_table(table, found, mode if holomorphic and mode in ("jacobian", "jvp") else holomorphic)
+
+
+def complex_seeds(tape: Tape, table: RuleTable) -> Tape:
+    """``tape`` (a differentiated one) with ``vjp_NAME``'s ``dout``, where the value may be complex, and
+    ``jvp_NAME``'s tangents of a complex derivative (``Facts.holomorphic``) among the parameters that
+    may be complex: the generated function does not check them real (docs/complex.md)."""
+    facts = tape.facts
+    if facts.mode == "vjp" and facts.seed and tape.outputs and is_complex(tape.outputs[0], table.complex_values):
+        facts.complex_params = facts.complex_params | {facts.seed}
+    elif facts.mode == "jvp" and facts.holomorphic:
+        facts.complex_params = facts.complex_params | set(facts.tangents)
+    return tape
 
 
 def guard_passed_values(tape: Tape, wrt: set[int], found: frozenset[int], table: RuleTable) -> None:

@@ -62,6 +62,16 @@ CONJUGABLE = frozenset(
 )  # fmt: skip
 #: Primitives with their own complex adjoint (rules/complex.py).
 OVERRIDES = {"abs": "complex_abs", "angle": "complex_angle", "imag": "complex_imag", "power": "complex_power"}
+#: The primitives a reverse sweep writes (rules/helpers.py, the adjoints of indexing): linear in
+#: their gradient operand, polynomial in the others, with real coefficients; holomorphic, so the
+#: transposition of ``--jvp`` applies their rules as written (the sweep of the holomorphic rules).
+SWEEP_HELPERS = frozenset(
+    {
+        "unbroadcast", "broadcast_to", "unreduce", "index_add", "zeros_like", "grad_zeros", "matmul_dx",
+        "matmul_dy", "xtx_dx", "xxt_dx", "diag_dv", "keep_axes", "like", "broadcast", "like_matmul", "take",
+        "untake",
+    }
+)  # fmt: skip
 #: Their result is real for a complex operand.
 REAL_RESULTS = frozenset({"real", "imag", "abs", "angle"})
 #: Not holomorphic: refused under --holomorphic.
@@ -81,7 +91,8 @@ SUPPORTED = (
 
 def complex_table(table: RuleTable, found: frozenset[int], holomorphic: bool | str = False) -> RuleTable:
     """``table`` for one function: its adjoints read which values may be complex (``found``);
-    ``holomorphic``: True for ``--holomorphic``, ``"jacobian"`` for ``--jacobian`` of complex values."""
+    ``holomorphic``: True for ``--holomorphic``, ``"jacobian"`` for ``--jacobian`` of complex values,
+    ``"jvp"`` for ``--jvp`` of complex values (the VJP of the holomorphic rules, transposed)."""
     if not found and not holomorphic:
         return table
     return dataclasses.replace(table, complex_values=found, holomorphic=holomorphic)
@@ -181,17 +192,19 @@ def complex_adjoint(
         return None
     prim = eqn.prim
     if table.holomorphic and prim in NOT_HOLOMORPHIC:
-        if table.holomorphic == "jacobian":
+        if table.holomorphic in ("jacobian", "jvp"):
+            what = "computes J @ t with" if table.holomorphic == "jvp" else "writes"
             why = (
-                f"{NOT_HOLOMORPHIC[prim]} of a complex value is not holomorphic: --jacobian of complex values "
-                f"writes the complex Jacobian d f_i / d z_j, which only a holomorphic function has"
+                f"{NOT_HOLOMORPHIC[prim]} of a complex value is not holomorphic: --{table.holomorphic} of complex values "
+                f"{what} the complex Jacobian d f_i / d z_j, which only a holomorphic function has"
             )
             raise at_span("YS023", why, eqn.span)
         why = f"{NOT_HOLOMORPHIC[prim]} of a complex value is not holomorphic: --holomorphic differentiates holomorphic functions"
         raise at_span("YS023", why + " (drop --holomorphic for the gradient of a real value)", eqn.span)
     if prim == "angle" and eqn.params.get("deg"):
         raise at_span("YS022", "np.angle(z, deg=True) of a complex value is not differentiated (use np.angle(z) * 180 / np.pi)", eqn.span)  # fmt: skip
-    if table.holomorphic and (prim in CONJUGABLE or prim == "power"):  # the chain rule of f'(z), as written
+    helper = table.holomorphic == "jvp" and prim in SWEEP_HELPERS  # (the VJP's own primitives, transposed)
+    if table.holomorphic and (prim in CONJUGABLE or prim == "power" or helper):  # the chain rule of f'(z), as written
         used = table["holomorphic_power"] if prim == "power" else rule
         return instantiate(used, wanted, eqn.args, eqn.params, eqn.out, dout, builder, table)
     if prim in OVERRIDES and not table.holomorphic:

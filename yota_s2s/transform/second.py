@@ -10,6 +10,9 @@ computes without forming ``H``.  The value and ``g`` stay outputs, so one call r
     hvp_f(x, v)  ->  (f(x), dx, Hv)          # Hv = H @ v, of x's shape
     hess_f(x)    ->  (f(x), dx, H)           # H.shape == x.shape + x.shape
 
+With several ``--wrt`` parameters, ``second_blocks`` writes the blocks of ``H`` (``Hv_A, Hv_B,
+...``; ``H`` nested as ``jax.hessian(f, argnums=(0, 1))`` nests them).
+
 ``hess_NAME`` is the same tape with ``v`` left for the code generator to set to each unit vector in
 turn (``Facts.seed``): the equations that do not read ``v`` (the value, the gradient, what the
 second sweep needs of them) are written once, before the loop (``codegen.seeds``).
@@ -37,22 +40,22 @@ from ..errors import UserError, at_span
 from ..ir.core import NO_DEFAULT, Atom, Lit, Param, ParamKind, Section, Tape, Var
 from .differentiate import ROWS_WRITTEN, differentiate, refuse_objects
 from .optimize import optimize
+from .second_blocks import read_inputs, several
 from .sweep import BackwardBuilder
 
 
 def second_order(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tape:
     """The tape of ``hvp_NAME`` (``mode="hvp"``) or ``hess_NAME`` (``mode="hessian"``) of ``tape``
-    with respect to the one parameter ``wrt`` names (see the module docstring)."""
+    with respect to the parameters ``wrt`` names (see the module docstring; several: ``second_blocks``)."""
     flag = f"--{mode}"
-    if len(wrt) != 1:
-        names = ", ".join(wrt) if wrt else "none"
-        why = (
-            f"{flag} differentiates with respect to one parameter (an array or a number), and "
-            f"{tape.name}() has {len(wrt)} to differentiate ({names}): name one with --wrt"
-        )
+    if not wrt:
+        why = f"{flag} differentiates with respect to the parameters --wrt names, and {tape.name}() has none to differentiate"
         read = next((e for e in tape.eqns if e.span is not None), None)
         raise at_span("YS004", why, read.span if read is not None else None)
     refuse_objects(tape, wrt, "--hvp and --hessian")
+    read_inputs(tape, wrt, mode)
+    if len(wrt) > 1:  # the blocks of H (second_blocks)
+        return several(tape, wrt, table, mode)
     grad = optimize(differentiate(tape, wrt, table, "grad"), table)  # (its unbroadcasts proven away first)
     control = next((e for e in grad.eqns if e.regions), None)
     if control is not None:
@@ -85,10 +88,9 @@ def second_order(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tap
         raise dataclasses.replace(exc, message=why) from None
     hv: Atom = second.outputs[1]
     builder = BackwardBuilder(second)
-    # (x not read at all: no gradient, as grad_NAME gives None for it, and no Hessian)
-    if isinstance(g, Lit) and g.value is None and x is not None:
+    if isinstance(g, Lit) and g.value is None:
         g = builder.add("grad_zeros", [x], {})
-    if isinstance(hv, Lit) and hv.value is None and x is not None:  # f linear in x (or no path): H is zero
+    if isinstance(hv, Lit) and hv.value is None:  # f linear in x (or no path): H is zero
         hv = builder.add("grad_zeros", [x], {})
     out = second.copy_header()
     out.eqns = second.eqns
@@ -106,9 +108,9 @@ def second_order(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tap
         out.params = [*params[:at], Param(v_name, kind), *params[at:]]
         out.facts.tangents = [v_name]
         out.facts.seed = None
-    else:  # the seed: a local of the loop over the unit vectors (no loop where x is not read: H is None)
+    else:  # the seed: a local of the loop over the unit vectors
         out.params = params
-        out.facts.seed = v_name if x is not None else None
+        out.facts.seed = v_name
         out.facts.tangents = []
     same: dict[int, Atom] = {}
     if x is not None:
