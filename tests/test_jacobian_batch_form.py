@@ -180,3 +180,6 @@ def test_batch_form_gives_up_on_a_name_assigned_twice():
     )
     assert batch_form(text) is None
     assert batch_form(text.replace("    a = a + x0\n", "")) is not None
+    # numbers only in a part (not an array to write into), a call, a name from elsewhere
+    for part in ("x0 * (2.0 * 3.0)", "np.exp(x0)", "x0 * y"):
+        assert batch_form(text.replace("    a = a + x0\n", "").replace("a = x0 * x1", "a = " + part)) is None

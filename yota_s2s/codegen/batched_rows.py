@@ -225,10 +225,14 @@ def _arith(node: ast.expr, body: _Body) -> ast.expr:
     if isinstance(node, ast.Name):
         return body.alias.get(node.id, ast.Name(node.id, ast.Load()))
     if isinstance(node, ast.BinOp) and type(node.op) in _UFUNCS:
-        return ast.BinOp(_arith(node.left, body), node.op, _arith(node.right, body))
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return ast.UnaryOp(ast.USub(), _arith(node.operand, body))
-    raise _GiveUp
+        out: ast.expr = ast.BinOp(_arith(node.left, body), node.op, _arith(node.right, body))
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        out = ast.UnaryOp(ast.USub(), _arith(node.operand, body))
+    else:
+        raise _GiveUp
+    if not any(isinstance(n, ast.Name) for n in ast.walk(out)):
+        raise _GiveUp  # (numbers only: NumPy would make a scalar of them, not an array to write into)
+    return out
 
 
 class _Dest:
