@@ -4,6 +4,7 @@
 # regenerate: yota-s2s examples/homotopy/total_degree.py --out examples/homotopy/jac_total_degree.py --jacobian
 import numpy as np
 
+_BLOCK_COLUMNS = 32768
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
@@ -79,6 +80,27 @@ def _grad_zeros(x):
     return out if out.ndim or a is x else out[()]
 
 
+def _jacobian_blocks(batch, x, rows):
+    """``(value, J)`` of a batch of points ``x`` (an ndarray of a float or complex dtype, ``x[k]``
+    the k-th coordinate of every point): ``value`` of shape ``(rows,) + x.shape[1:]`` and ``J`` of
+    shape ``(rows,) + x.shape``, in ``x``'s dtype, made here and filled by ``batch(x_block,
+    value_block, J_block)`` on each block of columns (the points are apart: each column of the
+    results depends on that column of ``x`` alone)."""
+    value = np.empty((rows,) + x.shape[1:], x.dtype)
+    J = np.empty((rows,) + x.shape, x.dtype)
+    width = x.shape[-1]
+    step = max(1, _BLOCK_COLUMNS * width // max(1, x[0].size))  # (a row of more axes: fewer columns)
+    if width <= step + step // 2:  # one block (no narrow last one)
+        batch(x, value, J)
+        return value, J
+    count = -(-width // step)
+    step = -(-width // count)  # blocks of equal width
+    for start in range(0, width, step):
+        cols = slice(start, start + step)
+        batch(x[..., cols], value[..., cols], J[..., cols])
+    return value, J
+
+
 def _jacobian_rows(x, rows):
     """The Jacobian of a value whose elements' gradients are ``rows``: ``rows[i][k]`` the derivative
     of element ``i`` with respect to the row ``x[k]``, a number or an array of a row's shape (a
@@ -105,6 +127,9 @@ def jac_katsura4(x):
     if type(x) is not complex and (type(x) is not np.ndarray or x.dtype.kind != 'c'):
         x = _complex_arg(x, 'jac_katsura4', 'x')
     x_items = x.tolist() if type(x) is np.ndarray and x.shape == (5,) and (x.dtype in _FLOATS) else x
+    # a batch of points: the batched form, by blocks of columns
+    if x_items is x and type(x) is np.ndarray and (x.ndim > 1) and (x.shape[0] == 5) and (x.dtype.kind == 'c'):
+        return _jacobian_blocks(_jac_katsura4_batch, x, 5)
     x0, x1, x2, x3, x4 = x_items if x_items is not x else (x[0], x[1], x[2], x[3], x[4])
     # forward
     # return np.array([x[0] * x[0] + 2.0 * (x[1] * x[1] + x[2] * x[2] + x[3] * x[3] + x[4] * x[4]) - x[...
@@ -169,6 +194,84 @@ def jac_katsura4(x):
     return katsura4, J_x
 
 
+def _jac_katsura4_batch(x, katsura4, J_x):
+    """jac_katsura4 on a block of a batch of points (x[k]: the k-th coordinates), written into katsura4 and J_x (see
+    _jacobian_blocks).
+    """
+    x0, x1, x2, x3, x4 = x
+    _t1 = np.multiply(x1, x1)
+    _t2 = np.multiply(x1, x2)
+    np.multiply(x0, x0, out=katsura4[0])
+    _a1 = np.multiply(x2, x2)
+    np.add(_t1, _a1, out=_a1)
+    _a2 = np.multiply(x3, x3)
+    np.add(_a1, _a2, out=_a1)
+    np.multiply(x4, x4, out=_a2)
+    np.add(_a1, _a2, out=_a1)
+    np.multiply(2.0, _a1, out=_a1)
+    np.add(katsura4[0], _a1, out=katsura4[0])
+    np.subtract(katsura4[0], x0, out=katsura4[0])
+    np.multiply(x0, x1, out=katsura4[1])
+    np.add(katsura4[1], _t2, out=katsura4[1])
+    np.multiply(x2, x3, out=_a1)
+    np.add(katsura4[1], _a1, out=katsura4[1])
+    np.multiply(x3, x4, out=_a1)
+    np.add(katsura4[1], _a1, out=katsura4[1])
+    np.multiply(2.0, katsura4[1], out=katsura4[1])
+    np.subtract(katsura4[1], x1, out=katsura4[1])
+    np.multiply(x0, x2, out=katsura4[2])
+    np.multiply(x1, x3, out=_a1)
+    np.add(katsura4[2], _a1, out=katsura4[2])
+    np.multiply(x2, x4, out=_a1)
+    np.add(katsura4[2], _a1, out=katsura4[2])
+    np.multiply(2.0, katsura4[2], out=katsura4[2])
+    np.add(katsura4[2], _t1, out=katsura4[2])
+    np.subtract(katsura4[2], x2, out=katsura4[2])
+    np.multiply(x0, x3, out=katsura4[3])
+    np.add(katsura4[3], _t2, out=katsura4[3])
+    np.multiply(x1, x4, out=_t1)
+    np.add(katsura4[3], _t1, out=katsura4[3])
+    np.multiply(2.0, katsura4[3], out=katsura4[3])
+    np.subtract(katsura4[3], x3, out=katsura4[3])
+    np.add(x1, x2, out=katsura4[4])
+    np.add(katsura4[4], x3, out=katsura4[4])
+    np.add(katsura4[4], x4, out=katsura4[4])
+    np.multiply(2.0, katsura4[4], out=katsura4[4])
+    np.add(x0, katsura4[4], out=katsura4[4])
+    np.subtract(katsura4[4], 1.0, out=katsura4[4])
+    _t3 = np.multiply(2.0, x4, out=_t2)
+    np.multiply(4.0, x4, out=J_x[0, 4])
+    dx4_1 = np.multiply(2.0, x3, out=J_x[1, 4])
+    dx4_2 = np.multiply(2.0, x2, out=J_x[2, 0])
+    dx0 = np.multiply(2.0, x1, out=J_x[1, 0])
+    np.multiply(4.0, x3, out=J_x[0, 3])
+    np.multiply(4.0, x2, out=J_x[0, 2])
+    np.multiply(4.0, x1, out=J_x[0, 1])
+    np.add(-1.0, x0, out=J_x[0, 0])
+    np.add(J_x[0, 0], x0, out=J_x[0, 0])
+    _t4 = np.multiply(2.0, x0, out=_t1)
+    dx3_1 = np.add(_t3, dx4_2, out=J_x[1, 3])
+    np.add(dx4_1, dx0, out=J_x[1, 2])
+    np.add(-1.0, dx4_2, out=J_x[1, 1])
+    np.add(J_x[1, 1], _t4, out=J_x[1, 1])
+    np.add(-1.0, _t3, out=J_x[2, 2])
+    np.add(J_x[2, 2], _t4, out=J_x[2, 2])
+    np.add(dx4_1, x1, out=J_x[2, 1])
+    np.add(J_x[2, 1], x1, out=J_x[2, 1])
+    np.add(-1.0, _t4, out=J_x[3, 3])
+    J_x[2, 3] = dx0
+    J_x[2, 4] = dx4_2
+    J_x[3, 0] = dx4_1
+    J_x[3, 1] = dx3_1
+    J_x[3, 2] = dx0
+    J_x[3, 4] = dx0
+    J_x[4, 0] = 1.0
+    J_x[4, 1] = 2.0
+    J_x[4, 2] = 2.0
+    J_x[4, 3] = 2.0
+    J_x[4, 4] = 2.0
+
+
 def jac_start(x):
     """Return (start(x), J_x): the value and its Jacobians (J_x.shape == np.shape(value) + np.shape(x)). For a batch of
     points (x[0] an array), J_x[i, k] is d value[i] / d x[k] at each.
@@ -177,6 +280,9 @@ def jac_start(x):
     if type(x) is not complex and (type(x) is not np.ndarray or x.dtype.kind != 'c'):
         x = _complex_arg(x, 'jac_start', 'x')
     x_items = x.tolist() if type(x) is np.ndarray and x.shape == (5,) and (x.dtype in _FLOATS) else x
+    # a batch of points: the batched form, by blocks of columns
+    if x_items is x and type(x) is np.ndarray and (x.ndim > 1) and (x.shape[0] == 5) and (x.dtype.kind == 'c'):
+        return _jacobian_blocks(_jac_start_batch, x, 5)
     x0, x1, x2, x3, x4 = x_items if x_items is not x else (x[0], x[1], x[2], x[3], x[4])
     # forward
     # return np.array([x[0] ** 2 - 1.0, x[1] ** 2 - 1.0, x[2] ** 2 - 1.0, x[3] ** 2 - 1.0, x[4] - 1.0])
@@ -205,3 +311,44 @@ def jac_start(x):
         else _jacobian_rows(x, [dx, dx_1, dx_2, dx_3, dx_4])
     )
     return start, J_x
+
+
+def _jac_start_batch(x, start, J_x):
+    """jac_start on a block of a batch of points (x[k]: the k-th coordinates), written into start and J_x (see
+    _jacobian_blocks).
+    """
+    x0, x1, x2, x3, x4 = x
+    np.multiply(x0, x0, out=start[0])
+    np.subtract(start[0], 1.0, out=start[0])
+    np.multiply(x1, x1, out=start[1])
+    np.subtract(start[1], 1.0, out=start[1])
+    np.multiply(x2, x2, out=start[2])
+    np.subtract(start[2], 1.0, out=start[2])
+    np.multiply(x3, x3, out=start[3])
+    np.subtract(start[3], 1.0, out=start[3])
+    np.subtract(x4, 1.0, out=start[4])
+    np.multiply(2.0, x0, out=J_x[0, 0])
+    np.multiply(2.0, x1, out=J_x[1, 1])
+    np.multiply(2.0, x2, out=J_x[2, 2])
+    np.multiply(2.0, x3, out=J_x[3, 3])
+    J_x[0, 1] = 0.0
+    J_x[0, 2] = 0.0
+    J_x[0, 3] = 0.0
+    J_x[0, 4] = 0.0
+    J_x[1, 0] = 0.0
+    J_x[1, 2] = 0.0
+    J_x[1, 3] = 0.0
+    J_x[1, 4] = 0.0
+    J_x[2, 0] = 0.0
+    J_x[2, 1] = 0.0
+    J_x[2, 3] = 0.0
+    J_x[2, 4] = 0.0
+    J_x[3, 0] = 0.0
+    J_x[3, 1] = 0.0
+    J_x[3, 2] = 0.0
+    J_x[3, 4] = 0.0
+    J_x[4, 0] = 0.0
+    J_x[4, 1] = 0.0
+    J_x[4, 2] = 0.0
+    J_x[4, 3] = 0.0
+    J_x[4, 4] = 1.0

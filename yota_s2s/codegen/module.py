@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from ..dsl.rule import RuleTable
 from ..errors import UserError
 from ..ir.core import Tape
+from .batched_rows import batch_form
 from .buffered import Written, buffered_classes
 from .columns_form import columns_form
 from .helpers import helper_closure, helper_is_constant, helper_names, helper_node, helper_source, variant_has
@@ -86,7 +87,7 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
             writers.append(columns_form(tape, table, backend, plan.column_ranks))
         for writer in writers:
             writer.use_spelling(spelling, reserved)
-            functions.append(writer.write())
+            functions.extend(_with_batch_form(tape, writer.write(), backend, writer.helpers))
             helpers |= writer.helpers
             imports |= writer.imports
             written.append(Written(tape, writer.function_name(), writer.signature(), writer.body))
@@ -146,6 +147,19 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
     if constants:  # one blank line after the imports, as isort puts it before a statement
         lines.append(constants)
     return "\n".join(lines) + "\n\n\n" + fit_module(body) + "\n"
+
+
+def _with_batch_form(tape: Tape, text: str, backend: Backend, helpers: set[str]) -> list[str]:
+    """``[text]``, the function written; for a NumPy ``jac_NAME`` whose rows are written out, that
+    function with the branch that takes a batch of points to its batched form, and the batched form
+    (``batched_rows``), where it is written."""
+    if tape.facts.mode != "jacobian" or not tape.facts.rows or backend.standard or backend.module != "numpy":
+        return [text]
+    form = batch_form(text, backend.alias)
+    if form is None:
+        return [text]
+    helpers.add("_jacobian_blocks")
+    return list(form)
 
 
 def header_first_lines(header: Header) -> list[str]:
