@@ -6,6 +6,8 @@ import numpy as np
 
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 _ROWS_BLOCK = 1 << 16
+_ROWS_LARGE = 1 << 15
+_ROWS_SMALL = 1 << 11
 
 
 def _float_arg(x, func, name):
@@ -127,11 +129,15 @@ def _rows_step(x, *read):
     """How many rows of the Hessian of ``x`` one batched sweep computes: a row of the sweep's
     values has about as many numbers as the largest of ``x`` and the arrays it reads (``read``;
     a number or a shape counts 1)."""
-    size = np.size(x)
+    n = size = np.size(x)
     for a in read:
         if type(a) is np.ndarray and a.size > size:  # (attributes: np.size costs 1 µs on a tuple)
             size = a.size
-    return max(1, _ROWS_BLOCK // max(1, size))
+    size = max(1, size)
+    step = max(1, _ROWS_BLOCK // size)
+    if _ROWS_SMALL < min(step, n) * size < _ROWS_LARGE:
+        step = max(1, _ROWS_SMALL // size)
+    return step
 
 
 def _rows_unbroadcast(g, x):

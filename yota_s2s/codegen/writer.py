@@ -49,9 +49,8 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter, ForwardCo
         tape = self.tape
         body = self.body
         rows_loop = tape.facts.mode in ("jacobian", "hessian") and not tape.facts.rows
-        locals_ = [*(tape.facts.seeds or [tape.facts.seed]), *tape.facts.columns] if rows_loop else []
-        for local in locals_:  # locals of the loops over the rows (and of the forward columns)
-            self.namer.take(local)
+        for local in [*(tape.facts.seeds or [tape.facts.seed]), *tape.facts.columns] if rows_loop else []:
+            self.namer.take(local)  # (locals of the loops over the rows and of the forward columns)
         for inp in tape.inputs:
             if len(inp.path) == 1:
                 self.names[inp.var.id] = inp.path[0]

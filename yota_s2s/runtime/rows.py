@@ -15,17 +15,29 @@ import numpy as xp
 #: 2**20 (all 1,000) 18 ms; hess_mlp (rows of 64 x 32 values, 320 rows): 2**14 (8 rows) 3.4 ms,
 #: 2**16 (32) 2.7 ms, 2**18 (128) 12.5 ms; hess_rosen at n = 100 (one block from 2**14 on) 66 µs.
 _ROWS_BLOCK = 1 << 16
+#: Blocks whose values would hold between 2**11 and 2**15 numbers (16 to 256 KiB) are cut to 2**11:
+#: with glibc's default thresholds, freed arrays of that size at the top of the heap are given back
+#: to the system and faulted in again at the next allocation, every call (arrays over 128 KiB are
+#: mapped instead, and raise the thresholds when unmapped).  hess_rosen at n = 100 in a fresh
+#: process: one block of 10**4 numbers 390 µs, blocks of 2**11 99 µs (54 and 101 µs where the
+#: thresholds were raised before, by JAX's allocations or by mallopt).
+_ROWS_SMALL = 1 << 11
+_ROWS_LARGE = 1 << 15
 
 
 def _rows_step(x, *read):
     """How many rows of the Hessian of ``x`` one batched sweep computes: a row of the sweep's
     values has about as many numbers as the largest of ``x`` and the arrays it reads (``read``;
     a number or a shape counts 1)."""
-    size = xp.size(x)
+    n = size = xp.size(x)
     for a in read:
         if type(a) is xp.ndarray and a.size > size:  # (attributes: np.size costs 1 µs on a tuple)
             size = a.size
-    return max(1, _ROWS_BLOCK // max(1, size))
+    size = max(1, size)
+    step = max(1, _ROWS_BLOCK // size)
+    if _ROWS_SMALL < min(step, n) * size < _ROWS_LARGE:
+        step = max(1, _ROWS_SMALL // size)
+    return step
 
 
 def _rows_seed(x, start, step):
