@@ -521,3 +521,18 @@ def test_cupy_target_on_a_stand_in(mode, tmp_path, monkeypatch):
         fn = getattr(load_with_stand_in(path, monkeypatch, log), f"{kind}_{name}")
         f = load(source)[name]
         {"vjp": check_vjp, "jvp": check_jvp, "jacobian": check_jacobian}[mode](f, fn, args)
+
+
+def test_a_row_of_a_number_beside_rows_written_out():
+    """np.array([x0 * x1, 3.0, x1]): the zero row's buffer was also the others' (separate_buffers
+    dropped it: an internal error); the Jacobian against its exact form and central differences."""
+    source = "import numpy as np\n\n\ndef f(x):\n    return np.array([x[0] * x[1], 3.0, x[1]])\n"
+    jac = load(generate(source, "f.py", mode="jacobian").text)["jac_f"]
+    x = np.array([0.7, -1.3])
+    value, J = jac(x)
+    np.testing.assert_allclose(value, [x[0] * x[1], 3.0, x[1]])
+    np.testing.assert_allclose(J, [[x[1], x[0]], [0.0, 0.0], [0.0, 1.0]])
+    f = load(source)["f"]
+    eps = 1e-6
+    numeric = np.stack([(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(2)], axis=1)
+    np.testing.assert_allclose(J, numeric, rtol=1e-8, atol=1e-10)

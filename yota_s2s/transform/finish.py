@@ -316,10 +316,13 @@ def separate_buffers(tape: Tape) -> Tape:
     shared = {i for i in zeros if sum(1 for e in writers if e.args[0].id == i) > 1}
     if not shared:
         return tape
+    # (a buffer also read as it is, zeros: a row of a number, kept for those readers)
+    read = {a.id for e in tape.eqns if e not in writers for a in e.args if isinstance(a, Var)}
+    read |= {a.id for a in tape.outputs if isinstance(a, Var)}
     new = tape.copy_header()
     new.outputs = list(tape.outputs)
     for eqn in tape.eqns:
-        if eqn.prim == "grad_zeros" and eqn.out.id in shared:
+        if eqn.prim == "grad_zeros" and eqn.out.id in shared and eqn.out.id not in read:
             continue
         if eqn.prim == "index_add" and isinstance(eqn.args[0], Var) and eqn.args[0].id in shared:
             made = zeros[eqn.args[0].id]
