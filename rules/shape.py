@@ -160,6 +160,7 @@ def repeat_dx(g, x, repeats=None, axis=None):
 @diffrule(names=["numpy.concatenate", "numpy.concat"])
 def concatenate(*xs, axis=0):
     dxs = concat_part(dout, xs, part=i, axis=axis)
+    out_dot = concatenate(xs_dot, axis=axis)  # (the parts have no rule for g to transpose)
 
 
 @diffrule
@@ -179,6 +180,7 @@ def stack(*xs, axis=0):
 def hstack(*xs):
     # NumPy joins 1-D arrays (and numbers) along axis 0, the others along axis 1
     dxs = hstack_part(dout, xs, part=i)
+    out_dot = hstack(xs_dot)
 
 
 @diffrule
@@ -191,6 +193,7 @@ def hstack_part(g, *xs, part=0):
 def vstack(*xs):
     # NumPy makes 1-D arrays (and numbers) rows, then joins along axis 0
     dxs = vstack_part(dout, xs, part=i)
+    out_dot = vstack(xs_dot)
 
 
 @diffrule

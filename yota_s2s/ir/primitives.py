@@ -410,6 +410,7 @@ PRIMITIVES: dict[str, Primitive] = {
     "partition": Primitive(fresh=True, shape_from_shapes=True),
     "trapezoid": Primitive(shape_from_shapes=True),
     "cumprod_dx": Primitive(),
+    "cumprod_jvp": Primitive(),
     "sort_dx": Primitive(),
     "partition_dx": Primitive(),
     "trapezoid_dy": Primitive(),
