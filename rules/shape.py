@@ -174,6 +174,7 @@ def concat_part(g, *xs, part=0, axis=0):
 def stack(*xs, axis=0):
     # also np.array([a, b]) of computed values, lowered to stack(a, b, axis=0)
     dxs = take(dout, i, axis=axis)
+    out_dot = stack(xs_dot, axis=axis)  # (the transposed take: a sum of _untake, one per operand)
 
 
 @diffrule(names=["numpy.hstack"])

@@ -123,6 +123,20 @@ def stops(x):
         if np.sum(x) > 8.0:
             break
     return x
+
+
+def many(x, a, c):
+    for i in range(2):
+        y = np.arctan(x) + np.log1p(x * x) * np.sqrt(a) - np.hypot(x, a) / (1.0 + a)
+        z = np.maximum(y, 0.1 * x) + np.clip(x, -0.5, 0.5) * np.power(a, x) + np.abs(x - a) ** 1.5
+        x = np.where(x > 0, z, np.exp(z)) * c + np.tanh(a) - np.minimum(x, a) * np.cos(c)
+    return x
+
+
+def widened(x, s, M):
+    for i in range(2):
+        x = s * x + s * M - x * M[0] + np.sin(s) * np.ones_like(M)
+    return x
 """
 
 CASES = {
@@ -140,6 +154,8 @@ CASES = {
     "nested": (lambda: (RNG.standard_normal(3),), None),
     "stops": (lambda: (RNG.uniform(0.5, 1.0, 3),), None),
     "running": (lambda: (RNG.standard_normal(5) * (RNG.uniform(size=5) > 0.4),), None),
+    "many": (lambda: (RNG.uniform(0.2, 1.0, 3), RNG.uniform(1.0, 2.0, 3), 0.7), None),
+    "widened": (lambda: (RNG.standard_normal(3), 0.8, RNG.standard_normal((2, 3))), None),
     "running_axis": (lambda: (RNG.standard_normal((3, 4)) * (RNG.uniform(size=(3, 4)) > 0.3),), None),
 }
 
@@ -222,7 +238,143 @@ def test_refusals_stay_located():
 
 
 def test_forward_formulas_of_the_rules():
-    """The rules that give ``out_dot`` are those whose VJP cannot be transposed."""
+    """The rules that give ``out_dot`` are those whose VJP cannot be transposed, and ``stack``, whose
+    transposed ``take`` would be a sum of one ``_untake`` per operand."""
     table = load_rules()
     given = sorted(name for name, rule in table.rules.items() if rule.tangent is not None)
-    assert given == ["concatenate", "cumprod", "hstack", "list_append", "list_make", "list_stack", "vstack"]
+    assert given == ["concatenate", "cumprod", "hstack", "list_append", "list_make", "list_stack", "stack", "vstack"]
+
+
+# ---------------------------------------------------------------------------- second order through loops
+
+SCALARS = """import numpy as np
+
+
+def looped(x):
+    s = 0.0
+    for i in range(3):
+        x = np.sin(x) * 1.5
+        s = s + np.sum(x * x)
+    return s
+
+
+def counted(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + x[i] ** 2 * x[i + 1]
+    return s
+
+
+def until(x):
+    while np.sum(x * x) < 50.0:
+        x = x * 1.7 + 0.1 * np.sin(x)
+    return np.sum(x**3)
+
+
+def branch(x):
+    if np.sum(x) > 0:
+        y = np.exp(x)
+    else:
+        y = x * x * x
+    return np.sum(y * 2.0)
+
+
+def branch_in_loop(x):
+    for i in range(4):
+        if x[0] > 0.0:
+            x = x - 0.3 * np.tanh(x)
+        else:
+            x = x * 1.1
+    return np.sum(x * x * x)
+
+
+def appended(x):
+    out = []
+    for i in range(3):
+        out.append(np.tanh(x * (i + 1)))
+    return np.sum(np.array(out) ** 2)
+
+
+def energy(x, W):
+    h = x
+    for i in range(3):
+        h = np.tanh(W @ h) + 0.5 * h
+    return np.sum(h * h) + np.sum(np.cumsum(x) ** 2)
+
+
+def nested(x):
+    s = 0.0
+    for i in range(2):
+        for j in range(3):
+            x = x + 0.1 * np.sin(x * j)
+            s = s + np.sum(x) ** 2
+    return s
+
+
+def stops(x):
+    for i in range(10):
+        x = x * 1.5 + 0.1 * x * x
+        if np.sum(x) > 8.0:
+            break
+    return np.sum(np.exp(x))
+"""
+
+SCALAR_CASES = {
+    "looped": (lambda: (RNG.standard_normal(4),), None),
+    "counted": (lambda: (RNG.standard_normal(5), 3), ["x"]),
+    "until": (lambda: (RNG.uniform(0.5, 1.0, 3),), None),
+    "branch": (lambda: (RNG.standard_normal(3),), None),
+    "branch_in_loop": (lambda: (RNG.standard_normal(3),), None),
+    "appended": (lambda: (RNG.standard_normal(3),), None),
+    "energy": (lambda: (RNG.standard_normal(3), RNG.standard_normal((3, 3))), ["x"]),
+    "stops": (lambda: (RNG.uniform(0.5, 1.0, 3),), None),
+    "nested": (lambda: (RNG.standard_normal(3),), None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCALAR_CASES))
+def test_hvp_and_hessian_through_loops_and_branches(name):
+    """hvp_NAME, forward over reverse, against central differences of the gradient along v, and
+    hess_NAME against hvp_NAME with each unit vector, against finite differences, and symmetric."""
+    make, wrt = SCALAR_CASES[name]
+    f = load(SCALARS)[name]
+    hvp = load(generate(SCALARS, "second.py", [name], wrt=wrt, mode="hvp").text)[f"hvp_{name}"]
+    hess = load(generate(SCALARS, "second.py", [name], wrt=wrt, mode="hessian").text)[f"hess_{name}"]
+    eps = 1e-6
+    for _ in range(2):
+        args = make()
+        x, rest = args[0], args[1:]
+        v = RNG.standard_normal(x.shape)
+        value, g, hv = hvp(x, *rest, v)
+        np.testing.assert_allclose(value, f(*args), rtol=1e-12)
+        g_plus = hvp(x + eps * v, *rest, v)[1]
+        g_minus = hvp(x - eps * v, *rest, v)[1]
+        np.testing.assert_allclose(hv, (g_plus - g_minus) / (2 * eps), rtol=1e-5, atol=1e-6)
+        f_plus = f(x + eps * v, *rest)  # the gradient itself, against the function
+        f_minus = f(x - eps * v, *rest)
+        np.testing.assert_allclose(np.sum(g * v), (f_plus - f_minus) / (2 * eps), rtol=1e-5, atol=1e-6)
+        value_h, g_h, H = hess(x, *rest)
+        np.testing.assert_allclose(value_h, value, rtol=1e-12)
+        assert H.shape == x.shape + x.shape
+        np.testing.assert_allclose(g_h, g, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(H @ v, hv, rtol=1e-10, atol=1e-12)
+        rows = np.stack([hvp(x, *rest, e)[2] for e in np.eye(x.size)])
+        np.testing.assert_allclose(H, rows, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(H, H.T, rtol=1e-8, atol=1e-10)
+
+
+def test_hvp_through_a_loop_pushes_the_tangents():
+    """The forward loop pushes each saved value's tangent after the values; the backward loop pops both."""
+    text = generate(SCALARS, "second.py", ["looped"], mode="hvp").text
+    assert "_stack.append((_t2, x_2, x_1, _t3, _t1, x_dot))" in text
+    assert "_t2, x_2, x_3, _t5, x_dot_1, x_dot_2 = _stack.pop()" in text
+
+
+def test_second_order_refusals_through_loops_stay_located():
+    """A tangent that cannot be derived in the gradient's loop (sort's adjoint) is YS107 at the line."""
+    source = (
+        "import numpy as np\n\n\ndef f(x):\n    for i in range(2):\n        x = np.sort(x) * x\n    return np.sum(x)\n"
+    )
+    with pytest.raises(UserError, match=r"--hvp takes the tangent of the gradient of f\(\)") as error:
+        generate(source, "f.py", mode="hvp")
+    assert error.value.code == "YS107" and error.value.line == 6

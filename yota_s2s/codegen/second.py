@@ -22,6 +22,7 @@ import ast
 import dataclasses
 
 from ..ir.core import Eqn, Section, Var
+from ..ir.regions import LEADING
 from . import batched as batching
 from .base import named, tuple_of
 from .batched import BatchWriter, batch_plan
@@ -98,6 +99,10 @@ class SecondWriter(BatchWriter):
         return tuple_of([value, gradient, named(name)] if tape.facts.value else [gradient, named(name)])
 
 
+#: The loops, whose carried values the writer may name like their initial values.
+_LOOPS = ("for", "while", "for_back", "while_back")
+
+
 def _split(eqns: list[Eqn], seed: Var, inplace: dict[int, int]) -> tuple[list[Eqn], list[Eqn]]:
     """The equations of ``hess_NAME`` written before the loop over the rows (those that read no
     seed: the value, the gradient) and those of each row.  A buffer a row writes into in place
@@ -118,6 +123,12 @@ def _split(eqns: list[Eqn], seed: Var, inplace: dict[int, int]) -> tuple[list[Eq
                     d = defs.get(a.id) if isinstance(a, Var) else None
                     if d is not None and d.prim == "grad_zeros" and a.id in members:
                         per_row.update(o.id for o in d.outs)
+                if eqn.prim in _LOOPS:  # (forward over reverse) each row's loop starts from its initial values
+                    lead, k = LEADING[eqn.prim], eqn.params["n_carry"]
+                    for a in eqn.args[lead : lead + k]:
+                        d = defs.get(a.id) if isinstance(a, Var) else None
+                        if d is not None and not d.regions:
+                            per_row.update(o.id for o in d.outs)
         for ms in groups.values():
             if any(m in per_row for m in ms):
                 per_row.update(ms)

@@ -22,8 +22,11 @@ the tangents ``<operand>_dot`` (``rule.tangent``), with zeros for the constant o
 
 from __future__ import annotations
 
-from ..dsl.rule import RuleTable
-from ..dsl.splice import instantiate_tangent
+import ast
+from collections.abc import Container
+
+from ..dsl.rule import Rule, RuleTable
+from ..dsl.splice import instantiate, instantiate_tangent
 from ..errors import UserError, at_span
 from ..ir.core import Atom, Eqn, Lit, Param, Section, Span, Tape, Var
 from ..ir.primitives import fold_lits
@@ -38,12 +41,13 @@ class TangentBuilder:
     def __init__(self, eqns: list[Eqn], span: Span | None):
         self.eqns = eqns
         self.span = span
+        self.section = Section.FORWARD  # (that of the equation whose tangent is computed)
 
     def add(self, prim: str, args: list[Atom], params: dict[str, object]) -> Atom:
         if all(isinstance(a, Lit) for a in args) and (folded := fold_lits(prim, args)) is not None:
             return folded
         out = Var()
-        self.eqns.append(Eqn(prim, list(args), dict(params), [out], self.span, (), Section.FORWARD))
+        self.eqns.append(Eqn(prim, list(args), dict(params), [out], self.span, (), self.section))
         return out
 
 
@@ -56,8 +60,10 @@ class Tangents:
         #: The equation that makes each value (of the whole tape and its regions): a constant
         #: list's zero tangent is made like the list (``zero_tangent``).
         self.defs: dict[int, Eqn] = {}
+        #: Per primitive: whether its reverse formulas are elementwise (``_diagonal``).
+        self.diagonal: dict[str, bool] = {}
 
-    def of(self, eqn: Eqn, tan: dict[int, Atom], active: set[int], builder: TangentBuilder) -> Atom:
+    def of(self, eqn: Eqn, tan: dict[int, Atom], active: Container[int], builder: TangentBuilder) -> Atom:
         """The tangent of ``eqn``'s result (one result, a primitive's): the sum of each active
         operand's part (``tan``: the tangents of the active values)."""
         rule = self.table[eqn.prim]
@@ -67,7 +73,7 @@ class Tangents:
             for k, (name, a) in enumerate(zip(names, eqn.args))
             if isinstance(a, Var) and a.id in active and name not in rule.nondiff
         ]
-        builder.span = eqn.span
+        builder.span, builder.section = eqn.span, eqn.section
         if rule.tangent is not None:
             tangents = [
                 tan[a.id] if k in wanted else zero_tangent(a, builder, self.defs) for k, a in enumerate(eqn.args)
@@ -76,12 +82,42 @@ class Tangents:
                 return instantiate_tangent(rule, eqn.args, tangents, eqn.params, eqn.out, builder, self.table)
             except NotImplementedError as exc:
                 raise at_span("YS107", f"no tangent of {eqn.prim}(): {exc}", eqn.span) from None
+        diagonal = self._diagonal(eqn, rule, wanted)
         total: Atom | None = None
         for k in wanted:
-            part = self._inlined(eqn, k, tan[eqn.args[k].id], builder)
+            t = tan[eqn.args[k].id]
+            if diagonal:  # the reverse formula itself, dout the tangent: an elementwise map is its own transpose
+                grads = instantiate(
+                    rule, [(names[k], k)], eqn.args, eqn.params, eqn.out, t, _Unreduced(builder), self.table
+                )
+                part = grads[names[k], k]
+            else:
+                part = self._inlined(eqn, k, t, builder)
             total = part if total is None else builder.add("add", [total, part], {})
         assert total is not None  # (an active result has an active operand)
         return total
+
+    def _diagonal(self, eqn: Eqn, rule: Rule, wanted: list[int]) -> bool:
+        """Whether ``eqn``'s tangent is the sum of its reverse formulas with ``dout`` the operands'
+        tangents, their ``unbroadcast`` dropped: an elementwise primitive (its Jacobian diagonal,
+        its own transpose) whose formulas call elementwise primitives only, every variable operand
+        differentiated and every constant a number.  The parts then have the operands' shapes
+        broadcast with the partial derivatives', and their sum the result's, as no operand without a
+        tangent can widen it (the transposed form broadcasts each part to the result's shape)."""
+        if rule.shape != "elementwise" or rule.tangent is not None:
+            return False
+        if any(isinstance(a, Var) and k not in wanted for k, a in enumerate(eqn.args)):
+            return False
+        if any(isinstance(a, Lit) and not isinstance(a.value, int | float) for a in eqn.args):
+            return False
+        found = self.diagonal.get(eqn.prim)
+        if found is None:
+            formulas = [*rule.grads.values(), *rule.temps.values()]
+            calls = [n.func.id for f in formulas for n in ast.walk(f) if isinstance(n, ast.Call)]
+            found = self.diagonal[eqn.prim] = all(
+                c == "unbroadcast" or (c in self.table and self.table[c].shape == "elementwise") for c in calls
+            )
+        return found
 
     def _inlined(self, eqn: Eqn, k: int, tangent: Atom, builder: TangentBuilder) -> Atom:
         """Operand ``k``'s part of the tangent: the derived tape, its inputs bound to ``eqn``'s."""
@@ -137,6 +173,18 @@ class Tangents:
         return optimize(_shapes_of_result(jvp, self.table), self.table, reduce_powers=False)
 
 
+class _Unreduced:
+    """A builder that writes ``unbroadcast(g, x)`` as ``g`` (forward mode has nothing to sum)."""
+
+    def __init__(self, builder: TangentBuilder):
+        self.builder = builder
+
+    def add(self, prim: str, args: list[Atom], params: dict[str, object]) -> Atom:
+        if prim == "unbroadcast":
+            return args[0]
+        return self.builder.add(prim, args, params)
+
+
 def _shapes_of_result(jvp: Tape, table: RuleTable) -> Tape:
     """``np.shape(v)`` read as ``np.shape(out)`` where the shapes prove ``v`` of the result's shape
     (``out * a1`` with ``out = a0 * a1``): the transposed VJP reads the shape of a product of
@@ -163,5 +211,7 @@ def zero_tangent(a: Atom, builder: TangentBuilder, defs: dict[int, Eqn] | None =
         return Lit(0.0) if isinstance(a.value, int | float) and not isinstance(a.value, bool) else a
     d = (defs or {}).get(a.id)
     if d is not None and d.prim in ("list_make", "list_append"):
-        return builder.add(d.prim, [zero_tangent(x, builder, defs) for x in d.args], {})
+        # (marked: CSE would otherwise make ``[]`` and its tangent one list, which then cannot be
+        # appended to in place)
+        return builder.add(d.prim, [zero_tangent(x, builder, defs) for x in d.args], {"tangent": True})
     return builder.add("grad_zeros", [a], {})
