@@ -31,6 +31,7 @@ def list_make(*items):
     array, its items' gradients stacked (the items of a list the gradient flows through have one
     shape, as ``np.array(lst)`` needs)."""
     ditems = getindex(dout, (), index=(i,))
+    out_dot = list_make(items_dot)  # (the tangent of a list is the list of its items' tangents)
 
 
 @diffrule
@@ -38,12 +39,14 @@ def list_append(lst, v):
     """``lst.append(v)``, as a new list (written in place where nothing else reads ``lst``)."""
     dlst = getindex(dout, (), index=upto(-1))
     dv = getindex(dout, (), index=(-1,))
+    out_dot = list_append(lst_dot, v_dot)
 
 
 @diffrule
 def list_stack(lst):
     """``np.array(lst)`` (``np.stack(lst)``, ``np.asarray(lst)``) of a list built at run time."""
     dlst = dout
+    out_dot = list_stack(lst_dot)
 
 
 @diffrule(names=["builtins.float", "ndarray.item"])

@@ -91,6 +91,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
 def cumprod(x, axis=None):
     """axis=None flattens x. Exact where x holds zeros: products of the other elements, no division by x."""
     dx = cumprod_dx(dout, x, out, axis=axis)
+    out_dot = cumprod_jvp(x_dot, x, out, axis=axis)  # (cumprod_dx has no rule for g to transpose)
 
 
 @diffrule(names=["numpy.sort"])
@@ -196,6 +197,14 @@ def cumprod_dx(g, x, c, axis=None):
 @diffrule
 def cumprod_dx_adj(d, g, x, c, part="g", axis=None):
     not_implemented("third derivatives through cumprod")
+
+
+@diffrule(shape="c")
+def cumprod_jvp(t, x, c, axis=None):
+    # the tangent of c = cumprod(x, axis) in the direction t: linear in t, its adjoint is cumprod_dx
+    dt = cumprod_dx(dout, x, c, axis=axis)
+    dx = not_implemented("second derivatives through cumprod")
+    dc = not_implemented("second derivatives through cumprod")
 
 
 @diffrule(shape="x")

@@ -160,6 +160,7 @@ def repeat_dx(g, x, repeats=None, axis=None):
 @diffrule(names=["numpy.concatenate", "numpy.concat"])
 def concatenate(*xs, axis=0):
     dxs = concat_part(dout, xs, part=i, axis=axis)
+    out_dot = concatenate(xs_dot, axis=axis)  # (the parts have no rule for g to transpose)
 
 
 @diffrule
@@ -188,12 +189,14 @@ def join_part(g, *xs, part=0, join="concatenate", axis=0):
 def stack(*xs, axis=0):
     # also np.array([a, b]) of computed values, lowered to stack(a, b, axis=0)
     dxs = take(dout, i, axis=axis)
+    out_dot = stack(xs_dot, axis=axis)  # (the transposed take: a sum of _untake, one per operand)
 
 
 @diffrule(names=["numpy.hstack"])
 def hstack(*xs):
     # NumPy joins 1-D arrays (and numbers) along axis 0, the others along axis 1
     dxs = hstack_part(dout, xs, part=i)
+    out_dot = hstack(xs_dot)
 
 
 @diffrule
@@ -206,6 +209,7 @@ def hstack_part(g, *xs, part=0):
 def vstack(*xs):
     # NumPy makes 1-D arrays (and numbers) rows, then joins along axis 0
     dxs = vstack_part(dout, xs, part=i)
+    out_dot = vstack(xs_dot)
 
 
 @diffrule

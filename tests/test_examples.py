@@ -30,8 +30,9 @@ EXAMPLES = {
     "examples/newton/logistic.py": ("examples/newton/hess_logistic.py", ["--wrt", "w", "--hessian"]),
     "examples/newton/rosen.py": ("examples/newton/hvp_rosen.py", ["--hvp"]),
     "examples/newton/intercept.py": ("examples/newton/hess_intercept.py", ["--wrt", "w,b", "--hessian"]),
+    "examples/ode/decay.py": ("examples/ode/jvp_decay.py", ["--wrt", "p", "--jvp"]),
 }
-FLAGS = ("--buffers", "--no-value", "--hvp", "--hessian")
+FLAGS = ("--buffers", "--no-value", "--hvp", "--hessian", "--jvp")
 
 
 def _regenerate(src: str) -> str:
@@ -45,7 +46,7 @@ def _regenerate(src: str) -> str:
     target = options.get("--target", "numpy")
     source = (ROOT / src).read_text(encoding="utf-8")
     buffers, value = "--buffers" in flags, "--no-value" not in flags
-    mode = next((f[2:] for f in flags if f in ("--hvp", "--hessian")), "grad")
+    mode = next((f[2:] for f in flags if f in ("--hvp", "--hessian", "--jvp")), "grad")
     return generate(
         source, src, wrt=wrt, target=target, rules=rules, command=command, buffers=buffers, value=value, mode=mode
     ).text
@@ -134,6 +135,19 @@ def test_the_project_config_lists_the_examples_and_they_are_up_to_date():
         [sys.executable, "-m", "yota_s2s", "--check"], cwd=ROOT, capture_output=True, text=True, check=False
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_ode_example_sensitivity_matches_central_differences():
+    """examples/ode: jvp_trajectory_end (forward mode through 200 Euler steps) along a direction of
+    the parameters is what central differences of the integrator give."""
+    proc = subprocess.run(
+        [sys.executable, "sensitivity.py"], cwd=ROOT / "examples/ode", capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = {
+        line[:12]: line.split("[")[1] for line in proc.stdout.splitlines() if line.startswith(("d state", "central"))
+    }
+    assert lines["d state alon"] == lines["central diff"] and len(lines["central diff"].split()) == 2
 
 
 def test_the_buffered_example_trains_and_gives_what_grad_loss_gives():

@@ -313,15 +313,15 @@ def test_jvp_contracts():
     np.testing.assert_allclose(dvalue, (2 * x * y - np.cos(x)) * x + x**2 * y)
 
 
-def test_jvp_refuses_what_it_cannot_transpose():
-    """A primitive of the reverse sweep without a rule of its own (det's) is YS107, naming --jacobian."""
-    cat = "import numpy as np\n\n\ndef cat(x):\n    return np.linalg.det(x.reshape(2, 2)) * x\n"
-    with pytest.raises(UserError, match=r"--jvp transposes the VJP of cat\(\) \(use --jacobian\)") as error:
-        generate(cat, "cat.py", mode="jvp")
-    assert error.value.code == "YS107" and error.value.line == 5
+def test_jvp_goes_forward_where_it_cannot_transpose():
+    """np.concatenate (transposed: its parts have their adjoints) and a loop (written in forward mode,
+    tests/test_forward_mode.py): both checked against finite differences."""
+    cat = "import numpy as np\n\n\ndef cat(x):\n    return np.concatenate([x, x * 2.0]) * x[0]\n"
     loop = "import numpy as np\n\ndef f(x):\n    for _ in range(2):\n        x = np.sin(x)\n    return x\n"
-    with pytest.raises(UserError, match="loops and branches") as error:
-        generate(loop, "f.py", mode="jvp")
+    for source, name in ((cat, "cat"), (loop, "f")):
+        f = load(source)[name]
+        jvp = load(generate(source, f"{name}.py", mode="jvp").text)[f"jvp_{name}"]
+        check_jvp(f, jvp, (RNG.standard_normal(3),))
 
 
 def test_two_parameters_and_wrt():

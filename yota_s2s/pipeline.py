@@ -48,6 +48,7 @@ from .transform.finish import (
     stacked_tangents,
     stand_ins,
 )
+from .transform.forward import jvp
 from .transform.jac_columns import with_columns
 from .transform.optimize import optimize
 from .transform.second import second_order
@@ -248,6 +249,8 @@ def _differentiate_one(
         )
     if mode in ("hvp", "hessian"):  # the gradient differentiated again
         tape = _checked(second_order(tape, chosen, fn_table, mode), "differentiate")
+    elif mode == "jvp":  # the VJP transposed, or forward mode (loops, branches, ...)
+        tape = _checked(jvp(tape, chosen, fn_table), "differentiate")
     else:
         primal = tape
         tape = _checked(

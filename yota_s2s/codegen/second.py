@@ -23,6 +23,7 @@ import dataclasses
 
 from ..errors import InternalError
 from ..ir.core import Eqn, Section, Var
+from ..ir.regions import LEADING
 from . import batched as batching
 from .base import named, tuple_of
 from .batched import BatchWriter, Target, batch_plan, seed_of
@@ -136,6 +137,10 @@ class SecondWriter(BatchWriter):
         return names
 
 
+#: The loops, whose carried values the writer may name like their initial values.
+_LOOPS = ("for", "while", "for_back", "while_back")
+
+
 def _split(eqns: list[Eqn], seed: Var | list[Var], inplace: dict[int, int]) -> tuple[list[Eqn], list[Eqn]]:
     """The equations of ``hess_NAME`` written before the loop over the rows (those that read no
     seed: the value, the gradient) and those of each row.  A buffer a row writes into in place
@@ -156,6 +161,12 @@ def _split(eqns: list[Eqn], seed: Var | list[Var], inplace: dict[int, int]) -> t
                     d = defs.get(a.id) if isinstance(a, Var) else None
                     if d is not None and d.prim == "grad_zeros" and a.id in members:
                         per_row.update(o.id for o in d.outs)
+                if eqn.prim in _LOOPS:  # (forward over reverse) each row's loop starts from its initial values
+                    lead, k = LEADING[eqn.prim], eqn.params["n_carry"]
+                    for a in eqn.args[lead : lead + k]:
+                        d = defs.get(a.id) if isinstance(a, Var) else None
+                        if d is not None and not d.regions:
+                            per_row.update(o.id for o in d.outs)
         for ms in groups.values():
             if any(m in per_row for m in ms):
                 per_row.update(ms)

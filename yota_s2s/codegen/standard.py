@@ -123,7 +123,7 @@ class StandardBackend(Backend):
 
         if prim in HELPER_PRIMITIVES and (prim == "list_stack" or len(args) == 1):
             if prim == "list_stack":
-                return ast.Call(ast.Name("_stack_items", ast.Load()), [ast.List(list(args), ast.Load())], [])
+                return ast.Call(ast.Name("_stack_items", ast.Load()), list(args), [])  # (the list's items)
             return helper(HELPER_PRIMITIVES[prim])
         if prim == "transpose":
             if params["axes"] is not None:

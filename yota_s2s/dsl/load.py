@@ -188,6 +188,10 @@ def _parse_rule(fn: ast.FunctionDef, path: str, text: str) -> Rule:
                 raise err("YS101", f"{target!r} is a parameter; assign to a new name", stmt)
             if target in RESERVED:
                 raise err("YS101", f"{target!r} is reserved; assign to d<operand> or a temporary", stmt)
+            if target == "out_dot":  # the forward formula, over the operands' tangents
+                _check_formula(stmt.value, bound | {p + "_dot" for p in operands}, static, err)
+                rule.tangent = stmt.value
+                continue
             grad_of = target[1:] if target.startswith("d") and target[1:] in operands else None
             if grad_of and _is_call_to(stmt.value, "not_implemented"):
                 rule.not_implemented[grad_of] = _reason(stmt.value, err)
@@ -302,7 +306,8 @@ def _is_callee(root: ast.expr, name: ast.Name) -> bool:
 
 def _check_calls(rule: Rule, rules: dict[str, Rule], errors: list[UserError]) -> None:
     """Every call in a formula names a primitive (or static helper) and binds to its signature."""
-    for formula in [*rule.temps.values(), *rule.grads.values()]:
+    tangent = [rule.tangent] if rule.tangent is not None else []
+    for formula in [*rule.temps.values(), *rule.grads.values(), *tangent]:
         for sub in ast.walk(formula):
             if not isinstance(sub, ast.Call):
                 continue

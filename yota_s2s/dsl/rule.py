@@ -16,6 +16,9 @@ that is parsed with ``ast`` and never imported.  One rule per primitive::
 - Formulas use operators (``+ - * / ** @``, unary ``-``), calls to primitives
   by their primitive name, operands, static parameters, ``out``, ``dout``,
   temporaries, constants, and the static helper ``invperm(axes)``.
+- Optionally ``out_dot = formula``: the tangent of the result in forward mode, over the
+  operands' tangents ``<operand>_dot`` (``xs_dot`` for ``*xs``), for the few rules whose
+  reverse formulas cannot be transposed (``transform.forward`` derives the others).
 - Header keywords: ``names`` (the source names that reach the primitive:
   ``numpy.exp``, ``math.exp``, ``ndarray.sum`` for a method, ``ndarray.T`` for
   an attribute), ``shape`` (``"elementwise"``, ``"scalar"``, ``"reduce"``, the
@@ -80,6 +83,9 @@ class Rule:
     not_implemented: dict[str, str] = field(default_factory=dict)
     temps: dict[str, ast.expr] = field(default_factory=dict)
     grads: dict[str, ast.expr] = field(default_factory=dict)
+    #: ``out_dot = formula``: the tangent of the result from the operands' tangents (forward mode),
+    #: for a rule whose reverse formulas cannot be transposed (``transform.forward``).
+    tangent: ast.expr | None = None
     path: str = ""
     line: int = 0
     source: str = ""

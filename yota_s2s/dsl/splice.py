@@ -8,7 +8,7 @@ CSE and DCE see like any others.
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from ..ir.core import Atom, Lit, Var
@@ -40,8 +40,55 @@ def instantiate(
     ``NotImplementedError`` with the rule's reason for an operand marked ``not_implemented``.
     """
     n_fixed = len(rule.operands)
+    value, env, temps = _evaluator(rule, operands, params, out, dout, builder, table)
+    result = {}
+    for name, position in wanted:
+        if name in rule.not_implemented:
+            raise NotImplementedError(rule.not_implemented[name])
+        if name == rule.variadic:
+            env["i"] = position - n_fixed
+            temps.clear()
+        result[name, position] = value(rule.grads[name])
+    return result
+
+
+def instantiate_tangent(
+    rule: Rule,
+    operands: Sequence[Atom],
+    tangents: Sequence[Atom],
+    params: dict[str, object],
+    out: Atom,
+    builder: Builder,
+    table: RuleTable,
+) -> Atom:
+    """Splice the rule's forward formula (``out_dot = ...``: the tangent of ``out`` from the
+    operands' tangents ``<operand>_dot``, one per operand, zeros for a constant one) into
+    ``builder``; the rule must have one (``rule.tangent``)."""
+    assert rule.tangent is not None
+    value, _, _ = _evaluator(rule, operands, params, out, Lit(None), builder, table, tangents)
+    return value(rule.tangent)
+
+
+def _evaluator(
+    rule: Rule,
+    operands: Sequence[Atom],
+    params: dict[str, object],
+    out: Atom,
+    dout: Atom,
+    builder: Builder,
+    table: RuleTable,
+    tangents: Sequence[Atom] = (),
+) -> tuple[Callable[[ast.expr], Atom], dict[str, object], dict[str, Atom]]:
+    """The function that evaluates a formula of ``rule`` over tape atoms, its environment (the
+    operands, static parameters, ``out``, ``dout``, the tangents ``<operand>_dot``) and the cache of
+    its temporaries."""
+    n_fixed = len(rule.operands)
     env: dict[str, object] = dict(zip(rule.operands, operands))
     sequences = {rule.variadic: list(operands[n_fixed:])} if rule.variadic else {}
+    if tangents:
+        env.update((name + "_dot", t) for name, t in zip(rule.operands, tangents))
+        if rule.variadic:
+            sequences[rule.variadic + "_dot"] = list(tangents[n_fixed:])
     env.update(params)
     env["out"] = out
     env["dout"] = dout
@@ -102,12 +149,4 @@ def instantiate(
             return STATIC_HELPERS[node.func.id](*(static(a) for a in node.args))
         raise NotImplementedError(f"{rule.name}: a static parameter got a non-constant formula")
 
-    result = {}
-    for name, position in wanted:
-        if name in rule.not_implemented:
-            raise NotImplementedError(rule.not_implemented[name])
-        if name == rule.variadic:
-            env["i"] = position - n_fixed
-            temps.clear()
-        result[name, position] = value(rule.grads[name])
-    return result
+    return value, env, temps

@@ -411,6 +411,7 @@ PRIMITIVES: dict[str, Primitive] = {
     "trapezoid": Primitive(shape_from_shapes=True),
     "cumprod_dx": Primitive(),
     "cumprod_dx_adj": Primitive(),
+    "cumprod_jvp": Primitive(),
     "sort_dx": Primitive(),
     "sort_dx_dg": Primitive(),
     "partition_dx": Primitive(),

@@ -401,6 +401,40 @@ def _cumprod_dx(g, x, c, axis=None):
     return xp.moveaxis(dx, -1, axis).reshape(shape)
 
 
+def _cumprod_jvp(t, x, c, axis=None):
+    """Tangent of ``c = np.cumprod(x, axis)`` in the direction ``t`` (``axis=None``: of the flat
+    ``x``), exact where ``x`` holds zeros: no division by ``x``.  Along the axis,
+    ``dc[i] = x[i] * dc[i - 1] + c[i - 1] * t[i]`` (``c[-1]`` read as 1), a recurrence solved from
+    the start by doubling, as ``_cumprod_dx`` solves its own from the end."""
+    x = xp.asarray(x)
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+        t = xp.reshape(t, -1) if xp.ndim(t) else t
+    c = xp.asarray(c).reshape(x.shape)
+    dtype = xp.result_type(t, x, 0.0)
+    t = xp.moveaxis(xp.broadcast_to(t, x.shape), axis, -1)
+    x, c = xp.moveaxis(x, axis, -1), xp.moveaxis(c, axis, -1)
+    n = x.shape[-1]
+    if n == 0:
+        return xp.zeros(xp.moveaxis(c, -1, axis).shape, dtype)
+    before = xp.ones(x.shape, dtype)
+    before[..., 1:] = c[..., :-1]
+    b = before * t  # r[m] = b[m] + a[m] * r[m - 1]
+    a = xp.zeros(x.shape, dtype)
+    a[..., 1:] = x[..., 1:]
+    r, w = b.copy(), a.copy()
+    step = 1
+    while step < n:  # each (w, r) composed with the one step places before (w[0] == 0 ends it)
+        r[..., step:] += w[..., step:] * r[..., :-step]
+        w[..., step:] *= w[..., :-step].copy()
+        step *= 2
+    if not xp.isfinite(r).all():  # a window's product overflowed (inf * 0 is NaN): one step at a time
+        r = b
+        for m in range(1, n):
+            r[..., m] += a[..., m] * r[..., m - 1]
+    return xp.moveaxis(r, -1, axis)
+
+
 def _sort_dx(g, x, s, axis=-1):
     """Gradient of ``s = np.sort(x, axis)`` with respect to ``x`` (``axis=None``: of the flat ``x``):
     ``g[j]`` goes back to the element sorted to place ``j``, and elements that tie share evenly

@@ -5,7 +5,10 @@ itself a program of primitives, each with a rule, so it can be differentiated ag
 (reverse-over-reverse): the tape of ``s(x, v) = sum(g(x) * v)``, with ``g`` the gradient of ``f``
 with respect to the one ``--wrt`` parameter ``x`` and ``v`` a new input of ``x``'s shape, has the
 gradient ``ds/dx = H.T @ v = H @ v`` (the Hessian is symmetric), which a second reverse sweep
-computes without forming ``H``.  The value and ``g`` stay outputs, so one call returns all three::
+computes without forming ``H``.  Where the gradient has loops or branches, its tangent in the
+direction ``v`` is taken instead (forward over reverse, ``forward.gradient_tangent``): the
+same ``H @ v``, each backward loop popping the tangents its forward loop pushed.  The value and
+``g`` stay outputs, so one call returns all three::
 
     hvp_f(x, v)  ->  (f(x), dx, Hv)          # Hv = H @ v, of x's shape
     hess_f(x)    ->  (f(x), dx, H)           # H.shape == x.shape + x.shape
@@ -19,8 +22,8 @@ second sweep needs of them) are written once, before the loop (``codegen.seeds``
 
 Every primitive the first sweep writes needs a rule for each operand the second sweep reaches
 (``rules/helpers.py``: ``unbroadcast``, ``index_add``, ``matmul_dx``, ...); one marked
-``not_implemented`` is refused, located, with the reason (YS017 as for a gradient), and so are
-loops and branches (their backward parts are not differentiated again yet: YS107).
+``not_implemented`` is refused, located, with the reason (YS017 as for a gradient); through loops,
+a primitive whose tangent cannot be derived (YS107).
 
     >>> from yota_s2s.dsl.load import load_rules
     >>> from yota_s2s.ir.core import Param, Tape
@@ -39,6 +42,7 @@ from ..dsl.rule import RuleTable
 from ..errors import UserError, at_span
 from ..ir.core import NO_DEFAULT, Atom, Lit, Param, ParamKind, Section, Tape, Var
 from .differentiate import ROWS_WRITTEN, differentiate, refuse_objects
+from .forward import gradient_tangent
 from .optimize import optimize
 from .second_blocks import read_inputs, several
 from .sweep import BackwardBuilder
@@ -57,14 +61,11 @@ def second_order(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tap
     if len(wrt) > 1:  # the blocks of H (second_blocks)
         return several(tape, wrt, table, mode)
     grad = optimize(differentiate(tape, wrt, table, "grad"), table)  # (its unbroadcasts proven away first)
-    control = next((e for e in grad.eqns if e.regions), None)
-    if control is not None:
-        why = f"{flag} of {tape.name}(): loops and branches are not differentiated twice yet (write the loop as array operations)"
-        raise at_span("YS107", why, control.span)
+    loops = any(e.regions for e in grad.eqns)
     name = wrt[0]
     value, g = grad.outputs[0], grad.outputs[1]
     x = next((i.var for i in grad.inputs if i.path[0] == name), None)
-    if mode == "hessian":
+    if mode == "hessian" and not loops:
         elements = _gradient_elements(grad, x)
         if elements is not None:
             written = _rows_written(tape, grad, elements, wrt, table)
@@ -77,6 +78,13 @@ def second_order(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tap
     while v_name in taken:
         v_name += "_"
     v = aux.add_input(v_name)
+    if loops:  # forward over reverse: the gradient's tangent in the direction v
+        try:
+            second, hv = gradient_tangent(aux, x, v, g, table)
+        except UserError as exc:
+            why = f"{flag} takes the tangent of the gradient of {tape.name}(): {exc.message}"
+            raise dataclasses.replace(exc, message=why) from None
+        return _second_tape(second, tape, wrt, mode, grad, value, g, hv, x, v, v_name)
     if isinstance(g, Lit) and g.value is None:  # no differentiable path: f does not depend on x
         aux.outputs = [Lit(0.0)]
     else:
@@ -86,7 +94,24 @@ def second_order(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tap
     except UserError as exc:
         why = f"{flag} differentiates the gradient of {tape.name}() again: {exc.message}"
         raise dataclasses.replace(exc, message=why) from None
-    hv: Atom = second.outputs[1]
+    return _second_tape(second, tape, wrt, mode, grad, value, g, second.outputs[1], x, v, v_name)
+
+
+def _second_tape(
+    second: Tape,
+    tape: Tape,
+    wrt: list[str],
+    mode: str,
+    grad: Tape,
+    value: Atom,
+    g: Atom,
+    hv: Atom,
+    x: Var | None,
+    v: Var,
+    v_name: str,
+) -> Tape:
+    """The tape of ``hvp_NAME`` or ``hess_NAME`` from ``second``, whose equations compute the value,
+    the gradient ``g`` and ``hv``, the product of the Hessian and ``v``."""
     builder = BackwardBuilder(second)
     if isinstance(g, Lit) and g.value is None:
         g = builder.add("grad_zeros", [x], {})
@@ -122,7 +147,7 @@ def second_order(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tap
     if isinstance(hv, Var):
         hv.hint = "Hv"
     if isinstance(g, Var) and g.hint is None:
-        g.hint = "d" + name
+        g.hint = "d" + wrt[0]
     return out
 
 

@@ -1,0 +1,380 @@
+"""--jvp in forward mode (transform/forward.py): loops, branches, lists, np.concatenate.
+
+Every jvp_NAME is checked against central differences of the function in random directions
+(all the differentiated parameters moved at once), and against ``J @ t`` from the
+``jac_NAME`` the tool writes for the same function.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from yota_s2s.dsl.load import load_rules
+from yota_s2s.errors import UserError
+from yota_s2s.pipeline import generate
+
+from .test_jacobian import load
+
+RNG = np.random.default_rng(2024)
+
+SOURCE = """import numpy as np
+
+
+def fixed(x):
+    for _ in range(3):
+        x = np.sin(x) * 1.5
+    return x
+
+
+def euler(y0, k):
+    y = y0
+    t = 0.0
+    for i in range(20):
+        y = y + 0.05 * (-k * y + np.cos(t))
+        t = t + 0.05
+    return y
+
+
+def counted(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + x[i] * x[i + 1]
+    return s * x
+
+
+def until(x):
+    while np.sum(x * x) < 100.0:
+        x = x * 1.7 + 0.1
+    return x
+
+
+def branch(x, c):
+    if np.sum(x) > c:
+        y = np.exp(x)
+    else:
+        y = x * x
+    return y * 2.0
+
+
+def branch_in_loop(x):
+    for i in range(4):
+        if x[0] > 0.0:
+            x = x - 0.3 * np.tanh(x)
+        else:
+            x = x * 1.1
+    return x
+
+
+def appended(x):
+    out = []
+    for i in range(3):
+        out.append(np.tanh(x * i))
+    return np.array(out)
+
+
+def cat(x):
+    return np.concatenate([x, x * 2.0]) * x[0]
+
+
+def stacked(x, W):
+    h = x
+    for i in range(2):
+        h = np.hstack([np.tanh(W @ h), h[:1]])[: len(x)]
+    return np.vstack([h, x])
+
+
+def square(v):
+    return v * v
+
+
+def helper(x):
+    s = x
+    for i in range(2):
+        s = square(s) * 0.5 + x
+    return s
+
+
+def rows(X, w):
+    total = 0.0
+    for row in X:
+        total = total + np.sum(row * w) ** 2
+    return total * w
+
+
+def nested(x):
+    for i in range(2):
+        for j in range(3):
+            x = x + 0.1 * np.sin(x * j)
+    return x
+
+
+def running(x):
+    return np.cumprod(x) * x[0] + np.cumsum(x)
+
+
+def running_axis(X):
+    return np.cumprod(X, axis=1) * np.cumprod(X[::-1], axis=0)
+
+
+def stops(x):
+    for i in range(10):
+        x = x * 1.5
+        if np.sum(x) > 8.0:
+            break
+    return x
+
+
+def many(x, a, c):
+    for i in range(2):
+        y = np.arctan(x) + np.log1p(x * x) * np.sqrt(a) - np.hypot(x, a) / (1.0 + a)
+        z = np.maximum(y, 0.1 * x) + np.clip(x, -0.5, 0.5) * np.power(a, x) + np.abs(x - a) ** 1.5
+        x = np.where(x > 0, z, np.exp(z)) * c + np.tanh(a) - np.minimum(x, a) * np.cos(c)
+    return x
+
+
+def widened(x, s, M):
+    for i in range(2):
+        x = s * x + s * M - x * M[0] + np.sin(s) * np.ones_like(M)
+    return x
+"""
+
+CASES = {
+    "fixed": (lambda: (RNG.standard_normal(4),), None),
+    "euler": (lambda: (RNG.standard_normal(3), RNG.uniform(0.5, 1.0, 3)), None),
+    "counted": (lambda: (RNG.standard_normal(5), 3), ["x"]),
+    "until": (lambda: (RNG.uniform(0.5, 1.0, 3),), None),
+    "branch": (lambda: (RNG.standard_normal(3), 0.0), ["x"]),
+    "branch_in_loop": (lambda: (RNG.standard_normal(3),), None),
+    "appended": (lambda: (RNG.standard_normal(3),), None),
+    "cat": (lambda: (RNG.standard_normal(3),), None),
+    "stacked": (lambda: (RNG.standard_normal(3), RNG.standard_normal((2, 3))), None),
+    "helper": (lambda: (RNG.standard_normal(3),), None),
+    "rows": (lambda: (RNG.standard_normal((4, 3)), RNG.standard_normal(3)), None),
+    "nested": (lambda: (RNG.standard_normal(3),), None),
+    "stops": (lambda: (RNG.uniform(0.5, 1.0, 3),), None),
+    "running": (lambda: (RNG.standard_normal(5) * (RNG.uniform(size=5) > 0.4),), None),
+    "many": (lambda: (RNG.uniform(0.2, 1.0, 3), RNG.uniform(1.0, 2.0, 3), 0.7), None),
+    "widened": (lambda: (RNG.standard_normal(3), 0.8, RNG.standard_normal((2, 3))), None),
+    "running_axis": (lambda: (RNG.standard_normal((3, 4)) * (RNG.uniform(size=(3, 4)) > 0.3),), None),
+}
+
+
+def _fd_direction(f, args, wrt, tangents, eps=1e-6):
+    """Central differences of ``f`` along ``tangents`` (one per ``wrt`` position)."""
+    plus, minus = list(args), list(args)
+    for i, t in zip(wrt, tangents):
+        plus[i] = args[i] + eps * t
+        minus[i] = args[i] - eps * t
+    return (np.asarray(f(*plus), dtype=float) - np.asarray(f(*minus), dtype=float)) / (2 * eps)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_jvp_through_loops_and_branches(name):
+    make, wrt = CASES[name]
+    f = load(SOURCE)[name]
+    text = generate(SOURCE, "loops.py", [name], wrt=wrt, mode="jvp").text
+    jvp = load(text)[f"jvp_{name}"]
+    jac = load(generate(SOURCE, "loops.py", [name], wrt=wrt, mode="jacobian").text)[f"jac_{name}"]
+    for _ in range(2):
+        args = make()
+        positions = [i for i in range(len(args)) if wrt is None or f.__code__.co_varnames[i] in wrt]
+        tangents = [RNG.standard_normal(np.shape(args[i])) for i in positions]
+        value, dvalue = jvp(*args, *tangents)
+        np.testing.assert_allclose(value, f(*args), rtol=1e-12, atol=1e-12)
+        assert np.shape(dvalue) == np.shape(value)
+        expected = _fd_direction(f, args, positions, tangents)
+        np.testing.assert_allclose(dvalue, expected, rtol=1e-6, atol=1e-7)
+        _, *jacobians = jac(*args)
+        product = sum(np.tensordot(J, t, axes=np.ndim(t)) for J, t in zip(jacobians, tangents))
+        np.testing.assert_allclose(dvalue, product, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_cumprod_tangent_is_the_transpose_of_its_adjoint(axis):
+    """``_cumprod_jvp`` (J @ t, exact with zeros) against ``_cumprod_dx`` (J.T @ u): u . J t == J.T u . t,
+    and against the sequential recurrence where the doubling's products overflow."""
+    from yota_s2s.runtime.core import _cumprod_dx, _cumprod_jvp
+
+    x = RNG.standard_normal((4, 6)) * (RNG.uniform(size=(4, 6)) > 0.3)
+    c = np.cumprod(x, axis=axis)
+    t, u = RNG.standard_normal(x.shape), RNG.standard_normal(c.shape)
+    jt = _cumprod_jvp(t, x, c, axis=axis)
+    assert jt.shape == c.shape
+    np.testing.assert_allclose(np.sum(u * jt), np.sum(_cumprod_dx(u, x, c, axis=axis) * t), rtol=1e-12)
+    flat = x.reshape(-1) if axis is None else np.moveaxis(x, axis, -1)
+    ts = t.reshape(-1) if axis is None else np.moveaxis(t, axis, -1)
+    cs = np.cumprod(flat, axis=-1)
+    dc = np.zeros_like(cs)  # the recurrence, one step at a time
+    dc[..., 0] = ts[..., 0]
+    for i in range(1, flat.shape[-1]):
+        dc[..., i] = flat[..., i] * dc[..., i - 1] + cs[..., i - 1] * ts[..., i]
+    np.testing.assert_allclose(jt, dc if axis is None else np.moveaxis(dc, -1, axis), rtol=1e-12, atol=1e-14)
+
+
+def test_jvp_of_a_loop_carries_tangents():
+    """No stack in forward mode: the loop carries (value, tangent) pairs, each step after the value's."""
+    text = generate(SOURCE, "loops.py", ["until"], mode="jvp").text
+    body = text[text.index("def jvp_until") :]
+    assert "while np.sum(x_1 * x_1) < 100.0:" in body
+    assert "dvalue = dvalue * 1.7" in body and "_stack" not in body and "# backward\n    if" in body
+    text = generate(SOURCE, "loops.py", ["appended"], mode="jvp").text
+    assert "dvalue = np.array(out_dot)" in text
+
+
+def test_jvp_without_loops_is_still_the_transposed_vjp():
+    """Where the VJP transposes (no loop, a rule for every gradient operand) --jvp writes it as before."""
+    text = generate(SOURCE, "loops.py", ["square"], mode="jvp").text
+    assert "# grad of: return v * v" in text
+
+
+def test_refusals_stay_located():
+    """A primitive whose tangent can be neither derived nor written (no rule for sort's gradient
+    operand, no forward formula) is YS107 at the call, not a wrong derivative."""
+    source = "import numpy as np\n\n\ndef f(x):\n    for i in range(2):\n        x = np.sort(x) * 2.0\n    return x\n"
+    with pytest.raises(UserError, match=r"no tangent of sort\(\) with respect to 'x'") as error:
+        generate(source, "f.py", mode="jvp")
+    assert error.value.code == "YS107" and error.value.line == 6
+
+
+def test_forward_formulas_of_the_rules():
+    """The rules that give ``out_dot`` are those whose VJP cannot be transposed, and ``stack``, whose
+    transposed ``take`` would be a sum of one ``_untake`` per operand."""
+    table = load_rules()
+    given = sorted(name for name, rule in table.rules.items() if rule.tangent is not None)
+    assert given == ["concatenate", "cumprod", "hstack", "list_append", "list_make", "list_stack", "stack", "vstack"]
+
+
+# ---------------------------------------------------------------------------- second order through loops
+
+SCALARS = """import numpy as np
+
+
+def looped(x):
+    s = 0.0
+    for i in range(3):
+        x = np.sin(x) * 1.5
+        s = s + np.sum(x * x)
+    return s
+
+
+def counted(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + x[i] ** 2 * x[i + 1]
+    return s
+
+
+def until(x):
+    while np.sum(x * x) < 50.0:
+        x = x * 1.7 + 0.1 * np.sin(x)
+    return np.sum(x**3)
+
+
+def branch(x):
+    if np.sum(x) > 0:
+        y = np.exp(x)
+    else:
+        y = x * x * x
+    return np.sum(y * 2.0)
+
+
+def branch_in_loop(x):
+    for i in range(4):
+        if x[0] > 0.0:
+            x = x - 0.3 * np.tanh(x)
+        else:
+            x = x * 1.1
+    return np.sum(x * x * x)
+
+
+def appended(x):
+    out = []
+    for i in range(3):
+        out.append(np.tanh(x * (i + 1)))
+    return np.sum(np.array(out) ** 2)
+
+
+def energy(x, W):
+    h = x
+    for i in range(3):
+        h = np.tanh(W @ h) + 0.5 * h
+    return np.sum(h * h) + np.sum(np.cumsum(x) ** 2)
+
+
+def nested(x):
+    s = 0.0
+    for i in range(2):
+        for j in range(3):
+            x = x + 0.1 * np.sin(x * j)
+            s = s + np.sum(x) ** 2
+    return s
+
+
+def stops(x):
+    for i in range(10):
+        x = x * 1.5 + 0.1 * x * x
+        if np.sum(x) > 8.0:
+            break
+    return np.sum(np.exp(x))
+"""
+
+SCALAR_CASES = {
+    "looped": (lambda: (RNG.standard_normal(4),), None),
+    "counted": (lambda: (RNG.standard_normal(5), 3), ["x"]),
+    "until": (lambda: (RNG.uniform(0.5, 1.0, 3),), None),
+    "branch": (lambda: (RNG.standard_normal(3),), None),
+    "branch_in_loop": (lambda: (RNG.standard_normal(3),), None),
+    "appended": (lambda: (RNG.standard_normal(3),), None),
+    "energy": (lambda: (RNG.standard_normal(3), RNG.standard_normal((3, 3))), ["x"]),
+    "stops": (lambda: (RNG.uniform(0.5, 1.0, 3),), None),
+    "nested": (lambda: (RNG.standard_normal(3),), None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCALAR_CASES))
+def test_hvp_and_hessian_through_loops_and_branches(name):
+    """hvp_NAME, forward over reverse, against central differences of the gradient along v, and
+    hess_NAME against hvp_NAME with each unit vector, against finite differences, and symmetric."""
+    make, wrt = SCALAR_CASES[name]
+    f = load(SCALARS)[name]
+    hvp = load(generate(SCALARS, "second.py", [name], wrt=wrt, mode="hvp").text)[f"hvp_{name}"]
+    hess = load(generate(SCALARS, "second.py", [name], wrt=wrt, mode="hessian").text)[f"hess_{name}"]
+    eps = 1e-6
+    for _ in range(2):
+        args = make()
+        x, rest = args[0], args[1:]
+        v = RNG.standard_normal(x.shape)
+        value, g, hv = hvp(x, *rest, v)
+        np.testing.assert_allclose(value, f(*args), rtol=1e-12)
+        g_plus = hvp(x + eps * v, *rest, v)[1]
+        g_minus = hvp(x - eps * v, *rest, v)[1]
+        np.testing.assert_allclose(hv, (g_plus - g_minus) / (2 * eps), rtol=1e-5, atol=1e-6)
+        f_plus = f(x + eps * v, *rest)  # the gradient itself, against the function
+        f_minus = f(x - eps * v, *rest)
+        np.testing.assert_allclose(np.sum(g * v), (f_plus - f_minus) / (2 * eps), rtol=1e-5, atol=1e-6)
+        value_h, g_h, H = hess(x, *rest)
+        np.testing.assert_allclose(value_h, value, rtol=1e-12)
+        assert H.shape == x.shape + x.shape
+        np.testing.assert_allclose(g_h, g, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(H @ v, hv, rtol=1e-10, atol=1e-12)
+        rows = np.stack([hvp(x, *rest, e)[2] for e in np.eye(x.size)])
+        np.testing.assert_allclose(H, rows, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(H, H.T, rtol=1e-8, atol=1e-10)
+
+
+def test_hvp_through_a_loop_pushes_the_tangents():
+    """The forward loop pushes each saved value's tangent after the values; the backward loop pops both."""
+    text = generate(SCALARS, "second.py", ["looped"], mode="hvp").text
+    assert "_stack.append((_t2, x_2, x_1, _t3, _t1, x_dot))" in text
+    assert "_t2, x_2, x_3, _t5, x_dot_1, x_dot_2 = _stack.pop()" in text
+
+
+def test_second_order_refusals_through_loops_stay_located():
+    """A tangent that cannot be derived in the gradient's loop (sort's adjoint) is YS107 at the line."""
+    source = (
+        "import numpy as np\n\n\ndef f(x):\n    for i in range(2):\n        x = np.sort(x) * x\n    return np.sum(x)\n"
+    )
+    with pytest.raises(UserError, match=r"--hvp takes the tangent of the gradient of f\(\)") as error:
+        generate(source, "f.py", mode="hvp")
+    assert error.value.code == "YS107" and error.value.line == 6
