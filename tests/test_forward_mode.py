@@ -378,3 +378,44 @@ def test_second_order_refusals_through_loops_stay_located():
     with pytest.raises(UserError, match=r"--hvp takes the tangent of the gradient of f\(\)") as error:
         generate(source, "f.py", mode="hvp")
     assert error.value.code == "YS107" and error.value.line == 6
+
+
+LINEAR_LOOPS = """\
+import numpy as np
+
+
+def linear(x):
+    a = np.zeros(4)
+    a[1] = x
+    for j in range(4):
+        a[j] = 0.5 * a[j] + np.sin(x - x)
+    return np.sum(a)
+
+
+def other(x, y):
+    a = np.zeros(4)
+    a[0] = np.sum(y.reshape(-1) * x)
+    for j in range(4):
+        a[j] = 0.5 * a[j] + np.sin(np.sum(-y))
+    return a[1] + np.sum(a) + np.sum(x**3)
+"""
+
+
+@pytest.mark.parametrize("mode", ["hvp", "hessian"])
+def test_second_order_where_the_backward_loop_reads_no_tangent(mode):
+    """Found by a fuzz of the second-order modes: the forward loop pushed its values' tangents while
+    the backward loop, whose adjoints have none (a function linear in x there), popped the values
+    alone ('too many values to unpack' when it ran); and hess_NAME wrote the backward loop before
+    the rows, apart from the forward loop whose index it shares (an internal error)."""
+    namespace = load(LINEAR_LOOPS)
+    second = load(
+        generate(LINEAR_LOOPS, "f.py", ["linear", "other"], {"linear": ["x"], "other": ["x"]}, mode=mode).text
+    )
+    x, y, v = np.array([0.3, -1.1, 0.8, 2.0]), np.array([0.5, -0.2, 1.5, 0.1]), np.array([1.0, -2.0, 0.5, 0.25])
+    fn = "hvp" if mode == "hvp" else "hess"
+    value, dx, hx = second[f"{fn}_linear"](0.3, *([1.0] if mode == "hvp" else []))
+    assert value == pytest.approx(namespace["linear"](0.3)) and dx == pytest.approx(0.5) and hx == 0.0
+    value, dx, hx = second[f"{fn}_other"](x, y, *([v] if mode == "hvp" else []))
+    hessian = np.diag(6.0 * x)  # the loop part is linear in x
+    assert value == pytest.approx(namespace["other"](x, y), rel=1e-13)
+    np.testing.assert_allclose(hx, hessian @ v if mode == "hvp" else hessian, rtol=1e-12, atol=1e-12)

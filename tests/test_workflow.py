@@ -740,6 +740,24 @@ def test_check_grads_catches_small_errors_names_the_parameter_and_reproduces():
     check_grads(f, grad_f, args, rtol=1e-3)  # within a looser tolerance
 
 
+def test_check_grads_takes_the_steps_error_out_where_f_curves_fast():
+    """sqrt(x*x + eps) at a small eps: a plain central difference (step 1e-4) is 5e-4 off, which
+    read as a wrong gradient; Richardson's combination of two steps is not, and an error of 1e-4
+    is still caught."""
+
+    def f(x, eps):
+        return np.sum(np.sqrt(x * x + eps))
+
+    def grad_f(x, eps, scale=1.0):
+        r = np.sqrt(x * x + eps)
+        return f(x, eps), x / r, scale * np.sum(0.5 / r)
+
+    args = (np.array([0.03, -0.02, 0.5]), 1e-3)
+    check_grads(f, grad_f, args)
+    with pytest.raises(AssertionError, match=r"the gradient for eps is wrong"):
+        check_grads(f, lambda x, eps: grad_f(x, eps, 1.0001), args)
+
+
 def test_check_grads_checks_the_value_the_count_and_none():
     def f(x, y):
         return np.sum(x * y)

@@ -170,6 +170,9 @@ def _split(eqns: list[Eqn], seed: Var | list[Var], inplace: dict[int, int]) -> t
         for ms in groups.values():
             if any(m in per_row for m in ms):
                 per_row.update(ms)
+        if any(e.regions and any(o.id in per_row for o in e.outs) for e in eqns):
+            # a loop in the rows: every loop is, a backward loop shares its forward loop's index
+            per_row.update(o.id for e in eqns if e.regions for o in e.outs)
         if len(per_row) == before:
             break
     rows = [e for e in eqns if any(o.id in per_row for o in e.outs)]

@@ -135,7 +135,10 @@ class TangentFlow:
         for eqn in eqns:
             if is_control(eqn.prim):
                 flags, _, _ = self._flags(eqn, set(tan))
-                out.append(self._control(eqn, tan, builder) if any(flags) else eqn)
+                # (a backward loop or branch pops the tangents its forward one pushed, even where none
+                # of its results has a tangent: the stack's layout is the forward one's)
+                pops = eqn.prim.endswith("_back") and any(any(self._popped(eqn, n)) for n in range(len(eqn.regions)))
+                out.append(self._control(eqn, tan, builder) if any(flags) or pops else eqn)
                 continue
             rule = self.table[eqn.prim]
             if any(
