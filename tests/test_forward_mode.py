@@ -229,12 +229,19 @@ def test_jvp_without_loops_is_still_the_transposed_vjp():
 
 
 def test_refusals_stay_located():
-    """A primitive whose tangent can be neither derived nor written (no rule for sort's gradient
-    operand, no forward formula) is YS107 at the call, not a wrong derivative."""
-    source = "import numpy as np\n\n\ndef f(x):\n    for i in range(2):\n        x = np.sort(x) * 2.0\n    return x\n"
-    with pytest.raises(UserError, match=r"no tangent of sort\(\) with respect to 'x'") as error:
+    """A primitive whose tangent can be neither derived nor written (no rule for det's gradient
+    operand, no forward formula) is YS107 at the call, not a wrong derivative; np.sort's tangent is
+    derived (its gradient's adjoint: runtime/second.py)."""
+    source = (
+        "import numpy as np\n\n\ndef f(x):\n    for i in range(2):\n        x = np.linalg.det(x) * x\n    return x\n"
+    )
+    with pytest.raises(UserError, match=r"no tangent of det\(\) with respect to 'x'") as error:
         generate(source, "f.py", mode="jvp")
     assert error.value.code == "YS107" and error.value.line == 6
+    source = "import numpy as np\n\n\ndef f(x):\n    for i in range(2):\n        x = np.sort(x) * x\n    return x\n"
+    f, jvp = load(source)["f"], load(generate(source, "f.py", mode="jvp").text)["jvp_f"]
+    x, t = np.array([0.3, -1.2, 0.8, 2.0]), np.array([1.0, 0.5, -0.25, 2.0])
+    np.testing.assert_allclose(jvp(x, t)[1], _fd_direction(f, (x,), [0], [t]), rtol=1e-7, atol=1e-9)
 
 
 def test_forward_formulas_of_the_rules():
@@ -371,9 +378,10 @@ def test_hvp_through_a_loop_pushes_the_tangents():
 
 
 def test_second_order_refusals_through_loops_stay_located():
-    """A tangent that cannot be derived in the gradient's loop (sort's adjoint) is YS107 at the line."""
+    """A tangent that cannot be derived in the gradient's loop (the Cholesky factor's adjoint) is YS107 at the line."""
     source = (
-        "import numpy as np\n\n\ndef f(x):\n    for i in range(2):\n        x = np.sort(x) * x\n    return np.sum(x)\n"
+        "import numpy as np\n\n\ndef f(x):\n    for i in range(2):\n"
+        "        x = np.linalg.cholesky(x @ x.T + np.eye(2)) * x\n    return np.sum(x)\n"
     )
     with pytest.raises(UserError, match=r"--hvp takes the tangent of the gradient of f\(\)") as error:
         generate(source, "f.py", mode="hvp")

@@ -46,7 +46,7 @@ from . import argtrees
 from .errors import UserError
 from .files import read_source
 from .ir.core import is_option
-from .kinks import KINDS, KinkCount, converged_difference, edge_points, kink_check, special
+from .kinks import KINDS, KinkCount, central_difference, converged_difference, edge_points, kink_check, special
 from .verify_modes import direction as directed
 from .verify_modes import pairing
 
@@ -285,13 +285,8 @@ class _Point:
                     moved = kind(moved_x) if not np.ndim(moved_x) else moved_x
                     return call.value({**arguments_of, name: argtrees.replace(arguments_of[name], path, moved)})
 
-                numeric = (along(x + eps * direction) - along(x - eps * direction)) / (2 * eps)
                 exact = 0.0 if analytic is None else pairing(analytic, direction)
-                matches = abs(exact - numeric) <= atol + rtol * abs(numeric)
-                if not matches:  # the step's own error where f curves fast: Richardson's combination of eps and eps/2
-                    finer = (along(x + eps / 2 * direction) - along(x - eps / 2 * direction)) / eps
-                    if np.isfinite(finer) and abs(exact - (4 * finer - numeric) / 3) <= atol + rtol * abs(finer):
-                        numeric, matches = (4 * finer - numeric) / 3, True
+                numeric, matches = central_difference(along, x, direction, self.tolerances, exact)
                 if matches and not kind:
                     continue
                 if not matches and kind and converged_difference(along, x, direction, self.tolerances) is None:

@@ -43,6 +43,21 @@ ROWS_COMMENT = "reverse rows: no more outputs than inputs"
 COLUMNS_COMMENT = "forward columns: fewer inputs than outputs"
 
 
+def _rows_only(tape: Tape) -> Tape:
+    """``tape`` without its forward columns: the equations its other outputs need (no loop or branch
+    is in a tape with columns), the JVP's result dropped."""
+    live = {a.id for a in tape.outputs[:-1] if isinstance(a, Var)}
+    kept = []
+    for eqn in reversed(tape.eqns):
+        if any(o.id in live for o in eqn.outs):
+            kept.append(eqn)
+            live.update(a.id for a in eqn.args if isinstance(a, Var))
+    rows = tape.copy_header()
+    rows.eqns, rows.outputs = kept[::-1], tape.outputs[:-1]
+    rows.facts.columns = []
+    return rows
+
+
 class ForwardColumnsWriter(BatchWriter):
     """``jac_NAME`` with both forms (a part of ``writer.FunctionWriter``)."""
 
@@ -54,6 +69,11 @@ class ForwardColumnsWriter(BatchWriter):
         _, rows = self.split_rows(dout)
         tangents = {i.path[0]: i.var for i in tape.inputs if i.path[0] in facts.columns}
         _, cols = _split(tape.eqns, list(tangents.values()), self.plan.inplace)
+        if {id(e) for e in rows} & {id(e) for e in cols}:
+            # a buffer the rows write in place that the columns' sweep writes too (the optimizer made
+            # one grad_zeros(x) of the two): the rows alone, the columns' equations left out
+            self.tape = _rows_only(tape)
+            return self.jacobian_rows(body)
         apart = {id(e) for e in rows} | {id(e) for e in cols}
         before = [e for e in tape.eqns if id(e) not in apart]
         made = {o.id for e in before for o in e.outs}
