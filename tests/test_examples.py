@@ -148,6 +148,7 @@ def test_the_ode_example_sensitivity_matches_central_differences():
         line[:12]: line.split("[")[1] for line in proc.stdout.splitlines() if line.startswith(("d state", "central"))
     }
     assert lines["d state alon"] == lines["central diff"] and len(lines["central diff"].split()) == 2
+    assert proc.stdout == (ROOT / "examples/ode/output.txt").read_text(encoding="utf-8")  # (the committed output)
 
 
 def test_the_buffered_example_trains_and_gives_what_grad_loss_gives():
