@@ -286,7 +286,7 @@ class _Point:
                     return call.value({**arguments_of, name: argtrees.replace(arguments_of[name], path, moved)})
 
                 exact = 0.0 if analytic is None else pairing(analytic, direction)
-                numeric, matches = central_difference(along, x, direction, self.tolerances, exact)
+                numeric, matches = central_difference(along, x, direction, self.tolerances, exact, not kind)
                 if matches and not kind:
                     continue
                 if not matches and kind and converged_difference(along, x, direction, self.tolerances) is None:
