@@ -427,3 +427,39 @@ def test_second_order_where_the_backward_loop_reads_no_tangent(mode):
     hessian = np.diag(6.0 * x)  # the loop part is linear in x
     assert value == pytest.approx(namespace["other"](x, y), rel=1e-13)
     np.testing.assert_allclose(hx, hessian @ v if mode == "hvp" else hessian, rtol=1e-12, atol=1e-12)
+
+
+TWO_LOOPS = """\
+import numpy as np
+
+
+def f(x, y):
+    a = np.zeros(3)
+    a[0] = np.sin(y)
+    c = 0.0
+    for j in range(3):
+        a[j] = 0.5 * a[j - 1] + np.sin(y)
+        c = c + np.tanh(a[j] * y)
+    for i in range(2):
+        c = c + 0.25 * np.cos(c * np.sum(np.tanh((x @ x) @ (x @ x))))
+    return c
+"""
+
+
+def test_hessian_rows_each_start_the_loops_from_their_own_values():
+    """Found by the fuzz of the modes: a loop that reads no seed, moved into the rows with the one
+    that does, carried ``a`` under the name of its initial value made before the rows, so each row
+    started from the last row's ``a`` (rows after the first wrong, exit 0). Each row now makes the
+    initial values of its loops; H against hvp of the unit vectors and central differences."""
+    wrt = {"f": ["x"]}
+    hess = load(generate(TWO_LOOPS, "f.py", ["f"], wrt, mode="hessian").text)["hess_f"]
+    hvp = load(generate(TWO_LOOPS, "f.py", ["f"], wrt, mode="hvp").text)["hvp_f"]
+    grad = load(generate(TWO_LOOPS, "f.py", ["f"], wrt).text)["grad_f"]
+    x, y = RNG.standard_normal((3, 3)) * 0.5, 0.7
+    H = hess(x, y)[2].reshape(9, 9)
+    units = [e.reshape(3, 3) for e in np.eye(9)]
+    rows = np.stack([np.ravel(hvp(x, y, v=e)[2]) for e in units])
+    eps = 1e-5
+    numeric = np.stack([np.ravel(grad(x + eps * e, y)[1] - grad(x - eps * e, y)[1]) / (2 * eps) for e in units])
+    np.testing.assert_allclose(H, rows, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(H, numeric, rtol=1e-5, atol=1e-6)

@@ -171,8 +171,15 @@ def _split(eqns: list[Eqn], seed: Var | list[Var], inplace: dict[int, int]) -> t
             if any(m in per_row for m in ms):
                 per_row.update(ms)
         if any(e.regions and any(o.id in per_row for o in e.outs) for e in eqns):
-            # a loop in the rows: every loop is, a backward loop shares its forward loop's index
-            per_row.update(o.id for e in eqns if e.regions for o in e.outs)
+            # a loop in the rows: every loop is (a backward loop shares its forward loop's index), each
+            # from its own initial values (the writer names a carried value like its initial one)
+            for e in eqns:
+                if e.regions:
+                    per_row.update(o.id for o in e.outs)
+                if e.prim in _LOOPS:
+                    lead, k = LEADING[e.prim], e.params["n_carry"]
+                    inits = [defs.get(a.id) for a in e.args[lead : lead + k] if isinstance(a, Var)]
+                    per_row.update(o.id for d in inits if d is not None and not d.regions for o in d.outs)
         if len(per_row) == before:
             break
     rows = [e for e in eqns if any(o.id in per_row for o in e.outs)]
