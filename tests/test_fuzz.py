@@ -186,3 +186,14 @@ def test_the_shrinker_keeps_what_fails(monkeypatch):
     assert "np.cos" in small.source
     assert "helper" not in small.source and "for" not in small.source and "np.sin" not in small.source
     assert len(small.source.splitlines()) <= 5, small.source
+
+
+def test_the_modes_fuzz_on_the_programs_that_found_faults(capsys):
+    """tests/fuzz/modes.py: --hvp, --hessian and --jvp of the fuzzer's programs against finite
+    differences of the gradient. Seeds 3002365-3002376 hold the program whose Hessian through two
+    loops was wrong (each row after the first started from the last row's carried value)."""
+    from .fuzz import modes
+
+    assert modes.main(["--n", "12", "--seed", "3002365"]) == 0
+    out = capsys.readouterr().out
+    assert "hessian: right" in out and "WRONG" not in out and "crash" not in out
