@@ -154,14 +154,17 @@ def _split(eqns: list[Eqn], seed: Var | list[Var], inplace: dict[int, int]) -> t
     per_row = {seed.id} if isinstance(seed, Var) else {s.id for s in seed}  # (several: jac_NAME's tangents)
     while True:
         before = len(per_row)
+        # a loop in the rows: every loop is (a backward loop shares its forward loop's index)
+        loops = any(e.regions and any(o.id in per_row for o in e.outs) for e in eqns)
         for eqn in eqns:
-            if any(isinstance(a, Var) and a.id in per_row for a in eqn.args):
+            if any(isinstance(a, Var) and a.id in per_row for a in eqn.args) or (loops and eqn.regions):
                 per_row.update(o.id for o in eqn.outs)
                 for a in eqn.args:
                     d = defs.get(a.id) if isinstance(a, Var) else None
                     if d is not None and d.prim == "grad_zeros" and a.id in members:
                         per_row.update(o.id for o in d.outs)
-                if eqn.prim in _LOOPS:  # (forward over reverse) each row's loop starts from its initial values
+                if eqn.prim in _LOOPS:  # each row's loop starts from its own initial values (the writer
+                    # names a carried value like its initial one)
                     lead, k = LEADING[eqn.prim], eqn.params["n_carry"]
                     for a in eqn.args[lead : lead + k]:
                         d = defs.get(a.id) if isinstance(a, Var) else None
@@ -170,16 +173,6 @@ def _split(eqns: list[Eqn], seed: Var | list[Var], inplace: dict[int, int]) -> t
         for ms in groups.values():
             if any(m in per_row for m in ms):
                 per_row.update(ms)
-        if any(e.regions and any(o.id in per_row for o in e.outs) for e in eqns):
-            # a loop in the rows: every loop is (a backward loop shares its forward loop's index), each
-            # from its own initial values (the writer names a carried value like its initial one)
-            for e in eqns:
-                if e.regions:
-                    per_row.update(o.id for o in e.outs)
-                if e.prim in _LOOPS:
-                    lead, k = LEADING[e.prim], e.params["n_carry"]
-                    inits = [defs.get(a.id) for a in e.args[lead : lead + k] if isinstance(a, Var)]
-                    per_row.update(o.id for d in inits if d is not None and not d.regions for o in d.outs)
         if len(per_row) == before:
             break
     rows = [e for e in eqns if any(o.id in per_row for o in e.outs)]

@@ -236,10 +236,12 @@ class SeedWriter(WriterBase):
         read |= {a.id for a in tape.outputs if isinstance(a, Var)}
         self.plan = dataclasses.replace(self.plan, inline=self.plan.inline - (made & read))
         value = tape.outputs[0]
-        later = isinstance(value, Var) and value.id not in made  # (made in each row: checked after the loop)
-        checked, self.checked = self.checked, self.checked or later
-        self.block(_part(tape, before), 0, body)
-        self.checked = checked if later else self.checked
+        if isinstance(value, Var) and value.id not in made:  # made in each row: checked after the loop
+            checked, self.checked = self.checked, True
+            self.block(_part(tape, before), 0, body)
+            self.checked = checked
+        else:
+            self.block(_part(tape, before), 0, body)
         return seed, rows
 
     def split_rows(self, seed: Var) -> tuple[list[Eqn], list[Eqn]]:
