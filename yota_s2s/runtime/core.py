@@ -364,6 +364,23 @@ def _complex_arg(x, func, name):
     raise TypeError(func + "(): the argument " + name + " is of dtype " + str(a.dtype) + ": " + why)
 
 
+def _scan(a, b):
+    """``r[..., 0] = b[..., 0]``, ``r[..., m] = b[..., m] + a[..., m] * r[..., m - 1]`` along the last axis:
+    by doubling (log2(n) passes over the arrays), one step at a time where a window's product overflows."""
+    r, w = b.copy(), a.copy()
+    w[..., :1] = 0.0  # (a window reaching past the start adds nothing)
+    n, step = r.shape[-1], 1
+    while step < n:  # each (w, r) composed with the one step places before
+        r[..., step:] += w[..., step:] * r[..., :-step]
+        w[..., step:] *= w[..., :-step].copy()
+        step *= 2
+    if not xp.isfinite(r).all():  # a window's product overflowed (inf * 0 is NaN): one step at a time
+        r = b.copy()
+        for m in range(1, n):
+            r[..., m] += a[..., m] * r[..., m - 1]
+    return r
+
+
 def _cumprod_dx(g, x, c, axis=None):
     """Gradient of ``c = np.cumprod(x, axis)`` with respect to ``x`` (``axis=None``: of the flat
     ``x``), exact where ``x`` holds zeros: no division by ``x``.  Along the axis,
@@ -380,19 +397,9 @@ def _cumprod_dx(g, x, c, axis=None):
     n = x.shape[-1]
     if n == 0:
         return xp.zeros(shape, dtype)
-    g = g[..., ::-1].astype(dtype)  # r[m] = g[m] + a[m] * r[m - 1], counting from the end
-    a = xp.zeros(g.shape, dtype)
+    a = xp.zeros(x.shape, dtype)  # r[m] = g[m] + a[m] * r[m - 1], counting from the end
     a[..., 1:] = x[..., :0:-1]
-    r, w = g.copy(), a.copy()
-    step = 1
-    while step < n:  # each (w, r) composed with the one step places before (w[0] == 0 ends it)
-        r[..., step:] += w[..., step:] * r[..., :-step]
-        w[..., step:] *= w[..., :-step].copy()
-        step *= 2
-    if not xp.isfinite(r).all():  # a window's product overflowed (inf * 0 is NaN): one step at a time
-        r = g
-        for m in range(1, n):
-            r[..., m] += a[..., m] * r[..., m - 1]
+    r = _scan(a, g[..., ::-1].astype(dtype))
     before = xp.ones(r.shape, dtype)
     before[..., 1:] = c[..., :-1]
     dx = before * r[..., ::-1]

@@ -9,7 +9,8 @@ exact transpose of the map it undoes (``tests/test_rules_second.py`` checks ever
 
 import numpy as xp
 
-from .linalg import _norm_dx, _reduced_axes  # for direct calls; modules copy them
+from .core import _scan  # for direct calls; modules copy them
+from .linalg import _norm_dx, _reduced_axes
 from .shape import _column_stack_part, _concat_part, _hstack_part, _index_join, _index_join_part, _vstack_part
 
 
@@ -105,23 +106,6 @@ def _sort_dx_dg(d, x, s, axis=-1):
             rm = xp.moveaxis(r, axis, -1).reshape(-1)
             mean = xp.bincount(run, weights=rm) / xp.bincount(run)
             r = xp.moveaxis(mean[run].reshape(sm.shape), -1, axis)
-    return r
-
-
-def _scan(a, b):
-    """``r[..., 0] = b[..., 0]``, ``r[..., m] = b[..., m] + a[..., m] * r[..., m - 1]`` along the last axis:
-    by doubling (log2(n) passes over the arrays), one step at a time where a window's product overflows."""
-    r, w = b.copy(), a.copy()
-    w[..., :1] = 0.0  # (a window reaching past the start adds nothing)
-    n, step = r.shape[-1], 1
-    while step < n:
-        r[..., step:] += w[..., step:] * r[..., :-step]
-        w[..., step:] *= w[..., :-step].copy()
-        step *= 2
-    if not xp.isfinite(r).all():
-        r = b.copy()
-        for m in range(1, n):
-            r[..., m] += a[..., m] * r[..., m - 1]
     return r
 
 
