@@ -451,19 +451,25 @@ def _sort_dx(g, x, s, axis=-1):
         return _sort_dx(g, x.reshape(-1), s, 0).reshape(x.shape)
     s = xp.asarray(s)
     dtype = xp.result_type(g, x, 0.0)
-    g = xp.broadcast_to(g, s.shape)
+    g = _tie_means(xp.broadcast_to(g, s.shape), s, axis)
+    dx = xp.empty(x.shape, dtype)
+    xp.put_along_axis(dx, xp.argsort(x, axis=axis), g, axis=axis)
+    return dx
+
+
+def _tie_means(v, s, axis):
+    """``v`` (laid out as the sorted ``s`` along ``axis``) with each run of equal values of ``s`` given
+    its mean: what elements that tie share (``_sort_dx`` and its adjoint)."""
     if s.ndim and s.shape[axis] > 1:
         sm = xp.moveaxis(s, axis, -1)
         new = xp.ones(sm.shape, bool)
         new[..., 1:] = sm[..., 1:] != sm[..., :-1]
-        if not new.all():  # ties: each run of equal values gets its mean gradient
+        if not new.all():  # ties: each run of equal values gets its mean
             run = xp.cumsum(new.reshape(-1)) - 1
-            gm = xp.moveaxis(g, axis, -1).reshape(-1)
-            mean = xp.bincount(run, weights=gm) / xp.bincount(run)
-            g = xp.moveaxis(mean[run].reshape(sm.shape), -1, axis)
-    dx = xp.empty(x.shape, dtype)
-    xp.put_along_axis(dx, xp.argsort(x, axis=axis), g, axis=axis)
-    return dx
+            vm = xp.moveaxis(v, axis, -1).reshape(-1)
+            mean = xp.bincount(run, weights=vm) / xp.bincount(run)
+            v = xp.moveaxis(mean[run].reshape(sm.shape), -1, axis)
+    return v
 
 
 def _partition_dx(g, x, p, axis=-1):

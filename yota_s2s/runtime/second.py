@@ -9,7 +9,7 @@ exact transpose of the map it undoes (``tests/test_rules_second.py`` checks ever
 
 import numpy as xp
 
-from .core import _scan  # for direct calls; modules copy them
+from .core import _scan, _tie_means  # for direct calls; modules copy them
 from .linalg import _norm_dx, _reduced_axes
 from .shape import _column_stack_part, _concat_part, _hstack_part, _index_join, _index_join_part, _vstack_part
 
@@ -96,17 +96,7 @@ def _sort_dx_dg(d, x, s, axis=-1):
         return _sort_dx_dg(xp.reshape(d, -1), x.reshape(-1), s, 0)
     d = xp.broadcast_to(d, x.shape)
     r = xp.take_along_axis(d, xp.argsort(x, axis=axis), axis=axis).astype(xp.result_type(d, 0.0))
-    s = xp.asarray(s)
-    if s.ndim and s.shape[axis] > 1:
-        sm = xp.moveaxis(s, axis, -1)
-        new = xp.ones(sm.shape, bool)
-        new[..., 1:] = sm[..., 1:] != sm[..., :-1]
-        if not new.all():  # ties: the mean over each run of equal values
-            run = xp.cumsum(new.reshape(-1)) - 1
-            rm = xp.moveaxis(r, axis, -1).reshape(-1)
-            mean = xp.bincount(run, weights=rm) / xp.bincount(run)
-            r = xp.moveaxis(mean[run].reshape(sm.shape), -1, axis)
-    return r
+    return _tie_means(r, xp.asarray(s), axis)
 
 
 def _prod_dx_dx(d, g, x, axis=None, keepdims=False):
