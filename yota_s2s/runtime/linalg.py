@@ -47,18 +47,24 @@ def _prod_dx(g, x, axis=None, keepdims=False):
     axes = _reduced_axes(axis, x.ndim)
     if not keepdims:
         g = xp.expand_dims(g, axes)
-    kept = [a for a in range(x.ndim) if a not in axes]
-    order = kept + list(axes)
+    rows, order, moved = _as_rows(x, axes)
+    ones = xp.ones_like(rows[..., :1])
+    before = xp.cumprod(xp.concatenate([ones, rows[..., :-1]], axis=-1), axis=-1)
+    after = xp.flip(xp.cumprod(xp.concatenate([ones, xp.flip(rows, -1)[..., :-1]], axis=-1), axis=-1), -1)
+    others = xp.transpose(xp.reshape(before * after, moved), xp.argsort(order))
+    return g * others
+
+
+def _as_rows(x, axes):
+    """``x`` with the reduced ``axes`` moved last and made one (a row per index of the others), the order
+    of its axes and their shape once moved: ``xp.transpose(xp.reshape(r, moved), xp.argsort(order))``
+    puts an array of rows back in ``x``'s layout."""
+    order = [a for a in range(x.ndim) if a not in axes] + list(axes)
     moved = xp.transpose(x, order)
     n = 1  # the length of a row (not -1: NumPy cannot infer it when another axis is 0)
     for a in axes:
         n *= x.shape[a]
-    rows = xp.reshape(moved, moved.shape[: len(kept)] + (n,))
-    ones = xp.ones_like(rows[..., :1])
-    before = xp.cumprod(xp.concatenate([ones, rows[..., :-1]], axis=-1), axis=-1)
-    after = xp.flip(xp.cumprod(xp.concatenate([ones, xp.flip(rows, -1)[..., :-1]], axis=-1), axis=-1), -1)
-    others = xp.transpose(xp.reshape(before * after, moved.shape), xp.argsort(order))
-    return g * others
+    return xp.reshape(moved, moved.shape[: x.ndim - len(axes)] + (n,)), order, moved.shape
 
 
 def _std_dx(g, x, s, axis=None, ddof=0, keepdims=False):
@@ -91,6 +97,12 @@ def _cumsum_dx(g, x, axis=None):
     return xp.flip(xp.cumsum(xp.flip(g, axis), axis=axis), axis)
 
 
+def _norm_axes(x, ord, axis):
+    """The axes ``np.linalg.norm(x, ord, axis)`` reduces (``ord=None, axis=None``: all, whatever the rank)."""
+    ndim = xp.ndim(x)
+    return tuple(range(ndim)) if axis is None and ord is None else _reduced_axes(axis, ndim)
+
+
 def _norm_dx(g, x, n, ord=None, axis=None, keepdims=False):
     """Gradient of ``n = np.linalg.norm(x, ord, axis, keepdims)`` with respect to ``x``.
 
@@ -103,10 +115,7 @@ def _norm_dx(g, x, n, ord=None, axis=None, keepdims=False):
     tip of a cone), not ``0 / 0``.
     """
     x = xp.asarray(x)
-    if axis is None and ord is None:
-        axes = tuple(range(x.ndim))
-    else:
-        axes = _reduced_axes(axis, x.ndim)
+    axes = _norm_axes(x, ord, axis)
     if not keepdims:
         g = xp.expand_dims(g, axes)
         n = xp.expand_dims(n, axes)

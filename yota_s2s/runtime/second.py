@@ -10,7 +10,7 @@ exact transpose of the map it undoes (``tests/test_rules_second.py`` checks ever
 import numpy as xp
 
 from .core import _scan, _tie_means  # for direct calls; modules copy them
-from .linalg import _norm_dx, _reduced_axes
+from .linalg import _as_rows, _norm_axes, _norm_dx, _reduced_axes
 from .shape import _column_stack_part, _concat_part, _hstack_part, _index_join, _index_join_part, _vstack_part
 
 
@@ -37,12 +37,6 @@ def _join_part(g, xs, part, join, axis):
     if join in ("r", "c"):
         return _index_join_part(g, xs, part, join)
     return {"hstack": _hstack_part, "vstack": _vstack_part, "column_stack": _column_stack_part}[join](g, xs, part)
-
-
-def _norm_axes(x, ord, axis):
-    """The axes ``np.linalg.norm(x, ord, axis)`` reduces."""
-    ndim = xp.ndim(x)
-    return tuple(range(ndim)) if axis is None and ord is None else _reduced_axes(axis, ndim)
 
 
 def _norm_dx_dg(d, x, n, ord=None, axis=None, keepdims=False):
@@ -108,14 +102,9 @@ def _prod_dx_dx(d, g, x, axis=None, keepdims=False):
     axes = _reduced_axes(axis, x.ndim)
     if not keepdims:
         g = xp.expand_dims(g, axes)
-    order = [a for a in range(x.ndim) if a not in axes] + list(axes)
-    n = 1
-    for a in axes:
-        n *= x.shape[a]
-    moved = xp.transpose(x, order).shape
     dtype = xp.result_type(d, g, x, 0.0)
-    rows = xp.reshape(xp.transpose(x, order), moved[: x.ndim - len(axes)] + (n,)).astype(dtype)
-    ds = xp.reshape(xp.transpose(xp.broadcast_to(d, x.shape), order), rows.shape).astype(dtype)
+    rows, order, moved = _as_rows(x.astype(dtype), axes)
+    ds = _as_rows(xp.broadcast_to(d, x.shape).astype(dtype), axes)[0]
 
     def before(v, dv):  # the products of the elements before each, and their first-order parts
         p = xp.ones(v.shape, dtype)
