@@ -463,3 +463,38 @@ def test_hessian_rows_each_start_the_loops_from_their_own_values():
     numeric = np.stack([np.ravel(grad(x + eps * e, y)[1] - grad(x - eps * e, y)[1]) / (2 * eps) for e in units])
     np.testing.assert_allclose(H, rows, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(H, numeric, rtol=1e-5, atol=1e-6)
+
+
+LOOP_IN_BRANCH = """\
+import numpy as np
+
+DEBUG = False
+
+
+def settle(y, z):
+    t = 0.5 * y[-1]
+    if not DEBUG:
+        for _ in y:
+            t = 0.5 * t + np.tanh(z[1])
+        b = 0.25
+    else:
+        b = np.exp(1.0)
+    return np.sum(t) + b
+"""
+
+
+@pytest.mark.parametrize("mode", ["hvp", "hessian"])
+def test_second_order_through_a_loop_in_a_branch(mode):
+    """Found by the fuzz of the modes (seed 3000788): the forward loop, in a branch, pushed its
+    values' tangents; the backward loop, in the backward branch, whose adjoints have none (f is
+    linear in y), popped the values alone because its branch carried no tangent and was left as it
+    was (a TypeError where hvp_NAME ran).  A backward branch is now transformed where a loop in it
+    pops tangents."""
+    namespace = load(LOOP_IN_BRANCH)
+    second = load(generate(LOOP_IN_BRANCH, "f.py", ["settle"], {"settle": ["y"]}, mode=mode).text)
+    y, z, v = np.array([[0.3], [-1.1], [0.8]]), [0.2, 0.7], np.array([[1.0], [-2.0], [0.5]])
+    fn = "hvp" if mode == "hvp" else "hess"
+    value, dy, hy = second[f"{fn}_settle"](y, z, *([v] if mode == "hvp" else []))
+    assert value == pytest.approx(namespace["settle"](y, z), rel=1e-13)
+    np.testing.assert_allclose(dy.ravel(), [0.0, 0.0, 0.5**4], rtol=1e-13)
+    assert np.shape(hy) == (y.shape if mode == "hvp" else y.shape + y.shape) and not np.any(hy)

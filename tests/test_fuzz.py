@@ -197,3 +197,14 @@ def test_the_modes_fuzz_on_the_programs_that_found_faults(capsys):
     assert modes.main(["--n", "12", "--seed", "3002365"]) == 0
     out = capsys.readouterr().out
     assert "hessian: right" in out and "WRONG" not in out and "crash" not in out
+
+
+def test_the_modes_fuzz_on_a_loop_in_a_branch(capsys):
+    """Seed 3000788: a loop in a branch of the gradient; hvp_NAME's forward loop pushed its values'
+    tangents, and the backward loop in the backward branch (which has no tangent of its own) popped
+    the values alone (a TypeError where it ran)."""
+    from .fuzz import modes
+
+    assert modes.main(["--n", "1", "--seed", "3000788"]) == 0
+    out = capsys.readouterr().out
+    assert "hvp: right" in out and "hessian: right" in out and "crash" not in out

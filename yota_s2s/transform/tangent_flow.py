@@ -95,6 +95,15 @@ class TangentFlow:
         flags = found[n if eqn.prim == "if_back" else 0] if found else []
         return flags if len(flags) == lay.popped else [False] * lay.popped
 
+    def _pops(self, eqn: Eqn) -> bool:
+        """A backward loop or branch pops a tangent, or one inside it does (a backward loop in a
+        backward branch pops the tangents its forward loop, in the forward branch, pushed)."""
+        if not eqn.prim.endswith("_back"):
+            return False
+        if any(any(self._popped(eqn, n)) for n in range(len(eqn.regions))):
+            return True
+        return any(self._pops(e) for region in eqn.regions for e in region.eqns if is_control(e.prim))
+
     def _flags(self, eqn: Eqn, active: set[int]) -> tuple[list[bool], list[bool], list[list[bool]]]:
         """Which results of a loop or branch are active (carried values to a fixed point), which of
         its carried and bound operands are, and per region which values it pushes are."""
@@ -137,8 +146,7 @@ class TangentFlow:
                 flags, _, _ = self._flags(eqn, set(tan))
                 # (a backward loop or branch pops the tangents its forward one pushed, even where none
                 # of its results has a tangent: the stack's layout is the forward one's)
-                pops = eqn.prim.endswith("_back") and any(any(self._popped(eqn, n)) for n in range(len(eqn.regions)))
-                out.append(self._control(eqn, tan, builder) if any(flags) or pops else eqn)
+                out.append(self._control(eqn, tan, builder) if any(flags) or self._pops(eqn) else eqn)
                 continue
             rule = self.table[eqn.prim]
             if any(
