@@ -4,7 +4,8 @@ Issue 24's targets: the Hessian-vector product of Rosenbrock and of a small MLP 
 the gradient (``grad_NAME``), and the Hessian of Rosenbrock at n = 100 no slower than JAX
 ``jit(hessian(f))``; beside it, the Hessians of Rosenbrock at n = 1,000, of a polynomial energy of
 slices and of the MLP loss (with respect to ``W1``), each in the batched sweep and in the loop over
-unit vectors it replaced (``codegen.batched.BATCH_ROWS`` False), against JAX's; and the Hessian of
+unit vectors it replaced (``codegen.batched.BATCH_ROWS`` False), the first three also by their
+diagonals (``codegen.banded``: the default where the sweep keeps them), against JAX's; and the Hessian of
 a polynomial of ``x[0]``, ..., ``x[7]`` (30 terms), whose rows ``hess_NAME`` writes out.  All three functions (``grad_``, ``hvp_``, ``hess_``) are generated here from
 the same source, in memory; JAX (the ``arrayapi`` extra installs it) runs on the CPU, on one
 thread, as the benchmark's other peers do (``benchmarks/run.py --threads 1``).  Each time is the
@@ -13,7 +14,7 @@ best of 7 rounds of the process's CPU time (robust to other load on a shared mac
     python -m benchmarks.bench_hessian            # prints one table
     python -m benchmarks.bench_hessian --md FILE  # and writes it to FILE
 
-Every figure is checked first: the HVP against the Hessian times ``v``, the Hessian against JAX's.
+Every figure is checked first: the HVP against the Hessian times ``v``, each form of the Hessian against JAX's.
 """
 
 from __future__ import annotations
@@ -65,18 +66,21 @@ def _one_thread() -> None:
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 
-def _generated(mode: str, wrt: dict, batch: bool = True) -> dict:
-    from yota_s2s.codegen import batched
+def _generated(mode: str, wrt: dict, batch: bool = True, bands: bool = True) -> dict:
+    from yota_s2s.codegen import banded, batched
     from yota_s2s.pipeline import generate
 
     batched.BATCH_ROWS = batch  # (False: the loop over unit vectors, the form before the batched sweep)
+    banded.BANDS = bands  # (False: the batched sweep where the Hessian is banded, the form before the diagonals)
 
     source = SOURCE + "\n\ndef poly(x):\n    return " + _poly_terms() + "\n"
-    text = generate(source, "second.py", list(wrt), wrt, mode=mode).text
+    try:
+        text = generate(source, "second.py", list(wrt), wrt, mode=mode).text
+    finally:
+        batched.BATCH_ROWS, banded.BANDS = True, True
     namespace: dict = {}
     exec(compile(text, f"<{mode}>", "exec"), namespace)  # noqa: S102 - the tool's output
     namespace["__text__"] = text
-    batched.BATCH_ROWS = True
     return namespace
 
 
@@ -87,6 +91,7 @@ def rows() -> list[tuple[str, float, float, str]]:
     wrt = {"rosen": ["x"], "mlp": ["W1"], "poly": ["x"], "energy": ["x"]}
     grad, hvp, hess = (_generated(m, wrt) for m in ("grad", "hvp", "hessian"))
     loop = _generated("hessian", wrt, batch=False)
+    dense = _generated("hessian", wrt, bands=False)
     rng = np.random.default_rng(0)
     out = []
     for n in (100, 10_000):
@@ -131,12 +136,13 @@ def rows() -> list[tuple[str, float, float, str]]:
         assert np.allclose(loop[f"hess_{name}"](x)[2], H, rtol=1e-12, atol=1e-9)
         theirs = _best_us(lambda jax_hessian=jax_hessian, xj=xj: jax_hessian(xj).block_until_ready())
         jax_us[name, n] = theirs
+        assert np.allclose(dense[f"hess_{name}"](x)[2], H, rtol=1e-12, atol=1e-9)
+        assert "_rows_diagonal" in hess["__text__"].split(f"def hess_{name}(")[1].split("\ndef ")[0]
         ours = _best_us(lambda name=name, x=x: hess[f"hess_{name}"](x))
+        batched = _best_us(lambda name=name, x=x: dense[f"hess_{name}"](x))
         before = _best_us(lambda name=name, x=x: loop[f"hess_{name}"](x))
-        out.append(
-            (f"hess_{name}, n = {n:,} (the loop over unit vectors, before)", before, theirs, "JAX jit(hessian(f))")
-        )
-        out.append((f"hess_{name}, n = {n:,} (batched sweep)", ours, theirs, "JAX jit(hessian(f))"))
+        for form, us in (("the loop over unit vectors", before), ("batched sweep", batched), ("by diagonals", ours)):
+            out.append((f"hess_{name}, n = {n:,} ({form})", us, theirs, "JAX jit(hessian(f))"))
     jax_hessian = jax.jit(jax.hessian(mlp))
     jargs = tuple(jnp.asarray(a) for a in args)
     H = hess["hess_mlp"](*args)[2]
@@ -151,7 +157,7 @@ def rows() -> list[tuple[str, float, float, str]]:
     fresh = _fresh_process_us(hess["__text__"], "hess_rosen", 100)
     out.append(
         (
-            "hess_rosen, n = 100 (batched sweep, alone in a new process)",
+            "hess_rosen, n = 100 (by diagonals, alone in a new process)",
             fresh,
             jax_us["rosen", 100],
             "JAX jit(hessian(f))",

@@ -29,6 +29,7 @@ EXAMPLES = {
     "examples/complex/response.py": ("examples/complex/grad_response.py", ["--wrt", "b,pole"]),
     "examples/newton/logistic.py": ("examples/newton/hess_logistic.py", ["--wrt", "w", "--hessian"]),
     "examples/newton/rosen.py": ("examples/newton/hvp_rosen.py", ["--hvp"]),
+    "examples/newton/chain.py": ("examples/newton/hess_chain.py", ["--wrt", "u", "--hessian"]),
     "examples/newton/intercept.py": ("examples/newton/hess_intercept.py", ["--wrt", "w,b", "--hessian"]),
     "examples/ode/decay.py": ("examples/ode/jvp_decay.py", ["--wrt", "p", "--jvp"]),
 }
@@ -271,3 +272,21 @@ def test_the_newton_example_converges_with_the_generated_hessian_and_products():
     both = [float(g) for g in re.findall(r"on \(w, b\): loss [\d.]+, \|gradient\| ([\d.e+-]+)", proc.stdout)]
     assert len(both) == 6 and both[-1] < 1e-12 and both[3] < both[2] ** 1.5
     assert float(re.findall(r"max \|x - 1\| ([\d.e+-]+)", proc.stdout)[0]) < 1e-8
+    chain = [float(g) for g in re.findall(r"on the chain: energy [\d.-]+, \|gradient\| ([\d.e+-]+)", proc.stdout)]
+    assert len(chain) == 6 and chain[-1] < 1e-11 and chain[3] < chain[2] ** 1.5
+    assert "the chain's Hessian: (2000, 2000), zero outside its three diagonals: True" in proc.stdout
+
+
+def test_the_chain_hessian_is_computed_by_its_diagonals():
+    """examples/newton/hess_chain.py takes the band form for a vector u (and the batched sweep for a
+    matrix): both against central differences of the gradient."""
+    text = (ROOT / "examples/newton/hess_chain.py").read_text(encoding="utf-8")
+    assert "# H is banded (3 diagonals)" in text and "_rows_diagonal(H, -1, " in text
+    hess = load_module(ROOT / "examples/newton/hess_chain.py").hess_energy
+    rng = np.random.default_rng(8)
+    for u in (rng.standard_normal(7), rng.standard_normal((2, 3))):
+        load = rng.standard_normal(u.shape)
+        H = hess(u, load)[2]
+        assert H.shape == u.shape + u.shape
+        columns = [numeric_grad(lambda u, i=i, p=load: hess(u, p)[1].flat[i], (u,), 0) for i in range(u.size)]
+        assert_close(H.reshape(u.size, u.size), np.array(columns).reshape(u.size, u.size), "H")

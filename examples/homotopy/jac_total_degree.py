@@ -128,7 +128,7 @@ def jac_katsura4(x):
         x = _complex_arg(x, 'jac_katsura4', 'x')
     x_items = x.tolist() if type(x) is np.ndarray and x.shape == (5,) and (x.dtype in _FLOATS) else x
     # a batch of points: the batched form, by blocks of columns
-    if x_items is x and type(x) is np.ndarray and (x.ndim > 1) and (x.shape[0] == 5) and (x.dtype.kind == 'c'):
+    if x_items is x and type(x) is np.ndarray and x.ndim > 1 and x.shape[0] == 5 and x.dtype.kind == 'c':
         return _jacobian_blocks(_jac_katsura4_batch, x, 5)
     x0, x1, x2, x3, x4 = x_items if x_items is not x else (x[0], x[1], x[2], x[3], x[4])
     # forward
@@ -281,7 +281,7 @@ def jac_start(x):
         x = _complex_arg(x, 'jac_start', 'x')
     x_items = x.tolist() if type(x) is np.ndarray and x.shape == (5,) and (x.dtype in _FLOATS) else x
     # a batch of points: the batched form, by blocks of columns
-    if x_items is x and type(x) is np.ndarray and (x.ndim > 1) and (x.shape[0] == 5) and (x.dtype.kind == 'c'):
+    if x_items is x and type(x) is np.ndarray and x.ndim > 1 and x.shape[0] == 5 and x.dtype.kind == 'c':
         return _jacobian_blocks(_jac_start_batch, x, 5)
     x0, x1, x2, x3, x4 = x_items if x_items is not x else (x[0], x[1], x[2], x[3], x[4])
     # forward

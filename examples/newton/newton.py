@@ -7,9 +7,12 @@ hess_intercept.py (--hessian --wrt w,b) returns (value, dw, db, ((H_ww, H_wb), (
 of the Hessian with respect to the weights and the intercept (a number): np.block makes them one matrix.
 hvp_rosen.py (--hvp) returns (value, dx, H @ v) without forming H: each step of Newton-CG solves
 H @ step = dx by conjugate gradients, one hvp_rosen call per iteration, for n = 100 unknowns.
+hess_chain.py (--hessian --wrt u) returns the tridiagonal Hessian of a chain of 2,000 springs, computed
+by its three diagonals (the band form: docs/higher-order.md); each Newton step solves with them alone.
 """
 
 import numpy as np
+from hess_chain import hess_energy as hess_chain
 from hess_intercept import hess_loss as hess_intercept
 from hess_logistic import hess_loss
 from hvp_rosen import hvp_rosen
@@ -62,3 +65,26 @@ for step in range(200):
         t *= 0.5  # backtracking: a step that decreases the value enough
     x = x - t * s
 print(f"newton-cg on rosen, n = 100: {step} steps, value {value:.2e}, max |x - 1| {np.abs(x - 1.0).max():.1e}")
+
+
+def tridiagonal_solve(lower, diagonal, upper, b):
+    """Solve T @ s = b for the tridiagonal T (its diagonals below, on and above the main one): Thomas's algorithm."""
+    n = len(diagonal)
+    c, d = np.zeros(n), np.zeros(n)
+    c[0], d[0] = upper[0] / diagonal[0] if n > 1 else 0.0, b[0] / diagonal[0]
+    for i in range(1, n):
+        pivot = diagonal[i] - lower[i - 1] * c[i - 1]
+        c[i] = upper[i] / pivot if i < n - 1 else 0.0
+        d[i] = (b[i] - lower[i - 1] * d[i - 1]) / pivot
+    for i in range(n - 2, -1, -1):
+        d[i] -= c[i] * d[i + 1]
+    return d
+
+
+u, load = np.zeros(2000), np.sin(np.linspace(0.0, 6.0 * np.pi, 2000))
+for step in range(6):
+    value, du, H = hess_chain(u, load)
+    print(f"newton step {step} on the chain: energy {value:.10f}, |gradient| {np.linalg.norm(du):.1e}")
+    u = u - tridiagonal_solve(np.diag(H, -1), np.diag(H), np.diag(H, 1), du)
+outside = np.abs(np.triu(H, 2)).max() + np.abs(np.tril(H, -2)).max()
+print(f"the chain's Hessian: {H.shape}, zero outside its three diagonals: {outside == 0.0}")

@@ -163,11 +163,18 @@ class BatchWriter(WriterBase):
         return probe.out
 
     def batched_rows(
-        self, rows: list[Eqn], kinds: dict[int, str], seed: Var, body: list[Line], targets: list[Target] | None = None
+        self,
+        rows: list[Eqn],
+        kinds: dict[int, str],
+        seed: Var,
+        body: list[Line],
+        targets: list[Target] | None = None,
+        names: list[str] | None = None,
     ) -> list[str]:
         """Append ``hess_NAME``'s sweep, batched (see the module docstring); return the names of the
         arrays it fills: ``H`` (``targets`` None), or with several parameters one per ``(atom, x_Q,
-        name)`` of ``targets``, the rows of the block ``H_PQ`` (the seed ``seed``, of ``P``'s shape)."""
+        name)`` of ``targets``, the rows of the block ``H_PQ`` (the seed ``seed``, of ``P``'s shape);
+        ``names``: those names, chosen by the caller."""
         tape = self.tape
         seed_name, x = seed_of(tape, seed)
         if targets is None:
@@ -175,7 +182,7 @@ class BatchWriter(WriterBase):
         size = self.backend.call("size", [self.atom(x)])
         shape = self.backend.call("shape", [self.atom(x)])
         k = self.namer.fresh("_k")
-        names = [self.namer.fresh(t[2]) for t in targets]
+        names = names or [self.namer.fresh(t[2]) for t in targets]
         step = self.namer.fresh("_step")
         for name, (_, xq, _) in zip(names, targets, strict=True):
             other = self.backend.call("shape", [self.atom(xq)])

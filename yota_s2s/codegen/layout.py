@@ -171,6 +171,14 @@ def _bare(target: ast.expr) -> str:
     return ast.unparse(target)
 
 
+def _unparsed(node: ast.expr) -> str:
+    """``ast.unparse(node)``, but a chain of three or more comparisons joined by ``and`` (or ``or``)
+    without the parentheses ``ast.unparse`` puts around the third and later ones."""
+    if isinstance(node, ast.BoolOp) and len(node.values) > 2 and all(isinstance(v, ast.Compare) for v in node.values):
+        return (" and " if isinstance(node.op, ast.And) else " or ").join(ast.unparse(v) for v in node.values)
+    return ast.unparse(node)
+
+
 def _op_text(op: ast.operator) -> str:
     return ast.unparse(ast.BinOp(ast.Name("a"), op, ast.Name("b")))[2:-2]
 
@@ -216,7 +224,7 @@ class _Fitter:
     def expr(self, node: ast.expr, ind: int, col: int, tail: int) -> list[str]:
         """``node``'s text from column ``col`` (its continuation lines ``ind`` in), ``tail``
         characters to follow it: one line where it fits, else broken by its kind."""
-        text = ast.unparse(node)
+        text = _unparsed(node)
         if col + len(text) + tail <= self.width:
             return [text]
         return self.broken(node, ind) or [text]

@@ -25,13 +25,14 @@ from ..errors import InternalError
 from ..ir.core import Eqn, Section, Var
 from ..ir.regions import LEADING
 from . import batched as batching
+from .banded import BandWriter, NotBanded
 from .base import named, tuple_of
 from .batched import BatchWriter, Target, batch_plan, seed_of
 from .seeds import _part
-from .statements import Line
+from .statements import Else, Line
 
 
-class SecondWriter(BatchWriter):
+class SecondWriter(BatchWriter, BandWriter):
     """The loop of ``hess_NAME`` (a part of ``writer.FunctionWriter``)."""
 
     def split_second(self, seed: Var) -> tuple[list[Eqn], list[Eqn]]:
@@ -107,6 +108,8 @@ class SecondWriter(BatchWriter):
         made = {o.id for e in rows for o in e.outs}
         if kinds is not None and any(isinstance(a, Var) and a.id in made for a in results):
             self.plan = dataclasses.replace(self.plan, inline=self.plan.inline - made)
+            if targets is None:
+                return self.banded_or_batched(rows, kinds, seed, body)
             return self.batched_rows(rows, kinds, seed, body, targets)
         seed_name, x = seed_of(tape, seed)
         if targets is None:
@@ -134,6 +137,25 @@ class SecondWriter(BatchWriter):
             new_shape = ast.BinOp(shape, ast.Add(), self.backend.call("shape", [self.atom(xq)]))
             reshape = ast.Call(ast.Attribute(named(name), "reshape", ast.Load()), [new_shape], [])
             body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], reshape, lineno=0), 0))
+        return names
+
+    def banded_or_batched(self, rows: list[Eqn], kinds: dict[int, str], seed: Var, body: list[Line]) -> list[str]:
+        """The Hessian by its diagonals where the sweep keeps them (``banded``), under the test that
+        the run-time shapes allow it, else (and where the sweep does not) the batched sweep."""
+        H = self.namer.fresh("H")
+        try:
+            test, lines = self.banded_rows(rows, kinds, seed, seed_of(self.tape, seed)[1], H)
+        except NotBanded:
+            return self.batched_rows(rows, kinds, seed, body, None, [H])
+        diagonals = sum(isinstance(line.node, ast.Expr) for line in lines)
+        comment = f"H is banded ({diagonals} diagonal{'s' * (diagonals > 1)}): written diagonal by diagonal"
+        body.append(Line(Section.BACKWARD, None, ast.If(test, [], []), 0, header=True, comment=comment))
+        body.extend(lines)
+        body.append(Line(Section.BACKWARD, None, Else(), 0, header=True, comment="the rows, batched"))
+        start = len(body)
+        names = self.batched_rows(rows, kinds, seed, body, None, [H])
+        for line in body[start:]:
+            line.depth += 1
         return names
 
 

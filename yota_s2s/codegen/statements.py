@@ -53,7 +53,8 @@ def statement_text(line: Line) -> str:
     elif line.header and isinstance(node, ast.While):
         text = f"while {ast.unparse(node.test)}:"
     elif line.header and isinstance(node, ast.If):
-        text = f"if {ast.unparse(node.test)}:"
+        test = node.test
+        text = f"if {' and '.join(ast.unparse(v) for v in test.values) if _comparisons(test) else ast.unparse(test)}:"
     elif isinstance(node, ast.If) and _comparisons(node.test):
         first, *rest = ast.unparse(node).split("\n")
         text = "\n".join([f"if {' and '.join(ast.unparse(v) for v in node.test.values)}:", *rest])

@@ -50,6 +50,15 @@ def _rows_seed(x, start, step):
     return seed.reshape((k,) + xp.shape(x))
 
 
+def _rows_diagonal(H, d, vec):
+    """Write ``vec`` into the diagonal ``d`` of the square ``H``: ``H[j + d, j] = vec[j]`` for
+    every ``j`` with both in range (``vec`` a vector of ``len(H)`` numbers, or one number)."""
+    n = len(H)
+    lo, hi = max(0, -d), min(n, n - d)
+    if lo < hi:  # a strided write into the flat H: row j + d, column j is (j + d) * n + j
+        H.reshape(-1)[(lo + d) * n + lo : (hi - 1 + d) * n + hi : n + 1] = vec[lo:hi] if xp.ndim(vec) else vec
+
+
 def _rows_lift(a, b, b_rows):
     """The batched ``a`` with axes of length 1 after its leading one, so that its rows have at least
     the dimensions of ``b``'s (of ``b``'s rows where ``b_rows``): NumPy then broadcasts a row of
