@@ -181,7 +181,7 @@ def test_dout_and_tangents_may_be_complex_where_the_values_are():
     )
 
 
-def test_non_holomorphic_jvp_and_second_order_are_refused():
+def test_non_holomorphic_jvp_and_second_order_of_a_complex_parameter_are_refused():
     with pytest.raises(UserError) as info:
         generate(SOURCE, "c.py", ["nonholo"], mode="jvp")
     error = info.value
@@ -189,10 +189,13 @@ def test_non_holomorphic_jvp_and_second_order_are_refused():
     # (located at the first one the reverse sweep meets: np.real, the last on the line)
     assert error.line == SOURCE.splitlines().index("def nonholo(z: complex):") + 2 and error.col == 47
     assert "the real part (np.real, .real) of a complex value is not holomorphic" in error.message
-    for mode in ("hvp", "hessian"):
+    for mode in ("hvp", "hessian"):  # (with respect to the real w alone: tests/test_complex_second.py)
         with pytest.raises(UserError) as info:
             generate(SOURCE, "c.py", ["power"], mode=mode)
-        assert info.value.code == "YS022" and f"not --{mode}" in info.value.message
+        assert (
+            info.value.code == "YS022" and f"--{mode} of a complex parameter (c) is not written" in info.value.message
+        )
+        generate(SOURCE, "c.py", ["power"], {"power": ["w"]}, mode=mode)
 
 
 @pytest.mark.parametrize("mode", ["vjp", "jvp"])

@@ -41,14 +41,23 @@ def complex_types(tape: Tape, declared: list[str], wrt: list[str], table: RuleTa
     tape.facts.holomorphic = holomorphic
     value = tape.outputs[0] if tape.outputs else None
     where = _defining_span(tape, value)
-    if found and mode not in ("grad", "holomorphic", "jacobian", "vjp", "jvp"):
+    if found and mode not in ("grad", "holomorphic", "jacobian", "vjp", "jvp", "hvp", "hessian"):
         first = next((e for e in tape.eqns if any(o.id in found for o in e.outs)), None)
         span = first.span if first is not None else where
         why = (
-            f"complex values are differentiated by grad_NAME, --holomorphic, --vjp, --jvp and --jacobian, not --{mode}"
+            f"complex values are differentiated by grad_NAME, --holomorphic, --vjp, --jvp, --jacobian, --hvp "
+            f"and --hessian, not --{mode}"
         )
         raise at_span("YS022", why, span)
-    if mode == "grad" and value is not None and is_complex(value, found):
+    complex_wrt = [w for w in wrt if w in declared]
+    if found and mode in ("hvp", "hessian") and complex_wrt:  # (the Hessian of a real f of real variables only)
+        first = next((e for e in tape.eqns if any(o.id in found for o in e.outs)), None)
+        why = (
+            f"--{mode} of a complex parameter ({complex_wrt[0]}) is not written: the second derivatives are taken "
+            f"with respect to real parameters (pass the real and imaginary parts as two real arrays)"
+        )
+        raise at_span("YS022", why, first.span if first is not None else where)
+    if mode in ("grad", "hvp", "hessian") and value is not None and is_complex(value, found):
         message = (
             f"the value of {tape.name}() may be complex: a gradient is taken of a real value (return "
             f"np.abs(v) ** 2 or np.real(v)); --holomorphic gives the derivative of a holomorphic function"
@@ -56,6 +65,16 @@ def complex_types(tape: Tape, declared: list[str], wrt: list[str], table: RuleTa
         raise at_span("YS022", message, where)
     guard_passed_values(tape, {i.var.id for i in tape.inputs if i.path[0] in wrt}, found, table)
     return complex_table(table, found, mode if holomorphic and mode in ("jacobian", "jvp") else holomorphic)
+
+
+def again_table(aux: Tape, table: RuleTable) -> RuleTable:
+    """The rule table that differentiates the gradient tape ``aux`` again: where the function has
+    complex values, those of ``aux`` (its cotangents of complex values are complex too) read from
+    its complex literals and its parameters declared complex."""
+    if not table.complex_values:
+        return table
+    declared = {i.var.id for i in aux.inputs if i.path[0] in aux.facts.complex_params}
+    return complex_table(table, complex_values(aux, declared))
 
 
 def complex_seeds(tape: Tape, table: RuleTable) -> Tape:

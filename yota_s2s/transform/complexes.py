@@ -209,7 +209,7 @@ def complex_adjoint(
         return instantiate(used, wanted, eqn.args, eqn.params, eqn.out, dout, builder, table)
     if prim in OVERRIDES and not table.holomorphic:
         grads = instantiate(table[OVERRIDES[prim]], wanted, eqn.args, eqn.params, eqn.out, dout, builder, table)
-    elif prim in CONJUGABLE and not table.holomorphic:
+    elif (prim in CONJUGABLE or prim in SWEEP_HELPERS) and not table.holomorphic:  # (helpers: --hvp, --hessian)
         primal = {a.id for a in [*eqn.args, eqn.out] if isinstance(a, Var) and a.id in found}
         conjugating = _Conjugating(builder, primal)
         grads = instantiate(rule, wanted, eqn.args, eqn.params, eqn.out, dout, conjugating, table)

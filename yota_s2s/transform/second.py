@@ -41,6 +41,7 @@ import dataclasses
 from ..dsl.rule import RuleTable
 from ..errors import UserError, at_span
 from ..ir.core import NO_DEFAULT, Atom, Lit, Param, ParamKind, Section, Tape, Var
+from .complex_types import again_table
 from .differentiate import ROWS_WRITTEN, differentiate, refuse_objects
 from .forward import gradient_tangent
 from .optimize import optimize
@@ -71,6 +72,11 @@ def second_order(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tap
             written = _rows_written(tape, grad, elements, wrt, table)
             if written is not None:
                 return written
+    if loops and table.complex_values:
+        first = next((e.span for e in grad.eqns if e.regions and e.span is not None), None)
+        raise at_span(
+            "YS022", f"{flag} of a function with complex values through loops or branches is not written", first
+        )
     aux = Tape(tape.name, list(grad.inputs), list(grad.eqns), [], None, list(tape.params), tape.facts.copy())
     aux.facts.mode = "grad"
     taken = {p.name for p in tape.params} | {i.path[0] for i in grad.inputs}
@@ -90,7 +96,7 @@ def second_order(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tap
     else:
         aux.outputs = [aux.add_eqn("sum", [aux.add_eqn("mul", [g, v])], {"axis": None, "keepdims": False})]
     try:
-        second = differentiate(aux, wrt, table)
+        second = differentiate(aux, wrt, again_table(aux, table))
     except UserError as exc:
         why = f"{flag} differentiates the gradient of {tape.name}() again: {exc.message}"
         raise dataclasses.replace(exc, message=why) from None
@@ -184,7 +190,7 @@ def _rows_written(tape: Tape, grad: Tape, elements: list[Atom], wrt: list[str], 
     aux.facts.mode = "jacobian"
     aux.outputs = [aux.add_eqn("stack", list(elements), {"axis": 0}, section=Section.BACKWARD)]
     try:
-        second = differentiate(aux, wrt, table, "jacobian")
+        second = differentiate(aux, wrt, again_table(aux, table), "jacobian")
     except UserError as exc:
         why = f"--hessian differentiates the gradient of {tape.name}() again: {exc.message}"
         raise dataclasses.replace(exc, message=why) from None

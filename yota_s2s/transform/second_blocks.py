@@ -34,6 +34,7 @@ import dataclasses
 from ..dsl.rule import RuleTable
 from ..errors import UserError, at_span
 from ..ir.core import NO_DEFAULT, Atom, Lit, Param, ParamKind, Tape, Var
+from .complex_types import again_table
 from .differentiate import differentiate
 from .optimize import optimize
 from .sweep import BackwardBuilder
@@ -112,7 +113,7 @@ def _pairing(aux: Tape, grads: list[Atom], seeds: list[Var]) -> Atom:
 
 def _again(aux: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tape:
     try:
-        return differentiate(aux, wrt, table)
+        return differentiate(aux, wrt, again_table(aux, table))
     except UserError as exc:
         why = f"--{mode} differentiates the gradient of {aux.name}() again: {exc.message}"
         raise dataclasses.replace(exc, message=why) from None
