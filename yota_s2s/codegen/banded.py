@@ -143,7 +143,7 @@ class BandWriter(WriterBase):
             raise
 
     def _banded(self, rows: list[Eqn], kinds: dict[int, str], seed: Var, x: Var, H: str) -> tuple[ast.expr, list[Line]]:
-        if not BANDS:
+        if not BANDS or self.table.complex_values:  # (complex values: their sweep's real parts, batched)
             raise NotBanded
         tape = self.tape
         self._lines: list[Line] = []
