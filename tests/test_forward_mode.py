@@ -370,6 +370,25 @@ def test_hvp_and_hessian_through_loops_and_branches(name):
         np.testing.assert_allclose(H, H.T, rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.parametrize("mode", ["hvp", "hessian"])
+def test_second_order_through_loops_is_clean(tmp_path, mode):
+    """A tangent pushed beside its value that the backward loop does not read (the value's own in
+    hvp_NAME) is popped under a temporary's name: ruff read it as an unused variable (RUF059)."""
+    import subprocess
+    import sys
+
+    wrt = {name: w or ["x"] for name, (_, w) in SCALAR_CASES.items()}
+    text = generate(SCALARS, "second.py", list(wrt), wrt, mode=mode).text
+    (tmp_path / "out.py").write_text(text)
+    done = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", str(tmp_path / "out.py")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout
+
+
 def test_hvp_through_a_loop_pushes_the_tangents():
     """The forward loop pushes each saved value's tangent after the values; the backward loop pops both."""
     text = generate(SCALARS, "second.py", ["looped"], mode="hvp").text

@@ -34,6 +34,7 @@ class WriterBase:
         self.table = table
         self.backend = backend
         self._outer: dict | None = None  # (surely_array: region inputs -> the outer values they stand for)
+        self._readers: dict | None = None  # (FlowWriter.unread: value -> what reads it)
         #: Names taken in the function (parameters, the module alias, helpers, values named so far).
         self.namer = Names([p.name for p in self.tape.params])
         helpers = helper_names(VARIANT if backend.standard else "")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 
 from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
-from ..ir.regions import LEADING, bound_inputs, first_carried
+from ..ir.regions import LEADING, all_tapes, bound_inputs, bound_positions, first_carried
 from .base import WriterBase, call, named, tuple_of
 from .statements import Else, Line
 
@@ -245,11 +245,35 @@ class FlowWriter(WriterBase):
         It keeps its forward name only where no other value has that name (a region input that
         stands for it is the same value): a name several values share (a carried value's, which
         is also the loop's result; an initial value lent to a loop; an in-place buffer) may still
-        be read after the backward loop or branch, which must not overwrite it."""
+        be read after the backward loop or branch, which must not overwrite it.  One that nothing
+        reads (a tangent pushed beside its value, which this backward sweep does not need) gets a
+        temporary's name, which linters read as unused on purpose."""
+        if self.unread(var):
+            self.names[var.id] = self.namer.temp()
+            return
         name = self.names.get(var.id)
         bound = self.plan.bound  # a region input that stands for an outer value is that value
         if name is None or any(n == name and v != var.id and v not in bound for v, n in self.names.items()):
             self.names[var.id] = self.name_for(var)
+
+    def unread(self, var: Var) -> bool:
+        """Nothing reads ``var``: no equation or output, but loops and branches that pass it to an
+        input of their regions that nothing reads either."""
+        if self._readers is None:  # value id -> per read, None or the region inputs it is passed to
+            readers: dict[int, list[list[Var] | None]] = {}
+            for t in all_tapes(self.plan.tape):
+                for e in t.eqns:
+                    bound: dict[int, list[Var]] = {}
+                    for pos, v in bound_positions(e) if e.regions else ():
+                        bound.setdefault(pos, []).append(v)
+                    for pos, a in enumerate(e.args):
+                        if isinstance(a, Var):
+                            readers.setdefault(a.id, []).append(bound.get(pos))
+                for a in t.outputs:
+                    if isinstance(a, Var):
+                        readers.setdefault(a.id, []).append(None)
+            self._readers = readers
+        return all(r is not None and all(self.unread(v) for v in r) for r in self._readers.get(var.id, []))
 
     def range_args(self, bounds: list[Atom]) -> list[ast.expr]:
         start, stop, step = bounds

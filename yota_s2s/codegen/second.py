@@ -78,7 +78,10 @@ class SecondWriter(BatchWriter, BandWriter):
         seeds = [next(i.var for i in tape.inputs if i.path[0] == s) for s in facts.seeds]
         parts = [_split(tape.eqns, s, self.plan.inplace)[1] for s in seeds]
         made = [{o.id for e in part for o in e.outs} for part in parts]
-        if sum(len(m) for m in made) != len(set().union(*made)):
+        # through loops, one sweep reads every seed (transform.second_blocks._tangents): each block
+        # row runs it with the other seeds zeros
+        shared = any(e.regions for e in tape.eqns)
+        if not shared and sum(len(m) for m in made) != len(set().union(*made)):
             raise InternalError(f"hess_{tape.name}: an equation of the second sweeps reads two block rows' seeds")
         per_row = set().union(*made)
         rows = [e for e in tape.eqns if any(o.id in per_row for o in e.outs)]
@@ -90,6 +93,19 @@ class SecondWriter(BatchWriter, BandWriter):
         for p, (seed, part) in enumerate(zip(seeds, parts, strict=True)):
             row = tape.outputs[1 + n + p * n : 1 + n + (p + 1) * n]
             targets = [(a, xs[q], f"H_{facts.wrt[p]}_{facts.wrt[q]}") for q, a in enumerate(row)]
+            if shared:  # (the value and the gradients from the last block row's sweep alone)
+                wanted = {a.id for a, _, _ in targets if isinstance(a, Var)}
+                if p == n - 1:
+                    wanted |= outputs
+                part = _needed(rows, wanted)
+                for other, x_other in zip(seeds, xs, strict=True):
+                    if other is not seed:
+                        name = self.names.get(other.id) or self.namer.fresh(other.hint)
+                        self.names[other.id] = name
+                        zeros = self.backend.call("zeros", [self.backend.call("shape", [self.atom(x_other)])])
+                        body.append(
+                            Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], zeros, lineno=0), 0)
+                        )
             names = self.block_row(part, seed, outputs, targets, body)
             blocks.append(ast.Tuple([named(h) for h in names], ast.Load()))
         H = ast.Tuple(blocks, ast.Load())
@@ -157,6 +173,17 @@ class SecondWriter(BatchWriter, BandWriter):
         for line in body[start:]:
             line.depth += 1
         return names
+
+
+def _needed(eqns: list[Eqn], wanted: set[int]) -> list[Eqn]:
+    """The equations of ``eqns`` that the values ``wanted`` depend on, in order."""
+    wanted = set(wanted)
+    kept = []
+    for eqn in reversed(eqns):
+        if any(o.id in wanted for o in eqn.outs):
+            kept.append(eqn)
+            wanted.update(a.id for a in eqn.args if isinstance(a, Var))
+    return kept[::-1]
 
 
 #: The loops, whose carried values the writer may name like their initial values.

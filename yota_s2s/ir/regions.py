@@ -92,17 +92,23 @@ def first_carried(eqn: Eqn, region: Tape | None = None) -> int:
 def bound_inputs(eqn: Eqn) -> list[tuple[Var, Atom]]:
     """The region inputs of a loop or branch that stand for an outer value (not carried, not saved),
     each with that value."""
+    return [(var, eqn.args[pos]) for pos, var in bound_positions(eqn)]
+
+
+def bound_positions(eqn: Eqn) -> list[tuple[int, Var]]:
+    """``bound_inputs`` by the position of the outer value among ``eqn``'s operands."""
     k = eqn.params.get("n_carry", 0)
     lead = LEADING[eqn.prim]
-    pairs: list[tuple[Var, Atom]] = []
+    pairs: list[tuple[int, Var]] = []
     for n, region in enumerate(eqn.regions):
         if eqn.prim == "if":
-            skip, args = 0, eqn.args[1:]
+            skip, at = 0, 1
         elif eqn.prim == "if_back":  # the seeds, the free values and the accumulators
-            skip, args = eqn.params["n_saved"][n], eqn.args[2:]
+            skip, at = eqn.params["n_saved"][n], 2
         else:
-            skip, args = first_carried(eqn, region) + k, eqn.args[lead + k :]
-        pairs.extend((i.var, a) for i, a in zip(region.inputs[skip:], args))
+            skip, at = first_carried(eqn, region) + k, lead + k
+        inputs = region.inputs[skip:][: max(0, len(eqn.args) - at)]
+        pairs.extend((at + j, i.var) for j, i in enumerate(inputs))
     return pairs
 
 

@@ -102,9 +102,16 @@ def gradient_tangent(grad: Tape, x: Var | None, v: Var, g: Atom, table: RuleTabl
     tangent of each of its values in the direction ``v`` of the parameter ``x``; returns the
     tape and the tangent of the gradient ``g`` (``H @ v``; ``None`` where ``g`` does not depend on
     ``x``)."""
+    out, (hv,) = gradient_tangents(grad, {x.id: v} if x is not None else {}, [g], table)
+    return out, hv
+
+
+def gradient_tangents(grad: Tape, seeds: dict[int, Var], gs: list[Atom], table: RuleTable) -> tuple[Tape, list[Atom]]:
+    """``gradient_tangent`` in the direction of several parameters at once (``seeds``: parameter id
+    -> its tangent ``v_P``): the tangents of the gradients ``gs`` (``sum_P H_QP @ v_P`` for each
+    ``g_Q``; ``None`` where one does not depend on them)."""
     flow = TangentFlow(table, {o.id: e for t in all_tapes(grad) for e in t.eqns for o in e.outs})
-    tan: dict[int, Atom] = {x.id: v} if x is not None else {}
+    tan: dict[int, Atom] = dict(seeds)
     out = Tape(grad.name, list(grad.inputs), [], [], None, list(grad.params), grad.facts.copy())
     out.eqns = flow.sweep(grad.eqns, tan)
-    hv = tan.get(g.id, Lit(None)) if isinstance(g, Var) else Lit(None)
-    return out, hv
+    return out, [tan.get(g.id, Lit(None)) if isinstance(g, Var) else Lit(None) for g in gs]

@@ -36,6 +36,7 @@ from ..errors import UserError, at_span
 from ..ir.core import NO_DEFAULT, Atom, Lit, Param, ParamKind, Tape, Var
 from .complex_types import again_table
 from .differentiate import differentiate
+from .forward import gradient_tangents
 from .optimize import optimize
 from .sweep import BackwardBuilder
 
@@ -44,10 +45,7 @@ def several(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tape:
     """The tape of ``hvp_NAME`` (``mode="hvp"``) or ``hess_NAME`` (``"hessian"``) of ``tape`` with
     respect to the parameters ``wrt`` (two or more, arrays or numbers): see the module docstring."""
     grad = optimize(differentiate(tape, wrt, table, "grad"), table)  # (its unbroadcasts proven away first)
-    control = next((e for e in grad.eqns if e.regions), None)
-    if control is not None:
-        why = f"--{mode} of {tape.name}(): loops and branches are not differentiated twice yet (write the loop as array operations)"
-        raise at_span("YS107", why, control.span)
+    loops = any(e.regions for e in grad.eqns)
     xs = read_inputs(tape, wrt, mode)
     taken = {p.name for p in tape.params} | {i.path[0] for i in grad.inputs}
     names = []
@@ -57,7 +55,9 @@ def several(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tape:
             name += "_"
         taken.add(name)
         names.append(name)
-    if mode == "hvp":
+    if loops:  # forward over reverse, one sweep for all the parameters' tangents
+        out, seeds, grads = _tangents(tape, grad, wrt, names, table, xs, mode)
+    elif mode == "hvp":
         out, seeds, grads = _products(tape, grad, wrt, names, table, xs)
     else:
         out, seeds, grads = _block_rows(tape, grad, wrt, names, table, xs)
@@ -157,6 +157,44 @@ def _products(
     out.params = _params(tape, names)
     out.facts.tangents = list(names)
     out.facts.seed = None
+    return out, seeds, grads
+
+
+def _tangents(
+    tape: Tape, grad: Tape, wrt: list[str], names: list[str], table: RuleTable, xs: list[Var], mode: str
+) -> tuple[Tape, list[Var], list[Atom]]:
+    """Through loops and branches: the tangent of each gradient ``dQ`` in the direction ``(v_A, v_B,
+    ...)``, ``Hv_Q = H_QA @ v_A + H_QB @ v_B + ...`` (forward over reverse, as for one parameter).
+    ``hess_NAME``'s block row ``P`` is that sweep with ``v_P`` each unit vector of ``P`` and the
+    other seeds zeros: every block row reads the same ``Hv_A, Hv_B, ...`` (``codegen.second``)."""
+    value, grads = grad.outputs[0], list(grad.outputs[1:])
+    aux = _aux(tape, grad)
+    seeds = [aux.add_input(n) for n in names]
+    try:
+        second, tangents = gradient_tangents(aux, {x.id: v for x, v in zip(xs, seeds, strict=True)}, grads, table)
+    except UserError as exc:
+        why = f"--{mode} takes the tangent of the gradient of {tape.name}(): {exc.message}"
+        raise dataclasses.replace(exc, message=why) from None
+    builder = BackwardBuilder(second)
+    grads = [_or_zeros(builder, g, x) for g, x in zip(grads, xs, strict=True)]
+    products = [_or_zeros(builder, h, x, "Hv_" + w) for h, x, w in zip(tangents, xs, wrt, strict=True)]
+    out = second.copy_header()
+    out.eqns = second.eqns
+    out.inputs = list(second.inputs)
+    n = len(wrt)
+    if mode == "hvp":
+        out.outputs = [value, *grads, *products]
+        out.out_tree = list(range(len(out.outputs)))
+        out.params = _params(tape, names)
+        out.facts.tangents = list(names)
+        out.facts.seed = None
+    else:
+        out.outputs = [value, *grads, *(products * n)]
+        out.out_tree = [*range(1 + n), [[1 + n + p * n + q for q in range(n)] for p in range(n)]]
+        out.params = list(tape.params)
+        out.facts.seed = names[0]
+        out.facts.seeds = list(names)
+        out.facts.tangents = []
     return out, seeds, grads
 
 
