@@ -152,12 +152,7 @@ def _products(
     out = second.copy_header()
     out.eqns = second.eqns
     out.inputs = list(second.inputs)
-    out.outputs = [value, *grads, *products]
-    out.out_tree = list(range(len(out.outputs)))
-    out.params = _params(tape, names)
-    out.facts.tangents = list(names)
-    out.facts.seed = None
-    return out, seeds, grads
+    return _returned(out, tape, "hvp", [value, *grads, *products], names), seeds, grads
 
 
 def _tangents(
@@ -181,21 +176,8 @@ def _tangents(
     out = second.copy_header()
     out.eqns = second.eqns
     out.inputs = list(second.inputs)
-    n = len(wrt)
-    if mode == "hvp":
-        out.outputs = [value, *grads, *products]
-        out.out_tree = list(range(len(out.outputs)))
-        out.params = _params(tape, names)
-        out.facts.tangents = list(names)
-        out.facts.seed = None
-    else:
-        out.outputs = [value, *grads, *(products * n)]
-        out.out_tree = [*range(1 + n), [[1 + n + p * n + q for q in range(n)] for p in range(n)]]
-        out.params = list(tape.params)
-        out.facts.seed = names[0]
-        out.facts.seeds = list(names)
-        out.facts.tangents = []
-    return out, seeds, grads
+    every = products if mode == "hvp" else products * len(wrt)  # (each block row reads the same tangents)
+    return _returned(out, tape, mode, [value, *grads, *every], names), seeds, grads
 
 
 def _block_rows(
@@ -226,11 +208,24 @@ def _block_rows(
     out.eqns = eqns
     builder = BackwardBuilder(out)
     grads = [_or_zeros(builder, g, x) for g, x in zip(grads, xs, strict=True)]
-    n = len(wrt)
-    out.outputs = [value, *grads, *rows]
+    return _returned(out, tape, "hessian", [value, *grads, *rows], names), seeds, grads
+
+
+def _returned(out: Tape, tape: Tape, mode: str, outputs: list[Atom], names: list[str]) -> Tape:
+    """``out`` returning ``outputs``: ``hvp_NAME``'s ``(value, dA, dB, ..., Hv_A, Hv_B, ...)``, its
+    seeds ``names`` parameters; ``hess_NAME``'s ``(value, dA, dB, ..., ((H_AA, H_AB), ...))``, the
+    blocks nested, its seeds ``names`` the locals of its loops over unit vectors."""
+    out.outputs = outputs
+    if mode == "hvp":
+        out.out_tree = list(range(len(outputs)))
+        out.params = _params(tape, names)
+        out.facts.tangents = list(names)
+        out.facts.seed = None
+        return out
+    n = len(names)
     out.out_tree = [*range(1 + n), [[1 + n + p * n + q for q in range(n)] for p in range(n)]]
     out.params = list(tape.params)
     out.facts.seed = names[0]
     out.facts.seeds = list(names)
     out.facts.tangents = []
-    return out, seeds, grads
+    return out
