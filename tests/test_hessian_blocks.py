@@ -90,6 +90,16 @@ def decay(a, x):
     return np.sum(y**2)
 
 
+def rows_of(X, w):
+    total = 0.0
+    rows = []
+    for row in X:
+        v = np.dot(row, w)
+        total += v**2
+        rows.append(np.tanh(v))
+    return total + sum(rows) + rows[-1] * 2
+
+
 def unread(x, y):
     return np.sum(x**2)
 """
@@ -107,8 +117,22 @@ WRT = {
     "looped": ["x", "y"],
     "orbit": ["x", "w"],
     "decay": ["a", "x"],
+    "rows_of": ["X", "w"],
 }
-CHECKED = ["mlp", "poly", "mixed", "three", "elements", "slices", "shaped", "keywords", "looped", "orbit", "decay"]
+CHECKED = [
+    "mlp",
+    "poly",
+    "mixed",
+    "three",
+    "elements",
+    "slices",
+    "shaped",
+    "keywords",
+    "looped",
+    "orbit",
+    "decay",
+    "rows_of",
+]
 
 
 def arguments(name: str) -> tuple:
@@ -125,6 +149,7 @@ def arguments(name: str) -> tuple:
         "looped": lambda: (r(size=3), r(size=3)),
         "orbit": lambda: (r(size=4), r(size=4)),
         "decay": lambda: (0.8, r(size=3)),
+        "rows_of": lambda: (r(size=(3, 2)), r(size=2)),
     }[name]()
 
 

@@ -293,6 +293,9 @@ class FlowWriter(WriterBase):
             self.names[self.plan.inplace[o.id]] if o.id in self.plan.inplace else preset.get(o.id) or self.name_for(o)
             for o in outs
         ]
+        for i, o in enumerate(outs):  # (a result nothing reads, a tangent carried out of the branch: a temporary)
+            if not names[i].startswith("_") and o.id not in self.plan.inplace and self.unread(o):
+                names[i] = self.namer.temp()
         for o, name in zip(outs, names):
             self.names[o.id] = name
         saved_name = None

@@ -90,10 +90,15 @@ class SecondWriter(BatchWriter, BandWriter):
         outputs = {a.id for a in tape.outputs[: 1 + n] if isinstance(a, Var)}
         xs = [next(i.var for i in tape.inputs if i.path[0] == w) for w in facts.wrt]
         blocks = []
+        consts = dict(self.consts)
         for p, (seed, part) in enumerate(zip(seeds, parts, strict=True)):
             row = tape.outputs[1 + n + p * n : 1 + n + (p + 1) * n]
             targets = [(a, xs[q], f"H_{facts.wrt[p]}_{facts.wrt[q]}") for q, a in enumerate(row)]
             if shared:  # (the value and the gradients from the last block row's sweep alone)
+                # the same equations written again: a region input the last block bound to a
+                # constant (a backward loop's) is the outer value again where the forward loop binds it
+                self.consts.clear()
+                self.consts.update(consts)
                 wanted = {a.id for a, _, _ in targets if isinstance(a, Var)}
                 if p == n - 1:
                     wanted |= outputs
