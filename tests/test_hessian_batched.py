@@ -255,3 +255,25 @@ def test_rows_reductions_broadcasts_and_shapes():
     np.testing.assert_array_equal(rows._rows_lift(np.ones((k, 3, 5)), np.ones((k, 5)), 1).shape, (k, 3, 5))
     seed = rows._rows_seed(np.ones((2, 3)), 0, 6)
     assert seed.shape == (6, 2, 3) and np.array_equal(seed.reshape(6, 6), np.eye(6))
+
+
+def test_a_list_of_numbers_as_a_parameter():
+    """hess_NAME with respect to an array and a list of numbers (tests/plain_files/lists.py): the
+    batched buffers' dtype read from the list's values (``np.result_type`` of a list reads it as a
+    dtype's fields: a TypeError before)."""
+    source = (
+        "import numpy as np\n\n\ndef f(x, weights):\n"
+        "    parts = [x[:2], x[2:4], x[4:]]\n"
+        "    scaled = [w * p for w, p in zip(weights, parts)]\n"
+        "    return sum(np.sum(t**2) for t in scaled[1:]) + np.sum(np.array([s[0] for s in scaled]))\n"
+    )
+    wrt = {"f": ["x", "weights"]}
+    hess = _load(source, wrt, "hessian")[0]["hess_f"]
+    x, weights = RNG.normal(size=6), [0.5, 1.5, 2.0]
+    blocks = hess(x, weights)[3]
+    again = hess(x, np.array(weights))[3]
+    for row, row_again in zip(blocks, again, strict=True):
+        for block, block_again in zip(row, row_again, strict=True):
+            assert np.allclose(block, block_again, rtol=1e-15)
+    H_ww = blocks[1][1]
+    assert np.allclose(H_ww, np.diag([0.0, 2 * np.sum(x[2:4] ** 2), 2 * np.sum(x[4:] ** 2)]), rtol=1e-13)

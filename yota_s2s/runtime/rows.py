@@ -70,7 +70,10 @@ def _rows_lift(a, b, b_rows):
 
 
 def _rows_zeros(seed, x):
-    """Zeros of shape ``(k,) + np.shape(x)`` (a batched gradient buffer)."""
+    """Zeros of shape ``(k,) + np.shape(x)`` (a batched gradient buffer); ``x`` may be a list of
+    numbers (``np.result_type`` would read a list as a dtype's fields)."""
+    if isinstance(x, list | tuple):
+        x = xp.asarray(x)
     return xp.zeros(seed.shape[:1] + xp.shape(x), xp.result_type(x, 0.0))
 
 
