@@ -329,3 +329,24 @@ def test_fit_example_is_up_to_date_right_and_prints_its_output():
     assert proc.stdout == (FIT / "output.txt").read_text(encoding="utf-8")
     fitted = [float(v) for v in proc.stdout.splitlines()[-1].split("[")[1].split("]")[0].split(",")]
     np.testing.assert_allclose(fitted, [2.0, 0.3, 3.0, 0.5], atol=0.01)
+
+
+def test_the_rows_alone_keep_the_functions_assert():
+    """Where jac_NAME keeps its rows alone (the rows' and the columns' buffers made one by the
+    optimizer: ``forward_cols._rows_only``), the equations the rows do not read were cut to what the
+    outputs need, and the user's ``assert`` went with them; the impure ones now stay (``ir.live``)."""
+    source = (
+        "import numpy as np\n\n\ndef f(x):\n"
+        '    assert np.all(np.isfinite(x)), "finite"\n'
+        "    return np.concatenate([x, 2.0 * x]) * x[0]\n"
+    )
+    namespace: dict = {}
+    exec(compile(generate(source, "f.py", mode="jacobian").text, "<jac>", "exec"), namespace)  # noqa: S102
+    jac = namespace["jac_f"]
+    x = np.array([0.5, -1.0, 2.0])
+    value, J = jac(x)
+    np.testing.assert_allclose(value, np.concatenate([x, 2.0 * x]) * x[0], rtol=1e-15)
+    expected = np.concatenate([np.eye(3) * x[0], 2.0 * np.eye(3) * x[0]]) + np.outer(np.r_[x, 2 * x], np.eye(3)[0])
+    np.testing.assert_allclose(J, expected, rtol=1e-14)
+    with pytest.raises(AssertionError, match="finite"):
+        jac(np.array([np.nan, 1.0, 2.0]))

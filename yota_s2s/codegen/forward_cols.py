@@ -28,7 +28,9 @@ from __future__ import annotations
 import ast
 import dataclasses
 
+from ..dsl.rule import RuleTable
 from ..ir.core import Eqn, Lit, Section, Tape, Var
+from ..ir.live import live_eqns
 from .base import named, tuple_of
 from .batched import BatchWriter, batch_plan
 from .second import _split
@@ -43,17 +45,12 @@ ROWS_COMMENT = "reverse rows: no more outputs than inputs"
 COLUMNS_COMMENT = "forward columns: fewer inputs than outputs"
 
 
-def _rows_only(tape: Tape) -> Tape:
-    """``tape`` without its forward columns: the equations its other outputs need (no loop or branch
-    is in a tape with columns), the JVP's result dropped."""
-    live = {a.id for a in tape.outputs[:-1] if isinstance(a, Var)}
-    kept = []
-    for eqn in reversed(tape.eqns):
-        if any(o.id in live for o in eqn.outs):
-            kept.append(eqn)
-            live.update(a.id for a in eqn.args if isinstance(a, Var))
+def _rows_only(tape: Tape, table: RuleTable) -> Tape:
+    """``tape`` without its forward columns: the equations its other outputs need and the impure
+    ones (an ``assert``; no loop or branch is in a tape with columns), the JVP's result dropped."""
     rows = tape.copy_header()
-    rows.eqns, rows.outputs = kept[::-1], tape.outputs[:-1]
+    rows.eqns = live_eqns(tape.eqns, {a.id for a in tape.outputs[:-1] if isinstance(a, Var)}, table)
+    rows.outputs = tape.outputs[:-1]
     rows.facts.columns = []
     return rows
 
@@ -72,7 +69,7 @@ class ForwardColumnsWriter(BatchWriter):
         if {id(e) for e in rows} & {id(e) for e in cols}:
             # a buffer the rows write in place that the columns' sweep writes too (the optimizer made
             # one grad_zeros(x) of the two): the rows alone, the columns' equations left out
-            self.tape = _rows_only(tape)
+            self.tape = _rows_only(tape, self.table)
             return self.jacobian_rows(body)
         apart = {id(e) for e in rows} | {id(e) for e in cols}
         before = [e for e in tape.eqns if id(e) not in apart]

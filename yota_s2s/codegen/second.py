@@ -23,6 +23,7 @@ import dataclasses
 
 from ..errors import InternalError
 from ..ir.core import Eqn, Section, Var
+from ..ir.live import live_eqns
 from ..ir.regions import LEADING
 from . import batched as batching
 from .banded import BandWriter, NotBanded
@@ -102,7 +103,7 @@ class SecondWriter(BatchWriter, BandWriter):
                 wanted = {a.id for a, _, _ in targets if isinstance(a, Var)}
                 if p == n - 1:
                     wanted |= outputs
-                part = _needed(rows, wanted)
+                part = live_eqns(rows, wanted, self.table)
                 for other, x_other in zip(seeds, xs, strict=True):
                     if other is not seed:
                         name = self.names.get(other.id) or self.namer.fresh(other.hint)
@@ -178,17 +179,6 @@ class SecondWriter(BatchWriter, BandWriter):
         for line in body[start:]:
             line.depth += 1
         return names
-
-
-def _needed(eqns: list[Eqn], wanted: set[int]) -> list[Eqn]:
-    """The equations of ``eqns`` that the values ``wanted`` depend on, in order."""
-    wanted = set(wanted)
-    kept = []
-    for eqn in reversed(eqns):
-        if any(o.id in wanted for o in eqn.outs):
-            kept.append(eqn)
-            wanted.update(a.id for a in eqn.args if isinstance(a, Var))
-    return kept[::-1]
 
 
 #: The loops, whose carried values the writer may name like their initial values.

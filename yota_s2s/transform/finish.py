@@ -28,9 +28,10 @@ from __future__ import annotations
 
 from ..dsl.rule import RuleTable
 from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
+from ..ir.live import needed
 from ..ir.primitives import primitive
 from ..ir.shapes import NUMBER, shape_classes
-from .dce import dce, needed
+from .dce import dce
 from .values import inexact_values, value_key
 
 
