@@ -160,17 +160,14 @@ def transposed(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
     jvp.eqns = second.eqns
     substitute(jvp, {seed.id: value})  # (read for its shape only)
     jvp.inputs = [i for i in second.inputs if i.var is not seed]
-    params = list(tape.params)
-    at = sum(1 for p in params if p.kind is not ParamKind.KEYWORD_ONLY)
-    kind = ParamKind.KEYWORD_ONLY if any(p.default is not NO_DEFAULT for p in params[:at]) else ParamKind.POSITIONAL
-    names = [Param(i.path[0], kind) for i in jvp.inputs if i.var in tangents]
-    jvp.params = [*params[:at], *names, *params[at:]]
+    names = [i.path[0] for i in jvp.inputs if i.var in tangents]
+    jvp.params = added_params(tape.params, names)
     jvp.outputs = [value, dvalue]
     jvp.out_tree = [0, 1]
     jvp.facts.mode = "jvp"
     jvp.facts.wrt = list(wrt)
     jvp.facts.seed = None
-    jvp.facts.tangents = [p.name for p in names]
+    jvp.facts.tangents = names
     jvp.facts.check_scalar = True  # each tangent has its parameter's shape
     # the first sweep's gradients and the tangents have their parameters' shapes (checked when it runs)
     same: dict[int, Atom] = {}
@@ -241,12 +238,17 @@ def _seed(grad: Tape, tape: Tape, mode: str) -> Var:
     seed = grad.add_input(name)
     grad.facts.seed = name
     if mode == "vjp":
-        params = list(tape.params)
-        at = sum(1 for p in params if p.kind is not ParamKind.KEYWORD_ONLY)
-        defaults = any(p.default is not NO_DEFAULT for p in params[:at])
-        kind = ParamKind.KEYWORD_ONLY if defaults else ParamKind.POSITIONAL
-        grad.params = [*params[:at], Param(name, kind), *params[at:]]
+        grad.params = added_params(tape.params, [name])
     return seed
+
+
+def added_params(params: list[Param], names: list[str]) -> list[Param]:
+    """``params`` with a parameter per name of ``names`` after the positional ones, keyword-only
+    where one of those has a default: ``vjp_NAME``'s ``dout``, ``jvp_NAME``'s tangents,
+    ``hvp_NAME``'s seeds."""
+    at = sum(1 for p in params if p.kind is not ParamKind.KEYWORD_ONLY)
+    kind = ParamKind.KEYWORD_ONLY if any(p.default is not NO_DEFAULT for p in params[:at]) else ParamKind.POSITIONAL
+    return [*params[:at], *(Param(n, kind) for n in names), *params[at:]]
 
 
 def _scalar_rows(tape: Tape, table: RuleTable) -> list[Atom] | None:

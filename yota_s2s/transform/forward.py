@@ -30,9 +30,9 @@ from __future__ import annotations
 
 from ..dsl.rule import RuleTable
 from ..errors import UserError
-from ..ir.core import NO_DEFAULT, Atom, Eqn, Lit, Param, ParamKind, Tape, Var
+from ..ir.core import Atom, Eqn, Lit, Tape, Var
 from ..ir.regions import all_tapes
-from .differentiate import refuse_objects, refuse_passed, transposed
+from .differentiate import added_params, refuse_objects, refuse_passed, transposed
 from .sweep import activity
 from .tangent_flow import TangentFlow
 from .tangents import TangentBuilder, zero_tangent
@@ -80,10 +80,7 @@ def jvp_tape(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
     value = tape.outputs[0]
     builder = TangentBuilder(jvp.eqns, None)
     dvalue = tan[value.id] if isinstance(value, Var) and value.id in tan else zero_tangent(value, builder)
-    params = list(tape.params)
-    at = sum(1 for p in params if p.kind is not ParamKind.KEYWORD_ONLY)
-    kind = ParamKind.KEYWORD_ONLY if any(p.default is not NO_DEFAULT for p in params[:at]) else ParamKind.POSITIONAL
-    jvp.params = [*params[:at], *(Param(n, kind) for n in names), *params[at:]]
+    jvp.params = added_params(tape.params, names)
     jvp.outputs = [value, dvalue]
     jvp.out_tree = [0, 1]
     jvp.facts.mode = "jvp"

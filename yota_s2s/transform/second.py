@@ -40,9 +40,9 @@ import dataclasses
 
 from ..dsl.rule import RuleTable
 from ..errors import UserError, at_span
-from ..ir.core import NO_DEFAULT, Atom, Lit, Param, ParamKind, Section, Tape, Var
+from ..ir.core import Atom, Lit, Section, Tape, Var
 from .complex_types import again_table
-from .differentiate import ROWS_WRITTEN, differentiate, refuse_objects
+from .differentiate import ROWS_WRITTEN, added_params, differentiate, refuse_objects
 from .forward import gradient_tangent
 from .optimize import optimize
 from .second_blocks import read_inputs, several
@@ -126,9 +126,6 @@ def _second_tape(
     out = second.copy_header()
     out.eqns = second.eqns
     out.inputs = list(second.inputs)
-    params = list(tape.params)
-    at = sum(1 for p in params if p.kind is not ParamKind.KEYWORD_ONLY)
-    kind = ParamKind.KEYWORD_ONLY if any(p.default is not NO_DEFAULT for p in params[:at]) else ParamKind.POSITIONAL
     out.outputs = [value, g, hv]
     out.out_tree = [0, 1, 2]
     out.facts.mode = mode
@@ -136,11 +133,11 @@ def _second_tape(
     # (hvp_NAME checks v's shape where it would check the value's: that check is always written)
     out.facts.check_scalar = grad.facts.check_scalar or (mode == "hvp" and isinstance(value, Var))
     if mode == "hvp":
-        out.params = [*params[:at], Param(v_name, kind), *params[at:]]
+        out.params = added_params(tape.params, [v_name])
         out.facts.tangents = [v_name]
         out.facts.seed = None
     else:  # the seed: a local of the loop over the unit vectors
-        out.params = params
+        out.params = list(tape.params)
         out.facts.seed = v_name
         out.facts.tangents = []
     same: dict[int, Atom] = {}

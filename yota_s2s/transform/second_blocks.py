@@ -33,9 +33,9 @@ import dataclasses
 
 from ..dsl.rule import RuleTable
 from ..errors import UserError, at_span
-from ..ir.core import NO_DEFAULT, Atom, Lit, Param, ParamKind, Tape, Var
+from ..ir.core import Atom, Lit, Tape, Var
 from .complex_types import again_table
-from .differentiate import differentiate
+from .differentiate import added_params, differentiate
 from .forward import gradient_tangents
 from .optimize import optimize
 from .sweep import BackwardBuilder
@@ -128,15 +128,6 @@ def _or_zeros(builder: BackwardBuilder, a: Atom, x: Var, hint: str | None = None
     return a
 
 
-def _params(tape: Tape, names: list[str]) -> list[Param]:
-    """The function's parameters with ``names`` after the positional ones (keyword-only where one of
-    them has a default), as ``hvp_NAME``'s ``v`` and ``jvp_NAME``'s tangents."""
-    params = list(tape.params)
-    at = sum(1 for p in params if p.kind is not ParamKind.KEYWORD_ONLY)
-    kind = ParamKind.KEYWORD_ONLY if any(p.default is not NO_DEFAULT for p in params[:at]) else ParamKind.POSITIONAL
-    return [*params[:at], *(Param(n, kind) for n in names), *params[at:]]
-
-
 def _products(
     tape: Tape, grad: Tape, wrt: list[str], names: list[str], table: RuleTable, xs: list[Var]
 ) -> tuple[Tape, list[Var], list[Atom]]:
@@ -218,7 +209,7 @@ def _returned(out: Tape, tape: Tape, mode: str, outputs: list[Atom], names: list
     out.outputs = outputs
     if mode == "hvp":
         out.out_tree = list(range(len(outputs)))
-        out.params = _params(tape, names)
+        out.params = added_params(tape.params, names)
         out.facts.tangents = list(names)
         out.facts.seed = None
         return out
