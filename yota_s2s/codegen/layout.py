@@ -171,10 +171,17 @@ def _bare(target: ast.expr) -> str:
     return ast.unparse(target)
 
 
-def _unparsed(node: ast.expr) -> str:
-    """``ast.unparse(node)``, but a chain of three or more comparisons joined by ``and`` (or ``or``)
-    without the parentheses ``ast.unparse`` puts around the third and later ones."""
-    if isinstance(node, ast.BoolOp) and len(node.values) > 2 and all(isinstance(v, ast.Compare) for v in node.values):
+def comparisons(node: ast.expr) -> bool:
+    """``node`` is a chain of three or more comparisons joined by ``and`` (or ``or``), which
+    ``ast.unparse`` writes with parentheses around the third and later ones."""
+    return (
+        isinstance(node, ast.BoolOp) and len(node.values) > 2 and all(isinstance(v, ast.Compare) for v in node.values)
+    )
+
+
+def unparsed(node: ast.expr) -> str:
+    """``ast.unparse(node)``, a chain of comparisons (``comparisons``) without those parentheses."""
+    if comparisons(node):
         return (" and " if isinstance(node.op, ast.And) else " or ").join(ast.unparse(v) for v in node.values)
     return ast.unparse(node)
 
@@ -224,7 +231,7 @@ class _Fitter:
     def expr(self, node: ast.expr, ind: int, col: int, tail: int) -> list[str]:
         """``node``'s text from column ``col`` (its continuation lines ``ind`` in), ``tail``
         characters to follow it: one line where it fits, else broken by its kind."""
-        text = _unparsed(node)
+        text = unparsed(node)
         if col + len(text) + tail <= self.width:
             return [text]
         return self.broken(node, ind) or [text]

@@ -22,7 +22,7 @@ import copy
 from dataclasses import dataclass
 
 from ..ir.core import Section, Span, Tape
-from .layout import WIDTH
+from .layout import WIDTH, comparisons, unparsed
 
 
 class Else(ast.stmt):
@@ -53,11 +53,10 @@ def statement_text(line: Line) -> str:
     elif line.header and isinstance(node, ast.While):
         text = f"while {ast.unparse(node.test)}:"
     elif line.header and isinstance(node, ast.If):
-        test = node.test
-        text = f"if {' and '.join(ast.unparse(v) for v in test.values) if _comparisons(test) else ast.unparse(test)}:"
-    elif isinstance(node, ast.If) and _comparisons(node.test):
+        text = f"if {unparsed(node.test)}:"
+    elif isinstance(node, ast.If) and comparisons(node.test):
         first, *rest = ast.unparse(node).split("\n")
-        text = "\n".join([f"if {' and '.join(ast.unparse(v) for v in node.test.values)}:", *rest])
+        text = "\n".join([f"if {unparsed(node.test)}:", *rest])
     elif isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and len(node.value.elts) > 1:
         text = "return " + ", ".join(ast.unparse(e) for e in node.value.elts)
     elif isinstance(node, ast.Assign) and _one_item(node.targets[0]):  # (a,) = saved, not a, = saved
@@ -72,14 +71,6 @@ def statement_text(line: Line) -> str:
 
 def _one_item(target: ast.expr) -> bool:
     return isinstance(target, ast.Tuple) and len(target.elts) == 1
-
-
-def _comparisons(test: ast.expr) -> bool:
-    """``test`` is ``a is b and c is d and ...`` with three or more comparisons, which
-    ``ast.unparse`` would write with parentheses from the third one on."""
-    return (
-        isinstance(test, ast.BoolOp) and len(test.values) > 2 and all(isinstance(v, ast.Compare) for v in test.values)
-    )
 
 
 def render(lines: list[Line], function: str, indent: int = 1) -> list[str]:
