@@ -42,6 +42,7 @@ from .codegen.target import BACKENDS
 from .errors import UserError, UserErrors
 from .files import load_source
 from .ir.core import NO_DEFAULT, Key
+from .ir.modes import mode_named
 from .ir.printer import format_path, format_tape
 from .pipeline import STAGES, Generated, generate
 from .project import Entry
@@ -401,9 +402,9 @@ def _compile(
     exec(compile(generated.text, f"<grad of {source.path}::{name}>", "exec"), namespace)  # noqa: S102 - our output
     tape = generated.tapes["lower"][0]
     params = [(p.name, p.default is not NO_DEFAULT) for p in tape.params]
-    prefixes = {"grad": "grad_", "vjp": "vjp_", "jacobian": "jac_", "jvp": "jvp_", "hvp": "hvp_", "hessian": "hess_"}
-    prefix = prefixes["grad" if mode == "holomorphic" else mode]
-    return _Compiled(namespace[prefix + name], name, params, [inp.path for inp in tape.inputs], source.guards)
+    return _Compiled(
+        namespace[mode_named(mode).prefix + name], name, params, [inp.path for inp in tape.inputs], source.guards
+    )
 
 
 def _generate(

@@ -40,6 +40,7 @@ from .console import Console, color_flag, wants_color
 from .dsl.load import load_rules
 from .errors import InternalError, UserError, UserErrors, paint
 from .files import PythonFile, load_source, read_output, write_atomically
+from .ir.modes import MODES
 from .ir.printer import format_tape
 from .jobs import Job, UsageError, command_jobs, project_jobs
 from .pipeline import STAGES, generate
@@ -279,7 +280,7 @@ def _project_jobs(args: argparse.Namespace) -> list[Job]:
             ("--format", args.format),
             ("--buffers", args.buffers),
             ("--no-value", args.value is False),
-            (f"--{args.mode}", args.mode != "grad"),
+            (MODES[args.mode].flag, MODES[args.mode].flag is not None),
             ("--verify", args.verify),
             ("--stdin-filename", args.stdin_filename),
         ]

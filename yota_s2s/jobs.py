@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .console import Console
+from .ir.modes import MODES
 from .project import Entry, Project, find_project, parse_wrt, shell_quote
 
 
@@ -194,7 +195,7 @@ def _configured(job: Job, args: argparse.Namespace, console: Console, finder: _C
         entry, rules=[os.path.relpath(os.path.realpath(root / r), os.path.realpath(root)) for r in entry.rules]
     )
     options = [args.func, args.wrt, args.rules, args.target, args.format, args.buffers, args.value is False]
-    options.append(args.mode != "grad")
+    options.append(MODES[args.mode].flag is not None)
     if any(options) and given != mine:
         console.warning_line(
             job.entry.out,

@@ -37,6 +37,7 @@ from .frontend.complexes import complex_params
 from .frontend.fence import fence
 from .frontend.lower import lower
 from .ir.core import IRError, Tape, is_option, verify
+from .ir.modes import GRAD, Mode, mode_named
 from .transform.complex_types import complex_seeds, complex_types
 from .transform.differentiate import differentiate
 from .transform.factor import common_factors, merge_reciprocals
@@ -79,7 +80,7 @@ def generate(
     buffers: bool = False,
     value: bool = True,
     source_sha256: str | None = None,
-    mode: str = "grad",
+    mode: str | Mode = "grad",
 ) -> Generated:
     """Differentiate the functions ``funcs`` (default: entry points) of ``source``.
 
@@ -87,7 +88,7 @@ def generate(
     other functions: all their parameters; a name that is not a differentiated function is
     ``YS004``).  ``source_sha256`` is the header's hash of the source: the SHA-256 of the file's bytes, as
     ``files.load_source`` gives it (default: of ``source`` in UTF-8, for text that is no file's).
-    ``mode`` is what each function computes (``transform.differentiate.MODES``): ``"grad"``
+    ``mode`` is what each function computes (a name of ``ir.modes.MODES``, or its record): ``"grad"``
     (``grad_NAME``), ``"vjp"`` (``vjp_NAME(..., dout)``, ``--vjp``), ``"jvp"``
     (``jvp_NAME(..., x_dot)``, ``--jvp``) or ``"jacobian"`` (``jac_NAME``, ``--jacobian``).
 
@@ -163,10 +164,11 @@ def _gc_paused():
 def _generate(
     source, path, funcs, wrt, target, rules, command, buffers=False, value=True, sha256=None, mode="grad"
 ) -> Generated:
-    if buffers and target != "numpy":
+    if buffers and not BACKENDS[target].host:
         raise UserError("YS043", f"--buffers writes NumPy code only (not --target {target})", path)
-    if buffers and mode != "grad":
-        raise UserError("YS043", f"--buffers writes classes for grad_NAME only (not --{mode})", path)
+    mode = mode_named(mode)
+    if buffers and not mode.buffered:
+        raise UserError("YS043", f"--buffers writes classes for grad_NAME only (not {mode.flag})", path)
     table = load_rules(rules)
     module = fence(source, path, list(funcs) if funcs else None)
     stages: dict[str, list[Tape]] = {s: [] for s in STAGES}
@@ -219,20 +221,20 @@ def _differentiate_one(
     stages: dict,
     value: bool = True,
     target: str = "numpy",
-    mode: str = "grad",
+    mode: Mode = GRAD,
 ) -> Tape:
     tape = _checked(lower(module, name, table), "lower")
     stages["lower"].append(tape)
-    if mode in ("grad", "holomorphic", "hvp", "hessian"):  # (a scalar function)
+    if mode.scalar_value:  # (a scalar function)
         _refuse_vector_value(module, name, tape, table)
-    tape.facts.mode = (
-        "grad" if mode == "holomorphic" else mode
-    )  # (the optimizer assumes a scalar value only for a gradient)
+    # (the optimizer assumes a scalar value only for a gradient; a holomorphic one is written as one)
+    differentiated = GRAD if mode.holomorphic else mode
+    tape.facts.mode = differentiated
     tape = _checked(optimize(tape, table, reduce_powers=False), "primal")
     stages["primal"].append(tape)
     params = [p.name for p in tape.params]
     chosen = list(wrt) if wrt else [p.name for p in tape.params if not is_option(p.default)]
-    if not wrt and mode in ("hvp", "hessian"):  # (by default, the parameters f reads: one unread has no H)
+    if not wrt and mode.order == 2:  # (by default, the parameters f reads: one unread has no H)
         chosen = [w for w in chosen if any(i.path[0] == w for i in tape.inputs)]
     repeated = [w for w in chosen if chosen.count(w) > 1]
     if repeated:
@@ -242,21 +244,21 @@ def _differentiate_one(
         raise UserError("YS004", f"--wrt {unknown[0]!r} is not a parameter of {name}({', '.join(params)})", module.path)
     fn = module.functions.get(name)
     fn_table = complex_types(tape, complex_params(fn) if fn is not None else [], chosen, table, mode)
-    if target == "array-api" and mode == "jacobian" and tape.facts.holomorphic:  # (its helpers stack real rows)
+    if (
+        not BACKENDS[target].complex_arguments and mode.value_rows and tape.facts.holomorphic
+    ):  # (its helpers stack real rows)
         first = next((e.span for e in tape.eqns if e.span is not None), None)
         raise at_span(
             "YS022", f"the complex Jacobian of {name}() is written for NumPy and CuPy, not --target array-api", first
         )
-    if mode in ("hvp", "hessian"):  # the gradient differentiated again
+    if mode.order == 2:  # the gradient differentiated again
         tape = _checked(second_order(tape, chosen, fn_table, mode), "differentiate")
-    elif mode == "jvp":  # the VJP transposed, or forward mode (loops, branches, ...)
+    elif mode.forward:  # the VJP transposed, or forward mode (loops, branches, ...)
         tape = _checked(jvp(tape, chosen, fn_table), "differentiate")
     else:
         primal = tape
-        tape = _checked(
-            differentiate(tape, chosen, fn_table, "grad" if mode == "holomorphic" else mode), "differentiate"
-        )
-        if mode == "jacobian" and target != "array-api":  # forward columns too, chosen when it runs
+        tape = _checked(differentiate(tape, chosen, fn_table, differentiated), "differentiate")
+        if mode.value_rows and BACKENDS[target].batched_rows:  # forward columns too, chosen when it runs
             tape = _checked(with_columns(tape, primal, chosen, fn_table), "differentiate")
     tape = complex_seeds(tape, fn_table)  # (vjp_NAME's dout, jvp_NAME's tangents: complex where they may be)
     stages["differentiate"].append(tape)
@@ -266,7 +268,7 @@ def _differentiate_one(
         tape = _checked(drop_value(tape, table), "optimize")
     tape = _checked(common_factors(tape, table), "optimize")
     tape = _checked(merge_reciprocals(tape, table), "optimize")
-    tape = _checked(stand_ins(tape, table, sizes=target == "numpy"), "optimize")
+    tape = _checked(stand_ins(tape, table, sizes=BACKENDS[target].host), "optimize")
     tape = _checked(float_literals(tape), "optimize")
     tape = _checked(float_gradients(tape), "optimize")
     tape = _checked(separate_buffers(tape), "optimize")

@@ -37,22 +37,13 @@ from pathlib import Path
 
 from .codegen.target import BACKENDS
 from .errors import UserError
+from .ir.modes import MODES
 
 CONFIG_FILE = "pyproject.toml"
 TARGETS = tuple(BACKENDS)
 FORMATTERS = ("ruff",)
 _TOP_KEYS = ("generate", "rules")
 _ENTRY_KEYS = ("source", "out", "func", "wrt", "target", "rules", "format", "buffers", "value", "mode")
-#: What a generated file's functions compute: the config's ``mode``, the flag that asks for each.
-MODES = {
-    "grad": None,
-    "vjp": "--vjp",
-    "jvp": "--jvp",
-    "jacobian": "--jacobian",
-    "hvp": "--hvp",
-    "hessian": "--hessian",
-    "holomorphic": "--holomorphic",
-}
 _TABLE = r'tool\s*\.\s*(?:yota-s2s|"yota-s2s"|\'yota-s2s\')'
 
 
@@ -98,8 +89,8 @@ class Entry:
             argv += ["--buffers"]
         if not self.value:
             argv += ["--no-value"]
-        if MODES.get(self.mode):
-            argv += [MODES[self.mode]]
+        if MODES[self.mode].flag:
+            argv += [MODES[self.mode].flag]
         return argv
 
     def command(self) -> str:

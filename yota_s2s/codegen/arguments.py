@@ -25,7 +25,7 @@ def differentiated_inputs(tape: Tape) -> tuple[tuple[Var, str, Atom], ...]:
     """The inputs of a gradient tape whose gradient is not None, each with its name in the source
     (``x``, ``m.W``, ``m.layers[0].W``) and its gradient, in the order of the inputs."""
     wrt = tape.facts.wrt
-    if tape.facts.mode == "jvp":  # one output, the product with the tangents: each wrt input is checked
+    if tape.facts.mode.forward:  # one output, the product with the tangents: each wrt input is checked
         used = {a.id for e in tape.eqns for a in e.args if isinstance(a, Var)}
         return tuple(
             (i.var, format_path(i.path), Lit(0.0)) for i in tape.inputs if i.path[0] in wrt and i.var.id in used
@@ -54,7 +54,7 @@ def value_inputs(tape: Tape, tapes: list[Tape]) -> tuple[tuple[Var, str], ...]:
             if isinstance(a, Var):
                 read.add(a.id)
     checked = {v.id for v, _, _ in differentiated_inputs(tape)}
-    if tape.facts.mode in ("jacobian", "hessian"):  # its seed is a local of the loop over the rows, not an argument
+    if tape.facts.mode.by_rows:  # its seed is a local of the loop over the rows, not an argument
         seeds = {tape.facts.seed, *tape.facts.seeds}  # (hess_NAME of several parameters: one per block row)
         checked |= {i.var.id for i in tape.inputs if i.path[0] in seeds}
         checked |= {i.var.id for i in tape.inputs if i.path[0] in tape.facts.columns}  # (its columns' tangents)

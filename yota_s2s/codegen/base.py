@@ -20,7 +20,7 @@ from ..ir.regions import all_tapes, bound_inputs
 from .helpers import helper_for, helper_names
 from .naming import CALLED_BUILTINS, Names, respell
 from .plan import FunctionPlan
-from .standard import VARIANT, refusal
+from .standard import refusal
 from .statements import Line, function_name
 from .target import Backend, literal
 
@@ -37,7 +37,7 @@ class WriterBase:
         self._readers: dict | None = None  # (FlowWriter.unread: value -> what reads it)
         #: Names taken in the function (parameters, the module alias, helpers, values named so far).
         self.namer = Names([p.name for p in self.tape.params])
-        helpers = helper_names(VARIANT if backend.standard else "")
+        helpers = helper_names(backend.helper_variant)
         self.namer.take(backend.alias, *helpers, self.function_name(), *CALLED_BUILTINS)
         self.namer.take(*passed_through_names(self.tape))  # print, math: names static code uses
         #: Module-level names a parameter hides -> their spelling in the module (``use_spelling``).
@@ -115,10 +115,10 @@ class WriterBase:
         helper = "_index_add" if eqn.prim == "index_add" else helper_for(eqn.prim)
         if helper is not None:
             self.helpers.add(helper)
-        if self.backend.standard and eqn.prim in ("index_add", "setindex"):
+        if not self.backend.in_place and eqn.prim in ("index_add", "setindex"):
             self.basic_index(eqn)
         arrays = [self.has_methods(a) for a in eqn.args]
-        if self.backend.standard:  # (no method forms there: the flags say which values surely are arrays)
+        if not self.backend.methods:  # (no method forms there: the flags say which values surely are arrays)
             arrays = [self.surely_array(a) for a in eqn.args]
         rule = self.table.rules[eqn.prim]
         args = [self.atom(a) for a in eqn.args]

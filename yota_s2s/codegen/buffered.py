@@ -63,11 +63,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from ..ir.core import Lit, Tape, Var
+from ..ir.modes import returned
 from ..ir.primitives import primitive
 from ..ir.regions import VALUE_SHAPED, all_tapes
 from .layout import WIDTH
 from .naming import Names, counted, primed
-from .statements import Else, Line, chunks, parsed, returned
+from .statements import Else, Line, chunks, parsed
 from .target import Backend
 from .ufunc import is_atom, rebuild, ufunc_call
 

@@ -22,10 +22,6 @@ from pathlib import Path
 RUNTIME = Path(__file__).resolve().parent.parent / "runtime"
 RUNTIME_MODULES = sorted(p.stem for p in RUNTIME.glob("*.py") if p.stem != "__init__")
 
-#: The targets whose helpers are their own (a subpackage of ``runtime``), not NumPy's with ``xp`` renamed:
-#: ``array_api``'s find their namespace themselves (``xp`` is a local name in each).
-VARIANTS = ("array_api",)
-
 
 @functools.cache
 def _runtime_functions(variant: str = "") -> dict[str, tuple[ast.stmt, str]]:

@@ -184,7 +184,7 @@ class ItemWriter(WriterBase):
             return self._jacobian_lists
         self._jacobian_lists = {}
         tape = self.tape
-        if tape.facts.mode != "jacobian" or not tape.facts.rows or self.backend.standard:
+        if not tape.facts.mode.value_rows or not tape.facts.rows or not self.backend.in_place:
             return self._jacobian_lists
         last = {lst: (root, x) for root, (x, lst) in self.plan.item_groups.items() if root in self.plan.named_rows}
         uses: dict[int, int] = {}
@@ -210,10 +210,9 @@ class ItemWriter(WriterBase):
         return (
             made is not None
             and made.prim == "stack"
-            and tape.facts.mode == "jacobian"
+            and tape.facts.mode.value_rows
             and tape.facts.rows > 0
-            and not self.backend.standard
-            and self.backend.alias == "np"
+            and self.backend.host
         )
 
     def jacobian_stack(self, eqn: Eqn) -> ast.expr | None:
@@ -227,7 +226,7 @@ class ItemWriter(WriterBase):
         (one array of floats, where ``np.stack`` of ``np.fromiter`` of each row costs 7.6 against
         0.9 µs for 7 rows of 7; ``_jacobian_rows`` writes a batch's rows into one array)."""
         tape = self.tape
-        if eqn.prim != "stack" or not tape.facts.rows or tape.facts.mode != "jacobian" or self.backend.standard:
+        if eqn.prim != "stack" or not tape.facts.rows or not tape.facts.mode.value_rows or not self.backend.in_place:
             return None
         if tape.outputs and eqn.out is tape.outputs[0] and self.value_array():
             return self.backend.call("array", [ast.List([self.atom(a) for a in eqn.args], ast.Load())])

@@ -73,7 +73,7 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
     functions_ = grads | {columns_name(t) for t in tapes}
     libraries = _libraries(table)
     roots = {m.split(".")[0] for m in libraries}
-    reserved_helpers = helper_names(VARIANT if backend.standard else "")
+    reserved_helpers = helper_names(backend.helper_variant)
     spelling = module_spelling(params, reserved_helpers | set(CALLED_BUILTINS) | functions_, libraries, {alias, *roots})
     reserved = {alias, *roots}
     helpers: set[str] = set()
@@ -99,7 +99,7 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
         f"# regenerate: {header.command}",
     ]
     lines = [comment_line(line) for line in lines]
-    variant = VARIANT if backend.standard else ""
+    variant = backend.helper_variant
     if variant:  # the helpers the backend wrote by name (_transpose), and none that has no array-API form
         helpers = standard_helpers(helpers, written, header.source_path)
     used = helper_closure(helpers, variant)
@@ -153,7 +153,7 @@ def _with_batch_form(tape: Tape, text: str, backend: Backend, helpers: set[str])
     """``[text]``, the function written; for a NumPy ``jac_NAME`` whose rows are written out, that
     function with the branch that takes a batch of points to its batched form, and the batched form
     (``batched_rows``), where it is written."""
-    if tape.facts.mode != "jacobian" or not tape.facts.rows or backend.standard or backend.module != "numpy":
+    if not tape.facts.mode.value_rows or not tape.facts.rows or not backend.host:
         return [text]
     form = batch_form(text, backend.alias)
     if form is None:

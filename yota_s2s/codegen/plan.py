@@ -120,7 +120,7 @@ def _element_read(tape: Tape, eqn: Eqn) -> bool:
         return False
     index = eqn.params["index"]
     # (not a Jacobian's unit seed: a local of its loop, not an argument)
-    seeds = {tape.facts.seed, *tape.facts.seeds} if tape.facts.mode in ("jacobian", "hessian") else set()
+    seeds = {tape.facts.seed, *tape.facts.seeds} if tape.facts.mode.by_rows else set()
     local = seeds | set(tape.facts.columns)  # (and the forward columns' tangents)
     return _one_int(index) and eqn.args[0].id in {i.var.id for i in tape.inputs if i.path[0] not in local}
 
@@ -202,7 +202,7 @@ class _Planner:
                     self.plan_control(t, eqn)
         self.plan_reads()
         self.index_vars = self.loop_indices()
-        if not self.backend.standard:  # (the array API has no in-place writes: JAX arrays are immutable)
+        if self.backend.in_place:  # (the array API has no in-place writes: JAX arrays are immutable)
             self.chains()
             self.branch_accumulators()
             self.chains()
@@ -232,7 +232,7 @@ class _Planner:
                 for o in eqn.outs:
                     self.has_methods(o)
         frozen = MappingProxyType
-        checks = self.columns_form or self.backend.standard
+        checks = self.columns_form or not self.backend.scalars
         return FunctionPlan(
             tape=tape,
             columns_form=self.columns_form,
@@ -253,7 +253,7 @@ class _Planner:
             item_rows=frozen(rows),
             named_rows=frozenset(named),
             item_lengths=frozen(lengths),
-            methods=frozenset(v for v, known in self.methods.items() if known and not self.backend.standard),
+            methods=frozenset(v for v, known in self.methods.items() if known and self.backend.methods),
             appends=self.appends,
             check_scalar=not self.columns_form and tape.facts.check_scalar,
             # (the array-api target checks no dtype and keeps 0-d arrays: the standard has no scalars)
@@ -272,12 +272,12 @@ class _Planner:
             if _element_read(self.tape, eqn):
                 reads[eqn.args[0].id] = reads.get(eqn.args[0].id, 0) + 1
         self.element_reads: dict[int, list[Eqn]] = {}  # x -> its reads x[k], k >= 0
-        for eqn in self.tape.eqns if not (self.columns_form or self.backend.standard) else ():  # read where used
+        for eqn in self.tape.eqns if not (self.columns_form or not self.backend.scalars) else ():  # read where used
             if _element_read(self.tape, eqn) and reads[eqn.args[0].id] >= 2 and eqn.params["index"][0] >= 0:
                 self.element_reads.setdefault(eqn.args[0].id, []).append(eqn)
         self.unpacked_reads = {e.out.id for reads in self.element_reads.values() for e in reads}
         # (on the CPU only: for CuPy, tolist() would copy the array to the host)
-        safe = self.backend.module == "numpy" and not self.columns_form
+        safe = self.backend.host and not self.columns_form
         safe = safe and all(_float_safe(e) for t in self.tapes for e in t.eqns)
         self.listed = {v for v, n in reads.items() if n >= 2 and safe}
 
@@ -533,9 +533,9 @@ class _Planner:
         params = [p.name for p in self.tape.params]
         hidden = {f"grad_{self.tape.name}", columns_name(self.tape), "_out"} & set(params)
         keyword_only = any(p.kind is ParamKind.KEYWORD_ONLY for p in self.tape.params)
-        if not self.columns or self.columns_form or self.backend.module != "numpy" or keyword_only or hidden:
+        if not self.columns or self.columns_form or not self.backend.host or keyword_only or hidden:
             return None
-        if self.tape.facts.mode != "grad":  # (the blocks would need dout's, and a Jacobian's, columns)
+        if not self.tape.facts.mode.column_blocks:  # (the blocks would need dout's, and a Jacobian's, columns)
             return None
         ranks = column_plan(self.tape, self.table)
         return None if ranks is None else MappingProxyType(ranks)

@@ -45,7 +45,7 @@ class SecondWriter(BatchWriter, BandWriter):
         written out (``Facts.rows``: the gradient built by the elements ``x[0]``, ..., ``x[m-1]``)
         holds for a vector ``x`` of ``m`` numbers only; none for any other function."""
         tape = self.tape
-        if tape.facts.mode != "hessian" or not tape.facts.rows:
+        if tape.facts.mode.order != 2 or not tape.facts.rows:
             return []
         w, m = tape.facts.wrt[0], tape.facts.rows
         x = next(i.var for i in tape.inputs if i.path[0] == w)
@@ -125,7 +125,7 @@ class SecondWriter(BatchWriter, BandWriter):
         its primitives has a rule, else a loop over them; the names of the arrays it fills (``H``,
         or those of ``targets``: ``batched_rows``)."""
         tape = self.tape
-        kinds = batch_plan(rows, seed, outputs) if batching.BATCH_ROWS and not self.backend.standard else None
+        kinds = batch_plan(rows, seed, outputs) if batching.BATCH_ROWS and self.backend.batched_rows else None
         results = [tape.outputs[2]] if targets is None else [t[0] for t in targets]
         made = {o.id for e in rows for o in e.outs}
         if kinds is not None and any(isinstance(a, Var) and a.id in made for a in results):

@@ -64,10 +64,6 @@ class StandardBackend(Backend):
 
     label: str = "array-api"
 
-    @property
-    def standard(self) -> bool:
-        return True
-
     def expression(
         self,
         eqn: Eqn,
@@ -257,5 +253,18 @@ def refusal(eqn: Eqn, problem: str):
     return at_span("YS040", f"the array-api target cannot write {what}: {problem}", eqn.span)
 
 
-ARRAY_API = StandardBackend("array_api_compat", "xp", api=array_api.load)
+ARRAY_API = StandardBackend(
+    "array_api_compat",
+    "xp",
+    api=array_api.load,
+    namespace_at_run_time=True,
+    helper_variant=VARIANT,
+    numpy_api=False,
+    in_place=False,
+    methods=False,
+    scalars=False,
+    host=False,
+    complex_arguments=False,
+    batched_rows=False,
+)
 BACKENDS["array-api"] = ARRAY_API

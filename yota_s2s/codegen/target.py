@@ -113,6 +113,7 @@ class Backend:
 
     ``renames``: library prefixes written under another name (``scipy.`` -> ``cupyx.scipy.``).
     ``api``: a function returning the API the written names are checked against (None: not checked).
+    The other fields are what the target can do; the code generator asks them, never the target's name.
     """
 
     module: str
@@ -120,11 +121,30 @@ class Backend:
     overrides: dict[str, Callable] = field(default_factory=dict)
     renames: tuple[tuple[str, str], ...] = ()
     api: Callable[[], CupyApi] | None = None
-
-    @property
-    def standard(self) -> bool:
-        """The array-api target: namespace found at run time, no in-place writes (``standard.py``)."""
-        return False
+    #: The array module is the arguments' own, found where the function runs (``xp, x = _namespace(x)``).
+    namespace_at_run_time: bool = False
+    #: The runtime helpers' variant (``runtime/<variant>/``: ``array_api``), "" for the plain ones.
+    helper_variant: str = ""
+    #: The module has NumPy's whole API (``np.ndim``, ``np.copy``, ``np.s_``), not only the standard's.
+    numpy_api: bool = True
+    #: Arrays may be written in place (``dx[3] += g``, a buffer filled by its writes, a Jacobian's rows
+    #: written into one array): JAX's arrays may not.
+    in_place: bool = True
+    #: A value known to be an array is written with its methods (``x.sum()``, ``x.T``).
+    methods: bool = True
+    #: Its arrays have NumPy's dtypes and scalars: arguments are checked real floating, elements are
+    #: read from a list of Python floats, 0-d gradients are made numbers (the standard has no scalars).
+    scalars: bool = True
+    #: Arrays live in host memory (NumPy): ``x.tolist()``, ``np.fromiter``, ``_FLOATS``, the forms that
+    #: read elements in Python (a batch of points, blocks of columns, ``--buffers``) are cheap; on a GPU
+    #: ``tolist()`` copies to the host.
+    host: bool = True
+    #: Complex arguments of a complex derivative are made complex (``_complex_arg``), and the complex
+    #: Jacobian's rows are stacked by its helpers.
+    complex_arguments: bool = True
+    #: The forms with a leading axis of rows have their helpers (``runtime/rows.py``): ``hess_NAME``'s
+    #: batched sweep, ``jac_NAME``'s forward columns chosen when it runs.
+    batched_rows: bool = True
 
     def index_value(self, params: dict, dynamic: Sequence[ast.expr]) -> ast.expr:
         """An index as a value (for ``np.add.at``): ``3``, ``i`` or ``np.s_[1:, i]``."""
@@ -389,6 +409,6 @@ def _dotted_name(node: ast.expr, roots: dict[str, str]) -> str | None:
 
 
 NUMPY = Backend("numpy", "np")
-CUPY = Backend("cupy", "cp", renames=(("scipy.", "cupyx.scipy."),), api=load_cupy_api)
+CUPY = Backend("cupy", "cp", renames=(("scipy.", "cupyx.scipy."),), api=load_cupy_api, host=False)
 #: The targets by name; ``codegen/standard.py`` (imported by the package) adds ``array-api``.
 BACKENDS = {"numpy": NUMPY, "cupy": CUPY}

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 
 from ..ir.core import NO_DEFAULT, Dyn, Eqn, Key, ParamKind, Section, Slice, Tape, Var
+from ..ir.modes import docstring
 from .base import named, tuple_of
 from .flow import FlowWriter
 from .forward_cols import ForwardColumnsWriter
@@ -27,7 +28,7 @@ from .naming import respell
 from .plan import columns_name
 from .second import SecondWriter
 from .seeds import SeedWriter
-from .statements import Line, docstring, render
+from .statements import Line, render
 from .target import constant, index_expr
 
 #: The size of the first blocked argument from which the column guard calls the columns form
@@ -48,7 +49,7 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter, ForwardCo
         """The text of the function; its statements are kept in ``body``."""
         tape = self.tape
         body = self.body
-        rows_loop = tape.facts.mode in ("jacobian", "hessian") and not tape.facts.rows
+        rows_loop = tape.facts.mode.by_rows and not tape.facts.rows
         for local in [*(tape.facts.seeds or [tape.facts.seed]), *tape.facts.columns] if rows_loop else []:
             self.namer.take(local)  # (locals of the loops over the rows and of the forward columns)
         for inp in tape.inputs:
@@ -64,7 +65,7 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter, ForwardCo
                 else:
                     value = ast.Attribute(value, part, ast.Load())
             body.append(Line(Section.FORWARD, None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), 0))
-        if self.backend.standard:  # xp, x, w = _namespace(x, w): the arrays' library, a float made an array of it
+        if self.backend.namespace_at_run_time:  # xp, x, w = _namespace(x, w): the arrays' own library
             body.append(Line(None, None, self.namespace_line(), 0, comment="the arrays' namespace (array API)"))
         for n, stmt in enumerate(self.complex_args() + self.type_checks()):  # (a comment on the first)
             body.append(Line(None, None, stmt, 0, comment=None if n else self.checks_comment()))
@@ -76,7 +77,7 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter, ForwardCo
         guard = self.column_guard()
         if guard is not None:
             body.append(Line(None, None, guard, 0, comment=GUARD_COMMENT))
-        if tape.facts.mode == "hessian" and rows_loop:
+        if tape.facts.mode.order == 2 and rows_loop:
             returned = self.hessian_rows(body)
         elif rows_loop:  # (with forward columns too: the one or the other, chosen when it runs)
             returned = self.jacobian_choice(body) if tape.facts.columns else self.jacobian_rows(body)
@@ -85,13 +86,13 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter, ForwardCo
         if not self.checked:  # no backward equation (a constant gradient): checked before the return
             body.append(Line(Section.BACKWARD, None, self.scalar_check(), 0))
             self.checked = True
-        if tape.facts.mode != "jacobian":  # (a Jacobian is an array)
+        if not tape.facts.mode.value_rows:  # (a Jacobian is an array)
             stmts = self.scalar_gradients()
             body.extend(Line(Section.BACKWARD, None, stmt, 0, comment=NUMBER_COMMENT) for stmt in stmts)
         if not rows_loop:
             returned = self.output_expr(tape.out_tree)
         body.append(Line(Section.BACKWARD, None, ast.Return(returned), 0))
-        if self.backend.standard:  # a function that calls no xp. function: _, x = _namespace(x)
+        if self.backend.namespace_at_run_time:  # a function that calls no xp. function: _, x = _namespace(x)
             alias = self.backend.alias
             read = [n for line in body for n in ast.walk(line.node) if isinstance(n, ast.Name) and n.id == alias]
             if all(isinstance(n.ctx, ast.Store) for n in read):
@@ -111,7 +112,7 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter, ForwardCo
         preset = preset or {}
         if push is not None and push[0] < 0:
             body.append(Line(self.section_of(tape), None, push[1](), depth))
-        rows, fused = self.row_chains(tape) if self.backend.standard else ({}, set())
+        rows, fused = self.row_chains(tape) if not self.backend.in_place else ({}, set())
         for n, eqn in enumerate(tape.eqns):
             if push is not None and n - 1 == push[0] and n > 0:
                 body.append(Line(eqn.section, None, push[1](), depth))
@@ -163,7 +164,7 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter, ForwardCo
                 # (an index_add that starts its group, its buffer read elsewhere, is a new array:
                 # its expression, _index_add's copy; the group's later writes go into that copy)
                 stmt: ast.stmt = self.add_in_place(target, eqn)
-            elif eqn.prim == "setindex" and not self.backend.standard:
+            elif eqn.prim == "setindex" and self.backend.in_place:
                 old = eqn.args[0]
                 if root is None or not isinstance(old, Var) or self.plan.inplace.get(old.id) != root:
                     # a = a.copy(); a[i] = v: the old a is used elsewhere
@@ -276,7 +277,7 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter, ForwardCo
     def namespace_line(self) -> ast.stmt:
         """``xp, x, w = _namespace(x, w)`` over the function's inputs (the array-api target)."""
         facts = self.tape.facts
-        seeds = {facts.seed, *facts.seeds} if facts.mode in ("jacobian", "hessian") else set()  # (locals of loops)
+        seeds = {facts.seed, *facts.seeds} if facts.mode.by_rows else set()  # (locals of loops)
         names = [self.names[inp.var.id] for inp in self.tape.inputs if inp.path[0] not in seeds]
         self.helpers.add("_namespace")
         targets = [ast.Name(self.backend.alias, ast.Store()), *(ast.Name(n, ast.Store()) for n in names)]
@@ -294,14 +295,14 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter, ForwardCo
         ``x3`` of ``x_items`` (the value's stand-in without ``--value``) by ``x_items is x``
         (a list's elements are floats), 25 ns less.  ``vjp_NAME`` and ``jac_NAME`` check their
         seed instead (``seeds.SeedWriter.seed_check``)."""
-        if self.tape.facts.mode not in ("grad", "hvp", "hessian"):
+        if not self.tape.facts.mode.scalar_value:
             return self.seed_check()
         name = self.tape.name
         witness = self.tape.outputs[0]
         value = self.atom(witness)
         message = f"{name}() must return a scalar to be differentiated (sum or index its result)"
         ndim = self.backend.call("ndim", [value])
-        if self.backend.standard:  # (the standard has no xp.ndim)
+        if not self.backend.numpy_api:  # (the standard has no xp.ndim)
             ndim = ast.Call(self.global_name("_ndim"), [value], [])
             self.helpers.add("_ndim")
         test = ast.Compare(ndim, [ast.NotEq()], [ast.Constant(0)])
@@ -328,7 +329,7 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter, ForwardCo
             is_none = ast.Compare(value, [ast.Is()], [ast.Constant(None)])
             raise_none = ast.Raise(ast.Call(ast.Name("TypeError", ast.Load()), [ast.Constant(none)], []))
             check.orelse = [ast.If(is_none, [raise_none], [])]
-        if facts.mode == "hvp":  # and v has the shape of x
+        if facts.mode.products:  # and v has the shape of x
             last = check
             while last.orelse:
                 last = last.orelse[0]
@@ -346,7 +347,7 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter, ForwardCo
         for var, spelled in self.plan.float_inputs:
             x = named(self.names[var.id])
             dtype = ast.Attribute(x, "dtype", ast.Load())
-            if self.backend.module == "numpy":
+            if self.backend.host:
                 not_floating = ast.Compare(dtype, [ast.NotIn()], [self.global_name("_FLOATS")])
                 self.helpers.add("_FLOATS")
             else:  # (_FLOATS is NumPy's)
@@ -400,7 +401,7 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter, ForwardCo
             if i > 0 and isinstance(a, Var) and (a.id in inputs or a.id in seen):
                 # a gradient that is an argument (or another gradient): return a copy, never an alias;
                 # +y copies an array and keeps a Python float a float
-                if self.backend.standard:  # (the standard has no xp.copy)
+                if not self.backend.numpy_api:  # (the standard has no xp.copy)
                     expr = ast.Call(self.backend.attr("asarray"), [expr], [ast.keyword("copy", ast.Constant(True))])
                 elif self.plan.is_array(a):
                     expr = self.backend.call("copy", [expr])

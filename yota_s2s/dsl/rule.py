@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..ir.core import Slice
+from ..ir.modes import Mode
 
 RESERVED = ("out", "dout")
 SHAPE_KINDS = ("elementwise", "scalar", "reduce", "opaque")
@@ -123,9 +124,10 @@ class RuleTable:
     names: dict[str, str]
     sha256: str
     #: For one function (``transform.complexes.complex_table``): the ids of its values that may be
-    #: complex, whose adjoints are the complex ones, and whether it is differentiated --holomorphic.
+    #: complex, whose adjoints are the complex ones, and the mode whose derivative is a holomorphic
+    #: function's (``--holomorphic``; ``--jacobian`` and ``--jvp`` of complex values), None if none.
     complex_values: frozenset[int] = frozenset()
-    holomorphic: bool | str = False  # ("jacobian": --jacobian of complex values)
+    holomorphic: Mode | None = None
 
     def __getitem__(self, prim: str) -> Rule:
         return self.rules[prim]

@@ -508,18 +508,3 @@ class _Checker(ast.NodeVisitor):
 
 _DISPATCH: dict[type, object] = {}  # node class -> _Checker.visit_<class> or None (generic_visit)
 _UNSEEN = object()
-_OPNAMES = {
-    ast.FloorDiv: "//",
-    ast.Mod: "%",
-    ast.LShift: "<<",
-    ast.RShift: ">>",
-    ast.BitOr: "|",
-    ast.BitXor: "^",
-    ast.BitAnd: "&",
-    ast.Not: "not",
-    ast.Invert: "~",
-}
-
-
-def _opname(op: ast.AST) -> str:
-    return _OPNAMES.get(type(op), type(op).__name__)

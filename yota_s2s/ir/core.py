@@ -23,6 +23,8 @@ import enum
 import itertools
 from dataclasses import dataclass, field, replace
 
+from .modes import GRAD, Mode
+
 _ids = itertools.count(1)
 
 
@@ -207,13 +209,13 @@ class Facts:
       checks it).  ``region`` marks the tape of a loop body or a branch, and ``same_shape`` maps a
       value to another known to have its shape (an adjoint, its value); ``index_vars`` holds the
       values that are a saved copy of a loop's index (an integer).  ``mode`` is what the function
-      computes: ``"grad"`` (``grad_NAME``), ``"vjp"`` (``vjp_NAME``, seeded with the input named
-      ``seed``) or ``"jacobian"`` (``jac_NAME``: ``rows`` > 0, that many rows written out, each its
+      computes (its record, ``ir.modes``): ``GRAD`` (``grad_NAME``), ``VJP`` (``vjp_NAME``, seeded with
+      the input named ``seed``) or ``JACOBIAN`` (``jac_NAME``: ``rows`` > 0, that many rows written out, each its
       own reverse sweep; 0, a loop over the value's elements that seeds ``seed`` with each unit
       vector in turn; ``batch``, the rows written out are elementwise in the rows ``x[k]`` of
       the parameters, so that a batch of points, ``x`` of shape ``(n, B)``, gets a Jacobian per
-      point); ``"jvp"`` (``jvp_NAME``, with a tangent parameter per ``wrt`` parameter,
-      named in ``tangents``); ``"hvp"`` and ``"hessian"`` (``transform.second``: ``hess_NAME``
+      point); ``JVP`` (``jvp_NAME``, with a tangent parameter per ``wrt`` parameter,
+      named in ``tangents``); ``HVP`` and ``HESSIAN`` (``transform.second``: ``hess_NAME``
       seeds ``seed``, or with several ``wrt`` parameters each of ``seeds``, one per parameter, with
       each unit vector in turn).  ``columns`` (``jac_NAME`` by a loop over rows): the inputs, one per
       ``wrt`` parameter, that seed its forward columns too (the tape's last output, the JVP), the
@@ -235,7 +237,7 @@ class Facts:
     read_files: dict[str, str] = field(default_factory=dict)
     wrt: list[str] = field(default_factory=list)
     check_scalar: bool = False
-    mode: str = "grad"
+    mode: Mode = GRAD
     seed: str | None = None
     seeds: list[str] = field(default_factory=list)
     rows: int = 0
@@ -292,7 +294,7 @@ class Tape:
         ``out_tree`` (whose first place, the value's, ``--no-value`` drops); none for a ``jvp``
         tape, whose one gradient output is a product with every tangent."""
         wrt = self.facts.wrt
-        if self.facts.mode == "jvp" or not isinstance(self.out_tree, list):
+        if self.facts.mode.forward or not isinstance(self.out_tree, list):
             return []
         skip = 1 if self.facts.value else 0
         found = []

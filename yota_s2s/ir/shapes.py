@@ -255,11 +255,11 @@ def shape_classes(tape: Tape, table: RuleTable, scalar_keys: frozenset | None = 
     """Classes of every value of ``tape``, assuming its first output is a scalar.
 
     With ``scalar_keys`` given, use them instead of deriving them from the output.  A tape whose
-    value may be an array (``--vjp``, ``--jacobian``: ``facts.mode``) assumes nothing, but a
+    value may be an array (``--vjp``, ``--jacobian``: ``facts.mode.assumes_scalar``) assumes nothing, but a
     Jacobian whose rows are written out (``facts.rows``) assumes its value's elements are
     numbers (the generated code checks it).
     """
-    if scalar_keys is None and tape.facts.mode != "grad":
+    if scalar_keys is None and not tape.facts.mode.assumes_scalar:
         targets = _row_elements(tape) if tape.facts.rows else []
         if not targets:
             scalar_keys = frozenset()

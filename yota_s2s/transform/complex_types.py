@@ -16,12 +16,13 @@ import ast
 from ..dsl.rule import RuleTable
 from ..errors import at_span
 from ..ir.core import Atom, Eqn, Tape, Var
+from ..ir.modes import Mode
 from ..ir.regions import LEADING, all_tapes
 from .complexes import complex_table, complex_values, is_complex, value_args
 from .sweep import activity
 
 
-def complex_types(tape: Tape, declared: list[str], wrt: list[str], table: RuleTable, mode: str) -> RuleTable:
+def complex_types(tape: Tape, declared: list[str], wrt: list[str], table: RuleTable, mode: Mode) -> RuleTable:
     """The rule table ``tape`` (a function of parameters ``declared`` complex) is differentiated
     with (``complex_table``); records the declared parameters in its facts.  Refuses (YS022) a value
     that may be complex in ``grad`` mode (a gradient is of a real value) and complex values in the
@@ -33,7 +34,7 @@ def complex_types(tape: Tape, declared: list[str], wrt: list[str], table: RuleTa
     # --jacobian of complex values: the complex Jacobian J[i, j] = d f_i / d z_j, which exists for a
     # holomorphic f only (the others are refused, YS023): the holomorphic rules on its rows
     # --jvp of complex values: J @ t with the same complex J (the transposed VJP of the holomorphic rules)
-    holomorphic = mode == "holomorphic" or (mode in ("jacobian", "jvp") and bool(found))
+    holomorphic = mode.holomorphic or (mode.complex_jacobian and bool(found))
     if holomorphic:  # the derivative with respect to a complex variable
         declared = declared + [w for w in wrt if w not in declared]
         found = complex_values(tape, {i.var.id for i in tape.inputs if i.path[0] in declared})
@@ -41,30 +42,22 @@ def complex_types(tape: Tape, declared: list[str], wrt: list[str], table: RuleTa
     tape.facts.holomorphic = holomorphic
     value = tape.outputs[0] if tape.outputs else None
     where = _defining_span(tape, value)
-    if found and mode not in ("grad", "holomorphic", "jacobian", "vjp", "jvp", "hvp", "hessian"):
-        first = next((e for e in tape.eqns if any(o.id in found for o in e.outs)), None)
-        span = first.span if first is not None else where
-        why = (
-            f"complex values are differentiated by grad_NAME, --holomorphic, --vjp, --jvp, --jacobian, --hvp "
-            f"and --hessian, not --{mode}"
-        )
-        raise at_span("YS022", why, span)
     complex_wrt = [w for w in wrt if w in declared]
-    if found and mode in ("hvp", "hessian") and complex_wrt:  # (the Hessian of a real f of real variables only)
+    if found and mode.order == 2 and complex_wrt:  # (the Hessian of a real f of real variables only)
         first = next((e for e in tape.eqns if any(o.id in found for o in e.outs)), None)
         why = (
-            f"--{mode} of a complex parameter ({complex_wrt[0]}) is not written: the second derivatives are taken "
+            f"{mode.flag} of a complex parameter ({complex_wrt[0]}) is not written: the second derivatives are taken "
             f"with respect to real parameters (pass the real and imaginary parts as two real arrays)"
         )
         raise at_span("YS022", why, first.span if first is not None else where)
-    if mode in ("grad", "hvp", "hessian") and value is not None and is_complex(value, found):
+    if mode.scalar_value and not mode.holomorphic and value is not None and is_complex(value, found):
         message = (
             f"the value of {tape.name}() may be complex: a gradient is taken of a real value (return "
             f"np.abs(v) ** 2 or np.real(v)); --holomorphic gives the derivative of a holomorphic function"
         )
         raise at_span("YS022", message, where)
     guard_passed_values(tape, {i.var.id for i in tape.inputs if i.path[0] in wrt}, found, table)
-    return complex_table(table, found, mode if holomorphic and mode in ("jacobian", "jvp") else holomorphic)
+    return complex_table(table, found, mode if holomorphic else None)
 
 
 def again_table(aux: Tape, table: RuleTable) -> RuleTable:
@@ -82,9 +75,9 @@ def complex_seeds(tape: Tape, table: RuleTable) -> Tape:
     ``jvp_NAME``'s tangents of a complex derivative (``Facts.holomorphic``) among the parameters that
     may be complex: the generated function does not check them real (docs/complex.md)."""
     facts = tape.facts
-    if facts.mode == "vjp" and facts.seed and tape.outputs and is_complex(tape.outputs[0], table.complex_values):
+    if facts.mode.seed_param and facts.seed and tape.outputs and is_complex(tape.outputs[0], table.complex_values):
         facts.complex_params = facts.complex_params | {facts.seed}
-    elif facts.mode == "jvp" and facts.holomorphic:
+    elif facts.mode.forward and facts.holomorphic:
         facts.complex_params = facts.complex_params | set(facts.tangents)
     return tape
 

@@ -41,6 +41,7 @@ from ..dsl.rule import Rule, RuleTable
 from ..dsl.splice import instantiate
 from ..errors import at_span
 from ..ir.core import Atom, Eqn, Lit, Tape, Var
+from ..ir.modes import Mode
 from ..ir.primitives import primitive
 from ..ir.regions import LEADING
 
@@ -89,10 +90,11 @@ SUPPORTED = (
 )
 
 
-def complex_table(table: RuleTable, found: frozenset[int], holomorphic: bool | str = False) -> RuleTable:
+def complex_table(table: RuleTable, found: frozenset[int], holomorphic: Mode | None = None) -> RuleTable:
     """``table`` for one function: its adjoints read which values may be complex (``found``);
-    ``holomorphic``: True for ``--holomorphic``, ``"jacobian"`` for ``--jacobian`` of complex values,
-    ``"jvp"`` for ``--jvp`` of complex values (the VJP of the holomorphic rules, transposed)."""
+    ``holomorphic``: the mode whose derivative is a holomorphic function's (``--holomorphic``; the
+    complex Jacobian of ``--jacobian`` and ``--jvp`` of complex values, the latter the VJP of the
+    holomorphic rules, transposed), None for the others."""
     if not found and not holomorphic:
         return table
     return dataclasses.replace(table, complex_values=found, holomorphic=holomorphic)
@@ -192,10 +194,10 @@ def complex_adjoint(
         return None
     prim = eqn.prim
     if table.holomorphic and prim in NOT_HOLOMORPHIC:
-        if table.holomorphic in ("jacobian", "jvp"):
-            what = "computes J @ t with" if table.holomorphic == "jvp" else "writes"
+        if table.holomorphic.complex_jacobian:
+            what = "computes J @ t with" if table.holomorphic.forward else "writes"
             why = (
-                f"{NOT_HOLOMORPHIC[prim]} of a complex value is not holomorphic: --{table.holomorphic} of complex values "
+                f"{NOT_HOLOMORPHIC[prim]} of a complex value is not holomorphic: {table.holomorphic.flag} of complex values "
                 f"{what} the complex Jacobian d f_i / d z_j, which only a holomorphic function has"
             )
             raise at_span("YS023", why, eqn.span)
@@ -203,7 +205,8 @@ def complex_adjoint(
         raise at_span("YS023", why + " (drop --holomorphic for the gradient of a real value)", eqn.span)
     if prim == "angle" and eqn.params.get("deg"):
         raise at_span("YS022", "np.angle(z, deg=True) of a complex value is not differentiated (use np.angle(z) * 180 / np.pi)", eqn.span)  # fmt: skip
-    helper = table.holomorphic == "jvp" and prim in SWEEP_HELPERS  # (the VJP's own primitives, transposed)
+    # (the VJP's own primitives, transposed)
+    helper = bool(table.holomorphic) and table.holomorphic.forward and prim in SWEEP_HELPERS
     if table.holomorphic and (prim in CONJUGABLE or prim == "power" or helper):  # the chain rule of f'(z), as written
         used = table["holomorphic_power"] if prim == "power" else rule
         return instantiate(used, wanted, eqn.args, eqn.params, eqn.out, dout, builder, table)

@@ -34,6 +34,7 @@ import dataclasses
 from ..dsl.rule import RuleTable
 from ..errors import UserError, at_span
 from ..ir.core import NO_DEFAULT, Atom, Eqn, Lit, Param, ParamKind, Tape, Var
+from ..ir.modes import GRAD, JVP, VJP, Mode
 from ..ir.primitives import primitive
 from ..ir.regions import all_tapes, substitute
 from ..ir.shapes import SCALAR, shape_classes
@@ -47,22 +48,18 @@ from .types import vector_value
 #: longer value, or one whose length is not known, is differentiated by a loop over its elements.
 ROWS_WRITTEN = 64
 
-#: The modes: what the generated function computes (``Facts.mode``); ``"hvp"`` and ``"hessian"``
-#: are ``second.second_order``'s, which differentiates this module's gradient again.
-MODES = ("grad", "vjp", "jacobian", "jvp", "hvp", "hessian")
 
-
-def differentiate(tape: Tape, wrt: list[str], table: RuleTable, mode: str = "grad") -> Tape:
+def differentiate(tape: Tape, wrt: list[str], table: RuleTable, mode: Mode = GRAD) -> Tape:
     """The gradient tape of ``tape`` with respect to the parameters named in ``wrt``.
 
-    ``mode`` (``MODES``): ``"grad"`` seeds the reverse sweep with 1.0 (the value is a scalar);
-    ``"vjp"`` with a new input ``dout`` (a parameter of ``vjp_NAME``, the value's shape);
-    ``"jacobian"`` either once per element of a value made of ``ROWS_WRITTEN`` or fewer numbers
-    (``np.array([e0, e1, ...])``: each gradient is then the stack of its rows), or like ``"vjp"``
+    ``mode`` (``ir.modes``): ``GRAD`` seeds the reverse sweep with 1.0 (the value is a scalar);
+    ``VJP`` with a new input ``dout`` (a parameter of ``vjp_NAME``, the value's shape);
+    ``JACOBIAN`` either once per element of a value made of ``ROWS_WRITTEN`` or fewer numbers
+    (``np.array([e0, e1, ...])``: each gradient is then the stack of its rows), or like ``VJP``
     with ``dout`` left for the code generator to set to each unit vector in turn (``Facts.rows``)."""
-    if mode in ("hvp", "hessian"):  # (the pipeline calls second.second_order for them)
-        raise ValueError(f"differentiate() writes first derivatives: mode {mode!r} is second.second_order's")
-    if mode == "jvp":
+    if mode.order != 1:  # (the pipeline calls second.second_order for them)
+        raise ValueError(f"differentiate() writes first derivatives: {mode!r} is second.second_order's")
+    if mode.forward:
         return transposed(tape, wrt, table)
     grad = tape.copy_header()
     grad.name = tape.name
@@ -72,11 +69,11 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable, mode: str = "gra
     active = activity(tape.eqns, {inp.var.id for inp in tape.inputs if inp.path[0] in wanted}, table, passed)
     refuse_passed(tape, passed)
     grad.eqns, plans = forward_sweep(tape.eqns, active, table)
-    if mode != "grad":
+    if mode.seeded:
         refuse_objects(tape, wrt)
     builder = BackwardBuilder(grad)
     value = tape.outputs[0]
-    rows = _scalar_rows(tape, table) if mode == "jacobian" and not plans else None
+    rows = _scalar_rows(tape, table) if mode.by_rows and not plans else None
     if rows is not None:
         forward = list(grad.eqns)
         per_row = []
@@ -93,7 +90,7 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable, mode: str = "gra
         grad.facts.batch = _elementwise_rows(tape, rows, active, wrt)
     else:
         contributions = {}
-        if mode != "grad":
+        if mode.seeded:
             seed = _seed(grad, tape, mode)
             grad.facts.same_shape[seed.id] = value  # (the generated code checks it)
             if is_active(value, active):
@@ -106,7 +103,7 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable, mode: str = "gra
         grad.outputs = [value, *grads]
         grad.out_tree = [0, *tree]
     grad.facts.wrt = list(wrt)
-    if mode == "grad":
+    if mode.assumes_scalar:
         # the gradient assumes a scalar value; where shapes cannot prove it, the output checks it
         proven = shape_classes(tape, table, scalar_keys=frozenset()).of(value) == SCALAR
         grad.facts.check_scalar = bool(isinstance(value, Var) and not proven)  # (active or not: f is scalar)
@@ -123,7 +120,7 @@ def transposed(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
     left to dead-code elimination: only the second sweep is returned (it does not depend on
     ``dout``'s values; a read of its shape reads the value's).  Every primitive the first sweep
     writes needs a rule for its ``g`` (``YS107`` otherwise); loops and branches are refused."""
-    vjp = optimize(differentiate(tape, wrt, table, "vjp"), table)  # (its unbroadcasts proven away first)
+    vjp = optimize(differentiate(tape, wrt, table, VJP), table)  # (its unbroadcasts proven away first)
     control = next((e for e in vjp.eqns if e.regions), None)
     if control is not None:
         why = f"--jvp of {tape.name}(): loops and branches are not transposed yet (use --jacobian)"
@@ -132,7 +129,7 @@ def transposed(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
     seed = next(i.var for i in vjp.inputs if i.path[0] == seed_name)
     value, grads = vjp.outputs[0], vjp.outputs[1:]
     aux = Tape(tape.name, list(vjp.inputs), list(vjp.eqns), [], None, list(tape.params), tape.facts.copy())
-    aux.facts.mode = "grad"
+    aux.facts.mode = GRAD
     taken = {p.name for p in tape.params} | {i.path[0] for i in vjp.inputs}
     tangents = []
     for name in wrt:
@@ -164,7 +161,7 @@ def transposed(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
     jvp.params = added_params(tape.params, names)
     jvp.outputs = [value, dvalue]
     jvp.out_tree = [0, 1]
-    jvp.facts.mode = "jvp"
+    jvp.facts.mode = JVP
     jvp.facts.wrt = list(wrt)
     jvp.facts.seed = None
     jvp.facts.tangents = names
@@ -227,7 +224,7 @@ def refuse_objects(tape: Tape, wrt: list[str], flag: str = "--vjp, --jvp and --j
         raise at_span("YS004", why, read.span if read is not None else None)
 
 
-def _seed(grad: Tape, tape: Tape, mode: str) -> Var:
+def _seed(grad: Tape, tape: Tape, mode: Mode) -> Var:
     """The input ``dout`` (``dout_``, ... where a parameter has the name): a parameter of ``vjp_NAME``,
     last of the positional ones (keyword-only where one of them has a default); in ``jac_NAME`` a
     local, each unit vector in turn."""
@@ -237,7 +234,7 @@ def _seed(grad: Tape, tape: Tape, mode: str) -> Var:
         name += "_"
     seed = grad.add_input(name)
     grad.facts.seed = name
-    if mode == "vjp":
+    if mode.seed_param:
         grad.params = added_params(tape.params, [name])
     return seed
 

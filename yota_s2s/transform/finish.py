@@ -53,7 +53,7 @@ def drop_value(tape: Tape, table: RuleTable) -> Tape:
     """
     tape = _size_of_live_values(tape, table)
     kept = _with_first_output(tape, Lit(None), table)
-    if tape.facts.check_scalar and tape.facts.mode != "jvp":  # (jvp_NAME checks its tangents, not its value)
+    if tape.facts.check_scalar and not tape.facts.mode.forward:  # (jvp_NAME checks its tangents, not its value)
         kept = _with_first_output(tape, _scalar_witness(tape, kept, table) or tape.outputs[0], table)
     kept.out_tree = list(tape.out_tree[1:])
     kept.facts.value = False
@@ -310,7 +310,7 @@ def separate_buffers(tape: Tape) -> Tape:
     than by copies of one buffer.  Only the function's own level, and only ``--jacobian``'s
     rows (``facts.rows``), and ``--hvp``'s and ``--hessian``'s two sweeps (the gradient's and the
     second's each write into their own buffer, in place, where ``_index_add`` would copy it)."""
-    if not tape.facts.rows and tape.facts.mode not in ("hvp", "hessian"):
+    if not tape.facts.rows and tape.facts.mode.order == 1:
         return tape
     zeros = {e.out.id: e for e in tape.eqns if e.prim == "grad_zeros" and e.section == Section.BACKWARD}
     writers = [e for e in tape.eqns if e.prim == "index_add" and isinstance(e.args[0], Var) and e.args[0].id in zeros]
@@ -339,7 +339,7 @@ def stacked_tangents(tape: Tape, table: RuleTable) -> Tape:
     element (``_untake(g1, value, 1, axis=0) + _untake(g0, value, 0, axis=0)``, what transposing the
     stack's ``take`` of each element gives), written as the stack of the elements' tangents
     (``np.stack([g0, g1])``; zeros of an element's shape where none reaches it).  Only ``--jvp``."""
-    if tape.facts.mode != "jvp" or not tape.outputs or not isinstance(tape.outputs[-1], Var):
+    if not tape.facts.mode.forward or not tape.outputs or not isinstance(tape.outputs[-1], Var):
         return tape
     defs = {o.id: e for e in tape.eqns for o in e.outs}
     leaves: list[Atom] = []

@@ -31,6 +31,7 @@ from __future__ import annotations
 from ..dsl.rule import RuleTable
 from ..errors import UserError
 from ..ir.core import Atom, Eqn, Lit, Tape, Var
+from ..ir.modes import JVP
 from ..ir.regions import all_tapes
 from .differentiate import added_params, refuse_objects, refuse_passed, transposed
 from .sweep import activity
@@ -83,7 +84,7 @@ def jvp_tape(tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
     jvp.params = added_params(tape.params, names)
     jvp.outputs = [value, dvalue]
     jvp.out_tree = [0, 1]
-    jvp.facts.mode = "jvp"
+    jvp.facts.mode = JVP
     jvp.facts.wrt = list(wrt)
     jvp.facts.seed = None
     jvp.facts.tangents = names

@@ -22,15 +22,16 @@ The rows tape is returned unchanged where columns cannot be written or would not
 
     >>> from yota_s2s.dsl.load import load_rules
     >>> from yota_s2s.ir.core import Param, Tape
+    >>> from yota_s2s.ir.modes import JACOBIAN
     >>> from yota_s2s.transform.differentiate import differentiate
     >>> t = Tape("f"); x = t.add_input("x"); y = t.add_input("y"); t.params = [Param("x"), Param("y")]
     >>> t.outputs = [t.add_eqn("mul", [t.add_eqn("exp", [x]), y])]
     >>> table = load_rules()
-    >>> both = with_columns(differentiate(t, ["x"], table, "jacobian"), t, ["x"], table)
+    >>> both = with_columns(differentiate(t, ["x"], table, JACOBIAN), t, ["x"], table)
     >>> both.facts.columns, len(both.outputs)  # (the value, J_x's rows, the JVP)
     (['x_dot'], 3)
     >>> t.outputs = [t.add_eqn("exp", [x])]  # of the shape of x: m <= N, the rows alone
-    >>> with_columns(differentiate(t, ["x"], table, "jacobian"), t, ["x"], table).facts.columns
+    >>> with_columns(differentiate(t, ["x"], table, JACOBIAN), t, ["x"], table).facts.columns
     []
 """
 
@@ -49,7 +50,7 @@ COLUMNS_TEXT = 400
 
 def with_columns(rows: Tape, tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
     """The tape of ``jac_NAME`` by rows (``rows``, from ``differentiate(tape, wrt, table,
-    "jacobian")``) with the forward columns of ``tape`` joined to it (see the module docstring),
+    JACOBIAN)``) with the forward columns of ``tape`` joined to it (see the module docstring),
     or ``rows`` itself where they cannot be written or would not pay."""
     if rows.facts.rows or rows.facts.holomorphic or any(e.regions for e in rows.eqns):
         return rows

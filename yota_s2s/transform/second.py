@@ -27,9 +27,10 @@ a primitive whose tangent cannot be derived (YS107).
 
     >>> from yota_s2s.dsl.load import load_rules
     >>> from yota_s2s.ir.core import Param, Tape
+    >>> from yota_s2s.ir.modes import HVP
     >>> t = Tape("f"); x = t.add_input("x"); t.params = [Param("x")]
     >>> t.outputs = [t.add_eqn("sum", [t.add_eqn("exp", [x])], {"axis": None, "keepdims": False})]
-    >>> h = second_order(t, ["x"], load_rules(), "hvp")
+    >>> h = second_order(t, ["x"], load_rules(), HVP)
     >>> [p.name for p in h.params], len(h.outputs), h.facts.tangents
     (['x', 'v'], 3, ['v'])
 """
@@ -41,6 +42,7 @@ import dataclasses
 from ..dsl.rule import RuleTable
 from ..errors import UserError, at_span
 from ..ir.core import Atom, Lit, Section, Tape, Var
+from ..ir.modes import GRAD, HESSIAN, JACOBIAN, Mode
 from .complex_types import again_table
 from .differentiate import ROWS_WRITTEN, added_params, differentiate, refuse_objects
 from .forward import gradient_tangent
@@ -49,10 +51,10 @@ from .second_blocks import read_inputs, several
 from .sweep import BackwardBuilder
 
 
-def second_order(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tape:
-    """The tape of ``hvp_NAME`` (``mode="hvp"``) or ``hess_NAME`` (``mode="hessian"``) of ``tape``
+def second_order(tape: Tape, wrt: list[str], table: RuleTable, mode: Mode) -> Tape:
+    """The tape of ``hvp_NAME`` (``mode`` ``HVP``) or ``hess_NAME`` (``HESSIAN``) of ``tape``
     with respect to the parameters ``wrt`` names (see the module docstring; several: ``second_blocks``)."""
-    flag = f"--{mode}"
+    flag = mode.flag
     if not wrt:
         why = f"{flag} differentiates with respect to the parameters --wrt names, and {tape.name}() has none to differentiate"
         read = next((e for e in tape.eqns if e.span is not None), None)
@@ -61,12 +63,12 @@ def second_order(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tap
     read_inputs(tape, wrt, mode)
     if len(wrt) > 1:  # the blocks of H (second_blocks)
         return several(tape, wrt, table, mode)
-    grad = optimize(differentiate(tape, wrt, table, "grad"), table)  # (its unbroadcasts proven away first)
+    grad = optimize(differentiate(tape, wrt, table, GRAD), table)  # (its unbroadcasts proven away first)
     loops = any(e.regions for e in grad.eqns)
     name = wrt[0]
     value, g = grad.outputs[0], grad.outputs[1]
     x = next((i.var for i in grad.inputs if i.path[0] == name), None)
-    if mode == "hessian" and not loops:
+    if mode.by_rows and not loops:
         elements = _gradient_elements(grad, x)
         if elements is not None:
             written = _rows_written(tape, grad, elements, wrt, table)
@@ -78,7 +80,7 @@ def second_order(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tap
             "YS022", f"{flag} of a function with complex values through loops or branches is not written", first
         )
     aux = Tape(tape.name, list(grad.inputs), list(grad.eqns), [], None, list(tape.params), tape.facts.copy())
-    aux.facts.mode = "grad"
+    aux.facts.mode = GRAD
     taken = {p.name for p in tape.params} | {i.path[0] for i in grad.inputs}
     v_name = "v"
     while v_name in taken:
@@ -107,7 +109,7 @@ def _second_tape(
     second: Tape,
     tape: Tape,
     wrt: list[str],
-    mode: str,
+    mode: Mode,
     grad: Tape,
     value: Atom,
     g: Atom,
@@ -131,8 +133,8 @@ def _second_tape(
     out.facts.mode = mode
     out.facts.wrt = list(wrt)
     # (hvp_NAME checks v's shape where it would check the value's: that check is always written)
-    out.facts.check_scalar = grad.facts.check_scalar or (mode == "hvp" and isinstance(value, Var))
-    if mode == "hvp":
+    out.facts.check_scalar = grad.facts.check_scalar or (mode.products and isinstance(value, Var))
+    if mode.products:
         out.params = added_params(tape.params, [v_name])
         out.facts.tangents = [v_name]
         out.facts.seed = None
@@ -184,10 +186,10 @@ def _rows_written(tape: Tape, grad: Tape, elements: list[Atom], wrt: list[str], 
     out (an element proven an array): the loop over unit vectors then."""
     value, g = grad.outputs[0], grad.outputs[1]
     aux = Tape(tape.name, list(grad.inputs), list(grad.eqns), [], None, list(tape.params), tape.facts.copy())
-    aux.facts.mode = "jacobian"
+    aux.facts.mode = JACOBIAN
     aux.outputs = [aux.add_eqn("stack", list(elements), {"axis": 0}, section=Section.BACKWARD)]
     try:
-        second = differentiate(aux, wrt, again_table(aux, table), "jacobian")
+        second = differentiate(aux, wrt, again_table(aux, table), JACOBIAN)
     except UserError as exc:
         why = f"--hessian differentiates the gradient of {tape.name}() again: {exc.message}"
         raise dataclasses.replace(exc, message=why) from None
@@ -201,7 +203,7 @@ def _rows_written(tape: Tape, grad: Tape, elements: list[Atom], wrt: list[str], 
     out.params = list(tape.params)
     out.outputs = [value, g, H]
     out.out_tree = [0, 1, 2]
-    out.facts.mode = "hessian"
+    out.facts.mode = HESSIAN
     out.facts.wrt = list(wrt)
     out.facts.seed = None
     out.facts.tangents = []

@@ -20,9 +20,10 @@ own equations read its seed only (the code generator tells them apart by the see
 
     >>> from yota_s2s.dsl.load import load_rules
     >>> from yota_s2s.ir.core import Param, Tape
+    >>> from yota_s2s.ir.modes import HESSIAN
     >>> t = Tape("f"); a = t.add_input("a"); b = t.add_input("b"); t.params = [Param("a"), Param("b")]
     >>> t.outputs = [t.add_eqn("sum", [t.add_eqn("mul", [t.add_eqn("exp", [a]), b])], {"axis": None, "keepdims": False})]
-    >>> h = several(t, ["a", "b"], load_rules(), "hessian")
+    >>> h = several(t, ["a", "b"], load_rules(), HESSIAN)
     >>> h.facts.seeds, len(h.outputs), h.out_tree
     (['v_a', 'v_b'], 7, [0, 1, 2, [[3, 4], [5, 6]]])
 """
@@ -34,6 +35,7 @@ import dataclasses
 from ..dsl.rule import RuleTable
 from ..errors import UserError, at_span
 from ..ir.core import Atom, Lit, Tape, Var
+from ..ir.modes import GRAD, HESSIAN, HVP, Mode
 from .complex_types import again_table
 from .differentiate import added_params, differentiate
 from .forward import gradient_tangents
@@ -41,10 +43,10 @@ from .optimize import optimize
 from .sweep import BackwardBuilder
 
 
-def several(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tape:
-    """The tape of ``hvp_NAME`` (``mode="hvp"``) or ``hess_NAME`` (``"hessian"``) of ``tape`` with
+def several(tape: Tape, wrt: list[str], table: RuleTable, mode: Mode) -> Tape:
+    """The tape of ``hvp_NAME`` (``mode`` ``HVP``) or ``hess_NAME`` (``HESSIAN``) of ``tape`` with
     respect to the parameters ``wrt`` (two or more, arrays or numbers): see the module docstring."""
-    grad = optimize(differentiate(tape, wrt, table, "grad"), table)  # (its unbroadcasts proven away first)
+    grad = optimize(differentiate(tape, wrt, table, GRAD), table)  # (its unbroadcasts proven away first)
     loops = any(e.regions for e in grad.eqns)
     xs = read_inputs(tape, wrt, mode)
     taken = {p.name for p in tape.params} | {i.path[0] for i in grad.inputs}
@@ -57,13 +59,13 @@ def several(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tape:
         names.append(name)
     if loops:  # forward over reverse, one sweep for all the parameters' tangents
         out, seeds, grads = _tangents(tape, grad, wrt, names, table, xs, mode)
-    elif mode == "hvp":
+    elif mode.products:
         out, seeds, grads = _products(tape, grad, wrt, names, table, xs)
     else:
         out, seeds, grads = _block_rows(tape, grad, wrt, names, table, xs)
     out.facts.mode = mode
     out.facts.wrt = list(wrt)
-    out.facts.check_scalar = grad.facts.check_scalar or (mode == "hvp" and isinstance(out.outputs[0], Var))
+    out.facts.check_scalar = grad.facts.check_scalar or (mode.products and isinstance(out.outputs[0], Var))
     same: dict[int, Atom] = {}
     for w, x, v, g in zip(wrt, xs, seeds, grads, strict=True):
         same[v.id] = x
@@ -79,14 +81,14 @@ def several(tape: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tape:
     return out
 
 
-def read_inputs(tape: Tape, wrt: list[str], mode: str) -> list[Var]:
+def read_inputs(tape: Tape, wrt: list[str], mode: Mode) -> list[Var]:
     """The input of each parameter of ``wrt`` (arrays and numbers): one the function does not read has
     no shape to give its ``Hv`` and its blocks of ``H`` (``YS004``)."""
     xs = []
     for w in wrt:
         x = next((i.var for i in tape.inputs if i.path == (w,)), None)
         if x is None:
-            why = f"--{mode} of {tape.name}() with respect to {w}: {tape.name}() does not read {w} (leave it out of --wrt)"
+            why = f"{mode.flag} of {tape.name}() with respect to {w}: {tape.name}() does not read {w} (leave it out of --wrt)"
             read = next((e for e in tape.eqns if e.span is not None), None)
             raise at_span("YS004", why, read.span if read is not None else None)
         xs.append(x)
@@ -96,7 +98,7 @@ def read_inputs(tape: Tape, wrt: list[str], mode: str) -> list[Var]:
 def _aux(tape: Tape, grad: Tape) -> Tape:
     """A tape of ``grad``'s equations, to which the seeds and the pairing are added."""
     aux = Tape(tape.name, list(grad.inputs), list(grad.eqns), [], None, list(tape.params), tape.facts.copy())
-    aux.facts.mode = "grad"
+    aux.facts.mode = GRAD
     return aux
 
 
@@ -111,11 +113,11 @@ def _pairing(aux: Tape, grads: list[Atom], seeds: list[Var]) -> Atom:
     return total
 
 
-def _again(aux: Tape, wrt: list[str], table: RuleTable, mode: str) -> Tape:
+def _again(aux: Tape, wrt: list[str], table: RuleTable, mode: Mode) -> Tape:
     try:
         return differentiate(aux, wrt, again_table(aux, table))
     except UserError as exc:
-        why = f"--{mode} differentiates the gradient of {aux.name}() again: {exc.message}"
+        why = f"{mode.flag} differentiates the gradient of {aux.name}() again: {exc.message}"
         raise dataclasses.replace(exc, message=why) from None
 
 
@@ -136,18 +138,18 @@ def _products(
     aux = _aux(tape, grad)
     seeds = [aux.add_input(n) for n in names]
     aux.outputs = [_pairing(aux, grads, seeds)]
-    second = _again(aux, wrt, table, "hvp")
+    second = _again(aux, wrt, table, HVP)
     builder = BackwardBuilder(second)
     grads = [_or_zeros(builder, g, x) for g, x in zip(grads, xs, strict=True)]
     products = [_or_zeros(builder, h, x, "Hv_" + w) for h, x, w in zip(second.outputs[1:], xs, wrt, strict=True)]
     out = second.copy_header()
     out.eqns = second.eqns
     out.inputs = list(second.inputs)
-    return _returned(out, tape, "hvp", [value, *grads, *products], names), seeds, grads
+    return _returned(out, tape, HVP, [value, *grads, *products], names), seeds, grads
 
 
 def _tangents(
-    tape: Tape, grad: Tape, wrt: list[str], names: list[str], table: RuleTable, xs: list[Var], mode: str
+    tape: Tape, grad: Tape, wrt: list[str], names: list[str], table: RuleTable, xs: list[Var], mode: Mode
 ) -> tuple[Tape, list[Var], list[Atom]]:
     """Through loops and branches: the tangent of each gradient ``dQ`` in the direction ``(v_A, v_B,
     ...)``, ``Hv_Q = H_QA @ v_A + H_QB @ v_B + ...`` (forward over reverse, as for one parameter).
@@ -159,7 +161,7 @@ def _tangents(
     try:
         second, tangents = gradient_tangents(aux, {x.id: v for x, v in zip(xs, seeds, strict=True)}, grads, table)
     except UserError as exc:
-        why = f"--{mode} takes the tangent of the gradient of {tape.name}(): {exc.message}"
+        why = f"{mode.flag} takes the tangent of the gradient of {tape.name}(): {exc.message}"
         raise dataclasses.replace(exc, message=why) from None
     builder = BackwardBuilder(second)
     grads = [_or_zeros(builder, g, x) for g, x in zip(grads, xs, strict=True)]
@@ -167,7 +169,7 @@ def _tangents(
     out = second.copy_header()
     out.eqns = second.eqns
     out.inputs = list(second.inputs)
-    every = products if mode == "hvp" else products * len(wrt)  # (each block row reads the same tangents)
+    every = products if mode.products else products * len(wrt)  # (each block row reads the same tangents)
     return _returned(out, tape, mode, [value, *grads, *every], names), seeds, grads
 
 
@@ -185,7 +187,7 @@ def _block_rows(
         aux = _aux(tape, grad)
         seed = aux.add_input(name)
         aux.outputs = [_pairing(aux, [g], [seed])]
-        second = _again(aux, wrt, table, "hessian")
+        second = _again(aux, wrt, table, HESSIAN)
         builder = BackwardBuilder(second)
         rows += [_or_zeros(builder, h, x, "Hv_" + w) for h, x, w in zip(second.outputs[1:], xs, wrt, strict=True)]
         shared = second.eqns[: len(grad.eqns)]
@@ -199,15 +201,15 @@ def _block_rows(
     out.eqns = eqns
     builder = BackwardBuilder(out)
     grads = [_or_zeros(builder, g, x) for g, x in zip(grads, xs, strict=True)]
-    return _returned(out, tape, "hessian", [value, *grads, *rows], names), seeds, grads
+    return _returned(out, tape, HESSIAN, [value, *grads, *rows], names), seeds, grads
 
 
-def _returned(out: Tape, tape: Tape, mode: str, outputs: list[Atom], names: list[str]) -> Tape:
+def _returned(out: Tape, tape: Tape, mode: Mode, outputs: list[Atom], names: list[str]) -> Tape:
     """``out`` returning ``outputs``: ``hvp_NAME``'s ``(value, dA, dB, ..., Hv_A, Hv_B, ...)``, its
     seeds ``names`` parameters; ``hess_NAME``'s ``(value, dA, dB, ..., ((H_AA, H_AB), ...))``, the
     blocks nested, its seeds ``names`` the locals of its loops over unit vectors."""
     out.outputs = outputs
-    if mode == "hvp":
+    if mode.products:
         out.out_tree = list(range(len(outputs)))
         out.params = added_params(tape.params, names)
         out.facts.tangents = list(names)
