@@ -17,9 +17,9 @@ Template directives (a block starts with ``::: KIND ARGS`` and ends with ``:::``
     command and its output (stdout and stderr together).
 ``::: py``
     Python statements run in one session per page; shown as a ``>>>`` transcript.
-``::: show PATH [from=REGEX] [raw]``
+``::: show PATH [from=REGEX] [to=REGEX] [raw]``
     show a file of the scratch folder, or of the repository for ``@/PATH``
-    (from the first line matching REGEX); ``raw`` pastes it as markdown, unfenced.
+    (from the first line matching ``from``, up to the next matching ``to``); ``raw`` pastes it as markdown, unfenced.
 ``::: rules-table`` / ``::: codes-table PAGE``
     tables generated from ``load_rules()`` and ``yota_s2s.errors.CODES`` (links to
     ``PAGE#ysnnn``; ``#`` for the same page).
@@ -141,6 +141,11 @@ class Page:
                 lines = text.splitlines()
                 start = next(i for i, line in enumerate(lines) if pattern.search(line))
                 text = "\n".join(lines[start:])
+            if a.startswith("to="):  # up to the first line that matches, blank lines before it dropped
+                pattern = re.compile(a[3:])
+                lines = text.splitlines()
+                stop = next((i for i, line in enumerate(lines) if i and pattern.search(line)), len(lines))
+                text = "\n".join(lines[:stop]).rstrip("\n") + "\n"
         if "raw" in args:
             return text.rstrip("\n")
         return _fence(LANGS.get(path.suffix, "text"), text)

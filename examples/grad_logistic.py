@@ -7,6 +7,46 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def grad_loss(w, b, X, y):
+    """Return (loss(w, b, X, y), dw, db): the value and its gradients."""
+    if type(w) is not float and (type(w) is not np.ndarray or w.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(w, 'grad_loss', 'w')
+    if type(b) is not float and (type(b) is not np.ndarray or b.dtype not in _FLOATS):
+        _float_arg(b, 'grad_loss', 'b')
+    if isinstance(X, complex) or (type(X) is np.ndarray and X.dtype.kind == 'c'):
+        _float_arg(X, 'grad_loss', 'X')
+    if isinstance(y, complex) or (type(y) is np.ndarray and y.dtype.kind == 'c'):
+        _float_arg(y, 'grad_loss', 'y')
+    # forward
+    # p = logistic(X @ w + b)
+    _t1 = X @ w
+    _t2 = _t1 + b
+    # return 1.0 / (1.0 + np.exp(-z)) (in logistic)
+    _t3 = np.exp(-_t2)
+    _t4 = 1.0 + _t3
+    p = 1.0 / _t4
+    # return -np.mean(y * np.log(p) + (1.0 - y) * np.log(1.0 - p))
+    _t5 = np.log(p)
+    _t6 = 1.0 - y
+    _t7 = 1.0 - p
+    _t8 = np.log(_t7)
+    _t9 = y * _t5 + _t6 * _t8
+    loss = -_t9.mean()
+    # backward
+    # grad of: return -np.mean(y * np.log(p) + (1.0 - y) * np.log(1.0 - p))
+    d_t9 = _unreduce(-1.0 / _or_one(_t9.size), _t9)
+    d_t7 = _unbroadcast(d_t9 * _t6, _t8) / _t7
+    # grad of: return 1.0 / (1.0 + np.exp(-z)) (in logistic)
+    d_t2 = -((d_t7 - _unbroadcast(d_t9 * y, _t5) / p) * p / _t4 * _t3)
+    # grad of: p = logistic(X @ w + b)
+    db = _unbroadcast(d_t2, b)
+    dw = _matmul_dy(_unbroadcast(d_t2, _t1), X, w)
+    return loss, dw, db
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -85,40 +125,3 @@ def _unreduce(g, x):
     out = np.empty(np.shape(x), np.result_type(x, g))
     out[...] = g
     return out if out.ndim or type(x) is np.ndarray else out[()]
-
-
-def grad_loss(w, b, X, y):
-    """Return (loss(w, b, X, y), dw, db): the value and its gradients."""
-    if type(w) is not float and (type(w) is not np.ndarray or w.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(w, 'grad_loss', 'w')
-    if type(b) is not float and (type(b) is not np.ndarray or b.dtype not in _FLOATS):
-        _float_arg(b, 'grad_loss', 'b')
-    if isinstance(X, complex) or (type(X) is np.ndarray and X.dtype.kind == 'c'):
-        _float_arg(X, 'grad_loss', 'X')
-    if isinstance(y, complex) or (type(y) is np.ndarray and y.dtype.kind == 'c'):
-        _float_arg(y, 'grad_loss', 'y')
-    # forward
-    # p = logistic(X @ w + b)
-    _t1 = X @ w
-    _t2 = _t1 + b
-    # return 1.0 / (1.0 + np.exp(-z)) (in logistic)
-    _t3 = np.exp(-_t2)
-    _t4 = 1.0 + _t3
-    p = 1.0 / _t4
-    # return -np.mean(y * np.log(p) + (1.0 - y) * np.log(1.0 - p))
-    _t5 = np.log(p)
-    _t6 = 1.0 - y
-    _t7 = 1.0 - p
-    _t8 = np.log(_t7)
-    _t9 = y * _t5 + _t6 * _t8
-    loss = -_t9.mean()
-    # backward
-    # grad of: return -np.mean(y * np.log(p) + (1.0 - y) * np.log(1.0 - p))
-    d_t9 = _unreduce(-1.0 / _or_one(_t9.size), _t9)
-    d_t7 = _unbroadcast(d_t9 * _t6, _t8) / _t7
-    # grad of: return 1.0 / (1.0 + np.exp(-z)) (in logistic)
-    d_t2 = -((d_t7 - _unbroadcast(d_t9 * y, _t5) / p) * p / _t4 * _t3)
-    # grad of: p = logistic(X @ w + b)
-    db = _unbroadcast(d_t2, b)
-    dw = _matmul_dy(_unbroadcast(d_t2, _t1), X, w)
-    return loss, dw, db

@@ -46,6 +46,7 @@ from . import argtrees
 from .errors import UserError
 from .files import read_source
 from .ir.core import is_option
+from .ir.modes import MODES
 from .kinks import KINDS, KinkCount, central_difference, converged_difference, edge_points, kink_check, special
 from .verify_modes import direction as directed
 from .verify_modes import pairing
@@ -431,7 +432,8 @@ def verify_generated(
     exec(compile(text, f"<generated from {source}>", "exec"), namespace)  # noqa: S102 - our output
     positional, named = _load_example(example) if example else ([], {})
     shapes = _parse_shapes(shape_specs)
-    kinds = {n: k for k, n in re.findall(r"^def (grad|vjp|jvp|jac|hvp|hess)_(\w+)\(", text, flags=re.MULTILINE)}
+    prefixes = "|".join(sorted({m.prefix[:-1] for m in MODES.values()}))  # grad, vjp, jac, ...: each mode's
+    kinds = {n: k for k, n in re.findall(rf"^def ({prefixes})_(\w+)\(", text, flags=re.MULTILINE)}
     names = list(kinds)
     unknown = [s for s in shapes if not any(s in _parameters(getattr(module, n, None)) for n in names)]
     if unknown:

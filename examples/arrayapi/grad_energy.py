@@ -7,6 +7,38 @@ import importlib
 import array_api_compat
 
 
+def grad_energy(x, c):
+    """Return (energy(x, c), dx, dc): the value and its gradients."""
+    xp, x, c = _namespace(x, c)  # the arrays' namespace (array API)
+    # forward
+    # r = x[0] ** 2 + x[1] ** 2 + x[2] ** 2
+    x0 = x[0, ...]
+    x1 = x[1, ...]
+    x2 = x[2, ...]
+    r = x0 * x0 + x1 * x1 + x2 * x2
+    # return np.sum(c * r**2 - np.sqrt(1.0 + r) + x[0] * x[1] * x[2])
+    _t1 = r * r
+    _t2 = xp.sqrt(1.0 + r)
+    _t3 = x0 * x1
+    _t4 = _t3 * x2
+    _t5 = c * _t1 - _t2 + _t4
+    energy = xp.sum(_t5)
+    # backward
+    # grad of: return np.sum(c * r**2 - np.sqrt(1.0 + r) + x[0] * x[1] * x[2])
+    d_t5 = _unreduce(1.0, _t5)
+    _t6 = _size(_t5)
+    _t7 = _t6 / _or_one(_size(_t4))
+    d_t3 = _t7 * x2
+    dc = _unbroadcast(d_t5 * _t1, c)
+    # grad of: r = x[0] ** 2 + x[1] ** 2 + x[2] ** 2
+    _t8 = (_unbroadcast(d_t5 * c, _t1) * 2.0 * r - _t6 / _or_one(_size(_t2)) / (2.0 * _t2)) * 2.0
+    dx = _rows(x, {0: d_t3 * x1 + _t8 * x0, 1: d_t3 * x0 + _t8 * x1, 2: _t7 * _t3 + _t8 * x2})
+    return energy, dx, dc
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _array_namespace(*args):
     """The array API namespace of the arrays among ``args`` (items of lists and tuples included),
     as ``array_api_compat`` finds it (NumPy, PyTorch, JAX, Dask, CuPy, or any library whose arrays
@@ -215,32 +247,3 @@ def _unreduce(g, x, axis=None):
         return g
     xp = _array_namespace(g, x)
     return xp.zeros(_shape(x), dtype=_float_dtype(xp, x, g), device=_device(x)) + g
-
-
-def grad_energy(x, c):
-    """Return (energy(x, c), dx, dc): the value and its gradients."""
-    xp, x, c = _namespace(x, c)  # the arrays' namespace (array API)
-    # forward
-    # r = x[0] ** 2 + x[1] ** 2 + x[2] ** 2
-    x0 = x[0, ...]
-    x1 = x[1, ...]
-    x2 = x[2, ...]
-    r = x0 * x0 + x1 * x1 + x2 * x2
-    # return np.sum(c * r**2 - np.sqrt(1.0 + r) + x[0] * x[1] * x[2])
-    _t1 = r * r
-    _t2 = xp.sqrt(1.0 + r)
-    _t3 = x0 * x1
-    _t4 = _t3 * x2
-    _t5 = c * _t1 - _t2 + _t4
-    energy = xp.sum(_t5)
-    # backward
-    # grad of: return np.sum(c * r**2 - np.sqrt(1.0 + r) + x[0] * x[1] * x[2])
-    d_t5 = _unreduce(1.0, _t5)
-    _t6 = _size(_t5)
-    _t7 = _t6 / _or_one(_size(_t4))
-    d_t3 = _t7 * x2
-    dc = _unbroadcast(d_t5 * _t1, c)
-    # grad of: r = x[0] ** 2 + x[1] ** 2 + x[2] ** 2
-    _t8 = (_unbroadcast(d_t5 * c, _t1) * 2.0 * r - _t6 / _or_one(_size(_t2)) / (2.0 * _t2)) * 2.0
-    dx = _rows(x, {0: d_t3 * x1 + _t8 * x0, 1: d_t3 * x0 + _t8 * x1, 2: _t7 * _t3 + _t8 * x2})
-    return energy, dx, dc

@@ -7,6 +7,45 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def grad_loss(b, pole, w, target):
+    """Return (loss(b, pole, w, target), db, dpole): the value and its gradients."""
+    if type(b) is not float and (type(b) is not np.ndarray or b.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(b, 'grad_loss', 'b')
+    if isinstance(w, complex) or (type(w) is np.ndarray and w.dtype.kind == 'c'):
+        _float_arg(w, 'grad_loss', 'w')
+    b0, b1, b2 = (b[0], b[1], b[2])
+    # forward
+    # z = np.exp(1j * w)
+    z = np.exp(1j * w)
+    # h = (b[0] + b[1] / z + b[2] / z**2) / (1.0 - pole / z)
+    _t1 = z * z
+    _t2 = b0 + b1 / z + b2 / _t1
+    _t3 = 1.0 - pole / z
+    h = _t2 / _t3
+    # return np.mean(np.abs(h - target) ** 2)
+    _t4 = h - target
+    _t5 = np.abs(_t4)
+    _t6 = _t5 * _t5
+    loss = _t6.mean()
+    # backward
+    # grad of: return np.mean(np.abs(h - target) ** 2)
+    dh = _unbroadcast(2 / _or_one(_t6.size) * _t5 * (_t4 / (_t5 + (_t5 == 0.0))), h)
+    # grad of: h = (b[0] + b[1] / z + b[2] / z**2) / (1.0 - pole / z)
+    _t7 = np.conj(_t3)
+    d_t2 = _unbroadcast(dh / _t7, _t2)
+    _t8 = np.conj(z)
+    dpole = _unbroadcast(-(_unbroadcast(-(dh * np.conj(h) / _t7), _t3) / _t8), pole)
+    db2 = np.real(_unbroadcast(d_t2 / np.conj(_t1), b2))
+    db1 = np.real(_unbroadcast(d_t2 / _t8, b1))
+    db0 = np.real(_unbroadcast(d_t2, b0))
+    db = [db0, db1, db2]
+    db = _grad_stack(b, db)
+    return loss, db, dpole
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -109,39 +148,3 @@ def _unbroadcast(g, x):
         return g.sum(axis=0) if extra == 1 else g.sum(axis=tuple(range(extra)))
     ones = [i for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
     return g.sum(axis=(*range(extra), *ones)).reshape(shape)
-
-
-def grad_loss(b, pole, w, target):
-    """Return (loss(b, pole, w, target), db, dpole): the value and its gradients."""
-    if type(b) is not float and (type(b) is not np.ndarray or b.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(b, 'grad_loss', 'b')
-    if isinstance(w, complex) or (type(w) is np.ndarray and w.dtype.kind == 'c'):
-        _float_arg(w, 'grad_loss', 'w')
-    b0, b1, b2 = (b[0], b[1], b[2])
-    # forward
-    # z = np.exp(1j * w)
-    z = np.exp(1j * w)
-    # h = (b[0] + b[1] / z + b[2] / z**2) / (1.0 - pole / z)
-    _t1 = z * z
-    _t2 = b0 + b1 / z + b2 / _t1
-    _t3 = 1.0 - pole / z
-    h = _t2 / _t3
-    # return np.mean(np.abs(h - target) ** 2)
-    _t4 = h - target
-    _t5 = np.abs(_t4)
-    _t6 = _t5 * _t5
-    loss = _t6.mean()
-    # backward
-    # grad of: return np.mean(np.abs(h - target) ** 2)
-    dh = _unbroadcast(2 / _or_one(_t6.size) * _t5 * (_t4 / (_t5 + (_t5 == 0.0))), h)
-    # grad of: h = (b[0] + b[1] / z + b[2] / z**2) / (1.0 - pole / z)
-    _t7 = np.conj(_t3)
-    d_t2 = _unbroadcast(dh / _t7, _t2)
-    _t8 = np.conj(z)
-    dpole = _unbroadcast(-(_unbroadcast(-(dh * np.conj(h) / _t7), _t3) / _t8), pole)
-    db2 = np.real(_unbroadcast(d_t2 / np.conj(_t1), b2))
-    db1 = np.real(_unbroadcast(d_t2 / _t8, b1))
-    db0 = np.real(_unbroadcast(d_t2, b0))
-    db = [db0, db1, db2]
-    db = _grad_stack(b, db)
-    return loss, db, dpole

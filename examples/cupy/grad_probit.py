@@ -6,6 +6,45 @@ import cupy as cp
 import cupyx.scipy.special
 
 
+def grad_loss(w, X, y, batch):
+    """Return (loss(w, X, y, batch), dw): the value and its gradients."""
+    if type(w) is not float and (type(w) is not cp.ndarray or w.dtype.kind != 'f'):  # the rules hold for real floats
+        _float_arg(w, 'grad_loss', 'w')
+    if isinstance(X, complex) or (type(X) is cp.ndarray and X.dtype.kind == 'c'):
+        _float_arg(X, 'grad_loss', 'X')
+    if isinstance(y, complex) or (type(y) is cp.ndarray and y.dtype.kind == 'c'):
+        _float_arg(y, 'grad_loss', 'y')
+    # forward
+    # p = 0.5 * (1.0 + scipy.special.erf(X @ w / np.sqrt(2.0)))
+    _t1 = cp.sqrt(2.0)
+    _t2 = X @ w / _t1
+    p = 0.5 * (1.0 + cupyx.scipy.special.erf(_t2))
+    # picked = p[batch]
+    picked = p[batch]
+    # labels = y[batch]
+    labels = y[batch]
+    # return -np.mean(labels * np.log(picked) + (1.0 - labels) * np.log(1.0 - picked))
+    _t3 = cp.log(picked)
+    _t4 = 1.0 - labels
+    _t5 = 1.0 - picked
+    _t6 = cp.log(_t5)
+    _t7 = labels * _t3 + _t4 * _t6
+    loss = -_t7.mean()
+    # backward
+    # grad of: return -np.mean(labels * np.log(picked) + (1.0 - labels) * np.log(1.0 - picked))
+    d_t7 = _unreduce(-1.0 / _or_one(_t7.size), _t7)
+    d_t5 = _unbroadcast(d_t7 * _t4, _t6) / _t5
+    # grad of: picked = p[batch]
+    dp = _grad_zeros(p)
+    cp.add.at(dp, batch, _unbroadcast(d_t7 * labels, _t3) / picked - d_t5)
+    # grad of: p = 0.5 * (1.0 + scipy.special.erf(X @ w / np.sqrt(2.0)))
+    dw = _matmul_dy(0.5641895835477563 * dp * cp.exp(-(_t2 * _t2)) / _t1, X, w)
+    return loss, dw
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -123,39 +162,3 @@ def _unreduce(g, x):
     out = cp.empty(cp.shape(x), cp.result_type(x, g))
     out[...] = g
     return out if out.ndim or type(x) is cp.ndarray else out[()]
-
-
-def grad_loss(w, X, y, batch):
-    """Return (loss(w, X, y, batch), dw): the value and its gradients."""
-    if type(w) is not float and (type(w) is not cp.ndarray or w.dtype.kind != 'f'):  # the rules hold for real floats
-        _float_arg(w, 'grad_loss', 'w')
-    if isinstance(X, complex) or (type(X) is cp.ndarray and X.dtype.kind == 'c'):
-        _float_arg(X, 'grad_loss', 'X')
-    if isinstance(y, complex) or (type(y) is cp.ndarray and y.dtype.kind == 'c'):
-        _float_arg(y, 'grad_loss', 'y')
-    # forward
-    # p = 0.5 * (1.0 + scipy.special.erf(X @ w / np.sqrt(2.0)))
-    _t1 = cp.sqrt(2.0)
-    _t2 = X @ w / _t1
-    p = 0.5 * (1.0 + cupyx.scipy.special.erf(_t2))
-    # picked = p[batch]
-    picked = p[batch]
-    # labels = y[batch]
-    labels = y[batch]
-    # return -np.mean(labels * np.log(picked) + (1.0 - labels) * np.log(1.0 - picked))
-    _t3 = cp.log(picked)
-    _t4 = 1.0 - labels
-    _t5 = 1.0 - picked
-    _t6 = cp.log(_t5)
-    _t7 = labels * _t3 + _t4 * _t6
-    loss = -_t7.mean()
-    # backward
-    # grad of: return -np.mean(labels * np.log(picked) + (1.0 - labels) * np.log(1.0 - picked))
-    d_t7 = _unreduce(-1.0 / _or_one(_t7.size), _t7)
-    d_t5 = _unbroadcast(d_t7 * _t4, _t6) / _t5
-    # grad of: picked = p[batch]
-    dp = _grad_zeros(p)
-    cp.add.at(dp, batch, _unbroadcast(d_t7 * labels, _t3) / picked - d_t5)
-    # grad of: p = 0.5 * (1.0 + scipy.special.erf(X @ w / np.sqrt(2.0)))
-    dw = _matmul_dy(0.5641895835477563 * dp * cp.exp(-(_t2 * _t2)) / _t1, X, w)
-    return loss, dw

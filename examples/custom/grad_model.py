@@ -8,6 +8,37 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def grad_loss(w, X, y):
+    """Return (loss(w, X, y), dw, dX, dy): the value and its gradients."""
+    if type(w) is not float and (type(w) is not np.ndarray or w.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(w, 'grad_loss', 'w')
+    if type(X) is not float and (type(X) is not np.ndarray or X.dtype not in _FLOATS):
+        _float_arg(X, 'grad_loss', 'X')
+    if type(y) is not float and (type(y) is not np.ndarray or y.dtype not in _FLOATS):
+        _float_arg(y, 'grad_loss', 'y')
+    # forward
+    # z = X @ w
+    z = X @ w
+    # return np.mean(softplus(z) - y * z)
+    _t1 = fastmath.softplus(z)
+    _t2 = _t1 - y * z
+    loss = _t2.mean()
+    # backward
+    # grad of: return np.mean(softplus(z) - y * z)
+    _t3 = _t2.size
+    _t4 = 1.0 / _or_one(_t3)
+    _t5 = _unreduce(-_t4, _t2)
+    dy = _unbroadcast(_t5 * z, y)
+    # grad of: z = X @ w
+    dz = _unbroadcast(_t5 * y, z) + _t4 * (_t3 / _or_one(np.size(_t1))) * np.exp(z - _t1)
+    dX = _matmul_dx(dz, X, w)
+    dw = _matmul_dy(dz, X, w)
+    return loss, dw, dX, dy
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -107,31 +138,3 @@ def _unreduce(g, x):
     out = np.empty(np.shape(x), np.result_type(x, g))
     out[...] = g
     return out if out.ndim or type(x) is np.ndarray else out[()]
-
-
-def grad_loss(w, X, y):
-    """Return (loss(w, X, y), dw, dX, dy): the value and its gradients."""
-    if type(w) is not float and (type(w) is not np.ndarray or w.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(w, 'grad_loss', 'w')
-    if type(X) is not float and (type(X) is not np.ndarray or X.dtype not in _FLOATS):
-        _float_arg(X, 'grad_loss', 'X')
-    if type(y) is not float and (type(y) is not np.ndarray or y.dtype not in _FLOATS):
-        _float_arg(y, 'grad_loss', 'y')
-    # forward
-    # z = X @ w
-    z = X @ w
-    # return np.mean(softplus(z) - y * z)
-    _t1 = fastmath.softplus(z)
-    _t2 = _t1 - y * z
-    loss = _t2.mean()
-    # backward
-    # grad of: return np.mean(softplus(z) - y * z)
-    _t3 = _t2.size
-    _t4 = 1.0 / _or_one(_t3)
-    _t5 = _unreduce(-_t4, _t2)
-    dy = _unbroadcast(_t5 * z, y)
-    # grad of: z = X @ w
-    dz = _unbroadcast(_t5 * y, z) + _t4 * (_t3 / _or_one(np.size(_t1))) * np.exp(z - _t1)
-    dX = _matmul_dx(dz, X, w)
-    dw = _matmul_dy(dz, X, w)
-    return loss, dw, dX, dy

@@ -10,6 +10,101 @@ _ROWS_LARGE = 1 << 15
 _ROWS_SMALL = 1 << 11
 
 
+def jac_residual(p, t, y):
+    """Return (residual(p, t, y), J_p): the value and its Jacobians (J_p.shape == np.shape(value) + np.shape(p))."""
+    if type(p) is not float and (type(p) is not np.ndarray or p.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(p, 'jac_residual', 'p')
+    if isinstance(t, complex) or (type(t) is np.ndarray and t.dtype.kind == 'c'):
+        _float_arg(t, 'jac_residual', 't')
+    if isinstance(y, complex) or (type(y) is np.ndarray and y.dtype.kind == 'c'):
+        _float_arg(y, 'jac_residual', 'y')
+    p_items = p.tolist() if type(p) is np.ndarray and p.shape == (4,) and (p.dtype in _FLOATS) else p
+    p0, p1, p2, p3 = p_items if p_items is not p else (p[0], p[1], p[2], p[3])
+    # forward
+    # return p[0] * np.exp(-p[1] * t) * np.cos(p[2] * t + p[3]) (in signal)
+    _t1 = np.exp(-(p1 * t))
+    _t2 = p0 * _t1
+    _t3 = p2 * t + p3
+    _t4 = np.cos(_t3)
+    _t5 = _t2 * _t4
+    # return signal(t, p) - y
+    residual = _t5 - y
+    # backward
+    # grad of: return p[0] * np.exp(-p[1] * t) * np.cos(p[2] * t + p[3]) (in signal)
+    _t6 = np.sin(_t3)
+    _n = np.size(p)
+    if np.size(residual) <= _n:  # reverse rows: no more outputs than inputs
+        J_p = np.empty((np.size(residual),) + np.shape(p))
+        for _k in range(np.size(residual)):  # one reverse sweep per row
+            dout = np.zeros(np.shape(residual))
+            dout.flat[_k] = 1.0
+            # grad of: return signal(t, p) - y
+            d_t5 = _unbroadcast(dout, _t5)
+            # grad of: return p[0] * np.exp(-p[1] * t) * np.cos(p[2] * t + p[3]) (in signal)
+            d_t2 = d_t5 * _t4
+            _t7 = d_t5 * _t2 * _t6
+            dp3 = _unbroadcast(-_t7, p3)
+            dp2 = _unbroadcast(-(_t7 * t), p2)
+            dp1 = _unbroadcast(-(d_t2 * p0 * _t1 * t), p1)
+            dp0 = _unbroadcast(d_t2 * _t1, p0)
+            dp = [dp0, dp1, dp2, dp3]
+            dp = np.fromiter(dp, p.dtype, 4) if p_items is not p else _grad_stack(p, dp)
+            J_p[_k] = dp
+        J_p = J_p.reshape(np.shape(residual) + np.shape(p))
+    else:  # forward columns: fewer inputs than outputs
+        # grad of: return signal(t, p) - y
+        d_t5_1 = _unbroadcast(residual, _t5)
+        # grad of: return p[0] * np.exp(-p[1] * t) * np.cos(p[2] * t + p[3]) (in signal)
+        d_t2_1 = d_t5_1 * _t4
+        d_t4 = d_t5_1 * _t2
+        _t8 = d_t4 * _t6
+        _t9 = d_t2_1 * p0 * _t1
+        _t10 = (-(_t9 * t)).shape
+        _t11 = np.broadcast(d_t2_1, _t1).shape
+        _t12 = (-(_t8 * t)).shape
+        _t13 = (-_t8).shape
+        # grad of: return signal(t, p) - y
+        _t14 = residual.shape
+        _C = np.empty((_n,) + np.shape(residual))
+        _step = _rows_step(residual, t, _t9, _t1, p0, d_t2_1, _t8, _t6, d_t4, _t2, _t4)
+        for _k_1 in range(0, _n, _step):  # the forward sweep on a block of columns at once
+            p_dot = _rows_seed(p, _k_1, _step)
+            _t15 = p_dot[:, 0]
+            _t16 = p_dot[:, 1]
+            _t17 = p_dot[:, 2]
+            # grad of: return p[0] * np.exp(-p[1] * t) * np.cos(p[2] * t + p[3]) (in signal)
+            _t18 = _rows_broadcast(_t16, _t10)
+            _t19 = _rows_lift(_t18, t, 0) * t
+            _t20 = -_t19
+            d_t9 = _rows_unbroadcast(_t20, _t9)
+            _t21 = d_t9 * _t1
+            _t22 = _t21 * p0
+            _t23 = _rows_broadcast(_t15, _t11)
+            _t24 = _rows_lift(_t23, _t1, 0) * _t1
+            _t25 = _rows_unbroadcast(_t24, d_t2_1)
+            _t26 = _rows_broadcast(_t17, _t12)
+            _t27 = _rows_lift(_t26, t, 0) * t
+            _t28 = -_t27
+            _t29 = _rows_unbroadcast(_t28, _t8)
+            _t30 = p_dot[:, 3]
+            _t31 = _rows_broadcast(_t30, _t13)
+            d_t8 = _rows_lift(_t29, _t31, 1) - _rows_lift(_t31, _t29, 1)
+            _t32 = d_t8 * _t6
+            dd_t4 = _rows_unbroadcast(_t32, d_t4)
+            _t33 = dd_t4 * _t2
+            dd_t2_1 = _t22 + _t25
+            _t34 = dd_t2_1 * _t4
+            # grad of: return signal(t, p) - y
+            dd_t5_1 = _t33 + _t34
+            dvalue = _rows_broadcast(dd_t5_1, _t14)
+            _C[_k_1:_k_1 + len(p_dot)] = dvalue
+        J_p = _cols_split(_C, residual, p)[0]
+    return residual, J_p
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _cols_split(columns, value, *xs):
     """The Jacobian of ``value`` with respect to each of ``xs`` from ``columns`` (shape ``(N,) +
     np.shape(value)``, ``N`` the sizes of ``xs`` together): ``J_x.shape == np.shape(value) +
@@ -180,95 +275,3 @@ def _unbroadcast(g, x):
         return g.sum(axis=0) if extra == 1 else g.sum(axis=tuple(range(extra)))
     ones = [i for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
     return g.sum(axis=(*range(extra), *ones)).reshape(shape)
-
-
-def jac_residual(p, t, y):
-    """Return (residual(p, t, y), J_p): the value and its Jacobians (J_p.shape == np.shape(value) + np.shape(p))."""
-    if type(p) is not float and (type(p) is not np.ndarray or p.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(p, 'jac_residual', 'p')
-    if isinstance(t, complex) or (type(t) is np.ndarray and t.dtype.kind == 'c'):
-        _float_arg(t, 'jac_residual', 't')
-    if isinstance(y, complex) or (type(y) is np.ndarray and y.dtype.kind == 'c'):
-        _float_arg(y, 'jac_residual', 'y')
-    p_items = p.tolist() if type(p) is np.ndarray and p.shape == (4,) and (p.dtype in _FLOATS) else p
-    p0, p1, p2, p3 = p_items if p_items is not p else (p[0], p[1], p[2], p[3])
-    # forward
-    # return p[0] * np.exp(-p[1] * t) * np.cos(p[2] * t + p[3]) (in signal)
-    _t1 = np.exp(-(p1 * t))
-    _t2 = p0 * _t1
-    _t3 = p2 * t + p3
-    _t4 = np.cos(_t3)
-    _t5 = _t2 * _t4
-    # return signal(t, p) - y
-    residual = _t5 - y
-    # backward
-    # grad of: return p[0] * np.exp(-p[1] * t) * np.cos(p[2] * t + p[3]) (in signal)
-    _t6 = np.sin(_t3)
-    _n = np.size(p)
-    if np.size(residual) <= _n:  # reverse rows: no more outputs than inputs
-        J_p = np.empty((np.size(residual),) + np.shape(p))
-        for _k in range(np.size(residual)):  # one reverse sweep per row
-            dout = np.zeros(np.shape(residual))
-            dout.flat[_k] = 1.0
-            # grad of: return signal(t, p) - y
-            d_t5 = _unbroadcast(dout, _t5)
-            # grad of: return p[0] * np.exp(-p[1] * t) * np.cos(p[2] * t + p[3]) (in signal)
-            d_t2 = d_t5 * _t4
-            _t7 = d_t5 * _t2 * _t6
-            dp3 = _unbroadcast(-_t7, p3)
-            dp2 = _unbroadcast(-(_t7 * t), p2)
-            dp1 = _unbroadcast(-(d_t2 * p0 * _t1 * t), p1)
-            dp0 = _unbroadcast(d_t2 * _t1, p0)
-            dp = [dp0, dp1, dp2, dp3]
-            dp = np.fromiter(dp, p.dtype, 4) if p_items is not p else _grad_stack(p, dp)
-            J_p[_k] = dp
-        J_p = J_p.reshape(np.shape(residual) + np.shape(p))
-    else:  # forward columns: fewer inputs than outputs
-        # grad of: return signal(t, p) - y
-        d_t5_1 = _unbroadcast(residual, _t5)
-        # grad of: return p[0] * np.exp(-p[1] * t) * np.cos(p[2] * t + p[3]) (in signal)
-        d_t2_1 = d_t5_1 * _t4
-        d_t4 = d_t5_1 * _t2
-        _t8 = d_t4 * _t6
-        _t9 = d_t2_1 * p0 * _t1
-        _t10 = (-(_t9 * t)).shape
-        _t11 = np.broadcast(d_t2_1, _t1).shape
-        _t12 = (-(_t8 * t)).shape
-        _t13 = (-_t8).shape
-        # grad of: return signal(t, p) - y
-        _t14 = residual.shape
-        _C = np.empty((_n,) + np.shape(residual))
-        _step = _rows_step(residual, t, _t9, _t1, p0, d_t2_1, _t8, _t6, d_t4, _t2, _t4)
-        for _k_1 in range(0, _n, _step):  # the forward sweep on a block of columns at once
-            p_dot = _rows_seed(p, _k_1, _step)
-            _t15 = p_dot[:, 0]
-            _t16 = p_dot[:, 1]
-            _t17 = p_dot[:, 2]
-            # grad of: return p[0] * np.exp(-p[1] * t) * np.cos(p[2] * t + p[3]) (in signal)
-            _t18 = _rows_broadcast(_t16, _t10)
-            _t19 = _rows_lift(_t18, t, 0) * t
-            _t20 = -_t19
-            d_t9 = _rows_unbroadcast(_t20, _t9)
-            _t21 = d_t9 * _t1
-            _t22 = _t21 * p0
-            _t23 = _rows_broadcast(_t15, _t11)
-            _t24 = _rows_lift(_t23, _t1, 0) * _t1
-            _t25 = _rows_unbroadcast(_t24, d_t2_1)
-            _t26 = _rows_broadcast(_t17, _t12)
-            _t27 = _rows_lift(_t26, t, 0) * t
-            _t28 = -_t27
-            _t29 = _rows_unbroadcast(_t28, _t8)
-            _t30 = p_dot[:, 3]
-            _t31 = _rows_broadcast(_t30, _t13)
-            d_t8 = _rows_lift(_t29, _t31, 1) - _rows_lift(_t31, _t29, 1)
-            _t32 = d_t8 * _t6
-            dd_t4 = _rows_unbroadcast(_t32, d_t4)
-            _t33 = dd_t4 * _t2
-            dd_t2_1 = _t22 + _t25
-            _t34 = dd_t2_1 * _t4
-            # grad of: return signal(t, p) - y
-            dd_t5_1 = _t33 + _t34
-            dvalue = _rows_broadcast(dd_t5_1, _t14)
-            _C[_k_1:_k_1 + len(p_dot)] = dvalue
-        J_p = _cols_split(_C, residual, p)[0]
-    return residual, J_p

@@ -7,6 +7,53 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def grad_neg_log_density(x):
+    """Return (dx,): the gradients of neg_log_density(x)."""
+    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(x, 'grad_neg_log_density', 'x')
+    x_items = x.tolist() if type(x) is np.ndarray and x.shape == (2,) and (x.dtype in _FLOATS) else x
+    x0, x1 = x_items if x_items is not x else (x[0], x[1])
+    if x_items is x and type(x) is np.ndarray and x.size >= 8192:  # large: in place, by blocks of columns
+        _joined = _by_columns(_grad_neg_log_density_columns, (x,), (2,), 0, 1)
+        if _joined is not None:
+            return _joined
+    # forward
+    # return np.sum((A - x[0]) ** 2 + B * (x[1] - x[0] ** 2) ** 2)
+    _t1 = 1.0 - x0
+    _t2 = x1 - x0 * x0
+    # backward
+    # grad of: return np.sum((A - x[0]) ** 2 + B * (x[1] - x[0] ** 2) ** 2)
+    dx1 = 4.0 * _t2
+    dx0 = -(8.0 * _t2 * x0) - 2.0 * _t1
+    dx = [dx0, dx1]
+    dx = np.fromiter(dx, x.dtype, 2) if x_items is not x else _grad_stack(x, dx)
+    return (dx,)
+
+
+def _grad_neg_log_density_columns(x, _out):
+    """grad_neg_log_density on one block of columns (see _by_columns), into the gradients _out."""
+    # forward
+    # return np.sum((A - x[0]) ** 2 + B * (x[1] - x[0] ** 2) ** 2)
+    x0 = x[0]
+    _t1 = 1.0 - x0
+    x1 = x[1]
+    _t3 = x0 * x0
+    _t2 = np.subtract(x1, _t3, out=_t3)
+    # backward
+    # grad of: return np.sum((A - x[0]) ** 2 + B * (x[1] - x[0] ** 2) ** 2)
+    dx = _grad_rows(x, (0, 1), _out[0])
+    np.multiply(4.0, _t2, out=dx[1])
+    _t4 = np.multiply(8.0, _t2, out=dx[0])
+    np.multiply(_t4, x0, out=_t4)
+    np.negative(_t4, out=_t4)
+    np.multiply(2.0, _t1, out=_t1)
+    np.subtract(_t4, _t1, out=_t4)
+    return (dx,)
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _by_columns(grad, args, ranks, values, grads):
     """The gradient function's ``(*values, *gradients)`` computed block by block of columns (the
     last axis) by its columns form ``grad``, and joined; or None when the arguments do not qualify.
@@ -149,47 +196,3 @@ def _grad_zeros(x):
         a = np.asarray(x)
     out = np.zeros(a.shape, np.result_type(a, 0.0))
     return out if out.ndim or a is x else out[()]
-
-
-def grad_neg_log_density(x):
-    """Return (dx,): the gradients of neg_log_density(x)."""
-    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(x, 'grad_neg_log_density', 'x')
-    x_items = x.tolist() if type(x) is np.ndarray and x.shape == (2,) and (x.dtype in _FLOATS) else x
-    x0, x1 = x_items if x_items is not x else (x[0], x[1])
-    if x_items is x and type(x) is np.ndarray and x.size >= 8192:  # large: in place, by blocks of columns
-        _joined = _by_columns(_grad_neg_log_density_columns, (x,), (2,), 0, 1)
-        if _joined is not None:
-            return _joined
-    # forward
-    # return np.sum((A - x[0]) ** 2 + B * (x[1] - x[0] ** 2) ** 2)
-    _t1 = 1.0 - x0
-    _t2 = x1 - x0 * x0
-    # backward
-    # grad of: return np.sum((A - x[0]) ** 2 + B * (x[1] - x[0] ** 2) ** 2)
-    dx1 = 4.0 * _t2
-    dx0 = -(8.0 * _t2 * x0) - 2.0 * _t1
-    dx = [dx0, dx1]
-    dx = np.fromiter(dx, x.dtype, 2) if x_items is not x else _grad_stack(x, dx)
-    return (dx,)
-
-
-def _grad_neg_log_density_columns(x, _out):
-    """grad_neg_log_density on one block of columns (see _by_columns), into the gradients _out."""
-    # forward
-    # return np.sum((A - x[0]) ** 2 + B * (x[1] - x[0] ** 2) ** 2)
-    x0 = x[0]
-    _t1 = 1.0 - x0
-    x1 = x[1]
-    _t3 = x0 * x0
-    _t2 = np.subtract(x1, _t3, out=_t3)
-    # backward
-    # grad of: return np.sum((A - x[0]) ** 2 + B * (x[1] - x[0] ** 2) ** 2)
-    dx = _grad_rows(x, (0, 1), _out[0])
-    np.multiply(4.0, _t2, out=dx[1])
-    _t4 = np.multiply(8.0, _t2, out=dx[0])
-    np.multiply(_t4, x0, out=_t4)
-    np.negative(_t4, out=_t4)
-    np.multiply(2.0, _t1, out=_t1)
-    np.subtract(_t4, _t1, out=_t4)
-    return (dx,)

@@ -10,6 +10,99 @@ _ROWS_LARGE = 1 << 15
 _ROWS_SMALL = 1 << 11
 
 
+def hess_energy(u, load):
+    """Return (energy(u, load), du, H): the value, the gradient and the Hessian H of energy(u, load) with respect to u
+    (H.shape == np.shape(u) + np.shape(u)).
+    """
+    if type(u) is not float and (type(u) is not np.ndarray or u.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(u, 'hess_energy', 'u')
+    if isinstance(load, complex) or (type(load) is np.ndarray and load.dtype.kind == 'c'):
+        _float_arg(load, 'hess_energy', 'load')
+    # forward
+    # stretch = u[1:] - u[:-1]
+    _t1 = u[1:]
+    _t2 = u[:-1]
+    stretch = _t1 - _t2
+    # return np.sum(0.5 * stretch**2 + 0.25 * stretch**4) + np.sum(0.5 * u**2 + 0.1 * u**4 - load * u)
+    _t3 = stretch * stretch
+    _t4 = u * u
+    _t5 = 0.5 * _t4 + 0.1 * (_t4 * _t4)
+    _t6 = _t5 - load * u
+    energy = np.sum(0.5 * _t3 + 0.25 * (_t3 * _t3)) + np.sum(_t6)
+    # backward
+    # grad of: return np.sum(0.5 * stretch**2 + 0.25 * stretch**4) + np.sum(0.5 * u**2 + 0.1 * u**4 - load * u)
+    _t7 = np.size(_t6) / _or_one(np.size(_t5))
+    _t8 = 0.4 * _t7
+    _t9 = _t3 * stretch
+    # grad of: stretch = u[1:] - u[:-1]
+    dstretch = _t9 + stretch
+    _t10 = -dstretch
+    _t11 = _unbroadcast(_unreduce(-1.0, _t6) * load, u) + u * (_t8 * _t4 + _t7)
+    _t12 = _index_add(_t11, _unbroadcast(_t10, _t2), np.s_[:-1])
+    du = _index_add(_t12, _unbroadcast(dstretch, _t1), np.s_[1:])
+    _t13 = np.shape(_t10)
+    _t14 = np.shape(dstretch)
+    # H is banded (3 diagonals): written diagonal by diagonal
+    if np.ndim(u) == 1 and np.shape(_t2) == np.shape(_t10) and np.shape(_t1) == np.shape(dstretch):
+        # grad of: return np.sum(0.5 * stretch**2 + 0.25 * stretch**4) + np.sum(0.5 * u**2 + 0.1 * u**4 - load * u)
+        _t15 = _t8 * u
+        _t16 = _t8 * _t4
+        _t17 = _t15 * u
+        _t18 = stretch * stretch
+        _t19 = np.zeros(np.shape(u))
+        _t19[:-1] += -_t3 - 2.0 * _t18 - 1.0
+        _t20 = np.zeros(np.shape(u))
+        _t20 += _t7 + _t16 + 2.0 * _t17
+        _t20[:-1] += _t3 + 2.0 * _t18 + 1.0
+        _t20[1:] += _t3 + 2.0 * _t18 + 1.0
+        _t21 = np.zeros(np.shape(u))
+        _t21[1:] += -_t3 - 2.0 * _t18 - 1.0
+        H = np.zeros((np.size(u), np.size(u)))
+        _rows_diagonal(H, -1, _t21)
+        _rows_diagonal(H, 0, _t20)
+        _rows_diagonal(H, 1, _t19)
+    else:  # the rows, batched
+        H = np.empty((np.size(u),) + np.shape(u))
+        _step = _rows_step(u, _t9, stretch, _t3, _t7, _t8, _t4, _t1, _t2)
+        for _k in range(0, np.size(u), _step):  # the second sweep on a block of rows at once
+            v = _rows_seed(u, _k, _step)
+            _t22 = v[:, 1:]
+            _t23 = v[:, :-1]
+            # grad of: stretch = u[1:] - u[:-1]
+            d_t10 = _rows_broadcast(_t23, _t13)
+            _t24 = _rows_broadcast(_t22, _t14)
+            ddstretch = _rows_lift(_t24, d_t10, 1) - _rows_lift(d_t10, _t24, 1)
+            d_t9 = _rows_unbroadcast(ddstretch, _t9)
+            _t25 = _rows_unbroadcast(ddstretch, stretch)
+            # grad of: return np.sum(0.5 * stretch**2 + 0.25 * stretch**4) + np.sum(0.5 * u**2 + 0.1 * u**4 - load * u)
+            d_t3 = d_t9 * stretch
+            _t26 = d_t9 * _t3
+            _t27 = v * _t7
+            _t28 = v * _t8
+            d_t4 = _t28 * u
+            _t29 = _t28 * _t4
+            _t30 = d_t4 * u
+            _t31 = d_t3 * stretch
+            # grad of: stretch = u[1:] - u[:-1]
+            _t32 = _t25 + _t26
+            _t33 = _t32 + _t31
+            dstretch_1 = _t33 + _t31
+            d_t1 = _rows_unbroadcast(dstretch_1, _t1)
+            _t34 = -dstretch_1
+            d_t2 = _rows_unbroadcast(_t34, _t2)
+            _t35 = _t27 + _t29
+            _t36 = _t35 + _t30
+            _t37 = _t36 + _t30
+            _t37[:, :-1] += d_t2
+            _t37[:, 1:] += d_t1
+            H[_k:_k + len(v)] = _t37
+        H = H.reshape(np.shape(u) + np.shape(u))
+    return energy, du, H
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -145,93 +238,3 @@ def _unreduce(g, x):
     out = np.empty(np.shape(x), np.result_type(x, g))
     out[...] = g
     return out if out.ndim or type(x) is np.ndarray else out[()]
-
-
-def hess_energy(u, load):
-    """Return (energy(u, load), du, H): the value, the gradient and the Hessian H of energy(u, load) with respect to u
-    (H.shape == np.shape(u) + np.shape(u)).
-    """
-    if type(u) is not float and (type(u) is not np.ndarray or u.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(u, 'hess_energy', 'u')
-    if isinstance(load, complex) or (type(load) is np.ndarray and load.dtype.kind == 'c'):
-        _float_arg(load, 'hess_energy', 'load')
-    # forward
-    # stretch = u[1:] - u[:-1]
-    _t1 = u[1:]
-    _t2 = u[:-1]
-    stretch = _t1 - _t2
-    # return np.sum(0.5 * stretch**2 + 0.25 * stretch**4) + np.sum(0.5 * u**2 + 0.1 * u**4 - load * u)
-    _t3 = stretch * stretch
-    _t4 = u * u
-    _t5 = 0.5 * _t4 + 0.1 * (_t4 * _t4)
-    _t6 = _t5 - load * u
-    energy = np.sum(0.5 * _t3 + 0.25 * (_t3 * _t3)) + np.sum(_t6)
-    # backward
-    # grad of: return np.sum(0.5 * stretch**2 + 0.25 * stretch**4) + np.sum(0.5 * u**2 + 0.1 * u**4 - load * u)
-    _t7 = np.size(_t6) / _or_one(np.size(_t5))
-    _t8 = 0.4 * _t7
-    _t9 = _t3 * stretch
-    # grad of: stretch = u[1:] - u[:-1]
-    dstretch = _t9 + stretch
-    _t10 = -dstretch
-    _t11 = _unbroadcast(_unreduce(-1.0, _t6) * load, u) + u * (_t8 * _t4 + _t7)
-    _t12 = _index_add(_t11, _unbroadcast(_t10, _t2), np.s_[:-1])
-    du = _index_add(_t12, _unbroadcast(dstretch, _t1), np.s_[1:])
-    _t13 = np.shape(_t10)
-    _t14 = np.shape(dstretch)
-    # H is banded (3 diagonals): written diagonal by diagonal
-    if np.ndim(u) == 1 and np.shape(_t2) == np.shape(_t10) and np.shape(_t1) == np.shape(dstretch):
-        # grad of: return np.sum(0.5 * stretch**2 + 0.25 * stretch**4) + np.sum(0.5 * u**2 + 0.1 * u**4 - load * u)
-        _t15 = _t8 * u
-        _t16 = _t8 * _t4
-        _t17 = _t15 * u
-        _t18 = stretch * stretch
-        _t19 = np.zeros(np.shape(u))
-        _t19[:-1] += -_t3 - 2.0 * _t18 - 1.0
-        _t20 = np.zeros(np.shape(u))
-        _t20 += _t7 + _t16 + 2.0 * _t17
-        _t20[:-1] += _t3 + 2.0 * _t18 + 1.0
-        _t20[1:] += _t3 + 2.0 * _t18 + 1.0
-        _t21 = np.zeros(np.shape(u))
-        _t21[1:] += -_t3 - 2.0 * _t18 - 1.0
-        H = np.zeros((np.size(u), np.size(u)))
-        _rows_diagonal(H, -1, _t21)
-        _rows_diagonal(H, 0, _t20)
-        _rows_diagonal(H, 1, _t19)
-    else:  # the rows, batched
-        H = np.empty((np.size(u),) + np.shape(u))
-        _step = _rows_step(u, _t9, stretch, _t3, _t7, _t8, _t4, _t1, _t2)
-        for _k in range(0, np.size(u), _step):  # the second sweep on a block of rows at once
-            v = _rows_seed(u, _k, _step)
-            _t22 = v[:, 1:]
-            _t23 = v[:, :-1]
-            # grad of: stretch = u[1:] - u[:-1]
-            d_t10 = _rows_broadcast(_t23, _t13)
-            _t24 = _rows_broadcast(_t22, _t14)
-            ddstretch = _rows_lift(_t24, d_t10, 1) - _rows_lift(d_t10, _t24, 1)
-            d_t9 = _rows_unbroadcast(ddstretch, _t9)
-            _t25 = _rows_unbroadcast(ddstretch, stretch)
-            # grad of: return np.sum(0.5 * stretch**2 + 0.25 * stretch**4) + np.sum(0.5 * u**2 + 0.1 * u**4 - load * u)
-            d_t3 = d_t9 * stretch
-            _t26 = d_t9 * _t3
-            _t27 = v * _t7
-            _t28 = v * _t8
-            d_t4 = _t28 * u
-            _t29 = _t28 * _t4
-            _t30 = d_t4 * u
-            _t31 = d_t3 * stretch
-            # grad of: stretch = u[1:] - u[:-1]
-            _t32 = _t25 + _t26
-            _t33 = _t32 + _t31
-            dstretch_1 = _t33 + _t31
-            d_t1 = _rows_unbroadcast(dstretch_1, _t1)
-            _t34 = -dstretch_1
-            d_t2 = _rows_unbroadcast(_t34, _t2)
-            _t35 = _t27 + _t29
-            _t36 = _t35 + _t30
-            _t37 = _t36 + _t30
-            _t37[:, :-1] += d_t2
-            _t37[:, 1:] += d_t1
-            H[_k:_k + len(v)] = _t37
-        H = H.reshape(np.shape(u) + np.shape(u))
-    return energy, du, H

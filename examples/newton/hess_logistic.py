@@ -10,6 +10,53 @@ _ROWS_LARGE = 1 << 15
 _ROWS_SMALL = 1 << 11
 
 
+def hess_loss(w, X, y):
+    """Return (loss(w, X, y), dw, H): the value, the gradient and the Hessian H of loss(w, X, y) with respect to w
+    (H.shape == np.shape(w) + np.shape(w)).
+    """
+    if type(w) is not float and (type(w) is not np.ndarray or w.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(w, 'hess_loss', 'w')
+    if isinstance(X, complex) or (type(X) is np.ndarray and X.dtype.kind == 'c'):
+        _float_arg(X, 'hess_loss', 'X')
+    if isinstance(y, complex) or (type(y) is np.ndarray and y.dtype.kind == 'c'):
+        _float_arg(y, 'hess_loss', 'y')
+    # forward
+    # z = X @ w
+    z = X @ w
+    # return np.mean(np.logaddexp(0.0, z) - y * z) + 0.05 * np.sum(w * w)
+    _t1 = np.logaddexp(0.0, z)
+    _t2 = _t1 - y * z
+    loss = _t2.mean() + 0.05 * np.sum(w * w)
+    # backward
+    # grad of: return np.mean(np.logaddexp(0.0, z) - y * z) + 0.05 * np.sum(w * w)
+    _t3 = _t2.size
+    _t4 = 1.0 / _or_one(_t3)
+    _t5 = _t4 * (_t3 / _or_one(_t1.size))
+    _t6 = np.exp(z - _t1)
+    dw = 0.1 * w + _matmul_dy(_unbroadcast(_unreduce(-_t4, _t2) * y, z) + _t5 * _t6, X, w)
+    H = np.empty((np.size(w),) + np.shape(w))
+    _step = _rows_step(w, X, _t5, _t6)
+    for _k in range(0, np.size(w), _step):  # the second sweep on a block of rows at once
+        v = _rows_seed(w, _k, _step)
+        _t7 = v * 0.1
+        # grad of: z = X @ w
+        _t8 = _rows_matmul(X, v, 0, 1)
+        # grad of: return np.mean(np.logaddexp(0.0, z) - y * z) + 0.05 * np.sum(w * w)
+        d_t6 = _t8 * _t5
+        _t9 = d_t6 * _t6
+        _t10 = _t9 * _t6
+        # grad of: z = X @ w
+        dz = _t9 - _t10
+        _t11 = _rows_product_dy(_matmul_dy, dz, X, w, (1, 0, 0))
+        Hv = _t7 + _t11
+        H[_k:_k + len(v)] = Hv
+    H = H.reshape(np.shape(w) + np.shape(w))
+    return loss, dw, H
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -157,47 +204,3 @@ def _unreduce(g, x):
     out = np.empty(np.shape(x), np.result_type(x, g))
     out[...] = g
     return out if out.ndim or type(x) is np.ndarray else out[()]
-
-
-def hess_loss(w, X, y):
-    """Return (loss(w, X, y), dw, H): the value, the gradient and the Hessian H of loss(w, X, y) with respect to w
-    (H.shape == np.shape(w) + np.shape(w)).
-    """
-    if type(w) is not float and (type(w) is not np.ndarray or w.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(w, 'hess_loss', 'w')
-    if isinstance(X, complex) or (type(X) is np.ndarray and X.dtype.kind == 'c'):
-        _float_arg(X, 'hess_loss', 'X')
-    if isinstance(y, complex) or (type(y) is np.ndarray and y.dtype.kind == 'c'):
-        _float_arg(y, 'hess_loss', 'y')
-    # forward
-    # z = X @ w
-    z = X @ w
-    # return np.mean(np.logaddexp(0.0, z) - y * z) + 0.05 * np.sum(w * w)
-    _t1 = np.logaddexp(0.0, z)
-    _t2 = _t1 - y * z
-    loss = _t2.mean() + 0.05 * np.sum(w * w)
-    # backward
-    # grad of: return np.mean(np.logaddexp(0.0, z) - y * z) + 0.05 * np.sum(w * w)
-    _t3 = _t2.size
-    _t4 = 1.0 / _or_one(_t3)
-    _t5 = _t4 * (_t3 / _or_one(_t1.size))
-    _t6 = np.exp(z - _t1)
-    dw = 0.1 * w + _matmul_dy(_unbroadcast(_unreduce(-_t4, _t2) * y, z) + _t5 * _t6, X, w)
-    H = np.empty((np.size(w),) + np.shape(w))
-    _step = _rows_step(w, X, _t5, _t6)
-    for _k in range(0, np.size(w), _step):  # the second sweep on a block of rows at once
-        v = _rows_seed(w, _k, _step)
-        _t7 = v * 0.1
-        # grad of: z = X @ w
-        _t8 = _rows_matmul(X, v, 0, 1)
-        # grad of: return np.mean(np.logaddexp(0.0, z) - y * z) + 0.05 * np.sum(w * w)
-        d_t6 = _t8 * _t5
-        _t9 = d_t6 * _t6
-        _t10 = _t9 * _t6
-        # grad of: z = X @ w
-        dz = _t9 - _t10
-        _t11 = _rows_product_dy(_matmul_dy, dz, X, w, (1, 0, 0))
-        Hv = _t7 + _t11
-        H[_k:_k + len(v)] = Hv
-    H = H.reshape(np.shape(w) + np.shape(w))
-    return loss, dw, H

@@ -7,6 +7,52 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def hvp_rosen(x, v):
+    """Return (rosen(x), dx, Hv): the value, the gradient and the Hessian H of rosen(x) with respect to x (Hv = H @ v).
+    """
+    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(x, 'hvp_rosen', 'x')
+    if isinstance(v, complex) or (type(v) is np.ndarray and v.dtype.kind == 'c'):
+        _float_arg(v, 'hvp_rosen', 'v')
+    # forward
+    # return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+    _t1 = x[1:]
+    _t2 = x[:-1]
+    _t3 = _t2 * _t2
+    _t4 = _t1 - _t3
+    _t5 = 1.0 - _t2
+    _t6 = _t5 * _t5
+    _t7 = 100.0 * (_t4 * _t4) + _t6
+    rosen = np.sum(_t7)
+    # backward
+    if not isinstance(rosen, float) and np.ndim(rosen) != 0:
+        raise ValueError('rosen() must return a scalar to be differentiated (sum or index its result)')
+    elif np.shape(v) != np.shape(x):
+        raise ValueError(
+            'hvp_rosen: the tangent v must have the shape of x, ' + str(np.shape(x)) + ', not ' + str(np.shape(v))
+        )
+    # grad of: return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+    _t8 = np.size(_t7) / _or_one(np.size(_t6)) * 2.0
+    d_t4 = 200.0 * _t4
+    _t9 = -d_t4
+    _t10 = _unbroadcast(_t9, _t3) * 2.0
+    dx = _grad_zeros(x)
+    dx[:-1] += _t10 * _t2 - _t8 * _t5
+    dx[1:] += _unbroadcast(d_t4, _t1)
+    _t11 = v[:-1]
+    d_t4_1 = _unbroadcast(
+        (np.broadcast_to(v[1:], np.shape(d_t4)) - np.broadcast_to(_t11 * _t2 * 2, np.shape(_t9))) * 200.0, _t4
+    )
+    _t12 = _unbroadcast(-d_t4_1, _t3) * _t2
+    Hv = _grad_zeros(x)
+    Hv[:-1] += _t11 * (_t10 + _t8) + _t12 + _t12
+    Hv[1:] += _unbroadcast(d_t4_1, _t1)
+    return rosen, dx, Hv
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -92,46 +138,3 @@ def _unbroadcast(g, x):
         return g.sum(axis=0) if extra == 1 else g.sum(axis=tuple(range(extra)))
     ones = [i for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
     return g.sum(axis=(*range(extra), *ones)).reshape(shape)
-
-
-def hvp_rosen(x, v):
-    """Return (rosen(x), dx, Hv): the value, the gradient and the Hessian H of rosen(x) with respect to x (Hv = H @ v).
-    """
-    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(x, 'hvp_rosen', 'x')
-    if isinstance(v, complex) or (type(v) is np.ndarray and v.dtype.kind == 'c'):
-        _float_arg(v, 'hvp_rosen', 'v')
-    # forward
-    # return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
-    _t1 = x[1:]
-    _t2 = x[:-1]
-    _t3 = _t2 * _t2
-    _t4 = _t1 - _t3
-    _t5 = 1.0 - _t2
-    _t6 = _t5 * _t5
-    _t7 = 100.0 * (_t4 * _t4) + _t6
-    rosen = np.sum(_t7)
-    # backward
-    if not isinstance(rosen, float) and np.ndim(rosen) != 0:
-        raise ValueError('rosen() must return a scalar to be differentiated (sum or index its result)')
-    elif np.shape(v) != np.shape(x):
-        raise ValueError(
-            'hvp_rosen: the tangent v must have the shape of x, ' + str(np.shape(x)) + ', not ' + str(np.shape(v))
-        )
-    # grad of: return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
-    _t8 = np.size(_t7) / _or_one(np.size(_t6)) * 2.0
-    d_t4 = 200.0 * _t4
-    _t9 = -d_t4
-    _t10 = _unbroadcast(_t9, _t3) * 2.0
-    dx = _grad_zeros(x)
-    dx[:-1] += _t10 * _t2 - _t8 * _t5
-    dx[1:] += _unbroadcast(d_t4, _t1)
-    _t11 = v[:-1]
-    d_t4_1 = _unbroadcast(
-        (np.broadcast_to(v[1:], np.shape(d_t4)) - np.broadcast_to(_t11 * _t2 * 2, np.shape(_t9))) * 200.0, _t4
-    )
-    _t12 = _unbroadcast(-d_t4_1, _t3) * _t2
-    Hv = _grad_zeros(x)
-    Hv[:-1] += _t11 * (_t10 + _t8) + _t12 + _t12
-    Hv[1:] += _unbroadcast(d_t4_1, _t1)
-    return rosen, dx, Hv

@@ -7,6 +7,50 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def jvp_trajectory_end(y0, p, dt=0.01, steps=200, *, p_dot):
+    """Return (trajectory_end(y0, p, dt, steps), dvalue): the value and dvalue = J_p @ p_dot, its Jacobians times the
+    tangents.
+    """
+    if type(p) is not float and (type(p) is not np.ndarray or p.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(p, 'jvp_trajectory_end', 'p')
+    if isinstance(y0, complex) or (type(y0) is np.ndarray and y0.dtype.kind == 'c'):
+        _float_arg(y0, 'jvp_trajectory_end', 'y0')
+    if isinstance(dt, complex) or (type(dt) is np.ndarray and dt.dtype.kind == 'c'):
+        _float_arg(dt, 'jvp_trajectory_end', 'dt')
+    if isinstance(p_dot, complex) or (type(p_dot) is np.ndarray and p_dot.dtype.kind == 'c'):
+        _float_arg(p_dot, 'jvp_trajectory_end', 'p_dot')
+    # forward
+    # for _ in range(steps):
+    dvalue = _grad_zeros(y0)
+    y = y0
+    t = 0.0
+    for _ in range(steps):
+        # force = -p[0] * y[0] - p[1] * y[1] + np.sin(t)
+        p0 = p[0]
+        y0_1 = y[0]
+        p1 = p[1]
+        y1 = y[1]
+        _t1 = dvalue[1]
+        force = -(p0 * y0_1) - p1 * y1 + np.sin(t)
+        _t2 = np.broadcast_to(-(p_dot[0] * y0_1 + dvalue[0] * p0) - (p_dot[1] * y1 + _t1 * p1), force.shape)
+        # y = y + dt * np.array([y[1], force])
+        _t3 = dt * np.stack([y1, force])
+        y = y + _t3
+        dvalue = dvalue + _unbroadcast(np.broadcast_to(np.stack([_t1, _t2]), _t3.shape) * dt, _t3)
+        # t = t + dt
+        t = t + dt
+    # backward
+    if np.shape(p_dot) != np.shape(p):
+        raise ValueError(
+            'jvp_trajectory_end: the tangent p_dot must have the shape of p, ' + str(np.shape(p)) + ', not '
+            + str(np.shape(p_dot)),
+        )
+    return y, dvalue
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -86,44 +130,3 @@ def _unbroadcast(g, x):
         return g.sum(axis=0) if extra == 1 else g.sum(axis=tuple(range(extra)))
     ones = [i for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
     return g.sum(axis=(*range(extra), *ones)).reshape(shape)
-
-
-def jvp_trajectory_end(y0, p, dt=0.01, steps=200, *, p_dot):
-    """Return (trajectory_end(y0, p, dt, steps), dvalue): the value and dvalue = J_p @ p_dot, its Jacobians times the
-    tangents.
-    """
-    if type(p) is not float and (type(p) is not np.ndarray or p.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(p, 'jvp_trajectory_end', 'p')
-    if isinstance(y0, complex) or (type(y0) is np.ndarray and y0.dtype.kind == 'c'):
-        _float_arg(y0, 'jvp_trajectory_end', 'y0')
-    if isinstance(dt, complex) or (type(dt) is np.ndarray and dt.dtype.kind == 'c'):
-        _float_arg(dt, 'jvp_trajectory_end', 'dt')
-    if isinstance(p_dot, complex) or (type(p_dot) is np.ndarray and p_dot.dtype.kind == 'c'):
-        _float_arg(p_dot, 'jvp_trajectory_end', 'p_dot')
-    # forward
-    # for _ in range(steps):
-    dvalue = _grad_zeros(y0)
-    y = y0
-    t = 0.0
-    for _ in range(steps):
-        # force = -p[0] * y[0] - p[1] * y[1] + np.sin(t)
-        p0 = p[0]
-        y0_1 = y[0]
-        p1 = p[1]
-        y1 = y[1]
-        _t1 = dvalue[1]
-        force = -(p0 * y0_1) - p1 * y1 + np.sin(t)
-        _t2 = np.broadcast_to(-(p_dot[0] * y0_1 + dvalue[0] * p0) - (p_dot[1] * y1 + _t1 * p1), force.shape)
-        # y = y + dt * np.array([y[1], force])
-        _t3 = dt * np.stack([y1, force])
-        y = y + _t3
-        dvalue = dvalue + _unbroadcast(np.broadcast_to(np.stack([_t1, _t2]), _t3.shape) * dt, _t3)
-        # t = t + dt
-        t = t + dt
-    # backward
-    if np.shape(p_dot) != np.shape(p):
-        raise ValueError(
-            'jvp_trajectory_end: the tangent p_dot must have the shape of p, ' + str(np.shape(p)) + ', not '
-            + str(np.shape(p_dot)),
-        )
-    return y, dvalue

@@ -7,6 +7,44 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def grad_nll(W, b, X, Y):
+    """Return (nll(W, b, X, Y), dW, db): the value and its gradients."""
+    if type(W) is not float and (type(W) is not np.ndarray or W.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(W, 'grad_nll', 'W')
+    if type(b) is not float and (type(b) is not np.ndarray or b.dtype not in _FLOATS):
+        _float_arg(b, 'grad_nll', 'b')
+    if isinstance(X, complex) or (type(X) is np.ndarray and X.dtype.kind == 'c'):
+        _float_arg(X, 'grad_nll', 'X')
+    if isinstance(Y, complex) or (type(Y) is np.ndarray and Y.dtype.kind == 'c'):
+        _float_arg(Y, 'grad_nll', 'Y')
+    # forward
+    # z = X @ W + b
+    _t1 = X @ W
+    z = _t1 + b
+    # zmax = np.max(z, axis=1, keepdims=True)
+    zmax = z.max(axis=1, keepdims=True)
+    # lse = np.log(np.sum(np.exp(z - zmax), axis=1, keepdims=True)) + zmax
+    _t2 = np.exp(z - zmax)
+    _t3 = _t2.sum(axis=1, keepdims=True)
+    lse = np.log(_t3) + zmax
+    # return -np.sum(Y * (z - lse)) / X.shape[0]
+    _t4 = z - lse
+    _t5 = Y * _t4
+    _t6 = X.shape[0]
+    nll = -(_t5.sum() / _t6)
+    # backward
+    # grad of: return -np.sum(Y * (z - lse)) / X.shape[0]
+    d_t4 = _unbroadcast(_unreduce(-1.0 / _t6, _t5) * Y, _t4)
+    # grad of: z = X @ W + b
+    dz = d_t4 - d_t4.sum(axis=1, keepdims=True) / _t3 * _t2
+    db = _unbroadcast(dz, b)
+    dW = _matmul_dy(_unbroadcast(dz, _t1), X, W)
+    return nll, dW, db
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -79,38 +117,3 @@ def _unreduce(g, x):
     out = np.empty(np.shape(x), np.result_type(x, g))
     out[...] = g
     return out if out.ndim or type(x) is np.ndarray else out[()]
-
-
-def grad_nll(W, b, X, Y):
-    """Return (nll(W, b, X, Y), dW, db): the value and its gradients."""
-    if type(W) is not float and (type(W) is not np.ndarray or W.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(W, 'grad_nll', 'W')
-    if type(b) is not float and (type(b) is not np.ndarray or b.dtype not in _FLOATS):
-        _float_arg(b, 'grad_nll', 'b')
-    if isinstance(X, complex) or (type(X) is np.ndarray and X.dtype.kind == 'c'):
-        _float_arg(X, 'grad_nll', 'X')
-    if isinstance(Y, complex) or (type(Y) is np.ndarray and Y.dtype.kind == 'c'):
-        _float_arg(Y, 'grad_nll', 'Y')
-    # forward
-    # z = X @ W + b
-    _t1 = X @ W
-    z = _t1 + b
-    # zmax = np.max(z, axis=1, keepdims=True)
-    zmax = z.max(axis=1, keepdims=True)
-    # lse = np.log(np.sum(np.exp(z - zmax), axis=1, keepdims=True)) + zmax
-    _t2 = np.exp(z - zmax)
-    _t3 = _t2.sum(axis=1, keepdims=True)
-    lse = np.log(_t3) + zmax
-    # return -np.sum(Y * (z - lse)) / X.shape[0]
-    _t4 = z - lse
-    _t5 = Y * _t4
-    _t6 = X.shape[0]
-    nll = -(_t5.sum() / _t6)
-    # backward
-    # grad of: return -np.sum(Y * (z - lse)) / X.shape[0]
-    d_t4 = _unbroadcast(_unreduce(-1.0 / _t6, _t5) * Y, _t4)
-    # grad of: z = X @ W + b
-    dz = d_t4 - d_t4.sum(axis=1, keepdims=True) / _t3 * _t2
-    db = _unbroadcast(dz, b)
-    dW = _matmul_dy(_unbroadcast(dz, _t1), X, W)
-    return nll, dW, db

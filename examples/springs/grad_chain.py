@@ -7,101 +7,6 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
-def _float_arg(x, func, name):
-    """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
-    floating: a float array or number (a list of them), or a Python int (its gradient is a
-    float).  The gradient was generated for a real ``x``: a complex one needs the parameter
-    declared complex (``x: complex``, docs/complex.md), and an integer or boolean array's gradient
-    buffer would truncate what is added into it (JAX's grad refuses both too).  The caller tests the common
-    cases first (a Python float, a float ndarray).  (No f-strings: generated code is unparsed the
-    same by every Python.)"""
-    if isinstance(x, list | tuple):
-        for v in x:
-            _float_arg(v, func, name)
-        return
-    if type(x) is int or isinstance(x, float):
-        return
-    dtype = np.asarray(x).dtype
-    if dtype.kind == "f":
-        return
-    if dtype.kind == "c":
-        why = "this gradient was generated for a real " + name + " (declare " + name + ": complex if it may be)"
-        raise TypeError(func + "(): the argument " + name + " is complex (" + str(dtype) + "): " + why)
-    what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
-    why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
-    raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
-
-
-def _grad_items(items):
-    """The gradient buffer of a list or tuple of arrays of different shapes (``for W, b in
-    params``): a list of the items' buffers whose ``+`` and ``+=`` add item by item, where a
-    list's own would join the two lists."""
-
-    class GradItems(list):
-        def __add__(self, other):
-            return GradItems([a + b for a, b in zip(self, other, strict=True)])
-
-        __radd__ = __add__
-
-        def __iadd__(self, other):
-            if len(other) != len(self):
-                raise ValueError("the gradients of two lists of different lengths are added")
-            for k, b in enumerate(other):
-                self[k] = self[k] + b
-            return self
-
-    return GradItems(items)
-
-
-def _grad_zeros(x):
-    """Zeros of the shape of ``x`` in the dtype of its gradient, that of ``x + 0.0``: ``x``'s own
-    for a float array, float64 for an integer or boolean one (a buffer of an integer dtype would
-    truncate what is added into it).  A number's (not an array) is a number: 0.0 for a Python
-    float or int, a NumPy scalar of that dtype for a NumPy scalar (``dx = 2.0 * x`` gives one)."""
-    if type(x) is float or type(x) is int:
-        return 0.0
-    if isinstance(x, list | tuple):
-        try:
-            a = np.asarray(x)
-        except ValueError:  # items of different shapes (for W, b in params): a buffer for each
-            return _grad_items([_grad_zeros(v) for v in x])
-    else:
-        a = np.asarray(x)
-    out = np.zeros(a.shape, np.result_type(a, 0.0))
-    return out if out.ndim or a is x else out[()]
-
-
-def _index_add(buf, g, index):
-    """A copy of ``buf`` with ``g`` added at ``buf[index]``, repeated indices accumulated, in the
-    dtype of ``buf + g``."""
-    buf = buf.astype(np.result_type(buf, g))
-    np.add.at(buf, index, g)
-    return buf
-
-
-def _or_one(n):
-    """``n``, or 1 where ``n`` is 0: a count to divide by (mean's: a gradient spread over an empty
-    array is empty whatever it is divided by, and Python's ``1.0 / 0`` raises)."""
-    return n or 1
-
-
-def _unbroadcast(g, x):
-    """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
-    if type(g) is type(x) is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
-        shape, g_shape = x.shape, g.shape
-    else:
-        shape, g_shape = np.shape(x), np.shape(g)
-    if g_shape == shape:
-        return g
-    extra = len(g_shape) - len(shape)
-    if extra < 0:
-        return np.broadcast_to(g, shape).astype(np.result_type(g, x))
-    if 1 not in shape:  # leading axes only: what is left has x's shape (g is an array here)
-        return g.sum(axis=0) if extra == 1 else g.sum(axis=tuple(range(extra)))
-    ones = [i for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
-    return g.sum(axis=(*range(extra), *ones)).reshape(shape)
-
-
 def grad_loss(k, pos0, observed, steps=20):
     """Return (loss(k, pos0, observed, steps), dk, dpos0): the value and its gradients."""
     if type(k) is not float and (type(k) is not np.ndarray or k.dtype not in _FLOATS):  # the rules hold for real floats
@@ -380,3 +285,101 @@ def grad_loss(k, pos0, observed, steps=20):
     if type(dk) is np.ndarray and dk.ndim == 0:  # a number's gradient is a number
         dk = dk[()]
     return loss, dk, dpos0
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
+def _float_arg(x, func, name):
+    """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
+    floating: a float array or number (a list of them), or a Python int (its gradient is a
+    float).  The gradient was generated for a real ``x``: a complex one needs the parameter
+    declared complex (``x: complex``, docs/complex.md), and an integer or boolean array's gradient
+    buffer would truncate what is added into it (JAX's grad refuses both too).  The caller tests the common
+    cases first (a Python float, a float ndarray).  (No f-strings: generated code is unparsed the
+    same by every Python.)"""
+    if isinstance(x, list | tuple):
+        for v in x:
+            _float_arg(v, func, name)
+        return
+    if type(x) is int or isinstance(x, float):
+        return
+    dtype = np.asarray(x).dtype
+    if dtype.kind == "f":
+        return
+    if dtype.kind == "c":
+        why = "this gradient was generated for a real " + name + " (declare " + name + ": complex if it may be)"
+        raise TypeError(func + "(): the argument " + name + " is complex (" + str(dtype) + "): " + why)
+    what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
+    why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
+    raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
+
+
+def _grad_items(items):
+    """The gradient buffer of a list or tuple of arrays of different shapes (``for W, b in
+    params``): a list of the items' buffers whose ``+`` and ``+=`` add item by item, where a
+    list's own would join the two lists."""
+
+    class GradItems(list):
+        def __add__(self, other):
+            return GradItems([a + b for a, b in zip(self, other, strict=True)])
+
+        __radd__ = __add__
+
+        def __iadd__(self, other):
+            if len(other) != len(self):
+                raise ValueError("the gradients of two lists of different lengths are added")
+            for k, b in enumerate(other):
+                self[k] = self[k] + b
+            return self
+
+    return GradItems(items)
+
+
+def _grad_zeros(x):
+    """Zeros of the shape of ``x`` in the dtype of its gradient, that of ``x + 0.0``: ``x``'s own
+    for a float array, float64 for an integer or boolean one (a buffer of an integer dtype would
+    truncate what is added into it).  A number's (not an array) is a number: 0.0 for a Python
+    float or int, a NumPy scalar of that dtype for a NumPy scalar (``dx = 2.0 * x`` gives one)."""
+    if type(x) is float or type(x) is int:
+        return 0.0
+    if isinstance(x, list | tuple):
+        try:
+            a = np.asarray(x)
+        except ValueError:  # items of different shapes (for W, b in params): a buffer for each
+            return _grad_items([_grad_zeros(v) for v in x])
+    else:
+        a = np.asarray(x)
+    out = np.zeros(a.shape, np.result_type(a, 0.0))
+    return out if out.ndim or a is x else out[()]
+
+
+def _index_add(buf, g, index):
+    """A copy of ``buf`` with ``g`` added at ``buf[index]``, repeated indices accumulated, in the
+    dtype of ``buf + g``."""
+    buf = buf.astype(np.result_type(buf, g))
+    np.add.at(buf, index, g)
+    return buf
+
+
+def _or_one(n):
+    """``n``, or 1 where ``n`` is 0: a count to divide by (mean's: a gradient spread over an empty
+    array is empty whatever it is divided by, and Python's ``1.0 / 0`` raises)."""
+    return n or 1
+
+
+def _unbroadcast(g, x):
+    """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
+    if type(g) is type(x) is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
+        shape, g_shape = x.shape, g.shape
+    else:
+        shape, g_shape = np.shape(x), np.shape(g)
+    if g_shape == shape:
+        return g
+    extra = len(g_shape) - len(shape)
+    if extra < 0:
+        return np.broadcast_to(g, shape).astype(np.result_type(g, x))
+    if 1 not in shape:  # leading axes only: what is left has x's shape (g is an array here)
+        return g.sum(axis=0) if extra == 1 else g.sum(axis=tuple(range(extra)))
+    ones = [i for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
+    return g.sum(axis=(*range(extra), *ones)).reshape(shape)

@@ -4,9 +4,10 @@ Each tape is planned (``plan``) and written (``writer``) as ``def grad_NAME(<the
 parameters>)`` returning ``(value, d_A, d_B, ...)``; a function with a column guard is followed
 by its columns form (``columns_form``).  The module is a header saying where it came from and
 how to regenerate it, the imports the functions need (the array module under its alias, ``_np``
-when a parameter is called ``np``; other libraries by name), the runtime helpers they call (only
-those, and those they call in turn: ``helpers``), the functions, and with ``--buffers`` a class
-per function that reuses its arrays across calls (``buffered``).  The output depends on nothing
+when a parameter is called ``np``; other libraries by name), the functions, with ``--buffers`` a
+class per function that reuses its arrays across calls (``buffered``), and last, under
+``HELPERS_BANNER``, the runtime helpers they call (only those, and those they call in turn:
+``helpers``): a reader meets the math first.  The output depends on nothing
 but the tapes, so it is byte-for-byte deterministic.
 
     >>> from yota_s2s.pipeline import generate
@@ -40,6 +41,11 @@ from .standard import VARIANT
 from .statements import function_name
 from .target import Backend
 from .writer import GUARD_COMMENT, NUMBER_COMMENT, FunctionWriter
+
+#: The line before the runtime helpers a module carries, after its public functions.
+HELPERS_BANNER = (
+    "# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----"
+)
 
 
 @dataclass
@@ -111,9 +117,9 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
         for b in CALLED_BUILTINS
         if _reads(written, spelling.get(b))
     )
-    blocks = [_helper(h, backend.alias, spelling, variant) for h in used if not helper_is_constant(h, variant)]
-    blocks += functions
-    body = "\n\n\n".join(blocks)
+    # the public functions first, the helpers they call after them (an auditor reads the math first)
+    helper_blocks = [_helper(h, backend.alias, spelling, variant) for h in used if not helper_is_constant(h, variant)]
+    body = "\n\n\n".join(functions)
     # a function a parameter hides, read by another (_by_columns's columns form, a class's plain code)
     hidden = [
         f for f in sorted(spelling) if f in functions_ and (_reads(written, spelling[f]) or buffers and f in grads)
@@ -132,8 +138,10 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
         ]
         taken = _taken(written, used, backend.alias) | set(spelling.values())
         classes, runtime = buffered_classes(plain, taken, backend, spelling)
-        body += "\n\n\n" + "\n\n\n".join(_helper(h, backend.alias, spelling) for h in runtime)
         body += "\n\n\n" + "\n\n\n".join(classes)
+        helper_blocks += [_helper(h, backend.alias, spelling) for h in runtime]
+    if helper_blocks:
+        body += "\n\n\n" + HELPERS_BANNER + "\n\n\n" + "\n\n\n".join(helper_blocks)
     modules = {m: f"import {m}" + (f" as {spelling[m]}" if m in spelling else "") for m in imports}
     # the array module, where anything the file holds reads it: a function, a helper, a class
     # (np.subtract(..., out=...) in a buffered class of a function that needs no NumPy)
