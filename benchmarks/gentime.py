@@ -1,10 +1,14 @@
-"""Generation time of yota-s2s against program size (issue 5).
+"""Generation time of yota-s2s against program size (issues 5 and 38).
 
 Writes polynomial sources of growing size, runs the real ``yota-s2s`` pipeline
-on each and prints the time it takes, plus the ratio between sizes 10x apart.
+on each and prints the time it takes, plus the ratio between sizes 10x apart;
+then the Hessian series: ``hess_NAME`` of the katsura least-squares energy of
+8, 16, 32 and 64 unknowns, its lines against ``grad_NAME``'s and the
+time each takes to generate.
 
-    python benchmarks/gentime.py            # 1k, 10k, 100k terms + a long expression
-    python benchmarks/gentime.py --quick    # 1k and 10k terms only
+    python benchmarks/gentime.py            # 1k, 10k, 100k terms, a long expression, the Hessians
+    python benchmarks/gentime.py --quick    # 1k and 10k terms, the Hessians of 8 and 16 unknowns
+    python benchmarks/gentime.py --sizes 1000,10000 --expr 0 --hessian 0   # the polynomials alone
 
 Two shapes of source:
 
@@ -66,16 +70,77 @@ def expr_source(n_terms: int, seed: int = 0) -> str:
     return f"def f(x):\n    return {_sum([_term(rng) for _ in range(n_terms)], rng)}\n"
 
 
-def generation_seconds(source: str, path: str = "poly.py") -> tuple[float, float]:
+def katsura_source(n: int) -> str:
+    """``energy(x)``: the sum of the squared residuals of the katsura system of ``n`` unknowns
+    ``x[0], ..., x[n-1]``, written as straight-line code (``benchmarks/workloads.katsura8``'s
+    form, each residual a statement)::
+
+        u0 = x[0]
+        ...
+        e0 = 2 * (u1 ** 2 + ...) + u0 ** 2 - u0              # u_m = sum_l u_|l| u_|m-l|
+        e1 = 2 * (u0 * u1 + u1 * u2 + ...) - u1
+        ...
+        e{n-1} = u0 + 2 * (u1 + ... + u{n-1}) - 1           # the normalisation
+        return e0 ** 2 + e1 ** 2 + ...
+    """
+    names = [f"u{i}" for i in range(n)]
+    lines = ["def energy(x):", *(f"    u{i} = x[{i}]" for i in range(n))]
+    for m in range(n - 1):
+        pairs: dict[tuple[int, int], int] = {}
+        for k in range(-(n - 1), n):
+            i, j = sorted((abs(k), abs(m - k)))
+            if j < n:
+                pairs[i, j] = pairs.get((i, j), 0) + 1
+        doubled = [f"{names[i]} * {names[j]}" for (i, j), c in sorted(pairs.items()) if i != j and c == 2]
+        doubled += [f"{names[i]} ** 2" for (i, j), c in sorted(pairs.items()) if i == j and c == 2]
+        single = [f"{names[i]} ** 2" for (i, j), c in sorted(pairs.items()) if i == j and c == 1]
+        parts = ([f"2 * ({' + '.join(doubled)})"] if doubled else []) + single
+        lines.append(f"    e{m} = {' + '.join(parts)} - {names[m]}")
+    lines.append(f"    e{n - 1} = {names[0]} + 2 * ({' + '.join(names[1:])}) - 1")
+    lines.append(f"    return {' + '.join(f'e{m} ** 2' for m in range(n))}")
+    return "\n".join(lines) + "\n"
+
+
+def generation_seconds(source: str, path: str = "poly.py", mode: str = "grad") -> tuple[float, float]:
     """(wall, CPU) seconds ``yota-s2s`` takes to turn ``source`` into a gradient module.
 
     The pipeline is the CLI's (``yota_s2s.pipeline.generate``), run in this process.
     """
+    return _generated(source, path, mode)[1:]
+
+
+def _generated(source: str, path: str, mode: str) -> tuple[str, float, float]:
+    """The module ``yota-s2s`` writes for ``source`` in ``mode``, and (wall, CPU) seconds."""
     from yota_s2s.pipeline import generate
 
     wall, cpu = time.perf_counter(), time.process_time()
-    generate(source, path)
-    return time.perf_counter() - wall, time.process_time() - cpu
+    text = generate(source, path, mode=mode).text
+    return text, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def _function_lines(text: str, name: str) -> int:
+    """The lines of the function ``name`` in the module ``text`` (to the next top-level line)."""
+    lines = text.split("\n")
+    start = next(k for k, line in enumerate(lines) if line.startswith(f"def {name}("))
+    end = next((k for k in range(start + 1, len(lines)) if lines[k][:1] not in ("", " ")), len(lines))
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return end - start
+
+
+def hessian_rows(sizes: list[int]) -> None:
+    """Print, for each number of unknowns, ``hess_energy``'s lines against ``grad_energy``'s
+    and the seconds each takes to generate."""
+    print(
+        f"{'katsura energy':<20}{'grad lines':>11}{'hess lines':>11}{'ratio':>7}{'grad s':>8}{'hess s':>9}{'CPU s':>8}"
+    )
+    for n in sizes:
+        source = katsura_source(n)
+        grad, _, grad_cpu = _generated(source, "katsura.py", "grad")
+        hess, wall, cpu = _generated(source, "katsura.py", "hessian")
+        g, h = _function_lines(grad, "grad_energy"), _function_lines(hess, "hess_energy")
+        row = f"{f'{n} unknowns':<20}{g:>11}{h:>11}{h / g:>7.1f}{grad_cpu:>8.2f}{wall:>9.2f}{cpu:>8.2f}"
+        print(row, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,6 +148,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="skip the 100k-term polynomial")
     parser.add_argument("--sizes", default=None, help="comma-separated term counts (default 1000,10000,100000)")
     parser.add_argument("--expr", type=int, default=5000, help="terms of the single long expression (0: skip)")
+    parser.add_argument(
+        "--hessian",
+        default=None,
+        help="comma-separated unknowns of the katsura Hessians (default 8,16,32,64; --quick 8,16; 0: skip)",
+    )
     args = parser.parse_args(argv)
     if args.sizes:
         sizes = [int(s) for s in args.sizes.split(",")]
@@ -104,6 +174,9 @@ def main(argv: list[str] | None = None) -> int:
         if 10 * n in by_size:
             (w1, c1), (w10, c10) = by_size[n], by_size[10 * n]
             print(f"10x the terms ({n} -> {10 * n}): {w10 / w1:.1f}x the wall time, {c10 / c1:.1f}x the CPU time")
+    hessians = args.hessian or ("8,16" if args.quick else "8,16,32,64")
+    if hessians != "0":
+        hessian_rows([int(s) for s in hessians.split(",")])
     return 0
 
 

@@ -88,3 +88,22 @@ def test_a_3000_term_single_expression(tmp_path):
     # the sum is written as statements of at most 200 nested equations, so the module compiles
     longest = max(len(line) for line in text.splitlines())
     assert longest < 20 * 200, longest
+
+
+def test_the_hessian_series_differentiates_the_katsura_energy_of_the_workloads():
+    sys.path.insert(0, str(_GENTIME.parent.parent))
+    try:
+        from benchmarks.workloads import katsura8
+    finally:
+        sys.path.pop(0)
+    gentime = _gentime()
+    namespace: dict = {}
+    exec(gentime.katsura_source(8), namespace)  # noqa: S102 - the benchmark's own source
+    x = np.random.default_rng(1).uniform(-1.0, 1.0, 8)
+    assert np.isclose(namespace["energy"](x), katsura8(x), rtol=1e-12)
+    source = gentime.katsura_source(16)
+    assert source.count("\n    e") == 16 and "u15 = x[15]" in source
+    text = generate(source, "katsura.py", mode="hessian").text
+    assert gentime._function_lines(text, "hess_energy") > gentime._function_lines(
+        generate(source, "katsura.py").text, "grad_energy"
+    )

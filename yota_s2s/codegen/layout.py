@@ -21,8 +21,11 @@ lines longer than ``WIDTH`` afterwards, without changing what the module compute
   a statement's trailing comment that no longer fits goes on the line above it.
 
 Every statement is re-read after it is broken: its syntax tree must be the one it had (its
-docstrings' words the same), else the line is kept as it was.  The header's ``# regenerate:``
-and ``# also-read:`` lines hold a command and a path, which are never cut.
+docstrings' words the same), else the line is kept as it was; the module is parsed again only
+where a broken line does not start a logical line (``logical_lines``: it may be inside a string).
+The texts a line is broken into are those of one unparse of it (``unparsing.NodeTexts``), never
+of each part again.  The header's ``# regenerate:`` and ``# also-read:`` lines hold a command and
+a path, which are never cut.
 
     >>> text = "x = f(" + ", ".join(f"a{i}" for i in range(40)) + ")\\n"
     >>> print(fit_module(text))  # doctest: +NORMALIZE_WHITESPACE
@@ -35,9 +38,13 @@ and ``# also-read:`` lines hold a command and a path, which are never cut.
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import textwrap
 import tokenize
+
+from .logical_lines import logical_starts
+from .unparsing import NodeTexts, same_tree
 
 #: The longest line a generated module holds (the project's ruff line length).
 WIDTH = 120
@@ -59,43 +66,78 @@ _LEVELS = [
 
 
 def fit_module(text: str, width: int = WIDTH) -> str:
-    """``text`` with each line longer than ``width`` broken (see the module docstring)."""
+    """``text`` with each line longer than ``width`` broken (see the module docstring).
+
+    Each broken line was checked alone.  Where every one starts a logical line
+    (``logical_lines``), and a rewrapped docstring is the first statement of a ``def``, a
+    ``class`` or the module, the module's tree is the one it had; else the whole module is
+    parsed again and compared (a line inside a string would be broken too).
+    """
     lines = text.split("\n")
     if all(len(line) <= width for line in lines):
         return text
+    starts = logical_starts(text)
+    in_place = starts is not None
     out: list[str] = []
-    for line in lines:
-        out.extend([line] if len(line) <= width else fit_line(line, width))
-    fitted = "\n".join(out)
-    if _tree(fitted) != _tree(text):  # (each line was checked: this would be a line inside a string)
+    for n, line in enumerate(lines):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        fitted, rewrapped = _fit_line(line, width)
+        if in_place and fitted != [line]:
+            in_place = n in starts and (not rewrapped or _opens_body(lines, n, starts))
+        out.extend(fitted)
+    fitted_text = "\n".join(out)
+    if not in_place and _tree(fitted_text) != _tree(text):
         return text
-    return fitted
+    return fitted_text
+
+
+def _opens_body(lines: list[str], n: int, starts: set[int]) -> bool:
+    """Line ``n`` (a logical line's start) is the first statement of the module, or of a
+    ``def`` or ``class`` whose header ends on the code line before it."""
+    k = n - 1
+    while k >= 0 and (not lines[k].strip() or k in starts and lines[k].lstrip().startswith("#")):
+        k -= 1
+    if k < 0:
+        return True
+    header = k
+    while header not in starts:
+        header -= 1
+    return lines[k].rstrip().endswith(":") and lines[header].lstrip().startswith(("def ", "class "))
 
 
 def fit_line(line: str, width: int = WIDTH) -> list[str]:
     """One long line as lines of at most ``width`` characters where it can be broken."""
+    return _fit_line(line, width)[0]
+
+
+def _fit_line(line: str, width: int) -> tuple[list[str], bool]:
+    """``fit_line``'s lines, and whether they are a docstring rewrapped (its words the same,
+    its whitespace not)."""
     body = line.lstrip(" ")
     ind = len(line) - len(body)
     if body.startswith("#"):
         if body.startswith(UNCUT):
-            return [line]
-        return [line[: width - 3].rstrip() + "..."]
+            return [line], False
+        return [line[: width - 3].rstrip() + "..."], False
     code, comment = _split_comment(body)
     if code is None:
-        return [line]
+        return [line], False
     compound = code.endswith(":")
     try:
         tree = ast.parse(code + "\n    pass" if compound else code)
     except SyntaxError:
-        return [line]
+        return [line], False
     if len(tree.body) != 1:
-        return [line]
+        return [line], False
     node = tree.body[0]
     if _is_docstring(node):
-        return _docstring(node.value.value, ind, width) or [line]
+        wrapped = _docstring(node.value.value, ind, width)
+        return (wrapped, True) if wrapped is not None else ([line], False)
     fitted = _statement(node, ind, width, compound)
     if fitted is None:
-        return [line]
+        return [line], False
     if comment:
         if len(fitted[0]) + 2 + len(comment) <= width:
             fitted[0] += "  " + comment
@@ -103,14 +145,16 @@ def fit_line(line: str, width: int = WIDTH) -> list[str]:
             fitted.insert(0, " " * ind + comment)
     check = textwrap.dedent("\n".join(fitted)) + ("\n    pass" if compound else "")
     try:
-        same = ast.dump(ast.parse(check).body[0]) == ast.dump(node)
+        same = same_tree(ast.parse(check).body[0], node)
     except SyntaxError:
         same = False
-    return fitted if same else [line]
+    return (fitted, False) if same else ([line], False)
 
 
 def _split_comment(body: str) -> tuple[str | None, str]:
     """The code of a line and its trailing comment ("" if none); None when it does not tokenize."""
+    if "#" not in body:  # (no comment: the parse that follows finds what does not tokenize)
+        return body, ""
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(body + "\n").readline))
     except (tokenize.TokenError, SyntaxError, IndentationError):
@@ -179,15 +223,22 @@ def comparisons(node: ast.expr) -> bool:
     )
 
 
-def unparsed(node: ast.expr) -> str:
-    """``ast.unparse(node)``, a chain of comparisons (``comparisons``) without those parentheses."""
+def unparsed(node: ast.expr, texts: NodeTexts | None = None) -> str:
+    """``ast.unparse(node)``, a chain of comparisons (``comparisons``) without those parentheses
+    (the texts from ``texts`` where given: each node unparsed once)."""
+    alone = ast.unparse if texts is None else texts.alone
     if comparisons(node):
-        return (" and " if isinstance(node.op, ast.And) else " or ").join(ast.unparse(v) for v in node.values)
-    return ast.unparse(node)
+        return (" and " if isinstance(node.op, ast.And) else " or ").join(alone(v) for v in node.values)
+    return alone(node)
+
+
+@functools.cache
+def _op_symbol(op: type[ast.operator]) -> str:
+    return ast.unparse(ast.BinOp(ast.Name("a"), op(), ast.Name("b")))[2:-2]
 
 
 def _op_text(op: ast.operator) -> str:
-    return ast.unparse(ast.BinOp(ast.Name("a"), op, ast.Name("b")))[2:-2]
+    return _op_symbol(type(op))
 
 
 def _parameters(args: ast.arguments) -> list[str]:
@@ -212,6 +263,7 @@ class _Fitter:
 
     def __init__(self, width: int) -> None:
         self.width = width
+        self.texts = NodeTexts()  # (each node of the line unparsed once)
 
     def join(self, head: str, parts: list, tail: str) -> list[str]:
         """``head``, then each part (an ``(expr, indent)`` or a string), then ``tail``, broken as needed."""
@@ -231,10 +283,23 @@ class _Fitter:
     def expr(self, node: ast.expr, ind: int, col: int, tail: int) -> list[str]:
         """``node``'s text from column ``col`` (its continuation lines ``ind`` in), ``tail``
         characters to follow it: one line where it fits, else broken by its kind."""
-        text = unparsed(node)
+        text = unparsed(node, self.texts)
         if col + len(text) + tail <= self.width:
             return [text]
         return self.broken(node, ind) or [text]
+
+    def operand(self, binop: ast.BinOp, side: ast.expr) -> str:
+        """``side`` (``binop.left`` or ``.right``) as ``binop`` writes it, in parentheses where
+        it needs them: the text of the line's one unparse (``unparsing.NodeTexts``)."""
+        text = self.texts.in_parent(side)
+        if text is None:
+            self.texts.alone(binop)  # (a part broken before it was written whole: recorded now)
+            text = self.texts.in_parent(side)
+        if text is not None:
+            return text
+        if side is binop.left:  # (a node the record has no text for: an f-string's)
+            return _before(ast.BinOp(side, binop.op, ast.Name("_")))
+        return _after(ast.BinOp(ast.Name("_"), binop.op, side), _op_text(binop.op))
 
     def broken(self, node: ast.expr, ind: int) -> list[str] | None:
         """``node`` over several lines, or None where its kind is not broken."""
@@ -243,14 +308,10 @@ class _Fitter:
             terms = []
             cur: ast.expr = node
             while isinstance(cur.left, ast.BinOp) and isinstance(cur.left.op, level):
-                terms.append(
-                    (_op_text(cur.op), _after(ast.BinOp(ast.Name("_"), cur.op, cur.right), _op_text(cur.op)), cur.right)
-                )
+                terms.append((_op_text(cur.op), self.operand(cur, cur.right), cur.right))
                 cur = cur.left
-            terms.append(
-                (_op_text(cur.op), _after(ast.BinOp(ast.Name("_"), cur.op, cur.right), _op_text(cur.op)), cur.right)
-            )
-            terms.append((None, _before(ast.BinOp(cur.left, cur.op, ast.Name("_"))), cur.left))
+            terms.append((_op_text(cur.op), self.operand(cur, cur.right), cur.right))
+            terms.append((None, self.operand(cur, cur.left), cur.left))
             return self.chain(terms[::-1], ind)
         if isinstance(node, ast.BoolOp):
             word = "and" if isinstance(node.op, ast.And) else "or"
@@ -342,7 +403,12 @@ class _Fitter:
                 lines.append(pad + lead + text)
             else:  # a term longer than a line: broken in turn (in parentheses where the chain has them)
                 parts = self.broken(node, inner)
-                if parts is None or text.startswith("(") and not ast.unparse(node).startswith("(") and parts[0] != "(":
+                if (
+                    parts is None
+                    or text.startswith("(")
+                    and not self.texts.alone(node).startswith("(")
+                    and parts[0] != "("
+                ):
                     parts = [text]
                 lines.append(pad + lead + parts[0])
                 lines.extend(parts[1:])
@@ -355,7 +421,7 @@ class _Fitter:
             return None
         inner = ind + _STEP
         pad = " " * inner
-        texts = [prefix + ("" if e is None else ast.unparse(e)) for prefix, e in items]
+        texts = [prefix + ("" if e is None else self.texts.alone(e)) for prefix, e in items]
         one = ", ".join(texts)
         comma = "," if closing == ")" and head == "(" and len(texts) == 1 else ""
         if inner + len(one) + len(comma) <= self.width:

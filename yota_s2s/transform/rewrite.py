@@ -74,6 +74,8 @@ class RewriterBase:
     defs: dict[int, Eqn]
     #: value numbers: ``(prim, argument keys, params)`` -> the value of ``new`` that computes it
     cse: dict[tuple, Var]
+    #: primitive -> (its values are numbered: pure, its arguments in a canonical order: commutative)
+    numbering: dict[str, tuple[bool, bool]]
     #: the ids of the values of ``old`` (and of its regions) that may be NumPy bools
     bools: set[int]
     old_ids: set[int]
@@ -98,6 +100,7 @@ class RewriterBase:
         self.subst = {}
         self.defs = {}
         self.cse = {}
+        self.numbering = {}
         self.changed = False
         self.current = None
 
@@ -146,10 +149,11 @@ class RewriterBase:
                     self.subst[old.id] = self.add("unreduce", [out, ref], params)
                     self.keep_name(old, self.subst[old.id])
                 continue
-            result = self.process(eqn.prim, args, eqn.params, eqn.out)
-            if result is not eqn.out:
-                self.subst[eqn.out.id] = result
-                self.keep_name(eqn.out, result)
+            out = eqn.out
+            result = self.process(eqn.prim, args, eqn.params, out)
+            if result is not out:
+                subst[out.id] = result
+                self.keep_name(out, result)
         self.new.outputs = [self.resolve(a) for a in self.old.outputs]
         return self.new, self.changed
 
@@ -188,12 +192,15 @@ class RewriterBase:
             if type(step) is not tuple:  # an atom
                 return step
             prim, args, params = step
-        rule = self.table.rules.get(prim)
-        pure = rule is None or rule.pure
+        numbering = self.numbering.get(prim)
+        if numbering is None:  # (whether prim is numbered, and its arguments sorted: once per primitive)
+            rule = self.table.rules.get(prim)
+            numbering = self.numbering[prim] = (rule is None or rule.pure, primitive(prim).commutative)
+        pure, commutative = numbering
         key = None
         if pure:
             arg_keys = [value_key(a) for a in args]
-            if primitive(prim).commutative:
+            if commutative:
                 arg_keys.sort()
             key = (prim, tuple(arg_keys), tuple(sorted(params.items())) if params else ())
             hit = self.cse.get(key)
