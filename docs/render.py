@@ -2,6 +2,7 @@
 
     python docs/render.py            # rewrite docs/*.md from docs/src/*.md.in
     python docs/render.py --check    # exit 1 if a page is not what the tool prints today
+    python docs/render.py design cli # those pages only (docs/design.md, docs/cli.md)
 
 Every command output, generated module and Python session shown in the pages is
 produced here by running the installed ``yota-s2s`` (and the ``yota_s2s``
@@ -251,8 +252,11 @@ def main() -> int:
 
 def _main() -> int:
     check = "--check" in sys.argv
+    pages = {a.removesuffix(".md") for a in sys.argv[1:] if not a.startswith("--")}  # (none: every page)
     stale = []
     for template in sorted(SRC.glob("*.md.in")):
+        if pages and template.name.removesuffix(".md.in") not in pages:
+            continue
         text = render(template)
         target = HERE / template.name.removesuffix(".in")
         if target.exists():
