@@ -20,7 +20,7 @@ from .test_control import gradients_match
 def _pushed(text: str, function: str) -> list[list[str]]:
     """The names each ``_stack...append(...)`` of ``grad_FUNCTION`` pushes."""
     body = text[text.index(f"def grad_{function}(") :]
-    pushes = re.findall(r"_stack\w*\.append\(\(?(.*?)\)?\)\n", body)
+    pushes = re.findall(r"_stack\w*\.append\(\(?(.*?)\)?\)\n", body, re.DOTALL)
     return [[n.strip() for n in p.split(",") if n.strip()] for p in pushes]
 
 
@@ -172,3 +172,22 @@ def test_unbroadcast_of_two_numbers_is_the_gradient_itself():
         assert _unbroadcast(g, x) is g
     assert _unbroadcast(np.ones(3), np.float64(1.0)) == 3.0
     assert _unbroadcast(np.float64(2.0), np.ones(2)).tolist() == [2.0, 2.0]
+
+
+def test_the_loop_benchmark_references_are_right():
+    """benchmarks/bench_loops.py checks every gradient against its hand-written adjoints: those
+    against central differences here, and both forms of the generated ones against them."""
+    from benchmarks import bench_loops
+
+    from .gradcheck import assert_close, numeric_grad
+
+    new, old = bench_loops._generated(True), bench_loops._generated(False)
+    u = np.linspace(-1.0, 1.0, 6)
+    value, du, ddt = bench_loops.hand_rollout(u, 0.1, 5)
+    assert_close(du, numeric_grad(new["rollout"], [u, 0.1, 5], 0), "du")
+    assert_close(ddt, numeric_grad(new["rollout"], [u, 0.1, 5], 1), "ddt")
+    X = np.random.default_rng(0).normal(size=(5, 3))
+    assert_close(bench_loops.hand_pair(X)[1], numeric_grad(new["pair_energy"], [X], 0), "dX")
+    for module in (new, old):
+        bench_loops._close(module["grad_rollout"](u, 0.1, 5), (value, du, ddt))
+        bench_loops._close(module["grad_pair_energy"](X), bench_loops.hand_pair(X))
