@@ -192,15 +192,9 @@ def test_numpy_arrays_give_the_numpy_targets_numbers(case, generated_dir):
 
 #: What array-api-strict refuses and every library array_api_compat wraps accepts (known deviations
 #: from the letter of the standard, each a case of the corpus; see docs/scale.md).
-FLAT_INDEX = "X[i] of a matrix in a loop: the standard wants X[i, ...] (the loop's operand is not known to be an array)"
 STRICT_DEVIATIONS = {
     "tests/corpus.py::power_both": "the rule's x ** (y - 1 + (y == 0)) adds a boolean to a number",
     "tests/corpus_control.py::branch_clip_gradient": "a float gradient times an integer array",
-    "tests/corpus_control.py::loop_carry_grows": FLAT_INDEX,
-    "tests/corpus_control.py::loop_enumerate": FLAT_INDEX,
-    "tests/corpus_control.py::loop_over_rows": FLAT_INDEX,
-    "tests/corpus_control.py::model_loop": FLAT_INDEX,
-    "tests/corpus_control.py::rnn": FLAT_INDEX,
 }
 
 

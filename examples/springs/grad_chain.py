@@ -41,114 +41,104 @@ def grad_loss(k, pos0, observed, steps=20):
         # length = np.sqrt(np.sum(d * d)) (in pull)
         length = np.sqrt(np.sum(d * d))
         # return k * (length - rest) * d / length (in pull)
-        _t2 = length - 1.0
-        _t3 = k * _t2
-        f = _t3 * d / length
+        f = k * (length - 1.0) * d / length
         # acc[i] = acc[i] + f
         acc0 = acc[0]
-        _t4 = acc0 + f
+        _t2 = acc0 + f
         acc_1 = acc.copy()
-        acc_1[0] = _t4
+        acc_1[0] = _t2
         # acc[j] = acc[j] - f
         acc1 = acc_1[1]
-        _t5 = acc1 - f
+        _t3 = acc1 - f
         acc_2 = acc_1.copy()
-        acc_2[1] = _t5
+        acc_2[1] = _t3
         # d = p[j] - p[i] (in pull)
         p2 = p[2]
         d_1 = p2 - p1
         # length = np.sqrt(np.sum(d * d)) (in pull)
         length_1 = np.sqrt(np.sum(d_1 * d_1))
         # return k * (length - rest) * d / length (in pull)
-        _t6 = length_1 - 1.0
-        _t7 = k * _t6
-        f_1 = _t7 * d_1 / length_1
+        f_1 = k * (length_1 - 1.0) * d_1 / length_1
         # acc[i] = acc[i] + f
         acc1_1 = acc_2[1]
-        _t8 = acc1_1 + f_1
+        _t4 = acc1_1 + f_1
         acc_3 = acc_2.copy()
-        acc_3[1] = _t8
+        acc_3[1] = _t4
         # acc[j] = acc[j] - f
         acc2 = acc_3[2]
-        _t9 = acc2 - f_1
+        _t5 = acc2 - f_1
         acc_4 = acc_3.copy()
-        acc_4[2] = _t9
+        acc_4[2] = _t5
         # d = p[j] - p[i] (in pull)
         p3 = p[3]
         d_2 = p3 - p2
         # length = np.sqrt(np.sum(d * d)) (in pull)
         length_2 = np.sqrt(np.sum(d_2 * d_2))
         # return k * (length - rest) * d / length (in pull)
-        _t10 = length_2 - 1.0
-        _t11 = k * _t10
-        f_2 = _t11 * d_2 / length_2
+        f_2 = k * (length_2 - 1.0) * d_2 / length_2
         # acc[i] = acc[i] + f
         acc2_1 = acc_4[2]
-        _t12 = acc2_1 + f_2
+        _t6 = acc2_1 + f_2
         acc_5 = acc_4.copy()
-        acc_5[2] = _t12
+        acc_5[2] = _t6
         # acc[j] = acc[j] - f
         acc3 = acc_5[3]
-        _t13 = acc3 - f_2
+        _t7 = acc3 - f_2
         acc_6 = acc_5.copy()
-        acc_6[3] = _t13
+        acc_6[3] = _t7
         # d = p[j] - p[i] (in pull)
         d_3 = p0 - p3
         # length = np.sqrt(np.sum(d * d)) (in pull)
         length_3 = np.sqrt(np.sum(d_3 * d_3))
         # return k * (length - rest) * d / length (in pull)
-        _t14 = length_3 - 1.0
-        _t15 = k * _t14
-        f_3 = _t15 * d_3 / length_3
+        f_3 = k * (length_3 - 1.0) * d_3 / length_3
         # acc[i] = acc[i] + f
         acc3_1 = acc_6[3]
-        _t16 = acc3_1 + f_3
+        _t8 = acc3_1 + f_3
         acc_7 = acc_6.copy()
-        acc_7[3] = _t16
+        acc_7[3] = _t8
         # acc[j] = acc[j] - f
         acc0_1 = acc_7[0]
-        _t17 = acc0_1 - f_3
+        _t9 = acc0_1 - f_3
         acc_8 = acc_7.copy()
-        acc_8[0] = _t17
+        acc_8[0] = _t9
         # d = p[j] - p[i] (in pull)
         d_4 = p2 - p0
         # length = np.sqrt(np.sum(d * d)) (in pull)
         length_4 = np.sqrt(np.sum(d_4 * d_4))
         # return k * (length - rest) * d / length (in pull)
-        _t18 = length_4 - 1.4142135623730951
-        _t19 = k * _t18
-        f_4 = _t19 * d_4 / length_4
+        f_4 = k * (length_4 - 1.4142135623730951) * d_4 / length_4
         # acc[i] = acc[i] + f
         acc0_2 = acc_8[0]
-        _t20 = acc0_2 + f_4
+        _t10 = acc0_2 + f_4
         acc_9 = acc_8.copy()
-        acc_9[0] = _t20
+        acc_9[0] = _t10
         # acc[j] = acc[j] - f
         acc2_2 = acc_9[2]
-        _t21 = acc2_2 - f_4
+        _t11 = acc2_2 - f_4
         acc_10 = acc_9.copy()
-        acc_10[2] = _t21
+        acc_10[2] = _t11
         # vel = damping * vel + dt * acc
-        _t22 = 0.9 * vel
-        _t23 = 0.05 * acc_10
-        vel = _t22 + _t23
+        _t12 = 0.9 * vel
+        _t13 = 0.05 * acc_10
+        vel = _t12 + _t13
         # path.append(p + dt * vel)
-        _t24 = 0.05 * vel
+        _t14 = 0.05 * vel
         _stack.append((
-            p, _t24, _t22, _t23, _t21, acc2_2, f_4, _t20, acc0_2, length_4, d_4, _t19, _t18, _t17, acc0_1, f_3, _t16,
-            acc3_1, length_3, d_3, _t15, _t14, _t13, acc3, f_2, _t12, acc2_1, length_2, d_2, _t11, _t10, _t9, acc2, f_1,
-            _t8, acc1_1, length_1, d_1, _t7, _t6, _t5, acc1, f, _t4, length, d, _t3, _t2, path,
+            _t14, _t12, _t13, _t11, acc2_2, f_4, _t10, acc0_2, length_4, d_4, _t9, acc0_1, f_3, _t8, acc3_1, length_3,
+            d_3, _t7, acc3, f_2, _t6, acc2_1, length_2, d_2, _t5, acc2, f_1, _t4, acc1_1, length_1, d_1, _t3, acc1, f,
+            _t2, length, d, path,
         ))
-        path = [*path, p + _t24]
+        path = [*path, p + _t14]
     # traj = np.stack(path[1:])
     traj = np.array(path[1:])
     # return np.mean((traj - observed) ** 2)
-    _t25 = traj - observed
-    _t26 = _t25 * _t25
-    loss = _t26.mean()
+    _t15 = traj - observed
+    _t16 = _t15 * _t15
+    loss = _t16.mean()
     # backward
     # grad of: return np.mean((traj - observed) ** 2)
-    dtraj = _unbroadcast(2 / _or_one(_t26.size) * _t25, traj)
+    dtraj = _unbroadcast(2 / _or_one(_t16.size) * _t15, traj)
     # grad of: traj = np.stack(path[1:])
     dpath = _grad_zeros(path)
     dpath[1:] += dtraj
@@ -157,129 +147,142 @@ def grad_loss(k, pos0, observed, steps=20):
     dk = _grad_zeros(k)
     for step in reversed(range(steps)):
         (
-            p, _t24, _t22, _t23, _t21, acc2_2, f_4, _t20, acc0_2, length_4, d_4, _t19, _t18, _t17, acc0_1, f_3, _t16,
-            acc3_1, length_3, d_3, _t15, _t14, _t13, acc3, f_2, _t12, acc2_1, length_2, d_2, _t11, _t10, _t9, acc2, f_1,
-            _t8, acc1_1, length_1, d_1, _t7, _t6, _t5, acc1, f, _t4, length, d, _t3, _t2, path_1,
+            _t14, _t12, _t13, _t11, acc2_2, f_4, _t10, acc0_2, length_4, d_4, _t9, acc0_1, f_3, _t8, acc3_1, length_3,
+            d_3, _t7, acc3, f_2, _t6, acc2_1, length_2, d_2, _t5, acc2, f_1, _t4, acc1_1, length_1, d_1, _t3, acc1, f,
+            _t2, length, d, path_1,
         ) = _stack.pop()
+        # grad of: p = path[-1]
+        p_1 = path_1[-1]
+        # grad of: return k * (length - rest) * d / length (in pull)
+        _t17 = length - 1.0
+        _t18 = k * _t17
+        _t19 = length_1 - 1.0
+        _t20 = k * _t19
+        _t21 = length_2 - 1.0
+        _t22 = k * _t21
+        _t23 = length_3 - 1.0
+        _t24 = k * _t23
+        _t25 = length_4 - 1.4142135623730951
+        _t26 = k * _t25
         # grad of: path.append(p + dt * vel)
         _t27 = dpath[-1]
-        _t28 = _unbroadcast(_t27, p)
+        _t28 = _unbroadcast(_t27, p_1)
         # grad of: vel = damping * vel + dt * acc
-        dvel_1 = dvel + _unbroadcast(_t27, _t24) * 0.05
-        dacc_10 = _unbroadcast(dvel_1, _t23) * 0.05
-        dvel = _unbroadcast(dvel_1, _t22) * 0.9
+        dvel_1 = dvel + _unbroadcast(_t27, _t14) * 0.05
+        dacc_10 = _unbroadcast(dvel_1, _t13) * 0.05
+        dvel = _unbroadcast(dvel_1, _t12) * 0.9
         # grad of: acc[j] = acc[j] - f
         dacc_9 = dacc_10.copy()
         dacc_9[2] = 0.0
-        d_t21 = _unbroadcast(dacc_10[2], _t21)
-        dacc2_2 = _unbroadcast(d_t21, acc2_2)
+        d_t11 = _unbroadcast(dacc_10[2], _t11)
+        dacc2_2 = _unbroadcast(d_t11, acc2_2)
         # grad of: acc[i] = acc[i] + f
         dacc_9[2] += dacc2_2
         dacc_8 = dacc_9.copy()
         dacc_8[0] = 0.0
-        d_t20 = _unbroadcast(dacc_9[0], _t20)
-        dacc0_2 = _unbroadcast(d_t20, acc0_2)
+        d_t10 = _unbroadcast(dacc_9[0], _t10)
+        dacc0_2 = _unbroadcast(d_t10, acc0_2)
         # grad of: return k * (length - rest) * d / length (in pull)
-        df_4 = _unbroadcast(-d_t21, f_4) + _unbroadcast(d_t20, f_4)
+        df_4 = _unbroadcast(-d_t11, f_4) + _unbroadcast(d_t10, f_4)
         _t29 = df_4 / length_4
-        d_t19 = _unbroadcast(_t29 * d_4, _t19)
-        d_t18 = _unbroadcast(d_t19 * k, _t18)
+        _t30 = _unbroadcast(_t29 * d_4, _t26)
+        _t31 = _unbroadcast(_t30 * k, _t25)
         # grad of: length = np.sqrt(np.sum(d * d)) (in pull)
-        _t30 = (_unbroadcast(-(df_4 * f_4 / length_4), length_4) + d_t18) / (2.0 * length_4) * d_4
+        _t32 = (_unbroadcast(-(df_4 * f_4 / length_4), length_4) + _t31) / (2.0 * length_4) * d_4
         # grad of: d = p[j] - p[i] (in pull)
-        dd_4 = _unbroadcast(_t29 * _t19, d_4) + _t30 + _t30
+        dd_4 = _unbroadcast(_t29 * _t26, d_4) + _t32 + _t32
         # grad of: acc[j] = acc[j] - f
         dacc_8[0] += dacc0_2
         dacc_7 = dacc_8.copy()
         dacc_7[0] = 0.0
-        d_t17 = _unbroadcast(dacc_8[0], _t17)
-        dacc0_1 = _unbroadcast(d_t17, acc0_1)
+        d_t9 = _unbroadcast(dacc_8[0], _t9)
+        dacc0_1 = _unbroadcast(d_t9, acc0_1)
         # grad of: acc[i] = acc[i] + f
         dacc_7[0] += dacc0_1
         dacc_6 = dacc_7.copy()
         dacc_6[3] = 0.0
-        d_t16 = _unbroadcast(dacc_7[3], _t16)
-        dacc3_1 = _unbroadcast(d_t16, acc3_1)
+        d_t8 = _unbroadcast(dacc_7[3], _t8)
+        dacc3_1 = _unbroadcast(d_t8, acc3_1)
         # grad of: return k * (length - rest) * d / length (in pull)
-        df_3 = _unbroadcast(-d_t17, f_3) + _unbroadcast(d_t16, f_3)
-        _t31 = df_3 / length_3
-        d_t15 = _unbroadcast(_t31 * d_3, _t15)
-        d_t14 = _unbroadcast(d_t15 * k, _t14)
+        df_3 = _unbroadcast(-d_t9, f_3) + _unbroadcast(d_t8, f_3)
+        _t33 = df_3 / length_3
+        _t34 = _unbroadcast(_t33 * d_3, _t24)
+        _t35 = _unbroadcast(_t34 * k, _t23)
         # grad of: length = np.sqrt(np.sum(d * d)) (in pull)
-        _t32 = (_unbroadcast(-(df_3 * f_3 / length_3), length_3) + d_t14) / (2.0 * length_3) * d_3
+        _t36 = (_unbroadcast(-(df_3 * f_3 / length_3), length_3) + _t35) / (2.0 * length_3) * d_3
         # grad of: d = p[j] - p[i] (in pull)
-        dd_3 = _unbroadcast(_t31 * _t15, d_3) + _t32 + _t32
+        dd_3 = _unbroadcast(_t33 * _t24, d_3) + _t36 + _t36
         # grad of: acc[j] = acc[j] - f
         dacc_6[3] += dacc3_1
         dacc_5 = dacc_6.copy()
         dacc_5[3] = 0.0
-        d_t13 = _unbroadcast(dacc_6[3], _t13)
-        dacc3 = _unbroadcast(d_t13, acc3)
+        d_t7 = _unbroadcast(dacc_6[3], _t7)
+        dacc3 = _unbroadcast(d_t7, acc3)
         # grad of: acc[i] = acc[i] + f
         dacc_5[3] += dacc3
         dacc_4 = dacc_5.copy()
         dacc_4[2] = 0.0
-        d_t12 = _unbroadcast(dacc_5[2], _t12)
-        dacc2_1 = _unbroadcast(d_t12, acc2_1)
+        d_t6 = _unbroadcast(dacc_5[2], _t6)
+        dacc2_1 = _unbroadcast(d_t6, acc2_1)
         # grad of: return k * (length - rest) * d / length (in pull)
-        df_2 = _unbroadcast(-d_t13, f_2) + _unbroadcast(d_t12, f_2)
-        _t33 = df_2 / length_2
-        d_t11 = _unbroadcast(_t33 * d_2, _t11)
-        d_t10 = _unbroadcast(d_t11 * k, _t10)
+        df_2 = _unbroadcast(-d_t7, f_2) + _unbroadcast(d_t6, f_2)
+        _t37 = df_2 / length_2
+        _t38 = _unbroadcast(_t37 * d_2, _t22)
+        _t39 = _unbroadcast(_t38 * k, _t21)
         # grad of: length = np.sqrt(np.sum(d * d)) (in pull)
-        _t34 = (_unbroadcast(-(df_2 * f_2 / length_2), length_2) + d_t10) / (2.0 * length_2) * d_2
+        _t40 = (_unbroadcast(-(df_2 * f_2 / length_2), length_2) + _t39) / (2.0 * length_2) * d_2
         # grad of: d = p[j] - p[i] (in pull)
-        dd_2 = _unbroadcast(_t33 * _t11, d_2) + _t34 + _t34
+        dd_2 = _unbroadcast(_t37 * _t22, d_2) + _t40 + _t40
         dp3 = dd_2 - dd_3
         # grad of: acc[j] = acc[j] - f
         dacc_4[2] += dacc2_1
         dacc_3 = dacc_4.copy()
         dacc_3[2] = 0.0
-        d_t9 = _unbroadcast(dacc_4[2], _t9)
-        dacc2 = _unbroadcast(d_t9, acc2)
+        d_t5 = _unbroadcast(dacc_4[2], _t5)
+        dacc2 = _unbroadcast(d_t5, acc2)
         # grad of: acc[i] = acc[i] + f
         dacc_3[2] += dacc2
         dacc_2 = dacc_3.copy()
         dacc_2[1] = 0.0
-        d_t8 = _unbroadcast(dacc_3[1], _t8)
-        dacc1_1 = _unbroadcast(d_t8, acc1_1)
+        d_t4 = _unbroadcast(dacc_3[1], _t4)
+        dacc1_1 = _unbroadcast(d_t4, acc1_1)
         # grad of: return k * (length - rest) * d / length (in pull)
-        df_1 = _unbroadcast(-d_t9, f_1) + _unbroadcast(d_t8, f_1)
-        _t35 = df_1 / length_1
-        d_t7 = _unbroadcast(_t35 * d_1, _t7)
-        d_t6 = _unbroadcast(d_t7 * k, _t6)
+        df_1 = _unbroadcast(-d_t5, f_1) + _unbroadcast(d_t4, f_1)
+        _t41 = df_1 / length_1
+        _t42 = _unbroadcast(_t41 * d_1, _t20)
+        _t43 = _unbroadcast(_t42 * k, _t19)
         # grad of: length = np.sqrt(np.sum(d * d)) (in pull)
-        _t36 = (_unbroadcast(-(df_1 * f_1 / length_1), length_1) + d_t6) / (2.0 * length_1) * d_1
+        _t44 = (_unbroadcast(-(df_1 * f_1 / length_1), length_1) + _t43) / (2.0 * length_1) * d_1
         # grad of: d = p[j] - p[i] (in pull)
-        dd_1 = _unbroadcast(_t35 * _t7, d_1) + _t36 + _t36
+        dd_1 = _unbroadcast(_t41 * _t20, d_1) + _t44 + _t44
         dp2 = dd_4 - dd_2 + dd_1
         # grad of: acc[j] = acc[j] - f
         dacc_2[1] += dacc1_1
         dacc_1 = dacc_2.copy()
         dacc_1[1] = 0.0
-        d_t5 = _unbroadcast(dacc_2[1], _t5)
-        dacc1 = _unbroadcast(d_t5, acc1)
+        d_t3 = _unbroadcast(dacc_2[1], _t3)
+        dacc1 = _unbroadcast(d_t3, acc1)
         # grad of: acc[i] = acc[i] + f
         dacc_1[1] += dacc1
         # grad of: return k * (length - rest) * d / length (in pull)
-        df = _unbroadcast(-d_t5, f) + _unbroadcast(_unbroadcast(dacc_1[0], _t4), f)
-        _t37 = df / length
-        d_t3 = _unbroadcast(_t37 * d, _t3)
-        d_t2 = _unbroadcast(d_t3 * k, _t2)
+        df = _unbroadcast(-d_t3, f) + _unbroadcast(_unbroadcast(dacc_1[0], _t2), f)
+        _t45 = df / length
+        _t46 = _unbroadcast(_t45 * d, _t18)
+        _t47 = _unbroadcast(_t46 * k, _t17)
         # grad of: length = np.sqrt(np.sum(d * d)) (in pull)
-        _t38 = (_unbroadcast(-(df * f / length), length) + d_t2) / (2.0 * length) * d
+        _t48 = (_unbroadcast(-(df * f / length), length) + _t47) / (2.0 * length) * d
         # grad of: d = p[j] - p[i] (in pull)
-        dd = _unbroadcast(_t37 * _t3, d) + _t38 + _t38
+        dd = _unbroadcast(_t45 * _t18, d) + _t48 + _t48
         dp0 = dd_3 - dd_4 - dd
         dp1 = dd - dd_1
         # grad of: p = path[-1]
-        _t39 = _index_add(_t28, dp3, 3)
-        _t40 = _index_add(_t39, dp2, 2)
-        _t41 = _index_add(_t40, dp0, 0)
-        _t42 = _grad_zeros(path_1)
-        _t42[-1] += _index_add(_t41, dp1, 1)
-        dpath = dpath[:-1] + _t42
-        dk = dk + (d_t19 * _t18 + d_t15 * _t14 + d_t11 * _t10 + d_t7 * _t6 + d_t3 * _t2)
+        _t49 = _index_add(_t28, dp3, 3)
+        _t50 = _index_add(_t49, dp2, 2)
+        _t51 = _index_add(_t50, dp0, 0)
+        _t52 = _grad_zeros(path_1)
+        _t52[-1] += _index_add(_t51, dp1, 1)
+        dpath = dpath[:-1] + _t52
+        dk = dk + (_t30 * _t25 + _t34 * _t23 + _t38 * _t21 + _t42 * _t19 + _t46 * _t17)
     # grad of: for step in range(steps):
     dpos0 = dpath[0]
     if type(dk) is np.ndarray and dk.ndim == 0:  # a number's gradient is a number
@@ -370,8 +373,11 @@ def _or_one(n):
 
 def _unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
-    if type(g) is type(x) is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
+    t = type(x)
+    if type(g) is t is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
         shape, g_shape = x.shape, g.shape
+    elif (t is float or t is np.float64) and (type(g) is float or type(g) is np.float64):
+        return g  # two numbers (a small state in a loop): np.shape costs ten times this on a NumPy scalar
     else:
         shape, g_shape = np.shape(x), np.shape(g)
     if g_shape == shape:

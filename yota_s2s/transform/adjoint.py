@@ -9,7 +9,8 @@ sweeps on the region, then ``optimize``), and the optimized tape is split into i
 equations, which go into the forward loop or branch, and its backward ones, which make the body
 of the backward loop (``for_back``/``while_back``, run in reverse) or branch (``if_back``).  The
 values the backward part reads from the forward part are saved per iteration (a stack) or per
-branch taken.
+branch taken; a loop's backward body recomputes those it can cheaply (``remat``: loop-invariant
+values, elementwise chains of the carried state) instead of popping them.
 
     >>> from yota_s2s.dsl.load import load_rules
     >>> from yota_s2s.ir.core import Eqn, Lit, Tape, Var
@@ -29,6 +30,7 @@ from __future__ import annotations
 from ..dsl.rule import RuleTable
 from ..ir.core import Atom, Eqn, Facts, Input, Lit, Section, Tape, Var
 from ..ir.regions import LEADING, first_carried, is_control, substitute
+from . import remat
 from .optimize import optimize
 from .sweep import (
     BackwardBuilder,
@@ -189,8 +191,18 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
     if early:
         carried_inputs.add(body.inputs[0].var.id)
     fwd, bwd, saved = _split(tape, k, carried_inputs)
-    # a carried value saved for the backward sweep gets its own variable there
-    subst = {v.id: Var(hint=v.hint) for v in saved if v.id in carried_inputs}
+    # save less: what the backward body can recompute cheaply from what it has is not pushed
+    index = set() if early else {i.var.id for i in body.inputs[:first]}
+    saved, again = remat.rematerialize(fwd, saved, {i.var.id for i in free_inputs}, index, table)
+    # a carried value saved for the backward sweep gets its own variable there, and so does a
+    # value the backward body recomputes
+    subst: dict[int, Atom] = {v.id: Var(hint=v.hint) for v in saved if v.id in carried_inputs}
+    copies = []
+    for e in again:
+        out = Var(hint=e.out.hint, hint_depth=e.out.hint_depth)
+        subst[e.out.id] = out
+        copies.append(Eqn(e.prim, list(e.args), dict(e.params), [out], e.span, (), Section.BACKWARD))
+    bwd = copies + bwd
     bwd_saved = [subst.get(v.id, v) for v in saved]
     fwd_region = Tape(body.name, list(body.inputs), fwd, [*tape.outputs[:k], *saved], facts=Facts(region=True))
     seed_inputs = [i for i in tape.inputs if i.path[0] == "#seed"]
