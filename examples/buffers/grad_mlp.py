@@ -7,91 +7,6 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
-def _float_arg(x, func, name):
-    """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
-    floating: a float array or number (a list of them), or a Python int (its gradient is a
-    float).  The gradient was generated for a real ``x``: a complex one needs the parameter
-    declared complex (``x: complex``, docs/complex.md), and an integer or boolean array's gradient
-    buffer would truncate what is added into it (JAX's grad refuses both too).  The caller tests the common
-    cases first (a Python float, a float ndarray).  (No f-strings: generated code is unparsed the
-    same by every Python.)"""
-    if isinstance(x, list | tuple):
-        for v in x:
-            _float_arg(v, func, name)
-        return
-    if type(x) is int or isinstance(x, float):
-        return
-    dtype = np.asarray(x).dtype
-    if dtype.kind == "f":
-        return
-    if dtype.kind == "c":
-        why = "this gradient was generated for a real " + name + " (declare " + name + ": complex if it may be)"
-        raise TypeError(func + "(): the argument " + name + " is complex (" + str(dtype) + "): " + why)
-    what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
-    why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
-    raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
-
-
-def _matmul_dx(g, x, y):
-    """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``x``, for operands of any rank."""
-    if type(x) is type(y) is np.ndarray and x.ndim == 2 == y.ndim:  # matrices: nothing to undo
-        # (tested first, by attributes: np.ndim costs 0.1 µs a call); the method dot is the same
-        # product of matrices at a third of @'s cost on small ones (0.55 against 1.3 µs on 8 x 8;
-        # the same from 32 x 32 on, and a few % slower than @ on large ones)
-        if type(g) is np.ndarray and g.ndim == 2 and g.size + y.size < 2048:
-            return g.dot(y.T)
-        return g @ y.T
-    x_nd, y_nd = np.ndim(x), np.ndim(y)
-    if x_nd == 0 or y_nd == 0:  # dot with a scalar multiplies
-        return _unbroadcast(g * y, x)
-    if y_nd == 1:
-        g = np.expand_dims(g, -1)
-        y = y[:, None]
-    if x_nd == 1:
-        g = np.expand_dims(g, -2)
-        return _unbroadcast(g @ np.swapaxes(y, -1, -2), x[None, :])[0]
-    return _unbroadcast(g @ np.swapaxes(y, -1, -2), x)
-
-
-def _matmul_dy(g, x, y):
-    """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``y``, for operands of any rank."""
-    if type(x) is type(y) is np.ndarray and x.ndim == 2 == y.ndim:  # matrices: nothing to undo
-        if type(g) is np.ndarray and g.ndim == 2 and g.size + x.size < 2048:  # small: dot (_matmul_dx)
-            return x.T.dot(g)
-        return x.T @ g
-    x_nd, y_nd = np.ndim(x), np.ndim(y)
-    if x_nd == 0 or y_nd == 0:  # dot with a scalar multiplies
-        return _unbroadcast(g * x, y)
-    if y_nd == 1:
-        g = np.expand_dims(g, -1)
-    if x_nd == 1:
-        g = np.expand_dims(g, -2)
-        x = x[None, :]
-    if y_nd == 1:
-        return _unbroadcast(np.swapaxes(x, -1, -2) @ g, y[:, None])[:, 0]
-    return _unbroadcast(np.swapaxes(x, -1, -2) @ g, y)
-
-
-def _unbroadcast(g, x):
-    """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
-    t = type(x)
-    if type(g) is t is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
-        shape, g_shape = x.shape, g.shape
-    elif (t is float or t is np.float64) and (type(g) is float or type(g) is np.float64):
-        return g  # two numbers (a small state in a loop): np.shape costs ten times this on a NumPy scalar
-    else:
-        shape, g_shape = np.shape(x), np.shape(g)
-    if g_shape == shape:
-        return g
-    extra = len(g_shape) - len(shape)
-    if extra < 0:
-        return np.broadcast_to(g, shape).astype(np.result_type(g, x))
-    if 1 not in shape:  # leading axes only: what is left has x's shape (g is an array here)
-        return g.sum(axis=0) if extra == 1 else g.sum(axis=tuple(range(extra)))
-    ones = [i for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
-    return g.sum(axis=(*range(extra), *ones)).reshape(shape)
-
-
 def grad_loss(W1, b1, W2, b2, X, Y):
     """Return (loss(W1, b1, W2, b2, X, Y), dW1, db1, dW2, db2): the value and its gradients."""
     # the rules hold for real floats
@@ -131,52 +46,6 @@ def grad_loss(W1, b1, W2, b2, X, Y):
     db1 = _unbroadcast(_t5, b1)
     dW1 = _matmul_dy(_unbroadcast(_t5, _t1), X, W1)
     return loss, dW1, db1, dW2, db2
-
-
-def _shape_key(*args):
-    """What fixes the shapes of the intermediate arrays: each array's shape and dtype, each
-    integer's value (it may be a size), each other number's type; lists, tuples, dicts and objects
-    by their items."""
-    return tuple((a.shape, a.dtype) if type(a) is np.ndarray else _value_key(a) for a in args)
-
-
-def _value_key(a):
-    if isinstance(a, np.ndarray):
-        return (type(a), a.shape, a.dtype)
-    if isinstance(a, bool | int | str | None):
-        return (type(a), a)
-    if isinstance(a, float | complex | np.generic):
-        return type(a)
-    if isinstance(a, list | tuple):
-        return (type(a), _shape_key(*a))
-    if isinstance(a, dict):
-        return (dict, tuple(a), _shape_key(*a.values()))
-    fields = vars(a)
-    return (type(a), tuple(fields), _shape_key(*fields.values()))
-
-
-def _detached(owners, *args):
-    """The arguments, each one that is a buffer (or a view of one: ``owners`` holds the buffers'
-    ids) copied: the buffers are written before the arguments are read."""
-    return tuple(np.copy(a) if id(a) in owners or id(getattr(a, "base", None)) in owners else a for a in args)
-
-
-def _kept(lives, *results):
-    """The buffers a first call leaves, and their ids: its arrays (None for a number, computed at
-    every call).  ``lives[k]`` is (the statement computing result k, the last statement reading it):
-    a result takes the array of an earlier one of the same shape and dtype whose life has ended."""
-    buffers, ended = [], []  # ended: (the last statement reading it, an array)
-    for (start, end), r in zip(lives, results):
-        if type(r) is not np.ndarray:
-            buffers.append(None)
-            continue
-        for i, (last, b) in enumerate(ended):
-            if last < start and b.shape == r.shape and b.dtype == r.dtype:
-                r = ended.pop(i)[1]
-                break
-        buffers.append(r)
-        ended.append((end, r))
-    return buffers, {id(b) for b in buffers if b is not None}
 
 
 class GradLoss:
@@ -280,3 +149,137 @@ class GradLoss:
                 dW1 if np.ndim(X) == 2 and np.ndim(W1) == 2 else None,
             )
         return loss, dW1, db1, dW2, db2
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
+def _float_arg(x, func, name):
+    """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
+    floating: a float array or number (a list of them), or a Python int (its gradient is a
+    float).  The gradient was generated for a real ``x``: a complex one needs the parameter
+    declared complex (``x: complex``, docs/complex.md), and an integer or boolean array's gradient
+    buffer would truncate what is added into it (JAX's grad refuses both too).  The caller tests the common
+    cases first (a Python float, a float ndarray).  (No f-strings: generated code is unparsed the
+    same by every Python.)"""
+    if isinstance(x, list | tuple):
+        for v in x:
+            _float_arg(v, func, name)
+        return
+    if type(x) is int or isinstance(x, float):
+        return
+    dtype = np.asarray(x).dtype
+    if dtype.kind == "f":
+        return
+    if dtype.kind == "c":
+        why = "this gradient was generated for a real " + name + " (declare " + name + ": complex if it may be)"
+        raise TypeError(func + "(): the argument " + name + " is complex (" + str(dtype) + "): " + why)
+    what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
+    why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
+    raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
+
+
+def _matmul_dx(g, x, y):
+    """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``x``, for operands of any rank."""
+    if type(x) is type(y) is np.ndarray and x.ndim == 2 == y.ndim:  # matrices: nothing to undo
+        # (tested first, by attributes: np.ndim costs 0.1 µs a call); the method dot is the same
+        # product of matrices at a third of @'s cost on small ones (0.55 against 1.3 µs on 8 x 8;
+        # the same from 32 x 32 on, and a few % slower than @ on large ones)
+        if type(g) is np.ndarray and g.ndim == 2 and g.size + y.size < 2048:
+            return g.dot(y.T)
+        return g @ y.T
+    x_nd, y_nd = np.ndim(x), np.ndim(y)
+    if x_nd == 0 or y_nd == 0:  # dot with a scalar multiplies
+        return _unbroadcast(g * y, x)
+    if y_nd == 1:
+        g = np.expand_dims(g, -1)
+        y = y[:, None]
+    if x_nd == 1:
+        g = np.expand_dims(g, -2)
+        return _unbroadcast(g @ np.swapaxes(y, -1, -2), x[None, :])[0]
+    return _unbroadcast(g @ np.swapaxes(y, -1, -2), x)
+
+
+def _matmul_dy(g, x, y):
+    """Gradient of ``x @ y`` (or ``dot(x, y)``) with respect to ``y``, for operands of any rank."""
+    if type(x) is type(y) is np.ndarray and x.ndim == 2 == y.ndim:  # matrices: nothing to undo
+        if type(g) is np.ndarray and g.ndim == 2 and g.size + x.size < 2048:  # small: dot (_matmul_dx)
+            return x.T.dot(g)
+        return x.T @ g
+    x_nd, y_nd = np.ndim(x), np.ndim(y)
+    if x_nd == 0 or y_nd == 0:  # dot with a scalar multiplies
+        return _unbroadcast(g * x, y)
+    if y_nd == 1:
+        g = np.expand_dims(g, -1)
+    if x_nd == 1:
+        g = np.expand_dims(g, -2)
+        x = x[None, :]
+    if y_nd == 1:
+        return _unbroadcast(np.swapaxes(x, -1, -2) @ g, y[:, None])[:, 0]
+    return _unbroadcast(np.swapaxes(x, -1, -2) @ g, y)
+
+
+def _unbroadcast(g, x):
+    """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
+    t = type(x)
+    if type(g) is t is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
+        shape, g_shape = x.shape, g.shape
+    elif (t is float or t is np.float64) and (type(g) is float or type(g) is np.float64):
+        return g  # two numbers (a small state in a loop): np.shape costs ten times this on a NumPy scalar
+    else:
+        shape, g_shape = np.shape(x), np.shape(g)
+    if g_shape == shape:
+        return g
+    extra = len(g_shape) - len(shape)
+    if extra < 0:
+        return np.broadcast_to(g, shape).astype(np.result_type(g, x))
+    if 1 not in shape:  # leading axes only: what is left has x's shape (g is an array here)
+        return g.sum(axis=0) if extra == 1 else g.sum(axis=tuple(range(extra)))
+    ones = [i for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
+    return g.sum(axis=(*range(extra), *ones)).reshape(shape)
+
+
+def _shape_key(*args):
+    """What fixes the shapes of the intermediate arrays: each array's shape and dtype, each
+    integer's value (it may be a size), each other number's type; lists, tuples, dicts and objects
+    by their items."""
+    return tuple((a.shape, a.dtype) if type(a) is np.ndarray else _value_key(a) for a in args)
+
+
+def _value_key(a):
+    if isinstance(a, np.ndarray):
+        return (type(a), a.shape, a.dtype)
+    if isinstance(a, bool | int | str | None):
+        return (type(a), a)
+    if isinstance(a, float | complex | np.generic):
+        return type(a)
+    if isinstance(a, list | tuple):
+        return (type(a), _shape_key(*a))
+    if isinstance(a, dict):
+        return (dict, tuple(a), _shape_key(*a.values()))
+    fields = vars(a)
+    return (type(a), tuple(fields), _shape_key(*fields.values()))
+
+
+def _detached(owners, *args):
+    """The arguments, each one that is a buffer (or a view of one: ``owners`` holds the buffers'
+    ids) copied: the buffers are written before the arguments are read."""
+    return tuple(np.copy(a) if id(a) in owners or id(getattr(a, "base", None)) in owners else a for a in args)
+
+
+def _kept(lives, *results):
+    """The buffers a first call leaves, and their ids: its arrays (None for a number, computed at
+    every call).  ``lives[k]`` is (the statement computing result k, the last statement reading it):
+    a result takes the array of an earlier one of the same shape and dtype whose life has ended."""
+    buffers, ended = [], []  # ended: (the last statement reading it, an array)
+    for (start, end), r in zip(lives, results):
+        if type(r) is not np.ndarray:
+            buffers.append(None)
+            continue
+        for i, (last, b) in enumerate(ended):
+            if last < start and b.shape == r.shape and b.dtype == r.dtype:
+                r = ended.pop(i)[1]
+                break
+        buffers.append(r)
+        ended.append((end, r))
+    return buffers, {id(b) for b in buffers if b is not None}

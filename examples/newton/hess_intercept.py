@@ -10,6 +10,87 @@ _ROWS_LARGE = 1 << 15
 _ROWS_SMALL = 1 << 11
 
 
+def hess_loss(w, b, X, y):
+    """Return (loss(w, b, X, y), dw, db, H): the value, the gradients and the Hessian H of loss(w, b, X, y) with respect
+    to (w, b), by blocks: H = ((H_w_w, H_w_b), (H_b_w, H_b_b)), H_w_b.shape == np.shape(w) + np.shape(b).
+    """
+    if type(w) is not float and (type(w) is not np.ndarray or w.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(w, 'hess_loss', 'w')
+    if type(b) is not float and (type(b) is not np.ndarray or b.dtype not in _FLOATS):
+        _float_arg(b, 'hess_loss', 'b')
+    if isinstance(X, complex) or (type(X) is np.ndarray and X.dtype.kind == 'c'):
+        _float_arg(X, 'hess_loss', 'X')
+    if isinstance(y, complex) or (type(y) is np.ndarray and y.dtype.kind == 'c'):
+        _float_arg(y, 'hess_loss', 'y')
+    # forward
+    # z = X @ w + b
+    _t1 = X @ w
+    z = _t1 + b
+    # return np.mean(np.logaddexp(0.0, z) - y * z) + 0.05 * np.sum(w * w)
+    _t2 = np.logaddexp(0.0, z)
+    _t3 = _t2 - y * z
+    loss = _t3.mean() + 0.05 * np.sum(w * w)
+    # backward
+    # grad of: return np.mean(np.logaddexp(0.0, z) - y * z) + 0.05 * np.sum(w * w)
+    _t4 = _t3.size
+    _t5 = 1.0 / _or_one(_t4)
+    _t6 = _t5 * (_t4 / _or_one(_t2.size))
+    _t7 = np.exp(z - _t2)
+    _t8 = _t6 * _t7
+    # grad of: z = X @ w + b
+    dz = _unbroadcast(_unreduce(-_t5, _t3) * y, z) + _t8
+    db = _unbroadcast(dz, b)
+    dw = 0.1 * w + _matmul_dy(_unbroadcast(dz, _t1), X, w)
+    _t9 = dz.shape
+    H_w_w = np.empty((np.size(w),) + np.shape(w))
+    H_w_b = np.empty((np.size(w),) + np.shape(b))
+    _step = _rows_step(w, X, _t8, _t6, _t7, _t1, b)
+    for _k in range(0, np.size(w), _step):  # the second sweep on a block of rows at once
+        v_w = _rows_seed(w, _k, _step)
+        _t10 = v_w * 0.1
+        _t11 = _rows_matmul(X, v_w, 0, 1)
+        ddz = _rows_broadcast(_t11, _t9)
+        d_t8 = _rows_unbroadcast(ddz, _t8)
+        # grad of: return np.mean(np.logaddexp(0.0, z) - y * z) + 0.05 * np.sum(w * w)
+        d_t7 = d_t8 * _t6
+        _t12 = d_t7 * _t7
+        _t13 = _t12 * _t7
+        # grad of: z = X @ w + b
+        dz_1 = _t12 - _t13
+        d_t1 = _rows_unbroadcast(dz_1, _t1)
+        Hv_b = _rows_unbroadcast(dz_1, b)
+        _t14 = _rows_product_dy(_matmul_dy, d_t1, X, w, (1, 0, 0))
+        Hv_w = _t10 + _t14
+        H_w_w[_k:_k + len(v_w)] = Hv_w
+        H_w_b[_k:_k + len(v_w)] = Hv_b
+    H_w_w = H_w_w.reshape(np.shape(w) + np.shape(w))
+    H_w_b = H_w_b.reshape(np.shape(w) + np.shape(b))
+    H_b_w = np.empty((np.size(b),) + np.shape(w))
+    H_b_b = np.empty((np.size(b),) + np.shape(b))
+    _step_1 = _rows_step(b, _t8, _t6, _t7, _t1, X, w)
+    for _k_1 in range(0, np.size(b), _step_1):  # the second sweep on a block of rows at once
+        v_b = _rows_seed(b, _k_1, _step_1)
+        ddz_1 = _rows_broadcast(v_b, _t9)
+        d_t8_1 = _rows_unbroadcast(ddz_1, _t8)
+        # grad of: return np.mean(np.logaddexp(0.0, z) - y * z) + 0.05 * np.sum(w * w)
+        d_t7_1 = d_t8_1 * _t6
+        _t15 = d_t7_1 * _t7
+        _t16 = _t15 * _t7
+        # grad of: z = X @ w + b
+        dz_2 = _t15 - _t16
+        d_t1_1 = _rows_unbroadcast(dz_2, _t1)
+        Hv_b_1 = _rows_unbroadcast(dz_2, b)
+        Hv_w_1 = _rows_product_dy(_matmul_dy, d_t1_1, X, w, (1, 0, 0))
+        H_b_w[_k_1:_k_1 + len(v_b)] = Hv_w_1
+        H_b_b[_k_1:_k_1 + len(v_b)] = Hv_b_1
+    H_b_w = H_b_w.reshape(np.shape(b) + np.shape(w))
+    H_b_b = H_b_b.reshape(np.shape(b) + np.shape(b))
+    return loss, dw, db, ((H_w_w, H_w_b), (H_b_w, H_b_b))
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -184,81 +265,3 @@ def _unreduce(g, x):
     out = np.empty(np.shape(x), np.result_type(x, g))
     out[...] = g
     return out if out.ndim or type(x) is np.ndarray else out[()]
-
-
-def hess_loss(w, b, X, y):
-    """Return (loss(w, b, X, y), dw, db, H): the value, the gradients and the Hessian H of loss(w, b, X, y) with respect
-    to (w, b), by blocks: H = ((H_w_w, H_w_b), (H_b_w, H_b_b)), H_w_b.shape == np.shape(w) + np.shape(b).
-    """
-    if type(w) is not float and (type(w) is not np.ndarray or w.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(w, 'hess_loss', 'w')
-    if type(b) is not float and (type(b) is not np.ndarray or b.dtype not in _FLOATS):
-        _float_arg(b, 'hess_loss', 'b')
-    if isinstance(X, complex) or (type(X) is np.ndarray and X.dtype.kind == 'c'):
-        _float_arg(X, 'hess_loss', 'X')
-    if isinstance(y, complex) or (type(y) is np.ndarray and y.dtype.kind == 'c'):
-        _float_arg(y, 'hess_loss', 'y')
-    # forward
-    # z = X @ w + b
-    _t1 = X @ w
-    z = _t1 + b
-    # return np.mean(np.logaddexp(0.0, z) - y * z) + 0.05 * np.sum(w * w)
-    _t2 = np.logaddexp(0.0, z)
-    _t3 = _t2 - y * z
-    loss = _t3.mean() + 0.05 * np.sum(w * w)
-    # backward
-    # grad of: return np.mean(np.logaddexp(0.0, z) - y * z) + 0.05 * np.sum(w * w)
-    _t4 = _t3.size
-    _t5 = 1.0 / _or_one(_t4)
-    _t6 = _t5 * (_t4 / _or_one(_t2.size))
-    _t7 = np.exp(z - _t2)
-    _t8 = _t6 * _t7
-    # grad of: z = X @ w + b
-    dz = _unbroadcast(_unreduce(-_t5, _t3) * y, z) + _t8
-    db = _unbroadcast(dz, b)
-    dw = 0.1 * w + _matmul_dy(_unbroadcast(dz, _t1), X, w)
-    _t9 = dz.shape
-    H_w_w = np.empty((np.size(w),) + np.shape(w))
-    H_w_b = np.empty((np.size(w),) + np.shape(b))
-    _step = _rows_step(w, X, _t8, _t6, _t7, _t1, b)
-    for _k in range(0, np.size(w), _step):  # the second sweep on a block of rows at once
-        v_w = _rows_seed(w, _k, _step)
-        _t10 = v_w * 0.1
-        _t11 = _rows_matmul(X, v_w, 0, 1)
-        ddz = _rows_broadcast(_t11, _t9)
-        d_t8 = _rows_unbroadcast(ddz, _t8)
-        # grad of: return np.mean(np.logaddexp(0.0, z) - y * z) + 0.05 * np.sum(w * w)
-        d_t7 = d_t8 * _t6
-        _t12 = d_t7 * _t7
-        _t13 = _t12 * _t7
-        # grad of: z = X @ w + b
-        dz_1 = _t12 - _t13
-        d_t1 = _rows_unbroadcast(dz_1, _t1)
-        Hv_b = _rows_unbroadcast(dz_1, b)
-        _t14 = _rows_product_dy(_matmul_dy, d_t1, X, w, (1, 0, 0))
-        Hv_w = _t10 + _t14
-        H_w_w[_k:_k + len(v_w)] = Hv_w
-        H_w_b[_k:_k + len(v_w)] = Hv_b
-    H_w_w = H_w_w.reshape(np.shape(w) + np.shape(w))
-    H_w_b = H_w_b.reshape(np.shape(w) + np.shape(b))
-    H_b_w = np.empty((np.size(b),) + np.shape(w))
-    H_b_b = np.empty((np.size(b),) + np.shape(b))
-    _step_1 = _rows_step(b, _t8, _t6, _t7, _t1, X, w)
-    for _k_1 in range(0, np.size(b), _step_1):  # the second sweep on a block of rows at once
-        v_b = _rows_seed(b, _k_1, _step_1)
-        ddz_1 = _rows_broadcast(v_b, _t9)
-        d_t8_1 = _rows_unbroadcast(ddz_1, _t8)
-        # grad of: return np.mean(np.logaddexp(0.0, z) - y * z) + 0.05 * np.sum(w * w)
-        d_t7_1 = d_t8_1 * _t6
-        _t15 = d_t7_1 * _t7
-        _t16 = _t15 * _t7
-        # grad of: z = X @ w + b
-        dz_2 = _t15 - _t16
-        d_t1_1 = _rows_unbroadcast(dz_2, _t1)
-        Hv_b_1 = _rows_unbroadcast(dz_2, b)
-        Hv_w_1 = _rows_product_dy(_matmul_dy, d_t1_1, X, w, (1, 0, 0))
-        H_b_w[_k_1:_k_1 + len(v_b)] = Hv_w_1
-        H_b_b[_k_1:_k_1 + len(v_b)] = Hv_b_1
-    H_b_w = H_b_w.reshape(np.shape(b) + np.shape(w))
-    H_b_b = H_b_b.reshape(np.shape(b) + np.shape(b))
-    return loss, dw, db, ((H_w_w, H_w_b), (H_b_w, H_b_b))
