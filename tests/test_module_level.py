@@ -251,3 +251,26 @@ def test_a_seeded_draw_the_function_does_not_read_is_still_drawn(tmp_path):
     rng = np.random.default_rng(0)
     rng.normal(size=3)
     assert np.array_equal(grad, rng.normal(size=3))
+
+
+def test_sum_of_a_generator_over_static_data_runs_as_python_ran_it(tmp_path):
+    """``sum(math.log(d) for d in data)`` was written ``np.sum(<generator>)`` (a TypeError)."""
+    source = textwrap.dedent(
+        """
+        import math
+        import numpy as np
+
+        def f(x, data):
+            c = sum(math.log(d) for d in data) + max(d * d for d in data)
+            return c * np.sum(x ** 2)
+        """
+    )
+    path = write_project(tmp_path, source)
+    f = import_user(tmp_path).f
+    text = generate(source, str(path), ["f"], wrt=["x"]).text
+    namespace: dict = {}
+    exec(compile(text, "grad.py", "exec"), namespace)  # noqa: S102 - the tool's output
+    x, data = np.array([0.3, -0.7, 1.1]), [1.5, 2.0, 3.0]
+    value, grad = namespace["grad_f"](x, data)
+    assert np.allclose(value, f(x, data), rtol=1e-12, atol=1e-12)
+    check_gradient(lambda x: f(x, data), [x], [grad])

@@ -289,9 +289,10 @@ class CallLowering(LoweringState):
             return Lit(len(args[0]))  # len(xs) of *xs or a list written in the source
         comprehension = ast.GeneratorExp | ast.ListComp | ast.SetComp
         one = node.args[0] if isinstance(node, ast.Call) and len(node.args) == 1 else None
-        if name in ("builtins.sum", "builtins.max", "builtins.min") and isinstance(one, comprehension):
-            if len(args) == 1 and not isinstance(args[0], tuple):  # sum(math.log(d) for d in data): Python's sum
-                raise self.error("YS041", f"{name[9:]}() of a comprehension over values not known when generating", node)
+        reduction = name in ("builtins.sum", "builtins.max", "builtins.min")
+        if reduction and isinstance(one, comprehension) and not isinstance(args[0], tuple):
+            # sum(math.log(d) for d in data): static, Python's own sum (np.sum of a generator fails)
+            raise self.error("YS041", f"{name[9:]}() of a comprehension over values not known when generating", node)
         if name == "builtins.sum" and len(args) == 1:
             if isinstance(args[0], tuple):
                 total: object = Lit(0)
