@@ -361,7 +361,7 @@ class ModuleLevel:
         """Before ``name`` is bound again: the expressions that read it keep its value, hidden."""
         m = self.m
         m.refused.pop(name, None)
-        if self.readers.get(name):
+        if self.readers.get(name) and any(name in t for t in (m.constants, m.arrays, m.statics)):
             self.move(name, self.hide(name))
         for table in (m.constants, m.arrays, m.statics, m.static_texts, m.before):
             table.pop(name, None)
@@ -405,6 +405,8 @@ class ModuleLevel:
             self.refuse(name, at, why)
 
     def refuse(self, name: str, node: ast.AST, why: str) -> None:
+        if any(name in t for t in (self.m.imports, self.m.functions, self.m.classes)):
+            return  # (files.os.fsync = fsync: a library or a function, not a value of this module)
         self.rebind(name)
         advice = "" if "parameter" in why else f"; {_ADVICE}"
         shown = name.partition("'")[0]
