@@ -307,6 +307,9 @@ def _run(job: Job, args: argparse.Namespace, console: Console) -> int:
         return _run_here(job, args, console, made, cwd)
     except (UserError, UserErrors) as exc:
         return console.errors(exc)
+    except BrokenPipeError:  # yota-s2s x.py --diff | head: the reader stopped reading, not a bug
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - replaces the closed stdout until exit
+        return 1 if args.diff or args.check else 0  # (what --diff printed is a difference)
     except Exception as exc:  # noqa: BLE001 - every other failure is a bug of ours
         return _internal(exc, made[0] if made else None, job.path, console)
     finally:

@@ -59,6 +59,7 @@ CODES: dict[str, str] = {
     "YS045": "the source is not a regular file (a FIFO, a device, a folder)",
     "YS046": "the source is not text in its encoding (UTF-8, or the one its coding line declares)",
     "YS047": "a constant indexed, or read for an attribute it lacks (Python raises TypeError or AttributeError)",
+    "YS048": "a module-level name whose value the tool cannot follow (changed by a statement it does not fold, under if __name__ == '__main__':, an unseeded random draw)",
     "YS051": "warning: the function writes into its argument's array; the gradient is of the values on entry",
     "YS101": "rule file: a rule body must be declarative",
     "YS102": "rule file: a parameter has no gradient, nondiff() or not_implemented()",

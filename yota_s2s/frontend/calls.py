@@ -26,6 +26,7 @@ from ..dsl.rule import BindError, bind
 from ..errors import UserError
 from ..ir.core import Lit, Var
 from ..ir.primitives import primitive
+from .adapters_dtype import DTYPE_CALLS, dtype_call, float_dtype
 from .adapters_einsum import subscripts_first
 from .adapters_shape import adapt_shape
 from .fence import lambda_function
@@ -93,6 +94,12 @@ class CallLowering(LoweringState):
             prim = self.generated_helper(callee, node)  # _unbroadcast(g, x) of a generated module
             if prim == "grad_stack":
                 return self.grad_stack(args, kwargs, node)
+            if prim == "unreduce" and len(args) == 2 and not kwargs:
+                # _unreduce(g, x): g spread over x's shape (written with g's reduced axes expanded
+                # already, or kept), so np.broadcast_to(g, np.shape(x)), whose adjoint unbroadcasts
+                # (the primitive unreduce of an axis would sum every axis of a g written so)
+                shape = self.bound_primitive("shape", [args[1]], {}, node)
+                return self.bound_primitive("broadcast_to", [args[0], shape], {}, node)
             if prim is not None:
                 return self.bound_primitive(prim, args, kwargs, node)
         if callee.local is not None:
@@ -172,6 +179,8 @@ class CallLowering(LoweringState):
         return self.inline(fn, env, node)
 
     def call_primitive(self, name: str, args: list, kwargs: dict, node: ast.AST) -> object:
+        if "dtype" in kwargs and name in DTYPE_CALLS:
+            return dtype_call(self, name, args, kwargs, node)
         adapted = self.adapt(name, args, kwargs, node)
         if adapted is not None:
             return adapted
@@ -270,7 +279,7 @@ class CallLowering(LoweringState):
         if name == "numpy.gradient":
             return self.gradient_call(name, args, kwargs, node)
         if name == "ndarray.astype" and len(args) == 2 and not kwargs:
-            dtype = _float_dtype(args[1])
+            dtype = float_dtype(args[1])
             if dtype is not None:  # x.astype(float): differentiable; to an integer dtype: static code
                 return self.call_primitive(name, [args[0]], {"dtype": Lit(dtype)}, node)
         shaped = adapt_shape(self, name, args, kwargs, node)  # np.split, np.diff(prepend=), np.pad, np.select, np.r_
@@ -287,6 +296,17 @@ class CallLowering(LoweringState):
             return None
         if name == "builtins.len" and len(args) == 1 and isinstance(args[0], tuple | dict):
             return Lit(len(args[0]))  # len(xs) of *xs or a list written in the source
+        comprehension = ast.GeneratorExp | ast.ListComp | ast.SetComp
+        one = node.args[0] if isinstance(node, ast.Call) and len(node.args) == 1 else None
+        reduction = name in ("builtins.sum", "builtins.max", "builtins.min")
+        if reduction and isinstance(one, comprehension) and not isinstance(args[0], tuple):
+            # sum(math.log(d) for d in data): static, Python's own sum (np.sum of a generator fails),
+            # refused (where differentiated) with the comprehension's own reason
+            inner = next((e for e in reversed(self.tape.eqns) if args[0] in e.outs and e.prim == "static"), None)
+            if inner is not None:
+                code, message, line, col, text = inner.params["refusal"]
+                raise UserError(code, message, self.module.path, line, col, text or None)
+            raise self.error("YS041", f"{name[9:]}() of a comprehension over values not known when generating", node)
         if name == "builtins.sum" and len(args) == 1:
             if isinstance(args[0], tuple):
                 total: object = Lit(0)
@@ -429,28 +449,9 @@ class CallLowering(LoweringState):
         return tuple(zip(*seqs))
 
 
-#: The floating dtypes ``x.astype(...)`` is differentiated to, by how the source names them.
-_FLOAT_DTYPES = {
-    "builtins.float": "float64",
-    "numpy.float64": "float64",
-    "numpy.float32": "float32",
-    "numpy.double": "float64",
-    "numpy.single": "float32",
-}
-
-
 #: Helpers whose calls are not the rule's operands as written: ``_index_add(buf, g, np.s_[1:])``
 #: passes its index as a value, where the primitive's is static.
 _NOT_READ_BACK = frozenset({"index_add"})
-
-
-def _float_dtype(value: object) -> str | None:
-    """The floating dtype a value names (``float``, ``np.float32``, ``"float64"``), else None."""
-    if isinstance(value, _Function) and value.local is None:
-        return _FLOAT_DTYPES.get(value.name)
-    if isinstance(value, Lit) and value.value in ("float64", "float32", "float", "double", "single"):
-        return {"float": "float64", "double": "float64", "single": "float32"}.get(value.value, value.value)
-    return None
 
 
 def _is_constant_row(value: object) -> bool:

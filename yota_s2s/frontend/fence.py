@@ -1,7 +1,7 @@
 """Stage 1, fence: source text in, a checked ``Module`` out.
 
 Parses the file, collects what lowering needs from module level (functions,
-classes, import aliases, numeric constants), picks the functions to
+classes, import aliases, the values of module-level names: ``module_level``), picks the functions to
 differentiate (``--func``, or the entry points: public top-level functions no
 other function in the file calls), and rejects every unsupported construct in
 every function they reach, all at once, each with its location::
@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 
 from ..errors import UserError, UserErrors, located
 from .complexes import complex_errors
-from .constants import NotConstant, array_value
-from .constants import value as constant_value
 from .generated import generated_helpers, guard_lines
+from .module_level import ModuleLevel, lambda_function
+
+__all__ = ["Module", "check_functions", "fence", "lambda_function", "parse_module"]
 
 #: Calls that are I/O, refused wherever they appear (YS038).
 _IO_CALLS = {"open", "input", "breakpoint"}
@@ -45,6 +46,13 @@ class Module:
     #: Other module-level names bound by an expression (``GRID = np.linspace(0, 1, 9)``): name ->
     #: the expression, lowered where a function reads the name (``names.module_static``).
     statics: dict[str, ast.expr] = field(default_factory=dict)
+    #: The statement that binds a static (its first line), for the comments of generated code.
+    static_texts: dict[str, str] = field(default_factory=dict)
+    #: Module-level names whose value the tool does not follow: name -> (statement, why), refused
+    #: (YS048) where a function reads the name (``module_level``).
+    refused: dict[str, tuple[ast.AST, str]] = field(default_factory=dict)
+    #: The statics to lower before a draw of a seeded generator, in the module's order.
+    before: dict[str, tuple[str, ...]] = field(default_factory=dict)
     selected: list[str] = field(default_factory=list)
     walked: dict[int, tuple[set[str], bool]] = field(default_factory=dict, repr=False)  # see _walk
     #: In a module yota-s2s generated, its runtime helpers, each lowered as a primitive (``generated``).
@@ -103,76 +111,7 @@ def fence(source: str, path: str, funcs: list[str] | None = None) -> Module:
 
 
 def _collect(module: Module) -> None:
-    for node in module.tree.body:
-        if isinstance(node, ast.FunctionDef):
-            module.functions[node.name] = node
-        elif isinstance(node, ast.ClassDef):
-            module.classes[node.name] = node
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    module.imports[alias.asname] = alias.name
-                else:
-                    top = alias.name.split(".")[0]
-                    module.imports[top] = top
-        elif isinstance(node, ast.ImportFrom) and (node.module or node.level):
-            # from .physics import energy: a relative name keeps its leading dots
-            base = "." * node.level + (node.module or "")
-            for alias in node.names:
-                sep = "" if base.endswith(".") else "."
-                module.imports[alias.asname or alias.name] = f"{base}{sep}{alias.name}"
-        elif (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-            and isinstance(node.value, ast.Lambda)
-        ):
-            module.functions[node.targets[0].id] = lambda_function(node.targets[0].id, node.value)
-        elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for name in (n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)):
-                module.statics.pop(name, None)  # (the last binding wins)
-            items = array_value(node.value, module.constants, module.imports)
-            if items is not None and len(targets) == 1 and isinstance(targets[0], ast.Name):
-                module.arrays[targets[0].id] = items
-                module.constants.pop(targets[0].id, None)
-                continue
-            try:  # a literal, or arithmetic of literals and earlier constants: [1.0] * 6 + [2.0] * 3
-                value = _tuples(constant_value(node.value, module.constants, module.imports))
-            except NotConstant:
-                for t in targets:  # a name bound to something else is no longer that constant
-                    for name in (n.id for n in ast.walk(t) if isinstance(n, ast.Name)):
-                        module.constants.pop(name, None)
-                        module.arrays.pop(name, None)
-                if len(targets) == 1 and isinstance(targets[0], ast.Name):  # GRID = np.linspace(0, 1, 9)
-                    module.statics[targets[0].id] = node.value
-                continue
-            for t in targets:
-                _bind_constant(module, t, value)
-
-
-def _bind_constant(module: Module, target: ast.expr, value: object) -> None:
-    """Record ``target = value`` as module constants: a name, or names unpacked from a tuple
-    (``A, (B, C) = 1.0, (2, 3)``)."""
-    if isinstance(target, ast.Name):
-        if isinstance(value, int | float | complex | bool | tuple | str | dict) or value is None:
-            module.constants[target.id] = value
-    elif isinstance(target, ast.Tuple | ast.List) and isinstance(value, tuple) and len(value) == len(target.elts):
-        for t, v in zip(target.elts, value, strict=True):
-            _bind_constant(module, t, v)
-
-
-def lambda_function(name: str, node: ast.Lambda) -> ast.FunctionDef:
-    """``name = lambda a: expr`` as the helper ``def name(a): return expr`` (inlined the same way)."""
-    body = node.body
-    # the return spans the line from its start, so comments show "sq = lambda t: t * t"
-    ret = ast.Return(body, lineno=node.lineno, col_offset=0)
-    ret.end_lineno, ret.end_col_offset = body.end_lineno, body.end_col_offset
-    fn = ast.FunctionDef(name=name, args=node.args, body=[ret], decorator_list=[], returns=None)
-    fn.lineno, fn.col_offset = node.lineno, node.col_offset
-    fn.end_lineno, fn.end_col_offset = node.end_lineno, node.end_col_offset
-    fn.is_lambda = True
-    return fn
+    ModuleLevel(module).run(module.tree.body)
 
 
 def check_functions(module: Module, fns: list[ast.FunctionDef]) -> None:
@@ -225,12 +164,6 @@ def _find_cycles(
         elif callee not in path:
             _find_cycles(module, calls, [*path, callee], reported, done, errors)
     done.add(path[-1])
-
-
-def _tuples(value: object) -> object:
-    if isinstance(value, list | tuple):
-        return tuple(_tuples(v) for v in value)
-    return value
 
 
 def _walk(module: Module, fn: ast.FunctionDef) -> tuple[set[str], bool]:

@@ -29,6 +29,7 @@ gradient with each element written (``grad_zeros``, then ``index_add`` at ``k``)
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 import re
 from pathlib import Path
@@ -48,7 +49,7 @@ def _runtime_texts() -> dict[str, str]:
     for path in sorted(RUNTIME.glob("*.py")):
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             if isinstance(node, ast.FunctionDef) and node.name.startswith("_"):
-                out[node.name] = ast.unparse(node)
+                out[node.name] = _code(node)
     return out
 
 
@@ -123,9 +124,20 @@ def guard_lines(module, fn: ast.FunctionDef) -> set[int]:
     return {n for s in fn.body if is_guard(module, s) for n in range(s.lineno, (s.end_lineno or s.lineno) + 1)}
 
 
+def _code(fn: ast.FunctionDef) -> str:
+    """``fn`` as ``ast.unparse`` writes it, without its docstring (prose, where ``np.`` is not the
+    array module: ``_unreduce``'s names ``np.full_like``)."""
+    body = fn.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    bare = copy.copy(fn)
+    bare.body = body or [ast.Pass()]
+    return ast.unparse(bare)
+
+
 def _as_runtime(fn: ast.FunctionDef, aliases: list[str]) -> str:
     """``fn``'s text with the array module's alias (``np.``, ``cp.``) read as the runtime's ``xp.``."""
-    text = ast.unparse(fn)
+    text = _code(fn)
     for alias in aliases:
         text = re.sub(rf"\b{re.escape(alias)}\.", "xp.", text)
     return text

@@ -27,7 +27,7 @@ import builtins
 import dataclasses
 from pathlib import Path
 
-from ..errors import UserError
+from ..errors import UserError, located
 from ..ir.core import Lit, Var
 from ..ir.printer import format_path
 from ..sources import read_python
@@ -56,6 +56,9 @@ class NameResolution(LoweringState):
         if name in env:
             return env[name]
         m = self.module
+        if name in m.refused:  # POWERS changed by a statement the tool does not follow
+            stmt, why = m.refused[name]
+            raise self.error("YS048", why, stmt)
         if name in m.constants:
             return Lit(m.constants[name])
         if name in m.arrays:  # W0 = np.array([...]) at module level
@@ -79,18 +82,23 @@ class NameResolution(LoweringState):
             return self.module_values[key]
         if key in self.module_lowering:
             raise self.error("YS030", f"module-level name {name!r} is defined from itself", module.statics[name])
+        for earlier in module.before.get(name, ()):  # the draws of a seeded generator, in order
+            self.module_static(module, earlier)
         self.module_lowering.add(key)
         saved = self.tape, self.module, self.stmt_line, self.stmt_text
         self.tape, self.module = self.root, module  # (before the loop or branch being lowered: it runs first)
         node = module.statics[name]
-        self.stmt_line, self.stmt_text = node.lineno, f"{name} = {ast.unparse(node)}"
+        shown = name.partition("'")[0]  # (W'1: the first value of a name rebound)
+        text = module.static_texts.get(name) or f"{shown} = {ast.unparse(node)}"
+        self.stmt_line, self.stmt_text = node.lineno, text
         try:
             value = self.expr(node, {})
         finally:
             self.tape, self.module, self.stmt_line, self.stmt_text = saved
             self.module_lowering.discard(key)
-        if isinstance(value, Var) and value.hint is None:
-            value.hint, value.hint_depth = name, 0
+        unpacked = isinstance(node, ast.Subscript) and "'" in getattr(node.value, "id", "")  # XI, W = ...
+        if isinstance(value, Var) and (value.hint is None or unpacked):  # (W'1, a first value rebound: W)
+            value.hint, value.hint_depth = name.partition("'")[0], 0
         self.module_values[key] = value
         return value
 
@@ -194,6 +202,9 @@ class NameResolution(LoweringState):
             return _Function(f"{own.name}.{attr}")
         if attr in module.functions:
             return self.local_function(attr, module.functions[attr], module)
+        if attr in module.refused:
+            stmt, why = module.refused[attr]
+            raise located("YS048", why, stmt, module.path, module.source)
         if attr in module.constants:
             return Lit(module.constants[attr])
         if attr in module.imports:
