@@ -120,6 +120,7 @@ def test_generated_modules_import_the_standard_library_and_array_api_compat_only
         assert not names & {"np", "numpy", "cp"}, case
 
 
+@pytest.mark.slow
 def test_generated_modules_are_ruff_clean(generated_dir):
     paths = []
     for case in ACCEPTED:

@@ -38,6 +38,7 @@ def _header(table: str) -> list[str]:
     return [c.strip() for c in table.splitlines()[0].strip("|").split("|")]
 
 
+@pytest.mark.slow
 def test_smoke_run_small_hand_and_yota(tmp_path):
     md, js = tmp_path / "out.md", tmp_path / "out.json"
     cmd = [sys.executable, "-m", "benchmarks", "--sizes", "small", "--peers", "hand,yota_s2s", "--rounds", "1"]

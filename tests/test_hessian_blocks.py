@@ -413,6 +413,7 @@ def test_generated_code_is_clean_and_deterministic(tmp_path, mode):
     assert re.findall(r"^import (\w+)", text, re.MULTILINE) == ["numpy"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["hvp", "hessian"])
 def test_cupy_target_on_a_stand_in(mode, tmp_path, monkeypatch):
     """--target cupy: every CuPy name checked against the installed CuPy, computed by NumPy: the
