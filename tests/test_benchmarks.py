@@ -144,6 +144,7 @@ def guarded(x):
     return y
 
 
+@pytest.mark.slow
 def test_refused_workload_is_reported_and_the_run_goes_on(tmp_path, monkeypatch):
     refused = Workload("guarded", {"small": guarded}, lambda size, rng: (rng.random(5),), (0,), {"small": "x (5,)"})
     monkeypatch.setitem(WORKLOADS, "guarded", refused)

@@ -256,6 +256,7 @@ def test_hessian_blocks_against_differences_symmetry_and_hvp(modules, name):
         assert np.allclose(contracted, products[p], rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["mlp", "poly", "mixed", "three", "slices"])
 def test_blocks_equal_jax_hessian_argnums(modules, name):
     jax = pytest.importorskip("jax")
