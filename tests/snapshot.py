@@ -11,16 +11,23 @@ Each source is generated for ``numpy`` and ``cupy``, with and without the value
 also with ``--vjp``, ``--jvp`` and ``--jacobian``, and those of ``tests/test_hessian.py`` with ``--hvp``
 and ``--hessian`` (without ``--buffers``).
 ``tests/snapshot.json`` holds the SHA-256 of each text; ``tests/test_snapshot.py`` fails when
-one differs, so a change that alters what users get is never made by accident.  A deliberate change updates it::
+one differs, so a change that alters what users get is never made by accident.  A sample of the
+texts (``GOLDENS``) is also kept whole in ``tests/goldens/``, to be read and diffed in review.
+A deliberate change updates both::
 
-    python -m tests.snapshot --write           # rewrite tests/snapshot.json
+    python -m tests.snapshot --write           # rewrite tests/snapshot.json and tests/goldens/
     python -m tests.snapshot --dump DIR        # every text as a file in DIR, to diff two commits
+
+The texts are generated in ``SHARDS`` parts (``shard_of``, by a hash of the source's key), each
+once per test process (``shard_texts``): the tests of one part (its hashes, its lines' widths in
+``tests/test_output_form.py``) share it, and pytest-xdist runs the parts side by side.
 """
 
 from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import hashlib
 import io
 import json
@@ -31,12 +38,15 @@ import sys
 import tempfile
 import textwrap
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MANIFEST = Path(__file__).resolve().parent / "snapshot.json"
+GOLDENS_DIR = Path(__file__).resolve().parent / "goldens"
+#: The parts the snapshot is generated and checked in (a test each).
+SHARDS = 8
 
 #: (target, value, buffers) of each form, and its name in the keys.
 FORMS = {
@@ -177,14 +187,14 @@ def _folder(files: dict[str, str]) -> Iterator[Path]:
             os.chdir(cwd)
 
 
-def _generated(source: Source, out: dict[str, str]) -> None:
+def _generated(source: Source, out: dict[str, str], forms: Collection[str] = tuple(FORMS)) -> None:
     from yota_s2s.errors import UserError, UserErrors
     from yota_s2s.ir.printer import format_tape
     from yota_s2s.pipeline import STAGES, generate
 
     rules = [str(ROOT / r) for r in source.rules]
     for form, (target, value, buffers) in FORMS.items():
-        if buffers and source.mode != "grad":  # (--buffers writes grad_NAME's classes only)
+        if form not in forms or (buffers and source.mode != "grad"):  # (--buffers writes grad_NAME's classes only)
             continue
         key = f"{source.key}::{form}"
         try:
@@ -246,36 +256,147 @@ def _broken_rules(out: dict[str, str]) -> None:
             out[f"rules-broken::{path.name}"] = f"{exc}\n"
 
 
-def collect() -> dict[str, str]:
-    """Every text of the snapshot, by key."""
+def source_key(key: str) -> str:
+    """The key of the source a text's key belongs to (``corpus::poly8`` of ``corpus::poly8::cupy-value::lower``);
+    the documented diagnostics and the broken rule files are one source each."""
+    parts = key.split("::")
+    for n, part in enumerate(parts):
+        if part in FORMS:
+            return "::".join(parts[:n])
+    return parts[0]
+
+
+def _part(source: str) -> int:
+    return int(hashlib.sha256(source.encode()).hexdigest()[:8], 16) % SHARDS
+
+
+def shard_of(key: str) -> int:
+    """The part (0 to ``SHARDS - 1``) of a text's key: that of its source, so all the texts of a source are in one."""
+    return _part(source_key(key))
+
+
+def collect(shard: int | None = None, keys: Collection[str] | None = None) -> dict[str, str]:
+    """Every text of the snapshot, by key; with ``shard``, those of that part; with ``keys``, those
+    texts alone (each source generated in the forms they name only)."""
+    forms: dict[str, set[str]] | None = None
+    if keys is not None:
+        forms = {}
+        for key in keys:
+            parts = key.split("::")
+            forms.setdefault(source_key(key), set()).update(p for p in parts if p in FORMS)
+
+    def wanted(source: str) -> bool:
+        return (shard is None or _part(source) == shard) and (forms is None or source in forms)
+
     out: dict[str, str] = {}
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
         for source in sources():
+            if not wanted(source.key):
+                continue
+            chosen = tuple(FORMS) if forms is None else forms[source.key]
             if source.files:
                 with _folder({**source.files, source.path: source.text}):
-                    _generated(source, out)
+                    _generated(source, out, chosen)
             else:
-                _generated(source, out)
-        _documented_diagnostics(out)
-        _broken_rules(out)
+                _generated(source, out, chosen)
+        if wanted("docs-errors"):
+            _documented_diagnostics(out)
+        if wanted("rules-broken"):
+            _broken_rules(out)
     finally:
         os.chdir(cwd)
-    return out
+    return out if keys is None else {key: out[key] for key in keys if key in out}
+
+
+def shard_params() -> list:
+    """The parts as pytest parameters, each in its xdist group: the tests of one part (its hashes, its
+    lines) run in the process that generated it, once (``--dist loadgroup``)."""
+    import pytest
+
+    return [pytest.param(k, marks=pytest.mark.xdist_group(f"snapshot-{k}"), id=f"part{k}") for k in range(SHARDS)]
+
+
+@functools.cache
+def shard_texts(shard: int) -> dict[str, str]:
+    """``collect(shard)``, generated once in a process (read, never changed, by the tests that share it)."""
+    return collect(shard)
 
 
 def digests(texts: dict[str, str]) -> dict[str, str]:
     return {key: hashlib.sha256(text.encode()).hexdigest()[:16] for key, text in sorted(texts.items())}
 
 
+#: The texts kept whole in tests/goldens/: a sample of every kind of source, form and stage, and of
+#: the diagnostics (the hashes of tests/snapshot.json hold all of them, but a hash shows only that a text moved).
+GOLDENS = (
+    "corpus::poly8::numpy-value",
+    "corpus::poly8::numpy-no-value",
+    "corpus::poly8::cupy-value",
+    "corpus::poly8::buffers-value",
+    "corpus::mlp::numpy-value",
+    "corpus::mlp::numpy-value::lower",
+    "corpus::mlp::numpy-value::optimize",
+    "corpus::mat_reshape::numpy-value",
+    "corpus::vec_slices::numpy-value",
+    "corpus::vec_helpers::numpy-value",
+    "corpus::scalar_trig::numpy-no-value",
+    "corpus::bcast_both::buffers-no-value",
+    "corpus_control::rk4::numpy-value",
+    "corpus_control::rnn::numpy-value",
+    "corpus_control::branch_sign::numpy-value",
+    "corpus_control::loop_break::numpy-value",
+    "corpus_control::newton_sqrt::cupy-no-value",
+    "corpus_control::euler::numpy-value::optimize",
+    "language::methods_calling_methods::numpy-value",
+    "language::comprehension_zip_enumerate::numpy-value",
+    "language::import_from_sibling::numpy-value",
+    "refusal::recursion::numpy-value",
+    "refusal::write into a view::numpy-value",
+    "workload::pd::small::numpy-value",
+    "workload::katsura8::small::numpy-value",
+    "higher-order::katsura4-array::vjp::numpy-value",
+    "higher-order::katsura4-array::jvp::numpy-value",
+    "higher-order::katsura4-array::jacobian::numpy-value",
+    "higher-order::layer::jacobian::numpy-no-value",
+    "higher-order::carried::jvp::numpy-value",
+    "second-order::mlp::hvp::numpy-value",
+    "second-order::rosen::hessian::numpy-value",
+    "second-order::softplus_rows::hessian::cupy-value",
+    "docs-errors::ys001.py",
+    "docs-errors::ys003.py --wrt w",
+    "rules-broken::two_errors.py",
+    "rules-broken::bad_shape.py",
+)
+
+
+def golden_path(key: str) -> Path:
+    """The file of a golden text: ``corpus--poly8--numpy-value.py`` for a generated module, ``.txt``
+    for a tape or a diagnostic."""
+    parts = key.split("::")
+    module = parts[-1] in FORMS and not key.startswith("refusal::")
+    return GOLDENS_DIR / (re.sub(r"[^\w.-]+", "_", "--".join(parts)) + (".py" if module else ".txt"))
+
+
+def write_goldens(texts: dict[str, str]) -> None:
+    GOLDENS_DIR.mkdir(exist_ok=True)
+    for path in GOLDENS_DIR.iterdir():
+        if path.suffix in (".py", ".txt"):
+            path.unlink()
+    for key in GOLDENS:
+        golden_path(key).write_text(texts[key], encoding="utf-8")
+
+
 def main(argv: list[str]) -> int:
-    texts = collect()
     if argv[:1] == ["--write"]:
+        texts = collect()
         MANIFEST.write_text(json.dumps(digests(texts), indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        print(f"{MANIFEST.relative_to(ROOT)}: {len(texts)} texts")
+        write_goldens(texts)
+        print(f"{MANIFEST.relative_to(ROOT)}: {len(texts)} texts; {GOLDENS_DIR.relative_to(ROOT)}/: {len(GOLDENS)}")
         return 0
     if argv[:1] == ["--dump"] and len(argv) == 2:
+        texts = collect()
         folder = Path(argv[1])
         folder.mkdir(parents=True, exist_ok=True)
         for key, text in texts.items():

@@ -111,6 +111,7 @@ def _module(case: str, target: str, folder: Path):
     return load_module(path, f"aapi_{stem}")
 
 
+@pytest.mark.slow
 def test_generated_modules_import_the_standard_library_and_array_api_compat_only(generated_dir):
     for case in ACCEPTED:
         text = _generate(case, "array-api")
@@ -120,6 +121,7 @@ def test_generated_modules_import_the_standard_library_and_array_api_compat_only
         assert not names & {"np", "numpy", "cp"}, case
 
 
+@pytest.mark.slow
 def test_generated_modules_are_ruff_clean(generated_dir):
     paths = []
     for case in ACCEPTED:
@@ -316,6 +318,7 @@ def test_the_command_line_writes_the_target_and_names_it(tmp_path):
     assert "xp, x = _namespace(x)" in proc.stdout and "xp.atan(x)" in proc.stdout
 
 
+@pytest.mark.slow
 def test_the_dask_benchmark_runs_and_checks_its_numbers():
     """benchmarks/bench_dask.py on a few points: the Dask gradient is NumPy's (it asserts so) and a table comes out."""
     pytest.importorskip("array_api_compat", reason="array-api-compat is not installed (pip install -e '.[arrayapi]')")

@@ -38,6 +38,7 @@ def _header(table: str) -> list[str]:
     return [c.strip() for c in table.splitlines()[0].strip("|").split("|")]
 
 
+@pytest.mark.slow
 def test_smoke_run_small_hand_and_yota(tmp_path):
     md, js = tmp_path / "out.md", tmp_path / "out.json"
     cmd = [sys.executable, "-m", "benchmarks", "--sizes", "small", "--peers", "hand,yota_s2s", "--rounds", "1"]
@@ -143,6 +144,7 @@ def guarded(x):
     return y
 
 
+@pytest.mark.slow
 def test_refused_workload_is_reported_and_the_run_goes_on(tmp_path, monkeypatch):
     refused = Workload("guarded", {"small": guarded}, lambda size, rng: (rng.random(5),), (0,), {"small": "x (5,)"})
     monkeypatch.setitem(WORKLOADS, "guarded", refused)

@@ -224,6 +224,7 @@ def test_the_plain_reasons():
     assert reason("    return x[0] * x[1] * x[2]\n") is None  # numbers for a 1-D x, rows of a 2-D x
 
 
+@pytest.mark.slow
 def test_generation_with_buffers_is_deterministic_and_ruff_clean(buffered_dir):
     from . import corpus
 

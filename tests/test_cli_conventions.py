@@ -312,6 +312,7 @@ CONFIGURED = """
     """
 
 
+@pytest.mark.slow
 def test_check_of_one_file_the_config_lists_uses_and_suggests_the_configs_options(tmp_path):
     root = make_project(tmp_path)
     write(root / "pyproject.toml", CONFIGURED)

@@ -112,6 +112,7 @@ def test_the_blocks_of_two_real_parameters_through_complex_values():
     assert np.allclose(H, H.T, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_against_jax():
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)

@@ -87,6 +87,7 @@ def test_gradient_has_the_parameter_shape_and_dtype(corpus, name, generated_dir)
             assert np.allclose(g_only, g, rtol=1e-13, atol=0.0)
 
 
+@pytest.mark.slow
 def test_generated_corpus_is_ruff_clean(generated_dir):
     paths = [str(generated(corpus, name, generated_dir, value)) for corpus, name in CASES for value in (True, False)]
     proc = subprocess.run(

@@ -230,6 +230,7 @@ def test_every_cupy_name_exists_and_every_call_binds(case, generated_dir):
         assert problem is None, f"{dotted}: {problem}"
 
 
+@pytest.mark.slow
 def test_the_corpus_is_supported():
     """The whole corpus generates for CuPy, and no file uses NumPy."""
     assert SUPPORTED == ALL_CASES
@@ -440,6 +441,7 @@ def test_generated_cupy_corpus_is_ruff_clean(generated_dir):
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 def test_cupy_output_is_the_numpy_program_with_other_names():
     """Same statements; only the module names differ (np -> cp, scipy.special -> cupyx.scipy.special)."""
 

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from yota_s2s.errors import CODES
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -23,6 +25,7 @@ def test_relative_links_resolve():
             assert (page.parent / target).exists(), f"{page.name}: broken link {target}"
 
 
+@pytest.mark.slow
 def test_pages_show_what_the_tool_prints_today():
     """docs/render.py runs every example shown in the pages; --check fails when one is stale."""
     proc = subprocess.run(

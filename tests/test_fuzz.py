@@ -37,6 +37,7 @@ def _report(failures: list[tuple[int, oracle.Outcome]]) -> str:
     return "\n".join(f"seed {s}: {o.kind}: {o.detail[:300]}" for s, o in failures)
 
 
+@pytest.mark.slow
 def test_fuzz_bounded():
     counts: collections.Counter = collections.Counter()
     failures = []
@@ -84,6 +85,7 @@ def test_regressions_are_named_and_known_failures_exist():
 
 
 @pytest.mark.fuzz
+@pytest.mark.slow
 def test_fuzz_long():
     n = int(os.environ.get("YOTA_FUZZ_N", "2000"))
     start = int(os.environ.get("YOTA_FUZZ_SEED", "100000"))

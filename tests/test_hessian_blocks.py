@@ -256,6 +256,7 @@ def test_hessian_blocks_against_differences_symmetry_and_hvp(modules, name):
         assert np.allclose(contracted, products[p], rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["mlp", "poly", "mixed", "three", "slices"])
 def test_blocks_equal_jax_hessian_argnums(modules, name):
     jax = pytest.importorskip("jax")
@@ -413,6 +414,7 @@ def test_generated_code_is_clean_and_deterministic(tmp_path, mode):
     assert re.findall(r"^import (\w+)", text, re.MULTILINE) == ["numpy"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["hvp", "hessian"])
 def test_cupy_target_on_a_stand_in(mode, tmp_path, monkeypatch):
     """--target cupy: every CuPy name checked against the installed CuPy, computed by NumPy: the

@@ -467,6 +467,7 @@ def run(*args, cwd):
     )
 
 
+@pytest.mark.slow
 def test_cli_flags(tmp_path):
     (tmp_path / "system.py").write_text(system_source("katsura4", SYSTEMS["katsura4"], "array"))
     for flag, prefix in (("--jacobian", "jac_"), ("--vjp", "vjp_"), ("--jvp", "jvp_")):

@@ -155,6 +155,7 @@ def test_a_user_name_like_a_generated_one_changes_nothing(template, name):
     assert checked >= (4 if template == "loop" else 2)  # the parameter forms, and the local or the constant
 
 
+@pytest.mark.slow
 def test_the_batch_is_ruff_clean(tmp_path):
     """The renamed flags, helpers, aliases and imports are clean code too (a flag once became
     ``_skip1_``, which ruff does not take for a dummy: an unused variable)."""
@@ -174,6 +175,7 @@ def test_the_batch_covers_every_kind_of_generated_name():
     assert {"_t1", "_stack", "self", "isinstance", "ValueError", "range", "scipy", "_scipy_special"} <= names
 
 
+@pytest.mark.slow
 def test_the_builtins_the_written_functions_call_are_all_listed():
     """A builtin the generated functions call and ``CALLED_BUILTINS`` does not list could be
     hidden by a local value or a parameter of its name."""

@@ -21,6 +21,7 @@ import pytest
 from yota_s2s.codegen.layout import WIDTH, fit_module
 from yota_s2s.pipeline import generate
 
+from .snapshot import shard_params, shard_texts
 from .test_jacobian import RNG, check_jacobian, check_jvp, check_vjp, load
 
 TARGETS = ("numpy", "cupy", "array-api")
@@ -193,11 +194,12 @@ def test_breaking_keeps_the_syntax_tree():
 # ----------------------------------------------------------------------------- the snapshot's texts
 
 
-def test_no_text_of_the_snapshot_has_a_line_over_120_characters():
-    from .snapshot import collect
-
+@pytest.mark.slow
+@pytest.mark.parametrize("shard", shard_params())
+def test_no_text_of_the_snapshot_has_a_line_over_120_characters(shard):
+    """Each part of the snapshot, generated once for this check and tests/test_snapshot.py's."""
     long = {}
-    for key, text in collect().items():
+    for key, text in shard_texts(shard).items():
         if text.startswith("# Code generated") and (found := _long_lines(text)):
             long[key] = found[0]
     assert not long, list(long.items())[:5]

@@ -102,6 +102,7 @@ def test_header_lines_are_exact_and_the_command_regenerates_the_file(tmp_path):
     assert (tmp_path / "grad_loss.py").read_text(encoding="utf-8") == text
 
 
+@pytest.mark.slow
 def test_the_header_hashes_every_source_file_read_and_check_names_the_one_that_changed(tmp_path):
     write(tmp_path / "physics.py", "import numpy as np\n\n\ndef energy(x):\n    return np.sum(np.sin(x) ** 2)\n")
     source = write(tmp_path / "loss.py", "from physics import energy\n\n\ndef loss(x):\n    return energy(x) * 2.0\n")
@@ -185,6 +186,7 @@ def _other_pythons() -> list[str]:
     return sorted(found.values())
 
 
+@pytest.mark.slow
 def test_output_is_byte_identical_on_every_python_installed(tmp_path):
     others = _other_pythons()
     if not others:
@@ -217,6 +219,7 @@ def test_output_is_byte_identical_on_every_python_installed(tmp_path):
 # ------------------------------------------------------------------------------------------------ --check, --diff
 
 
+@pytest.mark.slow
 def test_check_missing_up_to_date_and_stale(tmp_path):
     write(tmp_path / "loss.py", LOSS)
     message = "grad_loss.py: out of date with loss.py; run 'yota-s2s loss.py --out grad_loss.py'\n"
@@ -245,6 +248,7 @@ def test_check_catches_a_hand_edit_of_the_generated_file(tmp_path):
     assert proc.returncode == 1 and "out of date with loss.py" in proc.stderr
 
 
+@pytest.mark.slow
 def test_diff_prints_a_unified_diff_that_turns_the_committed_file_into_the_new_one(tmp_path):
     write(tmp_path / "loss.py", LOSS)
     assert run(tmp_path, "loss.py", "--out", "grad_loss.py").returncode == 0
@@ -337,6 +341,7 @@ def make_project(root: Path) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_no_arguments_regenerates_every_configured_file_as_its_own_command_would(tmp_path):
     root = make_project(tmp_path / "repo")
     (root / "src" / "demo" / "sub").mkdir()
@@ -512,6 +517,7 @@ def read_hooks() -> list[dict[str, str]]:
     return hooks
 
 
+@pytest.mark.slow
 def test_the_pre_commit_hook_passes_when_up_to_date_and_fails_after_a_source_edit(tmp_path):
     (hook,) = read_hooks()
     assert hook["id"] == "yota-s2s-check"
@@ -827,6 +833,7 @@ def test_check_grads_with_nested_object_gradients():
 # ------------------------------------------------------------------------------------------------ --format ruff
 
 
+@pytest.mark.slow
 def test_format_ruff_formats_and_checks_with_the_formatted_bytes(tmp_path):
     # a loss not provably scalar: its run-time check has a string (quotes) and a long line for ruff
     write(tmp_path / "loss.py", LOSS.replace("** 2)", "** 2) * w[0]"))
