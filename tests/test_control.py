@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from yota_s2s.codegen.module import HELPERS_BANNER
 from yota_s2s.pipeline import generate
 
 from . import corpus_control as corpus
@@ -20,8 +21,16 @@ SOURCE = Path(corpus.__file__).read_text(encoding="utf-8")
 
 def test_a_loop_stays_a_loop_whatever_the_trip_count():
     """The output of a 10-step and a 1000-step rollout differ only in the bound."""
-    small = generate(SOURCE, "tests/corpus_control.py", ["euler_10"]).text.split("def grad_euler_10")[1]
-    large = generate(SOURCE, "tests/corpus_control.py", ["euler_1000"]).text.split("def grad_euler_1000")[1]
+    small = (
+        generate(SOURCE, "tests/corpus_control.py", ["euler_10"])
+        .text.split("def grad_euler_10")[1]
+        .split(HELPERS_BANNER)[0]
+    )
+    large = (
+        generate(SOURCE, "tests/corpus_control.py", ["euler_1000"])
+        .text.split("def grad_euler_1000")[1]
+        .split(HELPERS_BANNER)[0]
+    )
     assert len(small.splitlines()) == len(large.splitlines())
     assert small.replace("10", "N").replace("euler_N", "e") == large.replace("1000", "N").replace("euler_N", "e")
     assert "for _ in range(10):" in small and "for _ in reversed(range(1000)):" in large.replace("__1", "_")
@@ -29,7 +38,7 @@ def test_a_loop_stays_a_loop_whatever_the_trip_count():
 
 def test_a_branch_records_the_taken_side_and_the_backward_sweep_follows_it():
     text = generate(SOURCE, "tests/corpus_control.py", ["branch_sign"]).text
-    body = text.split("def grad_branch_sign")[1]
+    body = text.split("def grad_branch_sign")[1].split(HELPERS_BANNER)[0]
     assert body.count("if _t1:") == 2 or body.count("if np.sum(x) > 0:") == 1, body
     code = "\n".join(line for line in body.splitlines() if not line.strip().startswith("#"))
     assert code.count("np.exp(") == 1  # the backward branch reuses the forward exp
@@ -40,7 +49,7 @@ def test_reads_of_x_in_and_around_loops_add_into_one_buffer_in_place():
     them write into one gradient array in place. A copy per write (``_index_add``) made the
     gradient quadratic in the trip count (DESIGN: per-index gradient arrays)."""
     text = generate(SOURCE, "tests/corpus_control.py", ["loop_reads_outside_reads"]).text
-    body = text.split("def grad_loop_reads_outside_reads")[1]
+    body = text.split("def grad_loop_reads_outside_reads")[1].split(HELPERS_BANNER)[0]
     assert "_index_add" not in text and body.count("_grad_zeros(x)") == 1
     assert "dx_1[i] += " in body and "dx[i_1] += " in body and "dx_1[0] += " in body
 
@@ -304,7 +313,7 @@ def test_a_value_popped_by_a_backward_loop_never_takes_a_name_read_after_it():
     """The forward loop's result ``a_1`` is read after the backward loop (by dx): the backward loop
     pops into a name of its own."""
     text = gradients_match(CARRIED["carried_value_read_after_its_loop"], [np.array(A), np.array(X)])
-    body = text.split("def grad_f")[1]
+    body = text.split("def grad_f")[1].split(HELPERS_BANNER)[0]
     popped = body.split("_stack.pop()")[0].rsplit("\n", 1)[1].split("=")[0].strip()
     assert popped != "a_1" and "a_1 = np.tanh(a_1)" in body and "* a_1, x)" in body.split("reversed")[1]
 
