@@ -7,112 +7,6 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
-def _by_columns(grad, args, ranks, values, grads):
-    """The gradient function's ``(*values, *gradients)`` computed block by block of columns (the
-    last axis) by its columns form ``grad``, and joined; or None when the arguments do not qualify.
-    The function keeps columns apart and its value is a sum over them (checked when it was
-    generated), so each block's gradients are columns of the whole ones and the values (the
-    first ``values`` results) add up.  Blocks of about 131,072 numbers keep the intermediate
-    arrays in the cache, where whole-array passes, one per operation, stream them through memory;
-    fewer than four blocks' worth is one call on the whole arrays (the columns form still writes
-    its results in place).  ``ranks[i]`` is the least rank of ``args[i]`` (None: passed whole);
-    those are ndarrays of one float dtype with one number of columns (``grad`` writes its results
-    into arrays of that dtype).
-
-    ``grad(*block, _out)`` writes its ``grads`` gradients into ``_out``: Nones for the first block
-    (new arrays, whose shapes and dtypes give the whole gradients'), then the columns of the
-    whole gradients; a gradient it returns elsewhere is copied in."""
-    n, rows, dtype = -1, 1, None
-    for a, k in zip(args, ranks):
-        if k is None:
-            continue
-        if type(a) is not np.ndarray or a.ndim < k or (n >= 0 and a.shape[-1] != n):
-            return None
-        if a.dtype.kind != "f" or (dtype is not None and a.dtype != dtype):
-            return None
-        n, dtype = a.shape[-1], a.dtype
-        rows = max(rows, a.size // max(n, 1))
-    step = 131072 // rows
-    if step < 256 or n < 4 * step:  # one block
-        return grad(*args, (None,) * grads)
-    count = -(-n // step)
-    step = -(-n // count)  # blocks of equal width: no narrow last one
-    joined = None
-    for start in range(0, n, step):
-        cols = slice(start, start + step)
-        blocks = (None,) * grads if joined is None else tuple(whole[..., cols] for whole in joined[values:])
-        part = grad(*[a if k is None else a[..., cols] for a, k in zip(args, ranks)], blocks)
-        if joined is None:  # the first block: the whole gradients' shapes and dtypes are known
-            joined = [*part[:values], *(np.empty((*g.shape[:-1], n), g.dtype) for g in part[values:])]
-        else:
-            joined[:values] = [v + p for v, p in zip(joined[:values], part[:values])]
-        for whole, block, g in zip(joined[values:], blocks, part[values:]):
-            if g is not block:  # (the first block's are new arrays, later ones the views given)
-                whole[..., cols] = g
-    return tuple(joined)
-
-
-def _float_arg(x, func, name):
-    """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
-    floating: a float array or number (a list of them), or a Python int (its gradient is a
-    float).  The gradient was generated for a real ``x``: a complex one needs the parameter
-    declared complex (``x: complex``, docs/complex.md), and an integer or boolean array's gradient
-    buffer would truncate what is added into it (JAX's grad refuses both too).  The caller tests the common
-    cases first (a Python float, a float ndarray).  (No f-strings: generated code is unparsed the
-    same by every Python.)"""
-    if isinstance(x, list | tuple):
-        for v in x:
-            _float_arg(v, func, name)
-        return
-    if type(x) is int or isinstance(x, float):
-        return
-    dtype = np.asarray(x).dtype
-    if dtype.kind == "f":
-        return
-    if dtype.kind == "c":
-        why = "this gradient was generated for a real " + name + " (declare " + name + ": complex if it may be)"
-        raise TypeError(func + "(): the argument " + name + " is complex (" + str(dtype) + "): " + why)
-    what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
-    why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
-    raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
-
-
-def _like(x, y):
-    """An uninitialised array of the shape and dtype of ``x + y``, ``x - y`` or ``x * y``:
-    a value the gradient reads only for its shape, not computed."""
-    return np.empty(np.broadcast(x, y).shape, np.result_type(x, y))
-
-
-def _unbroadcast(g, x):
-    """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
-    if type(g) is type(x) is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
-        shape, g_shape = x.shape, g.shape
-    else:
-        shape, g_shape = np.shape(x), np.shape(g)
-    if g_shape == shape:
-        return g
-    extra = len(g_shape) - len(shape)
-    if extra < 0:
-        return np.broadcast_to(g, shape).astype(np.result_type(g, x))
-    if 1 not in shape:  # leading axes only: what is left has x's shape (g is an array here)
-        return g.sum(axis=0) if extra == 1 else g.sum(axis=tuple(range(extra)))
-    ones = [i for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
-    return g.sum(axis=(*range(extra), *ones)).reshape(shape)
-
-
-def _unreduce(g, x):
-    """``g`` spread over the shape of ``x`` (the adjoint of a sum), in the dtype of ``x + g``
-    (``np.full_like`` alone would keep an integer ``x``'s dtype and truncate ``g``; it also
-    costs twice what this does on small arrays)."""
-    if type(x) is np.ndarray and type(g) is float and x.dtype.kind == "f":  # x's dtype (0.3 µs less)
-        out = np.empty(x.shape, x.dtype)
-        out.fill(g)
-        return out
-    out = np.empty(np.shape(x), np.result_type(x, g))
-    out[...] = g
-    return out if out.ndim or type(x) is np.ndarray else out[()]
-
-
 def grad_bcast_both(u, v):
     """Return (du, dv): the gradients of bcast_both(u, v)."""
     if type(u) is not float and (type(u) is not np.ndarray or u.dtype not in _FLOATS):  # the rules hold for real floats
@@ -150,58 +44,6 @@ def _grad_bcast_both_columns(u, v, _out):
     du = _unbroadcast(d_t4 / _t1, u) + _unbroadcast(d_t4 * v, u)
     dv = 2.0 * (_unbroadcast(-(_t3 / _t1), _t1) * v) + _unbroadcast(d_t4 * u, v)
     return du, dv
-
-
-def _shape_key(*args):
-    """What fixes the shapes of the intermediate arrays: each array's shape and dtype, each
-    integer's value (it may be a size), each other number's type; lists, tuples, dicts and objects
-    by their items."""
-    return tuple((a.shape, a.dtype) if type(a) is np.ndarray else _value_key(a) for a in args)
-
-
-def _value_key(a):
-    if isinstance(a, np.ndarray):
-        return (type(a), a.shape, a.dtype)
-    if isinstance(a, bool | int | str | None):
-        return (type(a), a)
-    if isinstance(a, float | complex | np.generic):
-        return type(a)
-    if isinstance(a, list | tuple):
-        return (type(a), _shape_key(*a))
-    if isinstance(a, dict):
-        return (dict, tuple(a), _shape_key(*a.values()))
-    fields = vars(a)
-    return (type(a), tuple(fields), _shape_key(*fields.values()))
-
-
-def _detached(owners, *args):
-    """The arguments, each one that is a buffer (or a view of one: ``owners`` holds the buffers'
-    ids) copied: the buffers are written before the arguments are read."""
-    return tuple(np.copy(a) if id(a) in owners or id(getattr(a, "base", None)) in owners else a for a in args)
-
-
-def _kept(lives, *results):
-    """The buffers a first call leaves, and their ids: its arrays (None for a number, computed at
-    every call).  ``lives[k]`` is (the statement computing result k, the last statement reading it):
-    a result takes the array of an earlier one of the same shape and dtype whose life has ended."""
-    buffers, ended = [], []  # ended: (the last statement reading it, an array)
-    for (start, end), r in zip(lives, results):
-        if type(r) is not np.ndarray:
-            buffers.append(None)
-            continue
-        for i, (last, b) in enumerate(ended):
-            if last < start and b.shape == r.shape and b.dtype == r.dtype:
-                r = ended.pop(i)[1]
-                break
-        buffers.append(r)
-        ended.append((end, r))
-    return buffers, {id(b) for b in buffers if b is not None}
-
-
-def _filled(buffer, value):
-    """``buffer`` set to ``value`` (broadcast), as ``np.full_like`` does it, into a buffer."""
-    np.copyto(buffer, value, casting="unsafe")
-    return buffer
 
 
 class GradBcastBoth:
@@ -284,3 +126,167 @@ class GradBcastBoth:
                 dv,
             )
         return du, dv
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
+def _by_columns(grad, args, ranks, values, grads):
+    """The gradient function's ``(*values, *gradients)`` computed block by block of columns (the
+    last axis) by its columns form ``grad``, and joined; or None when the arguments do not qualify.
+    The function keeps columns apart and its value is a sum over them (checked when it was
+    generated), so each block's gradients are columns of the whole ones and the values (the
+    first ``values`` results) add up.  Blocks of about 131,072 numbers keep the intermediate
+    arrays in the cache, where whole-array passes, one per operation, stream them through memory;
+    fewer than four blocks' worth is one call on the whole arrays (the columns form still writes
+    its results in place).  ``ranks[i]`` is the least rank of ``args[i]`` (None: passed whole);
+    those are ndarrays of one float dtype with one number of columns (``grad`` writes its results
+    into arrays of that dtype).
+
+    ``grad(*block, _out)`` writes its ``grads`` gradients into ``_out``: Nones for the first block
+    (new arrays, whose shapes and dtypes give the whole gradients'), then the columns of the
+    whole gradients; a gradient it returns elsewhere is copied in."""
+    n, rows, dtype = -1, 1, None
+    for a, k in zip(args, ranks):
+        if k is None:
+            continue
+        if type(a) is not np.ndarray or a.ndim < k or (n >= 0 and a.shape[-1] != n):
+            return None
+        if a.dtype.kind != "f" or (dtype is not None and a.dtype != dtype):
+            return None
+        n, dtype = a.shape[-1], a.dtype
+        rows = max(rows, a.size // max(n, 1))
+    step = 131072 // rows
+    if step < 256 or n < 4 * step:  # one block
+        return grad(*args, (None,) * grads)
+    count = -(-n // step)
+    step = -(-n // count)  # blocks of equal width: no narrow last one
+    joined = None
+    for start in range(0, n, step):
+        cols = slice(start, start + step)
+        blocks = (None,) * grads if joined is None else tuple(whole[..., cols] for whole in joined[values:])
+        part = grad(*[a if k is None else a[..., cols] for a, k in zip(args, ranks)], blocks)
+        if joined is None:  # the first block: the whole gradients' shapes and dtypes are known
+            joined = [*part[:values], *(np.empty((*g.shape[:-1], n), g.dtype) for g in part[values:])]
+        else:
+            joined[:values] = [v + p for v, p in zip(joined[:values], part[:values])]
+        for whole, block, g in zip(joined[values:], blocks, part[values:]):
+            if g is not block:  # (the first block's are new arrays, later ones the views given)
+                whole[..., cols] = g
+    return tuple(joined)
+
+
+def _float_arg(x, func, name):
+    """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
+    floating: a float array or number (a list of them), or a Python int (its gradient is a
+    float).  The gradient was generated for a real ``x``: a complex one needs the parameter
+    declared complex (``x: complex``, docs/complex.md), and an integer or boolean array's gradient
+    buffer would truncate what is added into it (JAX's grad refuses both too).  The caller tests the common
+    cases first (a Python float, a float ndarray).  (No f-strings: generated code is unparsed the
+    same by every Python.)"""
+    if isinstance(x, list | tuple):
+        for v in x:
+            _float_arg(v, func, name)
+        return
+    if type(x) is int or isinstance(x, float):
+        return
+    dtype = np.asarray(x).dtype
+    if dtype.kind == "f":
+        return
+    if dtype.kind == "c":
+        why = "this gradient was generated for a real " + name + " (declare " + name + ": complex if it may be)"
+        raise TypeError(func + "(): the argument " + name + " is complex (" + str(dtype) + "): " + why)
+    what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
+    why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
+    raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
+
+
+def _like(x, y):
+    """An uninitialised array of the shape and dtype of ``x + y``, ``x - y`` or ``x * y``:
+    a value the gradient reads only for its shape, not computed."""
+    return np.empty(np.broadcast(x, y).shape, np.result_type(x, y))
+
+
+def _unbroadcast(g, x):
+    """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
+    t = type(x)
+    if type(g) is t is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
+        shape, g_shape = x.shape, g.shape
+    elif (t is float or t is np.float64) and (type(g) is float or type(g) is np.float64):
+        return g  # two numbers (a small state in a loop): np.shape costs ten times this on a NumPy scalar
+    else:
+        shape, g_shape = np.shape(x), np.shape(g)
+    if g_shape == shape:
+        return g
+    extra = len(g_shape) - len(shape)
+    if extra < 0:
+        return np.broadcast_to(g, shape).astype(np.result_type(g, x))
+    if 1 not in shape:  # leading axes only: what is left has x's shape (g is an array here)
+        return g.sum(axis=0) if extra == 1 else g.sum(axis=tuple(range(extra)))
+    ones = [i for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
+    return g.sum(axis=(*range(extra), *ones)).reshape(shape)
+
+
+def _unreduce(g, x):
+    """``g`` spread over the shape of ``x`` (the adjoint of a sum), in the dtype of ``x + g``
+    (``np.full_like`` alone would keep an integer ``x``'s dtype and truncate ``g``; it also
+    costs twice what this does on small arrays)."""
+    if type(x) is np.ndarray and type(g) is float and x.dtype.kind == "f":  # x's dtype (0.3 µs less)
+        out = np.empty(x.shape, x.dtype)
+        out.fill(g)
+        return out
+    out = np.empty(np.shape(x), np.result_type(x, g))
+    out[...] = g
+    return out if out.ndim or type(x) is np.ndarray else out[()]
+
+
+def _shape_key(*args):
+    """What fixes the shapes of the intermediate arrays: each array's shape and dtype, each
+    integer's value (it may be a size), each other number's type; lists, tuples, dicts and objects
+    by their items."""
+    return tuple((a.shape, a.dtype) if type(a) is np.ndarray else _value_key(a) for a in args)
+
+
+def _value_key(a):
+    if isinstance(a, np.ndarray):
+        return (type(a), a.shape, a.dtype)
+    if isinstance(a, bool | int | str | None):
+        return (type(a), a)
+    if isinstance(a, float | complex | np.generic):
+        return type(a)
+    if isinstance(a, list | tuple):
+        return (type(a), _shape_key(*a))
+    if isinstance(a, dict):
+        return (dict, tuple(a), _shape_key(*a.values()))
+    fields = vars(a)
+    return (type(a), tuple(fields), _shape_key(*fields.values()))
+
+
+def _detached(owners, *args):
+    """The arguments, each one that is a buffer (or a view of one: ``owners`` holds the buffers'
+    ids) copied: the buffers are written before the arguments are read."""
+    return tuple(np.copy(a) if id(a) in owners or id(getattr(a, "base", None)) in owners else a for a in args)
+
+
+def _kept(lives, *results):
+    """The buffers a first call leaves, and their ids: its arrays (None for a number, computed at
+    every call).  ``lives[k]`` is (the statement computing result k, the last statement reading it):
+    a result takes the array of an earlier one of the same shape and dtype whose life has ended."""
+    buffers, ended = [], []  # ended: (the last statement reading it, an array)
+    for (start, end), r in zip(lives, results):
+        if type(r) is not np.ndarray:
+            buffers.append(None)
+            continue
+        for i, (last, b) in enumerate(ended):
+            if last < start and b.shape == r.shape and b.dtype == r.dtype:
+                r = ended.pop(i)[1]
+                break
+        buffers.append(r)
+        ended.append((end, r))
+    return buffers, {id(b) for b in buffers if b is not None}
+
+
+def _filled(buffer, value):
+    """``buffer`` set to ``value`` (broadcast), as ``np.full_like`` does it, into a buffer."""
+    np.copyto(buffer, value, casting="unsafe")
+    return buffer

@@ -7,6 +7,31 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def grad_mat_reshape(A):
+    """Return (mat_reshape(A), dA): the value and its gradients."""
+    if type(A) is not float and (type(A) is not np.ndarray or A.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(A, 'grad_mat_reshape', 'A')
+    # forward
+    # v = A.reshape(-1)
+    v = np.reshape(A, -1)
+    # return np.sum(v * np.arange(6.0)) + np.sum(A.reshape(3, 2) @ A)
+    _t1 = np.arange(6.0)
+    _t2 = v * _t1
+    _t3 = np.reshape(A, (3, 2))
+    _t4 = _t3 @ A
+    mat_reshape = _t2.sum() + _t4.sum()
+    # backward
+    # grad of: return np.sum(v * np.arange(6.0)) + np.sum(A.reshape(3, 2) @ A)
+    d_t4 = _unreduce(1.0, _t4)
+    _t5 = A.shape
+    dv = _unbroadcast(_unreduce(1.0, _t2) * _t1, v)
+    dA = _matmul_dy(d_t4, _t3, A) + np.reshape(_matmul_dx(d_t4, _t3, A), _t5) + np.reshape(dv, _t5)
+    return mat_reshape, dA
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -74,8 +99,11 @@ def _matmul_dy(g, x, y):
 
 def _unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
-    if type(g) is type(x) is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
+    t = type(x)
+    if type(g) is t is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
         shape, g_shape = x.shape, g.shape
+    elif (t is float or t is np.float64) and (type(g) is float or type(g) is np.float64):
+        return g  # two numbers (a small state in a loop): np.shape costs ten times this on a NumPy scalar
     else:
         shape, g_shape = np.shape(x), np.shape(g)
     if g_shape == shape:
@@ -100,25 +128,3 @@ def _unreduce(g, x):
     out = np.empty(np.shape(x), np.result_type(x, g))
     out[...] = g
     return out if out.ndim or type(x) is np.ndarray else out[()]
-
-
-def grad_mat_reshape(A):
-    """Return (mat_reshape(A), dA): the value and its gradients."""
-    if type(A) is not float and (type(A) is not np.ndarray or A.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(A, 'grad_mat_reshape', 'A')
-    # forward
-    # v = A.reshape(-1)
-    v = np.reshape(A, -1)
-    # return np.sum(v * np.arange(6.0)) + np.sum(A.reshape(3, 2) @ A)
-    _t1 = np.arange(6.0)
-    _t2 = v * _t1
-    _t3 = np.reshape(A, (3, 2))
-    _t4 = _t3 @ A
-    mat_reshape = _t2.sum() + _t4.sum()
-    # backward
-    # grad of: return np.sum(v * np.arange(6.0)) + np.sum(A.reshape(3, 2) @ A)
-    d_t4 = _unreduce(1.0, _t4)
-    _t5 = A.shape
-    dv = _unbroadcast(_unreduce(1.0, _t2) * _t1, v)
-    dA = _matmul_dy(d_t4, _t3, A) + np.reshape(_matmul_dx(d_t4, _t3, A), _t5) + np.reshape(dv, _t5)
-    return mat_reshape, dA

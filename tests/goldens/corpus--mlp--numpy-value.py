@@ -7,6 +7,65 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def grad_mlp(W1, b1, W2, b2, X, Y):
+    """Return (mlp(W1, b1, W2, b2, X, Y), dW1, db1, dW2, db2, dX, dY): the value and its gradients."""
+    # the rules hold for real floats
+    if type(W1) is not float and (type(W1) is not np.ndarray or W1.dtype not in _FLOATS):
+        _float_arg(W1, 'grad_mlp', 'W1')
+    if type(b1) is not float and (type(b1) is not np.ndarray or b1.dtype not in _FLOATS):
+        _float_arg(b1, 'grad_mlp', 'b1')
+    if type(W2) is not float and (type(W2) is not np.ndarray or W2.dtype not in _FLOATS):
+        _float_arg(W2, 'grad_mlp', 'W2')
+    if type(b2) is not float and (type(b2) is not np.ndarray or b2.dtype not in _FLOATS):
+        _float_arg(b2, 'grad_mlp', 'b2')
+    if type(X) is not float and (type(X) is not np.ndarray or X.dtype not in _FLOATS):
+        _float_arg(X, 'grad_mlp', 'X')
+    if type(Y) is not float and (type(Y) is not np.ndarray or Y.dtype not in _FLOATS):
+        _float_arg(Y, 'grad_mlp', 'Y')
+    # forward
+    # h = np.tanh(X @ W1 + b1)
+    _t1 = X @ W1
+    h = np.tanh(_t1 + b1)
+    # z = h @ W2 + b2
+    _t2 = h @ W2
+    z = _t2 + b2
+    # zmax = np.sum(z, axis=1, keepdims=True) / z.shape[1]
+    zmax = z.sum(axis=1, keepdims=True) / z.shape[1]
+    # lse = np.log(np.sum(np.exp(z - zmax), axis=1, keepdims=True)) + zmax
+    _t3 = np.exp(z - zmax)
+    _t4 = _t3.sum(axis=1, keepdims=True)
+    lse = np.log(_t4) + zmax
+    # return -np.sum(Y * (z - lse)) / X.shape[0]
+    _t5 = z - lse
+    _t6 = Y * _t5
+    _t7 = X.shape[0]
+    mlp = -(_t6.sum() / _t7)
+    # backward
+    # grad of: return -np.sum(Y * (z - lse)) / X.shape[0]
+    d_t6 = _unreduce(-1.0 / _t7, _t6)
+    dY = _unbroadcast(d_t6 * _t5, Y)
+    d_t5 = _unbroadcast(d_t6 * Y, _t5)
+    _t8 = d_t5.sum(axis=1, keepdims=True)
+    # grad of: zmax = np.sum(z, axis=1, keepdims=True) / z.shape[1]
+    dzmax = _grad_zeros(_t8)
+    # grad of: z = h @ W2 + b2
+    dz = d_t5 - _t8 / _t4 * _t3 + dzmax
+    d_t2 = _unbroadcast(dz, _t2)
+    db2 = _unbroadcast(dz, b2)
+    dh = _matmul_dx(d_t2, h, W2)
+    dW2 = _matmul_dy(d_t2, h, W2)
+    # grad of: h = np.tanh(X @ W1 + b1)
+    _t9 = dh * (1.0 - h * h)
+    d_t1 = _unbroadcast(_t9, _t1)
+    db1 = _unbroadcast(_t9, b1)
+    dX = _matmul_dx(d_t1, X, W1)
+    dW1 = _matmul_dy(d_t1, X, W1)
+    return mlp, dW1, db1, dW2, db2, dX, dY
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -113,8 +172,11 @@ def _matmul_dy(g, x, y):
 
 def _unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
-    if type(g) is type(x) is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
+    t = type(x)
+    if type(g) is t is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
         shape, g_shape = x.shape, g.shape
+    elif (t is float or t is np.float64) and (type(g) is float or type(g) is np.float64):
+        return g  # two numbers (a small state in a loop): np.shape costs ten times this on a NumPy scalar
     else:
         shape, g_shape = np.shape(x), np.shape(g)
     if g_shape == shape:
@@ -139,59 +201,3 @@ def _unreduce(g, x):
     out = np.empty(np.shape(x), np.result_type(x, g))
     out[...] = g
     return out if out.ndim or type(x) is np.ndarray else out[()]
-
-
-def grad_mlp(W1, b1, W2, b2, X, Y):
-    """Return (mlp(W1, b1, W2, b2, X, Y), dW1, db1, dW2, db2, dX, dY): the value and its gradients."""
-    # the rules hold for real floats
-    if type(W1) is not float and (type(W1) is not np.ndarray or W1.dtype not in _FLOATS):
-        _float_arg(W1, 'grad_mlp', 'W1')
-    if type(b1) is not float and (type(b1) is not np.ndarray or b1.dtype not in _FLOATS):
-        _float_arg(b1, 'grad_mlp', 'b1')
-    if type(W2) is not float and (type(W2) is not np.ndarray or W2.dtype not in _FLOATS):
-        _float_arg(W2, 'grad_mlp', 'W2')
-    if type(b2) is not float and (type(b2) is not np.ndarray or b2.dtype not in _FLOATS):
-        _float_arg(b2, 'grad_mlp', 'b2')
-    if type(X) is not float and (type(X) is not np.ndarray or X.dtype not in _FLOATS):
-        _float_arg(X, 'grad_mlp', 'X')
-    if type(Y) is not float and (type(Y) is not np.ndarray or Y.dtype not in _FLOATS):
-        _float_arg(Y, 'grad_mlp', 'Y')
-    # forward
-    # h = np.tanh(X @ W1 + b1)
-    _t1 = X @ W1
-    h = np.tanh(_t1 + b1)
-    # z = h @ W2 + b2
-    _t2 = h @ W2
-    z = _t2 + b2
-    # zmax = np.sum(z, axis=1, keepdims=True) / z.shape[1]
-    zmax = z.sum(axis=1, keepdims=True) / z.shape[1]
-    # lse = np.log(np.sum(np.exp(z - zmax), axis=1, keepdims=True)) + zmax
-    _t3 = np.exp(z - zmax)
-    _t4 = _t3.sum(axis=1, keepdims=True)
-    lse = np.log(_t4) + zmax
-    # return -np.sum(Y * (z - lse)) / X.shape[0]
-    _t5 = z - lse
-    _t6 = Y * _t5
-    _t7 = X.shape[0]
-    mlp = -(_t6.sum() / _t7)
-    # backward
-    # grad of: return -np.sum(Y * (z - lse)) / X.shape[0]
-    d_t6 = _unreduce(-1.0 / _t7, _t6)
-    dY = _unbroadcast(d_t6 * _t5, Y)
-    d_t5 = _unbroadcast(d_t6 * Y, _t5)
-    _t8 = d_t5.sum(axis=1, keepdims=True)
-    # grad of: zmax = np.sum(z, axis=1, keepdims=True) / z.shape[1]
-    dzmax = _grad_zeros(_t8)
-    # grad of: z = h @ W2 + b2
-    dz = d_t5 - _t8 / _t4 * _t3 + dzmax
-    d_t2 = _unbroadcast(dz, _t2)
-    db2 = _unbroadcast(dz, b2)
-    dh = _matmul_dx(d_t2, h, W2)
-    dW2 = _matmul_dy(d_t2, h, W2)
-    # grad of: h = np.tanh(X @ W1 + b1)
-    _t9 = dh * (1.0 - h * h)
-    d_t1 = _unbroadcast(_t9, _t1)
-    db1 = _unbroadcast(_t9, b1)
-    dX = _matmul_dx(d_t1, X, W1)
-    dW1 = _matmul_dy(d_t1, X, W1)
-    return mlp, dW1, db1, dW2, db2, dX, dY

@@ -7,87 +7,6 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
-def _float_arg(x, func, name):
-    """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
-    floating: a float array or number (a list of them), or a Python int (its gradient is a
-    float).  The gradient was generated for a real ``x``: a complex one needs the parameter
-    declared complex (``x: complex``, docs/complex.md), and an integer or boolean array's gradient
-    buffer would truncate what is added into it (JAX's grad refuses both too).  The caller tests the common
-    cases first (a Python float, a float ndarray).  (No f-strings: generated code is unparsed the
-    same by every Python.)"""
-    if isinstance(x, list | tuple):
-        for v in x:
-            _float_arg(v, func, name)
-        return
-    if type(x) is int or isinstance(x, float):
-        return
-    dtype = np.asarray(x).dtype
-    if dtype.kind == "f":
-        return
-    if dtype.kind == "c":
-        why = "this gradient was generated for a real " + name + " (declare " + name + ": complex if it may be)"
-        raise TypeError(func + "(): the argument " + name + " is complex (" + str(dtype) + "): " + why)
-    what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
-    why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
-    raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
-
-
-def _grad_items(items):
-    """The gradient buffer of a list or tuple of arrays of different shapes (``for W, b in
-    params``): a list of the items' buffers whose ``+`` and ``+=`` add item by item, where a
-    list's own would join the two lists."""
-
-    class GradItems(list):
-        def __add__(self, other):
-            return GradItems([a + b for a, b in zip(self, other, strict=True)])
-
-        __radd__ = __add__
-
-        def __iadd__(self, other):
-            if len(other) != len(self):
-                raise ValueError("the gradients of two lists of different lengths are added")
-            for k, b in enumerate(other):
-                self[k] = self[k] + b
-            return self
-
-    return GradItems(items)
-
-
-def _grad_stack(x, rows):
-    """The gradient of ``x`` from its rows' (first index): ``rows[k]`` a number or an array of a
-    row's shape, zeros in the rows past them (NumPy's dtype of ``x`` with floats, as
-    ``_grad_zeros``).  A list or tuple of arrays of different shapes (``W1, b1 = params``) gets a
-    list or tuple of its items' gradients."""
-    try:
-        x = np.asarray(x)
-    except ValueError:  # (NumPy cannot stack the items)
-        parts = list(rows) + [_grad_zeros(v) for v in x[len(rows) :]]
-        return parts if isinstance(x, list) else tuple(parts)
-    out = np.empty(x.shape, np.result_type(x, 0.0))
-    out[len(rows) :] = 0
-    for k, row in enumerate(rows):
-        out[k] = row
-    return out
-
-
-def _grad_zeros(x):
-    """Zeros of the shape of ``x`` in the dtype of its gradient, that of ``x + 0.0``: ``x``'s own
-    for a float array, float64 for an integer or boolean one (a buffer of an integer dtype would
-    truncate what is added into it).  A number's (not an array) is a number: 0.0 for a Python
-    float or int, a NumPy scalar of that dtype for a NumPy scalar (``dx = 2.0 * x`` gives one)."""
-    if type(x) is float or type(x) is int:
-        return 0.0
-    if isinstance(x, list | tuple):
-        try:
-            a = np.asarray(x)
-        except ValueError:  # items of different shapes (for W, b in params): a buffer for each
-            return _grad_items([_grad_zeros(v) for v in x])
-    else:
-        a = np.asarray(x)
-    out = np.zeros(a.shape, np.result_type(a, 0.0))
-    return out if out.ndim or a is x else out[()]
-
-
 def grad_poly8(x):
     """Return (poly8(x), dx): the value and its gradients."""
     if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
@@ -130,52 +49,6 @@ def grad_poly8(x):
     dx = [0.0, dx1, dx2, dx3, dx4, dx5, dx6, dx7, dx8]
     dx = np.fromiter(dx, x.dtype, 9) if x_items is not x else _grad_stack(x, dx)
     return poly8, dx
-
-
-def _shape_key(*args):
-    """What fixes the shapes of the intermediate arrays: each array's shape and dtype, each
-    integer's value (it may be a size), each other number's type; lists, tuples, dicts and objects
-    by their items."""
-    return tuple((a.shape, a.dtype) if type(a) is np.ndarray else _value_key(a) for a in args)
-
-
-def _value_key(a):
-    if isinstance(a, np.ndarray):
-        return (type(a), a.shape, a.dtype)
-    if isinstance(a, bool | int | str | None):
-        return (type(a), a)
-    if isinstance(a, float | complex | np.generic):
-        return type(a)
-    if isinstance(a, list | tuple):
-        return (type(a), _shape_key(*a))
-    if isinstance(a, dict):
-        return (dict, tuple(a), _shape_key(*a.values()))
-    fields = vars(a)
-    return (type(a), tuple(fields), _shape_key(*fields.values()))
-
-
-def _detached(owners, *args):
-    """The arguments, each one that is a buffer (or a view of one: ``owners`` holds the buffers'
-    ids) copied: the buffers are written before the arguments are read."""
-    return tuple(np.copy(a) if id(a) in owners or id(getattr(a, "base", None)) in owners else a for a in args)
-
-
-def _kept(lives, *results):
-    """The buffers a first call leaves, and their ids: its arrays (None for a number, computed at
-    every call).  ``lives[k]`` is (the statement computing result k, the last statement reading it):
-    a result takes the array of an earlier one of the same shape and dtype whose life has ended."""
-    buffers, ended = [], []  # ended: (the last statement reading it, an array)
-    for (start, end), r in zip(lives, results):
-        if type(r) is not np.ndarray:
-            buffers.append(None)
-            continue
-        for i, (last, b) in enumerate(ended):
-            if last < start and b.shape == r.shape and b.dtype == r.dtype:
-                r = ended.pop(i)[1]
-                break
-        buffers.append(r)
-        ended.append((end, r))
-    return buffers, {id(b) for b in buffers if b is not None}
 
 
 class GradPoly8:
@@ -365,3 +238,133 @@ class GradPoly8:
                 dx3,
             )
         return poly8, dx
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
+def _float_arg(x, func, name):
+    """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
+    floating: a float array or number (a list of them), or a Python int (its gradient is a
+    float).  The gradient was generated for a real ``x``: a complex one needs the parameter
+    declared complex (``x: complex``, docs/complex.md), and an integer or boolean array's gradient
+    buffer would truncate what is added into it (JAX's grad refuses both too).  The caller tests the common
+    cases first (a Python float, a float ndarray).  (No f-strings: generated code is unparsed the
+    same by every Python.)"""
+    if isinstance(x, list | tuple):
+        for v in x:
+            _float_arg(v, func, name)
+        return
+    if type(x) is int or isinstance(x, float):
+        return
+    dtype = np.asarray(x).dtype
+    if dtype.kind == "f":
+        return
+    if dtype.kind == "c":
+        why = "this gradient was generated for a real " + name + " (declare " + name + ": complex if it may be)"
+        raise TypeError(func + "(): the argument " + name + " is complex (" + str(dtype) + "): " + why)
+    what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
+    why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
+    raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
+
+
+def _grad_items(items):
+    """The gradient buffer of a list or tuple of arrays of different shapes (``for W, b in
+    params``): a list of the items' buffers whose ``+`` and ``+=`` add item by item, where a
+    list's own would join the two lists."""
+
+    class GradItems(list):
+        def __add__(self, other):
+            return GradItems([a + b for a, b in zip(self, other, strict=True)])
+
+        __radd__ = __add__
+
+        def __iadd__(self, other):
+            if len(other) != len(self):
+                raise ValueError("the gradients of two lists of different lengths are added")
+            for k, b in enumerate(other):
+                self[k] = self[k] + b
+            return self
+
+    return GradItems(items)
+
+
+def _grad_stack(x, rows):
+    """The gradient of ``x`` from its rows' (first index): ``rows[k]`` a number or an array of a
+    row's shape, zeros in the rows past them (NumPy's dtype of ``x`` with floats, as
+    ``_grad_zeros``).  A list or tuple of arrays of different shapes (``W1, b1 = params``) gets a
+    list or tuple of its items' gradients."""
+    try:
+        x = np.asarray(x)
+    except ValueError:  # (NumPy cannot stack the items)
+        parts = list(rows) + [_grad_zeros(v) for v in x[len(rows) :]]
+        return parts if isinstance(x, list) else tuple(parts)
+    out = np.empty(x.shape, np.result_type(x, 0.0))
+    out[len(rows) :] = 0
+    for k, row in enumerate(rows):
+        out[k] = row
+    return out
+
+
+def _grad_zeros(x):
+    """Zeros of the shape of ``x`` in the dtype of its gradient, that of ``x + 0.0``: ``x``'s own
+    for a float array, float64 for an integer or boolean one (a buffer of an integer dtype would
+    truncate what is added into it).  A number's (not an array) is a number: 0.0 for a Python
+    float or int, a NumPy scalar of that dtype for a NumPy scalar (``dx = 2.0 * x`` gives one)."""
+    if type(x) is float or type(x) is int:
+        return 0.0
+    if isinstance(x, list | tuple):
+        try:
+            a = np.asarray(x)
+        except ValueError:  # items of different shapes (for W, b in params): a buffer for each
+            return _grad_items([_grad_zeros(v) for v in x])
+    else:
+        a = np.asarray(x)
+    out = np.zeros(a.shape, np.result_type(a, 0.0))
+    return out if out.ndim or a is x else out[()]
+
+
+def _shape_key(*args):
+    """What fixes the shapes of the intermediate arrays: each array's shape and dtype, each
+    integer's value (it may be a size), each other number's type; lists, tuples, dicts and objects
+    by their items."""
+    return tuple((a.shape, a.dtype) if type(a) is np.ndarray else _value_key(a) for a in args)
+
+
+def _value_key(a):
+    if isinstance(a, np.ndarray):
+        return (type(a), a.shape, a.dtype)
+    if isinstance(a, bool | int | str | None):
+        return (type(a), a)
+    if isinstance(a, float | complex | np.generic):
+        return type(a)
+    if isinstance(a, list | tuple):
+        return (type(a), _shape_key(*a))
+    if isinstance(a, dict):
+        return (dict, tuple(a), _shape_key(*a.values()))
+    fields = vars(a)
+    return (type(a), tuple(fields), _shape_key(*fields.values()))
+
+
+def _detached(owners, *args):
+    """The arguments, each one that is a buffer (or a view of one: ``owners`` holds the buffers'
+    ids) copied: the buffers are written before the arguments are read."""
+    return tuple(np.copy(a) if id(a) in owners or id(getattr(a, "base", None)) in owners else a for a in args)
+
+
+def _kept(lives, *results):
+    """The buffers a first call leaves, and their ids: its arrays (None for a number, computed at
+    every call).  ``lives[k]`` is (the statement computing result k, the last statement reading it):
+    a result takes the array of an earlier one of the same shape and dtype whose life has ended."""
+    buffers, ended = [], []  # ended: (the last statement reading it, an array)
+    for (start, end), r in zip(lives, results):
+        if type(r) is not np.ndarray:
+            buffers.append(None)
+            continue
+        for i, (last, b) in enumerate(ended):
+            if last < start and b.shape == r.shape and b.dtype == r.dtype:
+                r = ended.pop(i)[1]
+                break
+        buffers.append(r)
+        ended.append((end, r))
+    return buffers, {id(b) for b in buffers if b is not None}

@@ -5,6 +5,50 @@
 import cupy as cp
 
 
+def grad_poly8(x):
+    """Return (poly8(x), dx): the value and its gradients."""
+    if type(x) is not float and (type(x) is not cp.ndarray or x.dtype.kind != 'f'):  # the rules hold for real floats
+        _float_arg(x, 'grad_poly8', 'x')
+    x1, x2, x3, x4, x5, x6, x7, x8 = (x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8])
+    # forward
+    # return (x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 3 * x[1] * x[6] * x[8...
+    _t1 = x8 * x8
+    _t2 = _t1 * x8
+    _t3 = 3 * x3
+    _t4 = _t3 * x8
+    _t5 = x6 * x6
+    _t6 = _t5 * x6
+    _t7 = 3 * x1
+    _t8 = _t7 * x6
+    _t9 = x5 * x5
+    _t10 = _t9 * x5
+    _t11 = 3 * x4
+    _t12 = _t11 * x5
+    _t13 = x7 * x7
+    _t14 = _t13 * x7
+    _t15 = 3 * x2
+    _t16 = _t15 * x7
+    poly8 = x3 * _t2 - _t4 * _t5 - x1 * _t6 + _t8 * _t1 + x4 * _t10 - _t12 * _t13 - x2 * _t14 + _t16 * _t9 - 1.2342523
+    # backward
+    if not isinstance(poly8, float) and cp.ndim(poly8) != 0:
+        raise ValueError('poly8() must return a scalar to be differentiated (sum or index its result)')
+    # grad of: return (x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 3 * x[1] * x[6] * x[8...
+    dx2 = _t9 * x7 * 3.0 - _t14
+    dx7 = _t15 * (_t9 - _t13) - _t12 * 2.0 * x7
+    dx5 = _t16 * 2.0 * x5 - _t11 * (_t13 - _t9)
+    dx4 = _t10 - _t13 * x5 * 3.0
+    dx1 = _t1 * x6 * 3.0 - _t6
+    dx6 = _t7 * (_t1 - _t5) - _t4 * 2.0 * x6
+    dx8 = _t8 * 2.0 * x8 - _t3 * (_t5 - _t1)
+    dx3 = _t2 - _t5 * x8 * 3.0
+    dx = [0.0, dx1, dx2, dx3, dx4, dx5, dx6, dx7, dx8]
+    dx = _grad_stack(x, dx)
+    return poly8, dx
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -84,44 +128,3 @@ def _grad_zeros(x):
         a = cp.asarray(x)
     out = cp.zeros(a.shape, cp.result_type(a, 0.0))
     return out if out.ndim or a is x else out[()]
-
-
-def grad_poly8(x):
-    """Return (poly8(x), dx): the value and its gradients."""
-    if type(x) is not float and (type(x) is not cp.ndarray or x.dtype.kind != 'f'):  # the rules hold for real floats
-        _float_arg(x, 'grad_poly8', 'x')
-    x1, x2, x3, x4, x5, x6, x7, x8 = (x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8])
-    # forward
-    # return (x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 3 * x[1] * x[6] * x[8...
-    _t1 = x8 * x8
-    _t2 = _t1 * x8
-    _t3 = 3 * x3
-    _t4 = _t3 * x8
-    _t5 = x6 * x6
-    _t6 = _t5 * x6
-    _t7 = 3 * x1
-    _t8 = _t7 * x6
-    _t9 = x5 * x5
-    _t10 = _t9 * x5
-    _t11 = 3 * x4
-    _t12 = _t11 * x5
-    _t13 = x7 * x7
-    _t14 = _t13 * x7
-    _t15 = 3 * x2
-    _t16 = _t15 * x7
-    poly8 = x3 * _t2 - _t4 * _t5 - x1 * _t6 + _t8 * _t1 + x4 * _t10 - _t12 * _t13 - x2 * _t14 + _t16 * _t9 - 1.2342523
-    # backward
-    if not isinstance(poly8, float) and cp.ndim(poly8) != 0:
-        raise ValueError('poly8() must return a scalar to be differentiated (sum or index its result)')
-    # grad of: return (x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 3 * x[1] * x[6] * x[8...
-    dx2 = _t9 * x7 * 3.0 - _t14
-    dx7 = _t15 * (_t9 - _t13) - _t12 * 2.0 * x7
-    dx5 = _t16 * 2.0 * x5 - _t11 * (_t13 - _t9)
-    dx4 = _t10 - _t13 * x5 * 3.0
-    dx1 = _t1 * x6 * 3.0 - _t6
-    dx6 = _t7 * (_t1 - _t5) - _t4 * 2.0 * x6
-    dx8 = _t8 * 2.0 * x8 - _t3 * (_t5 - _t1)
-    dx3 = _t2 - _t5 * x8 * 3.0
-    dx = [0.0, dx1, dx2, dx3, dx4, dx5, dx6, dx7, dx8]
-    dx = _grad_stack(x, dx)
-    return poly8, dx

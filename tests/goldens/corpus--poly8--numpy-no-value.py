@@ -7,6 +7,118 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def grad_poly8(x):
+    """Return (dx,): the gradients of poly8(x)."""
+    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(x, 'grad_poly8', 'x')
+    x_items = x.tolist() if type(x) is np.ndarray and x.shape == (9,) and (x.dtype in _FLOATS) else x
+    _, x1, x2, x3, x4, x5, x6, x7, x8 = (
+        x_items if x_items is not x else (None, x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8])
+    )
+    if x_items is x and type(x) is np.ndarray and x.size >= 8192:  # large: in place, by blocks of columns
+        _joined = _by_columns(_grad_poly8_columns, (x,), (2,), 0, 1)
+        if _joined is not None:
+            return _joined
+    # forward
+    # return (x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 3 * x[1] * x[6] * x[8...
+    _t1 = x8 * x8
+    _t2 = 3 * x3
+    _t3 = _t2 * x8
+    _t4 = x6 * x6
+    _t5 = _t4 * x6
+    _t6 = 3 * x1
+    _t7 = _t6 * x6
+    _t8 = x5 * x5
+    _t9 = 3 * x4
+    _t10 = _t9 * x5
+    _t11 = x7 * x7
+    _t12 = _t11 * x7
+    _t13 = 3 * x2
+    _t14 = _t13 * x7
+    # backward
+    if x_items is x and np.ndim(x3) != 0:
+        raise ValueError('poly8() must return a scalar to be differentiated (sum or index its result)')
+    # grad of: return (x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 3 * x[1] * x[6] * x[8...
+    dx2 = _t8 * x7 * 3.0 - _t12
+    dx7 = _t13 * (_t8 - _t11) - _t10 * 2.0 * x7
+    dx5 = _t14 * 2.0 * x5 - _t9 * (_t11 - _t8)
+    dx4 = x5 * (_t8 - _t11 * 3.0)
+    dx1 = _t1 * x6 * 3.0 - _t5
+    dx6 = _t6 * (_t1 - _t4) - _t3 * 2.0 * x6
+    dx8 = _t7 * 2.0 * x8 - _t2 * (_t4 - _t1)
+    dx3 = x8 * (_t1 - _t4 * 3.0)
+    dx = [0.0, dx1, dx2, dx3, dx4, dx5, dx6, dx7, dx8]
+    dx = np.fromiter(dx, x.dtype, 9) if x_items is not x else _grad_stack(x, dx)
+    return (dx,)
+
+
+def _grad_poly8_columns(x, _out):
+    """grad_poly8 on one block of columns (see _by_columns), into the gradients _out."""
+    # forward
+    # return (x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 3 * x[1] * x[6] * x[8...
+    x3 = x[3]
+    x8 = x[8]
+    _t1 = x8 * x8
+    _t2 = 3 * x3
+    _t3 = _t2 * x8
+    x6 = x[6]
+    _t4 = x6 * x6
+    x1 = x[1]
+    _t5 = _t4 * x6
+    _t6 = 3 * x1
+    _t7 = _t6 * x6
+    x4 = x[4]
+    x5 = x[5]
+    _t8 = x5 * x5
+    _t9 = 3 * x4
+    _t10 = _t9 * x5
+    x7 = x[7]
+    _t11 = x7 * x7
+    x2 = x[2]
+    _t12 = _t11 * x7
+    _t13 = 3 * x2
+    _t14 = _t13 * x7
+    # backward
+    # grad of: return (x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 3 * x[1] * x[6] * x[8...
+    dx = _grad_rows(x, (1, 2, 3, 4, 5, 6, 7, 8), _out[0])
+    _t15 = np.multiply(_t8, x7, out=dx[2])
+    np.multiply(_t15, 3.0, out=_t15)
+    np.subtract(_t15, _t12, out=_t15)
+    _t16 = np.subtract(_t8, _t11, out=dx[7])
+    np.multiply(_t13, _t16, out=_t16)
+    np.multiply(_t10, 2.0, out=_t10)
+    np.multiply(_t10, x7, out=_t10)
+    np.subtract(_t16, _t10, out=_t16)
+    _t17 = np.multiply(_t14, 2.0, out=dx[5])
+    np.multiply(_t17, x5, out=_t17)
+    _t18 = _t11 - _t8
+    np.multiply(_t9, _t18, out=_t9)
+    np.subtract(_t17, _t9, out=_t17)
+    _t19 = np.multiply(_t11, 3.0, out=dx[4])
+    np.subtract(_t8, _t19, out=_t19)
+    np.multiply(x5, _t19, out=_t19)
+    _t20 = np.multiply(_t1, x6, out=dx[1])
+    np.multiply(_t20, 3.0, out=_t20)
+    np.subtract(_t20, _t5, out=_t20)
+    _t21 = np.subtract(_t1, _t4, out=dx[6])
+    np.multiply(_t6, _t21, out=_t21)
+    np.multiply(_t3, 2.0, out=_t3)
+    np.multiply(_t3, x6, out=_t3)
+    np.subtract(_t21, _t3, out=_t21)
+    _t22 = np.multiply(_t7, 2.0, out=dx[8])
+    np.multiply(_t22, x8, out=_t22)
+    _t23 = _t4 - _t1
+    np.multiply(_t2, _t23, out=_t2)
+    np.subtract(_t22, _t2, out=_t22)
+    _t24 = np.multiply(_t4, 3.0, out=dx[3])
+    np.subtract(_t1, _t24, out=_t24)
+    np.multiply(x8, _t24, out=_t24)
+    return (dx,)
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _by_columns(grad, args, ranks, values, grads):
     """The gradient function's ``(*values, *gradients)`` computed block by block of columns (the
     last axis) by its columns form ``grad``, and joined; or None when the arguments do not qualify.
@@ -149,112 +261,3 @@ def _grad_zeros(x):
         a = np.asarray(x)
     out = np.zeros(a.shape, np.result_type(a, 0.0))
     return out if out.ndim or a is x else out[()]
-
-
-def grad_poly8(x):
-    """Return (dx,): the gradients of poly8(x)."""
-    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(x, 'grad_poly8', 'x')
-    x_items = x.tolist() if type(x) is np.ndarray and x.shape == (9,) and (x.dtype in _FLOATS) else x
-    _, x1, x2, x3, x4, x5, x6, x7, x8 = (
-        x_items if x_items is not x else (None, x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8])
-    )
-    if x_items is x and type(x) is np.ndarray and x.size >= 8192:  # large: in place, by blocks of columns
-        _joined = _by_columns(_grad_poly8_columns, (x,), (2,), 0, 1)
-        if _joined is not None:
-            return _joined
-    # forward
-    # return (x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 3 * x[1] * x[6] * x[8...
-    _t1 = x8 * x8
-    _t2 = 3 * x3
-    _t3 = _t2 * x8
-    _t4 = x6 * x6
-    _t5 = _t4 * x6
-    _t6 = 3 * x1
-    _t7 = _t6 * x6
-    _t8 = x5 * x5
-    _t9 = 3 * x4
-    _t10 = _t9 * x5
-    _t11 = x7 * x7
-    _t12 = _t11 * x7
-    _t13 = 3 * x2
-    _t14 = _t13 * x7
-    # backward
-    if x_items is x and np.ndim(x3) != 0:
-        raise ValueError('poly8() must return a scalar to be differentiated (sum or index its result)')
-    # grad of: return (x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 3 * x[1] * x[6] * x[8...
-    dx2 = _t8 * x7 * 3.0 - _t12
-    dx7 = _t13 * (_t8 - _t11) - _t10 * 2.0 * x7
-    dx5 = _t14 * 2.0 * x5 - _t9 * (_t11 - _t8)
-    dx4 = x5 * (_t8 - _t11 * 3.0)
-    dx1 = _t1 * x6 * 3.0 - _t5
-    dx6 = _t6 * (_t1 - _t4) - _t3 * 2.0 * x6
-    dx8 = _t7 * 2.0 * x8 - _t2 * (_t4 - _t1)
-    dx3 = x8 * (_t1 - _t4 * 3.0)
-    dx = [0.0, dx1, dx2, dx3, dx4, dx5, dx6, dx7, dx8]
-    dx = np.fromiter(dx, x.dtype, 9) if x_items is not x else _grad_stack(x, dx)
-    return (dx,)
-
-
-def _grad_poly8_columns(x, _out):
-    """grad_poly8 on one block of columns (see _by_columns), into the gradients _out."""
-    # forward
-    # return (x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 3 * x[1] * x[6] * x[8...
-    x3 = x[3]
-    x8 = x[8]
-    _t1 = x8 * x8
-    _t2 = 3 * x3
-    _t3 = _t2 * x8
-    x6 = x[6]
-    _t4 = x6 * x6
-    x1 = x[1]
-    _t5 = _t4 * x6
-    _t6 = 3 * x1
-    _t7 = _t6 * x6
-    x4 = x[4]
-    x5 = x[5]
-    _t8 = x5 * x5
-    _t9 = 3 * x4
-    _t10 = _t9 * x5
-    x7 = x[7]
-    _t11 = x7 * x7
-    x2 = x[2]
-    _t12 = _t11 * x7
-    _t13 = 3 * x2
-    _t14 = _t13 * x7
-    # backward
-    # grad of: return (x[3] * x[8] ** 3 - 3 * x[3] * x[8] * x[6] ** 2 - x[1] * x[6] ** 3 + 3 * x[1] * x[6] * x[8...
-    dx = _grad_rows(x, (1, 2, 3, 4, 5, 6, 7, 8), _out[0])
-    _t15 = np.multiply(_t8, x7, out=dx[2])
-    np.multiply(_t15, 3.0, out=_t15)
-    np.subtract(_t15, _t12, out=_t15)
-    _t16 = np.subtract(_t8, _t11, out=dx[7])
-    np.multiply(_t13, _t16, out=_t16)
-    np.multiply(_t10, 2.0, out=_t10)
-    np.multiply(_t10, x7, out=_t10)
-    np.subtract(_t16, _t10, out=_t16)
-    _t17 = np.multiply(_t14, 2.0, out=dx[5])
-    np.multiply(_t17, x5, out=_t17)
-    _t18 = _t11 - _t8
-    np.multiply(_t9, _t18, out=_t9)
-    np.subtract(_t17, _t9, out=_t17)
-    _t19 = np.multiply(_t11, 3.0, out=dx[4])
-    np.subtract(_t8, _t19, out=_t19)
-    np.multiply(x5, _t19, out=_t19)
-    _t20 = np.multiply(_t1, x6, out=dx[1])
-    np.multiply(_t20, 3.0, out=_t20)
-    np.subtract(_t20, _t5, out=_t20)
-    _t21 = np.subtract(_t1, _t4, out=dx[6])
-    np.multiply(_t6, _t21, out=_t21)
-    np.multiply(_t3, 2.0, out=_t3)
-    np.multiply(_t3, x6, out=_t3)
-    np.subtract(_t21, _t3, out=_t21)
-    _t22 = np.multiply(_t7, 2.0, out=dx[8])
-    np.multiply(_t22, x8, out=_t22)
-    _t23 = _t4 - _t1
-    np.multiply(_t2, _t23, out=_t2)
-    np.subtract(_t22, _t2, out=_t22)
-    _t24 = np.multiply(_t4, 3.0, out=dx[3])
-    np.subtract(_t1, _t24, out=_t24)
-    np.multiply(x8, _t24, out=_t24)
-    return (dx,)

@@ -7,6 +7,51 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def grad_scalar_trig(t):
+    """Return (dt,): the gradients of scalar_trig(t)."""
+    if type(t) is not float and (type(t) is not np.ndarray or t.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(t, 'grad_scalar_trig', 't')
+    if type(t) is np.ndarray and t.size >= 8192:  # large: in place, by blocks of columns
+        _joined = _by_columns(_grad_scalar_trig_columns, (t,), (1,), 0, 1)
+        if _joined is not None:
+            return _joined
+    # forward
+    # return math.sin(t) * math.cos(2.0 * t) + math.tanh(t)
+    _t1 = np.sin(t)
+    _t2 = 2.0 * t
+    _t3 = np.cos(_t2)
+    _t4 = np.tanh(t)
+    # backward
+    if not isinstance(t, float) and np.ndim(t) != 0:
+        raise ValueError('scalar_trig() must return a scalar to be differentiated (sum or index its result)')
+    dt = 1.0 - _t4 * _t4 - _t1 * np.sin(_t2) * 2.0 + _t3 * np.cos(t)
+    return (dt,)
+
+
+def _grad_scalar_trig_columns(t, _out):
+    """grad_scalar_trig on one block of columns (see _by_columns), into the gradients _out."""
+    # forward
+    # return math.sin(t) * math.cos(2.0 * t) + math.tanh(t)
+    _t1 = np.sin(t)
+    _t2 = 2.0 * t
+    _t3 = np.cos(_t2)
+    _t4 = np.tanh(t)
+    # backward
+    _t5 = np.multiply(_t4, _t4, out=_out[0])
+    np.subtract(1.0, _t5, out=_t5)
+    np.sin(_t2, out=_t2)
+    np.multiply(_t1, _t2, out=_t1)
+    np.multiply(_t1, 2.0, out=_t1)
+    np.subtract(_t5, _t1, out=_t5)
+    _t6 = np.cos(t)
+    np.multiply(_t3, _t6, out=_t3)
+    dt = np.add(_t5, _t3, out=_t5)
+    return (dt,)
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _by_columns(grad, args, ranks, values, grads):
     """The gradient function's ``(*values, *gradients)`` computed block by block of columns (the
     last axis) by its columns form ``grad``, and joined; or None when the arguments do not qualify.
@@ -75,45 +120,3 @@ def _float_arg(x, func, name):
     what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
     why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
     raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
-
-
-def grad_scalar_trig(t):
-    """Return (dt,): the gradients of scalar_trig(t)."""
-    if type(t) is not float and (type(t) is not np.ndarray or t.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(t, 'grad_scalar_trig', 't')
-    if type(t) is np.ndarray and t.size >= 8192:  # large: in place, by blocks of columns
-        _joined = _by_columns(_grad_scalar_trig_columns, (t,), (1,), 0, 1)
-        if _joined is not None:
-            return _joined
-    # forward
-    # return math.sin(t) * math.cos(2.0 * t) + math.tanh(t)
-    _t1 = np.sin(t)
-    _t2 = 2.0 * t
-    _t3 = np.cos(_t2)
-    _t4 = np.tanh(t)
-    # backward
-    if not isinstance(t, float) and np.ndim(t) != 0:
-        raise ValueError('scalar_trig() must return a scalar to be differentiated (sum or index its result)')
-    dt = 1.0 - _t4 * _t4 - _t1 * np.sin(_t2) * 2.0 + _t3 * np.cos(t)
-    return (dt,)
-
-
-def _grad_scalar_trig_columns(t, _out):
-    """grad_scalar_trig on one block of columns (see _by_columns), into the gradients _out."""
-    # forward
-    # return math.sin(t) * math.cos(2.0 * t) + math.tanh(t)
-    _t1 = np.sin(t)
-    _t2 = 2.0 * t
-    _t3 = np.cos(_t2)
-    _t4 = np.tanh(t)
-    # backward
-    _t5 = np.multiply(_t4, _t4, out=_out[0])
-    np.subtract(1.0, _t5, out=_t5)
-    np.sin(_t2, out=_t2)
-    np.multiply(_t1, _t2, out=_t1)
-    np.multiply(_t1, 2.0, out=_t1)
-    np.subtract(_t5, _t1, out=_t5)
-    _t6 = np.cos(t)
-    np.multiply(_t3, _t6, out=_t3)
-    dt = np.add(_t5, _t3, out=_t5)
-    return (dt,)

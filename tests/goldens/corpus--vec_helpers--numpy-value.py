@@ -7,6 +7,71 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def grad_vec_helpers(x):
+    """Return (vec_helpers(x), dx): the value and its gradients."""
+    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(x, 'grad_vec_helpers', 'x')
+    if type(x) is np.ndarray and x.size >= 8192:  # large: in place, by blocks of columns
+        _joined = _by_columns(_grad_vec_helpers_columns, (x,), (1,), 1, 1)
+        if _joined is not None:
+            return _joined
+    # forward
+    # return 1.0 / (1.0 + np.exp(-x)) (in logistic)
+    _t1 = np.exp(-x)
+    _t2 = 1.0 + _t1
+    _t3 = 1.0 / _t2
+    # return v * v (in square)
+    _t4 = _t3 * _t3
+    # return np.sum(square(logistic(x)) + logistic(2.0 * x))
+    _t5 = 2.0 * x
+    # return 1.0 / (1.0 + np.exp(-x)) (in logistic)
+    _t6 = np.exp(-_t5)
+    _t7 = 1.0 + _t6
+    _t8 = 1.0 / _t7
+    # return np.sum(square(logistic(x)) + logistic(2.0 * x))
+    vec_helpers = (_t4 + _t8).sum()
+    # backward
+    # grad of: return 1.0 / (1.0 + np.exp(-x)) (in logistic)
+    d_t5 = _t8 / _t7 * _t6
+    dx = d_t5 * 2.0 + 2.0 * _t3 * _t3 / _t2 * _t1
+    return vec_helpers, dx
+
+
+def _grad_vec_helpers_columns(x, _out):
+    """grad_vec_helpers on one block of columns (see _by_columns), into the gradients _out."""
+    # forward
+    # return 1.0 / (1.0 + np.exp(-x)) (in logistic)
+    _t2 = -x
+    _t1 = np.exp(_t2, out=_t2)
+    _t3 = 1.0 + _t1
+    _t4 = 1.0 / _t3
+    # return v * v (in square)
+    _t5 = _t4 * _t4
+    # return np.sum(square(logistic(x)) + logistic(2.0 * x))
+    _t6 = 2.0 * x
+    # return 1.0 / (1.0 + np.exp(-x)) (in logistic)
+    np.negative(_t6, out=_t6)
+    _t7 = np.exp(_t6, out=_t6)
+    _t8 = 1.0 + _t7
+    _t9 = 1.0 / _t8
+    # return np.sum(square(logistic(x)) + logistic(2.0 * x))
+    vec_helpers = (_t5 + _t9).sum()
+    # backward
+    # grad of: return 1.0 / (1.0 + np.exp(-x)) (in logistic)
+    np.divide(_t9, _t8, out=_t9)
+    d_t6 = np.multiply(_t9, _t7, out=_t9)
+    _t10 = np.multiply(d_t6, 2.0, out=_out[0])
+    _t11 = 2.0 * _t4
+    np.multiply(_t11, _t4, out=_t11)
+    np.divide(_t11, _t3, out=_t11)
+    np.multiply(_t11, _t1, out=_t11)
+    dx = np.add(_t10, _t11, out=_t10)
+    return vec_helpers, dx
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _by_columns(grad, args, ranks, values, grads):
     """The gradient function's ``(*values, *gradients)`` computed block by block of columns (the
     last axis) by its columns form ``grad``, and joined; or None when the arguments do not qualify.
@@ -75,65 +140,3 @@ def _float_arg(x, func, name):
     what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
     why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
     raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
-
-
-def grad_vec_helpers(x):
-    """Return (vec_helpers(x), dx): the value and its gradients."""
-    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(x, 'grad_vec_helpers', 'x')
-    if type(x) is np.ndarray and x.size >= 8192:  # large: in place, by blocks of columns
-        _joined = _by_columns(_grad_vec_helpers_columns, (x,), (1,), 1, 1)
-        if _joined is not None:
-            return _joined
-    # forward
-    # return 1.0 / (1.0 + np.exp(-x)) (in logistic)
-    _t1 = np.exp(-x)
-    _t2 = 1.0 + _t1
-    _t3 = 1.0 / _t2
-    # return v * v (in square)
-    _t4 = _t3 * _t3
-    # return np.sum(square(logistic(x)) + logistic(2.0 * x))
-    _t5 = 2.0 * x
-    # return 1.0 / (1.0 + np.exp(-x)) (in logistic)
-    _t6 = np.exp(-_t5)
-    _t7 = 1.0 + _t6
-    _t8 = 1.0 / _t7
-    # return np.sum(square(logistic(x)) + logistic(2.0 * x))
-    vec_helpers = (_t4 + _t8).sum()
-    # backward
-    # grad of: return 1.0 / (1.0 + np.exp(-x)) (in logistic)
-    d_t5 = _t8 / _t7 * _t6
-    dx = d_t5 * 2.0 + 2.0 * _t3 * _t3 / _t2 * _t1
-    return vec_helpers, dx
-
-
-def _grad_vec_helpers_columns(x, _out):
-    """grad_vec_helpers on one block of columns (see _by_columns), into the gradients _out."""
-    # forward
-    # return 1.0 / (1.0 + np.exp(-x)) (in logistic)
-    _t2 = -x
-    _t1 = np.exp(_t2, out=_t2)
-    _t3 = 1.0 + _t1
-    _t4 = 1.0 / _t3
-    # return v * v (in square)
-    _t5 = _t4 * _t4
-    # return np.sum(square(logistic(x)) + logistic(2.0 * x))
-    _t6 = 2.0 * x
-    # return 1.0 / (1.0 + np.exp(-x)) (in logistic)
-    np.negative(_t6, out=_t6)
-    _t7 = np.exp(_t6, out=_t6)
-    _t8 = 1.0 + _t7
-    _t9 = 1.0 / _t8
-    # return np.sum(square(logistic(x)) + logistic(2.0 * x))
-    vec_helpers = (_t5 + _t9).sum()
-    # backward
-    # grad of: return 1.0 / (1.0 + np.exp(-x)) (in logistic)
-    np.divide(_t9, _t8, out=_t9)
-    d_t6 = np.multiply(_t9, _t7, out=_t9)
-    _t10 = np.multiply(d_t6, 2.0, out=_out[0])
-    _t11 = 2.0 * _t4
-    np.multiply(_t11, _t4, out=_t11)
-    np.divide(_t11, _t3, out=_t11)
-    np.multiply(_t11, _t1, out=_t11)
-    dx = np.add(_t10, _t11, out=_t10)
-    return vec_helpers, dx

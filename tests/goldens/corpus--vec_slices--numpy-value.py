@@ -7,6 +7,33 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def grad_vec_slices(x):
+    """Return (vec_slices(x), dx): the value and its gradients."""
+    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(x, 'grad_vec_slices', 'x')
+    # forward
+    # return np.sum(x[1:] * x[:-1]) + np.sum(x[::2] ** 2) - x[-1]
+    _t1 = x[1:]
+    _t2 = x[:-1]
+    _t3 = _t1 * _t2
+    _t4 = x[::2]
+    vec_slices = np.sum(_t3) + np.sum(_t4 * _t4) - x[-1]
+    # backward
+    if not isinstance(vec_slices, float) and np.ndim(vec_slices) != 0:
+        raise ValueError('vec_slices() must return a scalar to be differentiated (sum or index its result)')
+    # grad of: return np.sum(x[1:] * x[:-1]) + np.sum(x[::2] ** 2) - x[-1]
+    dx = _grad_zeros(x)
+    dx[-1] += -1.0
+    d_t3 = _unreduce(1.0, _t3)
+    dx[::2] += 2.0 * _t4
+    dx[:-1] += _unbroadcast(d_t3 * _t1, _t2)
+    dx[1:] += _unbroadcast(d_t3 * _t2, _t1)
+    return vec_slices, dx
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -73,8 +100,11 @@ def _grad_zeros(x):
 
 def _unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
-    if type(g) is type(x) is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
+    t = type(x)
+    if type(g) is t is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
         shape, g_shape = x.shape, g.shape
+    elif (t is float or t is np.float64) and (type(g) is float or type(g) is np.float64):
+        return g  # two numbers (a small state in a loop): np.shape costs ten times this on a NumPy scalar
     else:
         shape, g_shape = np.shape(x), np.shape(g)
     if g_shape == shape:
@@ -99,27 +129,3 @@ def _unreduce(g, x):
     out = np.empty(np.shape(x), np.result_type(x, g))
     out[...] = g
     return out if out.ndim or type(x) is np.ndarray else out[()]
-
-
-def grad_vec_slices(x):
-    """Return (vec_slices(x), dx): the value and its gradients."""
-    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(x, 'grad_vec_slices', 'x')
-    # forward
-    # return np.sum(x[1:] * x[:-1]) + np.sum(x[::2] ** 2) - x[-1]
-    _t1 = x[1:]
-    _t2 = x[:-1]
-    _t3 = _t1 * _t2
-    _t4 = x[::2]
-    vec_slices = np.sum(_t3) + np.sum(_t4 * _t4) - x[-1]
-    # backward
-    if not isinstance(vec_slices, float) and np.ndim(vec_slices) != 0:
-        raise ValueError('vec_slices() must return a scalar to be differentiated (sum or index its result)')
-    # grad of: return np.sum(x[1:] * x[:-1]) + np.sum(x[::2] ** 2) - x[-1]
-    dx = _grad_zeros(x)
-    dx[-1] += -1.0
-    d_t3 = _unreduce(1.0, _t3)
-    dx[::2] += 2.0 * _t4
-    dx[:-1] += _unbroadcast(d_t3 * _t1, _t2)
-    dx[1:] += _unbroadcast(d_t3 * _t2, _t1)
-    return vec_slices, dx

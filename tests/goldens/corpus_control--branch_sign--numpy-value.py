@@ -7,6 +7,40 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def grad_branch_sign(x):
+    """Return (branch_sign(x), dx): the value and its gradients."""
+    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(x, 'grad_branch_sign', 'x')
+    # forward
+    # if np.sum(x) > 0: y = x * 2.0 else: y = np.exp(x)
+    _t1 = np.sum(x) > 0
+    if _t1:
+        # y = x * 2.0
+        y = x * 2.0
+        _saved = ()
+    else:
+        # y = np.exp(x)
+        y = np.exp(x)
+        _saved = (y,)
+    # return np.sum(y)
+    branch_sign = np.sum(y)
+    # backward
+    # grad of: return np.sum(y)
+    dy = _unreduce(1.0, y)
+    # grad of: if np.sum(x) > 0:
+    if _t1:
+        # grad of: y = x * 2.0
+        dx = dy * 2.0
+    else:
+        (y_1,) = _saved
+        # grad of: y = np.exp(x)
+        dx = dy * y_1
+    return branch_sign, dx
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -43,34 +77,3 @@ def _unreduce(g, x):
     out = np.empty(np.shape(x), np.result_type(x, g))
     out[...] = g
     return out if out.ndim or type(x) is np.ndarray else out[()]
-
-
-def grad_branch_sign(x):
-    """Return (branch_sign(x), dx): the value and its gradients."""
-    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(x, 'grad_branch_sign', 'x')
-    # forward
-    # if np.sum(x) > 0: y = x * 2.0 else: y = np.exp(x)
-    _t1 = np.sum(x) > 0
-    if _t1:
-        # y = x * 2.0
-        y = x * 2.0
-        _saved = ()
-    else:
-        # y = np.exp(x)
-        y = np.exp(x)
-        _saved = (y,)
-    # return np.sum(y)
-    branch_sign = np.sum(y)
-    # backward
-    # grad of: return np.sum(y)
-    dy = _unreduce(1.0, y)
-    # grad of: if np.sum(x) > 0:
-    if _t1:
-        # grad of: y = x * 2.0
-        dx = dy * 2.0
-    else:
-        (y_1,) = _saved
-        # grad of: y = np.exp(x)
-        dx = dy * y_1
-    return branch_sign, dx

@@ -7,6 +7,54 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def grad_loop_break(x):
+    """Return (loop_break(x), dx): the value and its gradients."""
+    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(x, 'grad_loop_break', 'x')
+    # forward
+    _stop1 = False
+    s = 0.0
+    _stack = []
+    # for i in range(len(x)):
+    for i in range(len(x)):
+        # if s > 2.0:
+        if s > 2.0:
+            _skip1, _stop1 = (True, True)
+        else:
+            _skip1 = False
+        # s = s + x[i] ** 2
+        if _skip1:
+            s_1 = s
+            _saved = ()
+        else:
+            _t1 = x[i]
+            _t2 = _t1 * _t1
+            s_1 = s + _t2
+            _saved = (_t2, _t1)
+        _stack.append((_skip1, _saved, s, i))
+        s = s_1
+        if _stop1:
+            break
+    # backward
+    if not isinstance(s, float) and np.ndim(s) != 0:
+        raise ValueError('loop_break() must return a scalar to be differentiated (sum or index its result)')
+    # grad of: for i in range(len(x)):
+    dx = _grad_zeros(x)
+    ds = 1.0
+    while _stack:
+        _skip1, _saved, s_2, i_1 = _stack.pop()
+        # grad of: s = s + x[i] ** 2
+        if not _skip1:
+            _t3, _t1 = _saved
+            ds_2 = _unbroadcast(ds, s_2)
+            dx[i_1] += _unbroadcast(ds, _t3) * 2 * _t1
+            ds = ds_2
+    return s, dx
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -73,8 +121,11 @@ def _grad_zeros(x):
 
 def _unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
-    if type(g) is type(x) is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
+    t = type(x)
+    if type(g) is t is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
         shape, g_shape = x.shape, g.shape
+    elif (t is float or t is np.float64) and (type(g) is float or type(g) is np.float64):
+        return g  # two numbers (a small state in a loop): np.shape costs ten times this on a NumPy scalar
     else:
         shape, g_shape = np.shape(x), np.shape(g)
     if g_shape == shape:
@@ -86,48 +137,3 @@ def _unbroadcast(g, x):
         return g.sum(axis=0) if extra == 1 else g.sum(axis=tuple(range(extra)))
     ones = [i for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
     return g.sum(axis=(*range(extra), *ones)).reshape(shape)
-
-
-def grad_loop_break(x):
-    """Return (loop_break(x), dx): the value and its gradients."""
-    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(x, 'grad_loop_break', 'x')
-    # forward
-    _stop1 = False
-    s = 0.0
-    _stack = []
-    # for i in range(len(x)):
-    for i in range(len(x)):
-        # if s > 2.0:
-        if s > 2.0:
-            _skip1, _stop1 = (True, True)
-        else:
-            _skip1 = False
-        # s = s + x[i] ** 2
-        if _skip1:
-            s_1 = s
-            _saved = ()
-        else:
-            _t1 = x[i]
-            _t2 = _t1 * _t1
-            s_1 = s + _t2
-            _saved = (_t2, _t1)
-        _stack.append((_skip1, _saved, s, i))
-        s = s_1
-        if _stop1:
-            break
-    # backward
-    if not isinstance(s, float) and np.ndim(s) != 0:
-        raise ValueError('loop_break() must return a scalar to be differentiated (sum or index its result)')
-    # grad of: for i in range(len(x)):
-    dx = _grad_zeros(x)
-    ds = 1.0
-    while _stack:
-        _skip1, _saved, s_2, i_1 = _stack.pop()
-        # grad of: s = s + x[i] ** 2
-        if not _skip1:
-            _t3, _t1 = _saved
-            ds_2 = _unbroadcast(ds, s_2)
-            dx[i_1] += _unbroadcast(ds, _t3) * 2 * _t1
-            ds = ds_2
-    return s, dx

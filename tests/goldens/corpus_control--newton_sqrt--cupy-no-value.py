@@ -5,6 +5,38 @@
 import cupy as cp
 
 
+def grad_newton_sqrt(x, tol=1e-10):
+    """Return (dx, dtol): the gradients of newton_sqrt(x, tol)."""
+    if type(x) is not float and (type(x) is not cp.ndarray or x.dtype.kind != 'f'):  # the rules hold for real floats
+        _float_arg(x, 'grad_newton_sqrt', 'x')
+    if isinstance(tol, complex) or (type(tol) is cp.ndarray and tol.dtype.kind == 'c'):
+        _float_arg(tol, 'grad_newton_sqrt', 'tol')
+    # forward
+    y = x
+    _stack = []
+    # while np.max(np.abs(y * y - x)) > tol:
+    while cp.abs(y * y - x).max() > tol:
+        _stack.append(y)
+        # y = 0.5 * (y + x / y)
+        y = 0.5 * (y + x / y)
+    # backward
+    # grad of: return np.sum(y)
+    dy = _unreduce(1.0, y)
+    # grad of: while np.max(np.abs(y * y - x)) > tol:
+    dx = _grad_zeros(x)
+    while _stack:
+        y_1 = _stack.pop()
+        # grad of: y = 0.5 * (y + x / y)
+        _t1 = dy * 0.5
+        dy = _unbroadcast(_t1, y_1) + _unbroadcast(-(_t1 * (x / y_1) / y_1), y_1)
+        dx = dx + _unbroadcast(_t1 / y_1, x)
+    dx_1 = dy + dx
+    return dx_1, None
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -71,8 +103,11 @@ def _grad_zeros(x):
 
 def _unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
-    if type(g) is type(x) is cp.ndarray:  # attributes: np.shape costs 0.15 µs a call
+    t = type(x)
+    if type(g) is t is cp.ndarray:  # attributes: np.shape costs 0.15 µs a call
         shape, g_shape = x.shape, g.shape
+    elif (t is float or t is cp.float64) and (type(g) is float or type(g) is cp.float64):
+        return g  # two numbers (a small state in a loop): np.shape costs ten times this on a NumPy scalar
     else:
         shape, g_shape = cp.shape(x), cp.shape(g)
     if g_shape == shape:
@@ -97,33 +132,3 @@ def _unreduce(g, x):
     out = cp.empty(cp.shape(x), cp.result_type(x, g))
     out[...] = g
     return out if out.ndim or type(x) is cp.ndarray else out[()]
-
-
-def grad_newton_sqrt(x, tol=1e-10):
-    """Return (dx, dtol): the gradients of newton_sqrt(x, tol)."""
-    if type(x) is not float and (type(x) is not cp.ndarray or x.dtype.kind != 'f'):  # the rules hold for real floats
-        _float_arg(x, 'grad_newton_sqrt', 'x')
-    if isinstance(tol, complex) or (type(tol) is cp.ndarray and tol.dtype.kind == 'c'):
-        _float_arg(tol, 'grad_newton_sqrt', 'tol')
-    # forward
-    y = x
-    _stack = []
-    # while np.max(np.abs(y * y - x)) > tol:
-    while cp.abs(y * y - x).max() > tol:
-        # y = 0.5 * (y + x / y)
-        _t1 = x / y
-        _stack.append((y, _t1))
-        y = 0.5 * (y + _t1)
-    # backward
-    # grad of: return np.sum(y)
-    dy = _unreduce(1.0, y)
-    # grad of: while np.max(np.abs(y * y - x)) > tol:
-    dx = _grad_zeros(x)
-    while _stack:
-        y_1, _t1 = _stack.pop()
-        # grad of: y = 0.5 * (y + x / y)
-        _t2 = dy * 0.5
-        dy = _unbroadcast(_t2, y_1) + _unbroadcast(-(_t2 * _t1 / y_1), y_1)
-        dx = dx + _unbroadcast(_t2 / y_1, x)
-    dx_1 = dy + dx
-    return dx_1, None

@@ -7,6 +7,80 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def grad_rk4(u0, k, steps):
+    """Return (rk4(u0, k, steps), du0, dk, dsteps): the value and its gradients."""
+    # the rules hold for real floats
+    if type(u0) is not float and (type(u0) is not np.ndarray or u0.dtype not in _FLOATS):
+        _float_arg(u0, 'grad_rk4', 'u0')
+    if type(k) is not float and (type(k) is not np.ndarray or k.dtype not in _FLOATS):
+        _float_arg(k, 'grad_rk4', 'k')
+    # forward
+    u = u0
+    _stack = []
+    # for _ in range(steps):
+    for _ in range(steps):
+        # return -k * u + np.sin(u) (in _rhs)
+        k1 = np.sin(u) - k * u
+        # k2 = _rhs(u + 0.5 * h * k1, k)
+        _t1 = u + 0.005 * k1
+        # return -k * u + np.sin(u) (in _rhs)
+        k2 = np.sin(_t1) - k * _t1
+        # k3 = _rhs(u + 0.5 * h * k2, k)
+        _t2 = u + 0.005 * k2
+        # return -k * u + np.sin(u) (in _rhs)
+        k3 = np.sin(_t2) - k * _t2
+        # k4 = _rhs(u + h * k3, k)
+        _t3 = u + 0.01 * k3
+        _stack.append((u, _t3, _t2, _t1))
+        # return -k * u + np.sin(u) (in _rhs)
+        k4 = np.sin(_t3) - k * _t3
+        # u = u + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+        u = u + (0.01 / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+    # return np.sum(u**2)
+    rk4 = np.sum(u * u)
+    # backward
+    # grad of: return np.sum(u**2)
+    du = 2.0 * u
+    # grad of: for _ in range(steps):
+    dk = _grad_zeros(k)
+    for _ in reversed(range(steps)):
+        u_1, _t3, _t2, _t1 = _stack.pop()
+        # grad of: u = u + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+        _t4 = du * (0.01 / 6.0)
+        _t5 = (2.0 * (0.01 / 6.0)) * du
+        # grad of: k4 = _rhs(u + h * k3, k)
+        d_t3 = _t4 * np.cos(_t3) - _t4 * k
+        # grad of: return -k * u + np.sin(u) (in _rhs)
+        dk3 = _t5 + d_t3 * 0.01
+        # grad of: k3 = _rhs(u + 0.5 * h * k2, k)
+        d_t2 = dk3 * np.cos(_t2) - dk3 * k
+        # grad of: return -k * u + np.sin(u) (in _rhs)
+        dk2 = _t5 + d_t2 * 0.005
+        # grad of: k2 = _rhs(u + 0.5 * h * k1, k)
+        d_t1 = dk2 * np.cos(_t1) - dk2 * k
+        # grad of: return -k * u + np.sin(u) (in _rhs)
+        dk1 = _t4 + d_t1 * 0.005
+        du = (
+            _unbroadcast(du, u_1) + _unbroadcast(d_t3, u_1) + _unbroadcast(d_t2, u_1) + _unbroadcast(d_t1, u_1)
+            + _unbroadcast(dk1, np.sin(u_1)) * np.cos(u_1) + _unbroadcast(-(dk1 * k), u_1)
+        )
+        dk = (
+            dk
+            + (
+                _unbroadcast(-(_t4 * _t3), k) + _unbroadcast(-(dk3 * _t2), k) + _unbroadcast(-(dk2 * _t1), k)
+                + _unbroadcast(-(dk1 * u_1), k)
+            )
+        )
+    if type(du) is np.ndarray and du.ndim == 0:  # a number's gradient is a number
+        du = du[()]
+    if type(dk) is np.ndarray and dk.ndim == 0:  # a number's gradient is a number
+        dk = dk[()]
+    return rk4, du, dk, None
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -73,8 +147,11 @@ def _grad_zeros(x):
 
 def _unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
-    if type(g) is type(x) is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
+    t = type(x)
+    if type(g) is t is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
         shape, g_shape = x.shape, g.shape
+    elif (t is float or t is np.float64) and (type(g) is float or type(g) is np.float64):
+        return g  # two numbers (a small state in a loop): np.shape costs ten times this on a NumPy scalar
     else:
         shape, g_shape = np.shape(x), np.shape(g)
     if g_shape == shape:
@@ -86,75 +163,3 @@ def _unbroadcast(g, x):
         return g.sum(axis=0) if extra == 1 else g.sum(axis=tuple(range(extra)))
     ones = [i for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
     return g.sum(axis=(*range(extra), *ones)).reshape(shape)
-
-
-def grad_rk4(u0, k, steps):
-    """Return (rk4(u0, k, steps), du0, dk, dsteps): the value and its gradients."""
-    # the rules hold for real floats
-    if type(u0) is not float and (type(u0) is not np.ndarray or u0.dtype not in _FLOATS):
-        _float_arg(u0, 'grad_rk4', 'u0')
-    if type(k) is not float and (type(k) is not np.ndarray or k.dtype not in _FLOATS):
-        _float_arg(k, 'grad_rk4', 'k')
-    # forward
-    u = u0
-    _stack = []
-    # for _ in range(steps):
-    for _ in range(steps):
-        # return -k * u + np.sin(u) (in _rhs)
-        _t1 = np.sin(u)
-        k1 = _t1 - k * u
-        # k2 = _rhs(u + 0.5 * h * k1, k)
-        _t2 = u + 0.005 * k1
-        # return -k * u + np.sin(u) (in _rhs)
-        k2 = np.sin(_t2) - k * _t2
-        # k3 = _rhs(u + 0.5 * h * k2, k)
-        _t3 = u + 0.005 * k2
-        # return -k * u + np.sin(u) (in _rhs)
-        k3 = np.sin(_t3) - k * _t3
-        # k4 = _rhs(u + h * k3, k)
-        _t4 = u + 0.01 * k3
-        _stack.append((u, _t4, _t3, _t2, _t1))
-        # return -k * u + np.sin(u) (in _rhs)
-        k4 = np.sin(_t4) - k * _t4
-        # u = u + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
-        u = u + (0.01 / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
-    # return np.sum(u**2)
-    rk4 = np.sum(u * u)
-    # backward
-    # grad of: return np.sum(u**2)
-    du = 2.0 * u
-    # grad of: for _ in range(steps):
-    dk = _grad_zeros(k)
-    for _ in reversed(range(steps)):
-        u_1, _t4, _t3, _t2, _t1 = _stack.pop()
-        # grad of: u = u + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
-        _t5 = du * (0.01 / 6.0)
-        _t6 = (2.0 * (0.01 / 6.0)) * du
-        # grad of: k4 = _rhs(u + h * k3, k)
-        d_t4 = _t5 * np.cos(_t4) - _t5 * k
-        # grad of: return -k * u + np.sin(u) (in _rhs)
-        dk3 = _t6 + d_t4 * 0.01
-        # grad of: k3 = _rhs(u + 0.5 * h * k2, k)
-        d_t3 = dk3 * np.cos(_t3) - dk3 * k
-        # grad of: return -k * u + np.sin(u) (in _rhs)
-        dk2 = _t6 + d_t3 * 0.005
-        # grad of: k2 = _rhs(u + 0.5 * h * k1, k)
-        d_t2 = dk2 * np.cos(_t2) - dk2 * k
-        # grad of: return -k * u + np.sin(u) (in _rhs)
-        dk1 = _t5 + d_t2 * 0.005
-        du = (
-            _unbroadcast(du, u_1) + _unbroadcast(d_t4, u_1) + _unbroadcast(d_t3, u_1) + _unbroadcast(d_t2, u_1)
-            + _unbroadcast(dk1, _t1) * np.cos(u_1) + _unbroadcast(-(dk1 * k), u_1)
-        )
-        dk = (
-            dk
-            + (
-                _unbroadcast(-(_t5 * _t4), k) + _unbroadcast(-(dk3 * _t3), k) + _unbroadcast(-(dk2 * _t2), k)
-                + _unbroadcast(-(dk1 * u_1), k)
-            )
-        )
-    if type(du) is np.ndarray and du.ndim == 0:  # a number's gradient is a number
-        du = du[()]
-    if type(dk) is np.ndarray and dk.ndim == 0:  # a number's gradient is a number
-        dk = dk[()]
-    return rk4, du, dk, None

@@ -7,6 +7,62 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def grad_rnn(W, U, b, xs, T):
+    """Return (rnn(W, U, b, xs, T), dW, dU, db, dxs, dT): the value and its gradients."""
+    if type(W) is not float and (type(W) is not np.ndarray or W.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(W, 'grad_rnn', 'W')
+    if type(U) is not float and (type(U) is not np.ndarray or U.dtype not in _FLOATS):
+        _float_arg(U, 'grad_rnn', 'U')
+    if type(b) is not float and (type(b) is not np.ndarray or b.dtype not in _FLOATS):
+        _float_arg(b, 'grad_rnn', 'b')
+    if type(xs) is not float and (type(xs) is not np.ndarray or xs.dtype not in _FLOATS):
+        _float_arg(xs, 'grad_rnn', 'xs')
+    # forward
+    # h = np.zeros(W.shape[0])
+    h = np.zeros(W.shape[0])
+    _stack = []
+    # for t in range(T):
+    for t in range(T):
+        # h = np.tanh(W @ h + U @ xs[t] + b)
+        _t1 = W @ h + U @ xs[t]
+        _stack.append((_t1, h))
+        h = np.tanh(_t1 + b)
+    # return np.sum(h**2)
+    rnn = np.sum(h * h)
+    # backward
+    # grad of: return np.sum(h**2)
+    dh = 2.0 * h
+    # grad of: for t in range(T):
+    dW = _grad_zeros(W)
+    dxs = _grad_zeros(xs)
+    dU = _grad_zeros(U)
+    db = _grad_zeros(b)
+    for t in reversed(range(T)):
+        _t1, h_1 = _stack.pop()
+        # grad of: h = np.tanh(W @ h + U @ xs[t] + b)
+        _t2 = xs[t]
+        h_2 = np.tanh(_t1 + b)
+        _t3 = dh * (1.0 - h_2 * h_2)
+        d_t1 = _unbroadcast(_t3, _t1)
+        _t4 = _unbroadcast(d_t1, W @ h_1)
+        _t5 = _unbroadcast(d_t1, U @ _t2)
+        dh = _matmul_dy(_t4, W, h_1)
+        dW = dW + _matmul_dx(_t4, W, h_1)
+        dxs[t] += _matmul_dy(_t5, U, _t2)
+        dU = dU + _matmul_dx(_t5, U, _t2)
+        db = db + _unbroadcast(_t3, b)
+    if type(dU) is np.ndarray and dU.ndim == 0:  # a number's gradient is a number
+        dU = dU[()]
+    if type(db) is np.ndarray and db.ndim == 0:  # a number's gradient is a number
+        db = db[()]
+    if type(dxs) is np.ndarray and dxs.ndim == 0:  # a number's gradient is a number
+        dxs = dxs[()]
+    return rnn, dW, dU, db, dxs, None
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -113,8 +169,11 @@ def _matmul_dy(g, x, y):
 
 def _unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
-    if type(g) is type(x) is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
+    t = type(x)
+    if type(g) is t is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
         shape, g_shape = x.shape, g.shape
+    elif (t is float or t is np.float64) and (type(g) is float or type(g) is np.float64):
+        return g  # two numbers (a small state in a loop): np.shape costs ten times this on a NumPy scalar
     else:
         shape, g_shape = np.shape(x), np.shape(g)
     if g_shape == shape:
@@ -126,58 +185,3 @@ def _unbroadcast(g, x):
         return g.sum(axis=0) if extra == 1 else g.sum(axis=tuple(range(extra)))
     ones = [i for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
     return g.sum(axis=(*range(extra), *ones)).reshape(shape)
-
-
-def grad_rnn(W, U, b, xs, T):
-    """Return (rnn(W, U, b, xs, T), dW, dU, db, dxs, dT): the value and its gradients."""
-    if type(W) is not float and (type(W) is not np.ndarray or W.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(W, 'grad_rnn', 'W')
-    if type(U) is not float and (type(U) is not np.ndarray or U.dtype not in _FLOATS):
-        _float_arg(U, 'grad_rnn', 'U')
-    if type(b) is not float and (type(b) is not np.ndarray or b.dtype not in _FLOATS):
-        _float_arg(b, 'grad_rnn', 'b')
-    if type(xs) is not float and (type(xs) is not np.ndarray or xs.dtype not in _FLOATS):
-        _float_arg(xs, 'grad_rnn', 'xs')
-    # forward
-    # h = np.zeros(W.shape[0])
-    h = np.zeros(W.shape[0])
-    _stack = []
-    # for t in range(T):
-    for t in range(T):
-        # h = np.tanh(W @ h + U @ xs[t] + b)
-        _t1 = W @ h
-        _t2 = xs[t]
-        _t3 = U @ _t2
-        _t4 = _t1 + _t3
-        h_1 = np.tanh(_t4 + b)
-        _stack.append((h_1, _t4, _t1, _t3, _t2, h))
-        h = h_1
-    # return np.sum(h**2)
-    rnn = np.sum(h * h)
-    # backward
-    # grad of: return np.sum(h**2)
-    dh = 2.0 * h
-    # grad of: for t in range(T):
-    dW = _grad_zeros(W)
-    dxs = _grad_zeros(xs)
-    dU = _grad_zeros(U)
-    db = _grad_zeros(b)
-    for t in reversed(range(T)):
-        h_1, _t4, _t1, _t3, _t2, h_2 = _stack.pop()
-        # grad of: h = np.tanh(W @ h + U @ xs[t] + b)
-        _t5 = dh * (1.0 - h_1 * h_1)
-        d_t4 = _unbroadcast(_t5, _t4)
-        d_t1 = _unbroadcast(d_t4, _t1)
-        d_t3 = _unbroadcast(d_t4, _t3)
-        dh = _matmul_dy(d_t1, W, h_2)
-        dW = dW + _matmul_dx(d_t1, W, h_2)
-        dxs[t] += _matmul_dy(d_t3, U, _t2)
-        dU = dU + _matmul_dx(d_t3, U, _t2)
-        db = db + _unbroadcast(_t5, b)
-    if type(dU) is np.ndarray and dU.ndim == 0:  # a number's gradient is a number
-        dU = dU[()]
-    if type(db) is np.ndarray and db.ndim == 0:  # a number's gradient is a number
-        db = db[()]
-    if type(dxs) is np.ndarray and dxs.ndim == 0:  # a number's gradient is a number
-        dxs = dxs[()]
-    return rnn, dW, dU, db, dxs, None

@@ -7,6 +7,33 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def jvp_carried(x, x_dot):
+    """Return (carried(x), dvalue): the value and dvalue = J_x @ x_dot, its Jacobians times the tangents."""
+    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(x, 'jvp_carried', 'x')
+    if isinstance(x_dot, complex) or (type(x_dot) is np.ndarray and x_dot.dtype.kind == 'c'):
+        _float_arg(x_dot, 'jvp_carried', 'x_dot')
+    # forward
+    y = x
+    dvalue = x_dot
+    # for _ in range(3):
+    for _ in range(3):
+        # y = np.tanh(y) * x
+        _t1 = np.tanh(y)
+        y = _t1 * x
+        dvalue = dvalue * (1.0 - _t1 * _t1) * x + x_dot * _t1
+    # backward
+    if np.shape(x_dot) != np.shape(x):
+        raise ValueError(
+            'jvp_carried: the tangent x_dot must have the shape of x, ' + str(np.shape(x)) + ', not '
+            + str(np.shape(x_dot)),
+        )
+    return y, dvalue
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -30,27 +57,3 @@ def _float_arg(x, func, name):
     what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
     why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
     raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
-
-
-def jvp_carried(x, x_dot):
-    """Return (carried(x), dvalue): the value and dvalue = J_x @ x_dot, its Jacobians times the tangents."""
-    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(x, 'jvp_carried', 'x')
-    if isinstance(x_dot, complex) or (type(x_dot) is np.ndarray and x_dot.dtype.kind == 'c'):
-        _float_arg(x_dot, 'jvp_carried', 'x_dot')
-    # forward
-    y = x
-    dvalue = x_dot
-    # for _ in range(3):
-    for _ in range(3):
-        # y = np.tanh(y) * x
-        _t1 = np.tanh(y)
-        y = _t1 * x
-        dvalue = dvalue * (1.0 - _t1 * _t1) * x + x_dot * _t1
-    # backward
-    if np.shape(x_dot) != np.shape(x):
-        raise ValueError(
-            'jvp_carried: the tangent x_dot must have the shape of x, ' + str(np.shape(x)) + ', not '
-            + str(np.shape(x_dot)),
-        )
-    return y, dvalue

@@ -8,126 +8,6 @@ _BLOCK_COLUMNS = 32768
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
-def _float_arg(x, func, name):
-    """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
-    floating: a float array or number (a list of them), or a Python int (its gradient is a
-    float).  The gradient was generated for a real ``x``: a complex one needs the parameter
-    declared complex (``x: complex``, docs/complex.md), and an integer or boolean array's gradient
-    buffer would truncate what is added into it (JAX's grad refuses both too).  The caller tests the common
-    cases first (a Python float, a float ndarray).  (No f-strings: generated code is unparsed the
-    same by every Python.)"""
-    if isinstance(x, list | tuple):
-        for v in x:
-            _float_arg(v, func, name)
-        return
-    if type(x) is int or isinstance(x, float):
-        return
-    dtype = np.asarray(x).dtype
-    if dtype.kind == "f":
-        return
-    if dtype.kind == "c":
-        why = "this gradient was generated for a real " + name + " (declare " + name + ": complex if it may be)"
-        raise TypeError(func + "(): the argument " + name + " is complex (" + str(dtype) + "): " + why)
-    what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
-    why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
-    raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
-
-
-def _grad_items(items):
-    """The gradient buffer of a list or tuple of arrays of different shapes (``for W, b in
-    params``): a list of the items' buffers whose ``+`` and ``+=`` add item by item, where a
-    list's own would join the two lists."""
-
-    class GradItems(list):
-        def __add__(self, other):
-            return GradItems([a + b for a, b in zip(self, other, strict=True)])
-
-        __radd__ = __add__
-
-        def __iadd__(self, other):
-            if len(other) != len(self):
-                raise ValueError("the gradients of two lists of different lengths are added")
-            for k, b in enumerate(other):
-                self[k] = self[k] + b
-            return self
-
-    return GradItems(items)
-
-
-def _grad_stack(x, rows):
-    """The gradient of ``x`` from its rows' (first index): ``rows[k]`` a number or an array of a
-    row's shape, zeros in the rows past them (NumPy's dtype of ``x`` with floats, as
-    ``_grad_zeros``).  A list or tuple of arrays of different shapes (``W1, b1 = params``) gets a
-    list or tuple of its items' gradients."""
-    try:
-        x = np.asarray(x)
-    except ValueError:  # (NumPy cannot stack the items)
-        parts = list(rows) + [_grad_zeros(v) for v in x[len(rows) :]]
-        return parts if isinstance(x, list) else tuple(parts)
-    out = np.empty(x.shape, np.result_type(x, 0.0))
-    out[len(rows) :] = 0
-    for k, row in enumerate(rows):
-        out[k] = row
-    return out
-
-
-def _grad_zeros(x):
-    """Zeros of the shape of ``x`` in the dtype of its gradient, that of ``x + 0.0``: ``x``'s own
-    for a float array, float64 for an integer or boolean one (a buffer of an integer dtype would
-    truncate what is added into it).  A number's (not an array) is a number: 0.0 for a Python
-    float or int, a NumPy scalar of that dtype for a NumPy scalar (``dx = 2.0 * x`` gives one)."""
-    if type(x) is float or type(x) is int:
-        return 0.0
-    if isinstance(x, list | tuple):
-        try:
-            a = np.asarray(x)
-        except ValueError:  # items of different shapes (for W, b in params): a buffer for each
-            return _grad_items([_grad_zeros(v) for v in x])
-    else:
-        a = np.asarray(x)
-    out = np.zeros(a.shape, np.result_type(a, 0.0))
-    return out if out.ndim or a is x else out[()]
-
-
-def _jacobian_blocks(batch, x, rows):
-    """``(value, J)`` of a batch of points ``x`` (an ndarray of a float or complex dtype, ``x[k]``
-    the k-th coordinate of every point): ``value`` of shape ``(rows,) + x.shape[1:]`` and ``J`` of
-    shape ``(rows,) + x.shape``, in ``x``'s dtype, made here and filled by ``batch(x_block,
-    value_block, J_block)`` on each block of columns (the points are apart: each column of the
-    results depends on that column of ``x`` alone)."""
-    value = np.empty((rows,) + x.shape[1:], x.dtype)
-    J = np.empty((rows,) + x.shape, x.dtype)
-    width = x.shape[-1]
-    step = max(1, _BLOCK_COLUMNS * width // max(1, x[0].size))  # (a row of more axes: fewer columns)
-    if width <= step + step // 2:  # one block (no narrow last one)
-        batch(x, value, J)
-        return value, J
-    count = -(-width // step)
-    step = -(-width // count)  # blocks of equal width
-    for start in range(0, width, step):
-        cols = slice(start, start + step)
-        batch(x[..., cols], value[..., cols], J[..., cols])
-    return value, J
-
-
-def _jacobian_rows(x, rows):
-    """The Jacobian of a value whose elements' gradients are ``rows``: ``rows[i][k]`` the derivative
-    of element ``i`` with respect to the row ``x[k]``, a number or an array of a row's shape (a
-    batch of points: one derivative per point), zeros past them; of shape ``(len(rows),) +
-    x.shape``, in one array (``_grad_stack`` of each row, stacked, for a list of arrays of
-    different shapes)."""
-    try:
-        a = np.asarray(x)
-    except ValueError:  # (NumPy cannot stack the items)
-        return np.stack([_grad_stack(x, row) for row in rows])
-    out = np.empty((len(rows),) + a.shape, np.result_type(a, 0.0))
-    for i, row in enumerate(rows):
-        out[i, len(row) :] = 0
-        for k, g in enumerate(row):
-            out[i, k] = g
-    return out
-
-
 def jac_katsura4(x):
     """Return (katsura4(x), J_x): the value and its Jacobians (J_x.shape == np.shape(value) + np.shape(x)). For a batch
     of points (x[0] an array), J_x[i, k] is d value[i] / d x[k] at each.
@@ -296,3 +176,126 @@ def _jac_katsura4_batch(x, katsura4, J_x):
     J_x[4, 2] = 2.0
     J_x[4, 3] = 2.0
     J_x[4, 4] = 2.0
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
+def _float_arg(x, func, name):
+    """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
+    floating: a float array or number (a list of them), or a Python int (its gradient is a
+    float).  The gradient was generated for a real ``x``: a complex one needs the parameter
+    declared complex (``x: complex``, docs/complex.md), and an integer or boolean array's gradient
+    buffer would truncate what is added into it (JAX's grad refuses both too).  The caller tests the common
+    cases first (a Python float, a float ndarray).  (No f-strings: generated code is unparsed the
+    same by every Python.)"""
+    if isinstance(x, list | tuple):
+        for v in x:
+            _float_arg(v, func, name)
+        return
+    if type(x) is int or isinstance(x, float):
+        return
+    dtype = np.asarray(x).dtype
+    if dtype.kind == "f":
+        return
+    if dtype.kind == "c":
+        why = "this gradient was generated for a real " + name + " (declare " + name + ": complex if it may be)"
+        raise TypeError(func + "(): the argument " + name + " is complex (" + str(dtype) + "): " + why)
+    what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
+    why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
+    raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
+
+
+def _grad_items(items):
+    """The gradient buffer of a list or tuple of arrays of different shapes (``for W, b in
+    params``): a list of the items' buffers whose ``+`` and ``+=`` add item by item, where a
+    list's own would join the two lists."""
+
+    class GradItems(list):
+        def __add__(self, other):
+            return GradItems([a + b for a, b in zip(self, other, strict=True)])
+
+        __radd__ = __add__
+
+        def __iadd__(self, other):
+            if len(other) != len(self):
+                raise ValueError("the gradients of two lists of different lengths are added")
+            for k, b in enumerate(other):
+                self[k] = self[k] + b
+            return self
+
+    return GradItems(items)
+
+
+def _grad_stack(x, rows):
+    """The gradient of ``x`` from its rows' (first index): ``rows[k]`` a number or an array of a
+    row's shape, zeros in the rows past them (NumPy's dtype of ``x`` with floats, as
+    ``_grad_zeros``).  A list or tuple of arrays of different shapes (``W1, b1 = params``) gets a
+    list or tuple of its items' gradients."""
+    try:
+        x = np.asarray(x)
+    except ValueError:  # (NumPy cannot stack the items)
+        parts = list(rows) + [_grad_zeros(v) for v in x[len(rows) :]]
+        return parts if isinstance(x, list) else tuple(parts)
+    out = np.empty(x.shape, np.result_type(x, 0.0))
+    out[len(rows) :] = 0
+    for k, row in enumerate(rows):
+        out[k] = row
+    return out
+
+
+def _grad_zeros(x):
+    """Zeros of the shape of ``x`` in the dtype of its gradient, that of ``x + 0.0``: ``x``'s own
+    for a float array, float64 for an integer or boolean one (a buffer of an integer dtype would
+    truncate what is added into it).  A number's (not an array) is a number: 0.0 for a Python
+    float or int, a NumPy scalar of that dtype for a NumPy scalar (``dx = 2.0 * x`` gives one)."""
+    if type(x) is float or type(x) is int:
+        return 0.0
+    if isinstance(x, list | tuple):
+        try:
+            a = np.asarray(x)
+        except ValueError:  # items of different shapes (for W, b in params): a buffer for each
+            return _grad_items([_grad_zeros(v) for v in x])
+    else:
+        a = np.asarray(x)
+    out = np.zeros(a.shape, np.result_type(a, 0.0))
+    return out if out.ndim or a is x else out[()]
+
+
+def _jacobian_blocks(batch, x, rows):
+    """``(value, J)`` of a batch of points ``x`` (an ndarray of a float or complex dtype, ``x[k]``
+    the k-th coordinate of every point): ``value`` of shape ``(rows,) + x.shape[1:]`` and ``J`` of
+    shape ``(rows,) + x.shape``, in ``x``'s dtype, made here and filled by ``batch(x_block,
+    value_block, J_block)`` on each block of columns (the points are apart: each column of the
+    results depends on that column of ``x`` alone)."""
+    value = np.empty((rows,) + x.shape[1:], x.dtype)
+    J = np.empty((rows,) + x.shape, x.dtype)
+    width = x.shape[-1]
+    step = max(1, _BLOCK_COLUMNS * width // max(1, x[0].size))  # (a row of more axes: fewer columns)
+    if width <= step + step // 2:  # one block (no narrow last one)
+        batch(x, value, J)
+        return value, J
+    count = -(-width // step)
+    step = -(-width // count)  # blocks of equal width
+    for start in range(0, width, step):
+        cols = slice(start, start + step)
+        batch(x[..., cols], value[..., cols], J[..., cols])
+    return value, J
+
+
+def _jacobian_rows(x, rows):
+    """The Jacobian of a value whose elements' gradients are ``rows``: ``rows[i][k]`` the derivative
+    of element ``i`` with respect to the row ``x[k]``, a number or an array of a row's shape (a
+    batch of points: one derivative per point), zeros past them; of shape ``(len(rows),) +
+    x.shape``, in one array (``_grad_stack`` of each row, stacked, for a list of arrays of
+    different shapes)."""
+    try:
+        a = np.asarray(x)
+    except ValueError:  # (NumPy cannot stack the items)
+        return np.stack([_grad_stack(x, row) for row in rows])
+    out = np.empty((len(rows),) + a.shape, np.result_type(a, 0.0))
+    for i, row in enumerate(rows):
+        out[i, len(row) :] = 0
+        for k, g in enumerate(row):
+            out[i, k] = g
+    return out

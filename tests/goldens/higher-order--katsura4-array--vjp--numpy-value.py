@@ -7,6 +7,74 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def vjp_katsura4(x, dout):
+    """Return (katsura4(x), dx): the value and dout (the shape of katsura4(x)) times its Jacobians."""
+    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(x, 'vjp_katsura4', 'x')
+    if isinstance(dout, complex) or (type(dout) is np.ndarray and dout.dtype.kind == 'c'):
+        _float_arg(dout, 'vjp_katsura4', 'dout')
+    x_items = x.tolist() if type(x) is np.ndarray and x.shape == (5,) and (x.dtype in _FLOATS) else x
+    x0, x1, x2, x3, x4 = x_items if x_items is not x else (x[0], x[1], x[2], x[3], x[4])
+    # forward
+    # return np.array([x[4] * x[4] + x[3] * x[3] + x[2] * x[2] + x[1] * x[1] + x[0] * x[0] + x[1] * x[1...
+    _t1 = x4 * x4
+    _t2 = x3 * x3
+    _t3 = x2 * x2
+    _t4 = x1 * x1
+    _t5 = x3 * x4
+    _t6 = x2 * x3
+    _t7 = x1 * x2
+    _t8 = x0 * x1
+    _t9 = x2 * x4
+    _t10 = x1 * x3
+    _t11 = x0 * x2
+    _t12 = x1 * x4
+    _t13 = x0 * x3
+    katsura4 = np.stack([
+        _t1 + _t2 + _t3 + _t4 + x0 * x0 + _t4 + _t3 + _t2 + _t1 - x0,
+        _t5 + _t6 + _t7 + _t8 + _t8 + _t7 + _t6 + _t5 - x1,
+        _t9 + _t10 + _t11 + _t4 + _t11 + _t10 + _t9 - x2,
+        _t12 + _t13 + _t7 + _t7 + _t13 + _t12 - x3,
+        x0 + 2.0 * x1 + 2.0 * x2 + 2.0 * x3 + 2.0 * x4 - 1.0,
+    ])
+    # backward
+    if np.shape(dout) != np.shape(katsura4):
+        raise ValueError(
+            'vjp_katsura4: dout must have the shape of katsura4(x), ' + str(np.shape(katsura4)) + ', not '
+            + str(np.shape(dout)),
+        )
+    # grad of: return np.array([x[4] * x[4] + x[3] * x[3] + x[2] * x[2] + x[1] * x[1] + x[0] * x[0] + x[1] * x[1...
+    _t14 = np.take(dout, 0, axis=0)
+    _t15 = np.take(dout, 1, axis=0)
+    _t16 = np.take(dout, 2, axis=0)
+    _t17 = np.take(dout, 3, axis=0)
+    _t18 = np.take(dout, 4, axis=0)
+    _t19 = _t18 * 2.0
+    d_t13 = 2.0 * _t17
+    d_t11 = 2.0 * _t16
+    _t20 = d_t11 * x2
+    d_t8 = 2.0 * _t15
+    d_t7 = d_t13 + _t15 + _t15
+    _t21 = d_t8 * x3
+    _t22 = _t14 * x0
+    dx0 = _t18 + d_t13 * x3 + _t20 + d_t8 * x1 - _t14 + _t22 + _t22
+    _t23 = (_t16 + _t14 + _t14) * x1
+    d_t3 = 2.0 * _t14
+    _t24 = d_t3 * x2
+    _t25 = d_t3 * x3
+    _t26 = d_t3 * x4
+    dx1 = _t19 + d_t13 * x4 + d_t11 * x3 - _t15 + d_t8 * x0 + d_t7 * x2 + _t23 + _t23
+    dx2 = _t19 - _t16 + d_t11 * (x0 + x4) + d_t7 * x1 + _t21 + _t24 + _t24
+    dx3 = _t19 - _t17 + d_t13 * x0 + d_t11 * x1 + d_t8 * (x2 + x4) + _t25 + _t25
+    dx4 = _t19 + d_t13 * x1 + _t20 + _t21 + _t26 + _t26
+    dx = [dx0, dx1, dx2, dx3, dx4]
+    dx = np.fromiter(dx, x.dtype, 5) if x_items is not x else _grad_stack(x, dx)
+    return katsura4, dx
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -86,68 +154,3 @@ def _grad_zeros(x):
         a = np.asarray(x)
     out = np.zeros(a.shape, np.result_type(a, 0.0))
     return out if out.ndim or a is x else out[()]
-
-
-def vjp_katsura4(x, dout):
-    """Return (katsura4(x), dx): the value and dout (the shape of katsura4(x)) times its Jacobians."""
-    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(x, 'vjp_katsura4', 'x')
-    if isinstance(dout, complex) or (type(dout) is np.ndarray and dout.dtype.kind == 'c'):
-        _float_arg(dout, 'vjp_katsura4', 'dout')
-    x_items = x.tolist() if type(x) is np.ndarray and x.shape == (5,) and (x.dtype in _FLOATS) else x
-    x0, x1, x2, x3, x4 = x_items if x_items is not x else (x[0], x[1], x[2], x[3], x[4])
-    # forward
-    # return np.array([x[4] * x[4] + x[3] * x[3] + x[2] * x[2] + x[1] * x[1] + x[0] * x[0] + x[1] * x[1...
-    _t1 = x4 * x4
-    _t2 = x3 * x3
-    _t3 = x2 * x2
-    _t4 = x1 * x1
-    _t5 = x3 * x4
-    _t6 = x2 * x3
-    _t7 = x1 * x2
-    _t8 = x0 * x1
-    _t9 = x2 * x4
-    _t10 = x1 * x3
-    _t11 = x0 * x2
-    _t12 = x1 * x4
-    _t13 = x0 * x3
-    katsura4 = np.stack([
-        _t1 + _t2 + _t3 + _t4 + x0 * x0 + _t4 + _t3 + _t2 + _t1 - x0,
-        _t5 + _t6 + _t7 + _t8 + _t8 + _t7 + _t6 + _t5 - x1,
-        _t9 + _t10 + _t11 + _t4 + _t11 + _t10 + _t9 - x2,
-        _t12 + _t13 + _t7 + _t7 + _t13 + _t12 - x3,
-        x0 + 2.0 * x1 + 2.0 * x2 + 2.0 * x3 + 2.0 * x4 - 1.0,
-    ])
-    # backward
-    if np.shape(dout) != np.shape(katsura4):
-        raise ValueError(
-            'vjp_katsura4: dout must have the shape of katsura4(x), ' + str(np.shape(katsura4)) + ', not '
-            + str(np.shape(dout)),
-        )
-    # grad of: return np.array([x[4] * x[4] + x[3] * x[3] + x[2] * x[2] + x[1] * x[1] + x[0] * x[0] + x[1] * x[1...
-    _t14 = np.take(dout, 0, axis=0)
-    _t15 = np.take(dout, 1, axis=0)
-    _t16 = np.take(dout, 2, axis=0)
-    _t17 = np.take(dout, 3, axis=0)
-    _t18 = np.take(dout, 4, axis=0)
-    _t19 = _t18 * 2.0
-    d_t13 = 2.0 * _t17
-    d_t11 = 2.0 * _t16
-    _t20 = d_t11 * x2
-    d_t8 = 2.0 * _t15
-    d_t7 = d_t13 + _t15 + _t15
-    _t21 = d_t8 * x3
-    _t22 = _t14 * x0
-    dx0 = _t18 + d_t13 * x3 + _t20 + d_t8 * x1 - _t14 + _t22 + _t22
-    _t23 = (_t16 + _t14 + _t14) * x1
-    d_t3 = 2.0 * _t14
-    _t24 = d_t3 * x2
-    _t25 = d_t3 * x3
-    _t26 = d_t3 * x4
-    dx1 = _t19 + d_t13 * x4 + d_t11 * x3 - _t15 + d_t8 * x0 + d_t7 * x2 + _t23 + _t23
-    dx2 = _t19 - _t16 + d_t11 * (x0 + x4) + d_t7 * x1 + _t21 + _t24 + _t24
-    dx3 = _t19 - _t17 + d_t13 * x0 + d_t11 * x1 + d_t8 * (x2 + x4) + _t25 + _t25
-    dx4 = _t19 + d_t13 * x1 + _t20 + _t21 + _t26 + _t26
-    dx = [dx0, dx1, dx2, dx3, dx4]
-    dx = np.fromiter(dx, x.dtype, 5) if x_items is not x else _grad_stack(x, dx)
-    return katsura4, dx

@@ -10,6 +10,50 @@ _ROWS_LARGE = 1 << 15
 _ROWS_SMALL = 1 << 11
 
 
+def jac_layer(W, v):
+    """Return (J_W, J_v): the Jacobians of layer(W, v) (J_W.shape == np.shape(layer(...)) + np.shape(W))."""
+    if type(W) is not float and (type(W) is not np.ndarray or W.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(W, 'jac_layer', 'W')
+    if type(v) is not float and (type(v) is not np.ndarray or v.dtype not in _FLOATS):
+        _float_arg(v, 'jac_layer', 'v')
+    # forward
+    # return np.tanh(W @ v)
+    _t1 = W @ v
+    layer = np.tanh(_t1)
+    # backward
+    # grad of: return np.tanh(W @ v)
+    _t2 = 1.0 - layer * layer
+    _n = np.size(W) + np.size(v)
+    if np.size(_t1) <= _n:  # reverse rows: no more outputs than inputs
+        J_W = np.empty((np.size(_t1),) + np.shape(W))
+        J_v = np.empty((np.size(_t1),) + np.shape(v))
+        for _k in range(np.size(_t1)):  # one reverse sweep per row
+            dout = np.zeros(np.shape(_t1))
+            dout.flat[_k] = 1.0
+            d_t1 = dout * _t2
+            dW = _matmul_dx(d_t1, W, v)
+            dv = _matmul_dy(d_t1, W, v)
+            J_W[_k] = dW
+            J_v[_k] = dv
+        J_W = J_W.reshape(np.shape(_t1) + np.shape(W))
+        J_v = J_v.reshape(np.shape(_t1) + np.shape(v))
+    else:  # forward columns: fewer inputs than outputs
+        _C = np.empty((_n,) + np.shape(_t1))
+        _step = _rows_step(_t1, W, v, _t2)
+        for _k_1 in range(0, _n, _step):  # the forward sweep on a block of columns at once
+            W_dot, v_dot = _cols_seeds(_k_1, _step, W, v)
+            _t3 = _rows_matmul(W, v_dot, 0, 1)
+            _t4 = _rows_matmul(W_dot, v, 1, 0)
+            _t5 = _t3 + _t4
+            dvalue = _t5 * _t2
+            _C[_k_1:_k_1 + len(W_dot)] = dvalue
+        J_W, J_v = _cols_split(_C, _t1, W, v)
+    return J_W, J_v
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _cols_seeds(start, step, *xs):
     """The tangents of each of ``xs`` for the columns ``start``, ..., ``start + k - 1`` (``k`` at
     most ``step``), each of shape ``(k,) + np.shape(x)``: row ``i`` the unit vector of column
@@ -143,8 +187,11 @@ def _rows_step(x, *read):
 
 def _unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
-    if type(g) is type(x) is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
+    t = type(x)
+    if type(g) is t is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
         shape, g_shape = x.shape, g.shape
+    elif (t is float or t is np.float64) and (type(g) is float or type(g) is np.float64):
+        return g  # two numbers (a small state in a loop): np.shape costs ten times this on a NumPy scalar
     else:
         shape, g_shape = np.shape(x), np.shape(g)
     if g_shape == shape:
@@ -156,44 +203,3 @@ def _unbroadcast(g, x):
         return g.sum(axis=0) if extra == 1 else g.sum(axis=tuple(range(extra)))
     ones = [i for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
     return g.sum(axis=(*range(extra), *ones)).reshape(shape)
-
-
-def jac_layer(W, v):
-    """Return (J_W, J_v): the Jacobians of layer(W, v) (J_W.shape == np.shape(layer(...)) + np.shape(W))."""
-    if type(W) is not float and (type(W) is not np.ndarray or W.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(W, 'jac_layer', 'W')
-    if type(v) is not float and (type(v) is not np.ndarray or v.dtype not in _FLOATS):
-        _float_arg(v, 'jac_layer', 'v')
-    # forward
-    # return np.tanh(W @ v)
-    _t1 = W @ v
-    layer = np.tanh(_t1)
-    # backward
-    # grad of: return np.tanh(W @ v)
-    _t2 = 1.0 - layer * layer
-    _n = np.size(W) + np.size(v)
-    if np.size(_t1) <= _n:  # reverse rows: no more outputs than inputs
-        J_W = np.empty((np.size(_t1),) + np.shape(W))
-        J_v = np.empty((np.size(_t1),) + np.shape(v))
-        for _k in range(np.size(_t1)):  # one reverse sweep per row
-            dout = np.zeros(np.shape(_t1))
-            dout.flat[_k] = 1.0
-            d_t1 = dout * _t2
-            dW = _matmul_dx(d_t1, W, v)
-            dv = _matmul_dy(d_t1, W, v)
-            J_W[_k] = dW
-            J_v[_k] = dv
-        J_W = J_W.reshape(np.shape(_t1) + np.shape(W))
-        J_v = J_v.reshape(np.shape(_t1) + np.shape(v))
-    else:  # forward columns: fewer inputs than outputs
-        _C = np.empty((_n,) + np.shape(_t1))
-        _step = _rows_step(_t1, W, v, _t2)
-        for _k_1 in range(0, _n, _step):  # the forward sweep on a block of columns at once
-            W_dot, v_dot = _cols_seeds(_k_1, _step, W, v)
-            _t3 = _rows_matmul(W, v_dot, 0, 1)
-            _t4 = _rows_matmul(W_dot, v, 1, 0)
-            _t5 = _t3 + _t4
-            dvalue = _t5 * _t2
-            _C[_k_1:_k_1 + len(W_dot)] = dvalue
-        J_W, J_v = _cols_split(_C, _t1, W, v)
-    return J_W, J_v

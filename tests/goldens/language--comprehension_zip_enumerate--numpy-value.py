@@ -7,6 +7,57 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def grad_f(a, b):
+    """Return (f(a, b), da, db): the value and its gradients."""
+    if type(a) is not float and (type(a) is not np.ndarray or a.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(a, 'grad_f', 'a')
+    if type(b) is not float and (type(b) is not np.ndarray or b.dtype not in _FLOATS):
+        _float_arg(b, 'grad_f', 'b')
+    if type(a) is np.ndarray and a.size >= 8192:  # large: in place, by blocks of columns
+        _joined = _by_columns(_grad_f_columns, (a, b), (1, 1), 1, 2)
+        if _joined is not None:
+            return _joined
+    # forward
+    # pairs = [np.sum(p * q) for p, q in zip((a, b), (b, a))]
+    v = a * b
+    _t1 = np.sum(v)
+    # weighted = [k * np.sum(v) for k, v in enumerate((a, b, a * b))]
+    _t2 = 0 * np.sum(a)
+    _t3 = np.sum(b)
+    _t4 = 2 * _t1
+    # return sum(pairs) + sum(weighted)
+    f = _t4 + (_t2 + _t3 + _t4)
+    # backward
+    # grad of: pairs = [np.sum(p * q) for p, q in zip((a, b), (b, a))]
+    dv = _unreduce(4.0, v)
+    da = _unbroadcast(dv * b, a)
+    db = 1.0 + _unbroadcast(dv * a, b)
+    return f, da, db
+
+
+def _grad_f_columns(a, b, _out):
+    """grad_f on one block of columns (see _by_columns), into the gradients _out."""
+    # forward
+    # pairs = [np.sum(p * q) for p, q in zip((a, b), (b, a))]
+    v = a * b
+    _t1 = np.sum(v)
+    # weighted = [k * np.sum(v) for k, v in enumerate((a, b, a * b))]
+    _t2 = 0 * np.sum(a)
+    _t3 = np.sum(b)
+    _t4 = 2 * _t1
+    # return sum(pairs) + sum(weighted)
+    f = _t4 + (_t2 + _t3 + _t4)
+    # backward
+    # grad of: pairs = [np.sum(p * q) for p, q in zip((a, b), (b, a))]
+    dv = _unreduce(4.0, v)
+    da = _unbroadcast(dv * b, a)
+    db = 1.0 + _unbroadcast(dv * a, b)
+    return f, da, db
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _by_columns(grad, args, ranks, values, grads):
     """The gradient function's ``(*values, *gradients)`` computed block by block of columns (the
     last axis) by its columns form ``grad``, and joined; or None when the arguments do not qualify.
@@ -79,8 +130,11 @@ def _float_arg(x, func, name):
 
 def _unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
-    if type(g) is type(x) is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
+    t = type(x)
+    if type(g) is t is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
         shape, g_shape = x.shape, g.shape
+    elif (t is float or t is np.float64) and (type(g) is float or type(g) is np.float64):
+        return g  # two numbers (a small state in a loop): np.shape costs ten times this on a NumPy scalar
     else:
         shape, g_shape = np.shape(x), np.shape(g)
     if g_shape == shape:
@@ -105,51 +159,3 @@ def _unreduce(g, x):
     out = np.empty(np.shape(x), np.result_type(x, g))
     out[...] = g
     return out if out.ndim or type(x) is np.ndarray else out[()]
-
-
-def grad_f(a, b):
-    """Return (f(a, b), da, db): the value and its gradients."""
-    if type(a) is not float and (type(a) is not np.ndarray or a.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(a, 'grad_f', 'a')
-    if type(b) is not float and (type(b) is not np.ndarray or b.dtype not in _FLOATS):
-        _float_arg(b, 'grad_f', 'b')
-    if type(a) is np.ndarray and a.size >= 8192:  # large: in place, by blocks of columns
-        _joined = _by_columns(_grad_f_columns, (a, b), (1, 1), 1, 2)
-        if _joined is not None:
-            return _joined
-    # forward
-    # pairs = [np.sum(p * q) for p, q in zip((a, b), (b, a))]
-    v = a * b
-    _t1 = np.sum(v)
-    # weighted = [k * np.sum(v) for k, v in enumerate((a, b, a * b))]
-    _t2 = 0 * np.sum(a)
-    _t3 = np.sum(b)
-    _t4 = 2 * _t1
-    # return sum(pairs) + sum(weighted)
-    f = _t4 + (_t2 + _t3 + _t4)
-    # backward
-    # grad of: pairs = [np.sum(p * q) for p, q in zip((a, b), (b, a))]
-    dv = _unreduce(4.0, v)
-    da = _unbroadcast(dv * b, a)
-    db = 1.0 + _unbroadcast(dv * a, b)
-    return f, da, db
-
-
-def _grad_f_columns(a, b, _out):
-    """grad_f on one block of columns (see _by_columns), into the gradients _out."""
-    # forward
-    # pairs = [np.sum(p * q) for p, q in zip((a, b), (b, a))]
-    v = a * b
-    _t1 = np.sum(v)
-    # weighted = [k * np.sum(v) for k, v in enumerate((a, b, a * b))]
-    _t2 = 0 * np.sum(a)
-    _t3 = np.sum(b)
-    _t4 = 2 * _t1
-    # return sum(pairs) + sum(weighted)
-    f = _t4 + (_t2 + _t3 + _t4)
-    # backward
-    # grad of: pairs = [np.sum(p * q) for p, q in zip((a, b), (b, a))]
-    dv = _unreduce(4.0, v)
-    da = _unbroadcast(dv * b, a)
-    db = 1.0 + _unbroadcast(dv * a, b)
-    return f, da, db

@@ -8,6 +8,65 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def grad_f(x):
+    """Return (f(x), dx): the value and its gradients."""
+    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(x, 'grad_f', 'x')
+    if type(x) is np.ndarray and x.size >= 8192:  # large: in place, by blocks of columns
+        _joined = _by_columns(_grad_f_columns, (x,), (1,), 1, 1)
+        if _joined is not None:
+            return _joined
+    # forward
+    # return G * xp.sum(r * r) (in potential)
+    _t1 = x * x
+    _t2 = np.sum(_t1)
+    # return k * potential(x) + xp.sum(xp.cos(x)) (in energy)
+    _t3 = 1.0 * _t2 + np.cos(x).sum()
+    # return G * xp.sum(r * r) (in potential)
+    _t4 = np.sum(_t1 * _t1)
+    # return k * potential(x) + xp.sum(xp.cos(x)) (in energy)
+    _t5 = 0.25 * _t4 + np.cos(_t1).sum()
+    # return energy(x) + energy(x * x, k=0.5)
+    f = _t3 + _t5
+    # backward
+    # grad of: return G * xp.sum(r * r) (in potential)
+    _t6 = 0.25 * _t1
+    _t7 = (_t6 - np.sin(_t1) + _t6 + 1.0) * x
+    dx = _t7 - np.sin(x) + _t7
+    return f, dx
+
+
+def _grad_f_columns(x, _out):
+    """grad_f on one block of columns (see _by_columns), into the gradients _out."""
+    # forward
+    # return G * xp.sum(r * r) (in potential)
+    _t1 = x * x
+    _t2 = np.sum(_t1)
+    # return k * potential(x) + xp.sum(xp.cos(x)) (in energy)
+    _t3 = 1.0 * _t2 + np.cos(x).sum()
+    # return G * xp.sum(r * r) (in potential)
+    _t4 = np.sum(_t1 * _t1)
+    # return k * potential(x) + xp.sum(xp.cos(x)) (in energy)
+    _t5 = 0.25 * _t4 + np.cos(_t1).sum()
+    # return energy(x) + energy(x * x, k=0.5)
+    f = _t3 + _t5
+    # backward
+    # grad of: return G * xp.sum(r * r) (in potential)
+    _t6 = 0.25 * _t1
+    _t8 = np.sin(_t1)
+    np.subtract(_t6, _t8, out=_t8)
+    np.add(_t8, _t6, out=_t8)
+    np.add(_t8, 1.0, out=_t8)
+    _t7 = np.multiply(_t8, x, out=_t8)
+    _t9 = np.sin(x, out=_out[0])
+    np.subtract(_t7, _t9, out=_t9)
+    dx = np.add(_t9, _t7, out=_t9)
+    return f, dx
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _by_columns(grad, args, ranks, values, grads):
     """The gradient function's ``(*values, *gradients)`` computed block by block of columns (the
     last axis) by its columns form ``grad``, and joined; or None when the arguments do not qualify.
@@ -76,59 +135,3 @@ def _float_arg(x, func, name):
     what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
     why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
     raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
-
-
-def grad_f(x):
-    """Return (f(x), dx): the value and its gradients."""
-    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(x, 'grad_f', 'x')
-    if type(x) is np.ndarray and x.size >= 8192:  # large: in place, by blocks of columns
-        _joined = _by_columns(_grad_f_columns, (x,), (1,), 1, 1)
-        if _joined is not None:
-            return _joined
-    # forward
-    # return G * xp.sum(r * r) (in potential)
-    _t1 = x * x
-    _t2 = np.sum(_t1)
-    # return k * potential(x) + xp.sum(xp.cos(x)) (in energy)
-    _t3 = 1.0 * _t2 + np.cos(x).sum()
-    # return G * xp.sum(r * r) (in potential)
-    _t4 = np.sum(_t1 * _t1)
-    # return k * potential(x) + xp.sum(xp.cos(x)) (in energy)
-    _t5 = 0.25 * _t4 + np.cos(_t1).sum()
-    # return energy(x) + energy(x * x, k=0.5)
-    f = _t3 + _t5
-    # backward
-    # grad of: return G * xp.sum(r * r) (in potential)
-    _t6 = 0.25 * _t1
-    _t7 = (_t6 - np.sin(_t1) + _t6 + 1.0) * x
-    dx = _t7 - np.sin(x) + _t7
-    return f, dx
-
-
-def _grad_f_columns(x, _out):
-    """grad_f on one block of columns (see _by_columns), into the gradients _out."""
-    # forward
-    # return G * xp.sum(r * r) (in potential)
-    _t1 = x * x
-    _t2 = np.sum(_t1)
-    # return k * potential(x) + xp.sum(xp.cos(x)) (in energy)
-    _t3 = 1.0 * _t2 + np.cos(x).sum()
-    # return G * xp.sum(r * r) (in potential)
-    _t4 = np.sum(_t1 * _t1)
-    # return k * potential(x) + xp.sum(xp.cos(x)) (in energy)
-    _t5 = 0.25 * _t4 + np.cos(_t1).sum()
-    # return energy(x) + energy(x * x, k=0.5)
-    f = _t3 + _t5
-    # backward
-    # grad of: return G * xp.sum(r * r) (in potential)
-    _t6 = 0.25 * _t1
-    _t8 = np.sin(_t1)
-    np.subtract(_t6, _t8, out=_t8)
-    np.add(_t8, _t6, out=_t8)
-    np.add(_t8, 1.0, out=_t8)
-    _t7 = np.multiply(_t8, x, out=_t8)
-    _t9 = np.sin(x, out=_out[0])
-    np.subtract(_t7, _t9, out=_t9)
-    dx = np.add(_t9, _t7, out=_t9)
-    return f, dx

@@ -7,6 +7,65 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def hvp_mlp(W1, b1, W2, X, y, v):
+    """Return (mlp(W1, b1, W2, X, y), dW1, Hv): the value, the gradient and the Hessian H of mlp(W1, b1, W2, X, y) with
+    respect to W1 (Hv = H @ v).
+    """
+    # the rules hold for real floats
+    if type(W1) is not float and (type(W1) is not np.ndarray or W1.dtype not in _FLOATS):
+        _float_arg(W1, 'hvp_mlp', 'W1')
+    if isinstance(b1, complex) or (type(b1) is np.ndarray and b1.dtype.kind == 'c'):
+        _float_arg(b1, 'hvp_mlp', 'b1')
+    if isinstance(W2, complex) or (type(W2) is np.ndarray and W2.dtype.kind == 'c'):
+        _float_arg(W2, 'hvp_mlp', 'W2')
+    if isinstance(X, complex) or (type(X) is np.ndarray and X.dtype.kind == 'c'):
+        _float_arg(X, 'hvp_mlp', 'X')
+    if isinstance(y, complex) or (type(y) is np.ndarray and y.dtype.kind == 'c'):
+        _float_arg(y, 'hvp_mlp', 'y')
+    if isinstance(v, complex) or (type(v) is np.ndarray and v.dtype.kind == 'c'):
+        _float_arg(v, 'hvp_mlp', 'v')
+    # forward
+    # h = np.tanh(X @ W1 + b1)
+    _t1 = X @ W1
+    h = np.tanh(_t1 + b1)
+    # p = h @ W2
+    p = h @ W2
+    # return np.mean((p - y) ** 2)
+    _t2 = p - y
+    _t3 = _t2 * _t2
+    mlp = _t3.mean()
+    # backward
+    if not isinstance(mlp, float) and np.ndim(mlp) != 0:
+        raise ValueError('mlp() must return a scalar to be differentiated (sum or index its result)')
+    elif np.shape(v) != np.shape(W1):
+        raise ValueError(
+            'hvp_mlp: the tangent v must have the shape of W1, ' + str(np.shape(W1)) + ', not ' + str(np.shape(v))
+        )
+    # grad of: return np.mean((p - y) ** 2)
+    _t4 = 2 / _or_one(_t3.size)
+    d_t2 = _t4 * _t2
+    dp = _unbroadcast(d_t2, p)
+    # grad of: p = h @ W2
+    dh = _matmul_dx(dp, h, W2)
+    # grad of: h = np.tanh(X @ W1 + b1)
+    _t5 = 1.0 - h * h
+    _t6 = dh * _t5
+    dW1 = _matmul_dy(_unbroadcast(_t6, _t1), X, W1)
+    d_t6 = np.broadcast_to(X @ v, _t6.shape)
+    ddh = _unbroadcast(d_t6 * _t5, dh)
+    _t7 = _unbroadcast(d_t6 * dh, _t5) * h
+    # grad of: p = h @ W2
+    ddp = ddh @ W2
+    # grad of: return np.mean((p - y) ** 2)
+    dp_1 = _unbroadcast(_unbroadcast(np.broadcast_to(ddp, d_t2.shape) * _t4, _t2), p)
+    # grad of: h = np.tanh(X @ W1 + b1)
+    Hv = _matmul_dy(_unbroadcast((-_t7 - _t7 + _matmul_dx(dp_1, h, W2)) * _t5, _t1), X, W1)
+    return mlp, dW1, Hv
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -80,8 +139,11 @@ def _or_one(n):
 
 def _unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
-    if type(g) is type(x) is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
+    t = type(x)
+    if type(g) is t is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
         shape, g_shape = x.shape, g.shape
+    elif (t is float or t is np.float64) and (type(g) is float or type(g) is np.float64):
+        return g  # two numbers (a small state in a loop): np.shape costs ten times this on a NumPy scalar
     else:
         shape, g_shape = np.shape(x), np.shape(g)
     if g_shape == shape:
@@ -93,59 +155,3 @@ def _unbroadcast(g, x):
         return g.sum(axis=0) if extra == 1 else g.sum(axis=tuple(range(extra)))
     ones = [i for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
     return g.sum(axis=(*range(extra), *ones)).reshape(shape)
-
-
-def hvp_mlp(W1, b1, W2, X, y, v):
-    """Return (mlp(W1, b1, W2, X, y), dW1, Hv): the value, the gradient and the Hessian H of mlp(W1, b1, W2, X, y) with
-    respect to W1 (Hv = H @ v).
-    """
-    # the rules hold for real floats
-    if type(W1) is not float and (type(W1) is not np.ndarray or W1.dtype not in _FLOATS):
-        _float_arg(W1, 'hvp_mlp', 'W1')
-    if isinstance(b1, complex) or (type(b1) is np.ndarray and b1.dtype.kind == 'c'):
-        _float_arg(b1, 'hvp_mlp', 'b1')
-    if isinstance(W2, complex) or (type(W2) is np.ndarray and W2.dtype.kind == 'c'):
-        _float_arg(W2, 'hvp_mlp', 'W2')
-    if isinstance(X, complex) or (type(X) is np.ndarray and X.dtype.kind == 'c'):
-        _float_arg(X, 'hvp_mlp', 'X')
-    if isinstance(y, complex) or (type(y) is np.ndarray and y.dtype.kind == 'c'):
-        _float_arg(y, 'hvp_mlp', 'y')
-    if isinstance(v, complex) or (type(v) is np.ndarray and v.dtype.kind == 'c'):
-        _float_arg(v, 'hvp_mlp', 'v')
-    # forward
-    # h = np.tanh(X @ W1 + b1)
-    _t1 = X @ W1
-    h = np.tanh(_t1 + b1)
-    # p = h @ W2
-    p = h @ W2
-    # return np.mean((p - y) ** 2)
-    _t2 = p - y
-    _t3 = _t2 * _t2
-    mlp = _t3.mean()
-    # backward
-    if not isinstance(mlp, float) and np.ndim(mlp) != 0:
-        raise ValueError('mlp() must return a scalar to be differentiated (sum or index its result)')
-    elif np.shape(v) != np.shape(W1):
-        raise ValueError(
-            'hvp_mlp: the tangent v must have the shape of W1, ' + str(np.shape(W1)) + ', not ' + str(np.shape(v))
-        )
-    # grad of: return np.mean((p - y) ** 2)
-    _t4 = 2 / _or_one(_t3.size)
-    d_t2 = _t4 * _t2
-    dp = _unbroadcast(d_t2, p)
-    # grad of: p = h @ W2
-    dh = _matmul_dx(dp, h, W2)
-    # grad of: h = np.tanh(X @ W1 + b1)
-    _t5 = 1.0 - h * h
-    _t6 = dh * _t5
-    dW1 = _matmul_dy(_unbroadcast(_t6, _t1), X, W1)
-    d_t6 = np.broadcast_to(X @ v, _t6.shape)
-    ddh = _unbroadcast(d_t6 * _t5, dh)
-    _t7 = _unbroadcast(d_t6 * dh, _t5) * h
-    # grad of: p = h @ W2
-    ddp = ddh @ W2
-    # grad of: return np.mean((p - y) ** 2)
-    dp_1 = _unbroadcast(_unbroadcast(np.broadcast_to(ddp, d_t2.shape) * _t4, _t2), p)
-    # grad of: h = np.tanh(X @ W1 + b1)
-    Hv = _matmul_dy(_unbroadcast((-_t7 - _t7 + _matmul_dx(dp_1, h, W2)) * _t5, _t1), X, W1)
-    return mlp, dW1, Hv

@@ -10,6 +10,80 @@ _ROWS_LARGE = 1 << 15
 _ROWS_SMALL = 1 << 11
 
 
+def hess_rosen(x):
+    """Return (rosen(x), dx, H): the value, the gradient and the Hessian H of rosen(x) with respect to x (H.shape ==
+    np.shape(x) + np.shape(x)).
+    """
+    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(x, 'hess_rosen', 'x')
+    # forward
+    # return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+    _t1 = x[1:]
+    _t2 = x[:-1]
+    _t3 = _t2 * _t2
+    _t4 = _t1 - _t3
+    _t5 = 1.0 - _t2
+    _t6 = _t5 * _t5
+    _t7 = 100.0 * (_t4 * _t4) + _t6
+    rosen = np.sum(_t7)
+    # backward
+    # grad of: return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+    _t8 = np.size(_t7) / _or_one(np.size(_t6)) * 2.0
+    d_t4 = 200.0 * _t4
+    _t9 = -d_t4
+    _t10 = _unbroadcast(_t9, _t3) * 2.0
+    dx = _grad_zeros(x)
+    dx[:-1] += _t10 * _t2 - _t8 * _t5
+    dx[1:] += _unbroadcast(d_t4, _t1)
+    _t11 = np.shape(_t9)
+    _t12 = np.shape(d_t4)
+    _t13 = _t10 + _t8
+    # H is banded (3 diagonals): written diagonal by diagonal
+    if np.ndim(x) == 1 and np.shape(_t2) == np.shape(_t9) and np.shape(_t1) == np.shape(d_t4):
+        _t14 = _t2 * _t2
+        _t15 = np.zeros(np.shape(x))
+        _t15[:-1] += _t13 + 800.0 * _t14
+        _t16 = np.zeros(np.shape(x))
+        _t16[:-1] += -400.0 * _t2
+        _t15[1:] += 200.0
+        _t17 = np.zeros(np.shape(x))
+        _t17[1:] += -400.0 * _t2
+        H = np.zeros((np.size(x), np.size(x)))
+        _rows_diagonal(H, -1, _t17)
+        _rows_diagonal(H, 0, _t15)
+        _rows_diagonal(H, 1, _t16)
+    else:  # the rows, batched
+        H = np.empty((np.size(x),) + np.shape(x))
+        _step = _rows_step(x, _t2, _t4, _t1, _t3, _t13)
+        for _k in range(0, np.size(x), _step):  # the second sweep on a block of rows at once
+            v = _rows_seed(x, _k, _step)
+            _t18 = v[:, 1:]
+            _t19 = v[:, :-1]
+            d_t10 = _t19 * _t2
+            _t20 = d_t10 * 2
+            d_t9 = _rows_broadcast(_t20, _t11)
+            _t21 = _rows_broadcast(_t18, _t12)
+            dd_t4 = _rows_lift(_t21, d_t9, 1) - _rows_lift(d_t9, _t21, 1)
+            _t22 = dd_t4 * 200.0
+            d_t4_1 = _rows_unbroadcast(_t22, _t4)
+            d_t1 = _rows_unbroadcast(d_t4_1, _t1)
+            _t23 = -d_t4_1
+            d_t3 = _rows_unbroadcast(_t23, _t3)
+            _t24 = d_t3 * _t2
+            _t25 = _t19 * _t13
+            _t26 = _t25 + _t24
+            d_t2 = _t26 + _t24
+            _t27 = _rows_zeros(v, x)
+            _t27[:, :-1] += d_t2
+            _t27[:, 1:] += d_t1
+            H[_k:_k + len(v)] = _t27
+        H = H.reshape(np.shape(x) + np.shape(x))
+    return rosen, dx, H
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -158,8 +232,11 @@ def _rows_zeros(seed, x):
 
 def _unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
-    if type(g) is type(x) is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
+    t = type(x)
+    if type(g) is t is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
         shape, g_shape = x.shape, g.shape
+    elif (t is float or t is np.float64) and (type(g) is float or type(g) is np.float64):
+        return g  # two numbers (a small state in a loop): np.shape costs ten times this on a NumPy scalar
     else:
         shape, g_shape = np.shape(x), np.shape(g)
     if g_shape == shape:
@@ -171,74 +248,3 @@ def _unbroadcast(g, x):
         return g.sum(axis=0) if extra == 1 else g.sum(axis=tuple(range(extra)))
     ones = [i for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
     return g.sum(axis=(*range(extra), *ones)).reshape(shape)
-
-
-def hess_rosen(x):
-    """Return (rosen(x), dx, H): the value, the gradient and the Hessian H of rosen(x) with respect to x (H.shape ==
-    np.shape(x) + np.shape(x)).
-    """
-    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(x, 'hess_rosen', 'x')
-    # forward
-    # return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
-    _t1 = x[1:]
-    _t2 = x[:-1]
-    _t3 = _t2 * _t2
-    _t4 = _t1 - _t3
-    _t5 = 1.0 - _t2
-    _t6 = _t5 * _t5
-    _t7 = 100.0 * (_t4 * _t4) + _t6
-    rosen = np.sum(_t7)
-    # backward
-    # grad of: return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
-    _t8 = np.size(_t7) / _or_one(np.size(_t6)) * 2.0
-    d_t4 = 200.0 * _t4
-    _t9 = -d_t4
-    _t10 = _unbroadcast(_t9, _t3) * 2.0
-    dx = _grad_zeros(x)
-    dx[:-1] += _t10 * _t2 - _t8 * _t5
-    dx[1:] += _unbroadcast(d_t4, _t1)
-    _t11 = np.shape(_t9)
-    _t12 = np.shape(d_t4)
-    _t13 = _t10 + _t8
-    # H is banded (3 diagonals): written diagonal by diagonal
-    if np.ndim(x) == 1 and np.shape(_t2) == np.shape(_t9) and np.shape(_t1) == np.shape(d_t4):
-        _t14 = _t2 * _t2
-        _t15 = np.zeros(np.shape(x))
-        _t15[:-1] += _t13 + 800.0 * _t14
-        _t16 = np.zeros(np.shape(x))
-        _t16[:-1] += -400.0 * _t2
-        _t15[1:] += 200.0
-        _t17 = np.zeros(np.shape(x))
-        _t17[1:] += -400.0 * _t2
-        H = np.zeros((np.size(x), np.size(x)))
-        _rows_diagonal(H, -1, _t17)
-        _rows_diagonal(H, 0, _t15)
-        _rows_diagonal(H, 1, _t16)
-    else:  # the rows, batched
-        H = np.empty((np.size(x),) + np.shape(x))
-        _step = _rows_step(x, _t2, _t4, _t1, _t3, _t13)
-        for _k in range(0, np.size(x), _step):  # the second sweep on a block of rows at once
-            v = _rows_seed(x, _k, _step)
-            _t18 = v[:, 1:]
-            _t19 = v[:, :-1]
-            d_t10 = _t19 * _t2
-            _t20 = d_t10 * 2
-            d_t9 = _rows_broadcast(_t20, _t11)
-            _t21 = _rows_broadcast(_t18, _t12)
-            dd_t4 = _rows_lift(_t21, d_t9, 1) - _rows_lift(d_t9, _t21, 1)
-            _t22 = dd_t4 * 200.0
-            d_t4_1 = _rows_unbroadcast(_t22, _t4)
-            d_t1 = _rows_unbroadcast(d_t4_1, _t1)
-            _t23 = -d_t4_1
-            d_t3 = _rows_unbroadcast(_t23, _t3)
-            _t24 = d_t3 * _t2
-            _t25 = _t19 * _t13
-            _t26 = _t25 + _t24
-            d_t2 = _t26 + _t24
-            _t27 = _rows_zeros(v, x)
-            _t27[:, :-1] += d_t2
-            _t27[:, 1:] += d_t1
-            H[_k:_k + len(v)] = _t27
-        H = H.reshape(np.shape(x) + np.shape(x))
-    return rosen, dx, H

@@ -9,6 +9,88 @@ _ROWS_LARGE = 1 << 15
 _ROWS_SMALL = 1 << 11
 
 
+def hess_softplus_rows(W, X):
+    """Return (softplus_rows(W, X), dW, H): the value, the gradient and the Hessian H of softplus_rows(W, X) with
+    respect to W (H.shape == np.shape(W) + np.shape(W)).
+    """
+    if type(W) is not float and (type(W) is not cp.ndarray or W.dtype.kind != 'f'):  # the rules hold for real floats
+        _float_arg(W, 'hess_softplus_rows', 'W')
+    if isinstance(X, complex) or (type(X) is cp.ndarray and X.dtype.kind == 'c'):
+        _float_arg(X, 'hess_softplus_rows', 'X')
+    # forward
+    # z = np.dot(X, W)
+    z = cp.dot(X, W)
+    # return np.sum(np.log(1.0 + np.exp(z)) / (1.0 + np.mean(z * z, axis=0, keepdims=True)))
+    _t1 = cp.exp(z)
+    _t2 = 1.0 + _t1
+    _t3 = z * z
+    _t4 = _t3.mean(axis=0, keepdims=True)
+    _t5 = 1.0 + _t4
+    _t6 = cp.log(_t2) / _t5
+    softplus_rows = _t6.sum()
+    # backward
+    # grad of: return np.sum(np.log(1.0 + np.exp(z)) / (1.0 + np.mean(z * z, axis=0, keepdims=True)))
+    _t7 = _unreduce(1.0, _t6) / _t5
+    _t8 = _t6 / _t5
+    _t9 = _or_one(_t3.size / _or_one(_t4.size))
+    _t10 = _t8.sum(axis=0, keepdims=True) / _t9
+    _t11 = _t10 * z
+    d_t2 = _t7 / _t2
+    # grad of: z = np.dot(X, W)
+    dW = _dot_dy(-_t11 - _t11 + d_t2 * _t1, X, W)
+    H = cp.empty((cp.size(W),) + cp.shape(W))
+    _step = _rows_step(W, X, _t1, d_t2, _t2, z, _t10, _t9, _t8, _t5, _t7, _t6)
+    for _k in range(0, cp.size(W), _step):  # the second sweep on a block of rows at once
+        v = _rows_seed(W, _k, _step)
+        _t12 = _rows_dot(X, v, 0, 1)
+        _t13 = -_t12
+        # grad of: return np.sum(np.log(1.0 + np.exp(z)) / (1.0 + np.mean(z * z, axis=0, keepdims=True)))
+        dd_t2 = _t12 * _t1
+        _t14 = _t12 * d_t2
+        d_t7 = dd_t2 / _t2
+        _t15 = dd_t2 * d_t2
+        _t16 = _t15 / _t2
+        d_t11 = _t13 - _t12
+        _t17 = d_t11 * z
+        d_t10 = _rows_sum(_t17, axis=0, keepdims=True)
+        _t18 = _rows_lift(d_t11, _t10, 0) * _t10
+        _t19 = d_t10 / _t9
+        d_t8 = _rows_unreduce(_t19, _t8, axis=0, keepdims=True)
+        d_t6 = _rows_lift(d_t8, _t5, 0) / _t5
+        _t20 = _rows_lift(_t19, _t8, 0) * _t8
+        _t21 = _rows_lift(_t20, _t5, 0) / _t5
+        _t22 = _rows_sum(_t21, axis=0, keepdims=True)
+        _t23 = -_t22
+        _t24 = d_t7 * _t7
+        _t25 = _rows_lift(_t24, _t5, 0) / _t5
+        _t26 = _rows_sum(_t25, axis=0, keepdims=True)
+        _t27 = _rows_lift(d_t6, _t5, 0) / _t5
+        _t28 = d_t6 * _t6
+        _t29 = _rows_lift(_t28, _t5, 0) / _t5
+        _t30 = _rows_sum(_t29, axis=0, keepdims=True)
+        _t31 = _t23 - _t26
+        d_t5 = _t31 - _t30
+        _t32 = d_t5 / _t9
+        _t33 = _rows_lift(_t32, z, 0) * z
+        _t34 = _t27 / _t2
+        d_t2_1 = _t34 - _t16
+        d_t1 = _t14 + d_t2_1
+        _t35 = d_t1 * _t1
+        # grad of: z = np.dot(X, W)
+        _t36 = _t18 + _t33
+        _t37 = _t36 + _t33
+        dz = _t37 + _t35
+        Hv = _rows_product_dy(_dot_dy, dz, X, W, (1, 0, 0))
+        H[_k:_k + len(v)] = Hv
+    H = H.reshape(cp.shape(W) + cp.shape(W))
+    if type(dW) is cp.ndarray and dW.ndim == 0:  # a number's gradient is a number
+        dW = dW[()]
+    return softplus_rows, dW, H
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _dot_dy(g, x, y):
     """Gradient of ``np.dot(x, y)`` with respect to ``y``, for operands of every rank (see ``_dot_dx``):
     ``g`` summed against ``x`` over the leading axes of ``x``, the axis of ``x``'s last moved before
@@ -177,8 +259,11 @@ def _rows_unreduce(g, x, axis=None, keepdims=False):
 
 def _unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
-    if type(g) is type(x) is cp.ndarray:  # attributes: np.shape costs 0.15 µs a call
+    t = type(x)
+    if type(g) is t is cp.ndarray:  # attributes: np.shape costs 0.15 µs a call
         shape, g_shape = x.shape, g.shape
+    elif (t is float or t is cp.float64) and (type(g) is float or type(g) is cp.float64):
+        return g  # two numbers (a small state in a loop): np.shape costs ten times this on a NumPy scalar
     else:
         shape, g_shape = cp.shape(x), cp.shape(g)
     if g_shape == shape:
@@ -203,82 +288,3 @@ def _unreduce(g, x):
     out = cp.empty(cp.shape(x), cp.result_type(x, g))
     out[...] = g
     return out if out.ndim or type(x) is cp.ndarray else out[()]
-
-
-def hess_softplus_rows(W, X):
-    """Return (softplus_rows(W, X), dW, H): the value, the gradient and the Hessian H of softplus_rows(W, X) with
-    respect to W (H.shape == np.shape(W) + np.shape(W)).
-    """
-    if type(W) is not float and (type(W) is not cp.ndarray or W.dtype.kind != 'f'):  # the rules hold for real floats
-        _float_arg(W, 'hess_softplus_rows', 'W')
-    if isinstance(X, complex) or (type(X) is cp.ndarray and X.dtype.kind == 'c'):
-        _float_arg(X, 'hess_softplus_rows', 'X')
-    # forward
-    # z = np.dot(X, W)
-    z = cp.dot(X, W)
-    # return np.sum(np.log(1.0 + np.exp(z)) / (1.0 + np.mean(z * z, axis=0, keepdims=True)))
-    _t1 = cp.exp(z)
-    _t2 = 1.0 + _t1
-    _t3 = z * z
-    _t4 = _t3.mean(axis=0, keepdims=True)
-    _t5 = 1.0 + _t4
-    _t6 = cp.log(_t2) / _t5
-    softplus_rows = _t6.sum()
-    # backward
-    # grad of: return np.sum(np.log(1.0 + np.exp(z)) / (1.0 + np.mean(z * z, axis=0, keepdims=True)))
-    _t7 = _unreduce(1.0, _t6) / _t5
-    _t8 = _t6 / _t5
-    _t9 = _or_one(_t3.size / _or_one(_t4.size))
-    _t10 = _t8.sum(axis=0, keepdims=True) / _t9
-    _t11 = _t10 * z
-    d_t2 = _t7 / _t2
-    # grad of: z = np.dot(X, W)
-    dW = _dot_dy(-_t11 - _t11 + d_t2 * _t1, X, W)
-    H = cp.empty((cp.size(W),) + cp.shape(W))
-    _step = _rows_step(W, X, _t1, d_t2, _t2, z, _t10, _t9, _t8, _t5, _t7, _t6)
-    for _k in range(0, cp.size(W), _step):  # the second sweep on a block of rows at once
-        v = _rows_seed(W, _k, _step)
-        _t12 = _rows_dot(X, v, 0, 1)
-        _t13 = -_t12
-        # grad of: return np.sum(np.log(1.0 + np.exp(z)) / (1.0 + np.mean(z * z, axis=0, keepdims=True)))
-        dd_t2 = _t12 * _t1
-        _t14 = _t12 * d_t2
-        d_t7 = dd_t2 / _t2
-        _t15 = dd_t2 * d_t2
-        _t16 = _t15 / _t2
-        d_t11 = _t13 - _t12
-        _t17 = d_t11 * z
-        d_t10 = _rows_sum(_t17, axis=0, keepdims=True)
-        _t18 = _rows_lift(d_t11, _t10, 0) * _t10
-        _t19 = d_t10 / _t9
-        d_t8 = _rows_unreduce(_t19, _t8, axis=0, keepdims=True)
-        d_t6 = _rows_lift(d_t8, _t5, 0) / _t5
-        _t20 = _rows_lift(_t19, _t8, 0) * _t8
-        _t21 = _rows_lift(_t20, _t5, 0) / _t5
-        _t22 = _rows_sum(_t21, axis=0, keepdims=True)
-        _t23 = -_t22
-        _t24 = d_t7 * _t7
-        _t25 = _rows_lift(_t24, _t5, 0) / _t5
-        _t26 = _rows_sum(_t25, axis=0, keepdims=True)
-        _t27 = _rows_lift(d_t6, _t5, 0) / _t5
-        _t28 = d_t6 * _t6
-        _t29 = _rows_lift(_t28, _t5, 0) / _t5
-        _t30 = _rows_sum(_t29, axis=0, keepdims=True)
-        _t31 = _t23 - _t26
-        d_t5 = _t31 - _t30
-        _t32 = d_t5 / _t9
-        _t33 = _rows_lift(_t32, z, 0) * z
-        _t34 = _t27 / _t2
-        d_t2_1 = _t34 - _t16
-        d_t1 = _t14 + d_t2_1
-        _t35 = d_t1 * _t1
-        # grad of: z = np.dot(X, W)
-        _t36 = _t18 + _t33
-        _t37 = _t36 + _t33
-        dz = _t37 + _t35
-        Hv = _rows_product_dy(_dot_dy, dz, X, W, (1, 0, 0))
-        H[_k:_k + len(v)] = Hv
-    H = H.reshape(cp.shape(W) + cp.shape(W))
-    if type(dW) is cp.ndarray and dW.ndim == 0:  # a number's gradient is a number
-        dW = dW[()]
-    return softplus_rows, dW, H

@@ -7,6 +7,37 @@ import numpy as np
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+def grad_pd(x):
+    """Return (pd(x), dx): the value and its gradients."""
+    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(x, 'grad_pd', 'x')
+    # forward
+    # m = x.T @ x
+    m = x.T @ x
+    # v = np.diag(m)
+    v = _diag(m, k=0)
+    # return np.sum(v[:, None] + v[None, :] - 2 * m)
+    _t1 = v[:, None]
+    _t2 = v[None, :]
+    _t3 = _t1 + _t2
+    _t4 = 2 * m
+    _t5 = _t3 - _t4
+    pd = _t5.sum()
+    # backward
+    # grad of: return np.sum(v[:, None] + v[None, :] - 2 * m)
+    _t6 = _t5.size
+    _t7 = _t3.size
+    dx = _xtx_dx(
+        _diag_dv(_unreduce(_t6 / _or_one(_t7) * (_t7 / _or_one(_t2.size) + _t7 / _or_one(_t1.size)), v), m, k=0)
+        - _t6 / _or_one(_t4.size) * 2,
+        x,
+    )
+    return pd, dx
+
+
+# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+
+
 def _diag(v, k=0):
     """``np.diag(v, k)``: the diagonal of a matrix by its method (a view, as ``np.diag`` gives;
     0.07 against 0.9 µs), else a vector's matrix."""
@@ -102,8 +133,11 @@ def _or_one(n):
 
 def _unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
-    if type(g) is type(x) is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
+    t = type(x)
+    if type(g) is t is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
         shape, g_shape = x.shape, g.shape
+    elif (t is float or t is np.float64) and (type(g) is float or type(g) is np.float64):
+        return g  # two numbers (a small state in a loop): np.shape costs ten times this on a NumPy scalar
     else:
         shape, g_shape = np.shape(x), np.shape(g)
     if g_shape == shape:
@@ -137,31 +171,3 @@ def _xtx_dx(g, x):
         return x.dot(s) if x.size + s.size < 2048 else x @ s  # small: dot (_matmul_dx)
     xt = np.transpose(x)
     return _matmul_dy(g, xt, x) + np.transpose(_matmul_dx(g, xt, x))
-
-
-def grad_pd(x):
-    """Return (pd(x), dx): the value and its gradients."""
-    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(x, 'grad_pd', 'x')
-    # forward
-    # m = x.T @ x
-    m = x.T @ x
-    # v = np.diag(m)
-    v = _diag(m, k=0)
-    # return np.sum(v[:, None] + v[None, :] - 2 * m)
-    _t1 = v[:, None]
-    _t2 = v[None, :]
-    _t3 = _t1 + _t2
-    _t4 = 2 * m
-    _t5 = _t3 - _t4
-    pd = _t5.sum()
-    # backward
-    # grad of: return np.sum(v[:, None] + v[None, :] - 2 * m)
-    _t6 = _t5.size
-    _t7 = _t3.size
-    dx = _xtx_dx(
-        _diag_dv(_unreduce(_t6 / _or_one(_t7) * (_t7 / _or_one(_t2.size) + _t7 / _or_one(_t1.size)), v), m, k=0)
-        - _t6 / _or_one(_t4.size) * 2,
-        x,
-    )
-    return pd, dx
