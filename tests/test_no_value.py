@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import yota_s2s
+from yota_s2s.codegen.module import HELPERS_BANNER
 from yota_s2s.pipeline import generate
 from yota_s2s.verify import check_grads
 
@@ -54,7 +55,8 @@ def ns_value(source: str, name: str):
 
 
 def body_of(text: str, name: str) -> str:
-    return text[text.index(f"def grad_{name}(") :]
+    """The text of ``grad_NAME`` and what follows it, up to the runtime helpers written after the functions."""
+    return text[text.index(f"def grad_{name}(") :].split(HELPERS_BANNER)[0]
 
 
 # ------------------------------------------------------------------------------------------- what it drops

@@ -36,7 +36,7 @@ def grad_loss(w, X, y):
     return loss, dw, dX, dy
 
 
-# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+# ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
 
 
 def _float_arg(x, func, name):

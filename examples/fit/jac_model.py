@@ -102,7 +102,7 @@ def jac_residual(p, t, y):
     return residual, J_p
 
 
-# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+# ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
 
 
 def _cols_split(columns, value, *xs):

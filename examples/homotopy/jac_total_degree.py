@@ -243,7 +243,7 @@ def _jac_start_batch(x, start, J_x):
     J_x[4, 4] = 1.0
 
 
-# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+# ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
 
 
 def _complex_arg(x, func, name):

@@ -51,7 +51,7 @@ def _grad_neg_log_density_columns(x, _out):
     return (dx,)
 
 
-# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+# ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
 
 
 def _by_columns(grad, args, ranks, values, grads):

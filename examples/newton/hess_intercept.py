@@ -88,7 +88,7 @@ def hess_loss(w, b, X, y):
     return loss, dw, db, ((H_w_w, H_w_b), (H_b_w, H_b_b))
 
 
-# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+# ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
 
 
 def _float_arg(x, func, name):

@@ -48,7 +48,7 @@ def jvp_trajectory_end(y0, p, dt=0.01, steps=200, *, p_dot):
     return y, dvalue
 
 
-# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+# ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
 
 
 def _float_arg(x, func, name):

@@ -290,7 +290,7 @@ def grad_loss(k, pos0, observed, steps=20):
     return loss, dk, dpos0
 
 
-# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+# ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
 
 
 def _float_arg(x, func, name):

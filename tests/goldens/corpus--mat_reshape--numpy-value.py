@@ -29,7 +29,7 @@ def grad_mat_reshape(A):
     return mat_reshape, dA
 
 
-# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+# ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
 
 
 def _float_arg(x, func, name):

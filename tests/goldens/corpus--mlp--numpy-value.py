@@ -63,7 +63,7 @@ def grad_mlp(W1, b1, W2, b2, X, Y):
     return mlp, dW1, db1, dW2, db2, dX, dY
 
 
-# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+# ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
 
 
 def _float_arg(x, func, name):

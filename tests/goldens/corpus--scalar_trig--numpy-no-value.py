@@ -49,7 +49,7 @@ def _grad_scalar_trig_columns(t, _out):
     return (dt,)
 
 
-# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+# ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
 
 
 def _by_columns(grad, args, ranks, values, grads):

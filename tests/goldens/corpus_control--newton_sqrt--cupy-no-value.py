@@ -34,7 +34,7 @@ def grad_newton_sqrt(x, tol=1e-10):
     return dx_1, None
 
 
-# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+# ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
 
 
 def _float_arg(x, func, name):

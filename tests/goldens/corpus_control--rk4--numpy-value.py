@@ -78,7 +78,7 @@ def grad_rk4(u0, k, steps):
     return rk4, du, dk, None
 
 
-# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+# ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
 
 
 def _float_arg(x, func, name):

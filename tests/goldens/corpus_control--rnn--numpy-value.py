@@ -60,7 +60,7 @@ def grad_rnn(W, U, b, xs, T):
     return rnn, dW, dU, db, dxs, None
 
 
-# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+# ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
 
 
 def _float_arg(x, func, name):

@@ -178,7 +178,7 @@ def _jac_katsura4_batch(x, katsura4, J_x):
     J_x[4, 4] = 2.0
 
 
-# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+# ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
 
 
 def _float_arg(x, func, name):

@@ -62,7 +62,7 @@ def jvp_katsura4(x, x_dot):
     return katsura4, dvalue
 
 
-# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+# ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
 
 
 def _float_arg(x, func, name):

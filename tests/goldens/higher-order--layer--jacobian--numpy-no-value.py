@@ -51,7 +51,7 @@ def jac_layer(W, v):
     return J_W, J_v
 
 
-# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+# ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
 
 
 def _cols_seeds(start, step, *xs):

@@ -55,7 +55,7 @@ def _grad_f_columns(a, b, _out):
     return f, da, db
 
 
-# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+# ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
 
 
 def _by_columns(grad, args, ranks, values, grads):

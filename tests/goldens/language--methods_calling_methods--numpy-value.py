@@ -41,7 +41,7 @@ def grad_loss(net, x, y):
     return loss, {'layer1': {'W': dnet_layer1_W}, 'layer2': {'W': dnet_layer2_W}}, dx, dy
 
 
-# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+# ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
 
 
 def _float_arg(x, func, name):

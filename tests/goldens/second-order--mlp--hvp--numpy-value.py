@@ -63,7 +63,7 @@ def hvp_mlp(W1, b1, W2, X, y, v):
     return mlp, dW1, Hv
 
 
-# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+# ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
 
 
 def _float_arg(x, func, name):

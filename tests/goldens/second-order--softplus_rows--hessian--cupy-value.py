@@ -88,7 +88,7 @@ def hess_softplus_rows(W, X):
     return softplus_rows, dW, H
 
 
-# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+# ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
 
 
 def _dot_dy(g, x, y):

@@ -35,7 +35,7 @@ def grad_pd(x):
     return pd, dx
 
 
-# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----
+# ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
 
 
 def _diag(v, k=0):

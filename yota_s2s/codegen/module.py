@@ -44,7 +44,7 @@ from .writer import GUARD_COMMENT, NUMBER_COMMENT, FunctionWriter
 
 #: The line before the runtime helpers a module carries, after its public functions.
 HELPERS_BANNER = (
-    "# ---- runtime helpers the functions above call, copied from yota_s2s/runtime (no import of yota_s2s) ----"
+    "# ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----"
 )
 
 
