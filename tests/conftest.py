@@ -5,7 +5,8 @@
 - no ``__pycache__`` is written beside imported generated modules (some tests list their folder);
 - ``tests/goldens/`` (generated texts kept as files, ``tests/snapshot.py``) is read by a test, never imported;
 - under pytest-xdist (``-n auto``), the tests of one ``xdist_group`` run in one process (a part of
-  the snapshot is generated once, for the tests that share it), as ``--dist loadgroup`` would;
+  the snapshot is generated once, for the tests that share it), as ``--dist loadgroup`` would, and
+  every other test with its file's, in order (module-level random generators draw as in one process);
 - a test that needs a library of an optional extra (``OPTIONAL``: the array libraries of ``arrayapi``)
   skips, naming it and its extra, where the library is not installed: the ``import`` may be in
   the test or in the generated module it loads (``--target array-api`` imports array-api-compat).
@@ -72,6 +73,19 @@ def pytest_runtest_call(item):
     except ModuleNotFoundError as exc:
         _skip_if_optional(exc)
         raise
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Under ``-n``, a test of no ``xdist_group`` joins its file's: a file's tests run in one process,
+    in their order, so a module's random generator (``RNG = np.random.default_rng(3)``) draws for
+    each test what a run in one process draws, whatever the scheduling (a draw that moved made a
+    finite difference cross a kink of ``np.sort``, once in a run)."""
+    if getattr(config.option, "dist", "no") != "loadgroup":
+        return
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
 def pytest_configure(config):
