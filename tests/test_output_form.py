@@ -248,7 +248,7 @@ def test_the_written_constants_give_the_sources_numbers_bit_for_bit():
 
 def test_fold_lits_keeps_the_expression_of_a_float_that_would_not_read_as_written():
     from yota_s2s.ir.core import Lit
-    from yota_s2s.ir.primitives import fold_lits
+    from yota_s2s.ir.folding import fold_lits
 
     for prim, a, b in [("mul", 0.1, 3), ("power", 1.1, 2), ("add", 0.1, 0.2), ("truediv", 1, 3), ("sub", 0.3, 0.1)]:
         folded = fold_lits(prim, [Lit(a), Lit(b)])

@@ -10,7 +10,8 @@ from yota_s2s.codegen.buffered import ufunc_call
 from yota_s2s.codegen.target import NUMPY
 from yota_s2s.dsl.load import load_rules
 from yota_s2s.ir.core import Eqn, Lit, Var
-from yota_s2s.ir.primitives import BINOPS, CMPOPS, PRIMITIVES, UNARYOPS, fold_constant, primitive
+from yota_s2s.ir.folding import fold_constant
+from yota_s2s.ir.primitives import BINOPS, CMPOPS, PRIMITIVES, UNARYOPS, primitive
 
 TABLE = load_rules()
 

@@ -69,34 +69,29 @@ def jac_residual(p, t, y):
         _step = _rows_step(residual, t, _t9, _t1, p0, d_t2_1, _t8, _t6, d_t4, _t2, _t4)
         for _k_1 in range(0, _n, _step):  # the forward sweep on a block of columns at once
             p_dot = _rows_seed(p, _k_1, _step)
-            _t15 = p_dot[:, 0]
-            _t16 = p_dot[:, 1]
-            _t17 = p_dot[:, 2]
             # grad of: return p[0] * np.exp(-p[1] * t) * np.cos(p[2] * t + p[3]) (in signal)
-            _t18 = _rows_broadcast(_t16, _t10)
-            _t19 = _rows_lift(_t18, t, 0) * t
-            _t20 = -_t19
-            d_t9 = _rows_unbroadcast(_t20, _t9)
-            _t21 = d_t9 * _t1
-            _t22 = _t21 * p0
-            _t23 = _rows_broadcast(_t15, _t11)
-            _t24 = _rows_lift(_t23, _t1, 0) * _t1
-            _t25 = _rows_unbroadcast(_t24, d_t2_1)
-            _t26 = _rows_broadcast(_t17, _t12)
-            _t27 = _rows_lift(_t26, t, 0) * t
-            _t28 = -_t27
-            _t29 = _rows_unbroadcast(_t28, _t8)
-            _t30 = p_dot[:, 3]
-            _t31 = _rows_broadcast(_t30, _t13)
-            d_t8 = _rows_lift(_t29, _t31, 1) - _rows_lift(_t31, _t29, 1)
-            _t32 = d_t8 * _t6
-            dd_t4 = _rows_unbroadcast(_t32, d_t4)
-            _t33 = dd_t4 * _t2
-            dd_t2_1 = _t22 + _t25
-            _t34 = dd_t2_1 * _t4
+            _t15 = _rows_unbroadcast(-(_rows_lift(_rows_broadcast(p_dot[:, 2], _t12), t, b_rows=0) * t), _t8)
+            _t16 = _rows_broadcast(p_dot[:, 3], _t13)
             # grad of: return signal(t, p) - y
-            dd_t5_1 = _t33 + _t34
-            dvalue = _rows_broadcast(dd_t5_1, _t14)
+            dvalue = _rows_broadcast(
+                (
+                    _rows_unbroadcast(
+                        (_rows_lift(_t15, _t16, b_rows=1) - _rows_lift(_t16, _t15, b_rows=1)) * _t6, d_t4
+                    ) * _t2
+                )
+                + (
+                    (
+                        (
+                            _rows_unbroadcast(-(_rows_lift(_rows_broadcast(p_dot[:, 1], _t10), t, b_rows=0) * t), _t9)
+                            * _t1 * p0
+                        )
+                        + _rows_unbroadcast(
+                            _rows_lift(_rows_broadcast(p_dot[:, 0], _t11), _t1, b_rows=0) * _t1, d_t2_1
+                        )
+                    ) * _t4
+                ),
+                _t14,
+            )
             _C[_k_1:_k_1 + len(p_dot)] = dvalue
         J_p = _cols_split(_C, residual, p)[0]
     return residual, J_p

@@ -37,65 +37,50 @@ def hess_energy(u, load):
     # grad of: stretch = u[1:] - u[:-1]
     dstretch = _t9 + stretch
     _t10 = -dstretch
-    _t11 = _unbroadcast(_unreduce(-1.0, _t6) * load, u) + u * (_t8 * _t4 + _t7)
-    _t12 = _index_add(_t11, _unbroadcast(_t10, _t2), np.s_[:-1])
-    du = _index_add(_t12, _unbroadcast(dstretch, _t1), np.s_[1:])
-    _t13 = np.shape(_t10)
-    _t14 = np.shape(dstretch)
+    du = _unbroadcast(_unreduce(-1.0, _t6) * load, u) + u * (_t8 * _t4 + _t7)
+    du[:-1] += _unbroadcast(_t10, _t2)
+    du[1:] += _unbroadcast(dstretch, _t1)
+    _t11 = np.shape(_t10)
+    _t12 = np.shape(dstretch)
     # H is banded (3 diagonals): written diagonal by diagonal
     if np.ndim(u) == 1 and np.shape(_t2) == np.shape(_t10) and np.shape(_t1) == np.shape(dstretch):
         # grad of: return np.sum(0.5 * stretch**2 + 0.25 * stretch**4) + np.sum(0.5 * u**2 + 0.1 * u**4 - load * u)
-        _t15 = _t8 * u
-        _t16 = _t8 * _t4
-        _t17 = _t15 * u
-        _t18 = stretch * stretch
+        _t13 = _t8 * u
+        _t14 = _t8 * _t4
+        _t15 = _t13 * u
+        _t16 = stretch * stretch
+        _t17 = np.zeros(np.shape(u))
+        _t17[:-1] += -_t3 - 2.0 * _t16 - 1.0
+        _t18 = np.zeros(np.shape(u))
+        _t18 += _t7 + _t14 + 2.0 * _t15
+        _t18[:-1] += _t3 + 2.0 * _t16 + 1.0
+        _t18[1:] += _t3 + 2.0 * _t16 + 1.0
         _t19 = np.zeros(np.shape(u))
-        _t19[:-1] += -_t3 - 2.0 * _t18 - 1.0
-        _t20 = np.zeros(np.shape(u))
-        _t20 += _t7 + _t16 + 2.0 * _t17
-        _t20[:-1] += _t3 + 2.0 * _t18 + 1.0
-        _t20[1:] += _t3 + 2.0 * _t18 + 1.0
-        _t21 = np.zeros(np.shape(u))
-        _t21[1:] += -_t3 - 2.0 * _t18 - 1.0
+        _t19[1:] += -_t3 - 2.0 * _t16 - 1.0
         H = np.zeros((np.size(u), np.size(u)))
-        _rows_diagonal(H, -1, _t21)
-        _rows_diagonal(H, 0, _t20)
-        _rows_diagonal(H, 1, _t19)
+        _rows_diagonal(H, -1, _t19)
+        _rows_diagonal(H, 0, _t18)
+        _rows_diagonal(H, 1, _t17)
     else:  # the rows, batched
         H = np.empty((np.size(u),) + np.shape(u))
         _step = _rows_step(u, _t9, stretch, _t3, _t7, _t8, _t4, _t1, _t2)
         for _k in range(0, np.size(u), _step):  # the second sweep on a block of rows at once
             v = _rows_seed(u, _k, _step)
-            _t22 = v[:, 1:]
-            _t23 = v[:, :-1]
             # grad of: stretch = u[1:] - u[:-1]
-            d_t10 = _rows_broadcast(_t23, _t13)
-            _t24 = _rows_broadcast(_t22, _t14)
-            ddstretch = _rows_lift(_t24, d_t10, 1) - _rows_lift(d_t10, _t24, 1)
+            d_t10 = _rows_broadcast(v[:, :-1], _t11)
+            _t20 = _rows_broadcast(v[:, 1:], _t12)
+            ddstretch = _rows_lift(_t20, d_t10, b_rows=1) - _rows_lift(d_t10, _t20, b_rows=1)
             d_t9 = _rows_unbroadcast(ddstretch, _t9)
-            _t25 = _rows_unbroadcast(ddstretch, stretch)
             # grad of: return np.sum(0.5 * stretch**2 + 0.25 * stretch**4) + np.sum(0.5 * u**2 + 0.1 * u**4 - load * u)
-            d_t3 = d_t9 * stretch
-            _t26 = d_t9 * _t3
-            _t27 = v * _t7
-            _t28 = v * _t8
-            d_t4 = _t28 * u
-            _t29 = _t28 * _t4
-            _t30 = d_t4 * u
-            _t31 = d_t3 * stretch
+            _t21 = v * _t8
+            _t22 = _t21 * u * u
+            _t23 = d_t9 * stretch * stretch
             # grad of: stretch = u[1:] - u[:-1]
-            _t32 = _t25 + _t26
-            _t33 = _t32 + _t31
-            dstretch_1 = _t33 + _t31
-            d_t1 = _rows_unbroadcast(dstretch_1, _t1)
-            _t34 = -dstretch_1
-            d_t2 = _rows_unbroadcast(_t34, _t2)
-            _t35 = _t27 + _t29
-            _t36 = _t35 + _t30
-            _t37 = _t36 + _t30
-            _t37[:, :-1] += d_t2
-            _t37[:, 1:] += d_t1
-            H[_k:_k + len(v)] = _t37
+            dstretch_1 = _rows_unbroadcast(ddstretch, stretch) + d_t9 * _t3 + _t23 + _t23
+            _t24 = v * _t7 + _t21 * _t4 + _t22 + _t22
+            Hv = _index_add(_t24, _rows_unbroadcast(-dstretch_1, _t2), np.s_[:, :-1])
+            Hv[:, 1:] += _rows_unbroadcast(dstretch_1, _t1)
+            H[_k:_k + len(v)] = Hv
         H = H.reshape(np.shape(u) + np.shape(u))
     return energy, du, H
 

@@ -38,17 +38,11 @@ def hess_loss(w, X, y):
     _step = _rows_step(w, X, _t5, _t6)
     for _k in range(0, np.size(w), _step):  # the second sweep on a block of rows at once
         v = _rows_seed(w, _k, _step)
-        _t7 = v * 0.1
         # grad of: z = X @ w
-        _t8 = _rows_matmul(X, v, 0, 1)
+        _t7 = _rows_matmul(X, v, a_rows=0, b_rows=1)
         # grad of: return np.mean(np.logaddexp(0.0, z) - y * z) + 0.05 * np.sum(w * w)
-        d_t6 = _t8 * _t5
-        _t9 = d_t6 * _t6
-        _t10 = _t9 * _t6
-        # grad of: z = X @ w
-        dz = _t9 - _t10
-        _t11 = _rows_product_dy(_matmul_dy, dz, X, w, (1, 0, 0))
-        Hv = _t7 + _t11
+        _t8 = _t7 * _t5 * _t6
+        Hv = v * 0.1 + _rows_matmul_dy(_t8 - _t8 * _t6, X, w, g_rows=1, x_rows=0, y_rows=0)
         H[_k:_k + len(v)] = Hv
     H = H.reshape(np.shape(w) + np.shape(w))
     return loss, dw, H
@@ -137,6 +131,11 @@ def _rows_matmul(a, b, a_rows, b_rows):
         return a @ b
     k = a.shape[0] if a_rows else b.shape[0]
     return np.stack([(a[i] if a_rows else a) @ (b[i] if b_rows else b) for i in range(k)])
+
+
+def _rows_matmul_dy(g, x, y, g_rows, x_rows, y_rows):
+    """``_matmul_dy`` row by row: the gradient of ``x @ y`` in ``y``."""
+    return _rows_product_dy(_matmul_dy, g, x, y, (g_rows, x_rows, y_rows))
 
 
 def _rows_product_dy(f, g, x, y, rows):

@@ -200,7 +200,9 @@ class BandWriter(WriterBase):
             return Band(w, {d + a: v.sliced(s) for d, v in band[0].vecs.items()})
         if kind in ("index_add", "index_copy") and band[0] is not None and band[1] is not None:
             return self._index_add(eqn, band[0], band[1], in_place=kind == "index_add")
-        if kind == "helper" and band[0] is not None:  # broadcast_to / unbroadcast that keep the shape
+        if (
+            kind in ("rows_unbroadcast", "rows_broadcast") and band[0] is not None
+        ):  # broadcast_to / unbroadcast that keep the shape
             target = shapes.get(args[1].id) if prim == "broadcast_to" and isinstance(args[1], Var) else args[1]
             if not isinstance(target, Var) or target.id in bands:
                 raise NotBanded
@@ -208,7 +210,7 @@ class BandWriter(WriterBase):
             return Band(target, dict(band[0].vecs))
         if kind == "elementwise":
             return self._elementwise(eqn, band)
-        if kind == "product" and prim in PRODUCTS:
+        if prim in PRODUCTS:
             rows, other = PRODUCTS[prim]
             g = args[0]
             if band[rows] is None or any(band[i] is not None for i in range(3) if i != rows):

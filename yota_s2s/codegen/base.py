@@ -120,7 +120,7 @@ class WriterBase:
         arrays = [self.has_methods(a) for a in eqn.args]
         if not self.backend.methods:  # (no method forms there: the flags say which values surely are arrays)
             arrays = [self.surely_array(a) for a in eqn.args]
-        rule = self.table.rules[eqn.prim]
+        rule = self.table.rules.get(eqn.prim)  # (none for a row-by-row primitive: its helper)
         args = [self.atom(a) for a in eqn.args]
         expr = self.backend.expression(eqn, args, rule, arrays, self.imports)
         respell(expr, self.spelling, frozenset(map(id, args)))  # the target's names a parameter hides

@@ -13,95 +13,27 @@ rows come out of one sweep (what JAX's ``vmap`` does to ``jacfwd(grad)``)::
         H[_k:_k + len(v)] = Hv
     H = H.reshape(np.shape(x) + np.shape(x))
 
-Each primitive has its rule for a batched operand (``batch_rule``): an elementwise one is written
-as it is, a batched operand given axes of length 1 after its leading one where its rows could have
-fewer dimensions than the other operand (``_rows_lift``: NumPy aligns shapes from the right); an
-index gets a leading ``:``; ``sum``, ``mean``, ``unbroadcast``, ``broadcast_to`` and the products
-shift their axes past the rows (``runtime/rows.py``).  A sweep with a primitive that has no rule
-keeps the loop over the unit vectors (``SecondWriter.hessian_rows``), as does ``BATCH_ROWS`` False.
+The sweep's equations are batched by ``ir.batching`` (each primitive's rule is a field of its
+record) and printed by this writer as any equations are, with a plan of their own
+(``write_batched``).  A sweep with a primitive that has no rule keeps the loop over the unit
+vectors (``SecondWriter.hessian_rows``), as does ``BATCH_ROWS`` False.
 """
 
 from __future__ import annotations
 
 import ast
+import copy
 
-from ..ir.core import Atom, Eqn, Lit, Section, Slice, Tape, Var
-from ..ir.primitives import primitive
+from ..ir.batching import Batched, batch
+from ..ir.core import Atom, Eqn, Section, Tape, Var
 from ..ir.shapes import ShapeClasses, shape_classes
 from .base import WriterBase, named, tuple_of
+from .plan import plan_function
 from .statements import Line
 
 #: Write ``hess_NAME``'s sweep batched where every primitive of it has a rule (tests set it False
 #: to compare with the loop form).
 BATCH_ROWS = True
-
-#: Elementwise operators written as they are (their operands aligned by ``_rows_lift``).
-OPERATORS = frozenset({"add", "sub", "mul", "truediv", "neg", "power"})
-#: The helpers of a batched primitive: (helper, its extra arguments are the rows flags).
-HELPERS = {"unbroadcast": "_rows_unbroadcast", "broadcast_to": "_rows_broadcast"}
-#: The products, given the rows flags of their two operands.
-FLAGGED = {"matmul": "_rows_matmul", "dot": "_rows_dot"}
-#: Those whose static parameters are passed on as keywords.
-REDUCTIONS = {
-    "sum": "_rows_sum",
-    "mean": "_rows_mean",
-    "transpose": "_rows_transpose",
-    "unreduce": "_rows_unreduce",
-    "reshape": "_rows_reshape",
-}
-#: Those the forward columns of ``jac_NAME`` batch, not yet ``hess_NAME``'s sweep (its texts kept):
-#: ``np.take`` of a stack's element and its adjoint, along one axis.
-TAKES = {"take": "_rows_take", "untake": "_rows_untake"}
-PRODUCTS = {
-    "matmul_dx": ("_rows_product_dx", "_matmul_dx"),
-    "matmul_dy": ("_rows_product_dy", "_matmul_dy"),
-    "dot_dx": ("_rows_product_dx", "_dot_dx"),
-    "dot_dy": ("_rows_product_dy", "_dot_dy"),
-}
-
-
-def _basic(index: tuple) -> bool:
-    """A static index of integers, slices, ``None`` and ``...`` only: with a ``:`` before it, it
-    keeps the rows' axis first (an index array could move its axes to the front)."""
-    return all(type(i) in (int, Slice) or i is None or i is Ellipsis for i in index)
-
-
-def batch_rule(eqn: Eqn, batched: set[int], fresh: set[int], takes: bool = False) -> str | None:
-    """The kind of rule that writes ``eqn`` with a leading axis of rows on its ``batched``
-    operands, or None where it has none (the loop form then); ``fresh``: the batched buffers
-    this sweep made and reads once, written into in place; ``takes``: ``TAKES`` too."""
-    rows = [isinstance(a, Var) and a.id in batched for a in eqn.args]
-    prim, params = eqn.prim, eqn.params
-    if takes and prim in TAKES:  # (one int axis: None would take from the flattened rows)
-        static = type(params.get("axis")) is int and set(params) == {"axis"}
-        return "reduce" if static and rows[0] and not any(rows[1:]) else None
-    if eqn.regions or len(eqn.outs) != 1:
-        return None
-    if prim == "grad_zeros":
-        return "zeros" if not any(rows) else None
-    if prim in FLAGGED:
-        return "flags" if len(rows) == 2 and not params else None
-    if prim in OPERATORS or (primitive(prim).ufunc is not None and not params):
-        return "elementwise" if len(eqn.args) <= 2 and not params else None
-    if prim == "getindex":
-        index = params.get("index", ())
-        static = len(eqn.args) == 1 and rows[0] and _basic(index)
-        return "index" if static and set(params) == {"index"} else None
-    if prim == "index_add":
-        index = params.get("index", ())
-        buf = eqn.args[0]
-        ok = len(eqn.args) == 2 and isinstance(buf, Var) and set(params) == {"index"}
-        if not ok or not _basic(index):
-            return None
-        return "index_add" if buf.id in fresh else "index_copy"
-    if prim in HELPERS:
-        return "helper" if rows[0] and not any(rows[1:]) and not params else None
-    if prim in REDUCTIONS:
-        keys = {"transpose": {"axes"}}.get(prim, {"axis", "keepdims"})
-        return "reduce" if rows[0] and not any(rows[1:]) and set(params) <= keys else None
-    if prim in PRODUCTS:
-        return "product" if len(rows) == 3 and not params else None
-    return None
 
 
 #: A block of ``hess_NAME`` with respect to several parameters: the sweep's output (a row of the
@@ -117,62 +49,53 @@ def seed_of(tape: Tape, seed: Var) -> tuple[str, Var]:
     return name, next(i.var for i in tape.inputs if i.path[0] == w)
 
 
-def batch_plan(
-    eqns: list[Eqn], seed: Var, read_after: set[int], others: tuple[Var, ...] = (), takes: bool = False
-) -> dict[int, str] | None:
-    """The rule of each equation of the sweep (by position), or None where one has none; ``others``:
-    more seeds (``jac_NAME``'s columns: a tangent per parameter); ``takes``: ``TAKES`` batched too."""
-    batched = {seed.id} | {s.id for s in others} | {o.id for e in eqns for o in e.outs}
-    uses: dict[int, int] = {}
-    for e in eqns:
-        for a in e.args:
-            if isinstance(a, Var):
-                uses[a.id] = uses.get(a.id, 0) + 1
-    fresh: set[int] = set()
-    kinds: dict[int, str] = {}
-    for n, eqn in enumerate(eqns):
-        kind = batch_rule(eqn, batched, fresh, takes)
-        if kind is None:
-            return None
-        kinds[n] = kind
-        made = eqn.out.id
-        new = kind in ("zeros", "index_add", "index_copy") or (kind == "elementwise" and eqn.prim in OPERATORS)
-        if new and uses.get(made, 0) == 1 and made not in read_after:  # (an array of its own, read once)
-            fresh.add(made)
-    return kinds
-
-
 class BatchWriter(WriterBase):
     """The batched sweep of ``hess_NAME`` (a part of ``writer.FunctionWriter``)."""
 
     _classes: ShapeClasses | None = None
 
-    def wide_enough(self, a: Var, b: Atom) -> bool:
-        """Shapes prove that ``a``'s rows have at least the dimensions of ``b`` (``b``'s class is
-        within ``a``'s: their broadcast has ``a``'s shape), so no ``_rows_lift`` is needed."""
-        if self._classes is None:  # (no assumption that the value is a number)
+    def shape_classes(self) -> ShapeClasses:
+        """The classes of the shapes of the tape's values (no assumption that the value is a number),
+        the seeds of the shapes of their parameters; made once."""
+        if self._classes is None:
             self._classes = shape_classes(self.tape, self.table, scalar_keys=frozenset())
-            self._classes.same.update(self.tape.facts.same_shape)  # (the seed has the shape of x)
-        return self._classes.of(b) <= self._classes.of(a)
+            self._classes.same.update(self.tape.facts.same_shape)
+        return self._classes
 
-    def index_class_probe(self, buf: Var, index: tuple) -> Var:
-        """A value of the class of ``buf[index]`` (for ``wide_enough``)."""
-        self.wide_enough(buf, buf)
-        probe = Eqn("getindex", [buf], {"index": index}, [Var()])
-        self._classes.add_eqn(probe)
-        return probe.out
+    def wide_enough(self, a: Var, b: Atom) -> bool:
+        """Shapes prove that ``a``'s rows have at least the dimensions of ``b`` (``codegen.banded``)."""
+        classes = self.shape_classes()
+        return classes.of(b) <= classes.of(a)
+
+    def batched_sweep(self, eqns: list[Eqn], seeds: list[Var], after: set[int], takes: bool = False) -> Batched | None:
+        """``eqns``, the sweep that reads ``seeds``, batched (``ir.batching``), or None where it
+        cannot be; ``after``: the values read after the sweep."""
+        return batch(eqns, seeds, after, self.shape_classes(), takes)
+
+    def write_batched(self, batched: Batched, depth: int, body: list[Line]) -> None:
+        """Append the statements of a batched sweep: its equations planned as a function's are (what
+        to write inline, the buffers written in place) and written by this writer, which names them."""
+        part = self.tape.copy_header()
+        part.eqns = batched.eqns
+        part.outputs = list(self.tape.outputs)
+        writer = copy.copy(self)  # (the names, the helpers and the imports shared)
+        writer.plan = plan_function(part, self.table, self.backend, columns=False)
+        writer.tape = part
+        writer._outer = writer._readers = None
+        writer.checked = True
+        writer.block(part, depth, body)
 
     def batched_rows(
         self,
         rows: list[Eqn],
-        kinds: dict[int, str],
+        batched_rows: Batched,
         seed: Var,
         body: list[Line],
         targets: list[Target] | None = None,
         names: list[str] | None = None,
     ) -> list[str]:
-        """Append ``hess_NAME``'s sweep, batched (see the module docstring); return the names of the
-        arrays it fills: ``H`` (``targets`` None), or with several parameters one per ``(atom, x_Q,
+        """Append ``hess_NAME``'s sweep ``rows``, batched as ``batched_rows`` (see the module docstring);
+        return the names of the arrays it fills: ``H`` (``targets`` None), or with several parameters one per ``(atom, x_Q,
         name)`` of ``targets``, the rows of the block ``H_PQ`` (the seed ``seed``, of ``P``'s shape);
         ``names``: those names, chosen by the caller."""
         tape = self.tape
@@ -205,9 +128,7 @@ class BatchWriter(WriterBase):
         seeded = ast.Call(named("_rows_seed"), [self.atom(x), named(k), named(step)], [])
         body.append(Line(Section.BACKWARD, None, ast.Assign([named(seed_name, ast.Store())], seeded, lineno=0), 1))
         self.names[seed.id] = seed_name
-        for n, eqn in enumerate(rows):
-            for stmt in self.batched_statement(eqn, kinds[n], batched, seed):
-                body.append(Line(Section.BACKWARD, eqn.span, stmt, 1))
+        self.write_batched(batched_rows, 1, body)
         stop = ast.BinOp(named(k), ast.Add(), ast.Call(named("len"), [named(seed_name)], []))
         for name, (out, _, _) in zip(names, targets, strict=True):
             block = ast.Subscript(named(name), ast.Slice(named(k), stop, None), ast.Store())
@@ -217,82 +138,3 @@ class BatchWriter(WriterBase):
             reshape = ast.Call(ast.Attribute(named(name), "reshape", ast.Load()), [new_shape], [])
             body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], reshape, lineno=0), 0))
         return names
-
-    def batched_statement(self, eqn: Eqn, kind: str, batched: set[int], seed: Var) -> list[ast.stmt]:
-        """The statements of one equation of the batched sweep; names its result."""
-        rows = [isinstance(a, Var) and a.id in batched for a in eqn.args]
-        args = [self.atom(a) for a in eqn.args]
-        flags = [ast.Constant(int(r)) for r in rows]
-        if kind in ("index_add", "index_copy"):  # buf[:, index] += _rows_lift(g, buf[:, index], 1), in place
-            buf = eqn.args[0]
-            made: list[ast.stmt] = []
-            if kind == "index_copy":  # (a buffer that is read elsewhere, or a view: copied first)
-                self.helpers.add("_rows_fresh")
-                copy = ast.Call(named("_rows_fresh"), [args[0], named(self.names[seed.id]), flags[0]], [])
-                name = self.name_for(eqn.out)
-                made.append(ast.Assign([named(name, ast.Store())], copy, lineno=0))
-                args[0] = named(name)
-            target = self.indexed(eqn, args[0], ast.Store())
-            value = args[1]
-            if rows[1] and not self.wide_enough(eqn.args[1], self.index_class_probe(buf, eqn.params["index"])):
-                self.helpers.add("_rows_lift")
-                value = ast.Call(
-                    named("_rows_lift"), [value, self.indexed(eqn, args[0], ast.Load()), ast.Constant(1)], []
-                )
-            self.names[eqn.out.id] = args[0].id if made else self.names[buf.id]
-            return [*made, ast.AugAssign(target, ast.Add(), value)]
-        if kind == "zeros":
-            self.helpers.add("_rows_zeros")
-            expr: ast.expr = ast.Call(named("_rows_zeros"), [named(self.names[seed.id]), args[0]], [])
-        elif kind == "elementwise":
-            expr = self.elementwise(eqn, args, rows)
-        elif kind == "index":
-            expr = self.indexed(eqn, args[0], ast.Load())
-        elif kind == "helper":
-            self.helpers.add(HELPERS[eqn.prim])
-            expr = ast.Call(named(HELPERS[eqn.prim]), args, [])
-        elif kind == "reduce":
-            helper = REDUCTIONS.get(eqn.prim) or TAKES[eqn.prim]
-            self.helpers.add(helper)
-            keywords = [ast.keyword(key, _constant(value)) for key, value in sorted(eqn.params.items())]
-            expr = ast.Call(named(helper), args, keywords)
-        elif kind == "flags":
-            self.helpers.add(FLAGGED[eqn.prim])
-            expr = ast.Call(named(FLAGGED[eqn.prim]), [*args, *flags], [])
-        else:  # a product's adjoint: the fast form, or the unbatched helper row by row
-            helper, each = PRODUCTS[eqn.prim]
-            self.helpers.update({helper, each})
-            expr = ast.Call(named(helper), [named(each), *args, ast.Tuple(flags, ast.Load())], [])
-        name = self.name_for(eqn.out)
-        self.names[eqn.out.id] = name
-        return [ast.Assign([named(name, ast.Store())], expr, lineno=0)]
-
-    def elementwise(self, eqn: Eqn, args: list[ast.expr], rows: list[bool]) -> ast.expr:
-        """An elementwise primitive of batched operands: each batched one lifted against the other
-        (unless that is a literal number, which broadcasts against anything)."""
-        lifted = list(args)
-        if len(args) == 2:
-            for i in (0, 1):
-                other = eqn.args[1 - i]
-                if rows[i] and isinstance(other, Var) and not self.wide_enough(eqn.args[i], other):
-                    self.helpers.add("_rows_lift")
-                    lifted[i] = ast.Call(
-                        named("_rows_lift"), [args[i], args[1 - i], ast.Constant(int(rows[1 - i]))], []
-                    )
-        rule = self.table.rules[eqn.prim]
-        return self.backend.expression(eqn, lifted, rule, [False] * len(args), self.imports)
-
-    def indexed(self, eqn: Eqn, base: ast.expr, ctx: ast.expr_context) -> ast.expr:
-        """``base[:, index]``: ``eqn``'s static index after a leading ``:``."""
-        index = (Slice(), *eqn.params["index"])
-        probe = Eqn("getindex", [Lit(0)], {"index": index}, [Var()])
-        expr = self.backend.expression(probe, [base], self.table.rules["getindex"], [False], self.imports)
-        if isinstance(expr, ast.Subscript):
-            expr.ctx = ctx
-        return expr
-
-
-def _constant(value: object) -> ast.expr:
-    if isinstance(value, tuple):
-        return ast.Tuple([_constant(v) for v in value], ast.Load())
-    return ast.Constant(value)

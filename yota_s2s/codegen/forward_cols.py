@@ -32,7 +32,7 @@ from ..dsl.rule import RuleTable
 from ..ir.core import Eqn, Lit, Section, Tape, Var
 from ..ir.live import live_eqns
 from .base import named, tuple_of
-from .batched import BatchWriter, batch_plan
+from .batched import BatchWriter
 from .second import _split
 from .seeds import _part
 from .statements import Else, Line
@@ -112,7 +112,7 @@ class ForwardColumnsWriter(BatchWriter):
         seeds = [t for _, t in active]
         outs = {o.id for e in cols for o in e.outs}
         after = {a.id for a in tape.outputs if isinstance(a, Var)}
-        kinds = batch_plan(cols, seeds[0], after, tuple(seeds[1:]), takes=True) if BATCH_COLUMNS else None
+        batched_cols = self.batched_sweep(cols, seeds, after, takes=True) if BATCH_COLUMNS else None
         store = self.namer.fresh("_C")
         shape = ast.BinOp(tuple_of([named(count)]), ast.Add(), self.backend.call("shape", [value]))
         empty = ast.Assign([named(store, ast.Store())], self.backend.call("empty", [shape]), lineno=0)
@@ -123,7 +123,7 @@ class ForwardColumnsWriter(BatchWriter):
             self.names[t.id] = next(i.path[0] for i in tape.inputs if i.var is t)
         targets = [named(self.names[t.id], ast.Store()) for t in seeds]
         target = targets[0] if len(targets) == 1 else ast.Tuple(targets, ast.Store())
-        if kinds is not None:
+        if batched_cols is not None:
             step = self.namer.fresh("_step")
             batched = {t.id for t in seeds} | outs
             read: dict[int, Var] = {}  # the arrays the sweep reads: a block's values are about their size
@@ -145,9 +145,7 @@ class ForwardColumnsWriter(BatchWriter):
                 seeded = ast.Call(named("_cols_seeds"), [named(k), named(step), *xs], [])
             body.append(Line(Section.BACKWARD, None, ast.Assign([target], seeded, lineno=0), 2))
             self.plan = dataclasses.replace(self.plan, inline=self.plan.inline - outs)
-            for n, eqn in enumerate(cols):
-                for stmt in self.batched_statement(eqn, kinds[n], batched, seeds[0]):
-                    body.append(Line(Section.BACKWARD, eqn.span, stmt, 2))
+            self.write_batched(batched_cols, 2, body)
             stop = ast.BinOp(named(k), ast.Add(), ast.Call(named("len"), [named(self.names[seeds[0].id])], []))
             where = ast.Subscript(named(store), ast.Slice(named(k), stop, None), ast.Store())
         else:

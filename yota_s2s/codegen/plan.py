@@ -307,8 +307,14 @@ class _Planner:
                     continue
                 src = self.defs.get(buf.id)
                 fresh = src is not None and self.home.get(buf.id) is t and not src.regions
-                fresh = fresh and (src.prim == "setindex" or (eqn.prim == "setindex" and self.fresh_array(src)))
-                if src is not None and src.prim == "grad_zeros":
+                # (a new array of the backward sweep is a gradient's, of floats: g may be added in place)
+                new = (
+                    src is not None
+                    and self.fresh_array(src)
+                    and (eqn.prim == "setindex" or src.section == Section.BACKWARD)
+                )
+                fresh = fresh and (src.prim == "setindex" or new)
+                if src is not None and primitive(src.prim).buffer:  # (a gradient buffer, zeros or a copy)
                     self.inplace[buf.id] = buf.id
                 elif fresh:
                     self.inplace.setdefault(buf.id, buf.id)
@@ -433,7 +439,7 @@ class _Planner:
         if d is None or d.regions or a.hint or a.id in self.inplace or d.prim == "setindex":
             return False  # a write is a statement
         if user is None:
-            return self.table.rules[d.prim].pure
+            return self.pure(d)
         return not (
             (user.prim in ("index_add", "setindex") and i == 0)
             or d.section != user.section
@@ -443,8 +449,13 @@ class _Planner:
                 and user.span
                 and (d.span.line, d.span.path) != (user.span.line, user.span.path)
             )
-            or not (self.table.rules[d.prim].pure or (d.prim == "static" and user.regions))
+            or not (self.pure(d) or (d.prim == "static" and user.regions))
         )  # (static code passed through is impure, but its condition of an if is written in the if)
+
+    def pure(self, eqn: Eqn) -> bool:
+        """``eqn``'s rule says it is pure (a row-by-row primitive, which has none, is)."""
+        rule = self.table.rules.get(eqn.prim)
+        return rule is None or rule.pure
 
     def plan_control(self, tape: Tape, eqn: Eqn) -> None:
         """Carried values of loops: an initial value used only here lends its name to the loop;

@@ -22,13 +22,14 @@ import ast
 import dataclasses
 
 from ..errors import InternalError
+from ..ir.batching import Batched
 from ..ir.core import Eqn, Section, Var
 from ..ir.live import live_eqns
 from ..ir.regions import LEADING
 from . import batched as batching
 from .banded import BandWriter, NotBanded
 from .base import named, tuple_of
-from .batched import BatchWriter, Target, batch_plan, seed_of
+from .batched import BatchWriter, Target, seed_of
 from .seeds import _part
 from .statements import Else, Line
 
@@ -125,14 +126,15 @@ class SecondWriter(BatchWriter, BandWriter):
         its primitives has a rule, else a loop over them; the names of the arrays it fills (``H``,
         or those of ``targets``: ``batched_rows``)."""
         tape = self.tape
-        kinds = batch_plan(rows, seed, outputs) if batching.BATCH_ROWS and self.backend.batched_rows else None
+        batchable = batching.BATCH_ROWS and self.backend.batched_rows
+        batched = self.batched_sweep(rows, [seed], outputs) if batchable else None
         results = [tape.outputs[2]] if targets is None else [t[0] for t in targets]
         made = {o.id for e in rows for o in e.outs}
-        if kinds is not None and any(isinstance(a, Var) and a.id in made for a in results):
+        if batched is not None and any(isinstance(a, Var) and a.id in made for a in results):
             self.plan = dataclasses.replace(self.plan, inline=self.plan.inline - made)
             if targets is None:
-                return self.banded_or_batched(rows, kinds, seed, body)
-            return self.batched_rows(rows, kinds, seed, body, targets)
+                return self.banded_or_batched(rows, batched, seed, body)
+            return self.batched_rows(rows, batched, seed, body, targets)
         seed_name, x = seed_of(tape, seed)
         if targets is None:
             targets = [(tape.outputs[2], x, "H")]
@@ -161,21 +163,21 @@ class SecondWriter(BatchWriter, BandWriter):
             body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], reshape, lineno=0), 0))
         return names
 
-    def banded_or_batched(self, rows: list[Eqn], kinds: dict[int, str], seed: Var, body: list[Line]) -> list[str]:
+    def banded_or_batched(self, rows: list[Eqn], batched: Batched, seed: Var, body: list[Line]) -> list[str]:
         """The Hessian by its diagonals where the sweep keeps them (``banded``), under the test that
         the run-time shapes allow it, else (and where the sweep does not) the batched sweep."""
         H = self.namer.fresh("H")
         try:
-            test, lines = self.banded_rows(rows, kinds, seed, seed_of(self.tape, seed)[1], H)
+            test, lines = self.banded_rows(rows, batched.kinds, seed, seed_of(self.tape, seed)[1], H)
         except NotBanded:
-            return self.batched_rows(rows, kinds, seed, body, None, [H])
+            return self.batched_rows(rows, batched, seed, body, None, [H])
         diagonals = sum(isinstance(line.node, ast.Expr) for line in lines)
         comment = f"H is banded ({diagonals} diagonal{'s' * (diagonals > 1)}): written diagonal by diagonal"
         body.append(Line(Section.BACKWARD, None, ast.If(test, [], []), 0, header=True, comment=comment))
         body.extend(lines)
         body.append(Line(Section.BACKWARD, None, Else(), 0, header=True, comment="the rows, batched"))
         start = len(body)
-        names = self.batched_rows(rows, kinds, seed, body, None, [H])
+        names = self.batched_rows(rows, batched, seed, body, None, [H])
         for line in body[start:]:
             line.depth += 1
         return names

@@ -165,11 +165,12 @@ class Backend:
         self,
         eqn: Eqn,
         args: list[ast.expr],
-        rule: Rule,
+        rule: Rule | None,
         arrays: Sequence[bool] = (),
         imports: set[str] | None = None,
     ) -> ast.expr:
-        """``eqn`` as an expression over ``args``; ``rule`` is its primitive's rule.
+        """``eqn`` as an expression over ``args``; ``rule`` is its primitive's rule (None: a primitive
+        of ``ir.primitives.ROW_PRIMITIVES``, which has none).
 
         A primitive from another library (``scipy.special.erf``, a user's ``mylib.f``) is
         called by its source name; its module is added to ``imports``.
@@ -184,7 +185,7 @@ class Backend:
         return expr
 
     def _expression(
-        self, eqn: Eqn, args: list[ast.expr], rule: Rule, arrays: Sequence[bool], imports: set[str] | None
+        self, eqn: Eqn, args: list[ast.expr], rule: Rule | None, arrays: Sequence[bool], imports: set[str] | None
     ) -> ast.expr:
         prim, params = eqn.prim, eqn.params
         record = primitive(prim)
@@ -227,6 +228,11 @@ class Backend:
             return self.call("broadcast", args)
         if prim == "einsum":  # np.einsum("ij,jk->ik", a, b): the subscripts first
             return self.call("einsum", [constant(params["subscripts"]), *args])
+        helper = helper_for(prim)
+        if rule is None:  # a row-by-row primitive (ir.batching): its helper, statics by keyword
+            return ast.Call(
+                ast.Name(helper, ast.Load()), args, [ast.keyword(k, constant(v)) for k, v in params.items()]
+            )
         keywords = {k: v for k, v in params.items() if k not in rule.static or rule.static[k] != v}
         if rule.variadic:  # np.concatenate([a, b], ...): the variadic operands as one list
             n = len(rule.operands)
@@ -236,7 +242,6 @@ class Backend:
         if record.method and arrays and arrays[0]:  # z.sum(axis=1): np.sum's wrapper costs 1 µs
             kws = [ast.keyword(k, constant(v)) for k, v in keywords.items()]
             return ast.Call(ast.Attribute(args[0], record.method, ast.Load()), list(args[1:]), kws)
-        helper = helper_for(prim)
         if helper is not None:  # statics by keyword: _diag_dv(g, v, k=0)
             kws = [ast.keyword(k, constant(v)) for k, v in params.items()]
             return ast.Call(ast.Name(helper, ast.Load()), args, kws)

@@ -23,7 +23,8 @@ import ast
 
 from ..errors import UserError
 from ..ir.core import Atom, Dyn, Input, Key, Lit, Slice, Var
-from ..ir.primitives import BINOPS, CMPOPS, fold_constant
+from ..ir.folding import fold_constant
+from ..ir.primitives import BINOPS, CMPOPS
 from ..ir.printer import format_path
 from .adapters_shape import INDEX_TRICKS, index_trick_items
 from .passthrough import PASS_CODES

@@ -37,7 +37,8 @@ from collections.abc import Callable, Iterator
 from ..dsl.rule import RuleTable
 from ..errors import UserError, located, position
 from ..ir.core import Atom, Eqn, Lit, Span, Tape, Var
-from ..ir.primitives import fold_lits, primitive
+from ..ir.folding import fold_lits
+from ..ir.primitives import primitive
 from .fence import Module
 from .values import _Indexed, _Own, _Unresolved
 

@@ -11,20 +11,16 @@ file has no record: ``primitive(name)`` gives it the default one (nothing assume
 
     >>> primitive("add").commutative, primitive("add").ufunc, primitive("exp").same_inexact
     (True, 'add', True)
-    >>> fold_constant("mul", [2, 3.5])
-    (True, 7.0)
+
+Folding a primitive on constants (its ``fold``) is ``ir.folding``'s.
 """
 
 from __future__ import annotations
 
 import ast
-import math
 import operator
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
-
-from .core import Lit
 
 
 @dataclass(frozen=True)
@@ -98,6 +94,16 @@ class Primitive:
     #: A rule whose formulas are the complex adjoint of another primitive (rules/complex.py:
     #: ``complex_abs`` is that of ``abs``): never an equation, so never written.
     adjoint_only: bool = False
+    #: A new array that gradients are added into, in place (``np.zeros`` of a shape, a copy).
+    buffer: bool = False
+    #: Its rule for a batch of seeds (``ir.batching``): the primitive that computes it row by
+    #: row (``"rows_sum"``), or ``"self"``: written as it is; None: none, unless it is elementwise
+    #: (has a ``ufunc``).  Indexes and gradient buffers have theirs in ``ir.batching``.
+    batched: str | None = None
+    #: A row-by-row primitive's static parameters that say which operands are batched (``a_rows``).
+    rows_flags: tuple[str, ...] = ()
+    #: The static parameters of the primitive it batches that a row-by-row primitive takes on.
+    rows_params: tuple[str, ...] = ()
 
 
 _DEFAULT = Primitive()
@@ -109,7 +115,7 @@ STATIC_OPERAND, STATIC_LIBRARY = "__yota_a", "__yota_m"
 
 def primitive(name: str) -> Primitive:
     """The record of primitive ``name`` (the default record for a primitive of a user's rules)."""
-    return PRIMITIVES.get(name, _DEFAULT)
+    return PRIMITIVES.get(name) or ROW_PRIMITIVES.get(name, _DEFAULT)
 
 
 PRIMITIVES: dict[str, Primitive] = {
@@ -174,7 +180,9 @@ PRIMITIVES: dict[str, Primitive] = {
         gradient_terms=(0,),
         linear=((0,),),
     ),
-    "power": Primitive(operator=ast.Pow, symbol="**", fold=operator.pow, python_arithmetic=True, fresh=True),
+    "power": Primitive(
+        operator=ast.Pow, symbol="**", fold=operator.pow, python_arithmetic=True, fresh=True, batched="self"
+    ),
     # -------------------- comparisons (rules/compare.py)
     "less": Primitive(operator=ast.Lt, symbol="<", fold=operator.lt, boolean=True),
     "less_equal": Primitive(operator=ast.LtE, symbol="<=", fold=operator.le, boolean=True),
@@ -251,14 +259,21 @@ PRIMITIVES: dict[str, Primitive] = {
     # np.nan_to_num(x, copy=False) returns x itself
     "nan_to_num": Primitive(view=True),
     # -------------------- helpers that rules produce (rules/helpers.py)
-    "unbroadcast": Primitive(shape_operands=(1,), gradient_terms=(0,), column_shaped=True),
-    "broadcast_to": Primitive(view=True),
-    "unreduce": Primitive(numpy_value=True, fresh=True, shape_operands=(1,), gradient_terms=(0,), column_shaped=True),
+    "unbroadcast": Primitive(shape_operands=(1,), gradient_terms=(0,), column_shaped=True, batched="rows_unbroadcast"),
+    "broadcast_to": Primitive(view=True, batched="rows_broadcast"),
+    "unreduce": Primitive(
+        numpy_value=True,
+        fresh=True,
+        shape_operands=(1,),
+        gradient_terms=(0,),
+        column_shaped=True,
+        batched="rows_unreduce",
+    ),
     "index_add": Primitive(numpy_value=True, fresh=True, gradient_terms=(0, 1), index_from=2),
     "zeros_like": Primitive(fresh=True, shape_operands=(0,), column_shaped=True),
-    "grad_zeros": Primitive(fresh=True, shape_operands=(0,), column_shaped=True),
-    "matmul_dx": Primitive(shape_operands=(1,)),
-    "matmul_dy": Primitive(shape_operands=(2,)),
+    "grad_zeros": Primitive(fresh=True, shape_operands=(0,), column_shaped=True, buffer=True),
+    "matmul_dx": Primitive(shape_operands=(1,), batched="rows_matmul_dx"),
+    "matmul_dy": Primitive(shape_operands=(2,), batched="rows_matmul_dy"),
     "xtx_dx": Primitive(numpy_value=True),
     "xxt_dx": Primitive(),
     "diag_dv": Primitive(numpy_value=True, shape_operands=(1,)),
@@ -276,9 +291,17 @@ PRIMITIVES: dict[str, Primitive] = {
         promotes_inexact=True,
         stand_in="like_matmul",
         shape_from_shapes=True,
+        batched="rows_matmul",
     ),
-    "dot": Primitive(fresh=True, shape_from_shapes=True),
-    "transpose": Primitive(numpy_value=True, view=True, packed_method=True, stand_in_view=True, shape_from_shapes=True),
+    "dot": Primitive(fresh=True, shape_from_shapes=True, batched="rows_dot"),
+    "transpose": Primitive(
+        numpy_value=True,
+        view=True,
+        packed_method=True,
+        stand_in_view=True,
+        shape_from_shapes=True,
+        batched="rows_transpose",
+    ),
     "diag": Primitive(numpy_value=True, view=True, stand_in_view=True, shape_from_shapes=True),
     "vdot": Primitive(),
     "inner": Primitive(shape_from_shapes=True),
@@ -305,8 +328,8 @@ PRIMITIVES: dict[str, Primitive] = {
     "svdvals": Primitive(shape_from_shapes=True),
     "pinv": Primitive(shape_from_shapes=True),
     "mT": Primitive(shape_from_shapes=True),
-    "dot_dx": Primitive(shape_operands=(1,)),
-    "dot_dy": Primitive(shape_operands=(2,)),
+    "dot_dx": Primitive(shape_operands=(1,), batched="rows_dot_dx"),
+    "dot_dy": Primitive(shape_operands=(2,), batched="rows_dot_dy"),
     "dot_xtx_dx": Primitive(),
     "dot_xxt_dx": Primitive(),
     "tensordot_dx": Primitive(),
@@ -384,8 +407,8 @@ PRIMITIVES: dict[str, Primitive] = {
     "uniform": Primitive(python_arithmetic=True, sized_by="size"),
     "random": Primitive(python_arithmetic=True, sized_by="size"),
     # -------------------- reductions (rules/reductions.py)
-    "sum": Primitive(method="sum", promotes_inexact=True, gradient_terms=(0,)),
-    "mean": Primitive(method="mean", promotes_inexact=True),
+    "sum": Primitive(method="sum", promotes_inexact=True, gradient_terms=(0,), batched="rows_sum"),
+    "mean": Primitive(method="mean", promotes_inexact=True, batched="rows_mean"),
     "max": Primitive(method="max", promotes_inexact=True),
     "min": Primitive(method="min", promotes_inexact=True),
     "prod": Primitive(method="prod"),
@@ -420,7 +443,7 @@ PRIMITIVES: dict[str, Primitive] = {
     # -------------------- indexing, reshaping and shape queries (rules/shape.py)
     "getindex": Primitive(view=True, stand_in_view=True, index_from=1, shape_from_shapes=True),
     "asarray": Primitive(),
-    "reshape": Primitive(view=True, packed_method=True, stand_in_view=True),
+    "reshape": Primitive(view=True, packed_method=True, stand_in_view=True, batched="rows_reshape"),
     "shape": Primitive(
         python_value=True, attribute="shape", shape_operands=(0,), size_query=True, shape_from_shapes=True
     ),
@@ -455,8 +478,8 @@ PRIMITIVES: dict[str, Primitive] = {
     "hstack_part": Primitive(shape_from_shapes=True),
     "vstack": Primitive(fresh=True, shape_from_shapes=True),
     "vstack_part": Primitive(shape_from_shapes=True),
-    "take": Primitive(shape_from_shapes=True),
-    "untake": Primitive(),
+    "take": Primitive(shape_from_shapes=True, batched="rows_take"),
+    "untake": Primitive(batched="rows_untake"),
     "argmax": Primitive(),
     "argmin": Primitive(),
     "argsort": Primitive(shape_from_shapes=True),
@@ -497,6 +520,30 @@ PRIMITIVES: dict[str, Primitive] = {
 }
 
 
+#: The primitives that write a batch of seeds through a sweep row by row (``ir.batching``; their
+#: helpers are ``runtime/rows.py``'s): made by batching, after every derivative, so they have no rule.
+ROW_PRIMITIVES: dict[str, Primitive] = {
+    "rows_zeros": Primitive(numpy_value=True, fresh=True, buffer=True),
+    "rows_fresh": Primitive(numpy_value=True, fresh=True, buffer=True),
+    "rows_lift": Primitive(numpy_value=True, view=True),
+    "rows_unbroadcast": Primitive(numpy_value=True),
+    "rows_broadcast": Primitive(numpy_value=True, view=True),
+    "rows_sum": Primitive(numpy_value=True, rows_params=("axis", "keepdims")),
+    "rows_mean": Primitive(numpy_value=True, rows_params=("axis", "keepdims")),
+    "rows_unreduce": Primitive(numpy_value=True, fresh=True, rows_params=("axis", "keepdims")),
+    "rows_transpose": Primitive(numpy_value=True, view=True, rows_params=("axes",)),
+    "rows_reshape": Primitive(numpy_value=True, view=True),
+    "rows_take": Primitive(numpy_value=True, rows_params=("axis",)),
+    "rows_untake": Primitive(numpy_value=True, fresh=True, rows_params=("axis",)),
+    "rows_matmul": Primitive(numpy_value=True, rows_flags=("a_rows", "b_rows")),
+    "rows_dot": Primitive(numpy_value=True, rows_flags=("a_rows", "b_rows")),
+    "rows_matmul_dx": Primitive(numpy_value=True, rows_flags=("g_rows", "x_rows", "y_rows")),
+    "rows_matmul_dy": Primitive(numpy_value=True, rows_flags=("g_rows", "x_rows", "y_rows")),
+    "rows_dot_dx": Primitive(numpy_value=True, rows_flags=("g_rows", "x_rows", "y_rows")),
+    "rows_dot_dy": Primitive(numpy_value=True, rows_flags=("g_rows", "x_rows", "y_rows")),
+}
+
+
 def _operators(kind: type[ast.AST]) -> dict[type[ast.AST], str]:
     return {p.operator: n for n, p in PRIMITIVES.items() if p.operator is not None and issubclass(p.operator, kind)}
 
@@ -505,96 +552,3 @@ def _operators(kind: type[ast.AST]) -> dict[type[ast.AST], str]:
 BINOPS: dict[type[ast.AST], str] = _operators(ast.operator)
 UNARYOPS: dict[type[ast.AST], str] = _operators(ast.unaryop)
 CMPOPS: dict[type[ast.AST], str] = _operators(ast.cmpop)
-
-
-def fold_constant(prim: str, values: list[object]) -> tuple[bool, object]:
-    """Fold an arithmetic primitive on Python numbers; (False, None) when it must not be folded.
-
-    A bool counts as a number, as Python computes it (``2 + False`` is ``2``): a folded comparison
-    of constants (a rule's ``p - 1 + equal(p, 0)`` for a constant ``p``) folds on.
-    """
-    fn = primitive(prim).fold
-    if fn is None or not all(type(v) in (int, float, bool) for v in values):
-        return False, None
-    try:
-        result = fn(*values)
-    except (ArithmeticError, ValueError):
-        return False, None
-    if type(result) not in (int, float, bool) or (isinstance(result, float) and math.isnan(result)):
-        return False, None
-    return True, result
-
-
-def fold_lits(prim: str, args: list) -> Lit | None:
-    """``prim`` folded on the constants ``args`` (``fold_constant``), as a ``Lit``; None when it
-    must not be folded.  A float result whose shortest repr has more significant digits than
-    the constants it comes from (at least 15) keeps the expression it comes from as its
-    ``text``: ``2 * 0.15`` is ``0.3``, but ``3 * 0.05`` (``0.15000000000000002``), ``1 / 3`` and
-    ``0.1 + 0.2`` are written as the source wrote them; Python evaluates the text to the same
-    float (the same operations on the same floats, in the same order).
-
-    >>> fold_lits("mul", [Lit(3), Lit(0.05)]).text, fold_lits("mul", [Lit(2), Lit(0.15)])
-    ('3 * 0.05', Lit(value=0.3))
-    >>> a = fold_lits("add", [Lit(0.1), Lit(0.2)]); fold_lits("mul", [Lit(2), a]).text
-    '2 * (0.1 + 0.2)'
-    """
-    ok, value = fold_constant(prim, [a.value for a in args])
-    if not ok:
-        return None
-    if type(value) is not float or not math.isfinite(value):
-        return Lit(value)
-    same = _identity(prim, args)
-    if same is not None:  # x * 1.0, x + False: x itself, with its text
-        return same
-    written = max((_written_digits(a) for a in args), default=0)
-    op = primitive(prim).operator
-    if _digits(value) <= max(15, written) or op is None:
-        return Lit(value)
-    operands = [_expression(a) for a in args]
-    if len(operands) == 2 and issubclass(op, ast.operator):
-        node: ast.expr = ast.BinOp(operands[0], op(), operands[1])
-    elif len(operands) == 1 and issubclass(op, ast.unaryop):
-        node = ast.UnaryOp(op(), operands[0])
-    else:
-        return Lit(value)
-    return Lit(value, ast.unparse(node))
-
-
-def _identity(prim: str, args: list) -> Lit | None:
-    """The float operand of ``x * 1``, ``1 * x``, ``x / 1``, ``x + 0``, ``0 + x`` or ``x - 0`` (the
-    other an int, bool or float one or zero), which the operation gives back unchanged (a zero
-    ``x`` aside: ``-0.0 + 0`` is ``0.0``)."""
-    if len(args) != 2:
-        return None
-    neutral = {"mul": 1, "truediv": 1, "add": 0, "sub": 0}.get(prim)
-    if neutral is None:
-        return None
-    for k, (x, other) in enumerate((args, args[::-1])):
-        if prim in ("truediv", "sub") and k == 1:
-            break  # (1 / x, 0 - x are not x)
-        plain = type(other.value) in (int, bool, float) and other.value == neutral and other.text is None
-        if plain and type(x.value) is float and (neutral == 1 or x.value != 0):
-            return x
-    return None
-
-
-def _expression(a: Lit) -> ast.expr:
-    """A constant's expression: its text where it has one, else its value."""
-    if a.text is not None:
-        return ast.parse(a.text, mode="eval").body
-    if type(a.value) in (int, float) and a.value < 0:
-        return ast.UnaryOp(ast.USub(), ast.Constant(-a.value))
-    return ast.Constant(a.value)
-
-
-def _written_digits(a: Lit) -> int:
-    """The most significant digits of a number the constant is written with."""
-    if a.text is not None:
-        return max((_digits(float(n)) for n in re.findall(r"\d+\.?\d*(?:e[-+]?\d+)?", a.text)), default=0)
-    return _digits(a.value) if type(a.value) in (int, float) else 0
-
-
-def _digits(value: float) -> int:
-    """The significant digits of ``value``'s repr (``0.15000000000000002``: 17; ``3``: 1; ``1e-05``: 1)."""
-    mantissa = repr(abs(value)).lower().split("e")[0].replace(".", "")
-    return len(mantissa.strip("0")) or 1

@@ -8,6 +8,9 @@ unbatched one (computed before the sweep, read by every row) has its own shape.
 
 import numpy as xp
 
+from .core import _matmul_dx, _matmul_dy  # for direct calls; modules copy them
+from .linalg import _dot_dx, _dot_dy
+
 #: The most numbers a block of rows gives one value of the sweep (512 KiB of float64, about a
 #: core's L2 cache): the sweep runs on blocks of rows, so that its values stay in cache and none
 #: is ``x.size ** 2`` numbers.  Measured (one thread, 2 shared cores), by the block's numbers:
@@ -166,6 +169,26 @@ def _rows_product_dy(f, g, x, y, rows):
         if xd == 1 == yd:
             return (_rows_lift(g, x, xr) if gr else g) * x
     return _rows_map(f, rows, g, x, y)
+
+
+def _rows_matmul_dx(g, x, y, g_rows, x_rows, y_rows):
+    """``_matmul_dx`` row by row: the gradient of ``x @ y`` in ``x``."""
+    return _rows_product_dx(_matmul_dx, g, x, y, (g_rows, x_rows, y_rows))
+
+
+def _rows_matmul_dy(g, x, y, g_rows, x_rows, y_rows):
+    """``_matmul_dy`` row by row: the gradient of ``x @ y`` in ``y``."""
+    return _rows_product_dy(_matmul_dy, g, x, y, (g_rows, x_rows, y_rows))
+
+
+def _rows_dot_dx(g, x, y, g_rows, x_rows, y_rows):
+    """``_dot_dx`` row by row: the gradient of ``np.dot(x, y)`` in ``x``."""
+    return _rows_product_dx(_dot_dx, g, x, y, (g_rows, x_rows, y_rows))
+
+
+def _rows_dot_dy(g, x, y, g_rows, x_rows, y_rows):
+    """``_dot_dy`` row by row: the gradient of ``np.dot(x, y)`` in ``y``."""
+    return _rows_product_dy(_dot_dy, g, x, y, (g_rows, x_rows, y_rows))
 
 
 def _rows_fresh(buf, seed, rows):

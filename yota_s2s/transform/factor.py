@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from ..dsl.rule import RuleTable
 from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var, uses
-from ..ir.primitives import fold_constant, primitive
+from ..ir.folding import fold_constant
+from ..ir.primitives import primitive
 from ..ir.shapes import shape_classes
 from .dce import dce
 from .values import all_lits, inexact_values, is_const, value_key

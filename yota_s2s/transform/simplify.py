@@ -36,7 +36,8 @@ reductions, spreads and shapes; ``Identities`` dispatches on the primitive.
 from __future__ import annotations
 
 from ..ir.core import Atom, Lit, Slice, Var
-from ..ir.primitives import fold_lits, primitive
+from ..ir.folding import fold_lits
+from ..ir.primitives import primitive
 from ..ir.shapes import SCALAR
 from .rewrite import RewriterBase, Step
 from .values import all_lits, is_const

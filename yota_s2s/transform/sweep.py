@@ -27,7 +27,7 @@ from ..dsl.rule import RuleTable
 from ..dsl.splice import instantiate
 from ..errors import at_span
 from ..ir.core import Atom, Eqn, Lit, Section, Span, Tape, Var
-from ..ir.primitives import fold_lits
+from ..ir.folding import fold_lits
 from ..ir.regions import LEADING, first_carried, is_control
 from .complexes import complex_adjoint
 

@@ -29,7 +29,7 @@ from ..dsl.rule import Rule, RuleTable
 from ..dsl.splice import instantiate, instantiate_tangent
 from ..errors import UserError, at_span
 from ..ir.core import Atom, Eqn, Lit, Param, Section, Span, Tape, Var
-from ..ir.primitives import fold_lits
+from ..ir.folding import fold_lits
 from ..ir.shapes import shape_classes
 from .differentiate import transposed
 from .optimize import optimize

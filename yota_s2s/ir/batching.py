@@ -1,0 +1,179 @@
+"""Batching a sweep: equations in, the same computation for a batch of seeds out (JAX's ``vmap``).
+
+A sweep that is linear in its seed (``hess_NAME``'s second sweep in ``v``, ``jac_NAME``'s forward
+columns in the tangents) gives every seed's result at once when each value it computes from the seed
+gets a leading axis of rows, row ``i`` being the value for the ``i``-th seed::
+
+    v = _rows_seed(x, _k, _step)        # rows _k, _k + 1, ... of the identity: shape (k,) + x.shape
+    _t3 = v * _t1                       # elementwise: written as it is (NumPy aligns from the right)
+    _t4 = _rows_sum(_t3, axis=0)        # a reduction: the axis moved past the rows
+    dx[:, 1:] += _t4                    # an index: a leading ``:``
+
+``batch`` rewrites the equations of the sweep into such equations (the batched values keep the
+variables of the values they batch, so what reads the sweep's results reads them unchanged), and the
+function writer prints them as it prints any equation.  The rule of each primitive is a field of its
+record (``ir.primitives.Primitive.batched``): written as it is (elementwise ones, an index shifted
+past the rows), or by a primitive of its own that takes the rows into account (``rows_sum``,
+``rows_matmul``: their helpers are in ``runtime/rows.py``).  A sweep with a primitive that has no rule
+is not batched (None): its writer keeps the loop over the seeds.
+
+An elementwise operand whose rows could have fewer dimensions than the other operand gets axes of
+length 1 after its leading one (``rows_lift``), where the shapes do not prove it needless.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .core import Atom, Eqn, Slice, Var
+from .primitives import primitive
+from .shapes import ShapeClasses
+
+
+@dataclass
+class Batched:
+    """A batched sweep: its equations, and the rule each equation of the sweep was batched by
+    (``elementwise``, ``index``, ``index_add``, ``index_copy``, ``zeros``, or its batched primitive),
+    by position, for the band form (``codegen.banded``) to read."""
+
+    eqns: list[Eqn]
+    kinds: dict[int, str]
+
+
+def _basic(index: tuple) -> bool:
+    """A static index of integers, slices, ``None`` and ``...`` only: with a ``:`` before it, it
+    keeps the rows' axis first (an index array could move its axes to the front)."""
+    return all(type(i) in (int, Slice) or i is None or i is Ellipsis for i in index)
+
+
+def _elementwise(prim: str) -> bool:
+    record = primitive(prim)
+    return record.batched == "self" or (record.ufunc is not None and record.batched is None)
+
+
+def rule_of(eqn: Eqn, rows: list[bool], fresh: set[int], takes: bool) -> str | None:
+    """The rule that batches ``eqn`` whose operands ``rows`` are batched, or None where it has none;
+    ``fresh``: the batched buffers this sweep made and reads once (written into in place); ``takes``:
+    ``np.take`` and its adjoint batched too (along one int axis)."""
+    prim, params = eqn.prim, eqn.params
+    batched = primitive(prim).batched
+    if eqn.regions or len(eqn.outs) != 1:
+        return None
+    if prim in ("take", "untake"):
+        static = type(params.get("axis")) is int and set(params) == {"axis"}
+        return batched if takes and static and rows[0] and not any(rows[1:]) else None
+    if prim == "grad_zeros":
+        return "zeros" if not any(rows) else None
+    if prim == "getindex":
+        static = len(eqn.args) == 1 and rows[0] and _basic(params.get("index", ()))
+        return "index" if static and set(params) == {"index"} else None
+    if prim == "index_add":
+        buf = eqn.args[0]
+        ok = len(eqn.args) == 2 and isinstance(buf, Var) and set(params) == {"index"}
+        if not ok or not _basic(params.get("index", ())):
+            return None
+        return "index_add" if buf.id in fresh else "index_copy"
+    if _elementwise(prim):
+        return "elementwise" if len(eqn.args) <= 2 and not params else None
+    if batched is None:
+        return None
+    record = primitive(batched)
+    if record.rows_flags:  # products: the rows flags of every operand become parameters
+        return batched if len(rows) == len(record.rows_flags) and not params else None
+    # the others batch their first operand alone, with their static parameters as they are
+    allowed = set(record.rows_params)
+    return batched if rows[0] and not any(rows[1:]) and set(params) <= allowed else None
+
+
+def batch(
+    eqns: list[Eqn], seeds: list[Var], read_after: set[int], classes: ShapeClasses, takes: bool = False
+) -> Batched | None:
+    """``eqns`` (a sweep that reads ``seeds``) batched over a leading axis of rows of the seeds, or
+    None where a primitive of it has no rule; ``read_after``: the values read after the sweep (its
+    results); ``classes``: the shapes' classes of the sweep's tape, the seeds of the shapes of their
+    parameters (``rows_lift`` is written where they do not prove it needless)."""
+    batched = {s.id for s in seeds} | {o.id for e in eqns for o in e.outs}
+    uses: dict[int, int] = {}
+    for e in eqns:
+        for a in e.args:
+            if isinstance(a, Var):
+                uses[a.id] = uses.get(a.id, 0) + 1
+    fresh: set[int] = set()
+    kinds: dict[int, str] = {}
+    for n, eqn in enumerate(eqns):
+        kind = rule_of(eqn, [isinstance(a, Var) and a.id in batched for a in eqn.args], fresh, takes)
+        if kind is None:
+            return None
+        kinds[n] = kind
+        made = eqn.out.id
+        new = kind in ("zeros", "index_add", "index_copy") or (kind == "elementwise" and primitive(eqn.prim).fresh)
+        if new and uses.get(made, 0) == 1 and made not in read_after:  # (an array of its own, read once)
+            fresh.add(made)
+    out = _Rewriter(batched, seeds[0], classes)
+    for n, eqn in enumerate(eqns):
+        if not out.rewrite(eqn, kinds[n]):
+            return None
+    return Batched(out.eqns, kinds)
+
+
+class _Rewriter:
+    """Writes the batched equations of a sweep, one equation of it at a time."""
+
+    def __init__(self, batched: set[int], seed: Var, classes: ShapeClasses):
+        self.batched = batched
+        self.seed = seed
+        self.classes = classes
+        self.eqns: list[Eqn] = []
+        self.origin: dict[int, Atom] = {}  # a batched buffer -> the unbatched array whose shape its rows have
+
+    def wide_enough(self, a: Atom, b: Atom) -> bool:
+        """The shapes prove that a row of ``a`` has at least the dimensions of ``b`` (``b``'s class is
+        within ``a``'s: their broadcast has ``a``'s shape)."""
+        return self.classes.of(b) <= self.classes.of(a)
+
+    def rows(self, a: Atom) -> bool:
+        return isinstance(a, Var) and a.id in self.batched
+
+    def add(self, prim: str, args: list[Atom], params: dict, like: Eqn, outs: list[Var] | None = None) -> Var:
+        eqn = Eqn(prim, args, params, outs or [Var()], like.span, section=like.section)
+        self.eqns.append(eqn)
+        return eqn.out
+
+    def rewrite(self, eqn: Eqn, kind: str) -> bool:
+        """Append ``eqn`` batched by rule ``kind``; False where it cannot be (a lift it cannot write)."""
+        args, params, outs = list(eqn.args), dict(eqn.params), eqn.outs
+        flags = [int(self.rows(a)) for a in args]
+        if kind == "zeros":
+            self.add("rows_zeros", [self.seed, args[0]], {}, eqn, outs)
+            self.origin[eqn.out.id] = args[0]
+        elif kind == "elementwise":
+            for i in (0, 1) if len(args) == 2 else ():
+                other = eqn.args[1 - i]
+                if flags[i] and isinstance(other, Var) and not self.wide_enough(eqn.args[i], other):
+                    args[i] = self.add("rows_lift", [args[i], other], {"b_rows": flags[1 - i]}, eqn)
+            self.add(eqn.prim, args, params, eqn, outs)
+        elif kind == "index":
+            self.add("getindex", args, {"index": (Slice(), *params["index"])}, eqn, outs)
+        elif kind in ("index_add", "index_copy"):
+            buf, value = args
+            origin = self.origin.get(buf.id) if flags[0] else buf
+            if kind == "index_copy":  # (a buffer read elsewhere, or a view: copied first)
+                args[0] = self.add("rows_fresh", [buf, self.seed], {"rows": flags[0]}, eqn)
+            index = params["index"]
+            if flags[1]:
+                probe = Eqn("getindex", [buf], {"index": index}, [Var()])  # (of the class of a row's buf[index])
+                self.classes.add_eqn(probe)
+                if not self.wide_enough(value, probe.out):  # its rows may have fewer axes than buf[:, index]'s
+                    if origin is None:
+                        return False
+                    part = self.add("getindex", [origin], {"index": index}, eqn)
+                    args[1] = self.add("rows_lift", [value, part], {"b_rows": 0}, eqn)
+            self.add("index_add", args, {"index": (Slice(), *index)}, eqn, outs)
+            if origin is not None:
+                self.origin[eqn.out.id] = origin
+        elif primitive(kind).rows_flags:
+            names = primitive(kind).rows_flags
+            self.add(kind, args, dict(zip(names, flags, strict=True)), eqn, outs)
+        else:
+            self.add(kind, args, params, eqn, outs)
+        return True
