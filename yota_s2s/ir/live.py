@@ -15,11 +15,11 @@ the rest of a tape; the code generator cuts what a block of rows writes to what 
 
 from __future__ import annotations
 
-from ..dsl.rule import RuleTable
 from .core import Eqn, Var
+from .primitives import Rules
 
 
-def live_eqns(eqns: list[Eqn], live: set[int], table: RuleTable) -> list[Eqn]:
+def live_eqns(eqns: list[Eqn], live: set[int], table: Rules) -> list[Eqn]:
     """The equations of ``eqns`` that the values ``live`` need, and the impure ones, in order."""
     live = set(live)
     kept: list[Eqn] = []
@@ -30,12 +30,12 @@ def live_eqns(eqns: list[Eqn], live: set[int], table: RuleTable) -> list[Eqn]:
     return kept[::-1]
 
 
-def needed(eqn: Eqn, live: set[int], table: RuleTable) -> bool:
+def needed(eqn: Eqn, live: set[int], table: Rules) -> bool:
     """``eqn`` must stay: a result of it is live, or it is impure (an effect, a random draw)."""
     return any(o.id in live for o in eqn.outs) or _impure(eqn, table)
 
 
-def _impure(eqn: Eqn, table: RuleTable) -> bool:
+def _impure(eqn: Eqn, table: Rules) -> bool:
     """An effect or a random draw, or a loop or branch that makes one."""
     rule = table.rules.get(eqn.prim)
     if rule is not None and not rule.pure:

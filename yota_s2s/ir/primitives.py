@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import ast
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,23 @@ class Primitive:
 
 
 _DEFAULT = Primitive()
+
+
+class RuleFacts(Protocol):
+    """What the IR's analyses read of a primitive's rule (``dsl.rule.Rule`` has them): whether it is
+    pure, its shape kind (``"elementwise"``, ``"reduce"``, ``"scalar"``, an operand's name, ...) and
+    its operands' names.  ``ir`` reads them through this, and imports nothing from ``dsl``."""
+
+    pure: bool
+    shape: str
+    operands: tuple[str, ...]
+
+
+class Rules(Protocol):
+    """A table of rules by primitive name (``dsl.rule.RuleTable`` is one)."""
+
+    rules: Mapping[str, RuleFacts]
+
 
 #: In the ``code`` of a ``static`` or ``effect`` equation (rules/python.py): the placeholder of
 #: operand ``k`` is ``__yota_a<k>``, that of the library name ``modules[k]`` is ``__yota_m<k>``.

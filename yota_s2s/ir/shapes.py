@@ -34,9 +34,8 @@ x[8] ** 3 - ...`` whose ``x[i]`` are numbers.
 
 from __future__ import annotations
 
-from ..dsl.rule import RuleTable
 from .core import Atom, Eqn, Lit, Slice, Tape, Var
-from .primitives import primitive
+from .primitives import Rules, primitive
 
 SCALAR: frozenset = frozenset()
 #: The Python types of a literal number (its shape is ``()``).
@@ -46,7 +45,7 @@ NUMBER = (int, float, complex, bool)
 class ShapeClasses:
     """Shape classes of the values of one tape, filled equation by equation."""
 
-    def __init__(self, table: RuleTable, scalar_keys: frozenset = frozenset()):
+    def __init__(self, table: Rules, scalar_keys: frozenset = frozenset()):
         self.table = table
         self.scalar_keys = scalar_keys
         self.atom_ids: dict[object, int] = {}
@@ -251,7 +250,7 @@ def _static_axis(axis: object) -> bool:
     return isinstance(axis, tuple) and all(type(a) is int for a in axis)
 
 
-def shape_classes(tape: Tape, table: RuleTable, scalar_keys: frozenset | None = None) -> ShapeClasses:
+def shape_classes(tape: Tape, table: Rules, scalar_keys: frozenset | None = None) -> ShapeClasses:
     """Classes of every value of ``tape``, assuming its first output is a scalar.
 
     With ``scalar_keys`` given, use them instead of deriving them from the output.  A tape whose
@@ -286,7 +285,7 @@ def _row_elements(tape: Tape) -> list[Atom]:
     return list(eqn.args) if eqn is not None and eqn.prim == "stack" else []
 
 
-def _run(tape: Tape, table: RuleTable, keys: frozenset) -> ShapeClasses:
+def _run(tape: Tape, table: Rules, keys: frozenset) -> ShapeClasses:
     sc = ShapeClasses(table, keys)
     for inp in tape.inputs:
         sc.add_input(inp.var, inp.path)
