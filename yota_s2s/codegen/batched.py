@@ -115,8 +115,9 @@ class BatchWriter(WriterBase):
         batched = {seed.id} | {o.id for e in rows for o in e.outs}
         read: dict[int, Var] = {}  # the arrays the sweep reads: a row of its values is about their size
         shapes = {o.id for e in tape.eqns if e.prim == "shape" for o in e.outs}  # (not arrays: left out)
+        skip = batched | shapes
         for e in rows:
-            read.update((a.id, a) for a in e.args if isinstance(a, Var) and a.id not in batched | shapes and a is not x)
+            read.update((a.id, a) for a in e.args if isinstance(a, Var) and a.id not in skip and a is not x)
         stepped = ast.Call(named("_rows_step"), [self.atom(x), *(self.atom(a) for a in read.values())], [])
         body.append(Line(Section.BACKWARD, None, ast.Assign([named(step, ast.Store())], stepped, lineno=0), 0))
         header = ast.For(

@@ -128,8 +128,9 @@ class ForwardColumnsWriter(BatchWriter):
             batched = {t.id for t in seeds} | outs
             read: dict[int, Var] = {}  # the arrays the sweep reads: a block's values are about their size
             shapes = {o.id for e in tape.eqns if e.prim == "shape" for o in e.outs}
+            skip = batched | shapes
             for e in cols:
-                read.update((a.id, a) for a in e.args if isinstance(a, Var) and a.id not in batched | shapes)
+                read.update((a.id, a) for a in e.args if isinstance(a, Var) and a.id not in skip)
             self.helpers.add("_rows_step")
             stepped = ast.Call(named("_rows_step"), [value, *(self.atom(a) for a in read.values())], [])
             body.append(Line(Section.BACKWARD, None, ast.Assign([named(step, ast.Store())], stepped, lineno=0), 1))

@@ -50,6 +50,15 @@ from .optimize import optimize
 from .second_blocks import read_inputs, several
 from .sweep import BackwardBuilder
 
+#: ``hess_NAME`` of a gradient built by its elements writes its rows out (a reverse sweep each,
+#: sharing subexpressions: Python floats, the fastest form for a few parameters) while the equations
+#: the elements read, counted once per row, are at most this many times the gradient's; beyond,
+#: the batched sweep over the unit vectors, whose size is the gradient's sweep once.  Measured
+#: (lines of hess_NAME / lines of grad_NAME): the 30-term polynomial of x[0..7] of bench_hessian
+#: reads 1.13x (rows: 2.3x the lines), Rosenbrock of x[0..3] 0.86x (2.0x), katsura's energy of 4
+#: unknowns 2.1x (rows: 3.8x; batched 2.6x), of 8 3.7x (rows 8.3x), of 16 6.7x (rows 12.3x).
+ROWS_READ = 1.5
+
 
 def second_order(tape: Tape, wrt: list[str], table: RuleTable, mode: Mode) -> Tape:
     """The tape of ``hvp_NAME`` (``mode`` ``HVP``) or ``hess_NAME`` (``HESSIAN``) of ``tape``
@@ -70,7 +79,7 @@ def second_order(tape: Tape, wrt: list[str], table: RuleTable, mode: Mode) -> Ta
     x = next((i.var for i in grad.inputs if i.path[0] == name), None)
     if mode.by_rows and not loops:
         elements = _gradient_elements(grad, x)
-        if elements is not None:
+        if elements is not None and _reads_per_row(grad, elements) <= ROWS_READ * len(grad.eqns):
             written = _rows_written(tape, grad, elements, wrt, table)
             if written is not None:
                 return written
@@ -176,6 +185,20 @@ def _gradient_elements(grad: Tape, x: Var | None) -> list[Atom] | None:
     if sorted(found) != list(range(len(found))) or len(found) > ROWS_WRITTEN:
         return None
     return [found[k] for k in range(len(found))]
+
+
+def _reads_per_row(grad: Tape, elements: list[Atom]) -> int:
+    """The equations of the gradient each of its ``elements`` reads (itself and those it reads, on
+    to the inputs), summed over the elements: about the size of the rows' sweeps written out."""
+    cones: dict[int, int] = {}  # value -> the set of equations it reads, as bits of their positions
+    for i, eqn in enumerate(grad.eqns):
+        bits = 1 << i
+        for a in eqn.args:
+            if isinstance(a, Var):
+                bits |= cones.get(a.id, 0)
+        for o in eqn.outs:
+            cones[o.id] = bits
+    return sum(cones.get(a.id, 0).bit_count() for a in elements if isinstance(a, Var))
 
 
 def _rows_written(tape: Tape, grad: Tape, elements: list[Atom], wrt: list[str], table: RuleTable) -> Tape | None:
