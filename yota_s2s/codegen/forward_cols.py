@@ -26,15 +26,12 @@ computed one at a time (``_cols_unit``: the unit tangent of column ``_k``).
 from __future__ import annotations
 
 import ast
-import dataclasses
 
-from ..dsl.rule import RuleTable
 from ..ir.core import Eqn, Lit, Section, Tape, Var
-from ..ir.live import live_eqns
 from .base import named, tuple_of
 from .batched import BatchWriter
-from .second import _split
 from .seeds import _part
+from .split import split_seeded
 from .statements import Else, Line
 
 #: Write the columns batched where every primitive of the JVP has a rule (tests set it False to
@@ -43,16 +40,6 @@ BATCH_COLUMNS = True
 #: The comments on the branches.
 ROWS_COMMENT = "reverse rows: no more outputs than inputs"
 COLUMNS_COMMENT = "forward columns: fewer inputs than outputs"
-
-
-def _rows_only(tape: Tape, table: RuleTable) -> Tape:
-    """``tape`` without its forward columns: the equations its other outputs need and the impure
-    ones (an ``assert``; no loop or branch is in a tape with columns), the JVP's result dropped."""
-    rows = tape.copy_header()
-    rows.eqns = live_eqns(tape.eqns, {a.id for a in tape.outputs[:-1] if isinstance(a, Var)}, table)
-    rows.outputs = tape.outputs[:-1]
-    rows.facts.columns = []
-    return rows
 
 
 class ForwardColumnsWriter(BatchWriter):
@@ -65,18 +52,9 @@ class ForwardColumnsWriter(BatchWriter):
         dout = next(i.var for i in tape.inputs if i.path[0] == facts.seed)
         _, rows = self.split_rows(dout)
         tangents = {i.path[0]: i.var for i in tape.inputs if i.path[0] in facts.columns}
-        _, cols = _split(tape.eqns, list(tangents.values()), self.plan.inplace)
-        if {id(e) for e in rows} & {id(e) for e in cols}:
-            # a buffer the rows write in place that the columns' sweep writes too (the optimizer made
-            # one grad_zeros(x) of the two): the rows alone, the columns' equations left out
-            self.tape = _rows_only(tape, self.table)
-            return self.jacobian_rows(body)
+        _, cols = split_seeded(tape.eqns, list(tangents.values()), self.plan.inplace)
         apart = {id(e) for e in rows} | {id(e) for e in cols}
         before = [e for e in tape.eqns if id(e) not in apart]
-        made = {o.id for e in before for o in e.outs}
-        read = {a.id for e in rows + cols for a in e.args if isinstance(a, Var)}
-        read |= {a.id for a in tape.outputs if isinstance(a, Var)}
-        self.plan = dataclasses.replace(self.plan, inline=self.plan.inline - (made & read))
         self.checked = True  # (no check of a seed: the loops make theirs)
         common, rows_first, cols_first = _preludes(tape, before, rows, cols)
         self.block(_part(tape, common), 0, body)
@@ -145,7 +123,6 @@ class ForwardColumnsWriter(BatchWriter):
                 self.helpers.add("_cols_seeds")
                 seeded = ast.Call(named("_cols_seeds"), [named(k), named(step), *xs], [])
             body.append(Line(Section.BACKWARD, None, ast.Assign([target], seeded, lineno=0), 2))
-            self.plan = dataclasses.replace(self.plan, inline=self.plan.inline - outs)
             self.write_batched(batched_cols, 2, body)
             stop = ast.BinOp(named(k), ast.Add(), ast.Call(named("len"), [named(self.names[seeds[0].id])], []))
             where = ast.Subscript(named(store), ast.Slice(named(k), stop, None), ast.Store())

@@ -33,6 +33,7 @@ from .appends import in_place_appends
 from .arguments import differentiated_inputs, real_only, value_inputs, zero_d_gradients
 from .columns import column_plan
 from .helpers import helper_for
+from .split import columns_apart, looped_values, rows_only
 from .target import NOT_CALLED, Backend
 
 #: Equations nested into one expression at most: a sum of 5,000 terms is written as
@@ -102,8 +103,13 @@ def plan_function(
     tape: Tape, table: RuleTable, backend: Backend, columns: bool = True, columns_form: bool = False
 ) -> FunctionPlan:
     """The plan of ``grad_NAME`` for ``tape`` (with a column guard when ``columns`` allows one), or
-    of its columns form (``columns_form``)."""
-    return _Planner(tape, table, backend, columns, columns_form).plan()
+    of its columns form (``columns_form``).  ``jac_NAME`` whose rows write in place a buffer its
+    forward columns write too (the optimizer made one ``grad_zeros(x)`` of the two) is planned
+    without its columns (``split.rows_only``)."""
+    plan = _Planner(tape, table, backend, columns, columns_form).plan()
+    if tape.facts.columns and tape.facts.mode.by_rows and not columns_apart(tape, plan.inplace):
+        return plan_function(rows_only(tape, table), table, backend, columns, columns_form)
+    return plan
 
 
 def _is_array(tape: Tape, defs: Mapping[int, Eqn], a: Atom) -> bool:
@@ -179,6 +185,7 @@ class _Planner:
         self.alias: dict[int, Var] = {}
         self.methods: dict[int, bool] = {}
         self.listed: set[int] = set()
+        self.looped: set[int] = set()  # the values a loop over seeds computes (``split.looped_values``)
 
     def plan(self) -> FunctionPlan:
         tape, tapes = self.tape, self.tapes
@@ -208,6 +215,7 @@ class _Planner:
             self.chains()
         else:
             self.inplace.clear()
+        self.looped = looped_values(tape, self.inplace)
         groups, rows, named = self.element_groups()
         self.appends = in_place_appends(tape, self.uses)
         # x -> the length of x its list form needs: one more than the largest k of its reads and
@@ -435,6 +443,8 @@ class _Planner:
     def can_inline(self, a: Atom, user: Eqn | None, i: int) -> bool:
         if not isinstance(a, Var) or self.uses.get(a.id) != 1 or a.id in self.outputs:
             return False
+        if user is not None and a.id not in self.looped and any(o.id in self.looped for o in user.outs):
+            return False  # (made before a loop over seeds, read in it: named before it, computed once)
         d = self.defs.get(a.id)
         if d is None or d.regions or a.hint or a.id in self.inplace or d.prim == "setindex":
             return False  # a write is a statement

@@ -19,18 +19,17 @@
 from __future__ import annotations
 
 import ast
-import dataclasses
 
 from ..errors import InternalError
 from ..ir.batching import Batched
 from ..ir.core import Eqn, Section, Var
 from ..ir.live import live_eqns
-from ..ir.regions import LEADING
 from . import batched as batching
 from .banded import BandWriter, NotBanded
 from .base import named, tuple_of
 from .batched import BatchWriter, Target, seed_of
 from .seeds import _part
+from .split import split_seeded
 from .statements import Else, Line
 
 
@@ -38,8 +37,8 @@ class SecondWriter(BatchWriter, BandWriter):
     """The loop of ``hess_NAME`` (a part of ``writer.FunctionWriter``)."""
 
     def split_second(self, seed: Var) -> tuple[list[Eqn], list[Eqn]]:
-        """The equations before the loop over the rows and those of each row (``_split``)."""
-        return _split(self.tape.eqns, seed, self.plan.inplace)
+        """The equations before the loop over the rows and those of each row (``split.split_seeded``)."""
+        return split_seeded(self.tape.eqns, seed, self.plan.inplace)
 
     def rows_check(self) -> list[ast.stmt]:
         """``if np.shape(x) != (m,): raise ValueError(...)``: ``hess_NAME`` whose ``m`` rows are
@@ -78,7 +77,7 @@ class SecondWriter(BatchWriter, BandWriter):
         facts = tape.facts
         n = len(facts.wrt)
         seeds = [next(i.var for i in tape.inputs if i.path[0] == s) for s in facts.seeds]
-        parts = [_split(tape.eqns, s, self.plan.inplace)[1] for s in seeds]
+        parts = [split_seeded(tape.eqns, s, self.plan.inplace)[1] for s in seeds]
         made = [{o.id for e in part for o in e.outs} for part in parts]
         # through loops, one sweep reads every seed (transform.second_blocks._tangents): each block
         # row runs it with the other seeds zeros
@@ -131,7 +130,6 @@ class SecondWriter(BatchWriter, BandWriter):
         results = [tape.outputs[2]] if targets is None else [t[0] for t in targets]
         made = {o.id for e in rows for o in e.outs}
         if batched is not None and any(isinstance(a, Var) and a.id in made for a in results):
-            self.plan = dataclasses.replace(self.plan, inline=self.plan.inline - made)
             if targets is None:
                 return self.banded_or_batched(rows, batched, seed, body)
             return self.batched_rows(rows, batched, seed, body, targets)
@@ -181,45 +179,3 @@ class SecondWriter(BatchWriter, BandWriter):
         for line in body[start:]:
             line.depth += 1
         return names
-
-
-#: The loops, whose carried values the writer may name like their initial values.
-_LOOPS = ("for", "while", "for_back", "while_back")
-
-
-def _split(eqns: list[Eqn], seed: Var | list[Var], inplace: dict[int, int]) -> tuple[list[Eqn], list[Eqn]]:
-    """The equations of ``hess_NAME`` written before the loop over the rows (those that read no
-    seed: the value, the gradient) and those of each row.  A buffer a row writes into in place
-    (``inplace``: a member of a group written in place) is made in the row; one that is not is
-    copied by the writes into it (``_index_add``), so the gradient's and each row's may share it."""
-    groups: dict[int, list[int]] = {}
-    for v, root in inplace.items():
-        groups.setdefault(root, []).append(v)
-    members = {m for ms in groups.values() for m in ms} | set(groups)
-    defs = {o.id: e for e in eqns for o in e.outs}
-    per_row = {seed.id} if isinstance(seed, Var) else {s.id for s in seed}  # (several: jac_NAME's tangents)
-    while True:
-        before = len(per_row)
-        # a loop in the rows: every loop is (a backward loop shares its forward loop's index)
-        loops = any(e.regions and any(o.id in per_row for o in e.outs) for e in eqns)
-        for eqn in eqns:
-            if any(isinstance(a, Var) and a.id in per_row for a in eqn.args) or (loops and eqn.regions):
-                per_row.update(o.id for o in eqn.outs)
-                for a in eqn.args:
-                    d = defs.get(a.id) if isinstance(a, Var) else None
-                    if d is not None and d.prim == "grad_zeros" and a.id in members:
-                        per_row.update(o.id for o in d.outs)
-                if eqn.prim in _LOOPS:  # each row's loop starts from its own initial values (the writer
-                    # names a carried value like its initial one)
-                    lead, k = LEADING[eqn.prim], eqn.params["n_carry"]
-                    for a in eqn.args[lead : lead + k]:
-                        d = defs.get(a.id) if isinstance(a, Var) else None
-                        if d is not None and not d.regions:
-                            per_row.update(o.id for o in d.outs)
-        for ms in groups.values():
-            if any(m in per_row for m in ms):
-                per_row.update(ms)
-        if len(per_row) == before:
-            break
-    rows = [e for e in eqns if any(o.id in per_row for o in e.outs)]
-    return [e for e in eqns if not any(o.id in per_row for o in e.outs)], rows

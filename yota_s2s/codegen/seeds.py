@@ -22,13 +22,13 @@ of a complex derivative (``Facts.holomorphic``: ``complex_args``).
 from __future__ import annotations
 
 import ast
-import dataclasses
 from collections.abc import Callable
 
 from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
 from ..ir.regions import LEADING
 from .arguments import differentiated_inputs
 from .base import WriterBase, named, tuple_of
+from .split import split_rows
 from .statements import Line
 
 
@@ -221,6 +221,10 @@ class SeedWriter(WriterBase):
         returned = [value, *jacobians] if tape.facts.value else jacobians
         return tuple_of(returned)
 
+    def split_rows(self, seed: Var) -> tuple[list[Eqn], list[Eqn]]:
+        """The equations before ``jac_NAME``'s loop over the rows and those of each row."""
+        return split_rows(self.tape.eqns, seed, self.plan.inplace)
+
     def before_rows(
         self, body: list[Line], split: Callable[[Var], tuple[list[Eqn], list[Eqn]]]
     ) -> tuple[Var, list[Eqn]]:
@@ -230,11 +234,7 @@ class SeedWriter(WriterBase):
         tape = self.tape
         seed = next(i.var for i in tape.inputs if i.path[0] == tape.facts.seed)
         before, rows = split(seed)
-        # a value made before the loop is named there, never written inline into a row's statement
-        made = {o.id for e in before for o in e.outs}
-        read = {a.id for e in rows for a in e.args if isinstance(a, Var)}
-        read |= {a.id for a in tape.outputs if isinstance(a, Var)}
-        self.plan = dataclasses.replace(self.plan, inline=self.plan.inline - (made & read))
+        made = {o.id for e in before for o in e.outs}  # (named there, never inline in a row: the plan's)
         value = tape.outputs[0]
         if isinstance(value, Var) and value.id not in made:  # made in each row: checked after the loop
             checked, self.checked = self.checked, True
@@ -243,34 +243,6 @@ class SeedWriter(WriterBase):
         else:
             self.block(_part(tape, before), 0, body)
         return seed, rows
-
-    def split_rows(self, seed: Var) -> tuple[list[Eqn], list[Eqn]]:
-        """The equations written before the loop over the rows (the forward sweep, and the
-        backward equations that read no seed), and those of each row.  A buffer written in place
-        (``dx = _grad_zeros(x)``, then ``dx[3] += g``) is made in the row that writes it."""
-        eqns = self.tape.eqns
-        groups: dict[int, list[int]] = {}
-        for v, root in self.plan.inplace.items():
-            groups.setdefault(root, []).append(v)
-        defs = {o.id: e for e in eqns for o in e.outs}
-        per_row = {seed.id}
-        while True:
-            before = len(per_row)
-            for eqn in eqns:
-                if eqn.section != Section.FORWARD and any(isinstance(a, Var) and a.id in per_row for a in eqn.args):
-                    per_row.update(o.id for o in eqn.outs)
-            for members in groups.values():
-                if any(m in per_row for m in members):
-                    per_row.update(members)
-            for eqn in (e for e in eqns if any(o.id in per_row for o in e.outs)):
-                for a in eqn.args:  # a buffer a row writes into (a backward loop's accumulator): made in the row
-                    d = defs.get(a.id) if isinstance(a, Var) else None
-                    if d is not None and d.section != Section.FORWARD and (eqn.regions or d.prim == "grad_zeros"):
-                        per_row.update(o.id for o in d.outs)
-            if len(per_row) == before:
-                break
-        rows = [e for e in eqns if any(o.id in per_row for o in e.outs)]
-        return [e for e in eqns if not any(o.id in per_row for o in e.outs)], rows
 
 
 def _part(tape: Tape, eqns: list[Eqn]) -> Tape:

@@ -1,0 +1,125 @@
+"""Which equations a loop over seeds computes again for each seed, and which it computes once.
+
+``jac_NAME`` runs a reverse sweep per row of the Jacobian (seeded with each unit vector in turn),
+or its forward columns one block of tangents at a time; ``hess_NAME`` runs its second sweep per
+row of ``H``.  Everything that reads no seed (the value, the gradient, what the sweeps multiply by)
+is computed once, before the loop.  The plan reads the split (``looped_values``: a value made
+before the loop and read in it is named, never written inline into the loop), and the writer
+writes the two parts where they go.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..dsl.rule import RuleTable
+from ..ir.core import Eqn, Section, Tape, Var
+from ..ir.live import live_eqns
+from ..ir.regions import LEADING
+
+
+def looped_values(tape: Tape, inplace: Mapping[int, int]) -> set[int]:
+    """The values the function computes in a loop over seeds (every one, where it has several:
+    ``hess_NAME``'s block rows, ``jac_NAME``'s rows and columns); none for a function without one."""
+    facts = tape.facts
+    if not facts.mode.by_rows or facts.rows:
+        return set()
+    seeds = {i.path[0]: i.var for i in tape.inputs}
+    parts: list[list[Eqn]] = []
+    if facts.mode.order == 2:
+        for name in facts.seeds or [facts.seed]:
+            parts.append(split_seeded(tape.eqns, seeds[name], inplace)[1])
+    else:
+        parts.append(split_rows(tape.eqns, seeds[facts.seed], inplace)[1])
+        if facts.columns:
+            parts.append(split_seeded(tape.eqns, [seeds[t] for t in facts.columns], inplace)[1])
+    return {o.id for part in parts for e in part for o in e.outs}
+
+
+def split_rows(eqns: list[Eqn], seed: Var, inplace: Mapping[int, int]) -> tuple[list[Eqn], list[Eqn]]:
+    """``jac_NAME``'s equations written before the loop over the rows (the forward sweep, and the
+    backward equations that read no seed ``seed``), and those of each row.  A buffer written in place
+    (``dx = _grad_zeros(x)``, then ``dx[3] += g``) is made in the row that writes it."""
+    groups: dict[int, list[int]] = {}
+    for v, root in inplace.items():
+        groups.setdefault(root, []).append(v)
+    defs = {o.id: e for e in eqns for o in e.outs}
+    per_row = {seed.id}
+    while True:
+        before = len(per_row)
+        for eqn in eqns:
+            if eqn.section != Section.FORWARD and any(isinstance(a, Var) and a.id in per_row for a in eqn.args):
+                per_row.update(o.id for o in eqn.outs)
+        for members in groups.values():
+            if any(m in per_row for m in members):
+                per_row.update(members)
+        for eqn in (e for e in eqns if any(o.id in per_row for o in e.outs)):
+            for a in eqn.args:  # a buffer a row writes into (a backward loop's accumulator): made in the row
+                d = defs.get(a.id) if isinstance(a, Var) else None
+                if d is not None and d.section != Section.FORWARD and (eqn.regions or d.prim == "grad_zeros"):
+                    per_row.update(o.id for o in d.outs)
+        if len(per_row) == before:
+            break
+    rows = [e for e in eqns if any(o.id in per_row for o in e.outs)]
+    return [e for e in eqns if not any(o.id in per_row for o in e.outs)], rows
+
+
+#: The loops, whose carried values the writer may name like their initial values.
+_LOOPS = ("for", "while", "for_back", "while_back")
+
+
+def split_seeded(eqns: list[Eqn], seed: Var | list[Var], inplace: Mapping[int, int]) -> tuple[list[Eqn], list[Eqn]]:
+    """The equations of ``hess_NAME`` (or of ``jac_NAME``'s forward columns: ``seed`` its tangents)
+    written before the loop over the rows (those that read no
+    seed: the value, the gradient) and those of each row.  A buffer a row writes into in place
+    (``inplace``: a member of a group written in place) is made in the row; one that is not is
+    copied by the writes into it (``_index_add``), so the gradient's and each row's may share it."""
+    groups: dict[int, list[int]] = {}
+    for v, root in inplace.items():
+        groups.setdefault(root, []).append(v)
+    members = {m for ms in groups.values() for m in ms} | set(groups)
+    defs = {o.id: e for e in eqns for o in e.outs}
+    per_row = {seed.id} if isinstance(seed, Var) else {s.id for s in seed}  # (several: jac_NAME's tangents)
+    while True:
+        before = len(per_row)
+        # a loop in the rows: every loop is (a backward loop shares its forward loop's index)
+        loops = any(e.regions and any(o.id in per_row for o in e.outs) for e in eqns)
+        for eqn in eqns:
+            if any(isinstance(a, Var) and a.id in per_row for a in eqn.args) or (loops and eqn.regions):
+                per_row.update(o.id for o in eqn.outs)
+                for a in eqn.args:
+                    d = defs.get(a.id) if isinstance(a, Var) else None
+                    if d is not None and d.prim == "grad_zeros" and a.id in members:
+                        per_row.update(o.id for o in d.outs)
+                if eqn.prim in _LOOPS:  # each row's loop starts from its own initial values (the writer
+                    # names a carried value like its initial one)
+                    lead, k = LEADING[eqn.prim], eqn.params["n_carry"]
+                    for a in eqn.args[lead : lead + k]:
+                        d = defs.get(a.id) if isinstance(a, Var) else None
+                        if d is not None and not d.regions:
+                            per_row.update(o.id for o in d.outs)
+        for ms in groups.values():
+            if any(m in per_row for m in ms):
+                per_row.update(ms)
+        if len(per_row) == before:
+            break
+    rows = [e for e in eqns if any(o.id in per_row for o in e.outs)]
+    return [e for e in eqns if not any(o.id in per_row for o in e.outs)], rows
+
+
+def columns_apart(tape: Tape, inplace: Mapping[int, int]) -> bool:
+    """``jac_NAME``'s rows and its forward columns share no equation (``--jacobian`` with columns)."""
+    seeds = {i.path[0]: i.var for i in tape.inputs}
+    _, rows = split_rows(tape.eqns, seeds[tape.facts.seed], inplace)
+    _, cols = split_seeded(tape.eqns, [seeds[t] for t in tape.facts.columns], inplace)
+    return not ({id(e) for e in rows} & {id(e) for e in cols})
+
+
+def rows_only(tape: Tape, table: RuleTable) -> Tape:
+    """``tape`` without its forward columns: the equations its other outputs need and the impure
+    ones (an ``assert``; no loop or branch is in a tape with columns), the JVP's result dropped."""
+    rows = tape.copy_header()
+    rows.eqns = live_eqns(tape.eqns, {a.id for a in tape.outputs[:-1] if isinstance(a, Var)}, table)
+    rows.outputs = tape.outputs[:-1]
+    rows.facts.columns = []
+    return rows
