@@ -50,13 +50,15 @@ def hess_energy(u, load):
         _t15 = _t13 * u
         _t16 = stretch * stretch
         _t17 = np.zeros(np.shape(u))
-        _t17[:-1] += -_t3 - 2.0 * _t16 - 1.0
+        _t20 = -_t3 - 2.0 * _t16 - 1.0
+        _t17[:-1] += _t20
         _t18 = np.zeros(np.shape(u))
         _t18 += _t7 + _t14 + 2.0 * _t15
-        _t18[:-1] += _t3 + 2.0 * _t16 + 1.0
-        _t18[1:] += _t3 + 2.0 * _t16 + 1.0
+        _t21 = _t3 + 2.0 * _t16 + 1.0
+        _t18[:-1] += _t21
+        _t18[1:] += _t21
         _t19 = np.zeros(np.shape(u))
-        _t19[1:] += -_t3 - 2.0 * _t16 - 1.0
+        _t19[1:] += _t20
         H = np.zeros((np.size(u), np.size(u)))
         _rows_diagonal(H, -1, _t19)
         _rows_diagonal(H, 0, _t18)
@@ -68,17 +70,17 @@ def hess_energy(u, load):
             v = _rows_seed(u, _k, _step)
             # grad of: stretch = u[1:] - u[:-1]
             d_t10 = _rows_broadcast(v[:, :-1], _t11)
-            _t20 = _rows_broadcast(v[:, 1:], _t12)
-            ddstretch = _rows_lift(_t20, d_t10, b_rows=1) - _rows_lift(d_t10, _t20, b_rows=1)
+            _t22 = _rows_broadcast(v[:, 1:], _t12)
+            ddstretch = _rows_lift(_t22, d_t10, b_rows=1) - _rows_lift(d_t10, _t22, b_rows=1)
             d_t9 = _rows_unbroadcast(ddstretch, _t9)
             # grad of: return np.sum(0.5 * stretch**2 + 0.25 * stretch**4) + np.sum(0.5 * u**2 + 0.1 * u**4 - load * u)
-            _t21 = v * _t8
-            _t22 = _t21 * u * u
-            _t23 = d_t9 * stretch * stretch
+            _t23 = v * _t8
+            _t24 = _t23 * u * u
+            _t25 = d_t9 * stretch * stretch
             # grad of: stretch = u[1:] - u[:-1]
-            dstretch_1 = _rows_unbroadcast(ddstretch, stretch) + d_t9 * _t3 + _t23 + _t23
-            _t24 = v * _t7 + _t21 * _t4 + _t22 + _t22
-            Hv = _index_add(_t24, _rows_unbroadcast(-dstretch_1, _t2), np.s_[:, :-1])
+            dstretch_1 = _rows_unbroadcast(ddstretch, stretch) + d_t9 * _t3 + _t25 + _t25
+            Hv = v * _t7 + _t23 * _t4 + _t24 + _t24
+            Hv[:, :-1] += _rows_unbroadcast(-dstretch_1, _t2)
             Hv[:, 1:] += _rows_unbroadcast(dstretch_1, _t1)
             H[_k:_k + len(v)] = Hv
         H = H.reshape(np.shape(u) + np.shape(u))
@@ -111,14 +113,6 @@ def _float_arg(x, func, name):
     what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
     why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
     raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
-
-
-def _index_add(buf, g, index):
-    """A copy of ``buf`` with ``g`` added at ``buf[index]``, repeated indices accumulated, in the
-    dtype of ``buf + g``."""
-    buf = buf.astype(np.result_type(buf, g))
-    np.add.at(buf, index, g)
-    return buf
 
 
 def _or_one(n):

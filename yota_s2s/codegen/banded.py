@@ -184,7 +184,44 @@ class BandWriter(WriterBase):
             shape_a, shape_b = self.backend.call("shape", [self.atom(a)]), self.backend.call("shape", [self.atom(b)])
             tests.append(ast.Compare(shape_a, [ast.Eq()], [shape_b]))
         test = tests[0] if len(tests) == 1 else ast.BoolOp(ast.And(), tests)
-        return test, self._lines
+        return test, self._shared(self._lines)
+
+    def _shared(self, lines: list[Line]) -> list[Line]:
+        """``lines`` with each value written twice or more (a diagonal added to two places: ``H``'s
+        diagonals are carried apart, their expressions built apart) computed once, named before its
+        first use; a value that reads an array the lines write into is left where it is."""
+        written = set()
+        for line in lines:
+            node = line.node
+            target = node.target if isinstance(node, ast.AugAssign) else None
+            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript):
+                target = node.targets[0]
+            while isinstance(target, ast.Subscript):
+                target = target.value
+            if isinstance(target, ast.Name):
+                written.add(target.id)
+        count: dict[str, int] = {}
+        for line in lines:
+            for value in _values(line.node):
+                reads = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+                if not isinstance(value, ast.Name | ast.Constant) and not reads & written:
+                    key = ast.dump(value)
+                    count[key] = count.get(key, 0) + 1
+        names: dict[str, str] = {}
+        out: list[Line] = []
+        for line in lines:
+            for value, put in _slots(line.node):
+                key = ast.dump(value)
+                if count.get(key, 0) < 2:
+                    continue
+                if key not in names:
+                    names[key] = self.namer.temp()
+                    out.append(
+                        Line(line.section, line.span, ast.Assign([named(names[key], ast.Store())], value, lineno=0), 1)
+                    )
+                put(named(names[key]))
+            out.append(line)
+        return out
 
     def _step(self, eqn: Eqn, kind: str, bands: dict[int, Band], shapes: dict[int, Atom]) -> Band:
         """The band of ``eqn``'s result, its statements emitted."""
@@ -340,6 +377,23 @@ class BandWriter(WriterBase):
 
     def _emit(self, stmt: ast.stmt, span) -> None:
         self._lines.append(Line(Section.BACKWARD, span, stmt, 1))
+
+
+def _slots(stmt: ast.stmt) -> list[tuple[ast.expr, object]]:
+    """The values a band statement writes (a right-hand side, a diagonal's vector), each with the
+    function that puts another expression in its place."""
+    if isinstance(stmt, ast.Assign | ast.AugAssign) and not (
+        isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name)
+    ):
+        return [(stmt.value, lambda e, s=stmt: setattr(s, "value", e))]
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and len(stmt.value.args) == 3:
+        args = stmt.value.args
+        return [(args[2], lambda e, a=args: a.__setitem__(2, e))]
+    return []
+
+
+def _values(stmt: ast.stmt) -> list[ast.expr]:
+    return [value for value, _ in _slots(stmt)]
 
 
 def _owned(v: Vec, owned: set[str]) -> bool:

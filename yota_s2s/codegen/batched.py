@@ -78,6 +78,8 @@ class BatchWriter(WriterBase):
         part = self.tape.copy_header()
         part.eqns = batched.eqns
         part.outputs = list(self.tape.outputs)
+        part.facts = part.facts.copy()
+        part.facts.array_inputs = part.facts.array_inputs | {s.id for s in batched.seeds}
         writer = copy.copy(self)  # (the names, the helpers and the imports shared)
         writer.plan = plan_function(part, self.table, self.backend, columns=False)
         writer.tape = part

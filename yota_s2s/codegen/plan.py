@@ -499,7 +499,8 @@ class _Planner:
         if eqn.prim == "asarray":  # np.asarray of a constant list
             return isinstance(eqn.args[0], Lit)
         record = primitive(eqn.prim)
-        return record.fresh and not (record.python_arithmetic and not any(map(self.is_array, eqn.args)))
+        arrays = any(self.is_array(a) or self.has_methods(a) for a in eqn.args)
+        return record.fresh and not (record.python_arithmetic and not arrays)
 
     def is_array(self, a: Atom) -> bool:
         return _is_array(self.tape, self.defs, a)

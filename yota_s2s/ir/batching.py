@@ -38,6 +38,7 @@ class Batched:
 
     eqns: list[Eqn]
     kinds: dict[int, str]
+    seeds: list[Var]  # (every value of the sweep is an array: the seeds' rows are)
 
 
 def _basic(index: tuple) -> bool:
@@ -113,7 +114,7 @@ def batch(
     for n, eqn in enumerate(eqns):
         if not out.rewrite(eqn, kinds[n]):
             return None
-    return Batched(out.eqns, kinds)
+    return Batched(out.eqns, kinds, list(seeds))
 
 
 class _Rewriter:
