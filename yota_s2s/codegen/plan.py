@@ -315,12 +315,10 @@ class _Planner:
                     continue
                 src = self.defs.get(buf.id)
                 fresh = src is not None and self.home.get(buf.id) is t and not src.regions
-                # (a new array of the backward sweep is a gradient's, of floats: g may be added in place)
-                new = (
-                    src is not None
-                    and self.fresh_array(src)
-                    and (eqn.prim == "setindex" or src.section == Section.BACKWARD)
-                )
+                # (a new array of the backward sweep is a gradient's, of floats where no value is complex:
+                # g may be added in place)
+                backward = src is not None and src.section == Section.BACKWARD and not self.table.complex_values
+                new = src is not None and self.fresh_array(src) and (eqn.prim == "setindex" or backward)
                 fresh = fresh and (src.prim == "setindex" or new)
                 if src is not None and primitive(src.prim).buffer:  # (a gradient buffer, zeros or a copy)
                     self.inplace[buf.id] = buf.id
