@@ -65,10 +65,11 @@ _DTYPE = re.compile(r"[<>=|]?(complex\d*|c\d+|[FDG])")
 def complex_errors(module, fn: ast.FunctionDef) -> list[UserError]:
     """A located YS022 error for each complex value ``fn``'s source makes (see the module docstring)."""
     found: list[tuple[ast.AST, str]] = []
-    local = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    nodes = module.nodes_of(fn)  # (ast.walk's order: np.fft.fft is found before np.fft)
+    local = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     local |= {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
     annotations = {id(n) for a in _annotations(fn) for n in ast.walk(a)}
-    for node in ast.walk(fn):
+    for node in nodes:
         if id(node) in annotations:  # (a declaration, not a value: complex_params)
             continue
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in local:
