@@ -289,7 +289,7 @@ class _Checker(ast.NodeVisitor):
                 for item in value:
                     if isinstance(item, ast.AST):
                         self.visit(item)
-            elif isinstance(value, ast.AST):
+            elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
                 self.visit(value)
 
     def check_function(self, fn: ast.FunctionDef, entry: bool = False) -> None:
@@ -452,6 +452,11 @@ class _Checker(ast.NodeVisitor):
                 self.error("YS020", "**kwargs in calls is not supported yet", kw.value)
         self.generic_visit(node)
 
+
+#: Nodes without fields that the checker has nothing to say about (a name's ``Load``, a sum's ``Add``:
+#: most of a big function's nodes), not visited.
+_LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.boolop)
+assert not any(hasattr(_Checker, "visit_" + t.__name__) for b in _LEAVES for t in b.__subclasses__())
 
 _DISPATCH: dict[type, object] = {}  # node class -> _Checker.visit_<class> or None (generic_visit)
 _UNSEEN = object()
