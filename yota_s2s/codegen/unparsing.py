@@ -117,15 +117,21 @@ def same_tree(a: object, b: object) -> bool:
     (True, False)
     """
     stack = [(a, b)]
+    pop, push = stack.pop, stack.append
     while stack:
-        x, y = stack.pop()
+        x, y = pop()
         if x is y:
             continue
-        if type(x) is not type(y):
+        kind = type(x)
+        if kind is not type(y):
             return False
-        if isinstance(x, ast.AST):
-            stack.extend((getattr(x, f, None), getattr(y, f, None)) for f in x._fields)
-        elif isinstance(x, list):
+        if kind is str or kind is int:  # (a name, an int: equal values have equal texts)
+            if x != y:
+                return False
+        elif isinstance(x, ast.AST):
+            for f in x._fields:
+                push((getattr(x, f, None), getattr(y, f, None)))
+        elif kind is list:
             if len(x) != len(y):
                 return False
             stack.extend(zip(x, y))

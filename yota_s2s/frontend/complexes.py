@@ -62,14 +62,19 @@ _MAKERS = (
 _DTYPE = re.compile(r"[<>=|]?(complex\d*|c\d+|[FDG])")
 
 
+#: The nodes ``complex_errors`` reads (the others of a function are passed over at one look).
+_READ = frozenset({ast.Name, ast.Attribute, ast.Call})
+
+
 def complex_errors(module, fn: ast.FunctionDef) -> list[UserError]:
     """A located YS022 error for each complex value ``fn``'s source makes (see the module docstring)."""
     found: list[tuple[ast.AST, str]] = []
-    local = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    nodes = module.nodes_of(fn)  # (ast.walk's order: np.fft.fft is found before np.fft)
+    local = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     local |= {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
     annotations = {id(n) for a in _annotations(fn) for n in ast.walk(a)}
-    for node in ast.walk(fn):
-        if id(node) in annotations:  # (a declaration, not a value: complex_params)
+    for node in nodes:
+        if type(node) not in _READ or id(node) in annotations:  # (an annotation: complex_params)
             continue
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in local:
             if node.id == "complex" and not any(

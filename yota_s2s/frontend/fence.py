@@ -14,7 +14,6 @@ every function they reach, all at once, each with its location::
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..errors import UserError, UserErrors, located
@@ -22,7 +21,7 @@ from .complexes import complex_errors
 from .generated import generated_helpers, guard_lines
 from .module_level import ModuleLevel, lambda_function
 
-__all__ = ["Module", "check_functions", "fence", "lambda_function", "parse_module"]
+__all__ = ["Module", "check_functions", "fence", "lambda_function", "parse_module", "walk"]
 
 #: Calls that are I/O, refused wherever they appear (YS038).
 _IO_CALLS = {"open", "input", "breakpoint"}
@@ -55,8 +54,18 @@ class Module:
     before: dict[str, tuple[str, ...]] = field(default_factory=dict)
     selected: list[str] = field(default_factory=list)
     walked: dict[int, tuple[set[str], bool]] = field(default_factory=dict, repr=False)  # see _walk
+    #: id of a function -> (the function, its nodes in ``ast.walk``'s order): see ``nodes_of``
+    walks: dict[int, tuple[ast.AST, list[ast.AST]]] = field(default_factory=dict, repr=False)
     #: In a module yota-s2s generated, its runtime helpers, each lowered as a primitive (``generated``).
     helpers: dict[str, str | None] | None = field(default=None, repr=False)
+
+    def nodes_of(self, fn: ast.AST) -> list[ast.AST]:
+        """``list(ast.walk(fn))``, walked once per function of the module (the fence's checks
+        each read every node of each function: a 10,000-term polynomial has 200,000 of them)."""
+        found = self.walks.get(id(fn))
+        if found is None or found[0] is not fn:
+            found = self.walks[id(fn)] = (fn, walk(fn))
+        return found[1]
 
     def line(self, n: int) -> str:
         lines = self.source.splitlines()
@@ -134,7 +143,7 @@ def _check_recursion(module: Module, errors: list[UserError]) -> None:
             continue
         calls[name] = [
             n
-            for n in ast.walk(fn)
+            for n in module.nodes_of(fn)
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in module.functions
         ]
     reported: set[str] = set()
@@ -170,22 +179,23 @@ def _walk(module: Module, fn: ast.FunctionDef) -> tuple[set[str], bool]:
     """``(_called_names(fn), fn is a generator)``, from one walk of ``fn`` per module."""
     facts = module.walked.get(id(fn))
     if facts is None:
-        facts = module.walked[id(fn)] = _called_names(fn, module.imports)
+        facts = module.walked[id(fn)] = _called_names(module.nodes_of(fn), module.imports)
     return facts
 
 
-def _called_names(fn: ast.FunctionDef, imports: dict[str, str]) -> tuple[set[str], bool]:
-    """Names this function may call in the same file: ``helper(x)`` and methods ``m.forward(x)``;
-    and whether it is a generator (has a ``yield``).
+def _called_names(nodes: list[ast.AST], imports: dict[str, str]) -> tuple[set[str], bool]:
+    """Names the function of ``nodes`` may call in the same file: ``helper(x)`` and methods
+    ``m.forward(x)``; and whether it is a generator (has a ``yield``).
 
     ``np.mean(x)`` is a library call (``np`` is an import), not a call of the file's own ``mean``.
     """
     names = set()
     generator = False
-    for node in _nodes(fn):
-        if isinstance(node, ast.Yield | ast.YieldFrom):
+    for node in nodes:
+        kind = type(node)  # (a node class has no subclasses: compared, not isinstance'd, per node)
+        if kind is ast.Yield or kind is ast.YieldFrom:
             generator = True
-        elif isinstance(node, ast.Call):
+        elif kind is ast.Call:
             func = node.func
             if isinstance(func, ast.Name):
                 names.add(func.id)
@@ -198,18 +208,23 @@ def _called_names(fn: ast.FunctionDef, imports: dict[str, str]) -> tuple[set[str
     return names, generator
 
 
-def _nodes(tree: ast.AST) -> Iterator[ast.AST]:
-    """Every node of ``tree``, in no particular order (``ast.walk`` without its generators)."""
-    todo = [tree]
-    while todo:
-        node = todo.pop()
-        yield node
+def walk(tree: ast.AST) -> list[ast.AST]:
+    """``list(ast.walk(tree))``, the same nodes in the same (breadth-first) order, in half its time
+    (no generator per node).
+
+    >>> [type(n).__name__ for n in walk(ast.parse("f(x) + 1", mode="eval"))]
+    ['Expression', 'BinOp', 'Call', 'Add', 'Constant', 'Name', 'Name', 'Load', 'Load']
+    """
+    out = [tree]
+    append, extend = out.append, out.extend
+    for node in out:  # (the list grows while it is read: each node's children go to its end)
         for name in node._fields:
             value = getattr(node, name, None)
-            if isinstance(value, list):
-                todo.extend(v for v in value if isinstance(v, ast.AST))
+            if type(value) is list:
+                extend([v for v in value if isinstance(v, ast.AST)])
             elif isinstance(value, ast.AST):
-                todo.append(value)
+                append(value)
+    return out
 
 
 def _methods(module: Module) -> dict[str, list[ast.FunctionDef]]:
@@ -275,7 +290,7 @@ class _Checker(ast.NodeVisitor):
                 for item in value:
                     if isinstance(item, ast.AST):
                         self.visit(item)
-            elif isinstance(value, ast.AST):
+            elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
                 self.visit(value)
 
     def check_function(self, fn: ast.FunctionDef, entry: bool = False) -> None:
@@ -367,6 +382,9 @@ class _Checker(ast.NodeVisitor):
     def visit_Pass(self, node: ast.Pass) -> None:
         pass
 
+    def visit_Constant(self, node: ast.Constant) -> None:  # (NodeVisitor's checks deprecated classes)
+        pass
+
     def _refuse(code: str, message: str):
         def visit(self: _Checker, node: ast.AST) -> None:
             self.error(code, message, node)
@@ -438,6 +456,11 @@ class _Checker(ast.NodeVisitor):
                 self.error("YS020", "**kwargs in calls is not supported yet", kw.value)
         self.generic_visit(node)
 
+
+#: Nodes without fields that the checker has nothing to say about (a name's ``Load``, a sum's ``Add``:
+#: most of a big function's nodes), not visited.
+_LEAVES = (ast.expr_context, ast.operator, ast.unaryop, ast.boolop)
+assert not any(hasattr(_Checker, "visit_" + t.__name__) for b in _LEAVES for t in b.__subclasses__())
 
 _DISPATCH: dict[type, object] = {}  # node class -> _Checker.visit_<class> or None (generic_visit)
 _UNSEEN = object()

@@ -47,7 +47,7 @@ from .control import ControlLowering
 from .dicts import DictLowering
 from .exits import _always_returns
 from .expressions import ExpressionLowering
-from .fence import Module
+from .fence import Module, walk
 from .lists import ListLowering
 from .names import NameResolution
 from .passthrough import StaticLowering
@@ -487,7 +487,7 @@ def _with_return(fn: ast.FunctionDef) -> list[ast.stmt]:
 
 def _may_return_none(fn: ast.FunctionDef) -> bool:
     """A path through ``fn`` may return None: a bare ``return`` or ``return None``, or its end."""
-    returns = [n for n in ast.walk(fn) if isinstance(n, ast.Return)]  # (a nested def's too: a check more)
+    returns = [n for n in walk(fn) if isinstance(n, ast.Return)]  # (a nested def's too: a check more)
     if any(r.value is None or (isinstance(r.value, ast.Constant) and r.value.value is None) for r in returns):
         return True
     return not _always_returns(fn.body)

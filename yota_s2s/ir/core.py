@@ -19,6 +19,7 @@ pipeline produces none yet, but ``verify`` and the printer already walk them.
 
 from __future__ import annotations
 
+import collections
 import enum
 import itertools
 from dataclasses import dataclass, field, replace
@@ -338,7 +339,7 @@ def verify(tape: Tape, outer: frozenset[int] = frozenset()) -> None:
                 _check_atom(a, defined, f"equation {n} ({eqn.prim})")
         if eqn.params:
             try:
-                hash(tuple(sorted(eqn.params.items())))
+                hash(tuple(eqn.params.values()))  # (the keys are names)
             except TypeError as exc:
                 raise IRError(f"equation {n} ({eqn.prim}) has unhashable params: {exc}") from None
         for region in eqn.regions:
@@ -364,12 +365,6 @@ def _check_atom(a: object, defined: set[int], where: str) -> None:
 
 def uses(tape: Tape) -> dict[int, int]:
     """How many times each variable id is used (arguments and outputs)."""
-    count: dict[int, int] = {}
-    for eqn in tape.eqns:
-        for a in eqn.args:
-            if isinstance(a, Var):
-                count[a.id] = count.get(a.id, 0) + 1
-    for a in tape.outputs:
-        if isinstance(a, Var):
-            count[a.id] = count.get(a.id, 0) + 1
-    return count
+    count = collections.Counter(a.id for eqn in tape.eqns for a in eqn.args if type(a) is Var)
+    count.update(a.id for a in tape.outputs if type(a) is Var)
+    return dict(count)

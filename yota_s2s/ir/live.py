@@ -24,9 +24,10 @@ def live_eqns(eqns: list[Eqn], live: set[int], table: Rules) -> list[Eqn]:
     live = set(live)
     kept: list[Eqn] = []
     for eqn in reversed(eqns):
-        if needed(eqn, live, table):
+        outs = eqn.outs
+        if (len(outs) == 1 and outs[0].id in live) or needed(eqn, live, table):  # (the common case first)
             kept.append(eqn)
-            live.update(a.id for a in eqn.args if isinstance(a, Var))
+            live.update([a.id for a in eqn.args if type(a) is Var])
     return kept[::-1]
 
 

@@ -117,6 +117,10 @@ class ShapeClasses:
         return cls
 
     def of(self, a: Atom) -> frozenset:
+        if type(a) is Var and not self.same:  # (the common case first: a value already classed)
+            cls = self.classes.get(a.id)
+            if cls is not None:
+                return cls
         if isinstance(a, Lit):
             return SCALAR if isinstance(a.value, NUMBER) else self.atom(("lit", a.key()))
         if a.id in self.same:
@@ -146,23 +150,23 @@ class ShapeClasses:
         operands first, with an explicit stack (a chain of equations may be longer than Python's
         recursion limit)."""
         stack = [vid]
-        classes, pending = self.classes, self.pending
+        classes, pending, same, infer = self.classes, self.pending, self.same, self.infer
         while stack:
             top = stack[-1]
             if top in classes:
                 stack.pop()
                 continue
             eqn = pending[top]
-            missing = [
-                a.id
-                for a in eqn.args
-                if type(a) is Var and a.id not in classes and a.id in pending and a.id not in self.same
-            ]
-            if missing:
-                stack.extend(missing)
-                continue
-            stack.pop()
-            classes[top] = self.infer(eqn.prim, eqn.args, eqn.params, eqn.outs[0])
+            missing = False
+            for a in eqn.args:
+                if type(a) is Var:
+                    i = a.id
+                    if i not in classes and i in pending and i not in same:
+                        stack.append(i)
+                        missing = True
+            if not missing:
+                stack.pop()
+                classes[top] = infer(eqn.prim, eqn.args, eqn.params, eqn.outs[0])
         return classes[vid]
 
     def infer(self, prim: str, args: list[Atom], params: dict, out: Var | None = None) -> frozenset:
@@ -170,7 +174,15 @@ class ShapeClasses:
         rule = self.table.rules.get(prim)
         kind = rule.shape if rule else "opaque"
         if kind == "elementwise":
-            return self.broadcast([self.of(a) for a in args])
+            of = self.of
+            if len(args) == 2:  # (most are: a + b, a * b)
+                first, second = of(args[0]), of(args[1])
+                if first is second or not second:
+                    return first
+                if not first:
+                    return second
+                return self.broadcast([first, second])
+            return self.broadcast([of(a) for a in args])
         if kind == "scalar":
             return SCALAR
         if kind == "reduce" and params.get("axis") is None and not params.get("keepdims"):
@@ -289,6 +301,11 @@ def _run(tape: Tape, table: Rules, keys: frozenset) -> ShapeClasses:
     sc = ShapeClasses(table, keys)
     for inp in tape.inputs:
         sc.add_input(inp.var, inp.path)
+    pending = sc.pending
     for eqn in tape.eqns:
-        sc.add_eqn(eqn)
+        outs = eqn.outs
+        if eqn.regions or len(outs) != 1:
+            sc.add_eqn(eqn)
+        else:  # (add_eqn's common case, inline: it runs per equation)
+            pending[outs[0].id] = eqn
     return sc

@@ -199,7 +199,7 @@ class RewriterBase:
         pure, commutative = numbering
         key = None
         if pure:
-            arg_keys = [value_key(a) for a in args]
+            arg_keys = [("var", a.id) if type(a) is Var else value_key(a) for a in args]
             if commutative:
                 arg_keys.sort()
             key = (prim, tuple(arg_keys), tuple(sorted(params.items())) if params else ())

@@ -47,6 +47,22 @@ class ArithmeticIdentities(RewriterBase):
     """The identities of elementwise arithmetic: ``add``, ``sub``, ``mul``, ``truediv``, ``neg``,
     ``power``."""
 
+    def _may_apply(self, args: list[Atom], made_by: frozenset[str]) -> bool:
+        """Some identity of an arithmetic primitive may apply to ``args``: an operand is a
+        constant, or is made by one of ``made_by`` (the primitives its identities look for).
+
+        Most equations of a big tape (``x[3] * x[8]``, ``t1 + t2``) match none: this one look at
+        each operand's definition spares them every identity's own look.
+        """
+        defs = self.defs
+        for x in args:
+            if type(x) is not Var:
+                return True
+            d = defs.get(x.id)
+            if d is not None and d.prim in made_by:
+                return True
+        return False
+
     def _keeps_shape(self, prim: str, args: list[Atom], params: dict, a: Atom) -> bool:
         return self.sc.infer(prim, args, params) == self.cls(a)
 
@@ -118,6 +134,8 @@ class ArithmeticIdentities(RewriterBase):
         (``regions``), ``acc + index_add(grad_zeros(x), g, i)`` -> ``index_add(acc, g, i)`` (the
         reads ``x[i]`` of one array accumulated in one buffer)."""
         a, b = args
+        if a is not b and not self._may_apply(args, _ADD_LOOKS_FOR):
+            return None
         if self._neutral(b, 0, a) and self._keeps_shape("add", args, params, a):
             return a
         if self._neutral(a, 0, b) and self._keeps_shape("add", args, params, b):
@@ -204,6 +222,8 @@ class ArithmeticIdentities(RewriterBase):
         """``g - g`` -> zeros (in the backward sweep); ``x - 0`` -> ``x``; ``0 - b`` -> ``-b``
         (``0`` a constant or a zero gradient); ``a - -b`` -> ``a + b``."""
         a, b = args
+        if a is not b and not self._may_apply(args, _SUB_LOOKS_FOR):
+            return None
         if a is b and self._backward():
             return "grad_zeros", [a], {}
         if self.def_of(b, "grad_zeros") and self._keeps_shape("sub", args, params, a):
@@ -223,6 +243,8 @@ class ArithmeticIdentities(RewriterBase):
         sweep); ``3 * (2 * x)`` -> ``6 * x``; ``-a * b`` -> ``-(a * b)`` (a negation moves out,
         to cancel or become a subtraction); a zero gradient times anything stays zero."""
         a, b = args
+        if not self._may_apply(args, _MUL_LOOKS_FOR):
+            return None
         if zero := self._zero_operand("mul", args, params):
             return zero
         for x, y in ((a, b), (b, a)):
@@ -390,6 +412,16 @@ class Identities(ArithmeticIdentities, ShapeIdentities):
         method = _SIMPLIFIERS.get(prim)
         return method(self, args, params) if method else None
 
+
+#: What the identities of ``add``, ``sub`` and ``mul`` look for among the definitions of their
+#: operands (``_may_apply``; a constant operand, and ``a + a``, ``a - a``, are looked at anyway):
+#: keep each in step with its ``simplify_<prim>`` (``_zero_operand``, ``_gram_adjoint``,
+#: ``_lazy_scalar`` and the accumulations in loops and branches included).
+_ADD_LOOKS_FOR = frozenset(
+    {"neg", "transpose", "grad_zeros", "if_back", "for_back", "while_back", "index_add", "unreduce"}
+)
+_SUB_LOOKS_FOR = frozenset({"grad_zeros", "neg", "unreduce"})
+_MUL_LOOKS_FOR = frozenset({"grad_zeros", "truediv", "neg", "unreduce"})
 
 #: ``(adjoint for the right operand, for the left, the helper of both)`` of each product whose
 #: ``x.T``-times-``x`` form ``_gram_adjoint`` writes as one product.

@@ -16,7 +16,7 @@ be NumPy bools (``b ** 2`` is an integer, ``b * b`` a bool).
 
 from __future__ import annotations
 
-from ..ir.core import Atom, Lit, Tape
+from ..ir.core import Atom, Lit, Tape, Var
 from ..ir.primitives import primitive
 from ..ir.regions import LEADING, bound_inputs, first_carried
 
@@ -68,12 +68,24 @@ def _may_be_bool(a: Atom, found: set[int]) -> bool:
 
 
 def _bool_values(tape: Tape, found: set[int]) -> None:
+    kinds: dict[str, str] = {}  # prim -> "bool", "inexact" (never a bool) or "operands" (a bool as they are)
     for eqn in tape.eqns:
-        record = primitive(eqn.prim)
         if eqn.regions:
             _region_bools(eqn, found)
-        elif record.boolean or (not record.makes_inexact and any(_may_be_bool(a, found) for a in eqn.args)):
-            found.update(o.id for o in eqn.outs)
+            continue
+        kind = kinds.get(eqn.prim)
+        if kind is None:
+            record = primitive(eqn.prim)
+            kind = kinds[eqn.prim] = "bool" if record.boolean else "inexact" if record.makes_inexact else "operands"
+        if kind == "inexact":
+            continue
+        if kind == "operands":
+            for a in eqn.args:  # (_may_be_bool, inline: this runs per argument of the tape)
+                if a.id in found if type(a) is Var else type(a.value) is bool:
+                    break
+            else:
+                continue
+        found.update(o.id for o in eqn.outs)
 
 
 def _region_bools(eqn, found: set[int]) -> None:
