@@ -70,28 +70,21 @@ def jac_residual(p, t, y):
         for _k_1 in range(0, _n, _step):  # the forward sweep on a block of columns at once
             p_dot = _rows_seed(p, _k_1, _step)
             # grad of: return p[0] * np.exp(-p[1] * t) * np.cos(p[2] * t + p[3]) (in signal)
-            _t15 = _rows_unbroadcast(-(_rows_lift(_rows_broadcast(p_dot[:, 2], _t12), t, b_rows=0) * t), _t8)
-            _t16 = _rows_broadcast(p_dot[:, 3], _t13)
+            _t15 = _rows_broadcast(p_dot[:, 1], _t10)
+            _t16 = _rows_lift(_t15, t, b_rows=0)
+            d_t9 = _rows_unbroadcast(-(_t16 * t), _t9)
+            _t17 = _rows_broadcast(p_dot[:, 0], _t11)
+            _t18 = _rows_lift(_t17, _t1, b_rows=0)
+            _t19 = _rows_unbroadcast(_t18 * _t1, d_t2_1)
+            _t20 = _rows_broadcast(p_dot[:, 2], _t12)
+            _t21 = _rows_lift(_t20, t, b_rows=0)
+            _t22 = _rows_unbroadcast(-(_t21 * t), _t8)
+            _t23 = _rows_broadcast(p_dot[:, 3], _t13)
+            _t24 = _rows_lift(_t22, _t23, b_rows=1)
+            _t25 = _rows_lift(_t23, _t22, b_rows=1)
+            dd_t4 = _rows_unbroadcast((_t24 - _t25) * _t6, d_t4)
             # grad of: return signal(t, p) - y
-            dvalue = _rows_broadcast(
-                (
-                    _rows_unbroadcast(
-                        (_rows_lift(_t15, _t16, b_rows=1) - _rows_lift(_t16, _t15, b_rows=1)) * _t6, d_t4
-                    ) * _t2
-                )
-                + (
-                    (
-                        (
-                            _rows_unbroadcast(-(_rows_lift(_rows_broadcast(p_dot[:, 1], _t10), t, b_rows=0) * t), _t9)
-                            * _t1 * p0
-                        )
-                        + _rows_unbroadcast(
-                            _rows_lift(_rows_broadcast(p_dot[:, 0], _t11), _t1, b_rows=0) * _t1, d_t2_1
-                        )
-                    ) * _t4
-                ),
-                _t14,
-            )
+            dvalue = _rows_broadcast(dd_t4 * _t2 + (d_t9 * _t1 * p0 + _t19) * _t4, _t14)
             _C[_k_1:_k_1 + len(p_dot)] = dvalue
         J_p = _cols_split(_C, residual, p)[0]
     return residual, J_p

@@ -71,17 +71,22 @@ def hess_energy(u, load):
             # grad of: stretch = u[1:] - u[:-1]
             d_t10 = _rows_broadcast(v[:, :-1], _t11)
             _t22 = _rows_broadcast(v[:, 1:], _t12)
-            ddstretch = _rows_lift(_t22, d_t10, b_rows=1) - _rows_lift(d_t10, _t22, b_rows=1)
+            _t23 = _rows_lift(_t22, d_t10, b_rows=1)
+            _t24 = _rows_lift(d_t10, _t22, b_rows=1)
+            ddstretch = _t23 - _t24
             d_t9 = _rows_unbroadcast(ddstretch, _t9)
+            _t25 = _rows_unbroadcast(ddstretch, stretch)
             # grad of: return np.sum(0.5 * stretch**2 + 0.25 * stretch**4) + np.sum(0.5 * u**2 + 0.1 * u**4 - load * u)
-            _t23 = v * _t8
-            _t24 = _t23 * u * u
-            _t25 = d_t9 * stretch * stretch
+            _t26 = v * _t8
+            _t27 = _t26 * u * u
+            _t28 = d_t9 * stretch * stretch
             # grad of: stretch = u[1:] - u[:-1]
-            dstretch_1 = _rows_unbroadcast(ddstretch, stretch) + d_t9 * _t3 + _t25 + _t25
-            Hv = v * _t7 + _t23 * _t4 + _t24 + _t24
-            Hv[:, :-1] += _rows_unbroadcast(-dstretch_1, _t2)
-            Hv[:, 1:] += _rows_unbroadcast(dstretch_1, _t1)
+            dstretch_1 = _t25 + d_t9 * _t3 + _t28 + _t28
+            d_t1 = _rows_unbroadcast(dstretch_1, _t1)
+            d_t2 = _rows_unbroadcast(-dstretch_1, _t2)
+            Hv = v * _t7 + _t26 * _t4 + _t27 + _t27
+            Hv[:, :-1] += d_t2
+            Hv[:, 1:] += d_t1
             H[_k:_k + len(v)] = Hv
         H = H.reshape(np.shape(u) + np.shape(u))
     return energy, du, H

@@ -47,13 +47,17 @@ def hess_loss(w, b, X, y):
     _step = _rows_step(w, X, _t8, _t6, _t7, _t1, b)
     for _k in range(0, np.size(w), _step):  # the second sweep on a block of rows at once
         v_w = _rows_seed(w, _k, _step)
-        d_t8 = _rows_unbroadcast(_rows_broadcast(_rows_matmul(X, v_w, a_rows=0, b_rows=1), _t9), _t8)
+        _t10 = _rows_matmul(X, v_w, a_rows=0, b_rows=1)
+        ddz = _rows_broadcast(_t10, _t9)
+        d_t8 = _rows_unbroadcast(ddz, _t8)
         # grad of: return np.mean(np.logaddexp(0.0, z) - y * z) + 0.05 * np.sum(w * w)
-        _t10 = d_t8 * _t6 * _t7
+        _t11 = d_t8 * _t6 * _t7
         # grad of: z = X @ w + b
-        dz_1 = _t10 - _t10 * _t7
+        dz_1 = _t11 - _t11 * _t7
+        d_t1 = _rows_unbroadcast(dz_1, _t1)
         Hv_b = _rows_unbroadcast(dz_1, b)
-        Hv_w = v_w * 0.1 + _rows_matmul_dy(_rows_unbroadcast(dz_1, _t1), X, w, g_rows=1, x_rows=0, y_rows=0)
+        _t12 = _rows_matmul_dy(d_t1, X, w, g_rows=1, x_rows=0, y_rows=0)
+        Hv_w = v_w * 0.1 + _t12
         H_w_w[_k:_k + len(v_w)] = Hv_w
         H_w_b[_k:_k + len(v_w)] = Hv_b
     H_w_w = H_w_w.reshape(np.shape(w) + np.shape(w))
@@ -63,13 +67,15 @@ def hess_loss(w, b, X, y):
     _step_1 = _rows_step(b, _t8, _t6, _t7, _t1, X, w)
     for _k_1 in range(0, np.size(b), _step_1):  # the second sweep on a block of rows at once
         v_b = _rows_seed(b, _k_1, _step_1)
-        d_t8_1 = _rows_unbroadcast(_rows_broadcast(v_b, _t9), _t8)
+        ddz_1 = _rows_broadcast(v_b, _t9)
+        d_t8_1 = _rows_unbroadcast(ddz_1, _t8)
         # grad of: return np.mean(np.logaddexp(0.0, z) - y * z) + 0.05 * np.sum(w * w)
-        _t11 = d_t8_1 * _t6 * _t7
+        _t13 = d_t8_1 * _t6 * _t7
         # grad of: z = X @ w + b
-        dz_2 = _t11 - _t11 * _t7
+        dz_2 = _t13 - _t13 * _t7
+        d_t1_1 = _rows_unbroadcast(dz_2, _t1)
         Hv_b_1 = _rows_unbroadcast(dz_2, b)
-        Hv_w_1 = _rows_matmul_dy(_rows_unbroadcast(dz_2, _t1), X, w, g_rows=1, x_rows=0, y_rows=0)
+        Hv_w_1 = _rows_matmul_dy(d_t1_1, X, w, g_rows=1, x_rows=0, y_rows=0)
         H_b_w[_k_1:_k_1 + len(v_b)] = Hv_w_1
         H_b_b[_k_1:_k_1 + len(v_b)] = Hv_b_1
     H_b_w = H_b_w.reshape(np.shape(b) + np.shape(w))

@@ -42,7 +42,9 @@ def hess_loss(w, X, y):
         _t7 = _rows_matmul(X, v, a_rows=0, b_rows=1)
         # grad of: return np.mean(np.logaddexp(0.0, z) - y * z) + 0.05 * np.sum(w * w)
         _t8 = _t7 * _t5 * _t6
-        Hv = v * 0.1 + _rows_matmul_dy(_t8 - _t8 * _t6, X, w, g_rows=1, x_rows=0, y_rows=0)
+        # grad of: z = X @ w
+        _t9 = _rows_matmul_dy(_t8 - _t8 * _t6, X, w, g_rows=1, x_rows=0, y_rows=0)
+        Hv = v * 0.1 + _t9
         H[_k:_k + len(v)] = Hv
     H = H.reshape(np.shape(w) + np.shape(w))
     return loss, dw, H

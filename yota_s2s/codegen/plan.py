@@ -446,6 +446,8 @@ class _Planner:
         d = self.defs.get(a.id)
         if d is None or d.regions or a.hint or a.id in self.inplace or d.prim == "setindex":
             return False  # a write is a statement
+        if primitive(d.prim).own_line:
+            return False
         if user is None:
             return self.pure(d)
         return not (

@@ -101,6 +101,9 @@ class Primitive:
     #: row (``"rows_sum"``), or ``"self"``: written as it is; None: none, unless it is elementwise
     #: (has a ``ufunc``).  Indexes and gradient buffers have theirs in ``ir.batching``.
     batched: str | None = None
+    #: Its result is named on a line of its own, never written inline into its user (a row-by-row
+    #: helper: nested, they would read as one expression for a whole sweep).
+    own_line: bool = False
     #: A row-by-row primitive's static parameters that say which operands are batched (``a_rows``).
     rows_flags: tuple[str, ...] = ()
     #: The static parameters of the primitive it batches that a row-by-row primitive takes on.
@@ -541,24 +544,24 @@ PRIMITIVES: dict[str, Primitive] = {
 #: The primitives that write a batch of seeds through a sweep row by row (``ir.batching``; their
 #: helpers are ``runtime/rows.py``'s): made by batching, after every derivative, so they have no rule.
 ROW_PRIMITIVES: dict[str, Primitive] = {
-    "rows_zeros": Primitive(numpy_value=True, fresh=True, buffer=True),
-    "rows_fresh": Primitive(numpy_value=True, fresh=True, buffer=True),
-    "rows_lift": Primitive(numpy_value=True, view=True),
-    "rows_unbroadcast": Primitive(numpy_value=True),
-    "rows_broadcast": Primitive(numpy_value=True, view=True),
-    "rows_sum": Primitive(numpy_value=True, rows_params=("axis", "keepdims")),
-    "rows_mean": Primitive(numpy_value=True, rows_params=("axis", "keepdims")),
-    "rows_unreduce": Primitive(numpy_value=True, fresh=True, rows_params=("axis", "keepdims")),
-    "rows_transpose": Primitive(numpy_value=True, view=True, rows_params=("axes",)),
-    "rows_reshape": Primitive(numpy_value=True, view=True),
-    "rows_take": Primitive(numpy_value=True, rows_params=("axis",)),
-    "rows_untake": Primitive(numpy_value=True, fresh=True, rows_params=("axis",)),
-    "rows_matmul": Primitive(numpy_value=True, rows_flags=("a_rows", "b_rows")),
-    "rows_dot": Primitive(numpy_value=True, rows_flags=("a_rows", "b_rows")),
-    "rows_matmul_dx": Primitive(numpy_value=True, rows_flags=("g_rows", "x_rows", "y_rows")),
-    "rows_matmul_dy": Primitive(numpy_value=True, rows_flags=("g_rows", "x_rows", "y_rows")),
-    "rows_dot_dx": Primitive(numpy_value=True, rows_flags=("g_rows", "x_rows", "y_rows")),
-    "rows_dot_dy": Primitive(numpy_value=True, rows_flags=("g_rows", "x_rows", "y_rows")),
+    "rows_zeros": Primitive(own_line=True, numpy_value=True, fresh=True, buffer=True),
+    "rows_fresh": Primitive(own_line=True, numpy_value=True, fresh=True, buffer=True),
+    "rows_lift": Primitive(own_line=True, numpy_value=True, view=True),
+    "rows_unbroadcast": Primitive(own_line=True, numpy_value=True),
+    "rows_broadcast": Primitive(own_line=True, numpy_value=True, view=True),
+    "rows_sum": Primitive(own_line=True, numpy_value=True, rows_params=("axis", "keepdims")),
+    "rows_mean": Primitive(own_line=True, numpy_value=True, rows_params=("axis", "keepdims")),
+    "rows_unreduce": Primitive(own_line=True, numpy_value=True, fresh=True, rows_params=("axis", "keepdims")),
+    "rows_transpose": Primitive(own_line=True, numpy_value=True, view=True, rows_params=("axes",)),
+    "rows_reshape": Primitive(own_line=True, numpy_value=True, view=True),
+    "rows_take": Primitive(own_line=True, numpy_value=True, rows_params=("axis",)),
+    "rows_untake": Primitive(own_line=True, numpy_value=True, fresh=True, rows_params=("axis",)),
+    "rows_matmul": Primitive(own_line=True, numpy_value=True, rows_flags=("a_rows", "b_rows")),
+    "rows_dot": Primitive(own_line=True, numpy_value=True, rows_flags=("a_rows", "b_rows")),
+    "rows_matmul_dx": Primitive(own_line=True, numpy_value=True, rows_flags=("g_rows", "x_rows", "y_rows")),
+    "rows_matmul_dy": Primitive(own_line=True, numpy_value=True, rows_flags=("g_rows", "x_rows", "y_rows")),
+    "rows_dot_dx": Primitive(own_line=True, numpy_value=True, rows_flags=("g_rows", "x_rows", "y_rows")),
+    "rows_dot_dy": Primitive(own_line=True, numpy_value=True, rows_flags=("g_rows", "x_rows", "y_rows")),
 }
 
 
