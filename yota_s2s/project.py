@@ -62,6 +62,7 @@ class Entry:
     format: str | None = None
     buffers: bool = False
     value: bool = True
+    sparse: bool = False  # --sparse (with --jacobian): sparse Jacobians
     mode: str = "grad"  # grad_NAME; vjp_NAME (--vjp); jvp_NAME (--jvp); jac_NAME (--jacobian); hvp_NAME, hess_NAME
 
     def argv(self) -> list[str]:
@@ -91,6 +92,8 @@ class Entry:
             argv += ["--no-value"]
         if MODES[self.mode].flag:
             argv += [MODES[self.mode].flag]
+        if self.sparse:
+            argv += ["--sparse"]
         return argv
 
     def command(self) -> str:

@@ -1,0 +1,228 @@
+"""``--sparse --jacobian`` (issue 36): every sparse Jacobian equals the dense ``--jacobian`` form and
+central differences entry for entry, its pattern holds every nonzero (sound) and, on stencils and
+edge lists, nothing more (tight); the column coloring is valid and as small as the families'
+optimum where that is known; refusals are located.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import sparse
+
+from yota_s2s.errors import UserError
+from yota_s2s.pipeline import generate
+from yota_s2s.runtime.sparse import _sp_color_columns, _sp_prepare
+
+from .test_jacobian import load, numeric_jacobian
+
+RNG = np.random.default_rng(36)
+
+#: name -> (source, arguments for a size n, --wrt)
+FAMILIES = {
+    "bratu": (
+        """import numpy as np
+
+
+def bratu(u, lam):
+    h = 1.0 / (u.shape[0] + 1)
+    up = np.concatenate([np.zeros(1), u, np.zeros(1)])
+    return (up[:-2] - 2 * up[1:-1] + up[2:]) / h**2 + lam * np.exp(u)
+""",
+        lambda n: (RNG.random(n), 0.7),
+        ["u"],
+    ),
+    "laplace2d": (
+        """import numpy as np
+
+
+def laplace2d(U):
+    r = 4 * U[1:-1, 1:-1] - U[:-2, 1:-1] - U[2:, 1:-1] - U[1:-1, :-2] - U[1:-1, 2:]
+    return r + U[1:-1, 1:-1] ** 3
+""",
+        lambda n: (RNG.random((n, n + 2)),),
+        ["U"],
+    ),
+    "brusselator": (
+        """import numpy as np
+
+
+def brusselator(u, v, a, b):
+    lap_u = np.roll(u, 1, axis=0) + np.roll(u, -1, axis=0) + np.roll(u, 1, axis=1) + np.roll(u, -1, axis=1) - 4 * u
+    lap_v = np.roll(v, 1, axis=0) + np.roll(v, -1, axis=0) + np.roll(v, 1, axis=1) + np.roll(v, -1, axis=1) - 4 * v
+    fu = a + u * u * v - (b + 1) * u + 0.1 * lap_u
+    fv = b * u - u * u * v + 0.1 * lap_v
+    return np.stack([fu, fv])
+""",
+        lambda n: (RNG.random((n, n)), RNG.random((n, n)), 1.0, 3.0),
+        ["u", "v"],
+    ),
+    "springs": (
+        """import numpy as np
+
+
+def springs(x, I, J, k):
+    d = x[I] - x[J]
+    f = k * d**3 + d
+    return np.concatenate([f, np.roll(x, 1) * x])
+""",
+        lambda n: (RNG.random(n), RNG.integers(0, n, 2 * n), RNG.integers(0, n, 2 * n), 2.0),
+        ["x"],
+    ),
+    "arrowhead": (
+        """import numpy as np
+
+
+def arrowhead(x):
+    inner = x[1:-1] ** 2 - x[:-2] * x[2:]
+    return np.concatenate([inner, np.sum(x**2, keepdims=True)])
+""",
+        lambda n: (RNG.random(n),),
+        ["x"],
+    ),
+    "mixed": (
+        """import numpy as np
+
+
+def mixed(x, A, w):
+    y = A @ np.sin(x)
+    z = np.cumsum(x.reshape(2, -1), axis=1).T.ravel()
+    s = np.where(x > 0.5, x, x**2)
+    return np.concatenate([y * w[0], z, s + np.sum(x[:3]), np.mean(x.reshape(2, -1), axis=0)])
+""",
+        lambda n: (RNG.random(2 * n), np.where(RNG.random((3, 2 * n)) < 0.3, RNG.random((3, 2 * n)), 0.0), np.ones(2)),
+        ["x"],
+    ),
+}
+
+
+def _sources(name: str) -> tuple[dict, dict]:
+    text, _, wrt = FAMILIES[name]
+    sparse_text = generate(text, f"{name}.py", wrt=wrt, mode="jacobian", sparse=True).text
+    dense_text = generate(text, f"{name}.py", wrt=wrt, mode="jacobian").text
+    plain: dict = {}
+    exec(compile(text, f"{name}.py", "exec"), plain)  # noqa: S102 - the test's own source
+    return load(sparse_text), load(dense_text) | {"_f": plain[name]}
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+@pytest.mark.parametrize("n", [3, 6, 11])
+def test_sparse_equals_dense_and_differences(name, n):
+    sparse_ns, dense_ns = _sources(name)
+    _, make, wrt = FAMILIES[name]
+    args = make(n)
+    params = list(dense_ns[f"jac_{name}"].__code__.co_varnames[: len(args)])
+    value, *blocks = sparse_ns[f"jac_{name}"](*args)
+    if name == "brusselator":  # (the dense form takes a value of rows that are numbers only)
+        dense = [None] * len(wrt)
+    else:
+        dense_value, *dense = dense_ns[f"jac_{name}"](*args)
+        np.testing.assert_allclose(value, dense_value, rtol=1e-13, atol=0)
+    pattern = sparse_ns[f"jac_{name}_pattern"](*args)
+    full = []
+    for w, J, D in zip(wrt, blocks, dense, strict=True):
+        assert isinstance(J, sparse.csr_array)
+        i = params.index(w)
+        assert J.shape == (np.size(value), np.size(args[i]))
+        numeric = numeric_jacobian(dense_ns["_f"], list(args), i).reshape(J.shape)
+        np.testing.assert_allclose(J.toarray(), numeric, rtol=1e-5, atol=1e-6)
+        if D is not None:
+            np.testing.assert_allclose(J.toarray(), D.reshape(J.shape), rtol=1e-12, atol=1e-12)
+        full.append(numeric)
+    full = np.hstack(full)
+    assert not np.any((full != 0) & ~pattern.toarray()), "an entry outside the pattern"
+
+
+@pytest.mark.parametrize(
+    ("name", "n", "nnz"),
+    [
+        ("bratu", 50, 3 * 50 - 2),  # tridiagonal
+        ("laplace2d", 6, 5 * 4 * 6),  # the five points read by each of the (n - 2) x n interior ones
+        ("arrowhead", 20, 3 * 18 + 20),
+    ],
+)
+def test_patterns_are_tight(name, n, nnz):
+    sparse_ns, _ = _sources(name)
+    args = FAMILIES[name][1](n)
+    pattern = sparse_ns[f"jac_{name}_pattern"](*args)
+    assert pattern.nnz == nnz
+
+
+def test_edge_list_pattern_is_tight_and_cached_per_data():
+    sparse_ns, _ = _sources("springs")
+    x = RNG.random(8)
+    I, J = np.array([0, 1, 2, 3]), np.array([4, 5, 6, 0])
+    I2 = np.array([7, 1, 2, 3])
+    pattern = sparse_ns["jac_springs_pattern"](x, I, J, 2.0)[:4].toarray()
+    expected = np.zeros((4, 8), bool)
+    expected[np.arange(4), I] = expected[np.arange(4), J] = True
+    np.testing.assert_array_equal(pattern, expected)
+    _, J1 = sparse_ns["jac_springs"](x, I, J, 2.0)
+    _, J2 = sparse_ns["jac_springs"](x, I2, J, 2.0)  # other data: another pattern, not the cached one
+    assert J1[[0]].indices.tolist() == [0, 4] and J2[[0]].indices.tolist() == [4, 7]
+    assert len(sparse_ns["_JAC_SPRINGS_CACHE"]) == 2
+
+
+def test_an_index_computed_from_the_parameters_is_found_again_at_each_point():
+    text = "import numpy as np\n\n\ndef f(x):\n    return x * x[np.argmax(x)]\n"
+    ns = load(generate(text, "f.py", mode="jacobian", sparse=True).text)
+    for x in (np.array([3.0, 1.0, 2.0]), np.array([1.0, 2.0, 5.0])):
+        _, J = ns["jac_f"](x)
+        np.testing.assert_allclose(J.toarray(), numeric_jacobian(lambda x: x * x[np.argmax(x)], [x], 0), atol=1e-6)
+    assert "_JAC_F_CACHE" not in ns
+
+
+def _valid(pattern, colors) -> bool:
+    """No two columns of one color share a row."""
+    p = sparse.csr_array(pattern)
+    for r in range(p.shape[0]):
+        cols = p.indices[p.indptr[r] : p.indptr[r + 1]]
+        if len(set(colors[cols].tolist())) != len(cols):
+            return False
+    return True
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_column_coloring_is_valid(seed):
+    rng = np.random.default_rng(seed)
+    pattern = sparse.csr_array(rng.random((40, 30)) < 0.1)
+    colors, count = _sp_color_columns(pattern)
+    assert _valid(pattern, colors)
+    assert count == colors.max() + 1
+
+
+@pytest.mark.parametrize(("band", "colors"), [(0, 1), (1, 3), (2, 5)])
+def test_banded_patterns_take_their_bandwidth_in_colors(band, colors):
+    n = 30
+    pattern = sparse.csr_array(
+        sparse.diags_array([np.ones(n - abs(d)) for d in range(-band, band + 1)], offsets=range(-band, band + 1)) != 0
+    )
+    assert _sp_color_columns(pattern)[1] == colors
+
+
+def test_decompression_reads_each_entry_from_its_color():
+    pattern = sparse.csr_array(np.array([[1, 1, 0], [0, 1, 1]], bool))
+    J = np.array([[2.0, 3.0, 0.0], [0.0, 5.0, 7.0]])
+    prepared = _sp_prepare(pattern)
+    compressed = [J @ s for s in prepared["seeds"]]
+    from yota_s2s.runtime.sparse import _sp_decompress
+
+    (got,) = _sp_decompress(prepared, compressed, (np.zeros(3),))
+    np.testing.assert_array_equal(got.toarray(), J)
+
+
+def test_the_module_imports_scipy_sparse_and_no_tool():
+    text, _, wrt = FAMILIES["bratu"]
+    out = generate(text, "bratu.py", wrt=wrt, mode="jacobian", sparse=True).text
+    assert "from scipy import sparse" in out and "yota_s2s" not in out
+    assert generate(text, "bratu.py", wrt=wrt, mode="jacobian", sparse=True).text == out  # deterministic
+
+
+def test_refusals_are_located():
+    loop = "import numpy as np\n\n\ndef f(x):\n    for i in range(3):\n        x = x * 2.0\n    return x\n"
+    with pytest.raises(UserError) as err:
+        generate(loop, "f.py", mode="jacobian", sparse=True)
+    assert err.value.code == "YS060" and err.value.line == 5
+    with pytest.raises(UserError) as err:
+        generate("def f(x):\n    return x\n", "f.py", mode="grad", sparse=True)
+    assert err.value.code == "YS060" and "--jacobian" in err.value.message

@@ -1,0 +1,400 @@
+"""``--sparse --jacobian``: a module of ``jvp_NAME`` functions in, the same module with a sparse
+``jac_NAME`` per function out.
+
+The sparse Jacobian is a composition of what the module has already: the JVP, seeded with the
+columns of a color matrix ``S`` instead of the identity's (one forward sweep per color, ``J @ S``),
+then decompressed into a ``scipy.sparse.csr_array``.  Three functions per differentiated
+function ``f``::
+
+    def jac_f_pattern(x, I):           # the pattern: the primal program, each value beside its
+        ...                            # pattern (runtime.sparse's _sp_* rules, one per equation)
+        return _sp_result(f, _p7, _n)
+
+    def jac_f(x, I):                   # the pattern and its coloring once per shapes and data,
+        key = _sp_key((x,), (I,))      # then one JVP per color and the decompression
+        ...
+        return value, J_x
+
+The pattern is computed when ``jac_f`` first meets the shapes and the other arguments' values
+(index arrays, data matrices): what it finds there is structural for them.  A value an index is
+computed from that depends on a ``--wrt`` parameter (``x[np.argmax(x)]``) makes the pattern
+depend on the point: it is then computed again at every call.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..dsl.rule import RuleTable
+from ..errors import UserError, at_span
+from ..ir.core import Eqn, Lit, Tape, Var
+from ..ir.modes import Mode, mode_named
+from .helpers import helper_closure, helper_source
+from .module import HELPERS_BANNER
+from .target import Backend
+
+#: Primitives whose every element depends on the elements of its operands broadcast to it.
+ELEMENTWISE = frozenset(
+    [
+        "abs",
+        "add",
+        "arccos",
+        "arccosh",
+        "arcsin",
+        "arcsinh",
+        "arctan",
+        "arctan2",
+        "arctanh",
+        "asarray",
+        "astype",
+        "cbrt",
+        "clip",
+        "conj",
+        "copy",
+        "cos",
+        "cosh",
+        "deg2rad",
+        "digamma",
+        "erf",
+        "erfc",
+        "exp",
+        "exp2",
+        "expit",
+        "expm1",
+        "float_power",
+        "fmax",
+        "fmin",
+        "fmod",
+        "gammaln",
+        "hypot",
+        "imag",
+        "log",
+        "log10",
+        "log1p",
+        "log2",
+        "logaddexp",
+        "logaddexp2",
+        "logit",
+        "maximum",
+        "minimum",
+        "mod",
+        "mul",
+        "nan_to_num",
+        "neg",
+        "polygamma",
+        "power",
+        "rad2deg",
+        "real",
+        "reciprocal",
+        "sin",
+        "sinc",
+        "sinh",
+        "sqrt",
+        "square",
+        "sub",
+        "tan",
+        "tanh",
+        "to_float",
+        "truediv",
+        "xlogy",
+    ]
+)
+#: Primitives whose derivative is zero, or whose result is no array of the parameters' numbers.
+ZERO = frozenset(
+    [
+        "arange",
+        "argmax",
+        "argmin",
+        "argsort",
+        "ceil",
+        "equal",
+        "eye",
+        "flatnonzero",
+        "floor",
+        "greater",
+        "greater_equal",
+        "grad_zeros",
+        "len",
+        "less",
+        "less_equal",
+        "like",
+        "ndim",
+        "normal",
+        "not_equal",
+        "ones",
+        "random",
+        "round",
+        "shape",
+        "sign",
+        "size",
+        "standard_normal",
+        "uniform",
+        "zeros",
+        "zeros_like",
+    ]
+)
+#: Primitives that move elements (and may repeat them or write zeros): the operands (by position,
+#: ``None`` all of them) whose elements they move, the others being indices or shapes.
+MOVES: dict[str, tuple[int, ...] | None] = {
+    **dict.fromkeys(
+        [
+            "getindex",
+            "roll",
+            "reshape",
+            "ravel",
+            "flatten",
+            "transpose",
+            "mT",
+            "swapaxes",
+            "moveaxis",
+            "rollaxis",
+            "expand_dims",
+            "squeeze",
+            "broadcast_to",
+            "flip",
+            "fliplr",
+            "flipud",
+            "atleast_1d",
+            "atleast_2d",
+            "atleast_3d",
+            "tile",
+            "repeat",
+            "take",
+            "take_along_axis",
+            "diagonal",
+            "diag",
+            "tril",
+            "triu",
+            "pad",
+        ],
+        (0,),
+    ),
+    **dict.fromkeys(["concatenate", "stack", "hstack", "vstack", "column_stack"], None),
+}
+#: Reductions over ``axis`` (``along``: each element depends on its whole line along ``axis``).
+REDUCTIONS = frozenset(["sum", "mean", "prod", "max", "min", "std", "var", "logsumexp"])
+ALONG = frozenset(["cumsum", "cumprod", "sort", "softmax", "log_softmax"])
+#: Why ``--sparse`` refuses a function (a code of its own: the merger may renumber it).
+CODE = "YS060"
+
+
+def sparse_mode(mode: Mode, target: str, path: str) -> Mode:
+    """The mode the module is generated in before ``add_sparse``: the JVP (``--sparse`` takes
+    ``--jacobian`` and the NumPy target only, ``YS060`` otherwise)."""
+    if mode.name != "jacobian":
+        raise UserError(CODE, f"--sparse writes sparse Jacobians: give it with --jacobian (not {mode.flag})", path)
+    if target != "numpy":
+        raise UserError(CODE, f"--sparse writes NumPy and scipy.sparse code only (not --target {target})", path)
+    return mode_named("jvp")
+
+
+def _name(n: str) -> ast.Name:
+    return ast.Name(n, ast.Load())
+
+
+def _call(f: str, args: list[ast.expr], keywords: dict[str, object] | None = None) -> ast.Call:
+    kws = [ast.keyword(k, ast.Constant(v)) for k, v in (keywords or {}).items()]
+    return ast.Call(_name(f), args, kws)
+
+
+def _assign(target: str, value: ast.expr) -> ast.stmt:
+    return ast.Assign([ast.Name(target, ast.Store())], value, lineno=0)
+
+
+class PatternWriter:
+    """The body of ``jac_NAME_pattern`` for one primal tape (see the module docstring)."""
+
+    def __init__(self, tape: Tape, wrt: list[str], table: RuleTable, backend: Backend):
+        self.tape, self.wrt, self.table, self.backend = tape, wrt, table, backend
+        self.values: dict[int, str] = {}
+        self.patterns: dict[int, str] = {}
+        self.active: set[int] = set()  # every value computed from a --wrt parameter, however
+        self.by_point = False  # an index depends on the point: the pattern is not cached
+        self.imports: set[str] = set()
+        self.count = 0
+
+    def fresh(self, stem: str) -> str:
+        self.count += 1
+        return f"_{stem}{self.count}"
+
+    def atom(self, a: object) -> ast.expr:
+        return ast.Constant(a.value) if isinstance(a, Lit) else _name(self.values[a.id])
+
+    def pattern(self, a: object) -> ast.expr:
+        name = self.patterns.get(a.id) if isinstance(a, Var) else None
+        return _name(name) if name else ast.Constant(None)
+
+    def body(self) -> list[ast.stmt]:
+        tape = self.tape
+        stmts: list[ast.stmt] = []
+        sizes = [_call("np.size", [_name(w)]) for w in self.wrt]
+        total: ast.expr = sizes[0]
+        for s in sizes[1:]:
+            total = ast.BinOp(total, ast.Add(), s)
+        stmts.append(_assign("_n", total))
+        offset: ast.expr = ast.Constant(0)
+        for inp in tape.inputs:
+            if len(inp.path) != 1:
+                raise at_span(CODE, f"--sparse reads array parameters only, not {'.'.join(map(str, inp.path))}", None)
+            self.values[inp.var.id] = inp.path[0]
+            if inp.path[0] in self.wrt:
+                p = f"{inp.path[0]}_pattern"
+                self.patterns[inp.var.id] = p
+                self.active.add(inp.var.id)
+                stmts.append(_assign(p, _call("_sp_input", [_name(inp.path[0]), offset, _name("_n")])))
+                offset = ast.BinOp(offset, ast.Add(), _call("np.size", [_name(inp.path[0])]))
+        for eqn in tape.eqns:
+            stmts.extend(self.equation(eqn))
+        out = tape.outputs[0] if len(tape.outputs) == 1 else None
+        if not isinstance(out, Var):
+            raise at_span(CODE, "--sparse differentiates a function of one array value", None)
+        stmts.append(ast.Return(_call("_sp_result", [self.atom(out), self.pattern(out), _name("_n")])))
+        return stmts
+
+    def equation(self, eqn: Eqn) -> list[ast.stmt]:
+        if eqn.regions or len(eqn.outs) != 1:
+            what = "a loop or a branch" if eqn.regions else f"{eqn.prim} (several results)"
+            raise at_span(CODE, f"--sparse cannot yet find the sparsity pattern through {what}", eqn.span)
+        args = [self.atom(a) for a in eqn.args]
+        value = self.fresh("v")
+        expr = self.backend.expression(eqn, args, self.table.rules[eqn.prim], (), self.imports)
+        stmts = [_assign(value, expr)]
+        self.values[eqn.out.id] = value
+        vars_ = [a for a in eqn.args if isinstance(a, Var)]
+        if any(a.id in self.active for a in vars_) and eqn.prim not in ("shape", "size", "ndim", "len"):
+            self.active.add(eqn.out.id)
+        if not any(a.id in self.patterns for a in vars_) or eqn.prim in ZERO:
+            return stmts
+        pattern = self.fresh("p")
+        self.patterns[eqn.out.id] = pattern
+        stmts.extend(self.rule(eqn, _name(value), pattern))
+        return stmts
+
+    def rule(self, eqn: Eqn, out: ast.expr, pattern: str) -> list[ast.stmt]:
+        """The statements that set ``pattern``, the pattern of ``eqn``'s result ``out``."""
+        prim, args = eqn.prim, eqn.args
+        values = [self.atom(a) for a in args]
+        pats = [self.pattern(a) for a in args]
+        if prim in ELEMENTWISE or prim == "where":
+            skip = 1 if prim == "where" else 0  # (the condition: its derivative is zero)
+            tup = [ast.Tuple(values[skip:], ast.Load()), ast.Tuple(pats[skip:], ast.Load())]
+            return [_assign(pattern, _call("_sp_elementwise", [out, *tup]))]
+        if prim in REDUCTIONS or prim in ALONG:
+            keywords = {k: eqn.params[k] for k in ("axis", "keepdims") if k in eqn.params}
+            if prim in ALONG:
+                keywords["along"] = True
+                keywords.setdefault("axis", -1 if prim in ("sort", "softmax", "log_softmax") else None)
+            return [_assign(pattern, _call("_sp_reduce", [out, values[0], pats[0]], keywords))]
+        if prim in ("matmul", "dot") and len(args) == 2:
+            return [_assign(pattern, _call("_sp_matmul", [out, *values, *pats]))]
+        if prim in MOVES:
+            return self.moved(eqn, pattern)
+        return [_assign(pattern, _call("_sp_dense", [out, ast.List(pats, ast.Load())]))]
+
+    def moved(self, eqn: Eqn, pattern: str) -> list[ast.stmt]:
+        """A primitive that moves elements: the same expression on their numbers (``_sp_ids``)."""
+        positions = MOVES[eqn.prim]
+        moved = list(range(len(eqn.args))) if positions is None else [p for p in positions if p < len(eqn.args)]
+        for k, a in enumerate(eqn.args):  # an index computed from the parameters: known at this point only
+            if k not in moved and isinstance(a, Var) and a.id in self.active:
+                self.by_point = True
+        ids, stacked = self.fresh("i"), self.fresh("q")
+        values = ast.Tuple([self.atom(eqn.args[k]) for k in moved], ast.Load())
+        pats = ast.Tuple([self.pattern(eqn.args[k]) for k in moved], ast.Load())
+        target = ast.Tuple([ast.Name(ids, ast.Store()), ast.Name(stacked, ast.Store())], ast.Store())
+        stmts: list[ast.stmt] = [ast.Assign([target], _call("_sp_ids", [values, pats]), lineno=0)]
+        args = [
+            ast.Subscript(_name(ids), ast.Constant(moved.index(k)), ast.Load()) if k in moved else self.atom(a)
+            for k, a in enumerate(eqn.args)
+        ]
+        expr = self.backend.expression(eqn, args, self.table.rules[eqn.prim], (), self.imports)
+        stmts.append(_assign(pattern, _call("_sp_rows", [_name(stacked), expr])))
+        return stmts
+
+
+def _unpacked(text: str, names: list[str]) -> str:
+    """Targets to unpack a tuple into: ``(x_dot,)`` for one name, ``x_dot, y_dot`` for several."""
+    return f"({text},)" if len(names) == 1 else text
+
+
+def _tuple(names: list[str]) -> str:
+    return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+
+
+def sparse_functions(primal: Tape, jvp: Tape, table: RuleTable, backend: Backend) -> tuple[list[str], set[str]]:
+    """The source of ``jac_NAME_pattern`` and ``jac_NAME`` for one function, and the helpers they call."""
+    name = primal.name
+    wrt = [w for w in jvp.facts.wrt if any(i.path[0] == w for i in primal.inputs)]
+    if not wrt:
+        raise at_span(CODE, f"--sparse: {name} has no array parameter to differentiate", None)
+    params = [p.name for p in primal.params]
+    data = [p for p in params if p not in wrt]
+    writer = PatternWriter(primal, wrt, table, backend)
+    body = writer.body()
+    signature = ", ".join(params)
+    doc = (
+        f'"""The sparsity pattern of jac_{name}\'s Jacobians (a boolean scipy.sparse.csr_array of shape\n'
+        f"    (value.size, {' + '.join(f'{w}.size' for w in wrt)})): every entry that can be nonzero for these shapes "
+        f'and data."""'
+    )
+    fn = ast.FunctionDef(
+        f"jac_{name}_pattern",
+        ast.arguments([], [ast.arg(p) for p in params], None, [], [], None, []),
+        body,
+        [],
+        lineno=0,
+    )
+    pattern_text = ast.unparse(ast.fix_missing_locations(fn)).replace(":\n", ":\n    " + doc + "\n", 1)
+    blocks = ", ".join(f"J_{w}" for w in wrt)
+    cache = f"_JAC_{name.upper()}_CACHE"
+    dots = ", ".join(f"{w}_dot" for w in wrt)
+    prepare = (
+        f"    prepared = _sp_prepare(jac_{name}_pattern({signature}))\n"
+        if writer.by_point
+        else f"    key = _sp_key({_tuple(wrt)}, {_tuple(data)})\n"
+        f"    prepared = {cache}.get(key)\n"
+        f"    if prepared is None:  # the pattern and its colors, once per shapes and data\n"
+        f"        prepared = {cache}[key] = _sp_prepare(jac_{name}_pattern({signature}))\n"
+    )
+    jac = (
+        f"def jac_{name}({signature}):\n"
+        f'    """Return ({name}({signature}), {blocks}): the value and its Jacobians as scipy.sparse.csr_array\n'
+        f"    of shape (value.size, x.size), by one jvp_{name} per color of the columns (J @ S), decompressed."
+        f'"""\n'
+        f"{prepare}"
+        f"    compressed = []\n"
+        f"    for {_unpacked(dots, wrt)} in _sp_tangents(prepared, {_tuple(wrt)}):  # one forward sweep per color\n"
+        f"        value, dvalue = jvp_{name}({signature}, {dots})\n"
+        f"        compressed.append(dvalue)\n"
+        f"    {_unpacked(blocks, wrt)} = _sp_decompress(prepared, compressed, {_tuple(wrt)})\n"
+        f"    return value, {blocks}"
+    )
+    helpers = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id.startswith("_sp_")}
+    helpers |= {"_sp_prepare", "_sp_tangents", "_sp_decompress"} | ({"_sp_key"} if not writer.by_point else set())
+    texts = [pattern_text, jac] + ([] if writer.by_point else [f"{cache} = {{}}  # jac_{name}'s prepared patterns"])
+    return texts, helpers
+
+
+def add_sparse(text: str, primals: list[Tape], jvps: list[Tape], table: RuleTable, backend: Backend) -> str:
+    """The module ``text`` (of ``jvp_NAME`` functions) with the sparse ``jac_NAME`` of each added."""
+    functions: list[str] = []
+    constants: list[str] = []
+    helpers: set[str] = set()
+    for primal, jvp in zip(primals, jvps, strict=True):
+        texts, used = sparse_functions(primal, jvp, table, backend)
+        functions += texts[:2]
+        constants += texts[2:]
+        helpers |= used
+    head, banner, tail = text.partition("\n\n\n" + HELPERS_BANNER)
+    present = {line.split("(")[0][4:] for line in tail.splitlines() if line.startswith("def ")}
+    extra = [helper_source(h, backend.alias) for h in helper_closure(helpers) if h not in present]
+    head = head.replace(
+        f"import numpy as {backend.alias}\n",
+        f"import numpy as {backend.alias}\nfrom scipy import sparse  # --sparse: the Jacobians are csr_arrays\n",
+        1,
+    )
+    first_def = head.index("\ndef ")
+    head = head[:first_def] + "".join(f"\n{c}\n" for c in constants) + "\n" * bool(constants) + head[first_def:]
+    head += "\n\n\n" + "\n\n\n".join(functions).rstrip("\n")
+    tail_text = banner + tail if banner else "\n\n\n" + HELPERS_BANNER
+    return head + tail_text + "".join(f"\n\n\n{h}" for h in extra) + "\n"

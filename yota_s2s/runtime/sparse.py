@@ -1,0 +1,237 @@
+"""Helpers of ``jac_NAME`` with ``--sparse`` (``codegen.sparse``): the sparsity pattern of the
+Jacobian, propagated through the function's primitives; the coloring of its columns; and the
+decompression of the compressed Jacobian ``J @ S`` into a ``scipy.sparse.csr_array``.
+
+A *pattern* is a boolean ``csr_array`` of shape ``(np.size(v), N)`` for a value ``v`` of the
+function, ``N`` the number of columns of the Jacobian (the sizes of the ``--wrt`` parameters
+together): row ``i`` holds the columns that element ``i`` of ``v`` may depend on (``v.flat[i]``,
+C order); ``None`` for a value that depends on none (a constant, a shape, a comparison).  The
+patterns are sound: every entry that can be nonzero for these shapes and this data is in it.
+
+Elements move (``x[1:-1]``, ``np.roll``, ``np.concatenate``, ``x[I]``) by the same expression
+evaluated on the arrays of the elements' numbers (``_sp_ids``), so that every indexing form the
+function can write is read as NumPy reads it.
+"""
+
+import numpy as xp
+from scipy import sparse
+
+
+def _sp_input(x, offset, total):
+    """The pattern of a ``--wrt`` parameter ``x`` whose columns start at ``offset``: element ``i``
+    depends on column ``offset + i`` alone."""
+    n = xp.size(x)
+    eye = (xp.ones(n, dtype=bool), xp.arange(offset, offset + n), xp.arange(n + 1))
+    return sparse.csr_array(eye, shape=(n, total))
+
+
+def _sp_rows(p, ids):
+    """The rows ``ids`` (an integer array of any shape, read in C order) of the pattern ``p``."""
+    if p is None:
+        return None
+    return p[xp.asarray(ids).reshape(-1)]
+
+
+def _sp_ids(values, patterns):
+    """The elements' numbers of each of ``values`` (arrays of their shapes, numbered one after the
+    other) and the patterns stacked in that order: ``(ids, stacked)``; ``stacked`` is None where
+    no pattern is given."""
+    ids, parts, start = [], [], 0
+    total = next((p.shape[1] for p in patterns if p is not None), None)
+    for v, p in zip(values, patterns, strict=True):
+        n = xp.size(v)
+        ids.append(xp.arange(start, start + n).reshape(xp.shape(v)))
+        start += n
+        if total is not None:
+            parts.append(p if p is not None else sparse.csr_array((n, total), dtype=bool))
+    return ids, (sparse.vstack(parts, format="csr") if parts else None)
+
+
+def _sp_elementwise(out, values, patterns):
+    """An elementwise primitive (broadcasting its operands): element ``i`` of ``out`` depends on
+    what the elements of the operands broadcast to ``i`` depend on."""
+    found = None
+    shape = xp.shape(out)
+    for v, p in zip(values, patterns, strict=True):
+        if p is None:
+            continue
+        if xp.shape(v) != shape:
+            p = p[xp.broadcast_to(xp.arange(xp.size(v)).reshape(xp.shape(v)), shape).reshape(-1)]
+        found = p if found is None else found + p
+    return found
+
+
+def _sp_reduce(out, x, p, axis=None, keepdims=False, along=False):
+    """A reduction of ``x`` over ``axis`` (``np.sum``, ``np.max``, ...): each element of ``out``
+    depends on the elements it reduces; ``along`` (``np.cumsum``, ``np.sort``): on every element
+    of its line along ``axis``."""
+    if p is None:
+        return None
+    ids = xp.arange(xp.size(x)).reshape(xp.shape(x))
+    ndim = ids.ndim
+    if ndim == 0:
+        return p
+    axes = tuple(range(ndim)) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
+    axes = tuple(a % ndim for a in axes)
+    kept = [a for a in range(ndim) if a not in axes]
+    lines = xp.transpose(ids, kept + list(axes)).reshape(_sp_count(ids, kept), -1)
+    rows = xp.repeat(xp.arange(len(lines)), lines.shape[1])
+    gather = sparse.csr_array(
+        (xp.ones(rows.size, dtype=bool), (rows, lines.reshape(-1))), shape=(len(lines), xp.size(x))
+    )
+    reduced = gather @ p
+    if not along:
+        return reduced if reduced.shape[0] == xp.size(out) else _sp_dense(out, [p])
+    # every element of a line depends on the whole line: the line's row, for each of its elements
+    per_line = xp.empty(xp.size(x), dtype=xp.int64)
+    per_line[lines.reshape(-1)] = rows
+    return reduced[per_line] if xp.size(out) == xp.size(x) else _sp_dense(out, [p])
+
+
+def _sp_count(ids, kept):
+    """How many lines a reduction keeps: the product of the kept axes' lengths."""
+    count = 1
+    for a in kept:
+        count *= ids.shape[a]
+    return count
+
+
+def _sp_matmul(out, a, b, pa, pb):
+    """``a @ b`` (or ``np.dot``) of a matrix or vector by a matrix or vector: element ``(i, j)``
+    depends on row ``i`` of ``a`` where ``b[:, j]`` is not zero, and on column ``j`` of ``b`` where
+    ``a[i, :]`` is not zero (an operand that depends on the parameters counts as nonzero
+    everywhere).  Other shapes: every element depends on everything (``_sp_dense``)."""
+    a, b = xp.asarray(a), xp.asarray(b)
+    if a.ndim not in (1, 2) or b.ndim not in (1, 2):
+        return _sp_dense(out, [pa, pb])
+    a2 = a.reshape(1, -1) if a.ndim == 1 else a
+    b2 = b.reshape(-1, 1) if b.ndim == 1 else b
+    m, n, k = a2.shape[0], a2.shape[1], b2.shape[1]
+    found = None
+    if pb is not None:  # out[i, j] += a[i, l] b[l, j]: kron(a != 0, I_k) on b's rows
+        mask = xp.ones(a2.shape, dtype=bool) if pa is not None else a2 != 0
+        found = sparse.kron(sparse.csr_array(mask), sparse.eye_array(k, dtype=bool), format="csr") @ pb
+    if pa is not None:  # on a's rows: kron(I_m, (b != 0).T)
+        mask = xp.ones(b2.shape, dtype=bool) if pb is not None else b2 != 0
+        more = sparse.kron(sparse.eye_array(m, dtype=bool), sparse.csr_array(mask.T), format="csr") @ pa
+        found = more if found is None else found + more
+    assert found.shape[0] == m * k == xp.size(out), (found.shape, n)
+    return found
+
+
+def _sp_dense(out, patterns):
+    """A primitive whose elements may each depend on every element of its operands: the union of
+    the operands' patterns, in every row."""
+    union = None
+    for p in patterns:
+        if p is not None:
+            row = sparse.csr_array(p.sum(axis=0, dtype=bool).reshape(1, -1))
+            union = row if union is None else union + row
+    if union is None:
+        return None
+    return union[xp.zeros(xp.size(out), dtype=xp.int64)]
+
+
+def _sp_result(out, p, total):
+    """The pattern of the function's value ``out`` (no dependence: an empty one), as a boolean
+    ``csr_array`` of shape ``(np.size(out), total)`` with sorted indices."""
+    if p is None:
+        return sparse.csr_array((xp.size(out), total), dtype=bool)
+    p = sparse.csr_array(p, dtype=bool)
+    p.sum_duplicates()
+    p.eliminate_zeros()
+    p.sort_indices()
+    return p
+
+
+def _sp_key(wrt, data):
+    """The key of a pattern's cache: the ``--wrt`` parameters' shapes and dtypes, and every other
+    argument's value (an array by its shape, dtype and bytes)."""
+    key = [(xp.shape(x), xp.result_type(x).str) for x in wrt]
+    for v in data:
+        if isinstance(v, xp.ndarray):
+            key.append((v.shape, v.dtype.str, v.tobytes()))
+        elif isinstance(v, list | tuple):
+            key.append(_sp_key((), v))
+        else:
+            key.append((type(v).__name__, v))
+    return tuple(key)
+
+
+def _sp_greedy(adjacency, order):
+    """Greedy coloring of the graph ``adjacency`` (a csr_array, diagonal ignored), the vertices in
+    ``order``: each takes the smallest color none of its colored neighbors has."""
+    indptr, indices = adjacency.indptr.tolist(), adjacency.indices.tolist()
+    n = len(indptr) - 1
+    colors = [-1] * n
+    mark = [-1] * (n + 1)
+    for v in order.tolist():
+        for u in indices[indptr[v] : indptr[v + 1]]:
+            c = colors[u]
+            if c >= 0:
+                mark[c] = v
+        c = 0
+        while mark[c] == v:
+            c += 1
+        colors[v] = c
+    return xp.asarray(colors, dtype=xp.int64)
+
+
+def _sp_color_columns(pattern):
+    """A distance-2 coloring of the columns of ``pattern`` (no two columns of one color share a
+    row), the fewest colors of greedy orders natural and largest first: ``(colors, count)``."""
+    n = pattern.shape[1]
+    if n == 0:
+        return xp.zeros(0, dtype=xp.int64), 0
+    p = sparse.csr_array(pattern, dtype=xp.int8)
+    graph = (p.T @ p).tocsr()
+    degree = xp.diff(graph.indptr)
+    best = None
+    for order in (xp.arange(n), xp.argsort(-degree, kind="stable")):
+        colors = _sp_greedy(graph, order)
+        if best is None or colors.max() < best.max():
+            best = colors
+    return best, int(best.max()) + 1
+
+
+def _sp_prepare(pattern):
+    """What each call of ``jac_NAME`` needs of a pattern: its colors, the tangents that seed the
+    compressed sweeps (``S``, one row per color), and where each entry of ``J`` is in the
+    compressed ``J @ S``."""
+    colors, count = _sp_color_columns(pattern)
+    m, n = pattern.shape
+    seeds = xp.zeros((max(count, 1), n))
+    seeds[colors, xp.arange(n)] = 1.0
+    rows = xp.repeat(xp.arange(m), xp.diff(pattern.indptr))
+    where = colors[pattern.indices] * m + rows
+    return {"pattern": pattern, "colors": colors, "seeds": seeds, "where": where}
+
+
+def _sp_tangents(prepared, xs):
+    """The tangents of each compressed sweep: one tuple per color, a tangent per parameter of
+    ``xs`` (a row of ``S`` cut in their shapes)."""
+    out = []
+    for seed in prepared["seeds"]:
+        parts, start = [], 0
+        for x in xs:
+            n = xp.size(x)
+            parts.append(seed[start : start + n].reshape(xp.shape(x)))
+            start += n
+        out.append(tuple(parts))
+    return out
+
+
+def _sp_decompress(prepared, compressed, xs):
+    """The Jacobians, one ``csr_array`` per parameter of ``xs``, from the compressed sweeps'
+    results (``compressed[c]`` the value's derivative along the tangents of color ``c``)."""
+    pattern = prepared["pattern"]
+    flat = xp.concatenate([xp.ravel(c) for c in compressed]) if compressed else xp.zeros(0)
+    J = sparse.csr_array((flat[prepared["where"]], pattern.indices, pattern.indptr), shape=pattern.shape)
+    if len(xs) == 1:
+        return (J,)
+    out, start = [], 0
+    for x in xs:
+        n = xp.size(x)
+        out.append(J[:, start : start + n])
+        start += n
+    return tuple(out)
