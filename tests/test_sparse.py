@@ -203,7 +203,7 @@ def test_banded_patterns_take_their_bandwidth_in_colors(band, colors):
 def test_decompression_reads_each_entry_from_its_color():
     pattern = sparse.csr_array(np.array([[1, 1, 0], [0, 1, 1]], bool))
     J = np.array([[2.0, 3.0, 0.0], [0.0, 5.0, 7.0]])
-    prepared = _sp_prepare(pattern)
+    prepared = _sp_prepare(pattern, (2,))
     compressed = [J @ s for s in prepared["seeds"]]
     from yota_s2s.runtime.sparse import _sp_decompress
 

@@ -205,8 +205,11 @@ def _generate(
             also_read={p: h for t in stages["lower"] for p, h in t.facts.read_files.items()},
         )
         text = write_module(grads, table, BACKENDS[target], header, buffers)
-        if sparse:
-            text = add_sparse(text, stages["primal"], grads, table, BACKENDS[target])
+        if sparse:  # the VJPs too, for Jacobians whose rows take fewer colors than their columns
+            reverse = _generate(
+                source, path, funcs, wrt, target, rules, command, value=value, sha256=sha256, mode="vjp"
+            )
+            text = add_sparse(text, reverse.text, stages["primal"], grads, table, BACKENDS[target])
         BACKENDS[target].check_module(text)  # every name of the target's module exists (a bug of ours if not)
         try:
             compile(text, "<generated>", "exec")

@@ -248,7 +248,8 @@ class PatternWriter:
         out = tape.outputs[0] if len(tape.outputs) == 1 else None
         if not isinstance(out, Var):
             raise at_span(CODE, "--sparse differentiates a function of one array value", None)
-        stmts.append(ast.Return(_call("_sp_result", [self.atom(out), self.pattern(out), _name("_n")])))
+        result = _call("_sp_result", [self.atom(out), self.pattern(out), _name("_n")])
+        stmts.append(ast.Return(ast.Tuple([result, _call("np.shape", [self.atom(out)])], ast.Load())))
         return stmts
 
     def equation(self, eqn: Eqn) -> list[ast.stmt]:
@@ -322,7 +323,8 @@ def _tuple(names: list[str]) -> str:
 
 
 def sparse_functions(primal: Tape, jvp: Tape, table: RuleTable, backend: Backend) -> tuple[list[str], set[str]]:
-    """The source of ``jac_NAME_pattern`` and ``jac_NAME`` for one function, and the helpers they call."""
+    """The source of ``jac_NAME_pattern``, ``jac_NAME`` and their cache for one function, and the
+    helpers they call."""
     name = primal.name
     wrt = [w for w in jvp.facts.wrt if any(i.path[0] == w for i in primal.inputs)]
     if not wrt:
@@ -332,58 +334,94 @@ def sparse_functions(primal: Tape, jvp: Tape, table: RuleTable, backend: Backend
     writer = PatternWriter(primal, wrt, table, backend)
     body = writer.body()
     signature = ", ".join(params)
-    doc = (
-        f'"""The sparsity pattern of jac_{name}\'s Jacobians (a boolean scipy.sparse.csr_array of shape\n'
-        f"    (value.size, {' + '.join(f'{w}.size' for w in wrt)})): every entry that can be nonzero for these shapes "
-        f'and data."""'
-    )
     fn = ast.FunctionDef(
-        f"jac_{name}_pattern",
+        f"_jac_{name}_pattern",
         ast.arguments([], [ast.arg(p) for p in params], None, [], [], None, []),
         body,
         [],
         lineno=0,
     )
-    pattern_text = ast.unparse(ast.fix_missing_locations(fn)).replace(":\n", ":\n    " + doc + "\n", 1)
+    doc = f'"""The sparsity pattern of jac_{name}\'s Jacobians and the value\'s shape (see jac_{name}_pattern)."""'
+    private = ast.unparse(ast.fix_missing_locations(fn)).replace(":\n", ":\n    " + doc + "\n", 1)
+    public = (
+        f"def jac_{name}_pattern({signature}):\n"
+        f'    """The sparsity pattern of jac_{name}\'s Jacobians, a boolean scipy.sparse.csr_array of shape\n'
+        f"    (value.size, {' + '.join(f'{w}.size' for w in wrt)}): every entry that can be nonzero for these shapes and "
+        f'data."""\n'
+        f"    return _jac_{name}_pattern({signature})[0]"
+    )
     blocks = ", ".join(f"J_{w}" for w in wrt)
     cache = f"_JAC_{name.upper()}_CACHE"
     dots = ", ".join(f"{w}_dot" for w in wrt)
     prepare = (
-        f"    prepared = _sp_prepare(jac_{name}_pattern({signature}))\n"
+        f"    prepared = _sp_prepare(*_jac_{name}_pattern({signature}))  # (an index depends on the point)\n"
         if writer.by_point
         else f"    key = _sp_key({_tuple(wrt)}, {_tuple(data)})\n"
         f"    prepared = {cache}.get(key)\n"
         f"    if prepared is None:  # the pattern and its colors, once per shapes and data\n"
-        f"        prepared = {cache}[key] = _sp_prepare(jac_{name}_pattern({signature}))\n"
+        f"        prepared = {cache}[key] = _sp_prepare(*_jac_{name}_pattern({signature}))\n"
     )
     jac = (
         f"def jac_{name}({signature}):\n"
-        f'    """Return ({name}({signature}), {blocks}): the value and its Jacobians as scipy.sparse.csr_array\n'
-        f"    of shape (value.size, x.size), by one jvp_{name} per color of the columns (J @ S), decompressed."
-        f'"""\n'
+        f'    """Return ({name}({signature}), {blocks}): the value and its Jacobians, scipy.sparse.csr_array of\n'
+        f"    shape (value.size, x.size): one jvp_{name} per color of the columns (J @ S), or one vjp_{name}\n"
+        f'    per color of the rows (S.T @ J) where those are fewer, then decompressed."""\n'
         f"{prepare}"
         f"    compressed = []\n"
-        f"    for {_unpacked(dots, wrt)} in _sp_tangents(prepared, {_tuple(wrt)}):  # one forward sweep per color\n"
-        f"        value, dvalue = jvp_{name}({signature}, {dots})\n"
-        f"        compressed.append(dvalue)\n"
+        f'    if prepared["by_rows"]:  # one reverse sweep per color of the rows\n'
+        f'        for dout in prepared["seeds"]:\n'
+        f"            value, *grads = vjp_{name}({signature}, dout)\n"
+        f"            compressed.append(grads)\n"
+        f"    else:  # one forward sweep per color of the columns\n"
+        f"        for {_unpacked(dots, wrt)} in _sp_tangents(prepared, {_tuple(wrt)}):\n"
+        f"            value, dvalue = jvp_{name}({signature}, {dots})\n"
+        f"            compressed.append(dvalue)\n"
         f"    {_unpacked(blocks, wrt)} = _sp_decompress(prepared, compressed, {_tuple(wrt)})\n"
         f"    return value, {blocks}"
     )
     helpers = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id.startswith("_sp_")}
     helpers |= {"_sp_prepare", "_sp_tangents", "_sp_decompress"} | ({"_sp_key"} if not writer.by_point else set())
-    texts = [pattern_text, jac] + ([] if writer.by_point else [f"{cache} = {{}}  # jac_{name}'s prepared patterns"])
+    texts = [public, jac, private] + ([] if writer.by_point else [f"{cache} = {{}}  # jac_{name}'s prepared patterns"])
     return texts, helpers
 
 
-def add_sparse(text: str, primals: list[Tape], jvps: list[Tape], table: RuleTable, backend: Backend) -> str:
-    """The module ``text`` (of ``jvp_NAME`` functions) with the sparse ``jac_NAME`` of each added."""
+def _merged(text: str, other: str) -> str:
+    """The module ``text`` with the functions of the module ``other`` (of the same source, in another
+    mode) added after its own, and the imports, constants and helpers they need that it lacks."""
+    head, _, tail = text.partition("\n\n\n" + HELPERS_BANNER)
+    other_head, _, other_tail = other.partition("\n\n\n" + HELPERS_BANNER)
+    first = other_head.index("\n\n\ndef ")
+    lines = set(head[: head.index("\n\n\ndef ")].splitlines())
+    added = [
+        line for line in other_head[:first].splitlines() if line and not line.startswith("#") and line not in lines
+    ]
+    imports = [line for line in added if line.startswith(("import ", "from "))]
+    constants = [line for line in added if line not in imports]
+    if imports:
+        at = head.index("\n", head.index("\nimport ") + 1)
+        head = head[:at] + "".join(f"\n{line}" for line in imports) + head[at:]
+    if constants:
+        at = head.index("\n\n\ndef ")
+        head = head[:at] + "\n" + "\n".join(constants) + head[at:]
+    head += other_head[first:]
+    own = {block.split("(")[0] for block in tail.split("\n\n\n") if block.startswith("def ")}
+    extra = [b for b in other_tail.split("\n\n\n") if b.startswith("def ") and b.split("(")[0] not in own]
+    return head + "\n\n\n" + HELPERS_BANNER + tail.rstrip("\n") + "".join(f"\n\n\n{b.rstrip()}" for b in extra) + "\n"
+
+
+def add_sparse(
+    text: str, reverse: str, primals: list[Tape], jvps: list[Tape], table: RuleTable, backend: Backend
+) -> str:
+    """The module ``text`` (of ``jvp_NAME`` functions) with the ``vjp_NAME`` functions of the module
+    ``reverse`` and the sparse ``jac_NAME`` of each added."""
+    text = _merged(text, reverse)
     functions: list[str] = []
     constants: list[str] = []
     helpers: set[str] = set()
     for primal, jvp in zip(primals, jvps, strict=True):
         texts, used = sparse_functions(primal, jvp, table, backend)
-        functions += texts[:2]
-        constants += texts[2:]
+        functions += texts[:3]
+        constants += texts[3:]
         helpers |= used
     head, banner, tail = text.partition("\n\n\n" + HELPERS_BANNER)
     present = {line.split("(")[0][4:] for line in tail.splitlines() if line.startswith("def ")}

@@ -181,8 +181,8 @@ def _sp_color_columns(pattern):
     """A distance-2 coloring of the columns of ``pattern`` (no two columns of one color share a
     row), the fewest colors of greedy orders natural and largest first: ``(colors, count)``."""
     n = pattern.shape[1]
-    if n == 0:
-        return xp.zeros(0, dtype=xp.int64), 0
+    if n == 0 or pattern.nnz == 0:
+        return xp.zeros(n, dtype=xp.int64), min(n, 1)
     p = sparse.csr_array(pattern, dtype=xp.int8)
     graph = (p.T @ p).tocsr()
     degree = xp.diff(graph.indptr)
@@ -194,17 +194,37 @@ def _sp_color_columns(pattern):
     return best, int(best.max()) + 1
 
 
-def _sp_prepare(pattern):
-    """What each call of ``jac_NAME`` needs of a pattern: its colors, the tangents that seed the
-    compressed sweeps (``S``, one row per color), and where each entry of ``J`` is in the
-    compressed ``J @ S``."""
-    colors, count = _sp_color_columns(pattern)
+def _sp_prepare(pattern, shape):
+    """What each call of ``jac_NAME`` needs of a pattern (of a value of shape ``shape``): the
+    coloring of its columns or of its rows, whichever has fewer colors (the rows where they tie:
+    a ``vjp_NAME`` costs about half a ``jvp_NAME``, which transposes it), the seeds of the
+    compressed sweeps (one per color: tangents, or values' adjoints of ``shape``), and where each
+    entry of ``J`` is in the compressed ``J @ S`` or ``S.T @ J``.
+
+    A side whose conflict graph would be much larger than the other's (a dense row makes every
+    pair of columns conflict: an arrowhead's n**2 edges) is not colored: it could not win."""
     m, n = pattern.shape
-    seeds = xp.zeros((max(count, 1), n))
-    seeds[colors, xp.arange(n)] = 1.0
+    by_cols = int(xp.sum(xp.diff(pattern.indptr) ** 2))  # the edges of the columns' graph, about
+    transposed = sparse.csr_array(pattern.T)
+    by_rows = int(xp.sum(xp.diff(transposed.indptr) ** 2))
+    count = row_count = max(m, n) + 1
+    if by_cols <= 32 * by_rows + 4096:
+        colors, count = _sp_color_columns(pattern)
+    if by_rows <= 32 * by_cols + 4096:
+        row_colors, row_count = _sp_color_columns(transposed)
     rows = xp.repeat(xp.arange(m), xp.diff(pattern.indptr))
-    where = colors[pattern.indices] * m + rows
-    return {"pattern": pattern, "colors": colors, "seeds": seeds, "where": where}
+    prepared = {"pattern": pattern, "by_rows": row_count <= count}
+    if prepared["by_rows"]:
+        seeds = xp.zeros((max(row_count, 1), m))
+        seeds[row_colors, xp.arange(m)] = 1.0
+        prepared["seeds"] = seeds.reshape((len(seeds),) + tuple(shape))
+        prepared["where"] = row_colors[rows] * n + pattern.indices
+    else:
+        seeds = xp.zeros((max(count, 1), n))
+        seeds[colors, xp.arange(n)] = 1.0
+        prepared["seeds"] = seeds
+        prepared["where"] = colors[pattern.indices] * m + rows
+    return prepared
 
 
 def _sp_tangents(prepared, xs):
@@ -223,9 +243,15 @@ def _sp_tangents(prepared, xs):
 
 def _sp_decompress(prepared, compressed, xs):
     """The Jacobians, one ``csr_array`` per parameter of ``xs``, from the compressed sweeps'
-    results (``compressed[c]`` the value's derivative along the tangents of color ``c``)."""
+    results: ``compressed[c]`` the value's derivative along the tangents of color ``c``, or (by
+    rows) the adjoints of the parameters (a list, None for a parameter the value does not read)
+    for the rows of color ``c``."""
     pattern = prepared["pattern"]
-    flat = xp.concatenate([xp.ravel(c) for c in compressed]) if compressed else xp.zeros(0)
+    if prepared["by_rows"]:
+        parts = [xp.zeros(xp.size(x)) if g is None else xp.ravel(g) for grads in compressed for g, x in zip(grads, xs)]
+    else:
+        parts = [xp.ravel(c) for c in compressed]
+    flat = xp.concatenate(parts) if parts else xp.zeros(0)
     J = sparse.csr_array((flat[prepared["where"]], pattern.indices, pattern.indptr), shape=pattern.shape)
     if len(xs) == 1:
         return (J,)
