@@ -12,7 +12,7 @@ from scipy import sparse
 
 from yota_s2s.errors import UserError
 from yota_s2s.pipeline import generate
-from yota_s2s.runtime.sparse import _sp_color_columns, _sp_prepare
+from yota_s2s.runtime.sparse import _sp_color_columns, _sp_decompress, _sp_prepare
 
 from .test_jacobian import load, numeric_jacobian
 
@@ -200,15 +200,26 @@ def test_banded_patterns_take_their_bandwidth_in_colors(band, colors):
     assert _sp_color_columns(pattern)[1] == colors
 
 
-def test_decompression_reads_each_entry_from_its_color():
-    pattern = sparse.csr_array(np.array([[1, 1, 0], [0, 1, 1]], bool))
-    J = np.array([[2.0, 3.0, 0.0], [0.0, 5.0, 7.0]])
-    prepared = _sp_prepare(pattern, (2,))
-    compressed = [J @ s for s in prepared["seeds"]]
-    from yota_s2s.runtime.sparse import _sp_decompress
-
-    (got,) = _sp_decompress(prepared, compressed, (np.zeros(3),))
+@pytest.mark.parametrize("tall", [False, True])
+def test_decompression_reads_each_entry_from_its_color(tall):
+    # a dense row: 3 colors of columns, 2 of rows; a tall one: 1 color of columns, 2 of rows
+    J = np.array([[2.0, 0.0], [3.0, 0.0], [0.0, 7.0]]) if tall else np.array([[2.0, 3.0, 4.0], [0.0, 0.0, 7.0]])
+    prepared = _sp_prepare(sparse.csr_array(J != 0), (len(J),))
+    assert prepared["by_rows"] is not tall and len(prepared["seeds"]) == (1 if tall else 2)
+    if prepared["by_rows"]:
+        compressed = [[s @ J] for s in prepared["seeds"]]
+    else:
+        compressed = [J @ s for s in prepared["seeds"]]
+    (got,) = _sp_decompress(prepared, compressed, (np.zeros(J.shape[1]),))
     np.testing.assert_array_equal(got.toarray(), J)
+
+
+def test_an_arrowhead_takes_few_colors_by_rows():
+    sparse_ns, _ = _sources("arrowhead")
+    x = RNG.random(200)
+    sparse_ns["jac_arrowhead"](x)
+    (prepared,) = sparse_ns["_JAC_ARROWHEAD_CACHE"].values()
+    assert prepared["by_rows"] and len(prepared["seeds"]) <= 4
 
 
 def test_the_module_imports_scipy_sparse_and_no_tool():
