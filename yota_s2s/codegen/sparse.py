@@ -364,8 +364,9 @@ def sparse_functions(primal: Tape, jvp: Tape, table: RuleTable, backend: Backend
     jac = (
         f"def jac_{name}({signature}):\n"
         f'    """Return ({name}({signature}), {blocks}): the value and its Jacobians, scipy.sparse.csr_array of\n'
-        f"    shape (value.size, x.size): one jvp_{name} per color of the columns (J @ S), or one vjp_{name}\n"
-        f'    per color of the rows (S.T @ J) where those are fewer, then decompressed."""\n'
+        f"    shape (value.size, {wrt[0]}.size){', ...' if len(wrt) > 1 else ''}: one jvp_{name} per color of the columns (J @ S), or one\n"
+        f"    vjp_{name}"
+        f' per color of the rows (S.T @ J) where those are fewer, then decompressed."""\n'
         f"{prepare}"
         f"    compressed = []\n"
         f'    if prepared["by_rows"]:  # one reverse sweep per color of the rows\n'

@@ -34,10 +34,12 @@ def _sp_rows(p, ids):
 
 def _sp_ids(values, patterns):
     """The elements' numbers of each of ``values`` (arrays of their shapes, numbered one after the
-    other) and the patterns stacked in that order: ``(ids, stacked)``; ``stacked`` is None where
-    no pattern is given."""
-    ids, parts, start = [], [], 0
+    other from 1) and the patterns stacked in that order after an empty row 0: ``(ids, stacked)``
+    (``stacked`` None where no pattern is given).  A primitive that writes zeros (``np.pad``,
+    ``np.tril``) writes the number 0 there, whose row depends on nothing."""
+    ids, start = [], 1
     total = next((p.shape[1] for p in patterns if p is not None), None)
+    parts = [sparse.csr_array((1, total), dtype=bool)] if total is not None else []
     for v, p in zip(values, patterns, strict=True):
         n = xp.size(v)
         ids.append(xp.arange(start, start + n).reshape(xp.shape(v)))
