@@ -172,6 +172,63 @@ def test_an_index_computed_from_the_parameters_is_found_again_at_each_point():
     assert "_JAC_F_CACHE" not in ns
 
 
+HESSIANS = """import numpy as np
+
+
+def rosen(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def energy(x):
+    return np.sum(x**4) - 2.0 * np.sum(x[:-1] * x[1:]) + 0.5 * np.dot(x, x) + np.sum(x[1:] ** 2 * x[:-1] ** 3)
+
+
+def arrow(x, w):
+    return np.sum(np.exp(x[1:] * x[0])) + np.sum(w * x**2) + np.sum(x / 2.0)
+
+
+def grid(U):
+    return np.sum((U[1:, :] - U[:-1, :]) ** 4) + np.sum(np.cos(U[:, 1:] * U[:, :-1]))
+"""
+
+
+@pytest.fixture(scope="module")
+def hessians():
+    sparse_ns = load(generate(HESSIANS, "h.py", wrt={"arrow": ["x"]}, mode="hessian", sparse=True).text)
+    dense_ns = load(generate(HESSIANS, "h.py", wrt={"arrow": ["x"]}, mode="hessian").text)
+    return sparse_ns, dense_ns
+
+
+@pytest.mark.parametrize("name", ["rosen", "energy", "arrow", "grid"])
+@pytest.mark.parametrize("n", [2, 5, 9])
+def test_sparse_hessian_equals_dense_and_differences(hessians, name, n):
+    sparse_ns, dense_ns = hessians
+    x = RNG.random((n, n + 1)) if name == "grid" else RNG.random(n)
+    args = (x, RNG.random(n)) if name == "arrow" else (x,)
+    value, grad, H = sparse_ns[f"hess_{name}"](*args)
+    dense_value, dense_grad, D = dense_ns[f"hess_{name}"](*args)
+    assert isinstance(H, sparse.csr_array) and H.shape == (x.size, x.size)
+    np.testing.assert_allclose(value, dense_value, rtol=1e-13)
+    np.testing.assert_allclose(grad, dense_grad, rtol=1e-13)
+    np.testing.assert_allclose(H.toarray(), D.reshape(H.shape), rtol=1e-12, atol=1e-12)
+    gradient = lambda *a: dense_ns[f"hess_{name}"](*a)[1]
+    numeric = numeric_jacobian(gradient, list(args), 0).reshape(H.shape)
+    np.testing.assert_allclose(H.toarray(), numeric, rtol=1e-5, atol=1e-5)
+    pattern = sparse_ns[f"hess_{name}_pattern"](*args).toarray()
+    assert not np.any((D.reshape(H.shape) != 0) & ~pattern), "an entry outside the pattern"
+    np.testing.assert_array_equal(pattern, pattern.T)
+
+
+def test_a_tridiagonal_hessian_takes_three_colors_at_any_size(hessians):
+    sparse_ns = hessians[0]
+    sparse_ns["_HESS_ROSEN_CACHE"].clear()
+    for n in (10, 1000, 20_000):
+        pattern = sparse_ns["hess_rosen_pattern"](np.ones(n))
+        assert pattern.nnz == 3 * n - 2
+        sparse_ns["hess_rosen"](np.ones(n))
+    assert [len(p["seeds"]) for p in sparse_ns["_HESS_ROSEN_CACHE"].values()] == [3, 3, 3]
+
+
 def _valid(pattern, colors) -> bool:
     """No two columns of one color share a row."""
     p = sparse.csr_array(pattern)
@@ -237,3 +294,6 @@ def test_refusals_are_located():
     with pytest.raises(UserError) as err:
         generate("def f(x):\n    return x\n", "f.py", mode="grad", sparse=True)
     assert err.value.code == "YS060" and "--jacobian" in err.value.message
+    with pytest.raises(UserError) as err:
+        generate("def f(x):\n    return x\n", "f.py", mode="jacobian", sparse=True, value=False)
+    assert err.value.code == "YS060" and "--no-value" in err.value.message

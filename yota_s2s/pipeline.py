@@ -171,8 +171,8 @@ def _generate(
     if buffers and not BACKENDS[target].host:
         raise UserError("YS043", f"--buffers writes NumPy code only (not --target {target})", path)
     mode = mode_named(mode)
-    if sparse:  # jac_NAME composed of the JVP (codegen.sparse)
-        mode = sparse_mode(mode, target, path)
+    if sparse:  # jac_NAME composed of the JVP, hess_NAME of the HVP (codegen.sparse)
+        mode = sparse_mode(mode, target, path, value)
     if buffers and not mode.buffered:
         raise UserError("YS043", f"--buffers writes classes for grad_NAME only (not {mode.flag})", path)
     table = load_rules(rules)
@@ -205,11 +205,11 @@ def _generate(
             also_read={p: h for t in stages["lower"] for p, h in t.facts.read_files.items()},
         )
         text = write_module(grads, table, BACKENDS[target], header, buffers)
-        if sparse:  # the VJPs too, for Jacobians whose rows take fewer colors than their columns
-            reverse = _generate(
-                source, path, funcs, wrt, target, rules, command, value=value, sha256=sha256, mode="vjp"
-            )
-            text = add_sparse(text, reverse.text, stages["primal"], grads, table, BACKENDS[target])
+        if sparse:  # a Jacobian's VJPs too, for the rows where they take fewer colors than the columns
+            reverse = None
+            if mode.name == "jvp":
+                reverse = _generate(source, path, funcs, wrt, target, rules, command, sha256=sha256, mode="vjp").text
+            text = add_sparse(text, reverse, stages["primal"], grads, table, BACKENDS[target])
         BACKENDS[target].check_module(text)  # every name of the target's module exists (a bug of ours if not)
         try:
             compile(text, "<generated>", "exec")

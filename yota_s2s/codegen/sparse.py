@@ -174,18 +174,36 @@ MOVES: dict[str, tuple[int, ...] | None] = {
 #: Reductions over ``axis`` (``along``: each element depends on its whole line along ``axis``).
 REDUCTIONS = frozenset(["sum", "mean", "prod", "max", "min", "std", "var", "logsumexp"])
 ALONG = frozenset(["cumsum", "cumprod", "sort", "softmax", "log_softmax"])
+#: Primitives whose second derivative is zero (almost everywhere): linear in their operands, or
+#: piecewise linear (``abs``, ``np.maximum``, ``np.max``).  ``mul`` of two values that depend on
+#: the parameters is bilinear (its cross terms only); every other primitive that reads one is
+#: nonlinear: its elements' dependences pair with each other in the Hessian.
+LINEAR = frozenset(
+    [
+        *MOVES,
+        *["add", "sub", "neg", "sum", "mean", "cumsum", "max", "min", "sort", "where", "abs", "clip"],
+        *["maximum", "minimum", "fmax", "fmin", "real", "conj", "copy", "astype", "asarray", "to_float"],
+        *["nan_to_num", "deg2rad", "rad2deg", "mod", "fmod", "trace", "diagonal"],
+    ]
+)
 #: Why ``--sparse`` refuses a function (a code of its own: the merger may renumber it).
 CODE = "YS060"
 
 
-def sparse_mode(mode: Mode, target: str, path: str) -> Mode:
-    """The mode the module is generated in before ``add_sparse``: the JVP (``--sparse`` takes
-    ``--jacobian`` and the NumPy target only, ``YS060`` otherwise)."""
-    if mode.name != "jacobian":
-        raise UserError(CODE, f"--sparse writes sparse Jacobians: give it with --jacobian (not {mode.flag})", path)
+def sparse_mode(mode: Mode, target: str, path: str, value: bool = True) -> Mode:
+    """The mode the module is generated in before ``add_sparse``: the JVP for ``--jacobian``, the
+    HVP for ``--hessian`` (``--sparse`` takes one of them and the NumPy target only, ``YS060``
+    otherwise)."""
+    if mode.name not in ("jacobian", "hessian"):
+        flag = mode.flag or "grad_NAME"
+        raise UserError(
+            CODE, f"--sparse writes sparse Jacobians and Hessians: give --jacobian or --hessian (not {flag})", path
+        )
     if target != "numpy":
         raise UserError(CODE, f"--sparse writes NumPy and scipy.sparse code only (not --target {target})", path)
-    return mode_named("jvp")
+    if not value:
+        raise UserError(CODE, "--sparse returns the value with the derivatives: not with --no-value", path)
+    return mode_named("jvp" if mode.name == "jacobian" else "hvp")
 
 
 def _name(n: str) -> ast.Name:
@@ -204,8 +222,9 @@ def _assign(target: str, value: ast.expr) -> ast.stmt:
 class PatternWriter:
     """The body of ``jac_NAME_pattern`` for one primal tape (see the module docstring)."""
 
-    def __init__(self, tape: Tape, wrt: list[str], table: RuleTable, backend: Backend):
+    def __init__(self, tape: Tape, wrt: list[str], table: RuleTable, backend: Backend, hessian: bool = False):
         self.tape, self.wrt, self.table, self.backend = tape, wrt, table, backend
+        self.hessian = hessian  # also the Hessian's pattern, _h (hess_NAME)
         self.values: dict[int, str] = {}
         self.patterns: dict[int, str] = {}
         self.active: set[int] = set()  # every value computed from a --wrt parameter, however
@@ -232,6 +251,8 @@ class PatternWriter:
         for s in sizes[1:]:
             total = ast.BinOp(total, ast.Add(), s)
         stmts.append(_assign("_n", total))
+        if self.hessian:
+            stmts.append(_assign("_h", ast.Constant(None)))
         offset: ast.expr = ast.Constant(0)
         for inp in tape.inputs:
             if len(inp.path) != 1:
@@ -249,6 +270,8 @@ class PatternWriter:
         if not isinstance(out, Var):
             raise at_span(CODE, "--sparse differentiates a function of one array value", None)
         result = _call("_sp_result", [self.atom(out), self.pattern(out), _name("_n")])
+        if self.hessian:
+            result = _call("_sp_hessian", [_name("_h"), _name("_n")])
         stmts.append(ast.Return(ast.Tuple([result, _call("np.shape", [self.atom(out)])], ast.Load())))
         return stmts
 
@@ -269,7 +292,24 @@ class PatternWriter:
         pattern = self.fresh("p")
         self.patterns[eqn.out.id] = pattern
         stmts.extend(self.rule(eqn, _name(value), pattern))
+        if self.hessian:
+            stmts.extend(self.curvature(eqn, _name(value), pattern))
         return stmts
+
+    def curvature(self, eqn: Eqn, out: ast.expr, pattern: str) -> list[ast.stmt]:
+        """The pairs of columns ``eqn`` adds to the Hessian's pattern ``_h`` (see ``LINEAR``)."""
+        args = eqn.args
+        linear_in = [isinstance(a, Var) and a.id in self.patterns for a in args]
+        if eqn.prim in LINEAR:
+            return []
+        one = eqn.prim in ("mul", "truediv", "matmul", "dot") and sum(linear_in) == 1
+        if one and (eqn.prim != "truediv" or linear_in[0]):  # (x / 2.0, A @ x: linear; 2.0 / x is not)
+            return []
+        if eqn.prim == "mul" and sum(linear_in) == 2:
+            values = ast.Tuple([self.atom(a) for a in args], ast.Load())
+            pats = ast.Tuple([self.pattern(a) for a in args], ast.Load())
+            return [_assign("_h", _call("_sp_cross", [_name("_h"), out, values, pats]))]
+        return [_assign("_h", _call("_sp_curvature", [_name("_h"), _name(pattern)]))]
 
     def rule(self, eqn: Eqn, out: ast.expr, pattern: str) -> list[ast.stmt]:
         """The statements that set ``pattern``, the pattern of ``eqn``'s result ``out``."""
@@ -386,6 +426,64 @@ def sparse_functions(primal: Tape, jvp: Tape, table: RuleTable, backend: Backend
     return texts, helpers
 
 
+def hessian_functions(primal: Tape, hvp: Tape, table: RuleTable, backend: Backend) -> tuple[list[str], set[str]]:
+    """The source of ``hess_NAME_pattern``, ``hess_NAME`` and their cache for one function of one
+    ``--wrt`` parameter, and the helpers they call."""
+    name = primal.name
+    wrt = [w for w in hvp.facts.wrt if any(i.path[0] == w for i in primal.inputs)]
+    if len(wrt) != 1:
+        raise at_span(CODE, f"--hessian --sparse: {name} needs one array parameter to differentiate (--wrt)", None)
+    (x,) = wrt
+    params = [p.name for p in primal.params]
+    data = [p for p in params if p != x]
+    writer = PatternWriter(primal, wrt, table, backend, hessian=True)
+    fn = ast.FunctionDef(
+        f"_hess_{name}_pattern",
+        ast.arguments([], [ast.arg(p) for p in params], None, [], [], None, []),
+        writer.body(),
+        [],
+        lineno=0,
+    )
+    doc = f'"""The sparsity pattern of hess_{name}\'s Hessian and the value\'s shape (see hess_{name}_pattern)."""'
+    private = ast.unparse(ast.fix_missing_locations(fn)).replace(":\n", ":\n    " + doc + "\n", 1)
+    signature = ", ".join(params)
+    public = (
+        f"def hess_{name}_pattern({signature}):\n"
+        f'    """The sparsity pattern of hess_{name}\'s Hessian, a symmetric boolean scipy.sparse.csr_array of\n'
+        f"    shape ({x}.size, {x}.size): every pair of elements of {x} that the value may be nonlinear in "
+        f'together."""\n'
+        f"    return _hess_{name}_pattern({signature})[0]"
+    )
+    cache = f"_HESS_{name.upper()}_CACHE"
+    prepare = (
+        f"    prepared = _sp_prepare(_hess_{name}_pattern({signature})[0], None, symmetric=True)\n"
+        if writer.by_point
+        else f"    key = _sp_key(({x},), {_tuple(data)})\n"
+        f"    prepared = {cache}.get(key)\n"
+        f"    if prepared is None:  # the pattern and its colors, once per shapes and data\n"
+        f"        prepared = {cache}[key] = _sp_prepare(_hess_{name}_pattern({signature})[0], None, symmetric=True)\n"
+    )
+    hess = (
+        f"def hess_{name}({signature}):\n"
+        f'    """Return ({name}({signature}), d{x}, H): the value, its gradient and its Hessian, a symmetric\n'
+        f"    scipy.sparse.csr_array of shape ({x}.size, {x}.size): one hvp_{name} per color of the columns\n"
+        f'    (H @ S), decompressed."""\n'
+        f"{prepare}"
+        f"    compressed = []\n"
+        f"    for ({x}_v,) in _sp_tangents(prepared, ({x},)):  # one second sweep per color\n"
+        f"        value, grad, Hv = hvp_{name}({signature}, {x}_v)\n"
+        f"        compressed.append(Hv)\n"
+        f"    (H,) = _sp_decompress(prepared, compressed, ({x},))\n"
+        f"    return value, grad, H"
+    )
+    helpers = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id.startswith("_sp_")}
+    helpers |= {"_sp_prepare", "_sp_tangents", "_sp_decompress"} | ({"_sp_key"} if not writer.by_point else set())
+    texts = [public, hess, private] + (
+        [] if writer.by_point else [f"{cache} = {{}}  # hess_{name}'s prepared patterns"]
+    )
+    return texts, helpers
+
+
 def _merged(text: str, other: str) -> str:
     """The module ``text`` with the functions of the module ``other`` (of the same source, in another
     mode) added after its own, and the imports, constants and helpers they need that it lacks."""
@@ -411,16 +509,19 @@ def _merged(text: str, other: str) -> str:
 
 
 def add_sparse(
-    text: str, reverse: str, primals: list[Tape], jvps: list[Tape], table: RuleTable, backend: Backend
+    text: str, reverse: str | None, primals: list[Tape], tapes: list[Tape], table: RuleTable, backend: Backend
 ) -> str:
     """The module ``text`` (of ``jvp_NAME`` functions) with the ``vjp_NAME`` functions of the module
-    ``reverse`` and the sparse ``jac_NAME`` of each added."""
-    text = _merged(text, reverse)
+    ``reverse`` and the sparse ``jac_NAME`` of each added; without ``reverse``, the module of
+    ``hvp_NAME`` functions with the sparse ``hess_NAME`` of each."""
+    if reverse is not None:
+        text = _merged(text, reverse)
     functions: list[str] = []
     constants: list[str] = []
     helpers: set[str] = set()
-    for primal, jvp in zip(primals, jvps, strict=True):
-        texts, used = sparse_functions(primal, jvp, table, backend)
+    for primal, tape in zip(primals, tapes, strict=True):
+        write = sparse_functions if reverse is not None else hessian_functions
+        texts, used = write(primal, tape, table, backend)
         functions += texts[:3]
         constants += texts[3:]
         helpers |= used
@@ -429,7 +530,7 @@ def add_sparse(
     extra = [helper_source(h, backend.alias) for h in helper_closure(helpers) if h not in present]
     head = head.replace(
         f"import numpy as {backend.alias}\n",
-        f"import numpy as {backend.alias}\nfrom scipy import sparse  # --sparse: the Jacobians are csr_arrays\n",
+        f"import numpy as {backend.alias}\nfrom scipy import sparse  # --sparse: the derivatives are csr_arrays\n",
         1,
     )
     first_def = head.index("\ndef ")

@@ -134,6 +134,27 @@ def _sp_dense(out, patterns):
     return union[xp.zeros(xp.size(out), dtype=xp.int64)]
 
 
+def _sp_curvature(h, p):
+    """The Hessian's pattern ``h`` (None: empty) with the pairs of columns that a nonlinear
+    primitive's result, of pattern ``p``, joins: each element's columns, pairwise (``p.T @ p``)."""
+    pairs = p.T @ p
+    return pairs if h is None else h + pairs
+
+
+def _sp_cross(h, out, values, patterns):
+    """The Hessian's pattern ``h`` with the pairs of a product ``a * b`` of two values that depend
+    on the parameters: a column of ``a``'s element with one of ``b``'s (the cross terms)."""
+    rows = [_sp_elementwise(out, (v,), (p,)) for v, p in zip(values, patterns, strict=True)]
+    pairs = rows[0].T @ rows[1]
+    pairs = pairs + pairs.T
+    return pairs if h is None else h + pairs
+
+
+def _sp_hessian(h, total):
+    """The Hessian's pattern as a symmetric boolean ``csr_array`` of shape ``(total, total)``."""
+    return _sp_result(xp.zeros(total), h, total)
+
+
 def _sp_result(out, p, total):
     """The pattern of the function's value ``out`` (no dependence: an empty one), as a boolean
     ``csr_array`` of shape ``(np.size(out), total)`` with sorted indices."""
@@ -196,7 +217,7 @@ def _sp_color_columns(pattern):
     return best, int(best.max()) + 1
 
 
-def _sp_prepare(pattern, shape):
+def _sp_prepare(pattern, shape, symmetric=False):
     """What each call of ``jac_NAME`` needs of a pattern (of a value of shape ``shape``): the
     coloring of its columns or of its rows, whichever has fewer colors (the rows where they tie:
     a ``vjp_NAME`` costs about half a ``jvp_NAME``, which transposes it), the seeds of the
@@ -204,7 +225,10 @@ def _sp_prepare(pattern, shape):
     entry of ``J`` is in the compressed ``J @ S`` or ``S.T @ J``.
 
     A side whose conflict graph would be much larger than the other's (a dense row makes every
-    pair of columns conflict: an arrowhead's n**2 edges) is not colored: it could not win."""
+    pair of columns conflict: an arrowhead's n**2 edges) is not colored: it could not win.
+    ``symmetric`` (a Hessian, by ``hvp_NAME``): the columns.  (A star coloring, which reads each
+    entry of a symmetric matrix from one side or the other, takes fewer colors where a row is
+    dense: not written yet.)"""
     m, n = pattern.shape
     by_cols = int(xp.sum(xp.diff(pattern.indptr) ** 2))  # the edges of the columns' graph, about
     transposed = sparse.csr_array(pattern.T)
@@ -212,7 +236,7 @@ def _sp_prepare(pattern, shape):
     count = row_count = max(m, n) + 1
     if by_cols <= 32 * by_rows + 4096:
         colors, count = _sp_color_columns(pattern)
-    if by_rows <= 32 * by_cols + 4096:
+    if by_rows <= 32 * by_cols + 4096 and not symmetric:
         row_colors, row_count = _sp_color_columns(transposed)
     rows = xp.repeat(xp.arange(m), xp.diff(pattern.indptr))
     prepared = {"pattern": pattern, "by_rows": row_count <= count}
