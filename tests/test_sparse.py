@@ -12,7 +12,7 @@ from scipy import sparse
 
 from yota_s2s.errors import UserError
 from yota_s2s.pipeline import generate
-from yota_s2s.runtime.sparse import _sp_color_columns, _sp_decompress, _sp_prepare
+from yota_s2s.runtime.coloring import _sp_color_columns, _sp_decompress, _sp_prepare, _sp_symmetric
 
 from .test_jacobian import load, numeric_jacobian
 
@@ -227,6 +227,48 @@ def test_a_tridiagonal_hessian_takes_three_colors_at_any_size(hessians):
         assert pattern.nnz == 3 * n - 2
         sparse_ns["hess_rosen"](np.ones(n))
     assert [len(p["seeds"]) for p in sparse_ns["_HESS_ROSEN_CACHE"].values()] == [3, 3, 3]
+
+
+def test_an_arrowhead_hessian_takes_few_colors_by_star_coloring(hessians):
+    sparse_ns, dense_ns = hessians
+    x, w = RNG.random(300), RNG.random(300)
+    sparse_ns["_HESS_ARROW_CACHE"].clear()
+    _, _, H = sparse_ns["hess_arrow"](x, w)
+    np.testing.assert_allclose(H.toarray(), dense_ns["hess_arrow"](x, w)[2], rtol=1e-12, atol=1e-12)
+    (prepared,) = sparse_ns["_HESS_ARROW_CACHE"].values()
+    assert len(prepared["seeds"]) <= 3  # (its columns would take 300)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_star_coloring_is_a_star_coloring(seed):
+    rng = np.random.default_rng(seed)
+    n = 40
+    upper = sparse.random_array((n, n), density=0.08, rng=rng) != 0
+    pattern = sparse.csr_array((upper + upper.T + sparse.eye_array(n)) != 0)
+    colors, count, where = _sp_symmetric(pattern)
+    dense = pattern.toarray()
+    np.fill_diagonal(dense, False)
+    for v in range(n):  # distance-1, and no path on four vertices in two colors
+        assert not np.any(colors[dense[v]] == colors[v])
+    for a, b, c, d in _paths4(dense):
+        assert len({colors[a], colors[b], colors[c], colors[d]}) >= 3
+    H = np.where(pattern.toarray(), rng.random((n, n)), 0.0)
+    H = H + H.T
+    seeds = np.zeros((count, n))
+    seeds[colors, np.arange(n)] = 1.0
+    compressed = np.concatenate([H @ s for s in seeds])
+    np.testing.assert_array_equal(compressed[where], H[pattern.nonzero()])
+
+
+def _paths4(adjacent):
+    n = len(adjacent)
+    for b in range(n):
+        for c in np.flatnonzero(adjacent[b]):
+            for a in np.flatnonzero(adjacent[b]):
+                if a != c:
+                    for d in np.flatnonzero(adjacent[c]):
+                        if d not in (a, b):
+                            yield a, b, c, d
 
 
 def _valid(pattern, colors) -> bool:
