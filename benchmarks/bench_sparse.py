@@ -58,6 +58,22 @@ def arrowhead(x):
     return np.concatenate([inner, np.sum(x**2, keepdims=True)])
 """
 
+HESSIANS = """\
+import numpy as np
+
+
+def rosen(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def arrowh(x):
+    return np.sum(x[1:] ** 2 * x[0]) + np.sum((x[1:] - x[:-1]) ** 4)
+
+
+def grid(U):
+    return np.sum((U[1:, :] - U[:-1, :]) ** 4) + np.sum(np.cos(U[:, 1:] * U[:, :-1]))
+"""
+
 WRT = {"bratu": ["u"], "laplace2d": ["U"], "brusselator": ["u", "v"], "springs": ["x"], "arrowhead": ["x"]}
 
 
@@ -81,6 +97,19 @@ def _cases(quick: bool):
             ("springs", "n=10,000", [rng.random(10_000)], [*rng.integers(0, 10_000, (2, 20_000)), 2.0]),
             ("arrowhead", "n=100,000", [rng.random(100_000)], []),
         ]
+    return cases
+
+
+def _hessian_cases(quick: bool):
+    """(function, size label, its one argument)"""
+    import numpy as np
+
+    rng = np.random.default_rng(37)
+    cases = [("rosen", "n=2,000", rng.random(2000)), ("arrowh", "n=2,000", rng.random(2000))]
+    cases += [("grid", "m=30", rng.random((30, 30)))]
+    if not quick:
+        cases += [("rosen", "n=100,000", rng.random(100_000)), ("arrowh", "n=100,000", rng.random(100_000))]
+        cases += [("grid", "m=100", rng.random((100, 100)))]
     return cases
 
 
@@ -127,6 +156,67 @@ def _asdex(f, w) -> dict:
     per_call = _best_us(lambda: jac(w).data.block_until_ready())
     mode = "rows" if "VJP" in repr(coloring).splitlines()[0] else "cols"
     return {"us": per_call, "prep": prep, "colors": f"{coloring.num_colors} {mode}", "J": out}
+
+
+def _yota_hessian(module, name, x) -> dict:
+    hess = getattr(module, f"hess_{name}")
+    getattr(module, f"_HESS_{name.upper()}_CACHE").clear()
+    t0 = time.perf_counter()
+    _, _, H = hess(x)
+    prep = time.perf_counter() - t0
+    (prepared,) = getattr(module, f"_HESS_{name.upper()}_CACHE").values()
+    per_call = _best_us(lambda: hess(x))
+    return {"us": per_call, "prep": prep, "colors": str(len(prepared["seeds"])), "nnz": H.nnz, "J": H}
+
+
+def _asdex_hessian(f, w) -> dict:
+    import asdex
+    import jax
+
+    t0 = time.perf_counter()
+    coloring = asdex.hessian_coloring(f, w)
+    hess = jax.jit(asdex.hessian_from_coloring(f, coloring))
+    out = hess(w)
+    out.data.block_until_ready()
+    prep = time.perf_counter() - t0
+    per_call = _best_us(lambda: hess(w).data.block_until_ready())
+    return {"us": per_call, "prep": prep, "colors": str(coloring.num_colors), "J": out}
+
+
+def hessians(quick: bool = False) -> str:
+    """The table of the sparse Hessians against asdex's (``run`` sets JAX up first)."""
+    import jax.numpy as jnp
+
+    from yota_s2s.pipeline import generate
+
+    t0 = time.perf_counter()
+    text = generate(HESSIANS, "hessians.py", mode="hessian", sparse=True).text
+    gen = time.perf_counter() - t0
+    module: dict = {}
+    exec(compile(text, "<generated>", "exec"), module)  # noqa: S102 - the tool's output
+    plain_jax: dict = {}
+    jax_source = HESSIANS.replace("import numpy as np", "import jax.numpy as np")
+    exec(compile(jax_source, "hessians.py", "exec"), plain_jax)  # noqa: S102 - the functions above, on JAX
+    namespace = type("M", (), module)
+    rows = [
+        "| Hessian | size | yota_s2s | asdex | yota/asdex | prep yota | prep asdex | colors yota | colors asdex | nnz |",
+        "|---|---|---:|---:|---:|---:|---:|---|---|---:|",
+    ]
+    for name, label, x in _hessian_cases(quick):
+        ours = _yota_hessian(namespace, name, x)
+        f = plain_jax[name]
+        theirs = _asdex_hessian(lambda w, f=f, shape=x.shape: f(w.reshape(shape)), jnp.asarray(x.ravel()))
+        diff = abs(ours["J"] - _to_scipy(theirs["J"]))
+        assert diff.max() <= 1e-8 * max(1.0, abs(ours["J"]).max()), (name, label, diff.max())
+        rows.append(
+            f"| {name} | {label} | {ours['us']:,.0f} µs | {theirs['us']:,.0f} µs | {ours['us'] / theirs['us']:.2f} | "
+            f"{ours['prep'] * 1e3:,.0f} ms | {theirs['prep'] * 1e3:,.0f} ms | {ours['colors']} | {theirs['colors']} | "
+            f"{ours['nnz']:,} |"
+        )
+        print(rows[-1], file=sys.stderr, flush=True)
+    rows.append("")
+    rows.append(f"Generation of the three sparse Hessians (one module): {gen:.2f} s.")
+    return "\n".join(rows) + "\n"
 
 
 def _sparsejac(f, w, pattern, by_rows: bool) -> dict:
@@ -187,7 +277,7 @@ def run(quick: bool = False) -> str:
         print(rows[-1], file=sys.stderr, flush=True)
     rows.append("")
     rows.append(f"Generation of the five sparse Jacobians (one module): {gen:.2f} s.")
-    return "\n".join(rows) + "\n"
+    return "\n".join(rows) + "\n\n" + hessians(quick)
 
 
 def _to_scipy(J):

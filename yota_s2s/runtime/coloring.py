@@ -146,7 +146,7 @@ def _sp_symmetric(pattern):
     graph.sort_indices()
     degree = xp.diff(graph.indptr)
     orders = [xp.argsort(degree, kind="stable")]  # (a dense row last: its neighbors' loops stay short)
-    if int(xp.sum(degree.astype(xp.int64) ** 2)) <= 1 << 22:
+    if int(xp.sum(degree.astype(xp.int64) ** 2)) <= 1 << 18:  # (about the Python steps of one order, worst case)
         orders += [xp.arange(n), xp.argsort(-degree, kind="stable")]
     best = None
     for order in orders:
