@@ -11,6 +11,7 @@ first.  Each time per call is the best of 7 rounds of the process's CPU time.
     python -m benchmarks.bench_sparse                 # prints one table
     python -m benchmarks.bench_sparse --quick         # the small sizes only
     python -m benchmarks.bench_sparse --md FILE       # and writes it to FILE
+    python -m benchmarks.bench_sparse --only hessians # one of the two tables
 
 CasADi (SX) is not in the table yet: each family would need its own CasADi form (see docs/sparse.md).
 """
@@ -234,7 +235,8 @@ def _sparsejac(f, w, pattern, by_rows: bool) -> dict:
     return {"us": per_call, "prep": prep, "J": out}
 
 
-def run(quick: bool = False) -> str:
+def run(quick: bool = False, only: str | None = None) -> str:
+    """Both tables (``only``: ``"jacobians"`` or ``"hessians"``, that one)."""
     _one_thread()
     import jax
 
@@ -244,6 +246,8 @@ def run(quick: bool = False) -> str:
 
     from yota_s2s.pipeline import generate
 
+    if only == "hessians":
+        return hessians(quick)
     t0 = time.perf_counter()
     text = generate(SOURCE, "families.py", list(WRT), WRT, mode="jacobian", sparse=True).text
     gen = time.perf_counter() - t0
@@ -277,7 +281,7 @@ def run(quick: bool = False) -> str:
         print(rows[-1], file=sys.stderr, flush=True)
     rows.append("")
     rows.append(f"Generation of the five sparse Jacobians (one module): {gen:.2f} s.")
-    return "\n".join(rows) + "\n\n" + hessians(quick)
+    return "\n".join(rows) + "\n" + ("" if only == "jacobians" else "\n" + hessians(quick))
 
 
 def _to_scipy(J):
@@ -292,8 +296,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the small sizes only")
     parser.add_argument("--md", type=Path, help="also write the table to this file")
+    parser.add_argument("--only", choices=["jacobians", "hessians"], help="one of the two tables")
     args = parser.parse_args(argv)
-    table = run(args.quick)
+    table = run(args.quick, args.only)
     sys.stdout.write(table)
     if args.md:
         args.md.write_text(table, encoding="utf-8")

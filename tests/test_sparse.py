@@ -339,3 +339,38 @@ def test_refusals_are_located():
     with pytest.raises(UserError) as err:
         generate("def f(x):\n    return x\n", "f.py", mode="jacobian", sparse=True, value=False)
     assert err.value.code == "YS060" and "--no-value" in err.value.message
+
+
+@pytest.mark.parametrize("system", ["katsura", "cyclic", "noon", "eco"])
+@pytest.mark.parametrize("n", [4, 7])
+def test_the_polynomial_systems_corpus(system, n):
+    """The Jacobian corpus of issue 24 (benchmarks.bench_jacobian): rows written out, one per
+    equation, in ``np.array([...])``: sparse equals dense, and the pattern is exactly the nonzeros."""
+    from benchmarks.bench_jacobian import SYSTEMS, source, unknowns
+
+    text = source(system, SYSTEMS[system](n))
+    sparse_ns = load(generate(text, "s.py", mode="jacobian", sparse=True).text)
+    dense_ns = load(generate(text, "s.py", mode="jacobian").text)
+    x = RNG.random(unknowns(system, n))
+    _, J = sparse_ns[f"jac_{system}"](x)
+    _, D = dense_ns[f"jac_{system}"](x)
+    np.testing.assert_allclose(J.toarray(), D, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(sparse_ns[f"jac_{system}_pattern"](x).toarray(), D != 0)
+
+
+@pytest.mark.parametrize("name", ["rosen", "energy", "mlp", "poly"])
+def test_the_hessian_corpus(name):
+    """The Hessians of benchmarks.bench_hessian (the MLP's with respect to ``W1``): sparse equals dense."""
+    from benchmarks.bench_hessian import SOURCE, _poly_terms
+
+    text = SOURCE + "\n\ndef poly(x):\n    return " + _poly_terms() + "\n"
+    wrt = {"mlp": ["W1"]}
+    sparse_ns = load(generate(text, "h.py", [name], wrt if name == "mlp" else None, mode="hessian", sparse=True).text)
+    dense_ns = load(generate(text, "h.py", [name], wrt if name == "mlp" else None, mode="hessian").text)
+    if name == "mlp":
+        args = (RNG.random((4, 3)), RNG.random(3), RNG.random(3), RNG.random((5, 4)), RNG.random(5))
+    else:
+        args = (RNG.random(8 if name == "poly" else 12),)
+    _, _, H = sparse_ns[f"hess_{name}"](*args)
+    _, _, D = dense_ns[f"hess_{name}"](*args)
+    np.testing.assert_allclose(H.toarray(), D.reshape(H.shape), rtol=1e-12, atol=1e-12)
