@@ -271,6 +271,64 @@ def _paths4(adjacent):
                             yield a, b, c, d
 
 
+LOOPS = """import numpy as np
+
+
+def smooth(x, n):
+    for _ in range(n):
+        x = 0.5 * (x + np.roll(x, 1))
+    return x
+
+
+def branch(x, flag):
+    if flag > 0:
+        y = x[1:] * x[:-1]
+    else:
+        y = x[1:] - 2.0
+    return y
+
+
+def links(x, I):
+    y = x
+    k = 0
+    while k < len(I):
+        y = y + x[I[k]] * y
+        k = k + 1
+    return y
+
+
+def by_sign(x):
+    if np.sum(x) > 0:
+        return x * x[0]
+    return x * x[-1]
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("smooth", lambda x: (x, 3)),
+        ("smooth", lambda x: (x, 0)),
+        ("branch", lambda x: (x, 1.0)),
+        ("branch", lambda x: (x, -1.0)),
+        ("links", lambda x: (x, np.array([2, 5, 0]))),
+        ("by_sign", lambda x: (x,)),
+        ("by_sign", lambda x: (-x,)),
+    ],
+)
+def test_loops_and_branches_follow_the_iterations_and_the_branch_taken(name, args):
+    sparse_ns = load(generate(LOOPS, "loops.py", wrt=["x"], mode="jacobian", sparse=True).text)
+    dense_ns = load(generate(LOOPS, "loops.py", wrt=["x"], mode="jacobian").text)
+    arguments = args(RNG.random(9))
+    _, J = sparse_ns[f"jac_{name}"](*arguments)
+    _, D = dense_ns[f"jac_{name}"](*arguments)
+    D = D.reshape(J.shape)
+    np.testing.assert_allclose(J.toarray(), D, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(sparse_ns[f"jac_{name}_pattern"](*arguments).toarray(), D != 0)  # (tight)
+    # a branch on the parameters' values: the pattern is the point's, found at every call
+    assert (f"_JAC_{name.upper()}_CACHE" in sparse_ns) == (name != "by_sign")
+
+
 def _valid(pattern, colors) -> bool:
     """No two columns of one color share a row."""
     p = sparse.csr_array(pattern)
@@ -329,7 +387,10 @@ def test_the_module_imports_scipy_sparse_and_no_tool():
 
 
 def test_refusals_are_located():
-    loop = "import numpy as np\n\n\ndef f(x):\n    for i in range(3):\n        x = x * 2.0\n    return x\n"
+    loop = (
+        "import numpy as np\n\n\ndef f(x):\n    for i in range(3):\n        if x[i] > 2.0:\n            break\n"
+        "        x = x * 2.0\n    return x\n"
+    )
     with pytest.raises(UserError) as err:
         generate(loop, "f.py", mode="jacobian", sparse=True)
     assert err.value.code == "YS060" and err.value.line == 5

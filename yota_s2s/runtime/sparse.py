@@ -103,6 +103,8 @@ def _sp_matmul(out, a, b, pa, pb):
     depends on row ``i`` of ``a`` where ``b[:, j]`` is not zero, and on column ``j`` of ``b`` where
     ``a[i, :]`` is not zero (an operand that depends on the parameters counts as nonzero
     everywhere).  Other shapes: every element depends on everything (``_sp_dense``)."""
+    if pa is None and pb is None:
+        return None
     a, b = xp.asarray(a), xp.asarray(b)
     if a.ndim not in (1, 2) or b.ndim not in (1, 2):
         return _sp_dense(out, [pa, pb])
@@ -137,6 +139,8 @@ def _sp_dense(out, patterns):
 def _sp_curvature(h, p):
     """The Hessian's pattern ``h`` (None: empty) with the pairs of columns that a nonlinear
     primitive's result, of pattern ``p``, joins: each element's columns, pairwise (``p.T @ p``)."""
+    if p is None:  # (in a loop, a value that depends on no parameter yet)
+        return h
     pairs = p.T @ p
     return pairs if h is None else h + pairs
 
@@ -145,6 +149,8 @@ def _sp_cross(h, out, values, patterns):
     """The Hessian's pattern ``h`` with the pairs of a product ``a * b`` of two values that depend
     on the parameters: a column of ``a``'s element with one of ``b``'s (the cross terms)."""
     rows = [_sp_elementwise(out, (v,), (p,)) for v, p in zip(values, patterns, strict=True)]
+    if rows[0] is None or rows[1] is None:  # (linear in the other)
+        return h
     pairs = rows[0].T @ rows[1]
     pairs = pairs + pairs.T
     return pairs if h is None else h + pairs
