@@ -6,6 +6,8 @@ optimum where that is known; refusals are located.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scipy import sparse
@@ -435,3 +437,40 @@ def test_the_hessian_corpus(name):
     _, _, H = sparse_ns[f"hess_{name}"](*args)
     _, _, D = dense_ns[f"hess_{name}"](*args)
     np.testing.assert_allclose(H.toarray(), D.reshape(H.shape), rtol=1e-12, atol=1e-12)
+
+
+def _corpus_cases():
+    from . import corpus, corpus_control
+
+    for module in (corpus, corpus_control):
+        for name in module.CASES:
+            yield pytest.param(module, name, id=f"{module.__name__.rsplit('.', 1)[-1]}:{name}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("module", "name"), list(_corpus_cases()))
+def test_the_gradient_corpora_sparse_equals_dense(module, name):
+    """Every function of the gradient corpora (tests/corpus.py, tests/corpus_control.py), with
+    respect to its first float array: its sparse Jacobian (one row) and Hessian equal the dense
+    forms entry for entry, or ``--sparse`` refuses it (YS060: an object parameter, a loop that
+    ends early): never a wrong entry."""
+    import inspect
+
+    args = module.CASES[name](np.random.default_rng(0))
+    params = list(inspect.signature(getattr(module, name)).parameters)
+    at = next((i for i, a in enumerate(args) if isinstance(a, np.ndarray) and a.dtype.kind == "f"), None)
+    if at is None:
+        pytest.skip("no float array parameter")
+    source = Path(module.__file__).read_text(encoding="utf-8")
+    for mode, prefix, place in (("jacobian", "jac_", 1), ("hessian", "hess_", 2)):
+        try:
+            dense = load(generate(source, "corpus.py", [name], [params[at]], mode=mode).text)[prefix + name](*args)
+        except (UserError, ValueError):
+            continue  # (the dense form does not take it either)
+        try:
+            text = generate(source, "corpus.py", [name], [params[at]], mode=mode, sparse=True).text
+        except UserError as exc:
+            assert exc.code == "YS060"
+            continue
+        got = load(text)[prefix + name](*args)[place]
+        np.testing.assert_allclose(got.toarray(), np.reshape(dense[place], got.shape), rtol=1e-9, atol=1e-12)

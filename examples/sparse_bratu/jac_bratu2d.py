@@ -3,7 +3,7 @@
 # rules-sha256: 5af7276d4960302bcc94f42f76dbc8ffe8a30ed4e11eefad54ea1802c1921d59
 # regenerate: yota-s2s examples/sparse_bratu/bratu2d.py --wrt u --out examples/sparse_bratu/jac_bratu2d.py --jacobian --sparse
 import numpy as np
-from scipy import sparse  # --sparse: the Jacobians are csr_arrays
+from scipy import sparse  # --sparse: the derivatives are csr_arrays
 
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
@@ -191,21 +191,21 @@ def jac_residual(u, lam):
     """Return (residual(u, lam), J_u): the value and its Jacobians, scipy.sparse.csr_array of
     shape (value.size, u.size): one jvp_residual per color of the columns (J @ S), or one
     vjp_residual per color of the rows (S.T @ J) where those are fewer, then decompressed."""
-    key = _sp_key((u,), (lam,))
-    prepared = _JAC_RESIDUAL_CACHE.get(key)
-    if prepared is None:  # the pattern and its colors, once per shapes and data
-        prepared = _JAC_RESIDUAL_CACHE[key] = _sp_prepare(*_jac_residual_pattern(u, lam))
-    compressed = []
-    if prepared["by_rows"]:  # one reverse sweep per color of the rows
-        for dout in prepared["seeds"]:
-            value, *grads = vjp_residual(u, lam, dout)
-            compressed.append(grads)
+    _key = _sp_key((u,), (lam,))
+    _prepared = _JAC_RESIDUAL_CACHE.get(_key)
+    if _prepared is None:  # the pattern and its colors, once per shapes and data
+        _prepared = _JAC_RESIDUAL_CACHE[_key] = _sp_prepare(*_jac_residual_pattern(u, lam))
+    _compressed = []
+    if _prepared["by_rows"]:  # one reverse sweep per color of the rows
+        for _seed in _prepared["seeds"]:
+            _value, *_grads = vjp_residual(u, lam, dout=_seed)
+            _compressed.append(_grads)
     else:  # one forward sweep per color of the columns
-        for (u_dot,) in _sp_tangents(prepared, (u,)):
-            value, dvalue = jvp_residual(u, lam, u_dot)
-            compressed.append(dvalue)
-    (J_u,) = _sp_decompress(prepared, compressed, (u,))
-    return value, J_u
+        for (u_dot,) in _sp_tangents(_prepared, (u,)):
+            _value, _dvalue = jvp_residual(u, lam, u_dot=u_dot)
+            _compressed.append(_dvalue)
+    (J_u,) = _sp_decompress(_prepared, _compressed, (u,))
+    return _value, J_u
 
 
 def _jac_residual_pattern(u, lam):
@@ -419,6 +419,17 @@ def _sp_decompress(prepared, compressed, xs):
     return tuple(out)
 
 
+def _sp_edge_ids(adjacency):
+    """The number of the edge of each stored entry of the symmetric ``adjacency`` (CSR order): the
+    entries ``(v, w)`` and ``(w, v)`` get the same one."""
+    n = adjacency.shape[0]
+    rows = np.repeat(np.arange(n), np.diff(adjacency.indptr))
+    cols = adjacency.indices
+    low, high = np.minimum(rows, cols), np.maximum(rows, cols)
+    _, ids = np.unique(low * n + high, return_inverse=True)
+    return ids.reshape(-1)
+
+
 def _sp_elementwise(out, values, patterns):
     """An elementwise primitive (broadcasting its operands): element ``i`` of ``out`` depends on
     what the elements of the operands broadcast to ``i`` depend on."""
@@ -491,7 +502,7 @@ def _sp_key(wrt, data):
     return tuple(key)
 
 
-def _sp_prepare(pattern, shape):
+def _sp_prepare(pattern, shape, symmetric=False):
     """What each call of ``jac_NAME`` needs of a pattern (of a value of shape ``shape``): the
     coloring of its columns or of its rows, whichever has fewer colors (the rows where they tie:
     a ``vjp_NAME`` costs about half a ``jvp_NAME``, which transposes it), the seeds of the
@@ -499,15 +510,24 @@ def _sp_prepare(pattern, shape):
     entry of ``J`` is in the compressed ``J @ S`` or ``S.T @ J``.
 
     A side whose conflict graph would be much larger than the other's (a dense row makes every
-    pair of columns conflict: an arrowhead's n**2 edges) is not colored: it could not win."""
+    pair of columns conflict: an arrowhead's n**2 edges) is not colored: it could not win.
+    ``symmetric`` (a Hessian, by ``hvp_NAME``): a star coloring (``_sp_symmetric``), the columns'
+    where it would not read every entry (never, for a star coloring: a check, not a case)."""
     m, n = pattern.shape
+    if symmetric:
+        found = _sp_symmetric(pattern)
+        if found is not None:
+            colors, count, where = found
+            seeds = np.zeros((max(count, 1), n))
+            seeds[colors, np.arange(n)] = 1.0
+            return {"pattern": pattern, "by_rows": False, "seeds": seeds, "where": where}
     by_cols = int(np.sum(np.diff(pattern.indptr) ** 2))  # the edges of the columns' graph, about
     transposed = sparse.csr_array(pattern.T)
     by_rows = int(np.sum(np.diff(transposed.indptr) ** 2))
     count = row_count = max(m, n) + 1
-    if by_cols <= 32 * by_rows + 4096:
+    if by_cols <= 32 * by_rows + 4096 or symmetric:
         colors, count = _sp_color_columns(pattern)
-    if by_rows <= 32 * by_cols + 4096:
+    if by_rows <= 32 * by_cols + 4096 and not symmetric:
         row_colors, row_count = _sp_color_columns(transposed)
     rows = np.repeat(np.arange(m), np.diff(pattern.indptr))
     prepared = {"pattern": pattern, "by_rows": row_count <= count}
@@ -541,6 +561,113 @@ def _sp_rows(p, ids):
     if p is None:
         return None
     return p[np.asarray(ids).reshape(-1)]
+
+
+def _sp_star(adjacency, order):
+    """A greedy star coloring of the symmetric graph ``adjacency`` (a csr_array with sorted indices,
+    no diagonal), the vertices in ``order``: a distance-1 coloring in which every two-colored
+    connected subgraph is a star.  The two-colored stars are kept as they grow (each edge's star,
+    each star's hub), so that a vertex avoids the colors that would make a path of four vertices
+    two-colored: those of the neighbors of two of its neighbors of one color (it would join their
+    stars as a second hub), and those of the hubs its neighbors are leaves of."""
+    indptr, indices = adjacency.indptr.tolist(), adjacency.indices.tolist()
+    n = len(indptr) - 1
+    edge = _sp_edge_ids(adjacency).tolist()  # (the edge of each stored entry: one number for (v, w) and (w, v))
+    colors = [-1] * n
+    forbidden = [-1] * (n + 1)
+    first = [(-1, -1, -1)] * (n + 1)  # per color: (v, its first neighbor of that color, their edge)
+    treated = [-1] * n
+    star = [-1] * (max(edge) + 1 if edge else 0)
+    hub: list[int] = []
+
+    def treat(v, w):  # forbid the colors of w's neighbors
+        for x in indices[indptr[w] : indptr[w + 1]]:
+            if colors[x] >= 0:
+                forbidden[colors[x]] = v
+        treated[w] = v
+
+    for v in order.tolist():
+        for k in range(indptr[v], indptr[v + 1]):
+            w = indices[k]
+            cw = colors[w]
+            if cw < 0:
+                continue
+            forbidden[cw] = v
+            p, q, _ = first[cw]
+            if p == v:  # a second neighbor of color cw: v would be the hub of their star
+                if treated[q] != v:
+                    treat(v, q)
+                treat(v, w)
+            else:
+                first[cw] = (v, w, edge[k])
+                for j in range(indptr[w], indptr[w + 1]):
+                    x = indices[j]
+                    if x != v and colors[x] >= 0 and hub[star[edge[j]]] == x:  # w is a leaf of x's star
+                        forbidden[colors[x]] = v
+        c = 0
+        while forbidden[c] == v:
+            c += 1
+        colors[v] = c
+        for k in range(indptr[v], indptr[v + 1]):  # the stars v joins
+            w = indices[k]
+            if colors[w] < 0:
+                continue
+            for j in range(indptr[w], indptr[w + 1]):
+                x = indices[j]
+                if x != v and colors[x] == c:  # v and x, of one color, leaves of w
+                    star[edge[k]] = star[edge[j]]
+                    hub[star[edge[j]]] = w
+                    break
+            else:
+                p, q, pq = first[colors[w]]
+                if p == v and q != w:  # w and q, of one color, leaves of v
+                    star[edge[k]] = star[pq]
+                    hub[star[pq]] = v
+                else:  # a star of the one edge vw, of no hub yet
+                    hub.append(-1)
+                    star[edge[k]] = len(hub) - 1
+    return np.asarray(colors, dtype=np.int64)
+
+
+def _sp_symmetric(pattern):
+    """The colors of a star coloring of the symmetric ``pattern`` (the fewest of greedy orders
+    natural, largest degree first and smallest first) and where each entry of ``H`` is in the
+    compressed ``H @ S`` (flat, color by color), read where its color is alone in its row; None
+    where no order gives a coloring that reads every entry (never for a star coloring)."""
+    n = pattern.shape[0]
+    graph = sparse.csr_array(pattern, dtype=np.int8, copy=True)  # (its own arrays: written below)
+    graph.setdiag(0)
+    graph.eliminate_zeros()
+    graph.sort_indices()
+    degree = np.diff(graph.indptr)
+    orders = [np.argsort(degree, kind="stable")]  # (a dense row last: its neighbors' loops stay short)
+    if int(np.sum(degree.astype(np.int64) ** 2)) <= 1 << 18:  # (about the Python steps of one order, worst case)
+        orders += [np.arange(n), np.argsort(-degree, kind="stable")]
+    best = None
+    for order in orders:
+        colors = _sp_star(graph, order)
+        if best is None or colors.max(initial=0) < best.max(initial=0):
+            best = colors
+    count = int(best.max(initial=-1)) + 1
+    rows = np.repeat(np.arange(n), np.diff(pattern.indptr))
+    cols = pattern.indices
+    alone = np.ones(len(rows), dtype=bool)  # H[i, j] read from row i in the color of j
+    other_alone = np.ones(len(rows), dtype=bool)  # or from row j in the color of i
+    off = rows != cols
+    if np.any(off):  # (how many neighbors of a row have a color: counted by (row, color) keys)
+        grows = np.repeat(np.arange(n), degree)
+        keys, counts = np.unique(grows * count + best[graph.indices], return_counts=True)
+
+        def neighbors_of_color(key):
+            at = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
+            return np.where(keys[at] == key, counts[at], 0)
+
+        alone[off] = neighbors_of_color(rows[off] * count + best[cols[off]]) == 1
+        other_alone[off] = neighbors_of_color(cols[off] * count + best[rows[off]]) == 1
+    if not np.all(alone | other_alone):
+        return None
+    where = np.where(alone, best[cols] * n + rows, best[rows] * n + cols)
+    return best, count, where
 
 
 def _sp_tangents(prepared, xs):

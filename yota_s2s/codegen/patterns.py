@@ -170,6 +170,7 @@ MOVES: dict[str, tuple[int, ...] | None] = {
         (0,),
     ),
     **dict.fromkeys(["concatenate", "stack", "hstack", "vstack", "column_stack"], None),
+    "setindex": (0, 1),  # (a copy of a with v written at the index: v's elements moved there)
 }
 #: Reductions over ``axis`` (``along``: each element depends on its whole line along ``axis``).
 REDUCTIONS = frozenset(["sum", "mean", "prod", "max", "min", "std", "var", "logsumexp"])

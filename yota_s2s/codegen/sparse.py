@@ -27,9 +27,9 @@ import ast
 
 from ..dsl.rule import RuleTable
 from ..errors import UserError, at_span
-from ..ir.core import Tape
+from ..ir.core import NO_DEFAULT, ParamKind, Tape
 from ..ir.modes import Mode, mode_named
-from .helpers import helper_closure, helper_source
+from .helpers import helper_closure, helper_names, helper_source
 from .module import HELPERS_BANNER
 from .patterns import CODE, PatternWriter
 from .target import Backend
@@ -51,6 +51,19 @@ def sparse_mode(mode: Mode, target: str, path: str, value: bool = True) -> Mode:
     return mode_named("jvp" if mode.name == "jacobian" else "hvp")
 
 
+def _signature(primal: Tape) -> tuple[str, str]:
+    """The parameters of the generated functions, defaults included, and the arguments that pass
+    them on (positionally: ``--sparse`` takes plain parameters only)."""
+    parts = []
+    for p in primal.params:
+        if p.kind is not ParamKind.POSITIONAL:
+            raise UserError(
+                CODE, f"--sparse takes plain parameters, not the {p.kind.value} {p.name} of {primal.name}", ""
+            )
+        parts.append(p.name if p.default is NO_DEFAULT else f"{p.name}={p.default!r}")
+    return ", ".join(parts), ", ".join(p.name for p in primal.params)
+
+
 def _unpacked(text: str, names: list[str]) -> str:
     """Targets to unpack a tuple into: ``(x_dot,)`` for one name, ``x_dot, y_dot`` for several."""
     return f"({text},)" if len(names) == 1 else text
@@ -60,7 +73,20 @@ def _tuple(names: list[str]) -> str:
     return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
 
 
-def sparse_functions(primal: Tape, jvp: Tape, table: RuleTable, backend: Backend) -> tuple[list[str], set[str]]:
+def _seeds(text: str, primal: Tape) -> dict[str, list[str]]:
+    """The names the module's ``jvp_``, ``vjp_`` and ``hvp_NAME`` give their seeds (the parameters
+    after the function's own: renamed where one of those has the name)."""
+    found = {}
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.FunctionDef) and node.name.split("_", 1)[-1] == primal.name:
+            names = [a.arg for a in node.args.args + node.args.kwonlyargs]
+            found[node.name.split("_", 1)[0]] = names[len(primal.params) :]
+    return found
+
+
+def sparse_functions(
+    primal: Tape, jvp: Tape, table: RuleTable, backend: Backend, seeds: dict[str, list[str]]
+) -> tuple[list[str], set[str]]:
     """The source of ``jac_NAME_pattern``, ``jac_NAME`` and their cache for one function, and the
     helpers they call."""
     name = primal.name
@@ -71,7 +97,7 @@ def sparse_functions(primal: Tape, jvp: Tape, table: RuleTable, backend: Backend
     data = [p for p in params if p not in wrt]
     writer = PatternWriter(primal, wrt, table, backend)
     body = writer.body()
-    signature = ", ".join(params)
+    definition, signature = _signature(primal)
     fn = ast.FunctionDef(
         f"_jac_{name}_pattern",
         ast.arguments([], [ast.arg(p) for p in params], None, [], [], None, []),
@@ -82,7 +108,7 @@ def sparse_functions(primal: Tape, jvp: Tape, table: RuleTable, backend: Backend
     doc = f'"""The sparsity pattern of jac_{name}\'s Jacobians and the value\'s shape (see jac_{name}_pattern)."""'
     private = ast.unparse(ast.fix_missing_locations(fn)).replace(":\n", ":\n    " + doc + "\n", 1)
     public = (
-        f"def jac_{name}_pattern({signature}):\n"
+        f"def jac_{name}_pattern({definition}):\n"
         f'    """The sparsity pattern of jac_{name}\'s Jacobians, a boolean scipy.sparse.csr_array of shape\n'
         f"    (value.size, {' + '.join(f'{w}.size' for w in wrt)}): every entry that can be nonzero for these shapes and "
         f'data."""\n'
@@ -91,40 +117,44 @@ def sparse_functions(primal: Tape, jvp: Tape, table: RuleTable, backend: Backend
     blocks = ", ".join(f"J_{w}" for w in wrt)
     cache = f"_JAC_{name.upper()}_CACHE"
     dots = ", ".join(f"{w}_dot" for w in wrt)
+    keywords = ", ".join(f"{t}={w}_dot" for t, w in zip(seeds["jvp"], wrt, strict=True))
+    (dout,) = seeds["vjp"]
     prepare = (
-        f"    prepared = _sp_prepare(*_jac_{name}_pattern({signature}))  # (an index depends on the point)\n"
+        f"    _prepared = _sp_prepare(*_jac_{name}_pattern({signature}))  # (an index depends on the point)\n"
         if writer.by_point
-        else f"    key = _sp_key({_tuple(wrt)}, {_tuple(data)})\n"
-        f"    prepared = {cache}.get(key)\n"
-        f"    if prepared is None:  # the pattern and its colors, once per shapes and data\n"
-        f"        prepared = {cache}[key] = _sp_prepare(*_jac_{name}_pattern({signature}))\n"
+        else f"    _key = _sp_key({_tuple(wrt)}, {_tuple(data)})\n"
+        f"    _prepared = {cache}.get(_key)\n"
+        f"    if _prepared is None:  # the pattern and its colors, once per shapes and data\n"
+        f"        _prepared = {cache}[_key] = _sp_prepare(*_jac_{name}_pattern({signature}))\n"
     )
     jac = (
-        f"def jac_{name}({signature}):\n"
+        f"def jac_{name}({definition}):\n"
         f'    """Return ({name}({signature}), {blocks}): the value and its Jacobians, scipy.sparse.csr_array of\n'
         f"    shape (value.size, {wrt[0]}.size){', ...' if len(wrt) > 1 else ''}: one jvp_{name} per color of the columns (J @ S), or one\n"
         f"    vjp_{name}"
         f' per color of the rows (S.T @ J) where those are fewer, then decompressed."""\n'
         f"{prepare}"
-        f"    compressed = []\n"
-        f'    if prepared["by_rows"]:  # one reverse sweep per color of the rows\n'
-        f'        for dout in prepared["seeds"]:\n'
-        f"            value, *grads = vjp_{name}({signature}, dout)\n"
-        f"            compressed.append(grads)\n"
+        f"    _compressed = []\n"
+        f'    if _prepared["by_rows"]:  # one reverse sweep per color of the rows\n'
+        f'        for _seed in _prepared["seeds"]:\n'
+        f"            _value, *_grads = vjp_{name}({signature}, {dout}=_seed)\n"
+        f"            _compressed.append(_grads)\n"
         f"    else:  # one forward sweep per color of the columns\n"
-        f"        for {_unpacked(dots, wrt)} in _sp_tangents(prepared, {_tuple(wrt)}):\n"
-        f"            value, dvalue = jvp_{name}({signature}, {dots})\n"
-        f"            compressed.append(dvalue)\n"
-        f"    {_unpacked(blocks, wrt)} = _sp_decompress(prepared, compressed, {_tuple(wrt)})\n"
-        f"    return value, {blocks}"
+        f"        for {_unpacked(dots, wrt)} in _sp_tangents(_prepared, {_tuple(wrt)}):\n"
+        f"            _value, _dvalue = jvp_{name}({signature}, {keywords})\n"
+        f"            _compressed.append(_dvalue)\n"
+        f"    {_unpacked(blocks, wrt)} = _sp_decompress(_prepared, _compressed, {_tuple(wrt)})\n"
+        f"    return _value, {blocks}"
     )
-    helpers = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id.startswith("_sp_")}
+    helpers = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id in helper_names()}
     helpers |= {"_sp_prepare", "_sp_tangents", "_sp_decompress"} | ({"_sp_key"} if not writer.by_point else set())
     texts = [public, jac, private] + ([] if writer.by_point else [f"{cache} = {{}}  # jac_{name}'s prepared patterns"])
     return texts, helpers
 
 
-def hessian_functions(primal: Tape, hvp: Tape, table: RuleTable, backend: Backend) -> tuple[list[str], set[str]]:
+def hessian_functions(
+    primal: Tape, hvp: Tape, table: RuleTable, backend: Backend, seeds: dict[str, list[str]]
+) -> tuple[list[str], set[str]]:
     """The source of ``hess_NAME_pattern``, ``hess_NAME`` and their cache for one function of one
     ``--wrt`` parameter, and the helpers they call."""
     name = primal.name
@@ -135,6 +165,7 @@ def hessian_functions(primal: Tape, hvp: Tape, table: RuleTable, backend: Backen
     params = [p.name for p in primal.params]
     data = [p for p in params if p != x]
     writer = PatternWriter(primal, wrt, table, backend, hessian=True)
+    definition, signature = _signature(primal)
     fn = ast.FunctionDef(
         f"_hess_{name}_pattern",
         ast.arguments([], [ast.arg(p) for p in params], None, [], [], None, []),
@@ -144,9 +175,8 @@ def hessian_functions(primal: Tape, hvp: Tape, table: RuleTable, backend: Backen
     )
     doc = f'"""The sparsity pattern of hess_{name}\'s Hessian and the value\'s shape (see hess_{name}_pattern)."""'
     private = ast.unparse(ast.fix_missing_locations(fn)).replace(":\n", ":\n    " + doc + "\n", 1)
-    signature = ", ".join(params)
     public = (
-        f"def hess_{name}_pattern({signature}):\n"
+        f"def hess_{name}_pattern({definition}):\n"
         f'    """The sparsity pattern of hess_{name}\'s Hessian, a symmetric boolean scipy.sparse.csr_array of\n'
         f"    shape ({x}.size, {x}.size): every pair of elements of {x} that the value may be nonlinear in "
         f'together."""\n'
@@ -154,27 +184,27 @@ def hessian_functions(primal: Tape, hvp: Tape, table: RuleTable, backend: Backen
     )
     cache = f"_HESS_{name.upper()}_CACHE"
     prepare = (
-        f"    prepared = _sp_prepare(_hess_{name}_pattern({signature})[0], None, symmetric=True)\n"
+        f"    _prepared = _sp_prepare(_hess_{name}_pattern({signature})[0], None, symmetric=True)\n"
         if writer.by_point
-        else f"    key = _sp_key(({x},), {_tuple(data)})\n"
-        f"    prepared = {cache}.get(key)\n"
-        f"    if prepared is None:  # the pattern and its colors, once per shapes and data\n"
-        f"        prepared = {cache}[key] = _sp_prepare(_hess_{name}_pattern({signature})[0], None, symmetric=True)\n"
+        else f"    _key = _sp_key(({x},), {_tuple(data)})\n"
+        f"    _prepared = {cache}.get(_key)\n"
+        f"    if _prepared is None:  # the pattern and its colors, once per shapes and data\n"
+        f"        _prepared = {cache}[_key] = _sp_prepare(_hess_{name}_pattern({signature})[0], None, symmetric=True)\n"
     )
     hess = (
-        f"def hess_{name}({signature}):\n"
+        f"def hess_{name}({definition}):\n"
         f'    """Return ({name}({signature}), d{x}, H): the value, its gradient and its Hessian, a symmetric\n'
         f"    scipy.sparse.csr_array of shape ({x}.size, {x}.size): one hvp_{name} per color of the columns\n"
         f'    (H @ S), decompressed."""\n'
         f"{prepare}"
-        f"    compressed = []\n"
-        f"    for ({x}_v,) in _sp_tangents(prepared, ({x},)):  # one second sweep per color\n"
-        f"        value, grad, Hv = hvp_{name}({signature}, {x}_v)\n"
-        f"        compressed.append(Hv)\n"
-        f"    (H,) = _sp_decompress(prepared, compressed, ({x},))\n"
-        f"    return value, grad, H"
+        f"    _compressed = []\n"
+        f"    for ({x}_v,) in _sp_tangents(_prepared, ({x},)):  # one second sweep per color\n"
+        f"        _value, _grad, _Hv = hvp_{name}({signature}, {seeds['hvp'][0]}={x}_v)\n"
+        f"        _compressed.append(_Hv)\n"
+        f"    (H,) = _sp_decompress(_prepared, _compressed, ({x},))\n"
+        f"    return _value, _grad, H"
     )
-    helpers = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id.startswith("_sp_")}
+    helpers = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id in helper_names()}
     helpers |= {"_sp_prepare", "_sp_tangents", "_sp_decompress"} | ({"_sp_key"} if not writer.by_point else set())
     texts = [public, hess, private] + (
         [] if writer.by_point else [f"{cache} = {{}}  # hess_{name}'s prepared patterns"]
@@ -219,7 +249,7 @@ def add_sparse(
     helpers: set[str] = set()
     for primal, tape in zip(primals, tapes, strict=True):
         write = sparse_functions if reverse is not None else hessian_functions
-        texts, used = write(primal, tape, table, backend)
+        texts, used = write(primal, tape, table, backend, _seeds(text, primal))
         functions += texts[:3]
         constants += texts[3:]
         helpers |= used

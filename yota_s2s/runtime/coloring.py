@@ -156,14 +156,19 @@ def _sp_symmetric(pattern):
     count = int(best.max(initial=-1)) + 1
     rows = xp.repeat(xp.arange(n), xp.diff(pattern.indptr))
     cols = pattern.indices
-    grows = xp.repeat(xp.arange(n), degree)
-    keys, counts = xp.unique(grows * count + best[graph.indices], return_counts=True)
     alone = xp.ones(len(rows), dtype=bool)  # H[i, j] read from row i in the color of j
+    other_alone = xp.ones(len(rows), dtype=bool)  # or from row j in the color of i
     off = rows != cols
-    at = xp.searchsorted(keys, rows[off] * count + best[cols[off]])
-    alone[off] = counts[xp.minimum(at, len(counts) - 1)] == 1
-    other = xp.searchsorted(keys, cols * count + best[rows])
-    other_alone = counts[xp.minimum(other, len(counts) - 1)] == 1
+    if xp.any(off):  # (how many neighbors of a row have a color: counted by (row, color) keys)
+        grows = xp.repeat(xp.arange(n), degree)
+        keys, counts = xp.unique(grows * count + best[graph.indices], return_counts=True)
+
+        def neighbors_of_color(key):
+            at = xp.minimum(xp.searchsorted(keys, key), len(keys) - 1)
+            return xp.where(keys[at] == key, counts[at], 0)
+
+        alone[off] = neighbors_of_color(rows[off] * count + best[cols[off]]) == 1
+        other_alone[off] = neighbors_of_color(cols[off] * count + best[rows[off]]) == 1
     if not xp.all(alone | other_alone):
         return None
     where = xp.where(alone, best[cols] * n + rows, best[rows] * n + cols)
