@@ -243,7 +243,8 @@ class PatternWriter:
         offset: ast.expr = ast.Constant(0)
         for inp in tape.inputs:
             if len(inp.path) != 1:
-                raise at_span(CODE, f"--sparse reads array parameters only, not {'.'.join(map(str, inp.path))}", None)
+                what = ".".join(map(str, inp.path))
+                raise at_span(CODE, f"--sparse reads array parameters only, not {what}", _first_span(tape, inp.var))
             self.values[inp.var.id] = inp.path[0]
             if inp.path[0] in self.wrt:
                 p = f"{inp.path[0]}_pattern"
@@ -255,7 +256,7 @@ class PatternWriter:
             stmts.extend(self.equation(eqn))
         out = tape.outputs[0] if len(tape.outputs) == 1 else None
         if not isinstance(out, Var):
-            raise at_span(CODE, "--sparse differentiates a function of one array value", None)
+            raise at_span(CODE, "--sparse differentiates a function of one array value", _first_span(tape))
         result = _call("_sp_result", [self.atom(out), self.pattern(out), _name("_n")])
         if self.hessian:
             result = _call("_sp_hessian", [_name("_h"), _name("_n")])
@@ -443,3 +444,11 @@ def _active_outputs(region: Tape, lead: list[bool], free: list[bool]) -> list[bo
         if any(isinstance(a, Var) and a.id in active for a in eqn.args) and eqn.prim not in _SHAPES:
             active.update(o.id for o in eqn.outs)
     return [isinstance(o, Var) and o.id in active for o in region.outputs]
+
+
+def _first_span(tape: Tape, reading: Var | None = None):
+    """Where to locate a refusal about ``tape``: its first equation (that reads ``reading``)."""
+    for eqn in tape.eqns:
+        if eqn.span is not None and (reading is None or any(a is reading for a in eqn.args)):
+            return eqn.span
+    return next((e.span for e in tape.eqns if e.span is not None), None)

@@ -31,7 +31,7 @@ from ..ir.core import NO_DEFAULT, ParamKind, Tape
 from ..ir.modes import Mode, mode_named
 from .helpers import helper_closure, helper_names, helper_source
 from .module import HELPERS_BANNER
-from .patterns import CODE, PatternWriter
+from .patterns import CODE, PatternWriter, _first_span
 from .target import Backend
 
 
@@ -92,7 +92,7 @@ def sparse_functions(
     name = primal.name
     wrt = [w for w in jvp.facts.wrt if any(i.path[0] == w for i in primal.inputs)]
     if not wrt:
-        raise at_span(CODE, f"--sparse: {name} has no array parameter to differentiate", None)
+        raise at_span(CODE, f"--sparse: {name} has no array parameter to differentiate", _first_span(primal))
     params = [p.name for p in primal.params]
     data = [p for p in params if p not in wrt]
     writer = PatternWriter(primal, wrt, table, backend)
@@ -160,7 +160,9 @@ def hessian_functions(
     name = primal.name
     wrt = [w for w in hvp.facts.wrt if any(i.path[0] == w for i in primal.inputs)]
     if len(wrt) != 1:
-        raise at_span(CODE, f"--hessian --sparse: {name} needs one array parameter to differentiate (--wrt)", None)
+        raise at_span(
+            CODE, f"--hessian --sparse: {name} needs one --wrt array parameter, not {len(wrt)}", _first_span(primal)
+        )
     (x,) = wrt
     params = [p.name for p in primal.params]
     data = [p for p in params if p != x]
