@@ -175,13 +175,18 @@ def _sp_result(out, p, total):
 
 def _sp_key(wrt, data):
     """The key of a pattern's cache: the ``--wrt`` parameters' shapes and dtypes, and every other
-    argument's value (an array by its shape, dtype and bytes)."""
+    argument's value (an array by its shape, dtype and bytes; a list or a dict by its items)."""
     key = [(xp.shape(x), xp.result_type(x).str) for x in wrt]
     for v in data:
         if isinstance(v, xp.ndarray):
             key.append((v.shape, v.dtype.str, v.tobytes()))
         elif isinstance(v, list | tuple):
             key.append(_sp_key((), v))
+        elif isinstance(v, dict):
+            key.append(_sp_key((), [(k, v[k]) for k in sorted(v, key=repr)]))
         else:
-            key.append((type(v).__name__, v))
+            try:
+                key.append((type(v).__name__, hash(v), v))
+            except TypeError:  # (an object that is no value: by its text)
+                key.append((type(v).__name__, repr(v)))
     return tuple(key)
