@@ -381,6 +381,26 @@ def test_an_arrowhead_takes_few_colors_by_rows():
     assert prepared["by_rows"] and len(prepared["seeds"]) <= 4
 
 
+def test_the_modules_are_ruff_clean(tmp_path):
+    import subprocess
+    import sys
+
+    paths = []
+    for name, (text, _, wrt) in FAMILIES.items():
+        path = tmp_path / f"jac_{name}.py"
+        path.write_text(generate(text, f"{name}.py", wrt=wrt, mode="jacobian", sparse=True).text, encoding="utf-8")
+        paths.append(str(path))
+    hess = tmp_path / "hess.py"
+    hess.write_text(
+        generate(HESSIANS, "h.py", wrt={"arrow": ["x"]}, mode="hessian", sparse=True).text, encoding="utf-8"
+    )
+    loops = tmp_path / "loops.py"
+    loops.write_text(generate(LOOPS, "loops.py", wrt=["x"], mode="jacobian", sparse=True).text, encoding="utf-8")
+    command = [sys.executable, "-m", "ruff", "check", "--no-cache", "--isolated", *paths, str(hess), str(loops)]
+    ruff = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert ruff.returncode == 0, ruff.stdout
+
+
 def test_the_module_imports_scipy_sparse_and_no_tool():
     text, _, wrt = FAMILIES["bratu"]
     out = generate(text, "bratu.py", wrt=wrt, mode="jacobian", sparse=True).text
