@@ -490,15 +490,20 @@ def _sp_input(x, offset, total):
 
 def _sp_key(wrt, data):
     """The key of a pattern's cache: the ``--wrt`` parameters' shapes and dtypes, and every other
-    argument's value (an array by its shape, dtype and bytes)."""
+    argument's value (an array by its shape, dtype and bytes; a list or a dict by its items)."""
     key = [(np.shape(x), np.result_type(x).str) for x in wrt]
     for v in data:
         if isinstance(v, np.ndarray):
             key.append((v.shape, v.dtype.str, v.tobytes()))
         elif isinstance(v, list | tuple):
             key.append(_sp_key((), v))
+        elif isinstance(v, dict):
+            key.append(_sp_key((), [(k, v[k]) for k in sorted(v, key=repr)]))
         else:
-            key.append((type(v).__name__, v))
+            try:
+                key.append((type(v).__name__, hash(v), v))
+            except TypeError:  # (an object that is no value: by its text)
+                key.append((type(v).__name__, repr(v)))
     return tuple(key)
 
 
@@ -672,7 +677,9 @@ def _sp_symmetric(pattern):
 
 def _sp_tangents(prepared, xs):
     """The tangents of each compressed sweep: one tuple per color, a tangent per parameter of
-    ``xs`` (a row of ``S`` cut in their shapes)."""
+    ``xs`` (a row of ``S`` cut in their shapes), made at the first call of these shapes."""
+    if "tangents" in prepared:
+        return prepared["tangents"]
     out = []
     for seed in prepared["seeds"]:
         parts, start = [], 0
@@ -681,4 +688,5 @@ def _sp_tangents(prepared, xs):
             parts.append(seed[start : start + n].reshape(np.shape(x)))
             start += n
         out.append(tuple(parts))
+    prepared["tangents"] = out
     return out

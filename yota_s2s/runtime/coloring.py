@@ -219,7 +219,9 @@ def _sp_prepare(pattern, shape, symmetric=False):
 
 def _sp_tangents(prepared, xs):
     """The tangents of each compressed sweep: one tuple per color, a tangent per parameter of
-    ``xs`` (a row of ``S`` cut in their shapes)."""
+    ``xs`` (a row of ``S`` cut in their shapes), made at the first call of these shapes."""
+    if "tangents" in prepared:
+        return prepared["tangents"]
     out = []
     for seed in prepared["seeds"]:
         parts, start = [], 0
@@ -228,6 +230,7 @@ def _sp_tangents(prepared, xs):
             parts.append(seed[start : start + n].reshape(xp.shape(x)))
             start += n
         out.append(tuple(parts))
+    prepared["tangents"] = out
     return out
 
 
