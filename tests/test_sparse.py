@@ -303,6 +303,14 @@ def by_sign(x):
     if np.sum(x) > 0:
         return x * x[0]
     return x * x[-1]
+
+
+def products(x, n):
+    assert x.ndim == 1, "a vector"
+    ys = []
+    for i in range(n):
+        ys.append(x[i] * x[i + 1])
+    return np.stack(ys) + np.sum(np.array(ys))
 """
 
 
@@ -316,6 +324,7 @@ def by_sign(x):
         ("links", lambda x: (x, np.array([2, 5, 0]))),
         ("by_sign", lambda x: (x,)),
         ("by_sign", lambda x: (-x,)),
+        ("products", lambda x: (x, 5)),
     ],
 )
 def test_loops_and_branches_follow_the_iterations_and_the_branch_taken(name, args):

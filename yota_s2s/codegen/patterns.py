@@ -270,7 +270,13 @@ class PatternWriter:
             raise at_span(CODE, f"--sparse cannot yet find the sparsity pattern through {eqn.prim}", eqn.span)
         args = [self.atom(a) for a in eqn.args]
         value = self.fresh("v")
-        expr = self.backend.expression(eqn, args, self.table.rules[eqn.prim], (), self.imports)
+        if eqn.prim == "effect":  # (an assert, a print: not needed for the pattern)
+            self.values[eqn.out.id] = value
+            return [_assign(value, ast.Constant(None))]
+        try:
+            expr = self.backend.expression(eqn, args, self.table.rules[eqn.prim], (), self.imports)
+        except KeyError:  # (written as statements by the writer: not an expression)
+            raise at_span(CODE, f"--sparse cannot yet find the sparsity pattern through {eqn.prim}", eqn.span) from None
         stmts = [_assign(value, expr)]
         self.values[eqn.out.id] = value
         vars_ = [a for a in eqn.args if isinstance(a, Var)]
@@ -398,6 +404,12 @@ class PatternWriter:
         prim, args = eqn.prim, eqn.args
         values = [self.atom(a) for a in args]
         pats = [self.pattern(a) for a in args]
+        if prim in ("list_make", "list_append"):  # a list's pattern: its items' (None: a number's)
+            if prim == "list_make":
+                return [_assign(pattern, ast.List(pats, ast.Load()))]
+            return [_assign(pattern, _call("_sp_append", [values[0], pats[0], pats[1]]))]
+        if prim == "list_stack":
+            return [_assign(pattern, _call("_sp_flat", [values[0], pats[0]]))]
         if prim in ELEMENTWISE or prim == "where":
             skip = 1 if prim == "where" else 0  # (the condition: its derivative is zero)
             tup = [ast.Tuple(values[skip:], ast.Load()), ast.Tuple(pats[skip:], ast.Load())]

@@ -25,6 +25,24 @@ def _sp_input(x, offset, total):
     return sparse.csr_array(eye, shape=(n, total))
 
 
+def _sp_flat(v, p):
+    """The pattern ``p`` of ``v`` as one matrix: a list's (a list of its items' patterns, the
+    items of one shape) stacked item after item, as ``np.array(v)`` lays them out."""
+    if not isinstance(p, list):
+        return p
+    flat = [_sp_flat(item, q) for item, q in zip(v, p, strict=True)]
+    total = next((q.shape[1] for q in flat if q is not None), None)
+    if total is None:
+        return None
+    parts = [q if q is not None else sparse.csr_array((xp.size(item), total), dtype=bool) for item, q in zip(v, flat)]
+    return sparse.vstack(parts, format="csr")
+
+
+def _sp_append(items, p, q):
+    """The pattern of ``items + [v]``: a list's (``p``, None for a list of numbers) with ``v``'s."""
+    return (list(p) if isinstance(p, list) else [None] * len(items)) + [q]
+
+
 def _sp_rows(p, ids):
     """The rows ``ids`` (an integer array of any shape, read in C order) of the pattern ``p``."""
     if p is None:
@@ -38,6 +56,7 @@ def _sp_ids(values, patterns):
     (``stacked`` None where no pattern is given).  A primitive that writes zeros (``np.pad``,
     ``np.tril``) writes the number 0 there, whose row depends on nothing."""
     ids, start = [], 1
+    patterns = [_sp_flat(v, p) for v, p in zip(values, patterns, strict=True)]
     total = next((p.shape[1] for p in patterns if p is not None), None)
     parts = [sparse.csr_array((1, total), dtype=bool)] if total is not None else []
     for v, p in zip(values, patterns, strict=True):
@@ -55,6 +74,7 @@ def _sp_elementwise(out, values, patterns):
     found = None
     shape = xp.shape(out)
     for v, p in zip(values, patterns, strict=True):
+        p = _sp_flat(v, p)
         if p is None:
             continue
         if xp.shape(v) != shape:
@@ -67,6 +87,7 @@ def _sp_reduce(out, x, p, axis=None, keepdims=False, along=False):
     """A reduction of ``x`` over ``axis`` (``np.sum``, ``np.max``, ...): each element of ``out``
     depends on the elements it reduces; ``along`` (``np.cumsum``, ``np.sort``): on every element
     of its line along ``axis``."""
+    p = _sp_flat(x, p)
     if p is None:
         return None
     ids = xp.arange(xp.size(x)).reshape(xp.shape(x))
@@ -103,6 +124,7 @@ def _sp_matmul(out, a, b, pa, pb):
     depends on row ``i`` of ``a`` where ``b[:, j]`` is not zero, and on column ``j`` of ``b`` where
     ``a[i, :]`` is not zero (an operand that depends on the parameters counts as nonzero
     everywhere).  Other shapes: every element depends on everything (``_sp_dense``)."""
+    pa, pb = _sp_flat(a, pa), _sp_flat(b, pb)
     if pa is None and pb is None:
         return None
     a, b = xp.asarray(a), xp.asarray(b)
