@@ -153,6 +153,12 @@ def _parser() -> _Parser:
         "only the value needs",
     )
     _mode_flags(p)
+    p.add_argument(
+        "--sparse",
+        action="store_true",
+        help="with --jacobian: jac_NAME returns scipy.sparse.csr_array Jacobians, by one JVP per color of "
+        "their columns, and jac_NAME_pattern their sparsity pattern (see docs/sparse.md)",
+    )
     p.add_argument("--format", choices=["ruff"], help=f"run ruff's formatter (ruff=={RUFF_VERSION}) on the module")
     p.add_argument(
         "--verify",
@@ -335,6 +341,7 @@ def _run_here(job: Job, args: argparse.Namespace, console: Console, made: list, 
         value=entry.value,
         source_sha256=source.sha256,
         mode=entry.mode,
+        sparse=entry.sparse,
     )
     made.append(generated)
     for warning in generated.warnings:

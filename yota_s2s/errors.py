@@ -61,6 +61,7 @@ CODES: dict[str, str] = {
     "YS047": "a constant indexed, or read for an attribute it lacks (Python raises TypeError or AttributeError)",
     "YS048": "a module-level name whose value the tool cannot follow (changed by a statement it does not fold, under if __name__ == '__main__':, an unseeded random draw)",
     "YS051": "warning: the function writes into its argument's array; the gradient is of the values on entry",
+    "YS060": "--sparse: a form it does not write yet (a loop that ends early; without --jacobian or --hessian; --no-value; --target cupy or array-api)",
     "YS101": "rule file: a rule body must be declarative",
     "YS102": "rule file: a parameter has no gradient, nondiff() or not_implemented()",
     "YS103": "rule file: unbound name in a formula",

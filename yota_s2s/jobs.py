@@ -110,6 +110,7 @@ def command_jobs(args: argparse.Namespace, console: Console, read_stdin) -> list
             rules=args.rules,
             format=args.format,
             buffers=args.buffers,
+            sparse=args.sparse,
             value=args.value is not False,
             mode=args.mode,
         )

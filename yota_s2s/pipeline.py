@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .codegen.module import Header, write_module
+from .codegen.sparse import add_sparse, sparse_mode
 from .codegen.target import BACKENDS
 from .dsl.load import load_rules
 from .errors import InternalError, UserError, at_span, located
@@ -81,6 +82,7 @@ def generate(
     value: bool = True,
     source_sha256: str | None = None,
     mode: str | Mode = "grad",
+    sparse: bool = False,
 ) -> Generated:
     """Differentiate the functions ``funcs`` (default: entry points) of ``source``.
 
@@ -106,10 +108,12 @@ def generate(
     """
     with _gc_paused():
         try:
-            return _generate(source, path, funcs, wrt, target, rules, command, buffers, value, source_sha256, mode)
+            return _generate(
+                source, path, funcs, wrt, target, rules, command, buffers, value, source_sha256, mode, sparse
+            )
         except RecursionError:
             pass  # an expression nested too deep for the default limit: retry with room for it
-        args = (source, path, funcs, wrt, target, rules, command, buffers, value, source_sha256, mode)
+        args = (source, path, funcs, wrt, target, rules, command, buffers, value, source_sha256, mode, sparse)
         return _on_deep_stack(_generate, *args)
 
 
@@ -168,11 +172,13 @@ def _gc_paused():
 
 
 def _generate(
-    source, path, funcs, wrt, target, rules, command, buffers=False, value=True, sha256=None, mode="grad"
+    source, path, funcs, wrt, target, rules, command, buffers=False, value=True, sha256=None, mode="grad", sparse=False
 ) -> Generated:
     if buffers and not BACKENDS[target].host:
         raise UserError("YS043", f"--buffers writes NumPy code only (not --target {target})", path)
     mode = mode_named(mode)
+    if sparse:  # jac_NAME composed of the JVP, hess_NAME of the HVP (codegen.sparse)
+        mode = sparse_mode(mode, target, path, value)
     if buffers and not mode.buffered:
         raise UserError("YS043", f"--buffers writes classes for grad_NAME only (not {mode.flag})", path)
     table = load_rules(rules)
@@ -205,6 +211,11 @@ def _generate(
             also_read={p: h for t in stages["lower"] for p, h in t.facts.read_files.items()},
         )
         text = write_module(grads, table, BACKENDS[target], header, buffers)
+        if sparse:  # a Jacobian's VJPs too, for the rows where they take fewer colors than the columns
+            reverse = None
+            if mode.name == "jvp":
+                reverse = _generate(source, path, funcs, wrt, target, rules, command, sha256=sha256, mode="vjp").text
+            text = add_sparse(text, reverse, stages["primal"], grads, table, BACKENDS[target])
         BACKENDS[target].check_module(text)  # every name of the target's module exists (a bug of ours if not)
         try:
             compile(text, "<generated>", "exec")

@@ -19,6 +19,7 @@
     buffers = true                    # optional: like --buffers
     value = false                     # optional: like --no-value (grad_NAME returns only the gradients)
     mode = "jacobian"                 # optional: "vjp", "jvp", "jacobian", "hvp", "hessian", "holomorphic", like --jacobian
+    sparse = true                     # optional: like --sparse (with mode = "jacobian")
 
 Paths are relative to the folder of ``pyproject.toml``.  Each entry is the same
 as one command, run in that folder; ``Entry.argv`` is that command, and it is
@@ -43,7 +44,7 @@ CONFIG_FILE = "pyproject.toml"
 TARGETS = tuple(BACKENDS)
 FORMATTERS = ("ruff",)
 _TOP_KEYS = ("generate", "rules")
-_ENTRY_KEYS = ("source", "out", "func", "wrt", "target", "rules", "format", "buffers", "value", "mode")
+_ENTRY_KEYS = ("source", "out", "func", "wrt", "target", "rules", "format", "buffers", "value", "mode", "sparse")
 _TABLE = r'tool\s*\.\s*(?:yota-s2s|"yota-s2s"|\'yota-s2s\')'
 
 
@@ -63,6 +64,7 @@ class Entry:
     buffers: bool = False
     value: bool = True
     mode: str = "grad"  # grad_NAME; vjp_NAME (--vjp); jvp_NAME (--jvp); jac_NAME (--jacobian); hvp_NAME, hess_NAME
+    sparse: bool = False  # --sparse (with --jacobian): sparse Jacobians
 
     def argv(self) -> list[str]:
         """The command's arguments, in the order ``yota-s2s`` writes them in the header.
@@ -91,6 +93,8 @@ class Entry:
             argv += ["--no-value"]
         if MODES[self.mode].flag:
             argv += [MODES[self.mode].flag]
+        if self.sparse:
+            argv += ["--sparse"]
         return argv
 
     def command(self) -> str:
@@ -191,7 +195,7 @@ def load_project(path: Path) -> Project | None:
     ...     path = Path(folder) / "pyproject.toml"
     ...     _ = path.write_text('[[tool.yota-s2s.generate]]\\nsource = "loss.py"\\nout = "grad_loss.py"\\nwrt = "w,b"\\n')
     ...     load_project(path).entries
-    [Entry(source='loss.py', out='grad_loss.py', funcs=None, wrt=['w', 'b'], target='numpy', rules=[], format=None, buffers=False, value=True, mode='grad')]
+    [Entry(source='loss.py', out='grad_loss.py', funcs=None, wrt=['w', 'b'], target='numpy', rules=[], format=None, buffers=False, value=True, mode='grad', sparse=False)]
     """
     shown = _shown(path)
     try:
@@ -262,6 +266,7 @@ class _Checker:
         mode = raw.get("mode", "grad")
         if mode not in MODES:
             raise self.error(f"mode must be one of {', '.join(map(repr, MODES))}, not {mode!r}", index, "mode")
+        sparse = self.flag(raw, "sparse", False, index)  # (like --sparse)
         return Entry(
             source=source,
             out=out,
@@ -273,6 +278,7 @@ class _Checker:
             buffers=buffers,
             value=value,
             mode=mode,
+            sparse=sparse,
         )
 
     def flag(self, raw: dict, key: str, default: bool, index: int) -> bool:

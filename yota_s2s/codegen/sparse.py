@@ -1,0 +1,270 @@
+"""``--sparse --jacobian``: a module of ``jvp_NAME`` functions in, the same module with a sparse
+``jac_NAME`` per function out.
+
+The sparse Jacobian is a composition of what the module has already: the JVP, seeded with the
+columns of a color matrix ``S`` instead of the identity's (one forward sweep per color, ``J @ S``),
+then decompressed into a ``scipy.sparse.csr_array``.  Three functions per differentiated
+function ``f``::
+
+    def jac_f_pattern(x, I):           # the pattern: the primal program, each value beside its
+        ...                            # pattern (runtime.sparse's _sp_* rules, one per equation)
+        return _sp_result(f, _p7, _n)
+
+    def jac_f(x, I):                   # the pattern and its coloring once per shapes and data,
+        key = _sp_key((x,), (I,))      # then one JVP per color and the decompression
+        ...
+        return value, J_x
+
+The pattern is computed when ``jac_f`` first meets the shapes and the other arguments' values
+(index arrays, data matrices): what it finds there is structural for them.  A value an index is
+computed from that depends on a ``--wrt`` parameter (``x[np.argmax(x)]``) makes the pattern
+depend on the point: it is then computed again at every call.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..dsl.rule import RuleTable
+from ..errors import UserError, at_span
+from ..ir.core import NO_DEFAULT, ParamKind, Tape
+from ..ir.modes import Mode, mode_named
+from .helpers import helper_closure, helper_names, helper_source
+from .module import HELPERS_BANNER
+from .patterns import CODE, PatternWriter, _first_span
+from .target import Backend
+
+
+def sparse_mode(mode: Mode, target: str, path: str, value: bool = True) -> Mode:
+    """The mode the module is generated in before ``add_sparse``: the JVP for ``--jacobian``, the
+    HVP for ``--hessian`` (``--sparse`` takes one of them and the NumPy target only, ``YS060``
+    otherwise)."""
+    if mode.name not in ("jacobian", "hessian"):
+        flag = mode.flag or "grad_NAME"
+        raise UserError(
+            CODE, f"--sparse writes sparse Jacobians and Hessians: give --jacobian or --hessian (not {flag})", path
+        )
+    if target != "numpy":
+        raise UserError(CODE, f"--sparse writes NumPy and scipy.sparse code only (not --target {target})", path)
+    if not value:
+        raise UserError(CODE, "--sparse returns the value with the derivatives: not with --no-value", path)
+    return mode_named("jvp" if mode.name == "jacobian" else "hvp")
+
+
+def _signature(primal: Tape) -> tuple[str, str]:
+    """The parameters of the generated functions, defaults included, and the arguments that pass
+    them on (positionally: ``--sparse`` takes plain parameters only)."""
+    parts = []
+    for p in primal.params:
+        if p.kind is not ParamKind.POSITIONAL:
+            raise UserError(
+                CODE, f"--sparse takes plain parameters, not the {p.kind.value} {p.name} of {primal.name}", ""
+            )
+        parts.append(p.name if p.default is NO_DEFAULT else f"{p.name}={p.default!r}")
+    return ", ".join(parts), ", ".join(p.name for p in primal.params)
+
+
+def _unpacked(text: str, names: list[str]) -> str:
+    """Targets to unpack a tuple into: ``(x_dot,)`` for one name, ``x_dot, y_dot`` for several."""
+    return f"({text},)" if len(names) == 1 else text
+
+
+def _tuple(names: list[str]) -> str:
+    return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+
+
+def _seeds(text: str, primal: Tape) -> dict[str, list[str]]:
+    """The names the module's ``jvp_``, ``vjp_`` and ``hvp_NAME`` give their seeds (the parameters
+    after the function's own: renamed where one of those has the name)."""
+    found = {}
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.FunctionDef) and node.name.split("_", 1)[-1] == primal.name:
+            names = [a.arg for a in node.args.args + node.args.kwonlyargs]
+            found[node.name.split("_", 1)[0]] = names[len(primal.params) :]
+    return found
+
+
+def sparse_functions(
+    primal: Tape, jvp: Tape, table: RuleTable, backend: Backend, seeds: dict[str, list[str]]
+) -> tuple[list[str], set[str]]:
+    """The source of ``jac_NAME_pattern``, ``jac_NAME`` and their cache for one function, and the
+    helpers they call."""
+    name = primal.name
+    wrt = [w for w in jvp.facts.wrt if any(i.path[0] == w for i in primal.inputs)]
+    if not wrt:
+        raise at_span(CODE, f"--sparse: {name} has no array parameter to differentiate", _first_span(primal))
+    params = [p.name for p in primal.params]
+    data = [p for p in params if p not in wrt]
+    writer = PatternWriter(primal, wrt, table, backend)
+    body = writer.body()
+    definition, signature = _signature(primal)
+    fn = ast.FunctionDef(
+        f"_jac_{name}_pattern",
+        ast.arguments([], [ast.arg(p) for p in params], None, [], [], None, []),
+        body,
+        [],
+        lineno=0,
+    )
+    doc = f'"""The sparsity pattern of jac_{name}\'s Jacobians and the value\'s shape (see jac_{name}_pattern)."""'
+    private = ast.unparse(ast.fix_missing_locations(fn)).replace(":\n", ":\n    " + doc + "\n", 1)
+    public = (
+        f"def jac_{name}_pattern({definition}):\n"
+        f'    """The sparsity pattern of jac_{name}\'s Jacobians, a boolean scipy.sparse.csr_array of shape\n'
+        f"    (value.size, {' + '.join(f'{w}.size' for w in wrt)}): every entry that can be nonzero for these shapes and "
+        f'data."""\n'
+        f"    return _jac_{name}_pattern({signature})[0]"
+    )
+    blocks = ", ".join(f"J_{w}" for w in wrt)
+    cache = f"_JAC_{name.upper()}_CACHE"
+    dots = ", ".join(f"{w}_dot" for w in wrt)
+    keywords = ", ".join(f"{t}={w}_dot" for t, w in zip(seeds["jvp"], wrt, strict=True))
+    (dout,) = seeds["vjp"]
+    prepare = (
+        f"    _prepared = _sp_prepare(*_jac_{name}_pattern({signature}))  # (an index depends on the point)\n"
+        if writer.by_point
+        else f"    _key = _sp_key({_tuple(wrt)}, {_tuple(data)})\n"
+        f"    _prepared = {cache}.get(_key)\n"
+        f"    if _prepared is None:  # the pattern and its colors, once per shapes and data\n"
+        f"        _prepared = {cache}[_key] = _sp_prepare(*_jac_{name}_pattern({signature}))\n"
+    )
+    jac = (
+        f"def jac_{name}({definition}):\n"
+        f'    """Return ({name}({signature}), {blocks}): the value and its Jacobians, scipy.sparse.csr_array of\n'
+        f"    shape (value.size, {wrt[0]}.size){', ...' if len(wrt) > 1 else ''}: one jvp_{name} per color of the columns (J @ S), or one\n"
+        f"    vjp_{name}"
+        f' per color of the rows (S.T @ J) where those are fewer, then decompressed."""\n'
+        f"{prepare}"
+        f"    _compressed = []\n"
+        f'    if _prepared["by_rows"]:  # one reverse sweep per color of the rows\n'
+        f'        for _seed in _prepared["seeds"]:\n'
+        f"            _value, *_grads = vjp_{name}({signature}, {dout}=_seed)\n"
+        f"            _compressed.append(_grads)\n"
+        f"    else:  # one forward sweep per color of the columns\n"
+        f"        for {_unpacked(dots, wrt)} in _sp_tangents(_prepared, {_tuple(wrt)}):\n"
+        f"            _value, _dvalue = jvp_{name}({signature}, {keywords})\n"
+        f"            _compressed.append(_dvalue)\n"
+        f"    {_unpacked(blocks, wrt)} = _sp_decompress(_prepared, _compressed, {_tuple(wrt)})\n"
+        f"    return _value, {blocks}"
+    )
+    helpers = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id in helper_names()}
+    helpers |= {"_sp_prepare", "_sp_tangents", "_sp_decompress"} | ({"_sp_key"} if not writer.by_point else set())
+    texts = [public, jac, private] + ([] if writer.by_point else [f"{cache} = {{}}  # jac_{name}'s prepared patterns"])
+    return texts, helpers
+
+
+def hessian_functions(
+    primal: Tape, hvp: Tape, table: RuleTable, backend: Backend, seeds: dict[str, list[str]]
+) -> tuple[list[str], set[str]]:
+    """The source of ``hess_NAME_pattern``, ``hess_NAME`` and their cache for one function of one
+    ``--wrt`` parameter, and the helpers they call."""
+    name = primal.name
+    wrt = [w for w in hvp.facts.wrt if any(i.path[0] == w for i in primal.inputs)]
+    if len(wrt) != 1:
+        raise at_span(
+            CODE, f"--hessian --sparse: {name} needs one --wrt array parameter, not {len(wrt)}", _first_span(primal)
+        )
+    (x,) = wrt
+    params = [p.name for p in primal.params]
+    data = [p for p in params if p != x]
+    writer = PatternWriter(primal, wrt, table, backend, hessian=True)
+    definition, signature = _signature(primal)
+    fn = ast.FunctionDef(
+        f"_hess_{name}_pattern",
+        ast.arguments([], [ast.arg(p) for p in params], None, [], [], None, []),
+        writer.body(),
+        [],
+        lineno=0,
+    )
+    doc = f'"""The sparsity pattern of hess_{name}\'s Hessian and the value\'s shape (see hess_{name}_pattern)."""'
+    private = ast.unparse(ast.fix_missing_locations(fn)).replace(":\n", ":\n    " + doc + "\n", 1)
+    public = (
+        f"def hess_{name}_pattern({definition}):\n"
+        f'    """The sparsity pattern of hess_{name}\'s Hessian, a symmetric boolean scipy.sparse.csr_array of\n'
+        f"    shape ({x}.size, {x}.size): every pair of elements of {x} that the value may be nonlinear in "
+        f'together."""\n'
+        f"    return _hess_{name}_pattern({signature})[0]"
+    )
+    cache = f"_HESS_{name.upper()}_CACHE"
+    prepare = (
+        f"    _prepared = _sp_prepare(_hess_{name}_pattern({signature})[0], None, symmetric=True)\n"
+        if writer.by_point
+        else f"    _key = _sp_key(({x},), {_tuple(data)})\n"
+        f"    _prepared = {cache}.get(_key)\n"
+        f"    if _prepared is None:  # the pattern and its colors, once per shapes and data\n"
+        f"        _prepared = {cache}[_key] = _sp_prepare(_hess_{name}_pattern({signature})[0], None, symmetric=True)\n"
+    )
+    hess = (
+        f"def hess_{name}({definition}):\n"
+        f'    """Return ({name}({signature}), d{x}, H): the value, its gradient and its Hessian, a symmetric\n'
+        f"    scipy.sparse.csr_array of shape ({x}.size, {x}.size): one hvp_{name} per color of the columns\n"
+        f'    (H @ S), decompressed."""\n'
+        f"{prepare}"
+        f"    _compressed = []\n"
+        f"    for ({x}_v,) in _sp_tangents(_prepared, ({x},)):  # one second sweep per color\n"
+        f"        _value, _grad, _Hv = hvp_{name}({signature}, {seeds['hvp'][0]}={x}_v)\n"
+        f"        _compressed.append(_Hv)\n"
+        f"    (H,) = _sp_decompress(_prepared, _compressed, ({x},))\n"
+        f"    return _value, _grad, H"
+    )
+    helpers = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id in helper_names()}
+    helpers |= {"_sp_prepare", "_sp_tangents", "_sp_decompress"} | ({"_sp_key"} if not writer.by_point else set())
+    texts = [public, hess, private] + (
+        [] if writer.by_point else [f"{cache} = {{}}  # hess_{name}'s prepared patterns"]
+    )
+    return texts, helpers
+
+
+def _merged(text: str, other: str) -> str:
+    """The module ``text`` with the functions of the module ``other`` (of the same source, in another
+    mode) added after its own, and the imports, constants and helpers they need that it lacks."""
+    head, _, tail = text.partition("\n\n\n" + HELPERS_BANNER)
+    other_head, _, other_tail = other.partition("\n\n\n" + HELPERS_BANNER)
+    first = other_head.index("\n\n\ndef ")
+    lines = set(head[: head.index("\n\n\ndef ")].splitlines())
+    added = [
+        line for line in other_head[:first].splitlines() if line and not line.startswith("#") and line not in lines
+    ]
+    imports = [line for line in added if line.startswith(("import ", "from "))]
+    constants = [line for line in added if line not in imports]
+    if imports:
+        at = head.index("\n", head.index("\nimport ") + 1)
+        head = head[:at] + "".join(f"\n{line}" for line in imports) + head[at:]
+    if constants:
+        at = head.index("\n\n\ndef ")
+        head = head[:at] + "\n" + "\n".join(constants) + head[at:]
+    head += other_head[first:]
+    own = {block.split("(")[0] for block in tail.split("\n\n\n") if block.startswith("def ")}
+    extra = [b for b in other_tail.split("\n\n\n") if b.startswith("def ") and b.split("(")[0] not in own]
+    return head + "\n\n\n" + HELPERS_BANNER + tail.rstrip("\n") + "".join(f"\n\n\n{b.rstrip()}" for b in extra) + "\n"
+
+
+def add_sparse(
+    text: str, reverse: str | None, primals: list[Tape], tapes: list[Tape], table: RuleTable, backend: Backend
+) -> str:
+    """The module ``text`` (of ``jvp_NAME`` functions) with the ``vjp_NAME`` functions of the module
+    ``reverse`` and the sparse ``jac_NAME`` of each added; without ``reverse``, the module of
+    ``hvp_NAME`` functions with the sparse ``hess_NAME`` of each."""
+    if reverse is not None:
+        text = _merged(text, reverse)
+    functions: list[str] = []
+    constants: list[str] = []
+    helpers: set[str] = set()
+    for primal, tape in zip(primals, tapes, strict=True):
+        write = sparse_functions if reverse is not None else hessian_functions
+        texts, used = write(primal, tape, table, backend, _seeds(text, primal))
+        functions += texts[:3]
+        constants += texts[3:]
+        helpers |= used
+    head, banner, tail = text.partition("\n\n\n" + HELPERS_BANNER)
+    present = {line.split("(")[0][4:] for line in tail.splitlines() if line.startswith("def ")}
+    extra = [helper_source(h, backend.alias) for h in helper_closure(helpers) if h not in present]
+    head = head.replace(
+        f"import numpy as {backend.alias}\n",
+        f"import numpy as {backend.alias}\nfrom scipy import sparse  # --sparse: the derivatives are csr_arrays\n",
+        1,
+    )
+    first_def = head.index("\ndef ")
+    head = head[:first_def] + "".join(f"\n{c}\n" for c in constants) + "\n" * bool(constants) + head[first_def:]
+    head += "\n\n\n" + "\n\n\n".join(functions).rstrip("\n")
+    tail_text = banner + tail if banner else "\n\n\n" + HELPERS_BANNER
+    return head + tail_text + "".join(f"\n\n\n{h}" for h in extra) + "\n"
