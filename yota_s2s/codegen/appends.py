@@ -18,10 +18,10 @@ gives, or that a loop or branch reads from outside, is copied (the outer object 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from ..ir.core import Atom, Eqn, Tape, Var
-from ..ir.regions import LEADING, all_tapes, first_carried
+from ..ir.regions import LEADING, all_tapes, first_carried, views
 
 #: Primitives whose result is a list no other value holds (when their old list was one).
 _NEW_LISTS = ("list_make", "list_append")
@@ -56,3 +56,63 @@ def in_place_appends(tape: Tape, uses: Mapping[int, int]) -> frozenset[int]:
         return False
 
     return frozenset(e.out.id for t in all_tapes(tape) for e in t.eqns if e.prim == "list_append" and owned(e.args[0]))
+
+
+def in_place_writes(tape: Tape, uses: Mapping[int, int], fresh: Callable[[Eqn], bool]) -> dict[int, int]:
+    """The arrays a loop writes in place (``transform.writes``): value id -> the id of the carried
+    input whose array it is (the root of its in-place group).
+
+    The transform proved the carried inputs of ``facts.in_place`` safe to write; the final tape is
+    checked again: the loop's initial value is a new array (``fresh``) that nothing else reads,
+    each version of the array in the body is read by element reads placed before the write that
+    overwrites it (their values used before it too, or pushed), and only the last version leaves
+    the body.  Where a check fails the writes copy, as before.
+    """
+    found: dict[int, int] = {}
+    for t in all_tapes(tape):
+        defs = {o.id: e for e in t.eqns for o in e.outs}
+        for eqn in t.eqns:
+            if eqn.prim not in ("for", "while", "for_back", "while_back") or not eqn.regions[-1].facts.in_place:
+                continue
+            body, lead, first = eqn.regions[-1], LEADING[eqn.prim], first_carried(eqn)
+            k = eqn.params["n_carry"]
+            pushed = {a.id for a in body.outputs[k:] if isinstance(a, Var)} if eqn.prim in ("for", "while") else set()
+            for j, inp in enumerate(body.inputs[first : first + k]):
+                init = eqn.args[lead + j]
+                d = defs.get(init.id) if isinstance(init, Var) else None
+                if inp.var.id not in body.facts.in_place or d is None or uses.get(init.id) != 1:
+                    continue
+                if not (d.prim == "grad_zeros" or fresh(d)):
+                    continue
+                chain = _write_chain(body, inp.var, body.outputs[j], pushed)
+                found.update((v.id, inp.var.id) for v in chain or ())
+    return found
+
+
+def _write_chain(body: Tape, start: Var, end: Atom, pushed: set[int]) -> list[Var] | None:
+    """The versions of ``start`` written in place in ``body``, or None when they are not safe."""
+    where = {o.id: n for n, e in enumerate(body.eqns) for o in e.outs}
+    readers: dict[int, list[int]] = {}
+    for n, e in enumerate(body.eqns):
+        for a in e.args:
+            if isinstance(a, Var):
+                readers.setdefault(a.id, []).append(n)
+    leaving = {a.id for a in body.outputs if isinstance(a, Var)} - pushed
+    chain, cur = [start], start
+    while cur is not end:
+        users = [body.eqns[n] for n in readers.get(cur.id, [])]
+        writes = [e for e in users if e.prim in ("setindex", "index_add") and e.args[0] is cur]
+        if len(writes) != 1 or cur.id in leaving or any(a is cur for a in writes[0].args[1:]):
+            return None
+        at = where[writes[0].out.id]
+        for e in users:
+            if e is writes[0]:
+                continue
+            if e.prim != "getindex" or any(a is cur for a in e.args[1:]) or where[e.out.id] > at:
+                return None
+            same = views(body.eqns, e.out)  # what shares the element's memory
+            if same & leaving or any(n >= at for v in same for n in readers.get(v, [])):
+                return None
+        cur = writes[0].out
+        chain.append(cur)
+    return chain if len(chain) > 1 else None

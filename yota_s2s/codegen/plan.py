@@ -29,7 +29,7 @@ from ..dsl.rule import RuleTable
 from ..ir.core import Atom, Eqn, Lit, ParamKind, Section, Tape, Var
 from ..ir.primitives import primitive
 from ..ir.regions import LEADING, all_tapes, bound_inputs, first_carried
-from .appends import in_place_appends
+from .appends import in_place_appends, in_place_writes
 from .arguments import differentiated_inputs, real_only, value_inputs, zero_d_gradients
 from .columns import column_plan
 from .helpers import helper_for
@@ -203,6 +203,7 @@ class _Planner:
         self.plan_reads()
         self.index_vars = self.loop_indices()
         if self.backend.in_place:  # (the array API has no in-place writes: JAX arrays are immutable)
+            self.inplace.update(in_place_writes(tape, self.uses, self.fresh_array))  # loops' writes
             self.chains()
             self.branch_accumulators()
             self.chains()

@@ -30,7 +30,7 @@ from __future__ import annotations
 from ..dsl.rule import RuleTable
 from ..ir.core import Atom, Eqn, Facts, Input, Lit, Section, Tape, Var
 from ..ir.regions import LEADING, first_carried, is_control, substitute
-from . import remat
+from . import remat, writes
 from .optimize import optimize
 from .sweep import (
     BackwardBuilder,
@@ -53,6 +53,8 @@ def forward_sweep(eqns: list[Eqn], active: set[int], table: RuleTable) -> tuple[
         if is_control(eqn.prim) and any(o.id in active for o in eqn.outs):
             new, plan = (_branch_plan if eqn.prim == "if" else _loop_plan)(eqn, active, table)
             plans[id(new)] = plan
+            if new.prim != "if":
+                _own_initial(new, out, eqns)
             out.append(new)
         else:
             out.append(eqn)
@@ -204,8 +206,25 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
         copies.append(Eqn(e.prim, list(e.args), dict(e.params), [out], e.span, (), Section.BACKWARD))
     bwd = copies + bwd
     bwd_saved = [subst.get(v.id, v) for v in saved]
-    fwd_region = Tape(body.name, list(body.inputs), fwd, [*tape.outputs[:k], *saved], facts=Facts(region=True))
     seed_inputs = [i for i in tape.inputs if i.path[0] == "#seed"]
+    # writes without copies: the carried arrays the forward and backward bodies write in place
+    fwd, fwd_owned, undo = writes.write_in_place(
+        fwd,
+        _writable(eqn, body, first, tape.outputs[:k]),
+        {a.id for a in [*tape.outputs[:k], *saved] if isinstance(a, Var)},
+        {v.id for v in saved},
+        bwd,
+    )
+    bwd, bwd_owned, _ = writes.write_in_place(
+        bwd,
+        list(zip([i.var for i in seed_inputs], tape.outputs[k : k + nc])),
+        {a.id for a in tape.outputs[k:] if isinstance(a, Var)},
+        set(),
+        [],
+    )
+    pushed = [undo.get(v.id, v) for v in saved]  # an overwritten element is pushed as its copy
+    fwd_region = Tape(body.name, list(body.inputs), fwd, [*tape.outputs[:k], *pushed], facts=Facts(region=True))
+    fwd_region.facts.in_place = frozenset(fwd_owned)
     acc_inputs = tape.inputs[len(tape.inputs) - len(accs) :]
     bwd_inputs = (
         body.inputs[: 0 if early else first]
@@ -215,6 +234,7 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
         + list(free_inputs)
     )
     bwd_region = Tape(body.name + "_back", bwd_inputs, bwd, list(tape.outputs[k:]), facts=Facts(region=True))
+    bwd_region.facts.in_place = frozenset(bwd_owned)
     substitute(bwd_region, subst)
     if early and body.inputs[0].var.id in subst:  # the saved copy of the loop index is an integer
         bwd_region.facts.index_vars = frozenset([subst[body.inputs[0].var.id].id])
@@ -225,6 +245,9 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
 
     def backward(contributions: dict[int, list[Atom]], builder: BackwardBuilder) -> None:
         douts = _adjoints(eqn.outs, carried_act, contributions, builder)
+        # an adjoint the backward body writes in place starts as an array of its own
+        owned = [i.var.id in bwd_owned for i in seed_inputs]
+        douts = [_own(d, builder.tape.eqns, builder) if o else d for d, o in zip(douts, owned)]
         initial = [a for a, f in zip(carried_args, carried_act) if f]
         free = [a for a, f in zip(free_args, free_act) if f]
         zeros = [builder.add("grad_zeros", [a], {}) for a in free]
@@ -251,6 +274,45 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
         same.update((o.id, a) for o, a in zip(back.outs, initial + free) if isinstance(a, Var))
 
     return new, backward
+
+
+def _writable(eqn: Eqn, body: Tape, first: int, results: list[Atom]) -> list[tuple[Var, Atom]]:
+    """The carried inputs of a forward loop's body with the body's results for them; a ``while``
+    loop's carried value that its condition reads is left out (the condition reads it too)."""
+    k = eqn.params["n_carry"]
+    cond = _reads(eqn.regions[0]) if eqn.prim == "while" else set()
+    inputs = [i.var for i in body.inputs[first : first + k]]
+    keep = [eqn.prim != "while" or eqn.regions[0].inputs[j].var.id not in cond for j in range(k)]
+    return [(v, r) for v, r, f in zip(inputs, results, keep) if f]
+
+
+#: Primitives whose result is an array of its own: a loop may write into it without a copy.
+_OWN = ("copy", "grad_zeros", "zeros", "zeros_like", "ones", "ones_like", "empty", "empty_like", "full")
+
+
+def _own(value: Atom, eqns: list[Eqn], builder: BackwardBuilder) -> Atom:
+    """``value``, or a copy of it when it is not an array of its own made in ``eqns``."""
+    d = next((e for e in reversed(eqns) if isinstance(value, Var) and value in e.outs), None)
+    return value if d is not None and d.prim in _OWN else builder.add("copy", [value], {})
+
+
+def _own_initial(loop: Eqn, made: list[Eqn], eqns: list[Eqn]) -> None:
+    """Give each carried array the loop writes in place an initial value of its own: a copy made
+    once, before the loop (appended to ``made``), unless it is a new array nothing else reads.
+    A parameter's array is never changed."""
+    lead, first = LEADING[loop.prim], first_carried(loop)
+    owned = loop.regions[-1].facts.in_place
+    for j, inp in enumerate(loop.regions[-1].inputs[first : first + loop.params["n_carry"]]):
+        init = loop.args[lead + j]
+        if inp.var.id not in owned or not isinstance(init, Var):
+            continue
+        d = next((e for e in made if init in e.outs), None)
+        readers = sum(a is init for e in eqns for a in e.args)
+        if d is not None and d.prim in _OWN and readers == 1:
+            continue
+        copy = Var(hint=init.hint)
+        made.append(Eqn("copy", [init], {}, [copy], loop.span))
+        loop.args[lead + j] = copy
 
 
 def _branch_plan(eqn: Eqn, active: set[int], table: RuleTable):
