@@ -18,9 +18,10 @@ gives, or that a loop or branch reads from outside, is copied (the outer object 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from ..ir.core import Atom, Eqn, Tape, Var
+from ..ir.primitives import primitive
 from ..ir.regions import LEADING, all_tapes, first_carried, views
 
 #: Primitives whose result is a list no other value holds (when their old list was one).
@@ -58,35 +59,63 @@ def in_place_appends(tape: Tape, uses: Mapping[int, int]) -> frozenset[int]:
     return frozenset(e.out.id for t in all_tapes(tape) for e in t.eqns if e.prim == "list_append" and owned(e.args[0]))
 
 
-def in_place_writes(tape: Tape, uses: Mapping[int, int], fresh: Callable[[Eqn], bool]) -> dict[int, int]:
+def in_place_writes(tape: Tape) -> dict[int, int]:
     """The arrays a loop writes in place (``transform.writes``): value id -> the id of the carried
     input whose array it is (the root of its in-place group).
 
     The transform proved the carried inputs of ``facts.in_place`` safe to write; the final tape is
-    checked again: the loop's initial value is a new array (``fresh``) that nothing else reads,
-    each version of the array in the body is read by element reads placed before the write that
-    overwrites it (their values used before it too, or pushed), and only the last version leaves
-    the body.  Where a check fails the writes copy, as before.
+    checked again: each version of the array in the body is read by element reads placed before
+    the write that overwrites it (their values used before it too, or pushed), and only the last
+    version leaves the body.  Where a check fails the writes copy, as before.  The loop starts
+    from an array of its own (``owns``).
     """
     found: dict[int, int] = {}
     for t in all_tapes(tape):
-        defs = {o.id: e for e in t.eqns for o in e.outs}
         for eqn in t.eqns:
             if eqn.prim not in ("for", "while", "for_back", "while_back") or not eqn.regions[-1].facts.in_place:
                 continue
-            body, lead, first = eqn.regions[-1], LEADING[eqn.prim], first_carried(eqn)
+            body, first = eqn.regions[-1], first_carried(eqn)
             k = eqn.params["n_carry"]
             pushed = {a.id for a in body.outputs[k:] if isinstance(a, Var)} if eqn.prim in ("for", "while") else set()
             for j, inp in enumerate(body.inputs[first : first + k]):
-                init = eqn.args[lead + j]
-                d = defs.get(init.id) if isinstance(init, Var) else None
-                if inp.var.id not in body.facts.in_place or d is None or uses.get(init.id) != 1:
-                    continue
-                if not (d.prim == "grad_zeros" or fresh(d)):
-                    continue
-                chain = _write_chain(body, inp.var, body.outputs[j], pushed)
-                found.update((v.id, inp.var.id) for v in chain or ())
+                if inp.var.id in body.facts.in_place:
+                    chain = _write_chain(body, inp.var, body.outputs[j], pushed)
+                    found.update((v.id, inp.var.id) for v in chain or ())
     return found
+
+
+def owns(
+    init: Atom, uses: Mapping[int, int], defs: Mapping[int, Eqn], inplace: Mapping[int, int], inits: Mapping, depth=0
+) -> bool:
+    """A loop may write into ``init``, its initial value of a carried array, without copying it
+    first: a new array (a fresh primitive's, an in-place buffer's), or a loop's carried value or
+    result whose initial value is one, that nothing else reads.  A parameter's array, a value
+    read after the loop, a loop's free value are copied once, before the loop
+    (``flow.FlowWriter.carry``); ``inits``: each loop region's carried input -> the loop's
+    initial value of it (``carried_inits``)."""
+    if not isinstance(init, Var) or uses.get(init.id) != 1 or depth > 64:
+        return False
+    d = defs.get(init.id)
+    if d is None:
+        return init.id in inits and owns(inits[init.id], uses, defs, inplace, inits, depth + 1)
+    if d.prim in ("for", "while", "for_back", "while_back"):
+        j = d.outs.index(init)
+        return j < d.params["n_carry"] and owns(d.args[LEADING[d.prim] + j], uses, defs, inplace, inits, depth + 1)
+    return not d.regions and (init.id in inplace or primitive(d.prim).fresh)
+
+
+def carried_inits(tape: Tape) -> dict[int, Atom]:
+    """Each carried input of a loop's regions -> the loop's initial value of it."""
+    inits: dict[int, Atom] = {}
+    for t in all_tapes(tape):
+        for eqn in t.eqns:
+            if eqn.prim in ("for", "while", "for_back", "while_back"):
+                lead, k = LEADING[eqn.prim], eqn.params["n_carry"]
+                for region in eqn.regions:
+                    first = first_carried(eqn, region)
+                    for j in range(k):
+                        inits[region.inputs[first + j].var.id] = eqn.args[lead + j]
+    return inits
 
 
 def _write_chain(body: Tape, start: Var, end: Atom, pushed: set[int]) -> list[Var] | None:

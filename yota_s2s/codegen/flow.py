@@ -15,12 +15,16 @@ import ast
 
 from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
 from ..ir.regions import LEADING, all_tapes, bound_inputs, bound_positions, first_carried
+from .appends import carried_inits, owns
 from .base import WriterBase, call, named, tuple_of
 from .statements import Else, Line
 
 
 class FlowWriter(WriterBase):
     """The statements of loops and branches (a part of ``writer.FunctionWriter``)."""
+
+    #: each loop region's carried input -> the loop's initial value of it (``appends.carried_inits``)
+    _inits: dict | None = None
 
     def bind(self, var: Var, a: Atom, depth: int, body: list, section: Section) -> None:
         """Name a region input after the outer value it stands for (a constant is written in place)."""
@@ -40,17 +44,27 @@ class FlowWriter(WriterBase):
         lead = LEADING[eqn.prim]
         k = eqn.params["n_carry"]
         names = []
-        for init, out in zip(eqn.args[lead : lead + k], eqn.outs):
+        inputs = eqn.regions[-1].inputs[first_carried(eqn) :]
+        for init, out, inp in zip(eqn.args[lead : lead + k], eqn.outs, inputs):
             if out.id in preset:
                 name = preset[out.id]
             elif init.id in self.plan.alias if isinstance(init, Var) else False:
                 name = self.names[init.id]
             else:
                 name = self.name_for(out)
-            if not (isinstance(init, Var) and self.names.get(init.id) == name):
-                body.append(
-                    Line(eqn.section, None, ast.Assign([ast.Name(name, ast.Store())], self.atom(init), lineno=0), depth)
-                )
+            value = self.atom(init)
+            plan = self.plan
+            if self._inits is None:
+                self._inits = carried_inits(plan.tape)
+            if plan.inplace.get(inp.var.id) == inp.var.id and not owns(
+                init, plan.uses, plan.defs, plan.inplace, self._inits
+            ):
+                value = call(value, "copy", [])  # the loop writes into an array of its own
+            elif isinstance(init, Var) and self.names.get(init.id) == name:
+                names.append(name)
+                self.names[out.id] = name
+                continue
+            body.append(Line(eqn.section, None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), depth))
             self.names[out.id] = name
             names.append(name)
         return names

@@ -203,7 +203,7 @@ class _Planner:
         self.plan_reads()
         self.index_vars = self.loop_indices()
         if self.backend.in_place:  # (the array API has no in-place writes: JAX arrays are immutable)
-            self.inplace.update(in_place_writes(tape, self.uses, self.fresh_array))  # loops' writes
+            self.inplace.update(in_place_writes(tape))  # loops' writes
             self.chains()
             self.branch_accumulators()
             self.chains()

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 from ..dsl.rule import RuleTable
 from ..ir.core import Atom, Eqn, Facts, Input, Lit, Section, Tape, Var
-from ..ir.regions import LEADING, first_carried, is_control, substitute
+from ..ir.regions import LEADING, bound_inputs, first_carried, is_control, substitute
 from . import remat, writes
+from .dce import dce
 from .optimize import optimize
 from .sweep import (
     BackwardBuilder,
@@ -44,17 +45,18 @@ from .sweep import (
 )
 
 
-def forward_sweep(eqns: list[Eqn], active: set[int], table: RuleTable) -> tuple[list[Eqn], dict[int, Plan]]:
+def forward_sweep(
+    eqns: list[Eqn], active: set[int], table: RuleTable, ints: frozenset[int] = frozenset()
+) -> tuple[list[Eqn], dict[int, Plan]]:
     """The forward sweep: the primal equations, with each active loop or branch made to save
-    what its backward sweep needs.  Returns the equations and a plan per such equation."""
+    what its backward sweep needs.  Returns the equations and a plan per such equation.
+    ``ints``: the values known to be integers (an enclosing loop's index)."""
     out: list[Eqn] = []
     plans: dict[int, Plan] = {}
     for eqn in eqns:
         if is_control(eqn.prim) and any(o.id in active for o in eqn.outs):
-            new, plan = (_branch_plan if eqn.prim == "if" else _loop_plan)(eqn, active, table)
+            new, plan = (_branch_plan if eqn.prim == "if" else _loop_plan)(eqn, active, table, ints)
             plans[id(new)] = plan
-            if new.prim != "if":
-                _own_initial(new, out, eqns)
             out.append(new)
         else:
             out.append(eqn)
@@ -67,6 +69,7 @@ def _region_gradient(
     active_inputs: list[bool],
     active_outputs: list[bool],
     table: RuleTable,
+    ints: frozenset[int] = frozenset(),
 ) -> tuple[Tape, list[Var], list[Var], list[Atom]]:
     """Differentiate a region as a function of its inputs ``region.inputs[first:]``.
 
@@ -78,7 +81,7 @@ def _region_gradient(
     tape = Tape(region.name, list(region.inputs), facts=Facts(region=True))
     ins = region.inputs[first:]
     act = activity(region.eqns, {i.var.id for i, f in zip(ins, active_inputs) if f}, table)
-    tape.eqns, plans = forward_sweep(region.eqns, act, table)
+    tape.eqns, plans = forward_sweep(region.eqns, act, table, ints)
     builder = BackwardBuilder(tape)
     contributions: dict[int, list[Atom]] = {}
     seeds: list[Var] = []
@@ -153,7 +156,7 @@ def _reads(tape: Tape) -> set[int]:
     return found | {a.id for a in tape.outputs if isinstance(a, Var)}
 
 
-def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
+def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable, outer_ints: frozenset[int]):
     """A ``for``/``while`` loop: the forward loop saves per iteration; the backward loop replays it reversed."""
     k = eqn.params["n_carry"]
     lead = LEADING[eqn.prim]
@@ -163,7 +166,11 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
     free_args = eqn.args[lead + k :]
     read = _reads(body)
     free_act = [is_active(a, active) and i.var.id in read for a, i in zip(free_args, body.inputs[first + k :])]
-    tape, _seeds, grads, _ = _region_gradient(body, first, carried_act + free_act, carried_act, table)
+    # the integers of the body: its index, an enclosing loop's (i + 1 of them too)
+    index = {body.inputs[0].var.id} if eqn.prim == "for" else set()
+    index |= {v.id for v, a in bound_inputs(eqn) if isinstance(a, Var) and a.id in outer_ints}
+    ints = frozenset(writes.int_values(body.eqns, index))
+    tape, _seeds, grads, _ = _region_gradient(body, first, carried_act + free_act, carried_act, table, ints)
     nc = sum(carried_act)
     free_inputs = body.inputs[first + k :]
     # free values the body does not differentiate through get no accumulator
@@ -187,6 +194,8 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
             grads[n] = builder.add("grad_zeros", [v], {})
     tape.outputs = list(body.outputs) + grads
     tape = optimize(tape, table, reduce_powers=False)  # the final pass reduces them, knowing the bools
+    # the adjoint of F[i] += f is the adjoint of F itself: no write restores its elements
+    tape = dce(writes.drop_restoring_writes(tape, writes.int_values(tape.eqns, ints)), table)
     carried_inputs = {i.var.id for i in body.inputs[first : first + k]}
     # a for loop that may stop early is replayed from its stack: the index is saved, not recomputed
     early = eqn.prim == "for" and eqn.params.get("exit", -1) >= 0
@@ -238,6 +247,9 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
     substitute(bwd_region, subst)
     if early and body.inputs[0].var.id in subst:  # the saved copy of the loop index is an integer
         bwd_region.facts.index_vars = frozenset([subst[body.inputs[0].var.id].id])
+    # i + 1 of the index is an integer too: F[i + 1] += g is written in place, not by np.add.at
+    for region in (fwd_region, bwd_region):
+        region.facts.index_vars = frozenset(writes.int_values(region.eqns, {*ints, *region.facts.index_vars}))
     stack = Var(hint="_stack")
     params = {**eqn.params, "n_saved": len(saved)}
     new = Eqn(eqn.prim, list(eqn.args), params, [*eqn.outs, stack], eqn.span, (*eqn.regions[:-1], fwd_region))
@@ -245,9 +257,6 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
 
     def backward(contributions: dict[int, list[Atom]], builder: BackwardBuilder) -> None:
         douts = _adjoints(eqn.outs, carried_act, contributions, builder)
-        # an adjoint the backward body writes in place starts as an array of its own
-        owned = [i.var.id in bwd_owned for i in seed_inputs]
-        douts = [_own(d, builder.tape.eqns, builder) if o else d for d, o in zip(douts, owned)]
         initial = [a for a, f in zip(carried_args, carried_act) if f]
         free = [a for a, f in zip(free_args, free_act) if f]
         zeros = [builder.add("grad_zeros", [a], {}) for a in free]
@@ -286,36 +295,7 @@ def _writable(eqn: Eqn, body: Tape, first: int, results: list[Atom]) -> list[tup
     return [(v, r) for v, r, f in zip(inputs, results, keep) if f]
 
 
-#: Primitives whose result is an array of its own: a loop may write into it without a copy.
-_OWN = ("copy", "grad_zeros", "zeros", "zeros_like", "ones", "ones_like", "empty", "empty_like", "full")
-
-
-def _own(value: Atom, eqns: list[Eqn], builder: BackwardBuilder) -> Atom:
-    """``value``, or a copy of it when it is not an array of its own made in ``eqns``."""
-    d = next((e for e in reversed(eqns) if isinstance(value, Var) and value in e.outs), None)
-    return value if d is not None and d.prim in _OWN else builder.add("copy", [value], {})
-
-
-def _own_initial(loop: Eqn, made: list[Eqn], eqns: list[Eqn]) -> None:
-    """Give each carried array the loop writes in place an initial value of its own: a copy made
-    once, before the loop (appended to ``made``), unless it is a new array nothing else reads.
-    A parameter's array is never changed."""
-    lead, first = LEADING[loop.prim], first_carried(loop)
-    owned = loop.regions[-1].facts.in_place
-    for j, inp in enumerate(loop.regions[-1].inputs[first : first + loop.params["n_carry"]]):
-        init = loop.args[lead + j]
-        if inp.var.id not in owned or not isinstance(init, Var):
-            continue
-        d = next((e for e in made if init in e.outs), None)
-        readers = sum(a is init for e in eqns for a in e.args)
-        if d is not None and d.prim in _OWN and readers == 1:
-            continue
-        copy = Var(hint=init.hint)
-        made.append(Eqn("copy", [init], {}, [copy], loop.span))
-        loop.args[lead + j] = copy
-
-
-def _branch_plan(eqn: Eqn, active: set[int], table: RuleTable):
+def _branch_plan(eqn: Eqn, active: set[int], table: RuleTable, outer_ints: frozenset[int]):
     """An ``if``: each branch saves what its own backward part needs; the backward ``if`` takes
     the same branch (on the same condition value)."""
     k = eqn.params["n_carry"]
@@ -325,7 +305,10 @@ def _branch_plan(eqn: Eqn, active: set[int], table: RuleTable):
     fwd_regions, bwd_regions, n_saved = [], [], []
     all_saved: list[list[Var]] = []
     for region in eqn.regions:
-        tape, _seeds, grads, _ = _region_gradient(region, 0, free_act, out_act, table)
+        ints = frozenset(
+            i.var.id for i, a in zip(region.inputs, free_args) if isinstance(a, Var) and a.id in outer_ints
+        )
+        tape, _seeds, grads, _ = _region_gradient(region, 0, free_act, out_act, table, ints)
         builder = BackwardBuilder(tape)
         ins = [i for i, f in zip(region.inputs, free_act) if f]
         grads = [

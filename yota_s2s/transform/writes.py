@@ -23,7 +23,7 @@ copy made once before the loop (``adjoint``) unless it is a new array nothing el
 code generator (``codegen.appends.in_place_writes``) checks the chain again on the final tape
 and writes it in place.
 
-    >>> from yota_s2s.ir.core import Dyn, Tape
+    >>> from yota_s2s.ir.core import Tape
     >>> body = Tape("body"); i = body.add_input("i"); F = body.add_input("F"); f = body.add_input("f")
     >>> old = body.add_eqn("getindex", [F, i], {"index": (Dyn(0),)})
     >>> new = body.add_eqn("add", [old, f])
@@ -35,7 +35,9 @@ and writes it in place.
 
 from __future__ import annotations
 
-from ..ir.core import Atom, Eqn, Var
+from itertools import pairwise
+
+from ..ir.core import Atom, Dyn, Eqn, Lit, Section, Slice, Tape, Var
 from ..ir.regions import views
 
 #: The writes of a chain: a new version of the array with one element or slice written.
@@ -111,7 +113,7 @@ def _guard_reads(
     """Copy each element read whose value is used after the write that overwrites its array (a
     row of a 2-D array is a view), or leaves the body; every later use reads the copy."""
     position = {o.id: n for n, e in enumerate(eqns) for o in e.outs}
-    overwritten = {old.id: position[new.id] for old, new in zip(chain, chain[1:])}
+    overwritten = {old.id: position[new.id] for old, new in pairwise(chain)}
     copies: dict[int, Var] = {}
     for e in eqns:
         if e.prim != "getindex" or not isinstance(e.args[0], Var) or e.args[0].id not in overwritten:
@@ -141,3 +143,89 @@ def _shape_only(value: int, later: list[Eqn]) -> bool:
         for k, a in enumerate(e.args)
         if isinstance(a, Var) and a.id == value
     )
+
+
+def drop_restoring_writes(tape: Tape, ints: set[int]) -> Tape:
+    """The backward equations of ``tape`` without the writes that give an adjoint back its own
+    elements, ``index_add(setindex(D, 0, i), g, i)`` where ``g`` is ``D[i]`` (through
+    ``unbroadcast``s): the adjoint of ``F[i] += f`` (read ``F[i]``, write ``F[i] + f``) is ``D``
+    itself, and its element ``D[i]`` flows to ``f``, as by hand.  Only for a basic index (integers
+    ``ints``, constants, slices): ``np.add.at`` of a repeated index would add ``D[i]`` twice."""
+    defs = {o.id: e for e in tape.eqns for o in e.outs}
+    readers: dict[int, int] = {}
+    for e in tape.eqns:
+        for a in e.args:
+            if isinstance(a, Var):
+                readers[a.id] = readers.get(a.id, 0) + 1
+    subst: dict[int, Atom] = {}
+    for e in tape.eqns:
+        if e.prim != "index_add" or e.section == Section.FORWARD or not isinstance(e.args[0], Var):
+            continue
+        zero = defs.get(e.args[0].id)
+        if zero is None or zero.prim != "setindex" or readers.get(e.args[0].id) != 1:
+            continue
+        if not (isinstance(zero.args[1], Lit) and zero.args[1].value == 0) or zero.params != e.params:
+            continue
+        idx = e.args[2:]
+        if not _same(zero.args[2:], idx) or not _basic(e.params["index"], idx, ints):
+            continue
+        g = e.args[1]
+        while isinstance(g, Var) and g.id in defs and defs[g.id].prim == "unbroadcast":
+            g = defs[g.id].args[0]
+        read = defs.get(g.id) if isinstance(g, Var) else None
+        if read is None or read.prim != "getindex" or read.args[0] is not zero.args[0]:
+            continue
+        if read.params != e.params or not _same(read.args[1:], idx):
+            continue
+        subst[e.out.id] = zero.args[0]
+    if not subst:
+        return tape
+    for v in list(subst):  # a chain of them: each to the first array
+        while isinstance(subst[v], Var) and subst[v].id in subst:
+            subst[v] = subst[subst[v].id]
+    new = tape.copy_header()
+    new.eqns = [
+        Eqn(
+            e.prim,
+            [subst.get(a.id, a) if isinstance(a, Var) else a for a in e.args],
+            e.params,
+            e.outs,
+            e.span,
+            e.regions,
+            e.section,
+        )
+        for e in tape.eqns
+    ]
+    new.outputs = [subst.get(a.id, a) if isinstance(a, Var) else a for a in tape.outputs]
+    return new
+
+
+def int_values(eqns: list[Eqn], ints: set[int]) -> set[int]:
+    """``ints`` (integers: a loop's index) and what ``+``, ``-``, ``*`` make of them with integer
+    constants (``i + 1``)."""
+    ints = set(ints)
+    for e in eqns:
+        if e.prim in ("add", "sub", "mul") and len(e.outs) == 1 and e.args and all(_int(a, ints) for a in e.args):
+            ints.add(e.out.id)
+    return ints
+
+
+def _same(a: list[Atom], b: list[Atom]) -> bool:
+    return len(a) == len(b) and all(
+        x is y or (isinstance(x, Lit) and isinstance(y, Lit) and x == y) for x, y in zip(a, b)
+    )
+
+
+def _basic(index: tuple, idx: list[Atom], ints: set[int]) -> bool:
+    """An index of integers and slices: no element is named twice."""
+    for part in index:
+        if isinstance(part, Dyn):
+            if not _int(idx[part.k], ints):
+                return False
+        elif not (part is None or part is Ellipsis or type(part) is int or isinstance(part, Slice)):
+            return False
+    return True
+
+
+def _int(a: Atom, ints: set[int]) -> bool:
+    return (isinstance(a, Var) and a.id in ints) or (isinstance(a, Lit) and type(a.value) is int)
