@@ -59,9 +59,10 @@ def in_place_appends(tape: Tape, uses: Mapping[int, int]) -> frozenset[int]:
     return frozenset(e.out.id for t in all_tapes(tape) for e in t.eqns if e.prim == "list_append" and owned(e.args[0]))
 
 
-def in_place_writes(tape: Tape) -> dict[int, int]:
+def in_place_writes(tape: Tape) -> tuple[dict[int, int], frozenset[int]]:
     """The arrays a loop writes in place (``transform.writes``): value id -> the id of the carried
-    input whose array it is (the root of its in-place group).
+    input whose array it is (the root of its in-place group); and the values that must not be
+    inlined (``_write_chain``'s ``pinned``).
 
     The transform proved the carried inputs of ``facts.in_place`` safe to write; the final tape is
     checked again: each version of the array in the body is read by element reads placed before
@@ -70,6 +71,7 @@ def in_place_writes(tape: Tape) -> dict[int, int]:
     from an array of its own (``owns``).
     """
     found: dict[int, int] = {}
+    pinned: set[int] = set()
     for t in all_tapes(tape):
         for eqn in t.eqns:
             if eqn.prim not in ("for", "while", "for_back", "while_back") or not eqn.regions[-1].facts.in_place:
@@ -79,9 +81,9 @@ def in_place_writes(tape: Tape) -> dict[int, int]:
             pushed = {a.id for a in body.outputs[k:] if isinstance(a, Var)} if eqn.prim in ("for", "while") else set()
             for j, inp in enumerate(body.inputs[first : first + k]):
                 if inp.var.id in body.facts.in_place:
-                    chain = _write_chain(body, inp.var, body.outputs[j], pushed)
+                    chain = _write_chain(body, inp.var, body.outputs[j], pushed, pinned)
                     found.update((v.id, inp.var.id) for v in chain or ())
-    return found
+    return found, frozenset(pinned)
 
 
 def owns(
@@ -118,22 +120,26 @@ def carried_inits(tape: Tape) -> dict[int, Atom]:
     return inits
 
 
-def _write_chain(body: Tape, start: Var, end: Atom, pushed: set[int]) -> list[Var] | None:
-    """The versions of ``start`` written in place in ``body``, or None when they are not safe."""
+def _write_chain(body: Tape, start: Var, end: Atom, pushed: set[int], pinned: set[int]) -> list[Var] | None:
+    """The versions of ``start`` written in place in ``body``, or None when they are not safe.
+    Adds to ``pinned`` the values computed from an element read before the write that overwrites
+    it and used after it: written as statements of their own, never inlined past the write."""
     where = {o.id: n for n, e in enumerate(body.eqns) for o in e.outs}
     readers: dict[int, list[int]] = {}
     for n, e in enumerate(body.eqns):
         for a in e.args:
             if isinstance(a, Var):
                 readers.setdefault(a.id, []).append(n)
-    leaving = {a.id for a in body.outputs if isinstance(a, Var)} - pushed
-    chain, cur = [start], start
+    outputs = {a.id for a in body.outputs if isinstance(a, Var)}
+    leaving = outputs - pushed
+    chain, cur, crossing = [start], start, set()
     while cur is not end:
         users = [body.eqns[n] for n in readers.get(cur.id, [])]
         writes = [e for e in users if e.prim in ("setindex", "index_add") and e.args[0] is cur]
         if len(writes) != 1 or cur.id in leaving or any(a is cur for a in writes[0].args[1:]):
             return None
         at = where[writes[0].out.id]
+        derived: set[int] = set()
         for e in users:
             if e is writes[0]:
                 continue
@@ -142,6 +148,14 @@ def _write_chain(body: Tape, start: Var, end: Atom, pushed: set[int]) -> list[Va
             same = views(body.eqns, e.out)  # what shares the element's memory
             if same & leaving or any(n >= at for v in same for n in readers.get(v, [])):
                 return None
+            derived.add(e.out.id)
+        for e in body.eqns[:at]:  # what the old elements compute before the write
+            if any(isinstance(a, Var) and a.id in derived for a in e.args):
+                derived.update(o.id for o in e.outs)
+        crossing |= {v for v in derived if v in outputs or any(n >= at for n in readers.get(v, []))}
         cur = writes[0].out
         chain.append(cur)
-    return chain if len(chain) > 1 else None
+    if len(chain) < 2:
+        return None
+    pinned |= crossing
+    return chain

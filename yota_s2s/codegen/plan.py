@@ -179,6 +179,7 @@ class _Planner:
         self.alias: dict[int, Var] = {}
         self.methods: dict[int, bool] = {}
         self.listed: set[int] = set()
+        self.pinned: frozenset[int] = frozenset()
 
     def plan(self) -> FunctionPlan:
         tape, tapes = self.tape, self.tapes
@@ -203,7 +204,8 @@ class _Planner:
         self.plan_reads()
         self.index_vars = self.loop_indices()
         if self.backend.in_place:  # (the array API has no in-place writes: JAX arrays are immutable)
-            self.inplace.update(in_place_writes(tape))  # loops' writes
+            writes, self.pinned = in_place_writes(tape)  # loops' writes, and what they must not inline
+            self.inplace.update(writes)
             self.chains()
             self.branch_accumulators()
             self.chains()
@@ -240,7 +242,7 @@ class _Planner:
             uses=frozen(self.uses),
             defs=frozen(self.defs),
             home=frozen(self.home),
-            inline=frozenset(self.inlined() - self.appends),
+            inline=frozenset(self.inlined() - self.appends - self.pinned),
             inplace=frozen(self.inplace),
             group_var=frozen(group_var),
             first_writes=frozenset(self.first_writes(groups, named)),
