@@ -139,20 +139,22 @@ def _write_chain(body: Tape, start: Var, end: Atom, pushed: set[int], pinned: se
         if len(writes) != 1 or cur.id in leaving or any(a is cur for a in writes[0].args[1:]):
             return None
         at = where[writes[0].out.id]
+        if writes[0].prim != "setindex":  # (np.add.at of a computed index: its operands read before it, not by it)
+            at -= 1
         derived: set[int] = set()
         for e in users:
             if e is writes[0]:
                 continue
             if e.prim != "getindex" or any(a is cur for a in e.args[1:]) or where[e.out.id] > at:
                 return None
-            same = views(body.eqns, e.out)  # what shares the element's memory
-            if same & leaving or any(n >= at for v in same for n in readers.get(v, [])):
+            same = views(body.eqns, e.out)  # what shares the element's memory (read by the write itself: before it)
+            if same & leaving or any(n > at for v in same for n in readers.get(v, [])):
                 return None
             derived.add(e.out.id)
-        for e in body.eqns[:at]:  # what the old elements compute before the write
-            if any(isinstance(a, Var) and a.id in derived for a in e.args):
+        for e in body.eqns[: at + 1]:  # what the old elements compute before the write
+            if e is not writes[0] and any(isinstance(a, Var) and a.id in derived for a in e.args):
                 derived.update(o.id for o in e.outs)
-        crossing |= {v for v in derived if v in outputs or any(n >= at for n in readers.get(v, []))}
+        crossing |= {v for v in derived if v in outputs or any(n > at for n in readers.get(v, []))}
         cur = writes[0].out
         chain.append(cur)
     if len(chain) < 2:

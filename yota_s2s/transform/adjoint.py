@@ -224,9 +224,10 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable, outer_ints: frozens
         {v.id for v in saved},
         bwd,
     )
+    acc_inputs = tape.inputs[len(tape.inputs) - len(accs) :]
     bwd, bwd_owned, _ = writes.write_in_place(
         bwd,
-        list(zip([i.var for i in seed_inputs], tape.outputs[k : k + nc])),
+        list(zip([i.var for i in seed_inputs + acc_inputs], tape.outputs[k:])),
         {a.id for a in tape.outputs[k:] if isinstance(a, Var)},
         set(),
         [],
@@ -234,7 +235,6 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable, outer_ints: frozens
     pushed = [undo.get(v.id, v) for v in saved]  # an overwritten element is pushed as its copy
     fwd_region = Tape(body.name, list(body.inputs), fwd, [*tape.outputs[:k], *pushed], facts=Facts(region=True))
     fwd_region.facts.in_place = frozenset(fwd_owned)
-    acc_inputs = tape.inputs[len(tape.inputs) - len(accs) :]
     bwd_inputs = (
         body.inputs[: 0 if early else first]
         + [Input(v, ("#saved", str(n))) for n, v in enumerate(bwd_saved)]

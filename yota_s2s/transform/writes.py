@@ -119,8 +119,9 @@ def _guard_reads(
         if e.prim != "getindex" or not isinstance(e.args[0], Var) or e.args[0].id not in overwritten:
             continue
         value, at = e.out, overwritten[e.args[0].id]
+        at -= eqns[at].prim != "setindex"  # (np.add.at: read by the write is read too late)
         same = views(eqns, value)  # what shares the element's memory (a row of a 2-D array is a view)
-        late = any(isinstance(a, Var) and a.id in same for u in eqns[at:] for a in u.args)
+        late = any(isinstance(a, Var) and a.id in same for u in eqns[at + 1 :] for a in u.args)
         kept = any(v in leaving and not (v in pushed and _shape_only(v, later)) for v in same)
         if late or kept:
             copies[value.id] = Var(hint=value.hint)
@@ -149,8 +150,9 @@ def drop_restoring_writes(tape: Tape, ints: set[int]) -> Tape:
     """The backward equations of ``tape`` without the writes that give an adjoint back its own
     elements, ``index_add(setindex(D, 0, i), g, i)`` where ``g`` is ``D[i]`` (through
     ``unbroadcast``s): the adjoint of ``F[i] += f`` (read ``F[i]``, write ``F[i] + f``) is ``D``
-    itself, and its element ``D[i]`` flows to ``f``, as by hand.  Only for a basic index (integers
-    ``ints``, constants, slices): ``np.add.at`` of a repeated index would add ``D[i]`` twice."""
+    itself, and its element ``D[i]`` flows to ``f``, as by hand.  Another ``g``: ``D[i] = 0;
+    D[i] += g`` is written ``D[i] = g``.  Only for a basic index (integers ``ints``, constants,
+    slices): ``np.add.at`` of a repeated index would add ``D[i]`` twice."""
     defs = {o.id: e for e in tape.eqns for o in e.outs}
     readers: dict[int, int] = {}
     for e in tape.eqns:
@@ -158,6 +160,7 @@ def drop_restoring_writes(tape: Tape, ints: set[int]) -> Tape:
             if isinstance(a, Var):
                 readers[a.id] = readers.get(a.id, 0) + 1
     subst: dict[int, Atom] = {}
+    assign: dict[int, Eqn] = {}
     for e in tape.eqns:
         if e.prim != "index_add" or e.section == Section.FORWARD or not isinstance(e.args[0], Var):
             continue
@@ -173,29 +176,23 @@ def drop_restoring_writes(tape: Tape, ints: set[int]) -> Tape:
         while isinstance(g, Var) and g.id in defs and defs[g.id].prim == "unbroadcast":
             g = defs[g.id].args[0]
         read = defs.get(g.id) if isinstance(g, Var) else None
-        if read is None or read.prim != "getindex" or read.args[0] is not zero.args[0]:
+        restores = read is not None and read.prim == "getindex" and read.args[0] is zero.args[0]
+        if restores and read.params == e.params and _same(read.args[1:], idx):
+            subst[e.out.id] = zero.args[0]
             continue
-        if read.params != e.params or not _same(read.args[1:], idx):
-            continue
-        subst[e.out.id] = zero.args[0]
-    if not subst:
+        # D[i] = 0; D[i] += g is D[i] = g
+        assign[id(e)] = Eqn("setindex", [zero.args[0], *e.args[1:]], e.params, e.outs, e.span, (), e.section)
+    if not subst and not assign:
         return tape
     for v in list(subst):  # a chain of them: each to the first array
         while isinstance(subst[v], Var) and subst[v].id in subst:
             subst[v] = subst[subst[v].id]
     new = tape.copy_header()
-    new.eqns = [
-        Eqn(
-            e.prim,
-            [subst.get(a.id, a) if isinstance(a, Var) else a for a in e.args],
-            e.params,
-            e.outs,
-            e.span,
-            e.regions,
-            e.section,
-        )
-        for e in tape.eqns
-    ]
+    new.eqns = []
+    for e in tape.eqns:
+        e = assign.get(id(e), e)
+        args = [subst.get(a.id, a) if isinstance(a, Var) else a for a in e.args]
+        new.eqns.append(Eqn(e.prim, args, e.params, e.outs, e.span, e.regions, e.section))
     new.outputs = [subst.get(a.id, a) if isinstance(a, Var) else a for a in tape.outputs]
     return new
 
