@@ -25,6 +25,14 @@ class FlowWriter(WriterBase):
 
     #: each loop region's carried input -> the loop's initial value of it (``appends.carried_inits``)
     _inits: dict | None = None
+    #: the stack of a checkpointed forward loop -> the name of its checkpoints (``--checkpoint``)
+    _checkpoints: dict | None = None
+
+    @property
+    def checkpoints(self) -> dict[int, str]:
+        if self._checkpoints is None:
+            self._checkpoints = {}
+        return self._checkpoints
 
     def bind(self, var: Var, a: Atom, depth: int, body: list, section: Section) -> None:
         """Name a region input after the outer value it stands for (a constant is written in place)."""
@@ -211,6 +219,14 @@ class FlowWriter(WriterBase):
                 Line(sec, None, ast.Assign([named(stack, ast.Store())], ast.List([], ast.Load()), lineno=0), depth)
             )
         lines: list = []
+        checkpoints = stack if eqn.params.get("checkpoint") and eqn.prim == "for" else None
+        if checkpoints is not None:  # --checkpoint S: the schedule, once the trip count is known
+            self.helpers.update(("_ck_start", "_ck_save", "_ck_drop"))
+            ck = self.namer.fresh("_ck")
+            self.checkpoints[eqn.outs[k].id] = ck
+            steps = ast.Call(named("range"), self.range_args(eqn.args[:3]), [])
+            made = ast.Call(named("_ck_start"), [steps, ast.Constant(eqn.params["checkpoint"])], [])
+            body.append(Line(sec, None, ast.Assign([named(ck, ast.Store())], made, lineno=0), depth))
         if eqn.prim in ("for", "for_back"):
             index = region.inputs[0].var  # the backward loop shares the forward loop's index
             if index.id not in self.names:
@@ -232,6 +248,8 @@ class FlowWriter(WriterBase):
                 body.append(Line(sec, eqn.span, ast.While(flag, [], []), depth, header=True))
         else:  # while_back
             body.append(Line(sec, eqn.span, ast.While(named(self.names[eqn.args[0].id]), [], []), depth, header=True))
+        if back and eqn.params.get("checkpoint") and self.checkpoints.get(eqn.args[lead - 1].id):
+            self.replay(eqn, inner, body)  # (before the pop: it pushes the record again)
         if back:
             saved = region.inputs[first - n_saved : first] if eqn.prim == "for_back" else region.inputs[:n_saved]
             if eqn.prim == "for_back":
@@ -246,12 +264,64 @@ class FlowWriter(WriterBase):
                 body.append(Line(sec, None, pop, inner))
             elif eqn.prim == "while_back":
                 body.append(Line(sec, None, ast.Expr(call(named(stack_name), "pop", [])), inner))
+        if checkpoints is not None:
+            state = tuple_of([named(n) for n in names])
+            save = ast.Call(named("_ck_save"), [named(ck), named(self.names[index.id]), state], [])
+            body.append(Line(sec, None, ast.Expr(save), inner))
         start = len(body)
         self.region_body(region, list(zip([i.var for i in carried_inputs], names)), k, inner, body, stack)
+        if checkpoints is not None:  # the record is kept only when the backward loop reads it next
+            drop = ast.Call(named("_ck_drop"), [named(ck), named(self.names[index.id])], [])
+            pop = ast.Expr(call(named(stack), "pop", []))
+            body.append(Line(sec, None, ast.If(drop, [pop], []), inner))
         if eqn.params.get("exit", -1) >= 0:  # break, or a return, ends the loop
             body.append(Line(sec, None, ast.If(named(names[eqn.params["exit"]]), [ast.Break()], []), inner))
         if len(body) == start and not (back and n_saved):
             body.append(Line(sec, None, ast.Pass(), inner))
+
+    def replay(self, back: Eqn, depth: int, body: list) -> None:
+        """Before a checkpointed backward step: run the forward steps again from a snapshot when the
+        record of this step is not on the stack (``runtime/checkpoint.py``: ``_ck_replay``)."""
+        self.helpers.add("_ck_replay")
+        stack_var = back.args[LEADING[back.prim] - 1]
+        fwd = self.plan.defs[stack_var.id]
+        ck, stack = self.checkpoints[stack_var.id], self.names[stack_var.id]
+        region, k = fwd.regions[-1], fwd.params["n_carry"]
+        index = region.inputs[0].var
+        carried = [i.var for i in region.inputs[1 : 1 + k]]
+        names = [self.namer.fresh((v.hint or "_c") + "_again") for v in carried]
+        replay = self.namer.fresh("_replay")
+        sec = back.section
+        asked = ast.Call(named("_ck_replay"), [named(ck), named(self.names[index.id])], [])
+        body.append(Line(sec, None, ast.Assign([named(replay, ast.Store())], asked, lineno=0), depth))
+        runs = self.namer.fresh("_runs")
+        inner: list = []
+        state = ast.Tuple([named(n, ast.Store()) for n in names], ast.Store())
+        unpack = ast.Assign([ast.Tuple([state, named(runs, ast.Store())], ast.Store())], named(replay), lineno=0)
+        inner.append(Line(sec, None, unpack, depth + 1))
+        step = self.namer.fresh("_i")
+        header = ast.For(named(step, ast.Store()), named(runs), [], [], lineno=0)
+        inner.append(Line(sec, None, header, depth + 1, header=True))
+        save = ast.Call(named("_ck_save"), [named(ck), named(step), tuple_of([named(n) for n in names])], [])
+        inner.append(Line(sec, None, ast.Expr(save), depth + 2))
+        # the forward loop's names, which the backward loop's are made from; its outer values (the
+        # backward loop binds those it shares to what it reads of them)
+        kept, consts = dict(self.names), dict(self.consts)
+        self.names[index.id] = step
+        for v, n in zip(carried, names):
+            self.names[v.id] = n
+        for var, a in bound_inputs(fwd):
+            self.consts.pop(var.id, None)
+            self.bind(var, a, depth + 1, inner, sec)
+        self.region_body(region, list(zip(carried, names)), k, depth + 2, inner, stack)
+        self.names.update(kept)
+        self.consts.clear()
+        self.consts.update(consts)
+        drop = ast.Call(named("_ck_drop"), [named(ck), named(step)], [])
+        inner.append(Line(sec, None, ast.If(drop, [ast.Expr(call(named(stack), "pop", []))], []), depth + 2))
+        test = ast.Compare(named(replay), [ast.IsNot()], [ast.Constant(None)])
+        body.append(Line(sec, None, ast.If(test, [], []), depth, header=True))
+        body.extend(inner)
 
     def name_restored(self, var: Var) -> None:
         """Name a value the backward sweep takes back from a stack or a branch's saved tuple.

@@ -30,7 +30,7 @@ from __future__ import annotations
 from ..dsl.rule import RuleTable
 from ..ir.core import Atom, Eqn, Facts, Input, Lit, Section, Tape, Var
 from ..ir.regions import LEADING, bound_inputs, first_carried, is_control, substitute
-from . import remat, writes
+from . import checkpoint, remat, writes
 from .dce import dce
 from .optimize import optimize
 from .sweep import (
@@ -46,16 +46,17 @@ from .sweep import (
 
 
 def forward_sweep(
-    eqns: list[Eqn], active: set[int], table: RuleTable, ints: frozenset[int] = frozenset()
+    eqns: list[Eqn], active: set[int], table: RuleTable, ints: frozenset[int] = frozenset(), top: bool = True
 ) -> tuple[list[Eqn], dict[int, Plan]]:
     """The forward sweep: the primal equations, with each active loop or branch made to save
     what its backward sweep needs.  Returns the equations and a plan per such equation.
-    ``ints``: the values known to be integers (an enclosing loop's index)."""
+    ``ints``: the values known to be integers (an enclosing loop's index); ``top``: the equations
+    are the function's own (not a loop body's or a branch's: only there is a loop checkpointed)."""
     out: list[Eqn] = []
     plans: dict[int, Plan] = {}
     for eqn in eqns:
         if is_control(eqn.prim) and any(o.id in active for o in eqn.outs):
-            new, plan = (_branch_plan if eqn.prim == "if" else _loop_plan)(eqn, active, table, ints)
+            new, plan = (_branch_plan if eqn.prim == "if" else _loop_plan)(eqn, active, table, ints, top)
             plans[id(new)] = plan
             out.append(new)
         else:
@@ -81,7 +82,7 @@ def _region_gradient(
     tape = Tape(region.name, list(region.inputs), facts=Facts(region=True))
     ins = region.inputs[first:]
     act = activity(region.eqns, {i.var.id for i, f in zip(ins, active_inputs) if f}, table)
-    tape.eqns, plans = forward_sweep(region.eqns, act, table, ints)
+    tape.eqns, plans = forward_sweep(region.eqns, act, table, ints, top=False)
     builder = BackwardBuilder(tape)
     contributions: dict[int, list[Atom]] = {}
     seeds: list[Var] = []
@@ -156,7 +157,7 @@ def _reads(tape: Tape) -> set[int]:
     return found | {a.id for a in tape.outputs if isinstance(a, Var)}
 
 
-def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable, outer_ints: frozenset[int]):
+def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable, outer_ints: frozenset[int], top: bool):
     """A ``for``/``while`` loop: the forward loop saves per iteration; the backward loop replays it reversed."""
     k = eqn.params["n_carry"]
     lead = LEADING[eqn.prim]
@@ -252,6 +253,9 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable, outer_ints: frozens
         region.facts.index_vars = frozenset(writes.int_values(region.eqns, {*ints, *region.facts.index_vars}))
     stack = Var(hint="_stack")
     params = {**eqn.params, "n_saved": len(saved)}
+    snapshots = checkpoint.chosen(top, eqn.prim, early, bool(saved))
+    if snapshots:  # --checkpoint S: the forward loop keeps snapshots, the backward loop replays
+        params["checkpoint"] = snapshots
     new = Eqn(eqn.prim, list(eqn.args), params, [*eqn.outs, stack], eqn.span, (*eqn.regions[:-1], fwd_region))
     carried_args = eqn.args[lead : lead + k]
 
@@ -269,7 +273,7 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable, outer_ints: frozens
         back = Eqn(
             "while_back" if early else eqn.prim + "_back",
             [*lead_args, *douts, *zeros, *_read_or_none(free_args, [list(free_inputs)], [bwd_region])],
-            {"n_carry": len(outs), "n_saved": len(saved)},
+            {"n_carry": len(outs), "n_saved": len(saved), **({"checkpoint": snapshots} if snapshots else {})},
             outs,
             eqn.span,
             (bwd_region,),
@@ -295,7 +299,7 @@ def _writable(eqn: Eqn, body: Tape, first: int, results: list[Atom]) -> list[tup
     return [(v, r) for v, r, f in zip(inputs, results, keep) if f]
 
 
-def _branch_plan(eqn: Eqn, active: set[int], table: RuleTable, outer_ints: frozenset[int]):
+def _branch_plan(eqn: Eqn, active: set[int], table: RuleTable, outer_ints: frozenset[int], top: bool):
     """An ``if``: each branch saves what its own backward part needs; the backward ``if`` takes
     the same branch (on the same condition value)."""
     k = eqn.params["n_carry"]
