@@ -108,7 +108,7 @@ def generate(
         return f, _t1
     """
     if checkpoint and (
-        checkpoint < 0 or mode_named(mode).name not in ("grad", "vjp") or buffers or target == "arrayapi"
+        checkpoint < 0 or mode_named(mode).name not in ("grad", "vjp") or buffers or target == "array-api"
     ):
         what = "a positive number of snapshots" if checkpoint < 0 else "grad_NAME and vjp_NAME, for NumPy or CuPy"
         raise UserError("YS043", f"--checkpoint {checkpoint}: it writes {what} only", path)
