@@ -265,8 +265,8 @@ class FlowWriter(WriterBase):
             elif eqn.prim == "while_back":
                 body.append(Line(sec, None, ast.Expr(call(named(stack_name), "pop", [])), inner))
         if checkpoints is not None:
-            state = tuple_of([named(n) for n in names])
-            save = ast.Call(named("_ck_save"), [named(ck), named(self.names[index.id]), state], [])
+            state = [named(ck), named(self.names[index.id]), tuple_of([named(n) for n in names])]
+            save = ast.Call(named("_ck_save"), state + self.written(eqn), [])
             body.append(Line(sec, None, ast.Expr(save), inner))
         start = len(body)
         self.region_body(region, list(zip([i.var for i in carried_inputs], names)), k, inner, body, stack)
@@ -282,7 +282,7 @@ class FlowWriter(WriterBase):
     def replay(self, back: Eqn, depth: int, body: list) -> None:
         """Before a checkpointed backward step: run the forward steps again from a snapshot when the
         record of this step is not on the stack (``runtime/checkpoint.py``: ``_ck_replay``)."""
-        self.helpers.add("_ck_replay")
+        self.helpers.update(("_ck_replay", "_ck_restored"))
         stack_var = back.args[LEADING[back.prim] - 1]
         fwd = self.plan.defs[stack_var.id]
         ck, stack = self.checkpoints[stack_var.id], self.names[stack_var.id]
@@ -290,19 +290,19 @@ class FlowWriter(WriterBase):
         index = region.inputs[0].var
         carried = [i.var for i in region.inputs[1 : 1 + k]]
         names = [self.namer.fresh((v.hint or "_c") + "_again") for v in carried]
-        replay = self.namer.fresh("_replay")
         sec = back.section
-        asked = ast.Call(named("_ck_replay"), [named(ck), named(self.names[index.id])], [])
-        body.append(Line(sec, None, ast.Assign([named(replay, ast.Store())], asked, lineno=0), depth))
         runs = self.namer.fresh("_runs")
+        asked = ast.Call(named("_ck_replay"), [named(ck), named(self.names[index.id]), *self.written(fwd)], [])
+        body.append(Line(sec, None, ast.Assign([named(runs, ast.Store())], asked, lineno=0), depth))
         inner: list = []
         state = ast.Tuple([named(n, ast.Store()) for n in names], ast.Store())
-        unpack = ast.Assign([ast.Tuple([state, named(runs, ast.Store())], ast.Store())], named(replay), lineno=0)
-        inner.append(Line(sec, None, unpack, depth + 1))
+        restored = ast.Call(named("_ck_restored"), [named(ck)], [])
+        inner.append(Line(sec, None, ast.Assign([state], restored, lineno=0), depth + 1))
         step = self.namer.fresh("_i")
         header = ast.For(named(step, ast.Store()), named(runs), [], [], lineno=0)
         inner.append(Line(sec, None, header, depth + 1, header=True))
-        save = ast.Call(named("_ck_save"), [named(ck), named(step), tuple_of([named(n) for n in names])], [])
+        state = [named(ck), named(step), tuple_of([named(n) for n in names])]
+        save = ast.Call(named("_ck_save"), state + self.written(fwd), [])
         inner.append(Line(sec, None, ast.Expr(save), depth + 2))
         # the forward loop's names, which the backward loop's are made from; its outer values (the
         # backward loop binds those it shares to what it reads of them)
@@ -319,9 +319,24 @@ class FlowWriter(WriterBase):
         self.consts.update(consts)
         drop = ast.Call(named("_ck_drop"), [named(ck), named(step)], [])
         inner.append(Line(sec, None, ast.If(drop, [ast.Expr(call(named(stack), "pop", []))], []), depth + 2))
-        test = ast.Compare(named(replay), [ast.IsNot()], [ast.Constant(None)])
-        body.append(Line(sec, None, ast.If(test, [], []), depth, header=True))
+        # the state after the step just recorded is nobody's: not kept alive through the backward step
+        inner.append(Line(sec, None, ast.Delete([named(n, ast.Del()) for n in names]), depth + 1))
+        body.append(Line(sec, None, ast.If(named(runs), [], []), depth, header=True))
         body.extend(inner)
+
+    def written(self, loop: Eqn) -> list[ast.expr]:
+        """The positions of the carried values a checkpointed loop may write into in place (arrays
+        whose elements it writes, a value it passes to an inner loop or branch, any value when it
+        appends to a list in place), which its snapshots copy; none: no argument."""
+        region, k = loop.regions[-1], loop.params["n_carry"]
+        carried = [i.var for i in region.inputs[1 : 1 + k]]
+        if any(o.id in self.plan.appends for e in region.eqns for o in e.outs):
+            found = list(range(k))
+        else:
+            written = {self.plan.inplace.get(o.id) for e in region.eqns for o in e.outs}
+            written |= {a.id for e in region.eqns if e.regions for a in e.args if isinstance(a, Var)}
+            found = [n for n, v in enumerate(carried) if v.id in written or self.plan.inplace.get(v.id) is not None]
+        return [tuple_of([ast.Constant(n) for n in found])] if found else []
 
     def name_restored(self, var: Var) -> None:
         """Name a value the backward sweep takes back from a stack or a branch's saved tuple.

@@ -13,8 +13,6 @@ The number of steps run, first sweep included, is the binomial optimum
     ([0, 4, 7], 25)
 """
 
-import numpy as xp
-
 
 def _ck_cost(steps, snapshots):
     """The least number of steps run to reverse ``steps`` steps with ``snapshots`` snapshots (the
@@ -95,13 +93,13 @@ def _ck_start(steps, snapshots):
     return ck
 
 
-def _ck_save(ck, i, state):
-    """Before step ``i`` runs: keep a snapshot of the carried ``state`` if the schedule says so (a
-    copy of each array or list: the loop may write into them in place)."""
+def _ck_save(ck, i, state, written=()):
+    """Before step ``i`` runs: keep a snapshot of the carried ``state`` if the schedule says so: the
+    values themselves, but a copy of those the loop writes into in place (positions ``written``)."""
     p = ck["steps"].index(i)
     if p in ck["save"]:
         ck["save"].discard(p)
-        ck["snaps"][p] = tuple(v.copy() if isinstance(v, xp.ndarray | list) else v for v in state)
+        ck["snaps"][p] = tuple(v.copy() if n in written else v for n, v in enumerate(state))
 
 
 def _ck_drop(ck, i):
@@ -109,18 +107,19 @@ def _ck_drop(ck, i):
     return ck["steps"].index(i) != ck["last"]
 
 
-def _ck_replay(ck, i):
-    """Before the backward step ``i``: None when its record is on the stack; else the state to start
-    from and the steps to run (the last one, ``i``, recorded)."""
+def _ck_replay(ck, i, written=()):
+    """Before the backward step ``i``: the steps to run again (the last one, ``i``, recorded), none
+    when its record is on the stack; the state they start from is then ``_ck_restored(ck)`` (a copy
+    of the values the loop writes into in place, positions ``written``)."""
     if ck["first"]:
         ck["first"] = False
-        return None
-    state, runs = None, []
+        return []
+    runs = []
     for kind, p in ck["actions"]:
         if kind == "back":
             break
         if kind == "restore":
-            state = tuple(v.copy() if isinstance(v, xp.ndarray | list) else v for v in ck["snaps"][p])
+            ck["state"] = tuple(v.copy() if n in written else v for n, v in enumerate(ck["snaps"][p]))
         elif kind == "free":
             del ck["snaps"][p]
         elif kind == "snap":
@@ -128,4 +127,10 @@ def _ck_replay(ck, i):
         else:
             runs.append(ck["steps"][p])
     ck["last"] = ck["steps"].index(i)
-    return state, runs
+    return runs
+
+
+def _ck_restored(ck):
+    """The state the steps ``_ck_replay`` gave start from (handed over: the checkpoints keep no
+    reference to it)."""
+    return ck.pop("state")
