@@ -43,6 +43,9 @@ from ..ir.regions import views
 #: The writes of a chain: a new version of the array with one element or slice written.
 WRITES = ("setindex", "index_add")
 
+#: Off, every write copies its array as before this pass (for the benchmark's "before" column).
+IN_PLACE = True
+
 
 def write_in_place(
     eqns: list[Eqn], carries: list[tuple[Var, Atom]], leaving: set[int], pushed: set[int], later: list[Eqn]
@@ -58,7 +61,7 @@ def write_in_place(
     """
     owned: set[int] = set()
     copies: dict[int, Var] = {}
-    for start, end in carries:
+    for start, end in carries if IN_PLACE else ():
         chain = _chain(eqns, start, end, leaving)
         if chain is None:
             continue
@@ -153,6 +156,8 @@ def drop_restoring_writes(tape: Tape, ints: set[int]) -> Tape:
     itself, and its element ``D[i]`` flows to ``f``, as by hand.  Another ``g``: ``D[i] = 0;
     D[i] += g`` is written ``D[i] = g``.  Only for a basic index (integers ``ints``, constants,
     slices): ``np.add.at`` of a repeated index would add ``D[i]`` twice."""
+    if not IN_PLACE:
+        return tape
     defs = {o.id: e for e in tape.eqns for o in e.outs}
     readers: dict[int, int] = {}
     for e in tape.eqns:
