@@ -99,7 +99,7 @@ def _ck_save(ck, i, state, written=()):
     p = ck["steps"].index(i)
     if p in ck["save"]:
         ck["save"].discard(p)
-        ck["snaps"][p] = tuple(v.copy() if n in written else v for n, v in enumerate(state))
+        ck["snaps"][p] = tuple(v.copy() if n in written and hasattr(v, "copy") else v for n, v in enumerate(state))
 
 
 def _ck_drop(ck, i):
@@ -119,7 +119,9 @@ def _ck_replay(ck, i, written=()):
         if kind == "back":
             break
         if kind == "restore":
-            ck["state"] = tuple(v.copy() if n in written else v for n, v in enumerate(ck["snaps"][p]))
+            ck["state"] = tuple(
+                v.copy() if n in written and hasattr(v, "copy") else v for n, v in enumerate(ck["snaps"][p])
+            )
         elif kind == "free":
             del ck["snaps"][p]
         elif kind == "snap":
