@@ -17,6 +17,7 @@ from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
 from ..ir.regions import LEADING, all_tapes, bound_inputs, bound_positions, first_carried
 from .appends import carried_inits, owns
 from .base import WriterBase, call, named, tuple_of
+from .checkpoints import replay, written
 from .statements import Else, Line
 
 
@@ -249,7 +250,7 @@ class FlowWriter(WriterBase):
         else:  # while_back
             body.append(Line(sec, eqn.span, ast.While(named(self.names[eqn.args[0].id]), [], []), depth, header=True))
         if back and eqn.params.get("checkpoint") and self.checkpoints.get(eqn.args[lead - 1].id):
-            self.replay(eqn, inner, body)  # (before the pop: it pushes the record again)
+            replay(self, eqn, inner, body)  # (before the pop: it pushes the record again)
         if back:
             saved = region.inputs[first - n_saved : first] if eqn.prim == "for_back" else region.inputs[:n_saved]
             if eqn.prim == "for_back":
@@ -266,7 +267,7 @@ class FlowWriter(WriterBase):
                 body.append(Line(sec, None, ast.Expr(call(named(stack_name), "pop", [])), inner))
         if checkpoints is not None:
             state = [named(ck), named(self.names[index.id]), tuple_of([named(n) for n in names])]
-            save = ast.Call(named("_ck_save"), state + self.written(eqn), [])
+            save = ast.Call(named("_ck_save"), state + written(self.plan, eqn), [])
             body.append(Line(sec, None, ast.Expr(save), inner))
         start = len(body)
         self.region_body(region, list(zip([i.var for i in carried_inputs], names)), k, inner, body, stack)
@@ -278,65 +279,6 @@ class FlowWriter(WriterBase):
             body.append(Line(sec, None, ast.If(named(names[eqn.params["exit"]]), [ast.Break()], []), inner))
         if len(body) == start and not (back and n_saved):
             body.append(Line(sec, None, ast.Pass(), inner))
-
-    def replay(self, back: Eqn, depth: int, body: list) -> None:
-        """Before a checkpointed backward step: run the forward steps again from a snapshot when the
-        record of this step is not on the stack (``runtime/checkpoint.py``: ``_ck_replay``)."""
-        self.helpers.update(("_ck_replay", "_ck_restored"))
-        stack_var = back.args[LEADING[back.prim] - 1]
-        fwd = self.plan.defs[stack_var.id]
-        ck, stack = self.checkpoints[stack_var.id], self.names[stack_var.id]
-        region, k = fwd.regions[-1], fwd.params["n_carry"]
-        index = region.inputs[0].var
-        carried = [i.var for i in region.inputs[1 : 1 + k]]
-        names = [self.namer.fresh((v.hint or "_c") + "_again") for v in carried]
-        sec = back.section
-        runs = self.namer.fresh("_runs")
-        asked = ast.Call(named("_ck_replay"), [named(ck), named(self.names[index.id]), *self.written(fwd)], [])
-        body.append(Line(sec, None, ast.Assign([named(runs, ast.Store())], asked, lineno=0), depth))
-        inner: list = []
-        state = ast.Tuple([named(n, ast.Store()) for n in names], ast.Store())
-        restored = ast.Call(named("_ck_restored"), [named(ck)], [])
-        inner.append(Line(sec, None, ast.Assign([state], restored, lineno=0), depth + 1))
-        step = self.namer.fresh("_i")
-        header = ast.For(named(step, ast.Store()), named(runs), [], [], lineno=0)
-        inner.append(Line(sec, None, header, depth + 1, header=True))
-        state = [named(ck), named(step), tuple_of([named(n) for n in names])]
-        save = ast.Call(named("_ck_save"), state + self.written(fwd), [])
-        inner.append(Line(sec, None, ast.Expr(save), depth + 2))
-        # the forward loop's names, which the backward loop's are made from; its outer values (the
-        # backward loop binds those it shares to what it reads of them)
-        kept, consts = dict(self.names), dict(self.consts)
-        self.names[index.id] = step
-        for v, n in zip(carried, names):
-            self.names[v.id] = n
-        for var, a in bound_inputs(fwd):
-            self.consts.pop(var.id, None)
-            self.bind(var, a, depth + 1, inner, sec)
-        self.region_body(region, list(zip(carried, names)), k, depth + 2, inner, stack)
-        self.names.update(kept)
-        self.consts.clear()
-        self.consts.update(consts)
-        drop = ast.Call(named("_ck_drop"), [named(ck), named(step)], [])
-        inner.append(Line(sec, None, ast.If(drop, [ast.Expr(call(named(stack), "pop", []))], []), depth + 2))
-        # the state after the step just recorded is nobody's: not kept alive through the backward step
-        inner.append(Line(sec, None, ast.Delete([named(n, ast.Del()) for n in names]), depth + 1))
-        body.append(Line(sec, None, ast.If(named(runs), [], []), depth, header=True))
-        body.extend(inner)
-
-    def written(self, loop: Eqn) -> list[ast.expr]:
-        """The positions of the carried values a checkpointed loop may write into in place (arrays
-        whose elements it writes, a value it passes to an inner loop or branch, any value when it
-        appends to a list in place), which its snapshots copy; none: no argument."""
-        region, k = loop.regions[-1], loop.params["n_carry"]
-        carried = [i.var for i in region.inputs[1 : 1 + k]]
-        if any(o.id in self.plan.appends for e in region.eqns for o in e.outs):
-            found = list(range(k))
-        else:
-            written = {self.plan.inplace.get(o.id) for e in region.eqns for o in e.outs}
-            written |= {a.id for e in region.eqns if e.regions for a in e.args if isinstance(a, Var)}
-            found = [n for n, v in enumerate(carried) if v.id in written or self.plan.inplace.get(v.id) is not None]
-        return [tuple_of([ast.Constant(n) for n in found])] if found else []
 
     def name_restored(self, var: Var) -> None:
         """Name a value the backward sweep takes back from a stack or a branch's saved tuple.
