@@ -113,8 +113,8 @@ def _ck_replay(ck, i, written=()):
     of the values the loop writes into in place, positions ``written``)."""
     if ck["first"]:
         ck["first"] = False
-        return []
-    runs = []
+        return ck["steps"][0:0]
+    first = last = None
     for kind, p in ck["actions"]:
         if kind == "back":
             break
@@ -126,10 +126,11 @@ def _ck_replay(ck, i, written=()):
             del ck["snaps"][p]
         elif kind == "snap":
             ck["save"].add(p)
-        else:
-            runs.append(ck["steps"][p])
+        else:  # the steps run again follow each other: a range, not a list as long as they are
+            first = p if first is None else first
+            last = p
     ck["last"] = ck["steps"].index(i)
-    return runs
+    return ck["steps"][first : last + 1]
 
 
 def _ck_restored(ck):
