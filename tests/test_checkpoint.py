@@ -30,7 +30,7 @@ def _reverse(steps: int, snapshots: int) -> tuple[int, int, list[int]]:
         again = ck._ck_replay(state, i)
         if again:
             (start,) = ck._ck_restored(state)
-            assert again == list(range(start, i + 1))  # from a snapshot of the state at `start`, up to i
+            assert list(again) == list(range(start, i + 1))  # from a snapshot of the state at `start`, up to i
             for q in again:
                 ck._ck_save(state, q, (q,))
             runs += len(again)
