@@ -1,12 +1,16 @@
 """Loops at scale (issue 39): the gradient of long loops against their forward, the form before the
-loop's saved values were cut (``transform.remat.SAVE_LESS`` False), a hand-written adjoint, and JAX.
+loop's saved values were cut and its writes made in place (``transform.remat.SAVE_LESS`` and
+``transform.writes.IN_PLACE`` False), a hand-written adjoint, and JAX.
 
 - a rollout ``u = u + dt * np.sin(u)`` of a state of 10^4 numbers, T = 1,000 and 10,000 steps:
   time, and the ``tracemalloc`` peak of one gradient call in states (the state's bytes) per step;
 - an RK4 rollout of a two-species Lotka-Volterra model, its four parameters read from ``p``
   inside the step (T = 1,000);
 - a pair-force energy written with element writes (``F[i] += f``), at 20, 80 and 200 atoms;
-- an element-assembly loop of a chain of springs (``K[e:e+2] += ...``), 200 elements.
+- an element-assembly loop of a chain of springs (``K[e:e+2] += ...``), 200 elements;
+- the rollout with ``--checkpoint 10`` and ``30`` (binomial checkpointing): its time against the
+  forward and against ``grad_NAME`` without it, and its peak in states (not per step: it does not
+  grow with T).
 
 Both forms of ``grad_NAME`` are generated here from the same source, in memory.  JAX (the
 ``arrayapi`` extra installs it) runs ``jit(grad)`` of the same loop written with ``lax.scan``, on
@@ -85,16 +89,16 @@ def assembly(u, k):
 """
 
 
-def _generated(save_less: bool) -> dict:
+def _generated(save_less: bool, checkpoint: int = 0) -> dict:
     from yota_s2s.pipeline import generate
-    from yota_s2s.transform import remat
+    from yota_s2s.transform import remat, writes
 
-    remat.SAVE_LESS = save_less
+    remat.SAVE_LESS = writes.IN_PLACE = save_less
     wrt = {"rollout": ["u", "dt"], "lv_rk4": ["y", "p"], "pair_energy": ["X"], "assembly": ["u", "k"]}
     try:
-        text = generate(SOURCE, "loops.py", list(wrt), wrt).text
+        text = generate(SOURCE, "loops.py", list(wrt), wrt, checkpoint=checkpoint).text
     finally:
-        remat.SAVE_LESS = True
+        remat.SAVE_LESS = writes.IN_PLACE = True
     namespace: dict = {}
     exec(compile(SOURCE, "loops.py", "exec"), namespace)  # noqa: S102 - the benchmark's own source
     exec(compile(text, "grad_loops.py", "exec"), namespace)  # noqa: S102 - our output
@@ -240,6 +244,7 @@ def measure(quick: bool = False) -> list[tuple[str, ...]]:
     import numpy as np
 
     new, old, jx = _generated(True), _generated(False), _jax()
+    checkpointed = {S: _generated(True, S) for S in (10, 30)}
     rounds = 3 if quick else 5
     rows: list[tuple[str, ...]] = []
     rng = np.random.default_rng(0)
@@ -270,6 +275,21 @@ def measure(quick: bool = False) -> list[tuple[str, ...]]:
         rows.append(
             (f"{name}: peak states/step", "", *(f"{peaks[k] / state / T:.2f}" for k in ("grad", "before", "hand")), "")
         )
+        for S, module in checkpointed.items():
+            _close(module["grad_rollout"](*args), ref)
+            time_s = _cpu_us(partial(module["grad_rollout"], *args), rounds)
+            peak = _peak(partial(module["grad_rollout"], *args)) / state
+            rows.append((f"{name}, --checkpoint {S}", _us(fwd), f"{time_s / fwd:.2f}x", "", "", ""))
+            rows.append(
+                (
+                    f"{name}, --checkpoint {S}: its time / grad_NAME's, peak states",
+                    "",
+                    f"{time_s / cells['grad']:.2f}x",
+                    f"{peak:.1f} states",
+                    "",
+                    "",
+                )
+            )
     y0, p = np.array([1.0, 0.5]), np.array([1.1, 0.4, 0.4, 0.1])
     args = (y0, p, 0.01, 1_000)
     _close(new["grad_lv_rk4"](*args), old["grad_lv_rk4"](*args))
@@ -315,7 +335,7 @@ def _us(us: float) -> str:
     return f"{us / 1000:.2f} ms" if us >= 1000 else f"{us:.1f} µs"
 
 
-HEADER = ("loop", "forward", "grad_NAME", "before (all pushed)", "hand-written", "JAX jit(grad), scan")
+HEADER = ("loop", "forward", "grad_NAME", "before (all pushed, writes copied)", "hand-written", "JAX jit(grad), scan")
 
 
 def table(rows: list[tuple[str, ...]]) -> str:

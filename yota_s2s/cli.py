@@ -145,6 +145,14 @@ def _parser() -> _Parser:
         "shapes; its returned gradients are overwritten by the next call (see docs/buffers.md)",
     )
     p.add_argument(
+        "--checkpoint",
+        type=int,
+        default=0,
+        metavar="S",
+        help="binomial checkpointing (revolve) of the function's for loops: at most S snapshots of the "
+        "carried state, steps run again in the backward sweep, memory independent of the trip count",
+    )
+    p.add_argument(
         "--no-value",
         dest="value",
         action="store_false",
@@ -285,6 +293,7 @@ def _project_jobs(args: argparse.Namespace) -> list[Job]:
             ("--dump-ir", args.dump_ir),
             ("--format", args.format),
             ("--buffers", args.buffers),
+            ("--checkpoint", args.checkpoint),
             ("--no-value", args.value is False),
             (MODES[args.mode].flag, MODES[args.mode].flag is not None),
             ("--verify", args.verify),
@@ -342,6 +351,7 @@ def _run_here(job: Job, args: argparse.Namespace, console: Console, made: list, 
         source_sha256=source.sha256,
         mode=entry.mode,
         sparse=entry.sparse,
+        checkpoint=entry.checkpoint,
     )
     made.append(generated)
     for warning in generated.warnings:

@@ -113,6 +113,7 @@ def command_jobs(args: argparse.Namespace, console: Console, read_stdin) -> list
             sparse=args.sparse,
             value=args.value is not False,
             mode=args.mode,
+            checkpoint=args.checkpoint,
         )
         protect = protected(name, args.rules, args.example) if name != "-" else protected("-", args.rules)
         job = Job(entry, "<stdin>" if name == "-" else name, funcs, wrt, protect, stdin=data if source == "-" else None)

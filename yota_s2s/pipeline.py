@@ -39,6 +39,7 @@ from .frontend.fence import fence
 from .frontend.lower import lower
 from .ir.core import IRError, Tape, is_option, verify
 from .ir.modes import GRAD, Mode, mode_named
+from .transform.checkpoint import snapshots
 from .transform.complex_types import complex_seeds, complex_types
 from .transform.differentiate import differentiate
 from .transform.factor import common_factors, merge_reciprocals
@@ -83,6 +84,7 @@ def generate(
     source_sha256: str | None = None,
     mode: str | Mode = "grad",
     sparse: bool = False,
+    checkpoint: int = 0,
 ) -> Generated:
     """Differentiate the functions ``funcs`` (default: entry points) of ``source``.
 
@@ -93,6 +95,7 @@ def generate(
     ``mode`` is what each function computes (a name of ``ir.modes.MODES``, or its record): ``"grad"``
     (``grad_NAME``), ``"vjp"`` (``vjp_NAME(..., dout)``, ``--vjp``), ``"jvp"``
     (``jvp_NAME(..., x_dot)``, ``--jvp``) or ``"jacobian"`` (``jac_NAME``, ``--jacobian``).
+    ``checkpoint``: ``--checkpoint S``, binomial checkpointing of loops with ``S`` snapshots.
 
     >>> g = generate("import numpy as np\\ndef f(x):\\n    return np.sum(np.exp(x))\\n", "f.py")
     >>> print(g.text.split("def grad_f")[1].split("# ----")[0].strip())  # (the helpers follow)  # doctest: +NORMALIZE_WHITESPACE
@@ -106,7 +109,18 @@ def generate(
         f = _t1.sum()
         return f, _t1
     """
-    with _gc_paused():
+    reverse = mode_named(mode)  # (a gradient's or a VJP's one reverse sweep: not a loop over seeds, nor forward)
+    if checkpoint and (
+        checkpoint < 0
+        or reverse.order != 1
+        or reverse.forward
+        or reverse.by_rows
+        or buffers
+        or not BACKENDS[target].in_place  # (the snapshots are arrays written in place)
+    ):
+        what = "a positive number of snapshots" if checkpoint < 0 else "grad_NAME and vjp_NAME, for NumPy or CuPy"
+        raise UserError("YS043", f"--checkpoint {checkpoint}: it writes {what} only", path)
+    with _gc_paused(), snapshots(checkpoint):  # --checkpoint S (transform.checkpoint)
         try:
             return _generate(
                 source, path, funcs, wrt, target, rules, command, buffers, value, source_sha256, mode, sparse

@@ -65,6 +65,7 @@ class Entry:
     value: bool = True
     mode: str = "grad"  # grad_NAME; vjp_NAME (--vjp); jvp_NAME (--jvp); jac_NAME (--jacobian); hvp_NAME, hess_NAME
     sparse: bool = False  # --sparse (with --jacobian): sparse Jacobians
+    checkpoint: int = 0  # --checkpoint S: binomial checkpointing of loops with S snapshots
 
     def argv(self) -> list[str]:
         """The command's arguments, in the order ``yota-s2s`` writes them in the header.
@@ -89,6 +90,8 @@ class Entry:
             argv += ["--format", self.format]
         if self.buffers:
             argv += ["--buffers"]
+        if self.checkpoint:
+            argv += ["--checkpoint", str(self.checkpoint)]
         if not self.value:
             argv += ["--no-value"]
         if MODES[self.mode].flag:
@@ -195,7 +198,7 @@ def load_project(path: Path) -> Project | None:
     ...     path = Path(folder) / "pyproject.toml"
     ...     _ = path.write_text('[[tool.yota-s2s.generate]]\\nsource = "loss.py"\\nout = "grad_loss.py"\\nwrt = "w,b"\\n')
     ...     load_project(path).entries
-    [Entry(source='loss.py', out='grad_loss.py', funcs=None, wrt=['w', 'b'], target='numpy', rules=[], format=None, buffers=False, value=True, mode='grad', sparse=False)]
+    [Entry(source='loss.py', out='grad_loss.py', funcs=None, wrt=['w', 'b'], target='numpy', rules=[], format=None, buffers=False, value=True, mode='grad', sparse=False, checkpoint=0)]
     """
     shown = _shown(path)
     try:

@@ -125,9 +125,8 @@ def grad_loss(k, pos0, observed, steps=20):
         # path.append(p + dt * vel)
         _t14 = 0.05 * vel
         _stack.append((
-            _t14, _t12, _t13, _t11, acc2_2, f_4, _t10, acc0_2, length_4, d_4, _t9, acc0_1, f_3, _t8, acc3_1, length_3,
-            d_3, _t7, acc3, f_2, _t6, acc2_1, length_2, d_2, _t5, acc2, f_1, _t4, acc1_1, length_1, d_1, _t3, acc1, f,
-            _t2, length, d, path,
+            _t14, _t12, _t13, _t11, f_4, _t10, length_4, d_4, _t9, f_3, _t8, length_3, d_3, _t7, f_2, _t6, length_2,
+            d_2, _t5, f_1, _t4, length_1, d_1, _t3, f, _t2, length, d, path,
         ))
         path = [*path, p + _t14]
     # traj = np.stack(path[1:])
@@ -147,9 +146,8 @@ def grad_loss(k, pos0, observed, steps=20):
     dk = _grad_zeros(k)
     for step in reversed(range(steps)):
         (
-            _t14, _t12, _t13, _t11, acc2_2, f_4, _t10, acc0_2, length_4, d_4, _t9, acc0_1, f_3, _t8, acc3_1, length_3,
-            d_3, _t7, acc3, f_2, _t6, acc2_1, length_2, d_2, _t5, acc2, f_1, _t4, acc1_1, length_1, d_1, _t3, acc1, f,
-            _t2, length, d, path_1,
+            _t14, _t12, _t13, _t11, f_4, _t10, length_4, d_4, _t9, f_3, _t8, length_3, d_3, _t7, f_2, _t6, length_2,
+            d_2, _t5, f_1, _t4, length_1, d_1, _t3, f, _t2, length, d, path_1,
         ) = _stack.pop()
         # grad of: p = path[-1]
         p_1 = path_1[-1]
@@ -172,118 +170,70 @@ def grad_loss(k, pos0, observed, steps=20):
         dacc_10 = _unbroadcast(dvel_1, _t13) * 0.05
         dvel = _unbroadcast(dvel_1, _t12) * 0.9
         # grad of: acc[j] = acc[j] - f
-        dacc_9 = dacc_10.copy()
-        dacc_9[2] = 0.0
-        d_t11 = _unbroadcast(dacc_10[2], _t11)
-        dacc2_2 = _unbroadcast(d_t11, acc2_2)
+        _t29 = dacc_10[2]
         # grad of: acc[i] = acc[i] + f
-        dacc_9[2] += dacc2_2
-        dacc_8 = dacc_9.copy()
-        dacc_8[0] = 0.0
-        d_t10 = _unbroadcast(dacc_9[0], _t10)
-        dacc0_2 = _unbroadcast(d_t10, acc0_2)
+        _t30 = dacc_10[0]
         # grad of: return k * (length - rest) * d / length (in pull)
-        df_4 = _unbroadcast(-d_t11, f_4) + _unbroadcast(d_t10, f_4)
-        _t29 = df_4 / length_4
-        _t30 = _unbroadcast(_t29 * d_4, _t26)
-        _t31 = _unbroadcast(_t30 * k, _t25)
+        df_4 = _unbroadcast(-_unbroadcast(_t29, _t11), f_4) + _unbroadcast(_unbroadcast(_t30, _t10), f_4)
+        _t31 = df_4 / length_4
+        _t32 = _unbroadcast(_t31 * d_4, _t26)
+        _t33 = _unbroadcast(_t32 * k, _t25)
         # grad of: length = np.sqrt(np.sum(d * d)) (in pull)
-        _t32 = (_unbroadcast(-(df_4 * f_4 / length_4), length_4) + _t31) / (2.0 * length_4) * d_4
+        _t34 = (_unbroadcast(-(df_4 * f_4 / length_4), length_4) + _t33) / (2.0 * length_4) * d_4
         # grad of: d = p[j] - p[i] (in pull)
-        dd_4 = _unbroadcast(_t29 * _t26, d_4) + _t32 + _t32
-        # grad of: acc[j] = acc[j] - f
-        dacc_8[0] += dacc0_2
-        dacc_7 = dacc_8.copy()
-        dacc_7[0] = 0.0
-        d_t9 = _unbroadcast(dacc_8[0], _t9)
-        dacc0_1 = _unbroadcast(d_t9, acc0_1)
+        dd_4 = _unbroadcast(_t31 * _t26, d_4) + _t34 + _t34
         # grad of: acc[i] = acc[i] + f
-        dacc_7[0] += dacc0_1
-        dacc_6 = dacc_7.copy()
-        dacc_6[3] = 0.0
-        d_t8 = _unbroadcast(dacc_7[3], _t8)
-        dacc3_1 = _unbroadcast(d_t8, acc3_1)
+        _t35 = dacc_10[3]
         # grad of: return k * (length - rest) * d / length (in pull)
-        df_3 = _unbroadcast(-d_t9, f_3) + _unbroadcast(d_t8, f_3)
-        _t33 = df_3 / length_3
-        _t34 = _unbroadcast(_t33 * d_3, _t24)
-        _t35 = _unbroadcast(_t34 * k, _t23)
+        df_3 = _unbroadcast(-_unbroadcast(_t30, _t9), f_3) + _unbroadcast(_unbroadcast(_t35, _t8), f_3)
+        _t36 = df_3 / length_3
+        _t37 = _unbroadcast(_t36 * d_3, _t24)
+        _t38 = _unbroadcast(_t37 * k, _t23)
         # grad of: length = np.sqrt(np.sum(d * d)) (in pull)
-        _t36 = (_unbroadcast(-(df_3 * f_3 / length_3), length_3) + _t35) / (2.0 * length_3) * d_3
+        _t39 = (_unbroadcast(-(df_3 * f_3 / length_3), length_3) + _t38) / (2.0 * length_3) * d_3
         # grad of: d = p[j] - p[i] (in pull)
-        dd_3 = _unbroadcast(_t33 * _t24, d_3) + _t36 + _t36
-        # grad of: acc[j] = acc[j] - f
-        dacc_6[3] += dacc3_1
-        dacc_5 = dacc_6.copy()
-        dacc_5[3] = 0.0
-        d_t7 = _unbroadcast(dacc_6[3], _t7)
-        dacc3 = _unbroadcast(d_t7, acc3)
-        # grad of: acc[i] = acc[i] + f
-        dacc_5[3] += dacc3
-        dacc_4 = dacc_5.copy()
-        dacc_4[2] = 0.0
-        d_t6 = _unbroadcast(dacc_5[2], _t6)
-        dacc2_1 = _unbroadcast(d_t6, acc2_1)
+        dd_3 = _unbroadcast(_t36 * _t24, d_3) + _t39 + _t39
         # grad of: return k * (length - rest) * d / length (in pull)
-        df_2 = _unbroadcast(-d_t7, f_2) + _unbroadcast(d_t6, f_2)
-        _t37 = df_2 / length_2
-        _t38 = _unbroadcast(_t37 * d_2, _t22)
-        _t39 = _unbroadcast(_t38 * k, _t21)
+        df_2 = _unbroadcast(-_unbroadcast(_t35, _t7), f_2) + _unbroadcast(_unbroadcast(_t29, _t6), f_2)
+        _t40 = df_2 / length_2
+        _t41 = _unbroadcast(_t40 * d_2, _t22)
+        _t42 = _unbroadcast(_t41 * k, _t21)
         # grad of: length = np.sqrt(np.sum(d * d)) (in pull)
-        _t40 = (_unbroadcast(-(df_2 * f_2 / length_2), length_2) + _t39) / (2.0 * length_2) * d_2
+        _t43 = (_unbroadcast(-(df_2 * f_2 / length_2), length_2) + _t42) / (2.0 * length_2) * d_2
         # grad of: d = p[j] - p[i] (in pull)
-        dd_2 = _unbroadcast(_t37 * _t22, d_2) + _t40 + _t40
+        dd_2 = _unbroadcast(_t40 * _t22, d_2) + _t43 + _t43
         dp3 = dd_2 - dd_3
-        # grad of: acc[j] = acc[j] - f
-        dacc_4[2] += dacc2_1
-        dacc_3 = dacc_4.copy()
-        dacc_3[2] = 0.0
-        d_t5 = _unbroadcast(dacc_4[2], _t5)
-        dacc2 = _unbroadcast(d_t5, acc2)
         # grad of: acc[i] = acc[i] + f
-        dacc_3[2] += dacc2
-        dacc_2 = dacc_3.copy()
-        dacc_2[1] = 0.0
-        d_t4 = _unbroadcast(dacc_3[1], _t4)
-        dacc1_1 = _unbroadcast(d_t4, acc1_1)
+        _t44 = dacc_10[1]
         # grad of: return k * (length - rest) * d / length (in pull)
-        df_1 = _unbroadcast(-d_t5, f_1) + _unbroadcast(d_t4, f_1)
-        _t41 = df_1 / length_1
-        _t42 = _unbroadcast(_t41 * d_1, _t20)
-        _t43 = _unbroadcast(_t42 * k, _t19)
+        df_1 = _unbroadcast(-_unbroadcast(_t29, _t5), f_1) + _unbroadcast(_unbroadcast(_t44, _t4), f_1)
+        _t45 = df_1 / length_1
+        _t46 = _unbroadcast(_t45 * d_1, _t20)
+        _t47 = _unbroadcast(_t46 * k, _t19)
         # grad of: length = np.sqrt(np.sum(d * d)) (in pull)
-        _t44 = (_unbroadcast(-(df_1 * f_1 / length_1), length_1) + _t43) / (2.0 * length_1) * d_1
+        _t48 = (_unbroadcast(-(df_1 * f_1 / length_1), length_1) + _t47) / (2.0 * length_1) * d_1
         # grad of: d = p[j] - p[i] (in pull)
-        dd_1 = _unbroadcast(_t41 * _t20, d_1) + _t44 + _t44
+        dd_1 = _unbroadcast(_t45 * _t20, d_1) + _t48 + _t48
         dp2 = dd_4 - dd_2 + dd_1
-        # grad of: acc[j] = acc[j] - f
-        dacc_2[1] += dacc1_1
-        dacc_1 = dacc_2.copy()
-        dacc_1[1] = 0.0
-        d_t3 = _unbroadcast(dacc_2[1], _t3)
-        dacc1 = _unbroadcast(d_t3, acc1)
-        # grad of: acc[i] = acc[i] + f
-        dacc_1[1] += dacc1
         # grad of: return k * (length - rest) * d / length (in pull)
-        df = _unbroadcast(-d_t3, f) + _unbroadcast(_unbroadcast(dacc_1[0], _t2), f)
-        _t45 = df / length
-        _t46 = _unbroadcast(_t45 * d, _t18)
-        _t47 = _unbroadcast(_t46 * k, _t17)
+        df = _unbroadcast(-_unbroadcast(_t44, _t3), f) + _unbroadcast(_unbroadcast(_t30, _t2), f)
+        _t49 = df / length
+        _t50 = _unbroadcast(_t49 * d, _t18)
+        _t51 = _unbroadcast(_t50 * k, _t17)
         # grad of: length = np.sqrt(np.sum(d * d)) (in pull)
-        _t48 = (_unbroadcast(-(df * f / length), length) + _t47) / (2.0 * length) * d
+        _t52 = (_unbroadcast(-(df * f / length), length) + _t51) / (2.0 * length) * d
         # grad of: d = p[j] - p[i] (in pull)
-        dd = _unbroadcast(_t45 * _t18, d) + _t48 + _t48
+        dd = _unbroadcast(_t49 * _t18, d) + _t52 + _t52
         dp0 = dd_3 - dd_4 - dd
         dp1 = dd - dd_1
         # grad of: p = path[-1]
-        dp = _index_add(_t28, dp3, 3)
-        dp[2] += dp2
-        dp[0] += dp0
-        dp[1] += dp1
-        _t49 = _grad_zeros(path_1)
-        _t49[-1] += dp
-        dpath = dpath[:-1] + _t49
-        dk = dk + (_t30 * _t25 + _t34 * _t23 + _t38 * _t21 + _t42 * _t19 + _t46 * _t17)
+        _t53 = _index_add(_t28, dp3, 3)
+        _t54 = _index_add(_t53, dp2, 2)
+        _t55 = _index_add(_t54, dp0, 0)
+        _t56 = _grad_zeros(path_1)
+        _t56[-1] += _index_add(_t55, dp1, 1)
+        dpath = dpath[:-1] + _t56
+        dk = dk + (_t32 * _t25 + _t37 * _t23 + _t41 * _t21 + _t46 * _t19 + _t50 * _t17)
     # grad of: for step in range(steps):
     dpos0 = dpath[0]
     if type(dk) is np.ndarray and dk.ndim == 0:  # a number's gradient is a number

@@ -48,9 +48,9 @@ def grad_rnn(W, U, b, xs, T):
         _t5 = _unbroadcast(d_t1, U @ _t2)
         dh = _matmul_dy(_t4, W, h_1)
         dW = dW + _matmul_dx(_t4, W, h_1)
-        dxs[t] += _matmul_dy(_t5, U, _t2)
         dU = dU + _matmul_dx(_t5, U, _t2)
         db = db + _unbroadcast(_t3, b)
+        dxs[t] += _matmul_dy(_t5, U, _t2)
     if type(dU) is np.ndarray and dU.ndim == 0:  # a number's gradient is a number
         dU = dU[()]
     if type(db) is np.ndarray and db.ndim == 0:  # a number's gradient is a number

@@ -15,12 +15,25 @@ import ast
 
 from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
 from ..ir.regions import LEADING, all_tapes, bound_inputs, bound_positions, first_carried
+from .appends import carried_inits, owns
 from .base import WriterBase, call, named, tuple_of
+from .checkpoints import replay, written
 from .statements import Else, Line
 
 
 class FlowWriter(WriterBase):
     """The statements of loops and branches (a part of ``writer.FunctionWriter``)."""
+
+    #: each loop region's carried input -> the loop's initial value of it (``appends.carried_inits``)
+    _inits: dict | None = None
+    #: the stack of a checkpointed forward loop -> the name of its checkpoints (``--checkpoint``)
+    _checkpoints: dict | None = None
+
+    @property
+    def checkpoints(self) -> dict[int, str]:
+        if self._checkpoints is None:
+            self._checkpoints = {}
+        return self._checkpoints
 
     def bind(self, var: Var, a: Atom, depth: int, body: list, section: Section) -> None:
         """Name a region input after the outer value it stands for (a constant is written in place)."""
@@ -40,17 +53,27 @@ class FlowWriter(WriterBase):
         lead = LEADING[eqn.prim]
         k = eqn.params["n_carry"]
         names = []
-        for init, out in zip(eqn.args[lead : lead + k], eqn.outs):
+        inputs = eqn.regions[-1].inputs[first_carried(eqn) :]
+        for init, out, inp in zip(eqn.args[lead : lead + k], eqn.outs, inputs):
             if out.id in preset:
                 name = preset[out.id]
             elif init.id in self.plan.alias if isinstance(init, Var) else False:
                 name = self.names[init.id]
             else:
                 name = self.name_for(out)
-            if not (isinstance(init, Var) and self.names.get(init.id) == name):
-                body.append(
-                    Line(eqn.section, None, ast.Assign([ast.Name(name, ast.Store())], self.atom(init), lineno=0), depth)
-                )
+            value = self.atom(init)
+            plan = self.plan
+            if self._inits is None:
+                self._inits = carried_inits(plan.tape)
+            if plan.inplace.get(inp.var.id) == inp.var.id and not owns(
+                init, plan.uses, plan.defs, plan.inplace, self._inits
+            ):
+                value = call(value, "copy", [])  # the loop writes into an array of its own
+            elif isinstance(init, Var) and self.names.get(init.id) == name:
+                names.append(name)
+                self.names[out.id] = name
+                continue
+            body.append(Line(eqn.section, None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), depth))
             self.names[out.id] = name
             names.append(name)
         return names
@@ -197,6 +220,14 @@ class FlowWriter(WriterBase):
                 Line(sec, None, ast.Assign([named(stack, ast.Store())], ast.List([], ast.Load()), lineno=0), depth)
             )
         lines: list = []
+        checkpoints = stack if eqn.params.get("checkpoint") and eqn.prim == "for" else None
+        if checkpoints is not None:  # --checkpoint S: the schedule, once the trip count is known
+            self.helpers.update(("_ck_start", "_ck_save", "_ck_drop"))
+            ck = self.namer.fresh("_ck")
+            self.checkpoints[eqn.outs[k].id] = ck
+            steps = ast.Call(named("range"), self.range_args(eqn.args[:3]), [])
+            made = ast.Call(named("_ck_start"), [steps, ast.Constant(eqn.params["checkpoint"])], [])
+            body.append(Line(sec, None, ast.Assign([named(ck, ast.Store())], made, lineno=0), depth))
         if eqn.prim in ("for", "for_back"):
             index = region.inputs[0].var  # the backward loop shares the forward loop's index
             if index.id not in self.names:
@@ -218,6 +249,8 @@ class FlowWriter(WriterBase):
                 body.append(Line(sec, eqn.span, ast.While(flag, [], []), depth, header=True))
         else:  # while_back
             body.append(Line(sec, eqn.span, ast.While(named(self.names[eqn.args[0].id]), [], []), depth, header=True))
+        if back and eqn.params.get("checkpoint") and self.checkpoints.get(eqn.args[lead - 1].id):
+            replay(self, eqn, inner, body)  # (before the pop: it pushes the record again)
         if back:
             saved = region.inputs[first - n_saved : first] if eqn.prim == "for_back" else region.inputs[:n_saved]
             if eqn.prim == "for_back":
@@ -232,8 +265,16 @@ class FlowWriter(WriterBase):
                 body.append(Line(sec, None, pop, inner))
             elif eqn.prim == "while_back":
                 body.append(Line(sec, None, ast.Expr(call(named(stack_name), "pop", [])), inner))
+        if checkpoints is not None:
+            state = [named(ck), named(self.names[index.id]), tuple_of([named(n) for n in names])]
+            save = ast.Call(named("_ck_save"), state + written(self.plan, eqn), [])
+            body.append(Line(sec, None, ast.Expr(save), inner))
         start = len(body)
         self.region_body(region, list(zip([i.var for i in carried_inputs], names)), k, inner, body, stack)
+        if checkpoints is not None:  # the record is kept only when the backward loop reads it next
+            drop = ast.Call(named("_ck_drop"), [named(ck), named(self.names[index.id])], [])
+            pop = ast.Expr(call(named(stack), "pop", []))
+            body.append(Line(sec, None, ast.If(drop, [pop], []), inner))
         if eqn.params.get("exit", -1) >= 0:  # break, or a return, ends the loop
             body.append(Line(sec, None, ast.If(named(names[eqn.params["exit"]]), [ast.Break()], []), inner))
         if len(body) == start and not (back and n_saved):

@@ -29,7 +29,7 @@ from ..dsl.rule import RuleTable
 from ..ir.core import Atom, Eqn, Lit, ParamKind, Section, Tape, Var
 from ..ir.primitives import primitive
 from ..ir.regions import LEADING, all_tapes, bound_inputs, first_carried
-from .appends import in_place_appends
+from .appends import in_place_appends, in_place_writes
 from .arguments import differentiated_inputs, real_only, value_inputs, zero_d_gradients
 from .columns import column_plan
 from .helpers import helper_for
@@ -186,6 +186,7 @@ class _Planner:
         self.methods: dict[int, bool] = {}
         self.listed: set[int] = set()
         self.looped: set[int] = set()  # the values a loop over seeds computes (``split.looped_values``)
+        self.pinned: frozenset[int] = frozenset()
 
     def plan(self) -> FunctionPlan:
         tape, tapes = self.tape, self.tapes
@@ -210,6 +211,8 @@ class _Planner:
         self.plan_reads()
         self.index_vars = self.loop_indices()
         if self.backend.in_place:  # (the array API has no in-place writes: JAX arrays are immutable)
+            writes, self.pinned = in_place_writes(tape)  # loops' writes, and what they must not inline
+            self.inplace.update(writes)
             self.chains()
             self.branch_accumulators()
             self.chains()
@@ -247,7 +250,7 @@ class _Planner:
             uses=frozen(self.uses),
             defs=frozen(self.defs),
             home=frozen(self.home),
-            inline=frozenset(self.inlined() - self.appends),
+            inline=frozenset(self.inlined() - self.appends - self.pinned),
             inplace=frozen(self.inplace),
             group_var=frozen(group_var),
             first_writes=frozenset(self.first_writes(groups, named)),

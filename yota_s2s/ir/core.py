@@ -209,7 +209,8 @@ class Facts:
       ``check_scalar``, whether shapes could not prove the value a scalar (the generated code
       checks it).  ``region`` marks the tape of a loop body or a branch, and ``same_shape`` maps a
       value to another known to have its shape (an adjoint, its value); ``index_vars`` holds the
-      values that are a saved copy of a loop's index (an integer).  ``mode`` is what the function
+      values that are a saved copy of a loop's index (an integer); ``in_place``, the carried inputs of
+      a loop body that it may write in place (``transform.writes``).  ``mode`` is what the function
       computes (its record, ``ir.modes``): ``GRAD`` (``grad_NAME``), ``VJP`` (``vjp_NAME``, seeded with
       the input named ``seed``) or ``JACOBIAN`` (``jac_NAME``: ``rows`` > 0, that many rows written out, each its
       own reverse sweep; 0, a loop over the value's elements that seeds ``seed`` with each unit
@@ -249,6 +250,7 @@ class Facts:
     region: bool = False
     same_shape: dict[int, Atom] = field(default_factory=dict)
     index_vars: frozenset[int] = frozenset()
+    in_place: frozenset[int] = frozenset()
     bool_inputs: frozenset[int] = frozenset()
     complex_params: frozenset[str] = frozenset()
     holomorphic: bool = False

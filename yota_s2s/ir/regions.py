@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .core import Atom, Eqn, Input, Tape, Var
+from .primitives import primitive
 
 #: The primitives that own regions, with their leading (non-carried, non-free) argument counts.
 LEADING = {"for": 3, "while": 0, "if": 1, "for_back": 4, "while_back": 1, "if_back": 2}
@@ -118,3 +119,19 @@ def all_tapes(tape: Tape) -> Iterator[Tape]:
     for eqn in tape.eqns:
         for region in eqn.regions:
             yield from all_tapes(region)
+
+
+def views(eqns: list[Eqn], value: Var) -> set[int]:
+    """The ids of the values of ``eqns`` that may share memory with ``value``: itself, and what a
+    primitive that does not make a new array (``fresh``) computes from it (a view, an index, an
+    ``unbroadcast`` that returns its operand), transitively.  A write into ``value``'s memory
+    changes them all."""
+    found = {value.id}
+    for e in eqns:
+        record = primitive(e.prim)
+        if record.fresh:
+            continue
+        read = [a for k, a in enumerate(e.args) if k not in record.shape_operands]
+        if any(isinstance(a, Var) and a.id in found for a in read):
+            found.update(o.id for o in e.outs)
+    return found

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 from ..dsl.rule import RuleTable
 from ..ir.core import Atom, Eqn, Facts, Input, Lit, Section, Tape, Var
-from ..ir.regions import LEADING, first_carried, is_control, substitute
-from . import remat
+from ..ir.regions import LEADING, bound_inputs, first_carried, is_control, substitute
+from . import checkpoint, remat, writes
+from .dce import dce
 from .optimize import optimize
 from .sweep import (
     BackwardBuilder,
@@ -44,14 +45,18 @@ from .sweep import (
 )
 
 
-def forward_sweep(eqns: list[Eqn], active: set[int], table: RuleTable) -> tuple[list[Eqn], dict[int, Plan]]:
+def forward_sweep(
+    eqns: list[Eqn], active: set[int], table: RuleTable, ints: frozenset[int] = frozenset(), top: bool = True
+) -> tuple[list[Eqn], dict[int, Plan]]:
     """The forward sweep: the primal equations, with each active loop or branch made to save
-    what its backward sweep needs.  Returns the equations and a plan per such equation."""
+    what its backward sweep needs.  Returns the equations and a plan per such equation.
+    ``ints``: the values known to be integers (an enclosing loop's index); ``top``: the equations
+    are the function's own (not a loop body's or a branch's: only there is a loop checkpointed)."""
     out: list[Eqn] = []
     plans: dict[int, Plan] = {}
     for eqn in eqns:
         if is_control(eqn.prim) and any(o.id in active for o in eqn.outs):
-            new, plan = (_branch_plan if eqn.prim == "if" else _loop_plan)(eqn, active, table)
+            new, plan = (_branch_plan if eqn.prim == "if" else _loop_plan)(eqn, active, table, ints, top)
             plans[id(new)] = plan
             out.append(new)
         else:
@@ -65,6 +70,7 @@ def _region_gradient(
     active_inputs: list[bool],
     active_outputs: list[bool],
     table: RuleTable,
+    ints: frozenset[int] = frozenset(),
 ) -> tuple[Tape, list[Var], list[Var], list[Atom]]:
     """Differentiate a region as a function of its inputs ``region.inputs[first:]``.
 
@@ -76,7 +82,7 @@ def _region_gradient(
     tape = Tape(region.name, list(region.inputs), facts=Facts(region=True))
     ins = region.inputs[first:]
     act = activity(region.eqns, {i.var.id for i, f in zip(ins, active_inputs) if f}, table)
-    tape.eqns, plans = forward_sweep(region.eqns, act, table)
+    tape.eqns, plans = forward_sweep(region.eqns, act, table, ints, top=False)
     builder = BackwardBuilder(tape)
     contributions: dict[int, list[Atom]] = {}
     seeds: list[Var] = []
@@ -151,7 +157,7 @@ def _reads(tape: Tape) -> set[int]:
     return found | {a.id for a in tape.outputs if isinstance(a, Var)}
 
 
-def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
+def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable, outer_ints: frozenset[int], top: bool):
     """A ``for``/``while`` loop: the forward loop saves per iteration; the backward loop replays it reversed."""
     k = eqn.params["n_carry"]
     lead = LEADING[eqn.prim]
@@ -161,7 +167,11 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
     free_args = eqn.args[lead + k :]
     read = _reads(body)
     free_act = [is_active(a, active) and i.var.id in read for a, i in zip(free_args, body.inputs[first + k :])]
-    tape, _seeds, grads, _ = _region_gradient(body, first, carried_act + free_act, carried_act, table)
+    # the integers of the body: its index, an enclosing loop's (i + 1 of them too)
+    index = {body.inputs[0].var.id} if eqn.prim == "for" else set()
+    index |= {v.id for v, a in bound_inputs(eqn) if isinstance(a, Var) and a.id in outer_ints}
+    ints = frozenset(writes.int_values(body.eqns, index))
+    tape, _seeds, grads, _ = _region_gradient(body, first, carried_act + free_act, carried_act, table, ints)
     nc = sum(carried_act)
     free_inputs = body.inputs[first + k :]
     # free values the body does not differentiate through get no accumulator
@@ -185,6 +195,8 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
             grads[n] = builder.add("grad_zeros", [v], {})
     tape.outputs = list(body.outputs) + grads
     tape = optimize(tape, table, reduce_powers=False)  # the final pass reduces them, knowing the bools
+    # the adjoint of F[i] += f is the adjoint of F itself: no write restores its elements
+    tape = dce(writes.drop_restoring_writes(tape, writes.int_values(tape.eqns, ints)), table)
     carried_inputs = {i.var.id for i in body.inputs[first : first + k]}
     # a for loop that may stop early is replayed from its stack: the index is saved, not recomputed
     early = eqn.prim == "for" and eqn.params.get("exit", -1) >= 0
@@ -204,9 +216,26 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
         copies.append(Eqn(e.prim, list(e.args), dict(e.params), [out], e.span, (), Section.BACKWARD))
     bwd = copies + bwd
     bwd_saved = [subst.get(v.id, v) for v in saved]
-    fwd_region = Tape(body.name, list(body.inputs), fwd, [*tape.outputs[:k], *saved], facts=Facts(region=True))
     seed_inputs = [i for i in tape.inputs if i.path[0] == "#seed"]
+    # writes without copies: the carried arrays the forward and backward bodies write in place
+    fwd, fwd_owned, undo = writes.write_in_place(
+        fwd,
+        _writable(eqn, body, first, tape.outputs[:k]),
+        {a.id for a in [*tape.outputs[:k], *saved] if isinstance(a, Var)},
+        {v.id for v in saved},
+        bwd,
+    )
     acc_inputs = tape.inputs[len(tape.inputs) - len(accs) :]
+    bwd, bwd_owned, _ = writes.write_in_place(
+        bwd,
+        list(zip([i.var for i in seed_inputs + acc_inputs], tape.outputs[k:])),
+        {a.id for a in tape.outputs[k:] if isinstance(a, Var)},
+        set(),
+        [],
+    )
+    pushed = [undo.get(v.id, v) for v in saved]  # an overwritten element is pushed as its copy
+    fwd_region = Tape(body.name, list(body.inputs), fwd, [*tape.outputs[:k], *pushed], facts=Facts(region=True))
+    fwd_region.facts.in_place = frozenset(fwd_owned)
     bwd_inputs = (
         body.inputs[: 0 if early else first]
         + [Input(v, ("#saved", str(n))) for n, v in enumerate(bwd_saved)]
@@ -215,11 +244,18 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
         + list(free_inputs)
     )
     bwd_region = Tape(body.name + "_back", bwd_inputs, bwd, list(tape.outputs[k:]), facts=Facts(region=True))
+    bwd_region.facts.in_place = frozenset(bwd_owned)
     substitute(bwd_region, subst)
     if early and body.inputs[0].var.id in subst:  # the saved copy of the loop index is an integer
         bwd_region.facts.index_vars = frozenset([subst[body.inputs[0].var.id].id])
+    # i + 1 of the index is an integer too: F[i + 1] += g is written in place, not by np.add.at
+    for region in (fwd_region, bwd_region):
+        region.facts.index_vars = frozenset(writes.int_values(region.eqns, {*ints, *region.facts.index_vars}))
     stack = Var(hint="_stack")
     params = {**eqn.params, "n_saved": len(saved)}
+    snapshots = checkpoint.chosen(top, eqn.prim, early, bool(saved))
+    if snapshots:  # --checkpoint S: the forward loop keeps snapshots, the backward loop replays
+        params["checkpoint"] = snapshots
     new = Eqn(eqn.prim, list(eqn.args), params, [*eqn.outs, stack], eqn.span, (*eqn.regions[:-1], fwd_region))
     carried_args = eqn.args[lead : lead + k]
 
@@ -237,7 +273,7 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
         back = Eqn(
             "while_back" if early else eqn.prim + "_back",
             [*lead_args, *douts, *zeros, *_read_or_none(free_args, [list(free_inputs)], [bwd_region])],
-            {"n_carry": len(outs), "n_saved": len(saved)},
+            {"n_carry": len(outs), "n_saved": len(saved), **({"checkpoint": snapshots} if snapshots else {})},
             outs,
             eqn.span,
             (bwd_region,),
@@ -253,7 +289,17 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable):
     return new, backward
 
 
-def _branch_plan(eqn: Eqn, active: set[int], table: RuleTable):
+def _writable(eqn: Eqn, body: Tape, first: int, results: list[Atom]) -> list[tuple[Var, Atom]]:
+    """The carried inputs of a forward loop's body with the body's results for them; a ``while``
+    loop's carried value that its condition reads is left out (the condition reads it too)."""
+    k = eqn.params["n_carry"]
+    cond = _reads(eqn.regions[0]) if eqn.prim == "while" else set()
+    inputs = [i.var for i in body.inputs[first : first + k]]
+    keep = [eqn.prim != "while" or eqn.regions[0].inputs[j].var.id not in cond for j in range(k)]
+    return [(v, r) for v, r, f in zip(inputs, results, keep) if f]
+
+
+def _branch_plan(eqn: Eqn, active: set[int], table: RuleTable, outer_ints: frozenset[int], top: bool):
     """An ``if``: each branch saves what its own backward part needs; the backward ``if`` takes
     the same branch (on the same condition value)."""
     k = eqn.params["n_carry"]
@@ -263,7 +309,10 @@ def _branch_plan(eqn: Eqn, active: set[int], table: RuleTable):
     fwd_regions, bwd_regions, n_saved = [], [], []
     all_saved: list[list[Var]] = []
     for region in eqn.regions:
-        tape, _seeds, grads, _ = _region_gradient(region, 0, free_act, out_act, table)
+        ints = frozenset(
+            i.var.id for i, a in zip(region.inputs, free_args) if isinstance(a, Var) and a.id in outer_ints
+        )
+        tape, _seeds, grads, _ = _region_gradient(region, 0, free_act, out_act, table, ints)
         builder = BackwardBuilder(tape)
         ins = [i for i, f in zip(region.inputs, free_act) if f]
         grads = [
