@@ -243,10 +243,21 @@ def _same_report_name(before: str, text: str) -> str:
     return re.sub(_REPORT, lambda _: found.group(0), text) if found else text
 
 
-def main() -> int:
-    # one render at a time on a machine: every render uses the same scratch folder
-    with open(str(SCRATCH) + ".lock", "w") as lock:
+@contextlib.contextmanager
+def _page_lock(name: str):
+    """One render of a page at a time on a machine (each page renders in its folder, ``/tmp/demo/PAGE``);
+    other pages render beside it (``tests/test_docs.py`` checks the pages side by side)."""
+    SCRATCH.mkdir(parents=True, exist_ok=True)
+    with open(SCRATCH / f".{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def main() -> int:
+    # shared: renders run side by side, each page under its own lock; a render that must run alone
+    # (render.py before pages were locked one by one) holds it exclusively
+    with open(str(SCRATCH) + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_SH)
         return _main()
 
 
@@ -255,9 +266,11 @@ def _main() -> int:
     pages = {a.removesuffix(".md") for a in sys.argv[1:] if not a.startswith("--")}  # (none: every page)
     stale = []
     for template in sorted(SRC.glob("*.md.in")):
-        if pages and template.name.removesuffix(".md.in") not in pages:
+        name = template.name.removesuffix(".md.in")
+        if pages and name not in pages:
             continue
-        text = render(template)
+        with _page_lock(name):
+            text = render(template)
         target = HERE / template.name.removesuffix(".in")
         if target.exists():
             before = target.read_text(encoding="utf-8")

@@ -311,11 +311,11 @@ def collect(shard: int | None = None, keys: Collection[str] | None = None) -> di
 
 
 def shard_params() -> list:
-    """The parts as pytest parameters, each in its xdist group: the tests of one part (its hashes, its
-    lines) run in the process that generated it, once (``--dist loadgroup``)."""
+    """The parts as pytest parameters (``part3``): under ``-n``, the tests of one part (its hashes, its
+    lines) run in one process, which generates it once (``tests/conftest.py``, ``group_of``)."""
     import pytest
 
-    return [pytest.param(k, marks=pytest.mark.xdist_group(f"snapshot-{k}"), id=f"part{k}") for k in range(SHARDS)]
+    return [pytest.param(k, id=f"part{k}") for k in range(SHARDS)]
 
 
 @functools.cache

@@ -200,6 +200,7 @@ STRICT_DEVIATIONS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "case",
     [
@@ -227,12 +228,14 @@ def jax_numpy():
     jax.config.update("jax_enable_x64", previous)
 
 
+@pytest.mark.slow  # (the sweeps on other libraries: ~150 s of CPU together; NumPy's above stays in the fast subset)
 @pytest.mark.parametrize("case", ACCEPTED)
 def test_jax_arrays_give_the_same_numbers(case, generated_dir, jax_numpy):
     """JAX arrays are immutable: a module that wrote into one would fail here."""
     _check_case(case, generated_dir, jax_numpy.asarray, rtol=1e-10)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ACCEPTED)
 def test_torch_tensors_give_the_same_numbers(case, generated_dir):
     pytest.importorskip("array_api_compat", reason="array-api-compat is not installed (pip install -e '.[arrayapi]')")
@@ -270,6 +273,7 @@ DASK_LIMITS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "case",
     [

@@ -25,10 +25,20 @@ def test_relative_links_resolve():
             assert (page.parent / target).exists(), f"{page.name}: broken link {target}"
 
 
+PAGES = sorted(p.name.removesuffix(".md.in") for p in (DOCS / "src").glob("*.md.in"))
+
+
 @pytest.mark.slow
-def test_pages_show_what_the_tool_prints_today():
-    """docs/render.py runs every example shown in the pages; --check fails when one is stale."""
+@pytest.mark.parametrize("page", PAGES)
+def test_pages_show_what_the_tool_prints_today(page):
+    """docs/render.py runs every example shown in the page; --check fails when it is stale.  A test
+    per page: under ``-n`` the pages render side by side (each in its scratch folder, /tmp/demo/PAGE)."""
     proc = subprocess.run(
-        [sys.executable, str(DOCS / "render.py"), "--check"], capture_output=True, text=True, check=False
+        [sys.executable, str(DOCS / "render.py"), "--check", page], capture_output=True, text=True, check=False
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_every_page_has_its_template():
+    """(the pages checked above are those of the templates: a page written by hand would go unchecked)"""
+    assert sorted(p.name.removesuffix(".md") for p in DOCS.glob("*.md")) == PAGES

@@ -97,3 +97,24 @@ def test_the_snapshot_covers_every_kind_of_text():
     assert forms >= {"numpy-value", "numpy-no-value", "cupy-value", "cupy-no-value", "buffers-value"}
     assert any(k.endswith("::optimize") for k in keys) and any(k.endswith("::lower") for k in keys)
     assert {shard_of(k) for k in keys} == set(range(SHARDS))  # (every part checks something)
+
+
+def test_a_parts_two_checks_run_in_one_group_under_xdist():
+    """tests/conftest.py's scheduler puts a part's hashes and its lines' widths in one process (which
+    generates the part once), a page of the docs or a block of the fuzzer in its own, any other test in its file's."""
+    from .conftest import group_of
+
+    for k in range(SHARDS):
+        hashes = group_of(f"tests/test_snapshot.py::test_every_text_is_as_recorded[part{k}]")
+        lines = group_of(
+            f"tests/test_output_form.py::test_no_text_of_the_snapshot_has_a_line_over_120_characters[part{k}]"
+        )
+        assert hashes == lines == f"snapshot-{k}"
+    assert group_of("tests/test_fuzz.py::test_fuzz_bounded[seeds0-99]") != group_of(
+        "tests/test_fuzz.py::test_regression[a]"
+    )
+    assert group_of("tests/test_docs.py::test_pages_show_what_the_tool_prints_today[cli]") != group_of(
+        "tests/test_docs.py::test_pages_show_what_the_tool_prints_today[api]"
+    )
+    assert group_of("tests/test_cli.py::test_func_selection[x]") == "tests/test_cli.py"
+    assert group_of("yota_s2s/pipeline.py::yota_s2s.pipeline.generate") == "yota_s2s/pipeline.py"

@@ -68,6 +68,7 @@ def helper_is_constant(name: str, variant: str = "") -> bool:
     return isinstance(_runtime_functions(variant)[name][0], ast.Assign)
 
 
+@functools.cache  # (ast.get_source_segment splits the whole runtime module's source at each call)
 def helper_source(name: str, alias: str, variant: str = "") -> str:
     """The source of helper ``name`` (as written in ``runtime``) against the module alias ``alias`` (``np``);
     a ``variant``'s as it is written (its ``xp`` is its own local name)."""
