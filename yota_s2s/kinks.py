@@ -135,7 +135,7 @@ def kink_check(
         if numeric is not None and not close(exact, numeric):
             return (
                 f"along a random direction that keeps its zero, tied and integer components, "
-                f"analytic {exact!r} != numeric {numeric!r}"
+                f"analytic {exact:.10g} != numeric {numeric:.10g}"
             )
     # each tie inside the array, along the direction that moves its members together
     flat = x.reshape(-1)

@@ -326,7 +326,7 @@ class _Point:
                 kind_text = "is None but f changes along it" if analytic is None else "is wrong"
                 raise AssertionError(
                     f"check_grads: the gradient for {what} {kind_text}: along a random direction (seed {seed}){at}, "
-                    f"analytic {exact!r} != numeric {numeric!r}{why} (eps={eps}, rtol={rtol}, atol={atol})"
+                    f"analytic {exact:.10g} != numeric {numeric:.10g}{why} (eps={eps}, rtol={rtol}, atol={atol})"
                 )
         return leaves
 
