@@ -14,6 +14,8 @@ call's value, or None where the ordinary binding to a rule applies.
   symmetric, wrap); any other refuses with a located error (or passes through as static code
   where nothing is differentiated).
 - ``np.select(conds, choices, default)`` is nested ``np.where``, the first condition winning.
+- ``np.vander(x, N)`` of an ``N`` known at run time only (``len(coef)``) is
+  ``x[:, None] ** powers``, the powers ``np.arange(N)`` (reversed unless ``increasing=True``).
 - ``np.r_[a, 0.0, b]`` and ``np.c_[a, b]`` of arrays and numbers are ``index_join`` (written
   ``np.r_[...]`` by its helper, NumPy's dtype rules kept).  A slice (``np.r_[0:5]``) or a
   string directive has no rule: static code where nothing is differentiated.
@@ -49,7 +51,23 @@ def adapt_shape(lw, name: str, args: list, kwargs: dict, node: ast.AST) -> objec
         return _select(lw, args, kwargs, node)
     if name in INDEX_TRICKS:
         return _index_trick(lw, name, args, node)
+    if name == "numpy.vander":
+        return _vander(lw, args, kwargs, node)
     return None
+
+
+def _vander(lw, args: list, kwargs: dict, node: ast.AST) -> object | None:
+    """``np.vander(x, N)`` of a computed ``N``: ``x[:, None] ** powers`` (None: a constant N, the rule's)."""
+    bound = _bind(lw, "vander", [("x", ...), ("N", None), ("increasing", False)], args, kwargs, node)
+    n = bound["N"]
+    if _constant_value(n) is not _NOT_CONSTANT:
+        return None
+    increasing = _constant(lw, bound["increasing"], "increasing= of vander()", node)
+    powers = lw.call_primitive("numpy.arange", [n], {}, node)
+    if not increasing:
+        powers = lw.binop("sub", lw.binop("sub", n, Lit(1), node), powers, node)
+    column = lw.call_primitive("numpy.expand_dims", [bound["x"]], {"axis": Lit(1)}, node)
+    return lw.binop("power", column, powers, node)
 
 
 def _bind(lw, fname: str, params: list[tuple[str, object]], args: list, kwargs: dict, node: ast.AST) -> dict:

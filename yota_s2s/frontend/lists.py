@@ -10,6 +10,10 @@ array: ``np.sum(lst)``, ``sum(lst)``).  ``len(lst)``, ``lst[i]``, ``lst[-1]``, `
 ``for v in lst`` read it as Python does.  Its gradient is an array, the items' gradients
 stacked: the items of a list a gradient flows through have one shape.
 
+A comprehension over a length known only at run time (``[x[i] * w for i in range(k, len(x))]``,
+``sum(v ** 2 for v in vals)`` of such a list) whose items read the function's values is written
+as the loop it stands for (``runtime_comprehensions``): an empty list, a ``for`` and an append.
+
     >>> from yota_s2s.dsl.load import load_rules
     >>> from yota_s2s.frontend.fence import fence
     >>> from yota_s2s.frontend.lower import lower
@@ -23,8 +27,10 @@ from __future__ import annotations
 
 import ast
 
-from ..ir.core import Atom, Slice, Var
+from ..errors import UserError
+from ..ir.core import Atom, Lit, Slice, Var
 from .state import LoweringState
+from .values import _Function
 
 #: Primitives that take a list built at run time as it is (the others take ``np.array(lst)``).
 _TAKE_LISTS = frozenset({"len", "getindex", "static", "effect", "list_append", "list_stack"})
@@ -73,3 +79,75 @@ class ListLowering(LoweringState):
         """``lst[1:]`` of a list is a list."""
         if self.is_list(value) and isinstance(out, Var) and any(isinstance(i, Slice) for i in index):
             self.lists.add(out.id)
+
+    def runtime_comprehensions(self, stmt: ast.stmt, env: dict) -> list[ast.stmt] | None:
+        """``stmt`` with each comprehension of a run-time length whose items read the function's
+        values made a list built by a loop, written before it; None where it has none::
+
+            vals = [np.sum(s * w) for s in states[k:]]    ->    _list7 = []
+                                                                for s in states[k:]:
+                                                                    _list7.append(np.sum(s * w))
+                                                                vals = _list7
+        """
+        if not isinstance(stmt, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Return | ast.Expr):
+            return None
+        found = [n for n in ast.walk(stmt) if isinstance(n, ast.ListComp | ast.GeneratorExp)]
+        hoisted = [n for n in found if self.runtime_length(n, env)]
+        if not hoisted:
+            return None
+        comp = hoisted[0]  # the outermost; the loop's own statements hoist the inner ones
+        gen = comp.generators[0]
+        direct = isinstance(stmt, ast.Assign) and stmt.value is comp and len(stmt.targets) == 1
+        if direct and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id not in _names(comp):
+            name = stmt.targets[0].id  # vals = [...]: the loop builds vals
+        else:
+            name = f"_items{comp.lineno}_{comp.col_offset}"
+        item: ast.stmt = ast.Expr(
+            ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "append", ast.Load()), [comp.elt], [])
+        )
+        if gen.ifs:
+            test = gen.ifs[0] if len(gen.ifs) == 1 else ast.BoolOp(ast.And(), gen.ifs)
+            item = ast.If(test, [item], [])
+        start = ast.Assign([ast.Name(name, ast.Store())], ast.List([], ast.Load()))
+        loop = ast.For(gen.target, gen.iter, [item], [])
+        rest = _Replace(comp, ast.Name(name, ast.Load())).visit(stmt)
+        return [ast.fix_missing_locations(ast.copy_location(s, comp)) for s in (start, loop)] + [rest]
+
+    def runtime_length(self, comp: ast.ListComp | ast.GeneratorExp, env: dict) -> bool:
+        """``comp`` has one generator over a length known at run time only (``range`` of a
+        computed bound, a list built at run time) and its items read a value of the function."""
+        if len(comp.generators) != 1 or comp.generators[0].is_async:
+            return False
+        gen = comp.generators[0]
+        bound = {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+        reads = [n.id for part in (comp.elt, *gen.ifs) for n in ast.walk(part) if isinstance(n, ast.Name)]
+        values = any(n not in bound and n in env and not isinstance(env[n], Lit | _Function) for n in reads)
+        try:
+            if isinstance(gen.iter, ast.Call) and isinstance(gen.iter.func, ast.Name) and gen.iter.func.id == "range":
+                if not values or not isinstance(self.expr(gen.iter.func, env), _Function):
+                    return False  # [i * 2 for i in range(n)]: static code, passed through as written
+                bounds = [self.expr(a, env) for a in gen.iter.args]
+                return not all(isinstance(b, Lit) and type(b.value) is int for b in bounds)
+            return self.is_list(self.expr(gen.iter, env))
+        except UserError:
+            return False
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+class _Replace(ast.NodeTransformer):
+    """A copy of a tree with the node ``old`` replaced by ``new`` (the tree itself unchanged)."""
+
+    def __init__(self, old: ast.AST, new: ast.expr):
+        self.old, self.new = old, new
+
+    def visit(self, node: ast.AST) -> ast.AST:
+        if node is self.old:
+            return ast.copy_location(self.new, node)
+        return super().visit(node)
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        copy = ast.copy_location(type(node)(**{f: getattr(node, f) for f in node._fields}), node)
+        return super().generic_visit(copy)
