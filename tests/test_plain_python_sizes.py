@@ -79,6 +79,14 @@ CASES: dict[str, tuple[str, list]] = {
         """,
         [3.3, np.array([0.1, 0.2])],
     ),
+    "cross_with_axes": (
+        """
+        def f(a, b, w):
+            c = np.cross(a, b, axisa=0, axisb=1, axisc=0)
+            return np.sum(c * w) + np.sum(np.cross(a, b, axis=0) ** 2) + np.sum(np.fabs(a))
+        """,
+        [np.random.default_rng(1).normal(size=(3, 3)) for _ in range(3)],
+    ),
     "assert_on_a_reduction": (
         """
         def f(x):
@@ -178,3 +186,20 @@ def test_an_error_inside_a_raise_message_is_located_in_the_statement(tmp_path):
     err = info.value.errors[0] if isinstance(info.value, UserErrors) else info.value
     assert (err.code, err.line, err.col) == ("YS036", 7, 46), err.format()
     assert err.col <= len(source.splitlines()[err.line - 1])
+
+
+def test_cross_moving_the_product_of_two_2_vectors_raises_like_numpy_ignores_it(tmp_path):
+    source = _source(
+        """
+        def f(a, b):
+            return np.sum(np.cross(a, b, axisc=0))
+        """
+    )
+    f, namespace, _ = _compiled(source, tmp_path)
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
+    value, da, db = namespace["grad_f"](a, b)
+    assert np.isclose(value, f(a, b))
+    check_gradient(f, [a, b], [da, db])
+    with pytest.raises(ValueError, match="no vector axis"):
+        namespace["grad_f"](rng.normal(size=(4, 2)), rng.normal(size=(4, 2)))
