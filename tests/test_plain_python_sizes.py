@@ -61,6 +61,31 @@ CASES: dict[str, tuple[str, list]] = {
         """,
         [np.array([0.3, -0.7, 1.1, 0.4, 2.0])],
     ),
+    "nested_comprehension_of_constant_length": (
+        """
+        def f(x):
+            return sum(x[i] * x[j] for i in range(3) for j in range(i + 1, 3) if j != 2 or i == 0)
+        """,
+        [np.array([0.3, -0.7, 1.1])],
+    ),
+    "nested_comprehension_of_run_time_length_under_a_condition": (
+        """
+        def f(x):
+            n = len(x)
+            pairs = [(x[i] - x[j]) ** 2 for i in range(n) for j in range(i + 1, n)] if n <= 4 else []
+            return np.sum(x ** 2) + 0.1 * sum(pairs)
+        """,
+        [np.array([0.3, -0.7, 1.1, 0.2])],
+    ),
+    "comprehension_over_zip_of_a_list_and_a_range": (
+        """
+        def f(w, states, targets, washout=3):
+            preds = [states[t] @ w for t in range(washout, len(states))]
+            errs = [(p - targets[t]) ** 2 for p, t in zip(preds, range(washout, len(states)))]
+            return np.mean(np.array(errs)) + 1e-3 * np.sum(w ** 2)
+        """,
+        [np.array([0.5, -0.2, 0.3]), np.random.default_rng(2).normal(size=(7, 3)), np.linspace(0.0, 1.0, 7)],
+    ),
     "stack_of_a_list_appended_in_a_run_time_loop": (
         """
         def f(x, w):

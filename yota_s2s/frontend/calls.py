@@ -370,9 +370,18 @@ class CallLowering(LoweringState):
         return _Function("lambda", fn, closure=env, module=self.module)
 
     def expr_ListComp(self, node: ast.ListComp | ast.GeneratorExp, env: dict) -> object:
-        """``[w * x[i] for i in range(3)]``: unrolled, a tuple of values (a list in the source)."""
-        gen = node.generators[0]
-        out = []
+        """``[w * x[i] for i in range(3)]``: unrolled, a tuple of values (a list in the source);
+        several ``for`` clauses nest (``[x[i] * x[j] for i in range(3) for j in range(i)]``)."""
+        out: list = []
+        self.unrolled(node, 0, env, out)
+        return tuple(out)
+
+    def unrolled(self, node: ast.ListComp | ast.GeneratorExp, k: int, env: dict, out: list) -> None:
+        """Append the items of ``node``'s ``for`` clauses from the ``k``-th on to ``out``."""
+        if k == len(node.generators):
+            out.append(self.expr(node.elt, env))
+            return
+        gen = node.generators[k]
         for item in self.static_sequence(gen.iter, env):
             inner = dict(env)
             self.assign(gen.target, item, inner)
@@ -385,8 +394,7 @@ class CallLowering(LoweringState):
                     )
                 keep = keep and bool(test.value)
             if keep:
-                out.append(self.expr(node.elt, inner))
-        return tuple(out)
+                self.unrolled(node, k + 1, inner, out)
 
     expr_GeneratorExp = expr_ListComp
 

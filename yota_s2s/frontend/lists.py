@@ -84,19 +84,20 @@ class ListLowering(LoweringState):
         """``stmt`` with each comprehension of a run-time length whose items read the function's
         values made a list built by a loop, written before it; None where it has none::
 
-            vals = [np.sum(s * w) for s in states[k:]]    ->    _list7 = []
+            vals = [np.sum(s * w) for s in states[k:]]    ->    vals = []
                                                                 for s in states[k:]:
-                                                                    _list7.append(np.sum(s * w))
-                                                                vals = _list7
+                                                                    vals.append(np.sum(s * w))
+
+        Several ``for`` clauses are nested loops.  A comprehension that runs only under a
+        condition (in ``a if c else b``, ``and``/``or``, a lambda) is left alone, except as
+        an assignment's ``a if c else b``, which is made an ``if`` statement first.
         """
         if not isinstance(stmt, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Return | ast.Expr):
             return None
-        found = [n for n in ast.walk(stmt) if isinstance(n, ast.ListComp | ast.GeneratorExp)]
-        hoisted = [n for n in found if self.runtime_length(n, env)]
+        hoisted = [n for n in _unconditional_comprehensions(stmt.value) if self.runtime_length(n, env)]
         if not hoisted:
-            return None
+            return self.conditional_assignment(stmt, env)
         comp = hoisted[0]  # the outermost; the loop's own statements hoist the inner ones
-        gen = comp.generators[0]
         direct = isinstance(stmt, ast.Assign) and stmt.value is comp and len(stmt.targets) == 1
         if direct and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id not in _names(comp):
             name = stmt.targets[0].id  # vals = [...]: the loop builds vals
@@ -105,32 +106,58 @@ class ListLowering(LoweringState):
         item: ast.stmt = ast.Expr(
             ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "append", ast.Load()), [comp.elt], [])
         )
-        if gen.ifs:
-            test = gen.ifs[0] if len(gen.ifs) == 1 else ast.BoolOp(ast.And(), gen.ifs)
-            item = ast.If(test, [item], [])
+        for gen in reversed(comp.generators):
+            if gen.ifs:
+                item = ast.If(gen.ifs[0] if len(gen.ifs) == 1 else ast.BoolOp(ast.And(), gen.ifs), [item], [])
+            item = ast.For(gen.target, gen.iter, [item], [])
         start = ast.Assign([ast.Name(name, ast.Store())], ast.List([], ast.Load()))
-        loop = ast.For(gen.target, gen.iter, [item], [])
         rest = _Replace(comp, ast.Name(name, ast.Load())).visit(stmt)
-        return [ast.fix_missing_locations(ast.copy_location(s, comp)) for s in (start, loop)] + [rest]
+        return [ast.fix_missing_locations(ast.copy_location(s, comp)) for s in (start, item)] + [rest]
+
+    def conditional_assignment(self, stmt: ast.stmt, env: dict) -> list[ast.stmt] | None:
+        """``pairs = [...] if n <= 4 else []`` with a comprehension of a run-time length in a
+        branch, as ``if n <= 4: pairs = [...]`` / ``else: pairs = []``; None for any other."""
+        value = stmt.value if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+        if not isinstance(value, ast.IfExp):
+            return None
+        branches = (value.body, value.orelse)
+        if not any(self.runtime_length(c, env) for b in branches for c in _unconditional_comprehensions(b)):
+            return None
+        body, orelse = ([ast.Assign([stmt.targets[0]], b)] for b in branches)
+        return [ast.fix_missing_locations(ast.copy_location(ast.If(value.test, body, orelse), stmt))]
 
     def runtime_length(self, comp: ast.ListComp | ast.GeneratorExp, env: dict) -> bool:
-        """``comp`` has one generator over a length known at run time only (``range`` of a
-        computed bound, a list built at run time) and its items read a value of the function."""
-        if len(comp.generators) != 1 or comp.generators[0].is_async:
+        """``comp``'s first ``for`` runs over a length known at run time only (``range`` of a
+        computed bound, a list built at run time, ``zip`` of those) and its items read a value of
+        the function (``[2 * i for i in range(n)]`` is static code, passed through as written)."""
+        if any(g.is_async for g in comp.generators):
             return False
         gen = comp.generators[0]
-        bound = {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
-        reads = [n.id for part in (comp.elt, *gen.ifs) for n in ast.walk(part) if isinstance(n, ast.Name)]
+        bound = {n.id for g in comp.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+        parts = (comp.elt, *(i for g in comp.generators for i in g.ifs), *(g.iter for g in comp.generators[1:]))
+        reads = [n.id for part in parts for n in ast.walk(part) if isinstance(n, ast.Name)]
         values = any(n not in bound and n in env and not isinstance(env[n], Lit | _Function) for n in reads)
         try:
-            if isinstance(gen.iter, ast.Call) and isinstance(gen.iter.func, ast.Name) and gen.iter.func.id == "range":
-                if not values or not isinstance(self.expr(gen.iter.func, env), _Function):
-                    return False  # [i * 2 for i in range(n)]: static code, passed through as written
-                bounds = [self.expr(a, env) for a in gen.iter.args]
-                return not all(isinstance(b, Lit) and type(b.value) is int for b in bounds)
-            return self.is_list(self.expr(gen.iter, env))
-        except UserError:
-            return False
+            if self.is_list(self.expr(gen.iter, env)):
+                return True
+            self.static_sequence(gen.iter, env)
+        except UserError as exc:
+            return values and exc.code == "YS041"
+        return False
+
+
+def _unconditional_comprehensions(node: ast.AST | None) -> list[ast.ListComp | ast.GeneratorExp]:
+    """The comprehensions of ``node`` that run whenever it does (not under ``if``/``else``,
+    ``and``/``or``, in a lambda or inside another comprehension), outermost first."""
+    found: list = []
+    todo = [node] if node is not None else []
+    while todo:
+        n = todo.pop(0)
+        if isinstance(n, ast.ListComp | ast.GeneratorExp):
+            found.append(n)
+        elif not isinstance(n, ast.IfExp | ast.BoolOp | ast.Lambda | ast.SetComp | ast.DictComp):
+            todo.extend(ast.iter_child_nodes(n))
+    return found
 
 
 def _names(node: ast.AST) -> set[str]:
