@@ -178,7 +178,7 @@ def _library_name(fun) -> tuple[str, str] | None:
             continue
         if name is not None and getattr(lib, name, None) is raw:
             return module, name
-    if name is None or str(getattr(raw, "__module__", "")).startswith("autograd") or not hasattr(numpy, name):
+    if name is None or str(getattr(raw, "__module__", "")).startswith("autograd.scipy") or not hasattr(numpy, name):
         return None  # autograd's own function (autograd.scipy.signal.convolve)
     return "numpy", name  # a NumPy function autograd wraps in a function of its own (np.dot)
 

@@ -86,6 +86,13 @@ CASES: dict[str, tuple[str, list]] = {
         """,
         [np.array([0.5, -0.2, 0.3]), np.random.default_rng(2).normal(size=(7, 3)), np.linspace(0.0, 1.0, 7)],
     ),
+    "comprehensions_over_rows_and_range_n": (
+        """
+        def f(x, n):
+            return sum([v * v for v in x]) + sum(x[i] for i in range(n))
+        """,
+        [np.array([0.3, -0.7, 1.1]), 2],
+    ),
     "stack_of_a_list_appended_in_a_run_time_loop": (
         """
         def f(x, w):

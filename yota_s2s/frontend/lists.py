@@ -10,7 +10,8 @@ array: ``np.sum(lst)``, ``sum(lst)``).  ``len(lst)``, ``lst[i]``, ``lst[-1]``, `
 ``for v in lst`` read it as Python does.  Its gradient is an array, the items' gradients
 stacked: the items of a list a gradient flows through have one shape.
 
-A comprehension over a length known only at run time (``[x[i] * w for i in range(k, len(x))]``,
+A comprehension of a length known when generating is unrolled (``expr_ListComp``: a tuple of
+values, several ``for`` clauses nested).  A comprehension over a length known only at run time (``[x[i] * w for i in range(k, len(x))]``,
 ``sum(v ** 2 for v in vals)`` of such a list) whose items read the function's values is written
 as the loop it stands for (``runtime_comprehensions``): an empty list, a ``for`` and an append.
 
@@ -80,6 +81,35 @@ class ListLowering(LoweringState):
         if self.is_list(value) and isinstance(out, Var) and any(isinstance(i, Slice) for i in index):
             self.lists.add(out.id)
 
+    def expr_ListComp(self, node: ast.ListComp | ast.GeneratorExp, env: dict) -> object:
+        """``[w * x[i] for i in range(3)]``: unrolled, a tuple of values (a list in the source);
+        several ``for`` clauses nest (``[x[i] * x[j] for i in range(3) for j in range(i)]``)."""
+        out: list = []
+        self.unrolled(node, 0, env, out)
+        return tuple(out)
+
+    def unrolled(self, node: ast.ListComp | ast.GeneratorExp, k: int, env: dict, out: list) -> None:
+        """Append the items of ``node``'s ``for`` clauses from the ``k``-th on to ``out``."""
+        if k == len(node.generators):
+            out.append(self.expr(node.elt, env))
+            return
+        gen = node.generators[k]
+        for item in self.static_sequence(gen.iter, env):
+            inner = dict(env)
+            self.assign(gen.target, item, inner)
+            keep = True
+            for cond in gen.ifs:
+                test = self.expr(cond, inner)
+                if not (isinstance(test, Lit) and isinstance(test.value, bool | int)):
+                    raise self.error(
+                        "YS041", "a comprehension's condition must be known when generating (on the loop index)", cond
+                    )
+                keep = keep and bool(test.value)
+            if keep:
+                self.unrolled(node, k + 1, inner, out)
+
+    expr_GeneratorExp = expr_ListComp
+
     def runtime_comprehensions(self, stmt: ast.stmt, env: dict) -> list[ast.stmt] | None:
         """``stmt`` with each comprehension of a run-time length whose items read the function's
         values made a list built by a loop, written before it; None where it has none::
@@ -128,8 +158,9 @@ class ListLowering(LoweringState):
 
     def runtime_length(self, comp: ast.ListComp | ast.GeneratorExp, env: dict) -> bool:
         """``comp``'s first ``for`` runs over a length known at run time only (``range`` of a
-        computed bound, a list built at run time, ``zip`` of those) and its items read a value of
-        the function (``[2 * i for i in range(n)]`` is static code, passed through as written)."""
+        computed bound, the rows of an array, a list built at run time, ``zip`` of those) and its
+        items are values of the function (``[2 * i for i in range(n)]`` is static code, passed
+        through as written)."""
         if any(g.is_async for g in comp.generators):
             return False
         gen = comp.generators[0]
@@ -137,12 +168,15 @@ class ListLowering(LoweringState):
         parts = (comp.elt, *(i for g in comp.generators for i in g.ifs), *(g.iter for g in comp.generators[1:]))
         reads = [n.id for part in parts for n in ast.walk(part) if isinstance(n, ast.Name)]
         values = any(n not in bound and n in env and not isinstance(env[n], Lit | _Function) for n in reads)
+        over_range = (
+            isinstance(gen.iter, ast.Call) and isinstance(gen.iter.func, ast.Name) and gen.iter.func.id == "range"
+        )
         try:
             if self.is_list(self.expr(gen.iter, env)):
                 return True
             self.static_sequence(gen.iter, env)
-        except UserError as exc:
-            return values and exc.code == "YS041"
+        except UserError as exc:  # YS041: a length known at run time; the rows of an array are values
+            return exc.code == "YS041" and (values or not over_range)
         return False
 
 
