@@ -171,12 +171,15 @@ class ListLowering(LoweringState):
         over_range = (
             isinstance(gen.iter, ast.Call) and isinstance(gen.iter.func, ast.Name) and gen.iter.func.id == "range"
         )
-        try:
-            if self.is_list(self.expr(gen.iter, env)):
+        tape, mark = self.tape, len(self.tape.eqns)
+        try:  # a look only: what it lowers is dropped (the loop, or the unrolled items, lower it again)
+            if isinstance(gen.iter, ast.Name) and self.is_list(self.expr(gen.iter, env)):
                 return True
             self.static_sequence(gen.iter, env)
         except UserError as exc:  # YS041: a length known at run time; the rows of an array are values
             return exc.code == "YS041" and (values or not over_range)
+        finally:
+            self.discard(tape, mark)
         return False
 
 
