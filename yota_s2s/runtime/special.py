@@ -101,7 +101,8 @@ def _polygamma(n, x):
 def _float64(x):
     """``x`` as a float64 array, and the floating dtype the result is given back in."""
     x = xp.asarray(x)
-    return x.astype(xp.float64), (x.dtype if x.dtype.kind == "f" else xp.dtype(xp.float64))
+    wide = x.astype(float)
+    return wide, (x.dtype if x.dtype.kind == "f" else wide.dtype)
 
 
 def _factorial(n):
