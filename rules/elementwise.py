@@ -31,7 +31,7 @@ def sqrt(x):
     dx = dout / (2.0 * out)
 
 
-@diffrule(names=["numpy.abs", "numpy.absolute", "builtins.abs", "math.fabs"], shape="elementwise")
+@diffrule(names=["numpy.abs", "numpy.absolute", "numpy.fabs", "builtins.abs", "math.fabs"], shape="elementwise")
 def abs(x):
     # The subgradient 0 at x == 0, as NumPy's sign gives.
     dx = dout * sign(x)

@@ -38,7 +38,7 @@ def gradient_dh(g, f, h, y, axis=None, edge_order=1):
 
 @diffrule(names=["numpy.cross"])
 def cross(a, b):
-    """Along the last axis: 3-vectors, 2-vectors (z = 0), stacks of them broadcast. axisa=, axisb=, axisc=, axis= are refused."""
+    """Along the last axis: 3-vectors, 2-vectors (z = 0), stacks of them broadcast. axisa=, axisb=, axisc=, axis=: the vectors moved last first."""
     # <g, a x b> = <a, b x g> = <b, g x a>; a 2-vector's gradient is the first two components.
     da = cross_da(dout, a, b)
     db = cross_db(dout, a, b)

@@ -55,6 +55,14 @@ SERVED: dict[str, str] = {
         def f(x):
             return D["k"] * np.sum(D["w"] * np.sin(x))
     """,
+    "dict_item_array_literal": """
+        D = {}
+        D["a"] = 0.5
+        D["b"] = np.array([0.25, -0.5])
+
+        def f(x):
+            return (D["a"] + np.sum(D["b"])) * np.sum(x ** 2)
+    """,
     "module_if": """
         MODE = "fast"
         if MODE == "fast":

@@ -377,10 +377,10 @@ def test_no_scipy_import_without_a_special_function():
 
 def test_digamma_gradient_is_trigamma():
     f, grad_f, text = compile_grad("np.sum(scipy.special.gammaln(x) + scipy.special.digamma(x))")
-    assert "scipy.special.polygamma(1, x)" in text
+    assert "_polygamma(1, x)" in text and "import scipy" not in text  # the gamma family is written in NumPy
     x = np.array([0.5, 1.0, 3.5])
     _, dx = grad_f(x)
-    assert np.allclose(dx, scipy.special.digamma(x) + scipy.special.polygamma(1, x), rtol=1e-14, atol=0.0)
+    assert np.allclose(dx, scipy.special.digamma(x) + scipy.special.polygamma(1, x), rtol=1e-13, atol=0.0)
     check_numeric(f, [x], [dx])
 
 

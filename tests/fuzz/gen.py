@@ -150,6 +150,7 @@ class Gen(PythonStatements):
         self.classes: list[str] = []
         self.int_names: list[str] = []  # counts made by static code (shapes, n // 2)
         self.constants: dict[str, str] = {}  # module-level constants: name -> its expression
+        self.module_lines: list[str] = []  # module-level statements after them (loops, appends, ifs)
 
     # ------------------------------------------------------------------ names and shapes
     def fresh_name(self, prefix: str = "t") -> str:
@@ -631,6 +632,8 @@ class Gen(PythonStatements):
             head.append("from dataclasses import dataclass")
         if self.constants:
             head.append("\n" + "\n".join(f"{k} = {v}" for k, v in self.constants.items()))
+        if self.module_lines:
+            head.append("\n" + "\n".join(self.module_lines))
         parts = ["\n".join(head), *pre, *helpers, f"def f({names}):\n" + "\n".join(body)]
         source = "\n\n\n".join(parts) + "\n"
         return Program(source, tuple(params), (("n", self.n), ("m", self.m)), self.smooth, vector)

@@ -10,7 +10,11 @@ where one does:
   form or as a sum of powers ``c[k] * t ** k``, with ``t ** 0`` where ``t`` may be 0);
 - lists: ``acc = []`` and ``acc.append(...)`` in a loop, then ``sum(acc)`` or ``np.stack(acc)``,
   and list parameters (unpacked, indexed, or iterated);
-- nested functions and lambdas.
+- nested functions and lambdas;
+- module-level statements that build a table the function reads (``py_module``): a loop that
+  appends, ``.extend``, an in-place update of an array, an ``if`` on a module flag, a dict
+  filled by key, draws of a seeded generator.  A module-level name's value is what the
+  module's statements leave in it.
 
 Each keeps the generator's promise: every program is defined on every input in [-2, 2] (the
 values these statements make are bounded, counts are never divisors).
@@ -24,8 +28,8 @@ class PythonStatements:
 
     def python_statement(self, scope: list, body: list[str], indent: str, loop: str | None) -> None:
         r = self.rng
-        kinds = ["shape", "assert", "count", "linspace", "append", "nested", "poly", "flag"]
-        kind = r.choices(kinds, [1.5, 1, 1.5, 1, 2, 1, 1.5, 1])[0]
+        kinds = ["shape", "assert", "count", "linspace", "append", "nested", "poly", "flag", "module"]
+        kind = r.choices(kinds, [1.5, 1, 1.5, 1, 2, 1, 1.5, 1, 1.5])[0]
         getattr(self, "py_" + kind)(scope, body, indent)
 
     # ------------------------------------------------------------------ static code
@@ -120,6 +124,51 @@ class PythonStatements:
         if name not in self.constants:
             self.constants[name] = value
         return name
+
+    # ------------------------------------------------------------------ module-level statements
+    def py_module(self, scope: list, body: list[str], indent: str) -> None:
+        """A module-level table built by statements, read by ``f``: ``t = TABLE ... * v`` (its
+        entries' sum at most 3 in size, so ``t`` stays bounded)."""
+        from .gen import Val
+
+        r = self.rng
+        self.counter += 1
+        name, k = f"TABLE{self.counter}", self.counter
+        lines = self.module_lines
+        how = r.choice(["append", "extend", "in_place", "if", "dict", "seeded"])
+        v = self.tame(self.expr(scope, 1))
+        t = self.fresh_name("t")
+        if how == "append":
+            lines += [f"{name} = []", f"for p{k} in range(1, {r.randint(2, 4)}):", f"    {name}.append(0.25 * p{k})"]
+            acc = self.fresh_name("s")
+            body.append(f"{indent}{acc} = 0.0")
+            body.append(f"{indent}for c{k} in {name}:")
+            body.append(f"{indent}    {acc} = {acc} + c{k} * np.tanh({v.code})")
+            scope.append(Val(acc, v.shape, 1.5))
+            return
+        if how == "extend":
+            lines += [f"{name} = [0.5]", f"{name}.extend([-0.25, 0.125])", f"{name}.insert(0, 0.75)"]
+            read = f"np.polyval({name}, np.tanh({v.code}))"
+        elif how == "in_place":
+            lines += [f"{name} = np.linspace(0.25, 0.5, 3)", f"{name} *= 2.0", f"{name} -= 0.5"]
+            read = f"np.sum({name}) * {v.code}"
+        elif how == "if":
+            flag = self.module_constant("FAST", r.choice(["True", "False"]))
+            lines += [f"if {flag}:", f"    {name} = 0.5", "else:", f"    {name} = -1.5"]
+            read = f"{name} * {v.code}"
+        elif how == "dict":
+            lines += [f"{name} = {{}}", f'{name}["a"] = 0.5', f'{name}["b"] = np.array([0.25, -0.5])']
+            read = f'({name}["a"] + np.sum({name}["b"])) * {v.code}'
+        else:
+            rng = f"RNG{k}"
+            lines += [
+                f"{rng} = np.random.default_rng({r.randint(0, 99)})",
+                f"{name} = {rng}.uniform(-1.0, 1.0, size=3)",
+                f"{name}_2 = {rng}.normal(size=2).clip(-1.0, 1.0)",
+            ]
+            read = f"(np.sum({name}) - np.sum({name}_2)) * {v.code}"
+        body.append(f"{indent}{t} = {read}")
+        scope.append(Val(t, v.shape, 5.0 * max(v.bound, 1.0)))
 
     # ------------------------------------------------------------------ polynomials of constants
     def py_poly(self, scope: list, body: list[str], indent: str) -> None:

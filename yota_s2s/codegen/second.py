@@ -66,7 +66,8 @@ class SecondWriter(BatchWriter, BandWriter):
         outputs = {a.id for a in tape.outputs[:2] if isinstance(a, Var)}
         H = self.block_row(rows, seed, outputs, None, body)[0]
         value, gradient = self.atom(tape.outputs[0]), self.atom(tape.outputs[1])
-        return tuple_of([value, gradient, named(H)] if tape.facts.value else [gradient, named(H)])
+        H = ast.Subscript(named(H), ast.Tuple([], ast.Load()), ast.Load())  # H[()]: a number for a scalar x
+        return tuple_of([value, gradient, H] if tape.facts.value else [gradient, H])
 
     def hessian_blocks(self, body: list[Line]) -> ast.expr:
         """``hess_NAME`` with respect to several parameters (``transform.second_blocks``): the

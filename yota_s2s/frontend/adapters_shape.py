@@ -14,6 +14,12 @@ call's value, or None where the ordinary binding to a rule applies.
   symmetric, wrap); any other refuses with a located error (or passes through as static code
   where nothing is differentiated).
 - ``np.select(conds, choices, default)`` is nested ``np.where``, the first condition winning.
+- ``np.vander(x, N)`` of an ``N`` known at run time only (``len(coef)``) is
+  ``x[:, None] ** powers``, the powers ``np.arange(N)`` (reversed unless ``increasing=True``).
+- ``np.cross(a, b, axisa=, axisb=, axisc=, axis=)`` is ``np.cross`` along the last axes of
+  ``np.moveaxis`` of each operand, the result's vectors moved to ``axisc``; where ``axisc`` moves
+  them, the generated code checks that the vectors have 3 components (NumPy ignores ``axisc``
+  for two 2-vectors, whose product has no vector axis).
 - ``np.r_[a, 0.0, b]`` and ``np.c_[a, b]`` of arrays and numbers are ``index_join`` (written
   ``np.r_[...]`` by its helper, NumPy's dtype rules kept).  A slice (``np.r_[0:5]``) or a
   string directive has no rule: static code where nothing is differentiated.
@@ -49,7 +55,49 @@ def adapt_shape(lw, name: str, args: list, kwargs: dict, node: ast.AST) -> objec
         return _select(lw, args, kwargs, node)
     if name in INDEX_TRICKS:
         return _index_trick(lw, name, args, node)
+    if name == "numpy.vander":
+        return _vander(lw, args, kwargs, node)
+    if name == "numpy.cross" and (len(args) > 2 or kwargs):
+        return _cross(lw, args, kwargs, node)
     return None
+
+
+def _cross(lw, args: list, kwargs: dict, node: ast.AST) -> object:
+    """``np.cross(a, b, axisa, axisb, axisc, axis)``: ``np.cross`` of the operands' vectors moved last."""
+    names = [("a", ...), ("b", ...), ("axisa", -1), ("axisb", -1), ("axisc", -1), ("axis", None)]
+    b = _bind(lw, "np.cross", names, args, kwargs, node)
+    axes = {k: _constant(lw, b[k], f"{k}= of np.cross()", node) for k in ("axisa", "axisb", "axisc", "axis")}
+    if axes["axis"] is not None:  # axis= sets the three
+        axes.update(axisa=axes["axis"], axisb=axes["axis"], axisc=axes["axis"])
+    if any(type(axes[k]) is not int for k in ("axisa", "axisb", "axisc")):
+        raise lw.error("YS032", "the axes of np.cross() are integers", node)
+    ab = []
+    for key, source in (("a", axes["axisa"]), ("b", axes["axisb"])):
+        x = lw.as_array(b[key], node)
+        ab.append(x if source == -1 else lw.call_primitive("numpy.moveaxis", [x, Lit(source), Lit(-1)], {}, node))
+    out = lw.call_primitive("numpy.cross", ab, {}, node)
+    if axes["axisc"] == -1:
+        return out
+    check = ast.parse(
+        "if __yota_a0.shape[-1] == 2 and __yota_a1.shape[-1] == 2:\n"
+        "    raise ValueError('np.cross(..., axisc=) of two 2-vectors: the product has no vector axis to move')"
+    ).body[0]
+    lw.tape.add_eqn("effect", ab, {"code": ast.unparse(check), "modules": ()}, lw.span_at(node))
+    return lw.call_primitive("numpy.moveaxis", [out, Lit(-1), Lit(axes["axisc"])], {}, node)
+
+
+def _vander(lw, args: list, kwargs: dict, node: ast.AST) -> object | None:
+    """``np.vander(x, N)`` of a computed ``N``: ``x[:, None] ** powers`` (None: a constant N, the rule's)."""
+    bound = _bind(lw, "vander", [("x", ...), ("N", None), ("increasing", False)], args, kwargs, node)
+    n = bound["N"]
+    if _constant_value(n) is not _NOT_CONSTANT:
+        return None
+    increasing = _constant(lw, bound["increasing"], "increasing= of vander()", node)
+    powers = lw.call_primitive("numpy.arange", [n], {}, node)
+    if not increasing:
+        powers = lw.binop("sub", lw.binop("sub", n, Lit(1), node), powers, node)
+    column = lw.call_primitive("numpy.expand_dims", [bound["x"]], {"axis": Lit(1)}, node)
+    return lw.binop("power", column, powers, node)
 
 
 def _bind(lw, fname: str, params: list[tuple[str, object]], args: list, kwargs: dict, node: ast.AST) -> dict:

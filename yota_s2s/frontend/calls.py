@@ -369,27 +369,6 @@ class CallLowering(LoweringState):
         self.fn_modules[id(fn)] = self.module
         return _Function("lambda", fn, closure=env, module=self.module)
 
-    def expr_ListComp(self, node: ast.ListComp | ast.GeneratorExp, env: dict) -> object:
-        """``[w * x[i] for i in range(3)]``: unrolled, a tuple of values (a list in the source)."""
-        gen = node.generators[0]
-        out = []
-        for item in self.static_sequence(gen.iter, env):
-            inner = dict(env)
-            self.assign(gen.target, item, inner)
-            keep = True
-            for cond in gen.ifs:
-                test = self.expr(cond, inner)
-                if not (isinstance(test, Lit) and isinstance(test.value, bool | int)):
-                    raise self.error(
-                        "YS041", "a comprehension's condition must be known when generating (on the loop index)", cond
-                    )
-                keep = keep and bool(test.value)
-            if keep:
-                out.append(self.expr(node.elt, inner))
-        return tuple(out)
-
-    expr_GeneratorExp = expr_ListComp
-
     def static_sequence(self, node: ast.expr, env: dict) -> tuple:
         """The items of a sequence whose length is known when generating: ``range`` of constants,
         a tuple or list (of names, of values), ``zip``/``enumerate``/``reversed`` of those."""

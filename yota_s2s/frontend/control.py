@@ -51,6 +51,9 @@ class ControlLowering(LoweringState):
     def block(self, stmts: list[ast.stmt], env: dict) -> Atom | None:
         """Lower a statement list; the returned value if it ends in ``return`` (else None)."""
         for idx, stmt in enumerate(stmts):
+            hoisted = self.runtime_comprehensions(stmt, env)
+            if hoisted is not None:  # [f(v) for v in lst] of a run-time length: a loop, then stmt
+                return self.block(hoisted + stmts[idx + 1 :], env)
             self.at_statement(stmt)
             if isinstance(stmt, ast.Return):
                 return Lit(None) if stmt.value is None else self.expr(stmt.value, env)

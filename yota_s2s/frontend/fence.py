@@ -435,8 +435,8 @@ class _Checker(ast.NodeVisitor):
     visit_Await = _refuse("YS037", "async code is not supported")
 
     def visit_ListComp(self, node: ast.ListComp | ast.GeneratorExp) -> None:
-        if len(node.generators) != 1 or node.generators[0].is_async:
-            self.error("YS020", "a comprehension has one 'for' here; nest two comprehensions", node)
+        if any(gen.is_async for gen in node.generators):
+            self.error("YS037", "async code is not supported", node)
         for gen in node.generators:
             self._target(gen.target)
         self.generic_visit(node)

@@ -10,6 +10,11 @@ array: ``np.sum(lst)``, ``sum(lst)``).  ``len(lst)``, ``lst[i]``, ``lst[-1]``, `
 ``for v in lst`` read it as Python does.  Its gradient is an array, the items' gradients
 stacked: the items of a list a gradient flows through have one shape.
 
+A comprehension of a length known when generating is unrolled (``expr_ListComp``: a tuple of
+values, several ``for`` clauses nested).  A comprehension over a length known only at run time (``[x[i] * w for i in range(k, len(x))]``,
+``sum(v ** 2 for v in vals)`` of such a list) whose items read the function's values is written
+as the loop it stands for (``runtime_comprehensions``): an empty list, a ``for`` and an append.
+
     >>> from yota_s2s.dsl.load import load_rules
     >>> from yota_s2s.frontend.fence import fence
     >>> from yota_s2s.frontend.lower import lower
@@ -23,8 +28,10 @@ from __future__ import annotations
 
 import ast
 
-from ..ir.core import Atom, Slice, Var
+from ..errors import UserError
+from ..ir.core import Atom, Lit, Slice, Var
 from .state import LoweringState
+from .values import _Function
 
 #: Primitives that take a list built at run time as it is (the others take ``np.array(lst)``).
 _TAKE_LISTS = frozenset({"len", "getindex", "static", "effect", "list_append", "list_stack"})
@@ -73,3 +80,138 @@ class ListLowering(LoweringState):
         """``lst[1:]`` of a list is a list."""
         if self.is_list(value) and isinstance(out, Var) and any(isinstance(i, Slice) for i in index):
             self.lists.add(out.id)
+
+    def expr_ListComp(self, node: ast.ListComp | ast.GeneratorExp, env: dict) -> object:
+        """``[w * x[i] for i in range(3)]``: unrolled, a tuple of values (a list in the source);
+        several ``for`` clauses nest (``[x[i] * x[j] for i in range(3) for j in range(i)]``)."""
+        out: list = []
+        self.unrolled(node, 0, env, out)
+        return tuple(out)
+
+    def unrolled(self, node: ast.ListComp | ast.GeneratorExp, k: int, env: dict, out: list) -> None:
+        """Append the items of ``node``'s ``for`` clauses from the ``k``-th on to ``out``."""
+        if k == len(node.generators):
+            out.append(self.expr(node.elt, env))
+            return
+        gen = node.generators[k]
+        for item in self.static_sequence(gen.iter, env):
+            inner = dict(env)
+            self.assign(gen.target, item, inner)
+            keep = True
+            for cond in gen.ifs:
+                test = self.expr(cond, inner)
+                if not (isinstance(test, Lit) and isinstance(test.value, bool | int)):
+                    raise self.error(
+                        "YS041", "a comprehension's condition must be known when generating (on the loop index)", cond
+                    )
+                keep = keep and bool(test.value)
+            if keep:
+                self.unrolled(node, k + 1, inner, out)
+
+    expr_GeneratorExp = expr_ListComp
+
+    def runtime_comprehensions(self, stmt: ast.stmt, env: dict) -> list[ast.stmt] | None:
+        """``stmt`` with each comprehension of a run-time length whose items read the function's
+        values made a list built by a loop, written before it; None where it has none::
+
+            vals = [np.sum(s * w) for s in states[k:]]    ->    vals = []
+                                                                for s in states[k:]:
+                                                                    vals.append(np.sum(s * w))
+
+        Several ``for`` clauses are nested loops.  A comprehension that runs only under a
+        condition (in ``a if c else b``, ``and``/``or``, a lambda) is left alone, except as
+        an assignment's ``a if c else b``, which is made an ``if`` statement first.
+        """
+        if not isinstance(stmt, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Return | ast.Expr):
+            return None
+        hoisted = [n for n in _unconditional_comprehensions(stmt.value) if self.runtime_length(n, env)]
+        if not hoisted:
+            return self.conditional_assignment(stmt, env)
+        comp = hoisted[0]  # the outermost; the loop's own statements hoist the inner ones
+        direct = isinstance(stmt, ast.Assign) and stmt.value is comp and len(stmt.targets) == 1
+        if direct and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id not in _names(comp):
+            name = stmt.targets[0].id  # vals = [...]: the loop builds vals
+        else:
+            name = f"_items{comp.lineno}_{comp.col_offset}"
+        item: ast.stmt = ast.Expr(
+            ast.Call(ast.Attribute(ast.Name(name, ast.Load()), "append", ast.Load()), [comp.elt], [])
+        )
+        for gen in reversed(comp.generators):
+            if gen.ifs:
+                item = ast.If(gen.ifs[0] if len(gen.ifs) == 1 else ast.BoolOp(ast.And(), gen.ifs), [item], [])
+            item = ast.For(gen.target, gen.iter, [item], [])
+        start = ast.Assign([ast.Name(name, ast.Store())], ast.List([], ast.Load()))
+        rest = _Replace(comp, ast.Name(name, ast.Load())).visit(stmt)
+        return [ast.fix_missing_locations(ast.copy_location(s, comp)) for s in (start, item)] + [rest]
+
+    def conditional_assignment(self, stmt: ast.stmt, env: dict) -> list[ast.stmt] | None:
+        """``pairs = [...] if n <= 4 else []`` with a comprehension of a run-time length in a
+        branch, as ``if n <= 4: pairs = [...]`` / ``else: pairs = []``; None for any other."""
+        value = stmt.value if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+        if not isinstance(value, ast.IfExp):
+            return None
+        branches = (value.body, value.orelse)
+        if not any(self.runtime_length(c, env) for b in branches for c in _unconditional_comprehensions(b)):
+            return None
+        body, orelse = ([ast.Assign([stmt.targets[0]], b)] for b in branches)
+        return [ast.fix_missing_locations(ast.copy_location(ast.If(value.test, body, orelse), stmt))]
+
+    def runtime_length(self, comp: ast.ListComp | ast.GeneratorExp, env: dict) -> bool:
+        """``comp``'s first ``for`` runs over a length known at run time only (``range`` of a
+        computed bound, the rows of an array, a list built at run time, ``zip`` of those) and its
+        items are values of the function (``[2 * i for i in range(n)]`` is static code, passed
+        through as written)."""
+        if any(g.is_async for g in comp.generators):
+            return False
+        gen = comp.generators[0]
+        bound = {n.id for g in comp.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+        parts = (comp.elt, *(i for g in comp.generators for i in g.ifs), *(g.iter for g in comp.generators[1:]))
+        reads = [n.id for part in parts for n in ast.walk(part) if isinstance(n, ast.Name)]
+        values = any(n not in bound and n in env and not isinstance(env[n], Lit | _Function) for n in reads)
+        over_range = (
+            isinstance(gen.iter, ast.Call) and isinstance(gen.iter.func, ast.Name) and gen.iter.func.id == "range"
+        )
+        tape, mark = self.tape, len(self.tape.eqns)
+        try:  # a look only: what it lowers is dropped (the loop, or the unrolled items, lower it again)
+            if isinstance(gen.iter, ast.Name) and self.is_list(self.expr(gen.iter, env)):
+                return True
+            self.static_sequence(gen.iter, env)
+        except UserError as exc:  # YS041: a length known at run time; the rows of an array are values
+            return exc.code == "YS041" and (values or not over_range)
+        finally:
+            self.discard(tape, mark)
+        return False
+
+
+def _unconditional_comprehensions(node: ast.AST | None) -> list[ast.ListComp | ast.GeneratorExp]:
+    """The comprehensions of ``node`` that run whenever it does (not under ``if``/``else``,
+    ``and``/``or``, in a lambda or inside another comprehension), outermost first."""
+    found: list = []
+    todo = [node] if node is not None else []
+    while todo:
+        n = todo.pop(0)
+        if isinstance(n, ast.ListComp | ast.GeneratorExp):
+            found.append(n)
+        elif not isinstance(n, ast.IfExp | ast.BoolOp | ast.Lambda | ast.SetComp | ast.DictComp):
+            todo.extend(ast.iter_child_nodes(n))
+    return found
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+class _Replace(ast.NodeTransformer):
+    """A copy of a tree with the node ``old`` replaced by ``new`` (the tree itself unchanged)."""
+
+    def __init__(self, old: ast.AST, new: ast.expr):
+        self.old, self.new = old, new
+
+    def visit(self, node: ast.AST) -> ast.AST:
+        if node is self.old:
+            return ast.copy_location(self.new, node)
+        return super().visit(node)
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        copy = ast.copy_location(type(node)(**{f: getattr(node, f) for f in node._fields}), node)
+        return super().generic_visit(copy)

@@ -172,8 +172,10 @@ class ModuleLevel:
                 self.unpack_constant(target, folded, stmt, text)
             elif isinstance(target, ast.Tuple | ast.List) and all(isinstance(t, ast.Name) for t in target.elts):
                 self.unpack(target.elts, kind, folded, stmt, text)
-            elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and kind != "array":
-                self.set_item(target.value.id, target.slice, kind, folded, stmt, text)
+            elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                # D["b"] = np.array([0.25, -0.5]): the array as the expression written
+                item_kind, item = ("expression", value) if kind == "array" else (kind, folded)
+                self.set_item(target.value.id, target.slice, item_kind, item, stmt, text)
             else:
                 self.refuse_changes(target, "is written in a way the tool does not follow")
 

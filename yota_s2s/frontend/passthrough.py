@@ -29,6 +29,7 @@ lowering met first (``refusal``): a call with no rule on an active value stays a
 from __future__ import annotations
 
 import ast
+import copy
 import math
 
 from ..errors import UserError
@@ -240,6 +241,12 @@ class _Template(ast.NodeTransformer):
     def visit_Subscript(self, node: ast.Subscript) -> ast.expr:
         if isinstance(node.value, ast.Attribute | ast.Subscript) and isinstance(node.slice, ast.Constant):
             return self.visit_Attribute(node)  # m.layers[1]: an element of an object's list
+        if (
+            isinstance(node.value, ast.Name)
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)
+        ):
+            return self.visit_Attribute(node)  # cfg["mode"]: a dict parameter's entry
         return self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute | ast.Subscript) -> ast.expr:
@@ -264,6 +271,12 @@ class _Template(ast.NodeTransformer):
             raise _NotTemplatable
         if any(kw.arg == "out" for kw in node.keywords):
             raise _NotTemplatable
+        receiver = self.array_receiver(func) if isinstance(func, ast.Attribute) else None
+        if receiver is not None:
+            node.func = ast.Attribute(receiver, func.attr, ast.Load())  # x.min(): no class of the file has min
+            node.args = [self.visit(a) for a in node.args]
+            node.keywords = [self.visit(k) for k in node.keywords]
+            return node
         if isinstance(func, ast.Attribute) and isinstance(self.object_reference(func), ast.expr):
             raise _NotTemplatable  # m.act(v): a method of an object parameter, whose fields it may read
         if isinstance(func, ast.Name) and not self.is_bound(func.id):
@@ -280,6 +293,19 @@ class _Template(ast.NodeTransformer):
             node.left = self.object_reference(node.left) or node.left  # params is None, "W1" in params
             node.comparators = [self.object_reference(c) or c for c in node.comparators]
         return self.generic_visit(node)
+
+    def array_receiver(self, func: ast.Attribute) -> ast.expr | None:
+        """The receiver of ``x.min()`` as an array operand, where ``x`` is a parameter and no class
+        of the file defines the method (lowering reads such a call as an array's method); else None."""
+        if f"ndarray.{func.attr}" not in self.lowering.table.names:
+            return None
+        try:
+            base = self.lowering.expr(func.value, self.env)
+            if not isinstance(base, _Unresolved | _Indexed) or self.lowering.find_method(func.attr, func, base.cls):
+                return None
+            return self.operand(self.lowering.as_array(base, func.value))
+        except UserError:
+            return None
 
     def object_reference(self, node: ast.expr) -> ast.expr | None:
         """A parameter that is (or may become) an object or a dict (``params``, ``m.layers``), read by a
@@ -365,12 +391,8 @@ class _Shortcuts(ast.NodeTransformer):
 
 
 def _copy(node: ast.AST) -> ast.AST:
-    return ast.parse(ast.unparse(node), mode="exec").body[0] if isinstance(node, ast.stmt) else _expr_copy(node)
-
-
-def _expr_copy(node: ast.expr) -> ast.expr:
-    copy = ast.parse(ast.unparse(node), mode="eval").body
-    return ast.copy_location(copy, node)
+    """A fresh copy of ``node`` that keeps the source positions (an error inside it is located)."""
+    return copy.deepcopy(node)
 
 
 #: Calls of an object that give no number it could change: a test or a count.

@@ -296,6 +296,14 @@ class LoweringState:
         """``lst[1:]`` of a list is a list."""
         raise NotImplementedError
 
+    def static_sequence(self, node: ast.expr, env: dict) -> tuple:
+        """The items of a sequence whose length is known when generating (``calls``)."""
+        raise NotImplementedError
+
+    def runtime_comprehensions(self, stmt: ast.stmt, env: dict) -> list[ast.stmt] | None:
+        """``stmt`` with its comprehensions of a run-time length written as loops (None: none)."""
+        raise NotImplementedError
+
     # ------------------------------------------------------------------ names.NameResolution
     def qualified(self, name: str, node: ast.AST) -> object:
         """A library name: a module, a constant or a function (or one of the user's own modules)."""
