@@ -42,10 +42,9 @@ def jac_layer(W, v):
         _step = _rows_step(_t1, W, v, _t2)
         for _k_1 in range(0, _n, _step):  # the forward sweep on a block of columns at once
             W_dot, v_dot = _cols_seeds(_k_1, _step, W, v)
-            _t3 = _rows_matmul(W, v_dot, 0, 1)
-            _t4 = _rows_matmul(W_dot, v, 1, 0)
-            _t5 = _t3 + _t4
-            dvalue = _t5 * _t2
+            _t3 = _rows_matmul(W, v_dot, a_rows=0, b_rows=1)
+            _t4 = _rows_matmul(W_dot, v, a_rows=1, b_rows=0)
+            dvalue = (_t3 + _t4) * _t2
             _C[_k_1:_k_1 + len(W_dot)] = dvalue
         J_W, J_v = _cols_split(_C, _t1, W, v)
     return J_W, J_v

@@ -44,10 +44,11 @@ def hess_rosen(x):
         _t15 = np.zeros(np.shape(x))
         _t15[:-1] += _t13 + 800.0 * _t14
         _t16 = np.zeros(np.shape(x))
-        _t16[:-1] += -400.0 * _t2
+        _t18 = -400.0 * _t2
+        _t16[:-1] += _t18
         _t15[1:] += 200.0
         _t17 = np.zeros(np.shape(x))
-        _t17[1:] += -400.0 * _t2
+        _t17[1:] += _t18
         H = np.zeros((np.size(x), np.size(x)))
         _rows_diagonal(H, -1, _t17)
         _rows_diagonal(H, 0, _t15)
@@ -57,26 +58,19 @@ def hess_rosen(x):
         _step = _rows_step(x, _t2, _t4, _t1, _t3, _t13)
         for _k in range(0, np.size(x), _step):  # the second sweep on a block of rows at once
             v = _rows_seed(x, _k, _step)
-            _t18 = v[:, 1:]
             _t19 = v[:, :-1]
-            d_t10 = _t19 * _t2
-            _t20 = d_t10 * 2
-            d_t9 = _rows_broadcast(_t20, _t11)
-            _t21 = _rows_broadcast(_t18, _t12)
-            dd_t4 = _rows_lift(_t21, d_t9, 1) - _rows_lift(d_t9, _t21, 1)
-            _t22 = dd_t4 * 200.0
-            d_t4_1 = _rows_unbroadcast(_t22, _t4)
+            d_t9 = _rows_broadcast(_t19 * _t2 * 2, _t11)
+            _t20 = _rows_broadcast(v[:, 1:], _t12)
+            _t21 = _rows_lift(_t20, d_t9, b_rows=1)
+            _t22 = _rows_lift(d_t9, _t20, b_rows=1)
+            d_t4_1 = _rows_unbroadcast((_t21 - _t22) * 200.0, _t4)
             d_t1 = _rows_unbroadcast(d_t4_1, _t1)
-            _t23 = -d_t4_1
-            d_t3 = _rows_unbroadcast(_t23, _t3)
-            _t24 = d_t3 * _t2
-            _t25 = _t19 * _t13
-            _t26 = _t25 + _t24
-            d_t2 = _t26 + _t24
-            _t27 = _rows_zeros(v, x)
-            _t27[:, :-1] += d_t2
-            _t27[:, 1:] += d_t1
-            H[_k:_k + len(v)] = _t27
+            d_t3 = _rows_unbroadcast(-d_t4_1, _t3)
+            _t23 = d_t3 * _t2
+            Hv = _rows_zeros(v, x)
+            Hv[:, :-1] += _t19 * _t13 + _t23 + _t23
+            Hv[:, 1:] += d_t1
+            H[_k:_k + len(v)] = Hv
         H = H.reshape(np.shape(x) + np.shape(x))
     return rosen, dx, H[()]
 

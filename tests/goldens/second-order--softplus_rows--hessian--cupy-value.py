@@ -42,45 +42,35 @@ def hess_softplus_rows(W, X):
     _step = _rows_step(W, X, _t1, d_t2, _t2, z, _t10, _t9, _t8, _t5, _t7, _t6)
     for _k in range(0, cp.size(W), _step):  # the second sweep on a block of rows at once
         v = _rows_seed(W, _k, _step)
-        _t12 = _rows_dot(X, v, 0, 1)
-        _t13 = -_t12
+        _t12 = _rows_dot(X, v, a_rows=0, b_rows=1)
         # grad of: return np.sum(np.log(1.0 + np.exp(z)) / (1.0 + np.mean(z * z, axis=0, keepdims=True)))
         dd_t2 = _t12 * _t1
-        _t14 = _t12 * d_t2
-        d_t7 = dd_t2 / _t2
-        _t15 = dd_t2 * d_t2
-        _t16 = _t15 / _t2
-        d_t11 = _t13 - _t12
-        _t17 = d_t11 * z
-        d_t10 = _rows_sum(_t17, axis=0, keepdims=True)
-        _t18 = _rows_lift(d_t11, _t10, 0) * _t10
-        _t19 = d_t10 / _t9
-        d_t8 = _rows_unreduce(_t19, _t8, axis=0, keepdims=True)
-        d_t6 = _rows_lift(d_t8, _t5, 0) / _t5
-        _t20 = _rows_lift(_t19, _t8, 0) * _t8
-        _t21 = _rows_lift(_t20, _t5, 0) / _t5
-        _t22 = _rows_sum(_t21, axis=0, keepdims=True)
-        _t23 = -_t22
-        _t24 = d_t7 * _t7
-        _t25 = _rows_lift(_t24, _t5, 0) / _t5
-        _t26 = _rows_sum(_t25, axis=0, keepdims=True)
-        _t27 = _rows_lift(d_t6, _t5, 0) / _t5
-        _t28 = d_t6 * _t6
-        _t29 = _rows_lift(_t28, _t5, 0) / _t5
-        _t30 = _rows_sum(_t29, axis=0, keepdims=True)
-        _t31 = _t23 - _t26
-        d_t5 = _t31 - _t30
-        _t32 = d_t5 / _t9
-        _t33 = _rows_lift(_t32, z, 0) * z
-        _t34 = _t27 / _t2
-        d_t2_1 = _t34 - _t16
-        d_t1 = _t14 + d_t2_1
-        _t35 = d_t1 * _t1
+        d_t11 = -_t12 - _t12
+        d_t10 = _rows_sum(d_t11 * z, axis=0, keepdims=True)
+        _t13 = _rows_lift(d_t11, _t10, b_rows=0)
+        _t14 = d_t10 / _t9
+        d_t8 = _rows_unreduce(_t14, _t8, axis=0, keepdims=True)
+        _t15 = _rows_lift(d_t8, _t5, b_rows=0)
+        d_t6 = _t15 / _t5
+        _t16 = _rows_lift(_t14, _t8, b_rows=0)
+        _t17 = _rows_lift(_t16 * _t8, _t5, b_rows=0)
+        _t18 = _rows_sum(_t17 / _t5, axis=0, keepdims=True)
+        _t19 = _rows_lift(dd_t2 / _t2 * _t7, _t5, b_rows=0)
+        _t20 = _rows_sum(_t19 / _t5, axis=0, keepdims=True)
+        _t21 = _rows_lift(d_t6, _t5, b_rows=0)
+        _t22 = _rows_lift(d_t6 * _t6, _t5, b_rows=0)
+        _t23 = _rows_sum(_t22 / _t5, axis=0, keepdims=True)
+        _t24 = _rows_lift((-_t18 - _t20 - _t23) / _t9, z, b_rows=0)
+        _t25 = _t24 * z
         # grad of: z = np.dot(X, W)
-        _t36 = _t18 + _t33
-        _t37 = _t36 + _t33
-        dz = _t37 + _t35
-        Hv = _rows_product_dy(_dot_dy, dz, X, W, (1, 0, 0))
+        Hv = _rows_dot_dy(
+            _t13 * _t10 + _t25 + _t25 + (_t12 * d_t2 + (_t21 / _t5 / _t2 - dd_t2 * d_t2 / _t2)) * _t1,
+            X,
+            W,
+            g_rows=1,
+            x_rows=0,
+            y_rows=0,
+        )
         H[_k:_k + len(v)] = Hv
     H = H.reshape(cp.shape(W) + cp.shape(W))
     if type(dW) is cp.ndarray and dW.ndim == 0:  # a number's gradient is a number
@@ -168,6 +158,11 @@ def _rows_dot(a, b, a_rows, b_rows):
     if da == 0 or db == 0:
         return (_rows_lift(a, b, b_rows) if a_rows else a) * (_rows_lift(b, a, a_rows) if b_rows else b)
     return _rows_map(cp.dot, (a_rows, b_rows), a, b)
+
+
+def _rows_dot_dy(g, x, y, g_rows, x_rows, y_rows):
+    """``_dot_dy`` row by row: the gradient of ``np.dot(x, y)`` in ``y``."""
+    return _rows_product_dy(_dot_dy, g, x, y, (g_rows, x_rows, y_rows))
 
 
 def _rows_lift(a, b, b_rows):

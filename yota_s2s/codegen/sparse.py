@@ -28,27 +28,28 @@ import ast
 from ..dsl.rule import RuleTable
 from ..errors import UserError, at_span
 from ..ir.core import NO_DEFAULT, ParamKind, Tape
-from ..ir.modes import Mode, mode_named
+from ..ir.modes import HVP, JVP, Mode
 from .helpers import helper_closure, helper_names, helper_source
 from .module import HELPERS_BANNER
 from .patterns import CODE, PatternWriter, _first_span
-from .target import Backend
+from .target import BACKENDS, Backend
 
 
 def sparse_mode(mode: Mode, target: str, path: str, value: bool = True) -> Mode:
     """The mode the module is generated in before ``add_sparse``: the JVP for ``--jacobian``, the
     HVP for ``--hessian`` (``--sparse`` takes one of them and the NumPy target only, ``YS060``
     otherwise)."""
-    if mode.name not in ("jacobian", "hessian"):
+    if not mode.by_rows:  # (jac_NAME and hess_NAME: one derivative per unit seed)
         flag = mode.flag or "grad_NAME"
         raise UserError(
             CODE, f"--sparse writes sparse Jacobians and Hessians: give --jacobian or --hessian (not {flag})", path
         )
-    if target != "numpy":
+    backend = BACKENDS[target]
+    if not (backend.host and backend.numpy_api):  # (scipy.sparse: NumPy's arrays in host memory)
         raise UserError(CODE, f"--sparse writes NumPy and scipy.sparse code only (not --target {target})", path)
     if not value:
         raise UserError(CODE, "--sparse returns the value with the derivatives: not with --no-value", path)
-    return mode_named("jvp" if mode.name == "jacobian" else "hvp")
+    return HVP if mode.order == 2 else JVP
 
 
 def _signature(primal: Tape) -> tuple[str, str]:
