@@ -41,7 +41,7 @@ def _reverse(steps: int, snapshots: int) -> tuple[int, int, list[int]]:
 
 
 @pytest.mark.parametrize(
-    ("steps", "snapshots"), [(1, 1), (2, 1), (7, 1), (10, 3), (20, 4), (57, 5), (100, 10), (300, 3), (1000, 30)]
+    ("steps", "snapshots"), [(1, 1), (2, 1), (7, 1), (10, 3), (20, 4), (57, 5), (100, 10), (150, 30), (300, 3), (1000, 4)]
 )
 def test_the_schedule_runs_the_binomial_optimum_of_checkpoint_schedules(steps, snapshots):
     schedules = pytest.importorskip("checkpoint_schedules")
