@@ -41,7 +41,8 @@ def _reverse(steps: int, snapshots: int) -> tuple[int, int, list[int]]:
 
 
 @pytest.mark.parametrize(
-    ("steps", "snapshots"), [(1, 1), (2, 1), (7, 1), (10, 3), (20, 4), (57, 5), (100, 10), (150, 30), (300, 3), (1000, 4)]
+    ("steps", "snapshots"),
+    [(1, 1), (2, 1), (7, 1), (10, 3), (20, 4), (57, 5), (100, 10), (150, 30), (300, 3), (1000, 4)],
 )
 def test_the_schedule_runs_the_binomial_optimum_of_checkpoint_schedules(steps, snapshots):
     schedules = pytest.importorskip("checkpoint_schedules")
@@ -174,3 +175,11 @@ def test_the_fuzzers_loop_programs_with_checkpoints(monkeypatch):
         if outcome.status == "failure":
             failures.append((seed, outcome.kind, outcome.detail[:300]))
     assert not failures, failures
+
+
+def test_a_source_retried_on_a_deep_stack_keeps_its_checkpoints():
+    """An expression nested deep enough to be generated again on a thread of a deeper stack
+    (``pipeline._on_deep_stack``) keeps ``--checkpoint``: the thread runs in the caller's context."""
+    deep = " + ".join(f"{k + 1}.0 * u" for k in range(3000))  # (a left-deep chain of 6,000 operations)
+    source = f"import numpy as np\n\n\ndef f(u, n: int):\n    for _ in range(n):\n        u = np.sin(u) + 0.1 * ({deep})\n    return np.sum(u)\n"
+    assert "_ck_start(range(" in generate(source, "t.py", ["f"], checkpoint=3).text

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import contextvars
 import gc
 import hashlib
 import sys
@@ -138,13 +139,15 @@ _DEEP_STACK_BYTES = 1 << 30
 
 
 def _on_deep_stack(fn, *args):
-    """``fn(*args)`` on a thread whose stack and recursion limit fit very deep expressions."""
+    """``fn(*args)`` on a thread whose stack and recursion limit fit very deep expressions, in the
+    caller's context (``--checkpoint``'s setting is a context variable: a new thread starts empty)."""
     result: list = []
     error: list[BaseException] = []
+    context = contextvars.copy_context()
 
     def run() -> None:
         try:
-            result.append(fn(*args))
+            result.append(context.run(fn, *args))
         except BaseException as exc:  # noqa: BLE001 - re-raised on the calling thread
             error.append(exc)
 
