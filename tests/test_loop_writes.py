@@ -163,3 +163,25 @@ def test_the_gradient_of_a_loop_that_writes_does_not_change_its_arguments_betwee
     first = generated["grad_f"](copy.deepcopy(X))
     second = generated["grad_f"](X)
     assert first[0] == second[0] and np.array_equal(first[1], second[1])
+
+
+TWO_LISTS = """
+import numpy as np
+
+
+def f(x):
+    a = []
+    b = []
+    for i in range(3):
+        a.append(x[i] * 2.0)
+        b.append(x[i] ** 2)
+    return np.sum(np.stack(a)) + np.sum(np.stack(b))
+"""
+
+
+def test_two_empty_lists_stay_two_lists_each_appended_in_place():
+    """CSE keeps two ``[]`` apart (``Primitive.distinct``): merged, neither could be appended in place,
+    and each iteration built a new list of all the items so far (quadratic)."""
+    body = _body(gradients_match(TWO_LISTS, [RNG.normal(size=4)]))
+    assert "a.append(" in body and "b.append(" in body
+    assert "[*" not in body

@@ -101,6 +101,9 @@ class Primitive:
     #: row (``"rows_sum"``), or ``"self"``: written as it is; None: none, unless it is elementwise
     #: (has a ``ufunc``).  Indexes and gradient buffers have theirs in ``ir.batching``.
     batched: str | None = None
+    #: Two equal calls make two objects, never one value (CSE keeps them apart): ``[]`` is a new list
+    #: each time, which its own appends then build in place.
+    distinct: bool = False
     #: Its result is named on a line of its own, never written inline into its user (a row-by-row
     #: helper: nested, they would read as one expression for a whole sweep).
     own_line: bool = False
@@ -416,7 +419,7 @@ PRIMITIVES: dict[str, Primitive] = {
     # -------------------- static code passed through (rules/python.py)
     "static": Primitive(value_shaped=True),
     "effect": Primitive(),
-    "list_make": Primitive(value_shaped=True),
+    "list_make": Primitive(value_shaped=True, distinct=True),
     "list_append": Primitive(value_shaped=True),
     "list_stack": Primitive(numpy_value=True, fresh=True, value_shaped=True),
     "to_float": Primitive(python_value=True, python_arithmetic=True),

@@ -195,7 +195,8 @@ class RewriterBase:
         numbering = self.numbering.get(prim)
         if numbering is None:  # (whether prim is numbered, and its arguments sorted: once per primitive)
             rule = self.table.rules.get(prim)
-            numbering = self.numbering[prim] = (rule is None or rule.pure, primitive(prim).commutative)
+            record = primitive(prim)
+            numbering = self.numbering[prim] = ((rule is None or rule.pure) and not record.distinct, record.commutative)
         pure, commutative = numbering
         key = None
         if pure:
