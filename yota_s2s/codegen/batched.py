@@ -87,6 +87,22 @@ class BatchWriter(WriterBase):
         writer.checked = True
         writer.block(part, depth, body)
 
+    def step_line(
+        self, step: str, first: ast.expr, sweep: list[Eqn], seeds: list[Var], unread: set[int], depth: int
+    ) -> Line:
+        """``_step = _rows_step(first, a, b, ...)``: how many seeds a block of the batched ``sweep``
+        takes, its values about as large as the largest of ``first`` and the arrays the sweep reads
+        (``a, b, ...``: not its seeds or its own values, nor shapes, nor the ids of ``unread``)."""
+        self.helpers.add("_rows_step")
+        made = {s.id for s in seeds} | {o.id for e in sweep for o in e.outs}
+        shapes = {o.id for e in self.tape.eqns if e.prim == "shape" for o in e.outs}  # (not arrays)
+        skip = made | shapes | unread
+        read: dict[int, Var] = {}
+        for e in sweep:
+            read.update((a.id, a) for a in e.args if isinstance(a, Var) and a.id not in skip)
+        stepped = ast.Call(named("_rows_step"), [first, *(self.atom(a) for a in read.values())], [])
+        return Line(Section.BACKWARD, None, ast.Assign([named(step, ast.Store())], stepped, lineno=0), depth)
+
     def batched_rows(
         self,
         rows: list[Eqn],
@@ -113,15 +129,8 @@ class BatchWriter(WriterBase):
             other = self.backend.call("shape", [self.atom(xq)])
             empty = self.backend.call("empty", [ast.BinOp(tuple_of([size]), ast.Add(), other)])
             body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], empty, lineno=0), 0))
-        self.helpers.update({"_rows_step", "_rows_seed"})
-        batched = {seed.id} | {o.id for e in rows for o in e.outs}
-        read: dict[int, Var] = {}  # the arrays the sweep reads: a row of its values is about their size
-        shapes = {o.id for e in tape.eqns if e.prim == "shape" for o in e.outs}  # (not arrays: left out)
-        skip = batched | shapes
-        for e in rows:
-            read.update((a.id, a) for a in e.args if isinstance(a, Var) and a.id not in skip and a is not x)
-        stepped = ast.Call(named("_rows_step"), [self.atom(x), *(self.atom(a) for a in read.values())], [])
-        body.append(Line(Section.BACKWARD, None, ast.Assign([named(step, ast.Store())], stepped, lineno=0), 0))
+        self.helpers.add("_rows_seed")
+        body.append(self.step_line(step, self.atom(x), rows, [seed], {x.id}, 0))
         header = ast.For(
             named(k, ast.Store()), ast.Call(named("range"), [ast.Constant(0), size, named(step)], []), [], []
         )

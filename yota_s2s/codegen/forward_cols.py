@@ -88,7 +88,6 @@ class ForwardColumnsWriter(BatchWriter):
         value = self.atom(tape.outputs[0])
         dvalue = tape.outputs[-1]
         seeds = [t for _, t in active]
-        outs = {o.id for e in cols for o in e.outs}
         after = {a.id for a in tape.outputs if isinstance(a, Var)}
         batched_cols = self.batched_sweep(cols, seeds, after, takes=True) if BATCH_COLUMNS else None
         store = self.namer.fresh("_C")
@@ -103,15 +102,7 @@ class ForwardColumnsWriter(BatchWriter):
         target = targets[0] if len(targets) == 1 else ast.Tuple(targets, ast.Store())
         if batched_cols is not None:
             step = self.namer.fresh("_step")
-            batched = {t.id for t in seeds} | outs
-            read: dict[int, Var] = {}  # the arrays the sweep reads: a block's values are about their size
-            shapes = {o.id for e in tape.eqns if e.prim == "shape" for o in e.outs}
-            skip = batched | shapes
-            for e in cols:
-                read.update((a.id, a) for a in e.args if isinstance(a, Var) and a.id not in skip)
-            self.helpers.add("_rows_step")
-            stepped = ast.Call(named("_rows_step"), [value, *(self.atom(a) for a in read.values())], [])
-            body.append(Line(Section.BACKWARD, None, ast.Assign([named(step, ast.Store())], stepped, lineno=0), 1))
+            body.append(self.step_line(step, value, cols, seeds, set(), 1))
             span = ast.Call(named("range"), [ast.Constant(0), named(count), named(step)], [])
             comment = "the forward sweep on a block of columns at once"
             header = ast.For(named(k, ast.Store()), span, [], [], lineno=0)
