@@ -310,8 +310,7 @@ class BandWriter(WriterBase):
         """``c`` as the other operand of a row of ``witness``'s shape: True where it is a number
         (proven by the shapes, or ``number``: checked where the function runs); else False, its
         shape compared with the witness's where the function runs."""
-        self.wide_enough(witness, witness)  # (the classes, made once)
-        if self._classes.of(c) == SCALAR:
+        if self.shape_classes().of(c) == SCALAR:
             return True
         if number:
             if all(g.id != c.id for g in self._scalars):
@@ -354,8 +353,8 @@ class BandWriter(WriterBase):
         classes already compared), else compared where the function runs."""
         if not (isinstance(a, Var) and isinstance(b, Var)):
             raise NotBanded
-        self.wide_enough(a, a)  # (the classes, made once)
-        root_a, root_b = self._root(self._classes.of(a)), self._root(self._classes.of(b))
+        classes = self.shape_classes()
+        root_a, root_b = self._root(classes.of(a)), self._root(classes.of(b))
         if root_a != root_b:
             self._checks.append((a, b) if a.id < b.id else (b, a))
             self._joined[root_a] = root_b

@@ -62,11 +62,6 @@ class BatchWriter(WriterBase):
             self._classes.same.update(self.tape.facts.same_shape)
         return self._classes
 
-    def wide_enough(self, a: Var, b: Atom) -> bool:
-        """Shapes prove that ``a``'s rows have at least the dimensions of ``b`` (``codegen.banded``)."""
-        classes = self.shape_classes()
-        return classes.of(b) <= classes.of(a)
-
     def batched_sweep(self, eqns: list[Eqn], seeds: list[Var], after: set[int], takes: bool = False) -> Batched | None:
         """``eqns``, the sweep that reads ``seeds``, batched (``ir.batching``), or None where it
         cannot be; ``after``: the values read after the sweep."""
