@@ -17,6 +17,7 @@ import pytest
 
 from benchmarks.bench_jacobian import SYSTEMS, source, unknowns
 from yota_s2s.codegen.batched_rows import batch_form
+from yota_s2s.codegen.statements import Line
 from yota_s2s.pipeline import generate
 
 from .test_jacobian import load, numeric_jacobian
@@ -178,8 +179,14 @@ def test_batch_form_gives_up_on_a_name_assigned_twice():
         "    J_x = None if x_items is not x else _jacobian_rows(x, [dx, dx_1])\n"
         "    return f, J_x\n"
     )
-    assert batch_form(text) is None
-    assert batch_form(text.replace("    a = a + x0\n", "")) is not None
+    assert _form(text) is None
+    assert _form(text.replace("    a = a + x0\n", "")) is not None
     # numbers only in a part (not an array to write into), a call, a name from elsewhere
     for part in ("x0 * (2.0 * 3.0)", "np.exp(x0)", "x0 * y"):
-        assert batch_form(text.replace("    a = a + x0\n", "").replace("a = x0 * x1", "a = " + part)) is None
+        assert _form(text.replace("    a = a + x0\n", "").replace("a = x0 * x1", "a = " + part)) is None
+
+
+def _form(text: str) -> tuple | None:
+    """``batch_form`` of the statements of the function ``text`` (as the writer's lines)."""
+    fn = ast.parse(text).body[0]
+    return batch_form([Line(None, None, stmt, 0) for stmt in fn.body], fn.args.args[0].arg, fn.name)

@@ -123,29 +123,33 @@ class Band:
     owned: set[str] = field(default_factory=set)  # arrays this buffer made (written in place)
 
 
-class BandWriter(WriterBase):
-    """``hess_NAME``'s band form (a part of ``writer.FunctionWriter``)."""
+class BandWriter:
+    """``hess_NAME``'s band form, written by a ``SecondWriter`` into the writer ``writer``'s
+    statements."""
+
+    def __init__(self, writer: WriterBase):
+        self.w = writer
 
     def banded_rows(
         self, rows: list[Eqn], kinds: dict[int, str], seed: Var, x: Var, H: str
     ) -> tuple[ast.expr, list[Line]]:
         """The test under which the band form holds and its statements (depth 1), computing ``H``;
         raises ``NotBanded`` (the writer's names left as they were) where a step is not banded."""
-        saved = (copy.copy(self.namer.taken), dict(self.namer.counts), set(self.helpers), set(self.imports))
+        saved = (copy.copy(self.w.namer.taken), dict(self.w.namer.counts), set(self.w.helpers), set(self.w.imports))
         try:
             return self._banded(rows, kinds, seed, x, H)
         except NotBanded:
-            self.namer.taken, self.namer.counts, helpers, imports = saved
-            self.helpers.clear()
-            self.helpers.update(helpers)
-            self.imports.clear()
-            self.imports.update(imports)
+            self.w.namer.taken, self.w.namer.counts, helpers, imports = saved
+            self.w.helpers.clear()
+            self.w.helpers.update(helpers)
+            self.w.imports.clear()
+            self.w.imports.update(imports)
             raise
 
     def _banded(self, rows: list[Eqn], kinds: dict[int, str], seed: Var, x: Var, H: str) -> tuple[ast.expr, list[Line]]:
-        if not BANDS or self.table.complex_values:  # (complex values: their sweep's real parts, batched)
+        if not BANDS or self.w.table.complex_values:  # (complex values: their sweep's real parts, batched)
             raise NotBanded
-        tape = self.tape
+        tape = self.w.tape
         self._lines: list[Line] = []
         self._checks: list[tuple[Atom, Atom]] = []
         self._joined: dict[frozenset, frozenset] = {}  # shape classes compared: one shape
@@ -169,19 +173,22 @@ class BandWriter(WriterBase):
             raise NotBanded
         result = bands[out.id]
         self._same(result.witness, x)
-        size = self.backend.call("size", [self.atom(x)])
-        zeros = self.backend.call("zeros", [ast.Tuple([size, size], ast.Load())])
+        size = self.w.backend.call("size", [self.w.atom(x)])
+        zeros = self.w.backend.call("zeros", [ast.Tuple([size, size], ast.Load())])
         self._emit(ast.Assign([named(H, ast.Store())], zeros, lineno=0), None)
-        self.helpers.add("_rows_diagonal")
+        self.w.helpers.add("_rows_diagonal")
         for d in sorted(result.vecs):
             put = ast.Call(named("_rows_diagonal"), [named(H), ast.Constant(d), result.vecs[d].expression()], [])
             self._emit(ast.Expr(put), None)
-        ndim = ast.Compare(self.backend.call("ndim", [self.atom(x)]), [ast.Eq()], [ast.Constant(1)])
+        ndim = ast.Compare(self.w.backend.call("ndim", [self.w.atom(x)]), [ast.Eq()], [ast.Constant(1)])
         tests: list[ast.expr] = [ndim]
         for g in self._scalars:
-            tests.append(ast.Compare(self.backend.call("ndim", [self.atom(g)]), [ast.Eq()], [ast.Constant(0)]))
+            tests.append(ast.Compare(self.w.backend.call("ndim", [self.w.atom(g)]), [ast.Eq()], [ast.Constant(0)]))
         for a, b in self._checks:
-            shape_a, shape_b = self.backend.call("shape", [self.atom(a)]), self.backend.call("shape", [self.atom(b)])
+            shape_a, shape_b = (
+                self.w.backend.call("shape", [self.w.atom(a)]),
+                self.w.backend.call("shape", [self.w.atom(b)]),
+            )
             tests.append(ast.Compare(shape_a, [ast.Eq()], [shape_b]))
         test = tests[0] if len(tests) == 1 else ast.BoolOp(ast.And(), tests)
         return test, self._shared(self._lines)
@@ -215,7 +222,7 @@ class BandWriter(WriterBase):
                 if count.get(key, 0) < 2:
                     continue
                 if key not in names:
-                    names[key] = self.namer.temp()
+                    names[key] = self.w.namer.temp()
                     out.append(
                         Line(line.section, line.span, ast.Assign([named(names[key], ast.Store())], value, lineno=0), 1)
                     )
@@ -298,19 +305,19 @@ class BandWriter(WriterBase):
         """``v`` times (or over) the unbatched ``c``: a number times ``c`` stays unwritten; one term
         keeps its number (``400.0 * (t * c)``); else the sum is written, then multiplied."""
         if not v.terms and isinstance(op, ast.Mult):
-            return Vec(0.0, ((v.const, self.atom(c), scalar),))
+            return Vec(0.0, ((v.const, self.w.atom(c), scalar),))
         if len(v.terms) == 1 and not v.const:
             k, t, number = v.terms[0]
-            name = self._fresh(ast.BinOp(t, op, self.atom(c)))
+            name = self._fresh(ast.BinOp(t, op, self.w.atom(c)))
             return Vec(0.0, ((k, name, number and scalar),))
-        name = self._fresh(ast.BinOp(v.expression(), op, self.atom(c)))
+        name = self._fresh(ast.BinOp(v.expression(), op, self.w.atom(c)))
         return Vec(0.0, ((1.0, name, v.number and scalar),))
 
     def _operand(self, c: Var, witness: Var, number: bool = False) -> bool:
         """``c`` as the other operand of a row of ``witness``'s shape: True where it is a number
         (proven by the shapes, or ``number``: checked where the function runs); else False, its
         shape compared with the witness's where the function runs."""
-        if self.shape_classes().of(c) == SCALAR:
+        if self.w.batching.shape_classes().of(c) == SCALAR:
             return True
         if number:
             if all(g.id != c.id for g in self._scalars):
@@ -330,8 +337,8 @@ class BandWriter(WriterBase):
             if old is not None and _owned(old, owned):
                 name = old.terms[0][1]
             else:
-                name = named(self.namer.temp())
-                zeros = self.backend.call("zeros", [self.backend.call("shape", [self.atom(buf.witness)])])
+                name = named(self.w.namer.temp())
+                zeros = self.w.backend.call("zeros", [self.w.backend.call("shape", [self.w.atom(buf.witness)])])
                 self._emit(ast.Assign([named(name.id, ast.Store())], zeros, lineno=0), eqn.span)
                 if old is not None:
                     self._emit(ast.AugAssign(named(name.id, ast.Store()), ast.Add(), old.expression()), eqn.span)
@@ -353,7 +360,7 @@ class BandWriter(WriterBase):
         classes already compared), else compared where the function runs."""
         if not (isinstance(a, Var) and isinstance(b, Var)):
             raise NotBanded
-        classes = self.shape_classes()
+        classes = self.w.batching.shape_classes()
         root_a, root_b = self._root(classes.of(a)), self._root(classes.of(b))
         if root_a != root_b:
             self._checks.append((a, b) if a.id < b.id else (b, a))
@@ -370,7 +377,7 @@ class BandWriter(WriterBase):
         key = ast.dump(expr)
         if key in self._made:
             return named(self._made[key])
-        name = self._made[key] = self.namer.temp()
+        name = self._made[key] = self.w.namer.temp()
         self._emit(ast.Assign([named(name, ast.Store())], expr, lineno=0), self._span)
         return named(name)
 

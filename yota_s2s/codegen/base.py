@@ -1,8 +1,8 @@
 """The state a function writer keeps while it prints a plan: names, the statements so far, what it used.
 
-``WriterBase`` holds what every part of the writer shares (``flow``: loops and branches;
-``items``: gradients built by elements; ``writer``: the rest) and writes the atoms and
-expressions of equations.  What is written was decided by the plan (``plan.FunctionPlan``);
+``WriterBase`` holds what the writer and the parts it holds share (``flow``: loops and branches;
+``writer``: the rest; the parts ``items``, ``seeds``, ``batched`` ... read it through the writer)
+and writes the atoms and expressions of equations.  What is written was decided by the plan (``plan.FunctionPlan``);
 what the writer decides as it goes is only names: a value's name is allocated (``naming.Names``)
 where its statement is written, so names number in order of appearance: user names kept,
 ``d<name>`` for a gradient, ``_t1, _t2, ...`` for temporaries.
@@ -54,7 +54,6 @@ class WriterBase:
         #: Root of an element group -> the name of its list or array; its rows' names (``dx3``).
         self.item_names: dict[int, str] = {}
         self.row_names: dict[int, dict[int, str]] = {}
-        self._jacobian_lists: dict[int, Var] | None = None  # (items.ItemWriter.jacobian_lists)
         self.row_arrays: set[int] = set()  # the ids written by _rows (writer.row_chains), named even if inline
         #: Whether the value's scalar check is written (or needs none).
         self.checked = not plan.check_scalar

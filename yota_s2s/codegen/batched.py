@@ -22,7 +22,6 @@ vectors (``SecondWriter.hessian_rows``), as does ``BATCH_ROWS`` False.
 from __future__ import annotations
 
 import ast
-import copy
 
 from ..ir.batching import Batched, batch
 from ..ir.core import Atom, Eqn, Section, Tape, Var
@@ -49,17 +48,20 @@ def seed_of(tape: Tape, seed: Var) -> tuple[str, Var]:
     return name, next(i.var for i in tape.inputs if i.path[0] == w)
 
 
-class BatchWriter(WriterBase):
-    """The batched sweep of ``hess_NAME`` (a part of ``writer.FunctionWriter``)."""
+class BatchWriter:
+    """Batched sweeps (``hess_NAME``'s rows, ``jac_NAME``'s forward columns), for the writer that
+    holds it (``writer.FunctionWriter.batching``), which prints them."""
 
-    _classes: ShapeClasses | None = None
+    def __init__(self, writer: WriterBase):
+        self.w = writer
+        self._classes: ShapeClasses | None = None
 
     def shape_classes(self) -> ShapeClasses:
         """The classes of the shapes of the tape's values (no assumption that the value is a number),
         the seeds of the shapes of their parameters; made once."""
         if self._classes is None:
-            self._classes = shape_classes(self.tape, self.table, scalar_keys=frozenset())
-            self._classes.same.update(self.tape.facts.same_shape)
+            self._classes = shape_classes(self.w.tape, self.w.table, scalar_keys=frozenset())
+            self._classes.same.update(self.w.tape.facts.same_shape)
         return self._classes
 
     def batched_sweep(self, eqns: list[Eqn], seeds: list[Var], after: set[int], takes: bool = False) -> Batched | None:
@@ -70,16 +72,12 @@ class BatchWriter(WriterBase):
     def write_batched(self, batched: Batched, depth: int, body: list[Line]) -> None:
         """Append the statements of a batched sweep: its equations planned as a function's are (what
         to write inline, the buffers written in place) and written by this writer, which names them."""
-        part = self.tape.copy_header()
+        part = self.w.tape.copy_header()
         part.eqns = batched.eqns
-        part.outputs = list(self.tape.outputs)
+        part.outputs = list(self.w.tape.outputs)
         part.facts = part.facts.copy()
         part.facts.array_inputs = part.facts.array_inputs | {s.id for s in batched.seeds}
-        writer = copy.copy(self)  # (the names, the helpers and the imports shared)
-        writer.plan = plan_function(part, self.table, self.backend, columns=False)
-        writer.tape = part
-        writer._outer = writer._readers = None
-        writer.checked = True
+        writer = self.w.part_writer(plan_function(part, self.w.table, self.w.backend, columns=False))
         writer.block(part, depth, body)
 
     def step_line(
@@ -88,14 +86,14 @@ class BatchWriter(WriterBase):
         """``_step = _rows_step(first, a, b, ...)``: how many seeds a block of the batched ``sweep``
         takes, its values about as large as the largest of ``first`` and the arrays the sweep reads
         (``a, b, ...``: not its seeds or its own values, nor shapes, nor the ids of ``unread``)."""
-        self.helpers.add("_rows_step")
+        self.w.helpers.add("_rows_step")
         made = {s.id for s in seeds} | {o.id for e in sweep for o in e.outs}
-        shapes = {o.id for e in self.tape.eqns if e.prim == "shape" for o in e.outs}  # (not arrays)
+        shapes = {o.id for e in self.w.tape.eqns if e.prim == "shape" for o in e.outs}  # (not arrays)
         skip = made | shapes | unread
         read: dict[int, Var] = {}
         for e in sweep:
             read.update((a.id, a) for a in e.args if isinstance(a, Var) and a.id not in skip)
-        stepped = ast.Call(named("_rows_step"), [first, *(self.atom(a) for a in read.values())], [])
+        stepped = ast.Call(named("_rows_step"), [first, *(self.w.atom(a) for a in read.values())], [])
         return Line(Section.BACKWARD, None, ast.Assign([named(step, ast.Store())], stepped, lineno=0), depth)
 
     def batched_rows(
@@ -111,37 +109,37 @@ class BatchWriter(WriterBase):
         return the names of the arrays it fills: ``H`` (``targets`` None), or with several parameters one per ``(atom, x_Q,
         name)`` of ``targets``, the rows of the block ``H_PQ`` (the seed ``seed``, of ``P``'s shape);
         ``names``: those names, chosen by the caller."""
-        tape = self.tape
+        tape = self.w.tape
         seed_name, x = seed_of(tape, seed)
         if targets is None:
             targets = [(tape.outputs[2], x, "H")]
-        size = self.backend.call("size", [self.atom(x)])
-        shape = self.backend.call("shape", [self.atom(x)])
-        k = self.namer.fresh("_k")
-        names = names or [self.namer.fresh(t[2]) for t in targets]
-        step = self.namer.fresh("_step")
+        size = self.w.backend.call("size", [self.w.atom(x)])
+        shape = self.w.backend.call("shape", [self.w.atom(x)])
+        k = self.w.namer.fresh("_k")
+        names = names or [self.w.namer.fresh(t[2]) for t in targets]
+        step = self.w.namer.fresh("_step")
         for name, (_, xq, _) in zip(names, targets, strict=True):
-            other = self.backend.call("shape", [self.atom(xq)])
-            empty = self.backend.call("empty", [ast.BinOp(tuple_of([size]), ast.Add(), other)])
+            other = self.w.backend.call("shape", [self.w.atom(xq)])
+            empty = self.w.backend.call("empty", [ast.BinOp(tuple_of([size]), ast.Add(), other)])
             body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], empty, lineno=0), 0))
-        self.helpers.add("_rows_seed")
-        body.append(self.step_line(step, self.atom(x), rows, [seed], {x.id}, 0))
+        self.w.helpers.add("_rows_seed")
+        body.append(self.step_line(step, self.w.atom(x), rows, [seed], {x.id}, 0))
         header = ast.For(
             named(k, ast.Store()), ast.Call(named("range"), [ast.Constant(0), size, named(step)], []), [], []
         )
         header.lineno = 0
         comment = "the second sweep on a block of rows at once"
         body.append(Line(Section.BACKWARD, None, header, 0, header=True, comment=comment))
-        seeded = ast.Call(named("_rows_seed"), [self.atom(x), named(k), named(step)], [])
+        seeded = ast.Call(named("_rows_seed"), [self.w.atom(x), named(k), named(step)], [])
         body.append(Line(Section.BACKWARD, None, ast.Assign([named(seed_name, ast.Store())], seeded, lineno=0), 1))
-        self.names[seed.id] = seed_name
+        self.w.names[seed.id] = seed_name
         self.write_batched(batched_rows, 1, body)
         stop = ast.BinOp(named(k), ast.Add(), ast.Call(named("len"), [named(seed_name)], []))
         for name, (out, _, _) in zip(names, targets, strict=True):
             block = ast.Subscript(named(name), ast.Slice(named(k), stop, None), ast.Store())
-            body.append(Line(Section.BACKWARD, None, ast.Assign([block], self.atom(out), lineno=0), 1))
+            body.append(Line(Section.BACKWARD, None, ast.Assign([block], self.w.atom(out), lineno=0), 1))
         for name, (_, xq, _) in zip(names, targets, strict=True):
-            new_shape = ast.BinOp(shape, ast.Add(), self.backend.call("shape", [self.atom(xq)]))
+            new_shape = ast.BinOp(shape, ast.Add(), self.w.backend.call("shape", [self.w.atom(xq)]))
             reshape = ast.Call(ast.Attribute(named(name), "reshape", ast.Load()), [new_shape], [])
             body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], reshape, lineno=0), 0))
         return names

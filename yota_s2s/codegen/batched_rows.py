@@ -15,15 +15,19 @@ is kept::
 and ``jac_NAME`` calls it through ``_jacobian_blocks`` (runtime/blocks.py) on blocks of columns
 small enough that every array stays in the cache.  Each operation is the one ``jac_NAME`` makes,
 on the same operands in the same order (a ufunc with ``out=`` computes the numbers its operator
-would), so the results are the same numbers.  ``batch_form`` reads the text ``FunctionWriter``
-wrote and gives up (None) on anything but names, numbers and ``+ - * /``: the form it does not
-know is kept, and ``jac_NAME`` computes the batch as before.
+would), so the results are the same numbers.  ``batch_form`` reads the statements ``FunctionWriter``
+made (``statements.Line``: ``ast`` nodes, never the printed text, as the buffered form does) and
+gives up (None) on anything but names, numbers and ``+ - * /``: the form it does not know is kept,
+and ``jac_NAME`` computes the batch as before.  Where it is written, the branch that calls it is a
+statement of ``jac_NAME``'s, put before the unpacking of ``x``'s rows, and printed with the others.
 """
 
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+
+from .statements import Line
 
 _UFUNCS = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "true_divide"}
 
@@ -60,53 +64,53 @@ class _Body:
     j_rows: list[str] = field(default_factory=list)  # the lists that are J's rows
 
 
-def batch_form(function: str, alias: str = "np") -> tuple[str, str] | None:
-    """``(jac_NAME's text with the batched branch, _jac_NAME_batch's text)`` for the text of a
-    ``jac_NAME`` whose rows are written out, or None where the batched form is not written."""
-    tree = ast.parse(function)
-    fn = tree.body[0]
-    if not isinstance(fn, ast.FunctionDef) or len(fn.args.args) != 1:
+def batch_form(lines: list[Line], x: str, jac: str, alias: str = "np") -> tuple[int, Line, str] | None:
+    """For the statements ``lines`` of a ``jac_NAME`` of one argument ``x`` whose rows are written
+    out: ``(k, branch, text)``, the branch that takes a batch of points to the batched form, to be
+    inserted before ``lines[k]`` (the unpacking of ``x``'s rows), and ``_jac_NAME_batch``'s text;
+    None where the batched form is not written."""
+    if any(line.depth or line.header for line in lines):
         return None
+    stmts = [line.node for line in lines]
     try:
-        body, at = _read(fn)
+        body, at = _read(stmts, x)
     except _GiveUp:
         return None
-    names = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} | {fn.name}
-    batch = "_" + fn.name + "_batch"
+    names = {n.id for s in stmts for n in ast.walk(s) if isinstance(n, ast.Name)} | {jac, x}
+    batch = "_" + jac + "_batch"
     if batch in names or "_jacobian_blocks" in names:
         return None
     try:
-        text = _Emitter(body, alias, names).function(batch, fn.name)
+        text = _Emitter(body, alias, names).function(batch, jac)
     except _GiveUp:
         return None
-    lines = function.split("\n")
-    unpack = fn.body[at]
-    ind = " " * unpack.col_offset
-    rows = len(body.value_rows)
-    complex_ = any(isinstance(n, ast.Name) and n.id == "_complex_arg" for n in ast.walk(fn))  # (x made complex)
+    complex_ = "_complex_arg" in names  # (x made complex)
     test = (
         (f"{body.x}_items is {body.x} and " if body.listed else "")
         + f"type({body.x}) is {alias}.ndarray and {body.x}.ndim > 1 "
         f"and {body.x}.shape[0] == {body.n} and {body.x}.dtype.kind == {'c' if complex_ else 'f'!r}"
     )
-    branch = [
-        f"{ind}if {test}:  # {BATCH_COMMENT}",
-        f"{ind}    return _jacobian_blocks({batch}, {body.x}, {rows})",
-    ]
-    lines[unpack.lineno - 1 : unpack.lineno - 1] = branch
-    return "\n".join(lines), text
+    call = ast.Call(
+        ast.Name("_jacobian_blocks", ast.Load()), [_name(batch), _name(x), ast.Constant(len(body.value_rows))], []
+    )
+    branch = ast.If(ast.parse(test, mode="eval").body, [ast.Return(call)], [])
+    return at, Line(None, None, branch, 0, comment=BATCH_COMMENT), text
 
 
-def _read(fn: ast.FunctionDef) -> tuple[_Body, int]:
-    """The statements of ``jac_NAME`` from its unpacking of ``x``'s rows; the unpacking's index."""
-    x = fn.args.args[0].arg
-    at = next((k for k, s in enumerate(fn.body) if _unpack(s, x) is not None), None)
+def _name(name: str) -> ast.Name:
+    return ast.Name(name, ast.Load())
+
+
+def _read(stmts: list[ast.stmt], x: str) -> tuple[_Body, int]:
+    """What ``jac_NAME``'s statements ``stmts`` compute from their unpacking of ``x``'s rows; the
+    unpacking's index."""
+    at = next((k for k, s in enumerate(stmts) if _unpack(s, x) is not None), None)
     if at is None:
         raise _GiveUp
-    rows, listed = _unpack(fn.body[at], x) or ([], False)
+    rows, listed = _unpack(stmts[at], x) or ([], False)
     body = _Body(x, len(rows), rows, listed)
     defined = {r for r in rows if r}
-    for stmt in fn.body[at + 1 :]:
+    for stmt in stmts[at + 1 :]:
         if isinstance(stmt, ast.If) and _shape_check(stmt):
             continue  # (the batched form makes the value's shape)
         if isinstance(stmt, ast.Return):

@@ -95,18 +95,22 @@ class Written:
 
 def buffered_classes(
     functions: list[Written], taken: set[str], backend: Backend, spelling: Mapping[str, str] = MappingProxyType({})
-) -> tuple[list[str], list[str]]:
-    """The source of the buffered class of each function, and the runtime helpers they use (in
-    order).  ``taken`` holds the names the module uses already; ``spelling`` the module's names
-    of the helpers a parameter hides (``naming.module_spelling``)."""
+) -> tuple[list[str], list[str], bool]:
+    """The source of the buffered class of each function, the runtime helpers they use (in
+    order), and whether they call the array module (``np.multiply(..., out=...)``) where their
+    functions do not.  ``taken`` holds the names the module uses already; ``spelling`` the
+    module's names of the helpers a parameter hides (``naming.module_spelling``)."""
     names = Names(taken)
     classes = []
+    filled = reads_alias = False
     for fn in functions:  # grad_my_loss -> GradMyLoss (GradMyLoss2 if that is taken)
         name = names.fresh("Grad" + "".join(part[:1].upper() + part[1:] for part in fn.tape.name.split("_")), counted)
-        classes.append(_BufferedClass(fn, backend, name, names.taken, spelling).source())
-    filled = spelling.get("_filled", "_filled") + "("
-    helpers = [h for h in RUNTIME if h != "_filled" or any(filled in c for c in classes)]
-    return classes, helpers
+        written = _BufferedClass(fn, backend, name, names.taken, spelling)
+        classes.append(written.source())
+        filled |= written.filled
+        reads_alias |= written.reads_alias
+    helpers = [h for h in RUNTIME if h != "_filled" or filled]
+    return classes, helpers, reads_alias
 
 
 def plain_reason(tape: Tape, lines: list[Line]) -> str | None:
@@ -166,6 +170,8 @@ class _BufferedClass:
         self.defined_at: dict[str, int] = {}  # a slot's name -> the statement computing it
         self.scalars: set[str] = set()
         self.assigned: dict[str, int] = {}  # how many times each name is assigned
+        self.filled = False  # a buffer is refilled with one value (_filled)
+        self.reads_alias = False  # an operation is written as the array module's (np.multiply(..., out=...))
         self.groups = [[parsed(line.node) for line in group] for group in statements(fn.lines)]
         for node in (n for group in self.groups for stmt in group for n in ast.walk(stmt)):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
@@ -381,6 +387,7 @@ class _BufferedClass:
             x, y = (ast.unparse(a) for a in simple[1:])
             alias = self.backend.alias
             kept = f"{result} if {alias}.ndim({x}) == 2 and {alias}.ndim({y}) == 2 else None"
+            self.reads_alias = True
         self.kept.append(kept)
         self.slot_names.append(result)
         test = ast.Compare(where, [ast.Is()], [ast.Constant(None)])
@@ -406,6 +413,7 @@ class _BufferedClass:
     def into(self, name: str, operands: list[ast.expr], where: ast.expr) -> ast.expr:
         """The operation ``name`` on ``operands``, written into the buffer ``where``."""
         out = [ast.keyword("out", where)]
+        self.reads_alias |= name not in _FILLS
         if _PRODUCT_ADJOINTS.get(name) == "x":  # g @ y.T for matrices
             g, _, y = operands
             return ast.Call(self.backend.attr("matmul"), [g, ast.Attribute(y, "T", ast.Load())], out)
@@ -413,6 +421,7 @@ class _BufferedClass:
             g, x, _ = operands
             return ast.Call(self.backend.attr("matmul"), [ast.Attribute(x, "T", ast.Load()), g], out)
         if name in _FILLS:
+            self.filled = True
             value = {"full_like": operands[-1], "_unreduce": operands[0]}.get(name, ast.Constant(0))
             return ast.Call(ast.Name(self.spell("_filled"), ast.Load()), [where, value], [])
         return ast.Call(self.backend.attr(name), operands, out)

@@ -25,6 +25,7 @@ from types import MappingProxyType
 from ..dsl.rule import RuleTable
 from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
 from ..ir.shapes import ShapeClasses, shape_classes
+from .items import ItemWriter
 from .plan import FunctionPlan, columns_name, plan_function
 from .target import Backend, literal
 from .ufunc import rebuild, ufunc_call
@@ -217,6 +218,7 @@ class ColumnsWriter(FunctionWriter):
         self.namer.take("_out")
         #: values computed in their rows (``row_slots``) as planned, once written there
         self.in_rows: set[int] = set()
+        self.items = ColumnsItems(self)
 
     def function_name(self) -> str:
         return columns_name(self.tape)
@@ -295,9 +297,15 @@ class ColumnsWriter(FunctionWriter):
             self.in_rows.add(eqn.out.id)
         return [*stmts, ast.Assign([target], call, lineno=0)]
 
+
+class ColumnsItems(ItemWriter):
+    """The element groups of the columns form: written into the gradient's columns and rows."""
+
+    w: ColumnsWriter
+
     def grad_rows(self, root: int, x: Var, last: int) -> ast.expr:
         call = super().grad_rows(root, x, last)
-        k = self.columns.out_slots.get(last)
+        k = self.w.columns.out_slots.get(last)
         if k is not None:  # into the columns of the whole gradient
             call.args.append(ast.Subscript(ast.Name("_out", ast.Load()), ast.Constant(k), ast.Load()))
         return call
@@ -305,24 +313,24 @@ class ColumnsWriter(FunctionWriter):
     def item_write(self, root: int, eqn: Eqn) -> list[ast.stmt]:
         """``dx = _grad_rows(x, rows, _out[k])``, then ``dx[3] = g`` (computed in the row when it
         is a ufunc of D of the row's class) or ``dx[3] += g``."""
-        x, last = self.plan.item_groups[root]
-        items = self.item_names[root]
+        x, last = self.w.plan.item_groups[root]
+        items = self.w.item_names[root]
         if eqn.out.id == root:
             return [ast.Assign([ast.Name(items, ast.Store())], self.grad_rows(root, x, last), lineno=0)]
         index = eqn.params["index"]
         row = ast.Subscript(ast.Name(items, ast.Load()), ast.Constant(index[0]), ast.Store())
         g = eqn.args[1]
-        if isinstance(g, Var) and g.id in self.in_rows and self.columns.row_slots[g.id] == (root, index[0]):
+        if isinstance(g, Var) and g.id in self.w.in_rows and self.w.columns.row_slots[g.id] == (root, index[0]):
             return []  # computed there
-        if not self.first_write(eqn):
-            return [ast.AugAssign(row, ast.Add(), self.atom(g))]
-        shaped = self.columns.classes.infer("getindex", [x], {"index": index})
-        if isinstance(g, Var) and g.id in self.plan.inline and self.columns.classes.of(g) == shaped:
+        if not self.w.first_write(eqn):
+            return [ast.AugAssign(row, ast.Add(), self.w.atom(g))]
+        shaped = self.w.columns.classes.infer("getindex", [x], {"index": index})
+        if isinstance(g, Var) and g.id in self.w.plan.inline and self.w.columns.classes.of(g) == shaped:
             stmts: list[ast.stmt] = []
-            call = self.evaluate(self.plan.defs[g.id], ast.Subscript(row.value, row.slice, ast.Load()), stmts)
+            call = self.w.evaluate(self.w.plan.defs[g.id], ast.Subscript(row.value, row.slice, ast.Load()), stmts)
             if call is not None:
                 return [*stmts, ast.Expr(call)]
-        return [ast.Assign([row], self.atom(g), lineno=0)]
+        return [ast.Assign([row], self.w.atom(g), lineno=0)]
 
 
 def _buffers_first(tape: Tape) -> Tape:

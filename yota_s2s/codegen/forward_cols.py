@@ -28,8 +28,7 @@ from __future__ import annotations
 import ast
 
 from ..ir.core import Eqn, Lit, Section, Tape, Var
-from .base import named, tuple_of
-from .batched import BatchWriter
+from .base import WriterBase, named, tuple_of
 from .seeds import _part
 from .split import split_seeded
 from .statements import Else, Line
@@ -42,94 +41,97 @@ ROWS_COMMENT = "reverse rows: no more outputs than inputs"
 COLUMNS_COMMENT = "forward columns: fewer inputs than outputs"
 
 
-class ForwardColumnsWriter(BatchWriter):
-    """``jac_NAME`` with both forms (a part of ``writer.FunctionWriter``)."""
+class ForwardColumnsWriter:
+    """``jac_NAME`` with both forms, written into the writer ``writer``'s statements."""
+
+    def __init__(self, writer: WriterBase):
+        self.w = writer
 
     def jacobian_choice(self, body: list[Line]) -> ast.expr:
         """Append the statements of ``jac_NAME`` (see the module docstring); return what it returns."""
-        tape = self.tape
+        tape = self.w.tape
         facts = tape.facts
         dout = next(i.var for i in tape.inputs if i.path[0] == facts.seed)
-        _, rows = self.split_rows(dout)
+        _, rows = self.w.seeds.split_rows(dout)
         tangents = {i.path[0]: i.var for i in tape.inputs if i.path[0] in facts.columns}
-        _, cols = split_seeded(tape.eqns, list(tangents.values()), self.plan.inplace)
+        _, cols = split_seeded(tape.eqns, list(tangents.values()), self.w.plan.inplace)
         apart = {id(e) for e in rows} | {id(e) for e in cols}
         before = [e for e in tape.eqns if id(e) not in apart]
-        self.checked = True  # (no check of a seed: the loops make theirs)
+        self.w.checked = True  # (no check of a seed: the loops make theirs)
         common, rows_first, cols_first = _preludes(tape, before, rows, cols)
-        self.block(_part(tape, common), 0, body)
+        self.w.block(_part(tape, common), 0, body)
         grads = tape.outputs[1 : 1 + len(facts.wrt)]
         active: list[tuple[Var, Var]] = []  # (parameter, its tangent) of each Jacobian computed
         for w, t, g in zip(facts.wrt, facts.columns, grads, strict=True):
             x = next((i.var for i in tape.inputs if i.path[0] == w), None)
             if x is not None and not (isinstance(g, Lit) and g.value is None):
                 active.append((x, tangents[t]))
-        value = self.atom(tape.outputs[0])
-        count = self.namer.fresh("_n")
-        total: ast.expr = self.backend.call("size", [self.atom(active[0][0])])
+        value = self.w.atom(tape.outputs[0])
+        count = self.w.namer.fresh("_n")
+        total: ast.expr = self.w.backend.call("size", [self.w.atom(active[0][0])])
         for x, _ in active[1:]:
-            total = ast.BinOp(total, ast.Add(), self.backend.call("size", [self.atom(x)]))
+            total = ast.BinOp(total, ast.Add(), self.w.backend.call("size", [self.w.atom(x)]))
         body.append(Line(Section.BACKWARD, None, ast.Assign([named(count, ast.Store())], total, lineno=0), 0))
-        test = ast.Compare(self.backend.call("size", [value]), [ast.LtE()], [named(count)])
+        test = ast.Compare(self.w.backend.call("size", [value]), [ast.LtE()], [named(count)])
         body.append(Line(Section.BACKWARD, None, ast.If(test, [], []), 0, header=True, comment=ROWS_COMMENT))
-        self.block(_part(tape, rows_first), 1, body)
-        returned = self.jacobian_rows(body, 1, (dout, rows))
+        self.w.block(_part(tape, rows_first), 1, body)
+        returned = self.w.seeds.jacobian_rows(body, 1, (dout, rows))
         assert isinstance(returned, ast.Tuple)
         names = [e.id for e in returned.elts[len(returned.elts) - len(facts.wrt) :] if isinstance(e, ast.Name)]
         body.append(Line(Section.BACKWARD, None, Else(), 0, header=True, comment=COLUMNS_COMMENT))
-        self.block(_part(tape, cols_first), 1, body)
+        self.w.block(_part(tape, cols_first), 1, body)
         self.columns(cols, active, names, count, body)
         return returned
 
     def columns(self, cols: list[Eqn], active: list[tuple[Var, Var]], names: list[str], count: str, body) -> None:
         """The columns branch: the JVP seeded with blocks of unit tangents (one at a time where a
         primitive has no batched rule), its results moved to the Jacobians ``names``."""
-        tape = self.tape
-        value = self.atom(tape.outputs[0])
+        tape = self.w.tape
+        value = self.w.atom(tape.outputs[0])
         dvalue = tape.outputs[-1]
         seeds = [t for _, t in active]
         after = {a.id for a in tape.outputs if isinstance(a, Var)}
-        batched_cols = self.batched_sweep(cols, seeds, after, takes=True) if BATCH_COLUMNS else None
-        store = self.namer.fresh("_C")
-        shape = ast.BinOp(tuple_of([named(count)]), ast.Add(), self.backend.call("shape", [value]))
-        empty = ast.Assign([named(store, ast.Store())], self.backend.call("empty", [shape]), lineno=0)
+        batched_cols = self.w.batching.batched_sweep(cols, seeds, after, takes=True) if BATCH_COLUMNS else None
+        store = self.w.namer.fresh("_C")
+        shape = ast.BinOp(tuple_of([named(count)]), ast.Add(), self.w.backend.call("shape", [value]))
+        empty = ast.Assign([named(store, ast.Store())], self.w.backend.call("empty", [shape]), lineno=0)
         body.append(Line(Section.BACKWARD, None, empty, 1))
-        k = self.namer.fresh("_k")
-        xs = [self.atom(x) for x, _ in active]
+        k = self.w.namer.fresh("_k")
+        xs = [self.w.atom(x) for x, _ in active]
         for _, t in active:
-            self.names[t.id] = next(i.path[0] for i in tape.inputs if i.var is t)
-        targets = [named(self.names[t.id], ast.Store()) for t in seeds]
+            self.w.names[t.id] = next(i.path[0] for i in tape.inputs if i.var is t)
+        targets = [named(self.w.names[t.id], ast.Store()) for t in seeds]
         target = targets[0] if len(targets) == 1 else ast.Tuple(targets, ast.Store())
         if batched_cols is not None:
-            step = self.namer.fresh("_step")
-            body.append(self.step_line(step, value, cols, seeds, set(), 1))
+            step = self.w.namer.fresh("_step")
+            body.append(self.w.batching.step_line(step, value, cols, seeds, set(), 1))
             span = ast.Call(named("range"), [ast.Constant(0), named(count), named(step)], [])
             comment = "the forward sweep on a block of columns at once"
             header = ast.For(named(k, ast.Store()), span, [], [], lineno=0)
             body.append(Line(Section.BACKWARD, None, header, 1, header=True, comment=comment))
             if len(seeds) == 1:  # x_dot = _rows_seed(x, _k, _step): columns _k, _k + 1, ... of the identity
-                self.helpers.add("_rows_seed")
+                self.w.helpers.add("_rows_seed")
                 seeded = ast.Call(named("_rows_seed"), [xs[0], named(k), named(step)], [])
             else:
-                self.helpers.add("_cols_seeds")
+                self.w.helpers.add("_cols_seeds")
                 seeded = ast.Call(named("_cols_seeds"), [named(k), named(step), *xs], [])
             body.append(Line(Section.BACKWARD, None, ast.Assign([target], seeded, lineno=0), 2))
-            self.write_batched(batched_cols, 2, body)
-            stop = ast.BinOp(named(k), ast.Add(), ast.Call(named("len"), [named(self.names[seeds[0].id])], []))
+            self.w.batching.write_batched(batched_cols, 2, body)
+            stop = ast.BinOp(named(k), ast.Add(), ast.Call(named("len"), [named(self.w.names[seeds[0].id])], []))
             where = ast.Subscript(named(store), ast.Slice(named(k), stop, None), ast.Store())
         else:
             header = ast.For(named(k, ast.Store()), ast.Call(named("range"), [named(count)], []), [], [], lineno=0)
             comment = "one forward sweep per column"
             body.append(Line(Section.BACKWARD, None, header, 1, header=True, comment=comment))
-            self.helpers.add("_cols_unit")
+            self.w.helpers.add("_cols_unit")
             unit: ast.expr = ast.Call(named("_cols_unit"), [named(k), *xs], [])
             if len(seeds) == 1:
                 unit = ast.Subscript(unit, ast.Constant(0), ast.Load())
             body.append(Line(Section.BACKWARD, None, ast.Assign([target], unit, lineno=0), 2))
-            self.block(_part(tape, cols), 2, body)
+            self.w.block(_part(tape, cols), 2, body)
             where = ast.Subscript(named(store), named(k), ast.Store())
-        body.append(Line(Section.BACKWARD, None, ast.Assign([where], self.atom(dvalue), lineno=0), 2))
-        self.helpers.add("_cols_split")
+        body.append(Line(Section.BACKWARD, None, ast.Assign([where], self.w.atom(dvalue), lineno=0), 2))
+        self.w.helpers.add("_cols_split")
         split: ast.expr = ast.Call(named("_cols_split"), [named(store), value, *xs], [])
         if len(names) == 1:
             split = ast.Subscript(split, ast.Constant(0), ast.Load())

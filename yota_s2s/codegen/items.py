@@ -21,12 +21,17 @@ from .base import WriterBase, named
 from .target import constant
 
 
-class ItemWriter(WriterBase):
-    """The statements of element reads and element groups (a part of ``writer.FunctionWriter``)."""
+class ItemWriter:
+    """The statements of element reads and element groups, for the writer that holds it
+    (``writer.FunctionWriter.items``: its names, plan and helpers are the writer's)."""
+
+    def __init__(self, writer: WriterBase):
+        self.w = writer
+        self._jacobian_lists: dict[int, Var] | None = None  # (jacobian_lists)
 
     def unpacked_read(self, eqn: Eqn) -> ast.expr:
         """``x_items[k]`` (``unpack``)."""
-        name = self.items_of[eqn.args[0].id]
+        name = self.w.items_of[eqn.args[0].id]
         return ast.Subscript(ast.Name(name, ast.Load()), ast.Constant(eqn.params["index"][0]), ast.Load())
 
     def unpack(self, x: Var) -> list[ast.stmt]:
@@ -39,54 +44,56 @@ class ItemWriter(WriterBase):
         ``n`` (3) is one more than the largest index read or written (``item_lengths``), so that a
         list unpacks whole, and a long array is not made a list to read a few of its elements;
         with negative indices only, ``x.ndim == 1``."""
-        reads = self.plan.element_reads.get(x.id, [])
-        targets: list[str | None] = [None] * self.plan.item_lengths.get(x.id, 0)
+        reads = self.w.plan.element_reads.get(x.id, [])
+        targets: list[str | None] = [None] * self.w.plan.item_lengths.get(x.id, 0)
         for eqn in reads:
             k = eqn.params["index"][0]
             if targets[k] is None:
-                targets[k] = self.name_for(eqn.out)
-            self.names[eqn.out.id] = targets[k]
+                targets[k] = self.w.name_for(eqn.out)
+            self.w.names[eqn.out.id] = targets[k]
         # not a list: the reads themselves (x[k] of a list, a tuple, rows of a 2-D array, or
         # whatever else indexes by integers)
         elements = [
-            ast.Subscript(self.atom(x), ast.Constant(k), ast.Load()) if t else ast.Constant(None)
+            ast.Subscript(self.w.atom(x), ast.Constant(k), ast.Load()) if t else ast.Constant(None)
             for k, t in enumerate(targets)
         ]
         names = ast.Tuple([ast.Name(t or "_", ast.Store()) for t in targets], ast.Store())
-        if x.id not in self.plan.listed:
+        if x.id not in self.w.plan.listed:
             kept = [k for k, t in enumerate(targets) if t]
             names.elts = [names.elts[k] for k in kept]
             return [ast.Assign([names], ast.Tuple([elements[k] for k in kept], ast.Load()), lineno=0)]
-        name = self.items_of[x.id] = self.namer.fresh(self.names[x.id] + "_items")
+        name = self.w.items_of[x.id] = self.w.namer.fresh(self.w.names[x.id] + "_items")
         # a NumPy array only: a subclass's tolist() may not give its elements (a masked array's
         # gives None for masked ones); the type test costs less than np.ndim's call.  A float
         # array only: Python ints do not overflow as NumPy's do, and the list of the gradient
         # (item_write) is made an array of x's dtype
-        kind = self.type_of(self.atom(x))
-        n = self.plan.item_lengths.get(x.id)
+        kind = self.w.type_of(self.w.atom(x))
+        n = self.w.plan.item_lengths.get(x.id)
         if n is None:
-            one_d = ast.Compare(ast.Attribute(self.atom(x), "ndim", ast.Load()), [ast.Eq()], [ast.Constant(1)])
+            one_d = ast.Compare(ast.Attribute(self.w.atom(x), "ndim", ast.Load()), [ast.Eq()], [ast.Constant(1)])
         else:
-            one_d = ast.Compare(ast.Attribute(self.atom(x), "shape", ast.Load()), [ast.Eq()], [constant((n,))])
-        dtype = ast.Attribute(self.atom(x), "dtype", ast.Load())
-        floats = ast.Compare(dtype, [ast.In()], [self.global_name("_FLOATS")])
-        self.helpers.add("_FLOATS")
-        test = ast.BoolOp(ast.And(), [ast.Compare(kind, [ast.Is()], [self.backend.attr("ndarray")]), one_d, floats])
-        value = ast.IfExp(test, ast.Call(ast.Attribute(self.atom(x), "tolist", ast.Load()), [], []), self.atom(x))
+            one_d = ast.Compare(ast.Attribute(self.w.atom(x), "shape", ast.Load()), [ast.Eq()], [constant((n,))])
+        dtype = ast.Attribute(self.w.atom(x), "dtype", ast.Load())
+        floats = ast.Compare(dtype, [ast.In()], [self.w.global_name("_FLOATS")])
+        self.w.helpers.add("_FLOATS")
+        test = ast.BoolOp(ast.And(), [ast.Compare(kind, [ast.Is()], [self.w.backend.attr("ndarray")]), one_d, floats])
+        value = ast.IfExp(test, ast.Call(ast.Attribute(self.w.atom(x), "tolist", ast.Load()), [], []), self.w.atom(x))
         stmts: list[ast.stmt] = [ast.Assign([ast.Name(name, ast.Store())], value, lineno=0)]
         if reads:
             items = ast.Name(name, ast.Load())
-            value = ast.IfExp(ast.Compare(items, [ast.IsNot()], [self.atom(x)]), items, ast.Tuple(elements, ast.Load()))
+            value = ast.IfExp(
+                ast.Compare(items, [ast.IsNot()], [self.w.atom(x)]), items, ast.Tuple(elements, ast.Load())
+            )
             stmts.append(ast.Assign([names], value, lineno=0))
         return stmts
 
     def start_items(self, root: int, eqn: Eqn, name: str) -> bool:
         """Name an element group at its ``grad_zeros``: the gradient's own name for named rows
         (``dx``, its rows ``dx3``), else its list (``dx_items``)."""
-        if root not in self.plan.item_groups or eqn.out.id != root:
+        if root not in self.w.plan.item_groups or eqn.out.id != root:
             return False
-        named = root in self.plan.named_rows or self.plan.columns_form  # the columns form: the array itself
-        self.item_names[root] = name if named else self.namer.fresh(name + "_items")
+        named = root in self.w.plan.named_rows or self.w.plan.columns_form  # the columns form: the array itself
+        self.w.item_names[root] = name if named else self.w.namer.fresh(name + "_items")
         return True
 
     def item_write(self, root: int, eqn: Eqn) -> list[ast.stmt]:
@@ -98,12 +105,12 @@ class ItemWriter(WriterBase):
             dx_items[3] = g  # dx_items[3] = dx_items[3] + g after a first write
             dx = np.fromiter(dx_items, x.dtype, 3) if x_items is not x else dx_items  # after the last one
         """
-        if root in self.plan.named_rows:
+        if root in self.w.plan.named_rows:
             return self.row_write(root, eqn)
-        x, last = self.plan.item_groups[root]
-        items = self.item_names[root]
-        x_items = ast.Name(self.items_of[x.id], ast.Load())
-        listed = ast.Compare(x_items, [ast.IsNot()], [self.atom(x)])  # x_items is not x: a list
+        x, last = self.w.plan.item_groups[root]
+        items = self.w.item_names[root]
+        x_items = ast.Name(self.w.items_of[x.id], ast.Load())
+        listed = ast.Compare(x_items, [ast.IsNot()], [self.w.atom(x)])  # x_items is not x: a list
         if eqn.out.id == root:
             zeros = ast.BinOp(
                 ast.List([ast.Constant(0.0)], ast.Load()),
@@ -113,26 +120,26 @@ class ItemWriter(WriterBase):
             value = ast.IfExp(listed, zeros, self.grad_rows(root, x, last))
             return [ast.Assign([ast.Name(items, ast.Store())], value, lineno=0)]
         k = ast.Constant(eqn.params["index"][0])
-        g = self.atom(eqn.args[1])
-        if not self.first_write(eqn):  # never +=: an item may be a (0-d) array other names refer to
+        g = self.w.atom(eqn.args[1])
+        if not self.w.first_write(eqn):  # never +=: an item may be a (0-d) array other names refer to
             g = ast.BinOp(ast.Subscript(ast.Name(items, ast.Load()), k, ast.Load()), ast.Add(), g)
         stmt = ast.Assign([ast.Subscript(ast.Name(items, ast.Store()), k, ast.Store())], g, lineno=0)
         if eqn.out.id != last:
             return [stmt]
         array = self.from_list(x, items, ast.Name(items, ast.Load()))
-        return [stmt, ast.Assign([ast.Name(self.names[eqn.out.id], ast.Store())], array, lineno=0)]
+        return [stmt, ast.Assign([ast.Name(self.w.names[eqn.out.id], ast.Store())], array, lineno=0)]
 
     def from_list(self, x: Var, name: str, otherwise: ast.expr) -> ast.expr:
         """``np.fromiter(name, x.dtype, n) if x_items is not x else otherwise``: the gradient of
         ``x`` from the list ``name`` of its elements' gradients when ``x_items`` is a list (of the
         ``n`` elements of ``x.shape == (n,)``; ``np.asarray`` when ``n`` is not known)."""
-        listed = ast.Compare(ast.Name(self.items_of[x.id], ast.Load()), [ast.IsNot()], [self.atom(x)])
-        dtype = ast.Attribute(self.atom(x), "dtype", ast.Load())
-        n = self.plan.item_lengths.get(x.id)
+        listed = ast.Compare(ast.Name(self.w.items_of[x.id], ast.Load()), [ast.IsNot()], [self.w.atom(x)])
+        dtype = ast.Attribute(self.w.atom(x), "dtype", ast.Load())
+        n = self.w.plan.item_lengths.get(x.id)
         if n is None:
-            array = self.backend.call("asarray", [ast.Name(name, ast.Load()), dtype])
+            array = self.w.backend.call("asarray", [ast.Name(name, ast.Load()), dtype])
         else:  # (np.fromiter with its count: 0.35 against 0.38 µs on 9 floats, 2.7 against 3.4 on 200)
-            array = self.backend.call("fromiter", [ast.Name(name, ast.Load()), dtype, ast.Constant(n)])
+            array = self.w.backend.call("fromiter", [ast.Name(name, ast.Load()), dtype, ast.Constant(n)])
         return ast.IfExp(listed, array, otherwise)
 
     def row_write(self, root: int, eqn: Eqn) -> list[ast.stmt]:
@@ -144,36 +151,38 @@ class ItemWriter(WriterBase):
             dx = [0.0, dx1, dx2]
             dx = np.fromiter(dx, x.dtype, 3) if x_items is not x else _grad_stack(x, dx)
         """
-        x, last = self.plan.item_groups[root]
-        rows = self.row_names.setdefault(root, {})
+        x, last = self.w.plan.item_groups[root]
+        rows = self.w.row_names.setdefault(root, {})
         if eqn.out.id == root:
             return []
         k = eqn.params["index"][0]
-        g = self.atom(eqn.args[1])
+        g = self.w.atom(eqn.args[1])
         if k in rows:  # never +=: the row may be an array other names refer to
             g = ast.BinOp(ast.Name(rows[k], ast.Load()), ast.Add(), g)
         else:
-            rows[k] = self.namer.fresh(f"{self.item_names[root]}{k}")
+            rows[k] = self.w.namer.fresh(f"{self.w.item_names[root]}{k}")
         stmts: list[ast.stmt] = [ast.Assign([ast.Name(rows[k], ast.Store())], g, lineno=0)]
         if eqn.out.id != last:
             return stmts
-        name = self.names[eqn.out.id]
-        n = self.plan.item_lengths[x.id]
+        name = self.w.names[eqn.out.id]
+        n = self.w.plan.item_lengths[x.id]
         elements = [ast.Name(rows[i], ast.Load()) if i in rows else ast.Constant(0.0) for i in range(n)]
         stmts.append(ast.Assign([ast.Name(name, ast.Store())], ast.List(elements, ast.Load()), lineno=0))
         if eqn.out.id in self.jacobian_lists():  # the Jacobian reads the list (jacobian_stack)
             return stmts
-        self.helpers.add("_grad_stack")
-        array: ast.expr = ast.Call(ast.Name("_grad_stack", ast.Load()), [self.atom(x), ast.Name(name, ast.Load())], [])
-        if x.id in self.plan.listed:
+        self.w.helpers.add("_grad_stack")
+        array: ast.expr = ast.Call(
+            ast.Name("_grad_stack", ast.Load()), [self.w.atom(x), ast.Name(name, ast.Load())], []
+        )
+        if x.id in self.w.plan.listed:
             array = self.from_list(x, name, array)
         stmts.append(ast.Assign([ast.Name(name, ast.Store())], array, lineno=0))
         return stmts
 
     def grad_rows(self, root: int, x: Var, last: int) -> ast.expr:
         """``_grad_rows(x, rows)``: the array of an element group, zeros in the rows it does not assign."""
-        self.helpers.add("_grad_rows")
-        return ast.Call(ast.Name("_grad_rows", ast.Load()), [self.atom(x), constant(self.plan.item_rows[root])], [])
+        self.w.helpers.add("_grad_rows")
+        return ast.Call(ast.Name("_grad_rows", ast.Load()), [self.w.atom(x), constant(self.w.plan.item_rows[root])], [])
 
     def jacobian_lists(self) -> dict[int, Var]:
         """The rows of a Jacobian written out (``jac_NAME``, ``Facts.rows``) that are left lists of
@@ -183,10 +192,10 @@ class ItemWriter(WriterBase):
         if self._jacobian_lists is not None:
             return self._jacobian_lists
         self._jacobian_lists = {}
-        tape = self.tape
-        if not tape.facts.mode.value_rows or not tape.facts.rows or not self.backend.in_place:
+        tape = self.w.tape
+        if not tape.facts.mode.value_rows or not tape.facts.rows or not self.w.backend.in_place:
             return self._jacobian_lists
-        last = {lst: (root, x) for root, (x, lst) in self.plan.item_groups.items() if root in self.plan.named_rows}
+        last = {lst: (root, x) for root, (x, lst) in self.w.plan.item_groups.items() if root in self.w.plan.named_rows}
         uses: dict[int, int] = {}
         for a in [a for e in tape.eqns for a in e.args] + list(tape.outputs):
             if isinstance(a, Var):
@@ -204,7 +213,7 @@ class ItemWriter(WriterBase):
 
     def value_array(self) -> bool:
         """Whether ``jac_NAME``'s value, written out by rows, is written ``np.array([...])`` (NumPy)."""
-        tape = self.tape
+        tape = self.w.tape
         value = tape.outputs[0] if tape.outputs else None
         made = next((e for e in tape.eqns if value in e.outs), None) if isinstance(value, Var) else None
         return (
@@ -212,7 +221,7 @@ class ItemWriter(WriterBase):
             and made.prim == "stack"
             and tape.facts.mode.value_rows
             and tape.facts.rows > 0
-            and self.backend.host
+            and self.w.backend.host
         )
 
     def jacobian_stack(self, eqn: Eqn) -> ast.expr | None:
@@ -225,26 +234,26 @@ class ItemWriter(WriterBase):
 
         (one array of floats, where ``np.stack`` of ``np.fromiter`` of each row costs 7.6 against
         0.9 µs for 7 rows of 7; ``_jacobian_rows`` writes a batch's rows into one array)."""
-        tape = self.tape
-        if eqn.prim != "stack" or not tape.facts.rows or not tape.facts.mode.value_rows or not self.backend.in_place:
+        tape = self.w.tape
+        if eqn.prim != "stack" or not tape.facts.rows or not tape.facts.mode.value_rows or not self.w.backend.in_place:
             return None
         if tape.outputs and eqn.out is tape.outputs[0] and self.value_array():
-            return self.backend.call("array", [ast.List([self.atom(a) for a in eqn.args], ast.Load())])
+            return self.w.backend.call("array", [ast.List([self.w.atom(a) for a in eqn.args], ast.Load())])
         lists = self.jacobian_lists()
         if not eqn.args or not all(isinstance(a, Var) and a.id in lists for a in eqn.args):
             return None
         x = lists[eqn.args[0].id]
-        rows = [self.atom(a) for a in eqn.args]
-        self.helpers.add("_jacobian_rows")
-        array: ast.expr = ast.Call(named("_jacobian_rows"), [self.atom(x), ast.List(rows, ast.Load())], [])
-        if x.id in self.plan.listed:
-            n = self.plan.item_lengths[x.id]
+        rows = [self.w.atom(a) for a in eqn.args]
+        self.w.helpers.add("_jacobian_rows")
+        array: ast.expr = ast.Call(named("_jacobian_rows"), [self.w.atom(x), ast.List(rows, ast.Load())], [])
+        if x.id in self.w.plan.listed:
+            n = self.w.plan.item_lengths[x.id]
             flat = ast.List([ast.Starred(r, ast.Load()) for r in rows], ast.Load())
-            dtype = ast.Attribute(self.atom(x), "dtype", ast.Load())
-            made = self.backend.call("fromiter", [flat, dtype, ast.Constant(len(rows) * n)])
+            dtype = ast.Attribute(self.w.atom(x), "dtype", ast.Load())
+            made = self.w.backend.call("fromiter", [flat, dtype, ast.Constant(len(rows) * n)])
             shaped = ast.Call(
                 ast.Attribute(made, "reshape", ast.Load()), [ast.Constant(len(rows)), ast.Constant(n)], []
             )
-            listed = ast.Compare(ast.Name(self.items_of[x.id], ast.Load()), [ast.IsNot()], [self.atom(x)])
+            listed = ast.Compare(ast.Name(self.w.items_of[x.id], ast.Load()), [ast.IsNot()], [self.w.atom(x)])
             array = ast.IfExp(listed, shaped, array)
         return array

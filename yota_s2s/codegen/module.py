@@ -93,7 +93,7 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
             writers.append(columns_form(tape, table, backend, plan.column_ranks))
         for writer in writers:
             writer.use_spelling(spelling, reserved)
-            functions.extend(_with_batch_form(tape, writer.write(), backend, writer.helpers))
+            functions.extend(_with_batch_form(tape, writer, backend))
             helpers |= writer.helpers
             imports |= writer.imports
             written.append(Written(tape, writer.function_name(), writer.signature(), writer.body))
@@ -128,6 +128,7 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
     # other libraries' functions (scipy.special, a user's); as another name where a parameter hides it
     classes: list[str] = []
     runtime: list[str] = []
+    classes_read_alias = False
     if buffers:  # the classes, from the plain grad_NAME of each function
         plain = [  # grad_NAME without its column guard (and its gradients of numbers: it keeps arrays)
             dataclasses.replace(
@@ -137,7 +138,7 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
             if w.name == function_name(w.tape)
         ]
         taken = _taken(written, used, backend.alias) | set(spelling.values())
-        classes, runtime = buffered_classes(plain, taken, backend, spelling)
+        classes, runtime, classes_read_alias = buffered_classes(plain, taken, backend, spelling)
         body += "\n\n\n" + "\n\n\n".join(classes)
         helper_blocks += [_helper(h, backend.alias, spelling) for h in runtime]
     if helper_blocks:
@@ -149,7 +150,7 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
         modules["importlib"] = "import importlib"  # (the standard library's, then array_api_compat alone)
         modules = {m: modules[m] for m in sorted(modules)}
         modules["~"] = "\nimport array_api_compat"
-    elif _uses_alias(written, [*used, *runtime], backend.alias) or _reads_text(classes, backend.alias):
+    elif classes_read_alias or _uses_alias(written, [*used, *runtime], backend.alias):
         modules[backend.module] = f"import {backend.module} as {backend.alias}"
     lines.extend(modules[m] for m in sorted(modules))  # one block, sorted as isort sorts it ("~" last)
     if constants:  # one blank line after the imports, as isort puts it before a statement
@@ -157,17 +158,21 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
     return "\n".join(lines) + "\n\n\n" + fit_module(body) + "\n"
 
 
-def _with_batch_form(tape: Tape, text: str, backend: Backend, helpers: set[str]) -> list[str]:
-    """``[text]``, the function written; for a NumPy ``jac_NAME`` whose rows are written out, that
-    function with the branch that takes a batch of points to its batched form, and the batched form
-    (``batched_rows``), where it is written."""
-    if not tape.facts.mode.value_rows or not tape.facts.rows or not backend.host:
-        return [text]
-    form = batch_form(text, backend.alias)
+def _with_batch_form(tape: Tape, writer: FunctionWriter, backend: Backend) -> list[str]:
+    """The texts of the function ``writer`` writes and, for a NumPy ``jac_NAME`` whose rows are
+    written out, of its batched form (``batched_rows``): the function then has the branch that
+    takes a batch of points to it."""
+    body = writer.statements()
+    param = tape.params[0] if len(tape.params) == 1 else None
+    if not tape.facts.mode.value_rows or not tape.facts.rows or not backend.host or param is None:
+        return [writer.text()]
+    form = batch_form(body, param.name, writer.function_name(), backend.alias)
     if form is None:
-        return [text]
-    helpers.add("_jacobian_blocks")
-    return list(form)
+        return [writer.text()]
+    at, branch, text = form
+    body.insert(at, branch)
+    writer.helpers.add("_jacobian_blocks")
+    return [writer.text(), text]
 
 
 def header_first_lines(header: Header) -> list[str]:
@@ -239,11 +244,6 @@ def _reads(functions: list[Written], name: str | None) -> bool:
     return name is not None and any(
         isinstance(n, ast.Name) and n.id == name for fn in functions for line in fn.lines for n in ast.walk(line.node)
     )
-
-
-def _reads_text(sources: list[str], name: str) -> bool:
-    """One of the generated ``sources`` (a buffered class) reads ``name``."""
-    return any(isinstance(n, ast.Name) and n.id == name for text in sources for n in ast.walk(ast.parse(text)))
 
 
 def _uses_alias(functions: list[Written], helpers: list[str], alias: str) -> bool:

@@ -26,31 +26,36 @@ from ..ir.core import Eqn, Section, Var
 from ..ir.live import live_eqns
 from . import batched as batching
 from .banded import BandWriter, NotBanded
-from .base import named, tuple_of
-from .batched import BatchWriter, Target, seed_of
+from .base import WriterBase, named, tuple_of
+from .batched import Target, seed_of
 from .seeds import _part
 from .split import split_seeded
 from .statements import Else, Line
 
 
-class SecondWriter(BatchWriter, BandWriter):
-    """The loop of ``hess_NAME`` (a part of ``writer.FunctionWriter``)."""
+class SecondWriter:
+    """The loop of ``hess_NAME``, written into the writer ``writer``'s statements: the rows
+    batched (``writer.batching``) or in the band form (``BandWriter``)."""
+
+    def __init__(self, writer: WriterBase):
+        self.w = writer
+        self.band = BandWriter(writer)
 
     def split_second(self, seed: Var) -> tuple[list[Eqn], list[Eqn]]:
         """The equations before the loop over the rows and those of each row (``split.split_seeded``)."""
-        return split_seeded(self.tape.eqns, seed, self.plan.inplace)
+        return split_seeded(self.w.tape.eqns, seed, self.w.plan.inplace)
 
     def rows_check(self) -> list[ast.stmt]:
         """``if np.shape(x) != (m,): raise ValueError(...)``: ``hess_NAME`` whose ``m`` rows are
         written out (``Facts.rows``: the gradient built by the elements ``x[0]``, ..., ``x[m-1]``)
         holds for a vector ``x`` of ``m`` numbers only; none for any other function."""
-        tape = self.tape
+        tape = self.w.tape
         if tape.facts.mode.order != 2 or not tape.facts.rows:
             return []
         w, m = tape.facts.wrt[0], tape.facts.rows
         x = next(i.var for i in tape.inputs if i.path[0] == w)
-        shape = self.backend.call("shape", [self.atom(x)])
-        why = f"{self.function_name()}: the Hessian's rows are written for {w} of shape ({m},), not "
+        shape = self.w.backend.call("shape", [self.w.atom(x)])
+        why = f"{self.w.function_name()}: the Hessian's rows are written for {w} of shape ({m},), not "
         message = ast.BinOp(ast.Constant(why), ast.Add(), ast.Call(named("str"), [shape], []))
         error = ast.Raise(ast.Call(named("ValueError"), [message], []))
         test = ast.Compare(shape, [ast.NotEq()], [ast.Tuple([ast.Constant(m)], ast.Load())])
@@ -59,13 +64,13 @@ class SecondWriter(BatchWriter, BandWriter):
     def hessian_rows(self, body: list[Line]) -> ast.expr:
         """Append the statements of ``hess_NAME`` (see the module docstring); return the expression
         it returns."""
-        tape = self.tape
+        tape = self.w.tape
         if tape.facts.seeds:
             return self.hessian_blocks(body)
-        seed, rows = self.before_rows(body, self.split_second)
+        seed, rows = self.w.seeds.before_rows(body, self.split_second)
         outputs = {a.id for a in tape.outputs[:2] if isinstance(a, Var)}
         H = self.block_row(rows, seed, outputs, None, body)[0]
-        value, gradient = self.atom(tape.outputs[0]), self.atom(tape.outputs[1])
+        value, gradient = self.w.atom(tape.outputs[0]), self.w.atom(tape.outputs[1])
         H = ast.Subscript(named(H), ast.Tuple([], ast.Load()), ast.Load())  # H[()]: a number for a scalar x
         return tuple_of([value, gradient, H] if tape.facts.value else [gradient, H])
 
@@ -74,11 +79,11 @@ class SecondWriter(BatchWriter, BandWriter):
         equations that read no seed, then for each parameter ``P`` the sweep seeded with ``v_P``
         (batched, or a loop over ``P``'s unit vectors), filling the block row ``H_PA, H_PB, ...``;
         the blocks returned nested, ``((H_AA, H_AB), (H_BA, H_BB))``."""
-        tape = self.tape
+        tape = self.w.tape
         facts = tape.facts
         n = len(facts.wrt)
         seeds = [next(i.var for i in tape.inputs if i.path[0] == s) for s in facts.seeds]
-        parts = [split_seeded(tape.eqns, s, self.plan.inplace)[1] for s in seeds]
+        parts = [split_seeded(tape.eqns, s, self.w.plan.inplace)[1] for s in seeds]
         made = [{o.id for e in part for o in e.outs} for part in parts]
         # through loops, one sweep reads every seed (transform.second_blocks._tangents): each block
         # row runs it with the other seeds zeros
@@ -88,36 +93,36 @@ class SecondWriter(BatchWriter, BandWriter):
         per_row = set().union(*made)
         rows = [e for e in tape.eqns if any(o.id in per_row for o in e.outs)]
         before = [e for e in tape.eqns if not any(o.id in per_row for o in e.outs)]
-        self.before_rows(body, lambda _seed: (before, rows))
+        self.w.seeds.before_rows(body, lambda _seed: (before, rows))
         outputs = {a.id for a in tape.outputs[: 1 + n] if isinstance(a, Var)}
         xs = [next(i.var for i in tape.inputs if i.path[0] == w) for w in facts.wrt]
         blocks = []
-        consts = dict(self.consts)
+        consts = dict(self.w.consts)
         for p, (seed, part) in enumerate(zip(seeds, parts, strict=True)):
             row = tape.outputs[1 + n + p * n : 1 + n + (p + 1) * n]
             targets = [(a, xs[q], f"H_{facts.wrt[p]}_{facts.wrt[q]}") for q, a in enumerate(row)]
             if shared:  # (the value and the gradients from the last block row's sweep alone)
                 # the same equations written again: a region input the last block bound to a
                 # constant (a backward loop's) is the outer value again where the forward loop binds it
-                self.consts.clear()
-                self.consts.update(consts)
+                self.w.consts.clear()
+                self.w.consts.update(consts)
                 wanted = {a.id for a, _, _ in targets if isinstance(a, Var)}
                 if p == n - 1:
                     wanted |= outputs
-                part = live_eqns(rows, wanted, self.table)
+                part = live_eqns(rows, wanted, self.w.table)
                 for other, x_other in zip(seeds, xs, strict=True):
                     if other is not seed:
-                        name = self.names.get(other.id) or self.namer.fresh(other.hint)
-                        self.names[other.id] = name
-                        zeros = self.backend.call("zeros", [self.backend.call("shape", [self.atom(x_other)])])
+                        name = self.w.names.get(other.id) or self.w.namer.fresh(other.hint)
+                        self.w.names[other.id] = name
+                        zeros = self.w.backend.call("zeros", [self.w.backend.call("shape", [self.w.atom(x_other)])])
                         body.append(
                             Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], zeros, lineno=0), 0)
                         )
             names = self.block_row(part, seed, outputs, targets, body)
             blocks.append(ast.Tuple([named(h) for h in names], ast.Load()))
         H = ast.Tuple(blocks, ast.Load())
-        gradients = [self.atom(a) for a in tape.outputs[1 : 1 + n]]
-        return tuple_of([self.atom(tape.outputs[0]), *gradients, H] if facts.value else [*gradients, H])
+        gradients = [self.w.atom(a) for a in tape.outputs[1 : 1 + n]]
+        return tuple_of([self.w.atom(tape.outputs[0]), *gradients, H] if facts.value else [*gradients, H])
 
     def block_row(
         self, rows: list[Eqn], seed: Var, outputs: set[int], targets: list[Target] | None, body: list[Line]
@@ -125,39 +130,39 @@ class SecondWriter(BatchWriter, BandWriter):
         """The second sweep seeded with ``seed`` for all its unit vectors, batched where each of
         its primitives has a rule, else a loop over them; the names of the arrays it fills (``H``,
         or those of ``targets``: ``batched_rows``)."""
-        tape = self.tape
-        batchable = batching.BATCH_ROWS and self.backend.batched_rows
-        batched = self.batched_sweep(rows, [seed], outputs) if batchable else None
+        tape = self.w.tape
+        batchable = batching.BATCH_ROWS and self.w.backend.batched_rows
+        batched = self.w.batching.batched_sweep(rows, [seed], outputs) if batchable else None
         results = [tape.outputs[2]] if targets is None else [t[0] for t in targets]
         made = {o.id for e in rows for o in e.outs}
         if batched is not None and any(isinstance(a, Var) and a.id in made for a in results):
             if targets is None:
                 return self.banded_or_batched(rows, batched, seed, body)
-            return self.batched_rows(rows, batched, seed, body, targets)
+            return self.w.batching.batched_rows(rows, batched, seed, body, targets)
         seed_name, x = seed_of(tape, seed)
         if targets is None:
             targets = [(tape.outputs[2], x, "H")]
-        size = self.backend.call("size", [self.atom(x)])
-        shape = self.backend.call("shape", [self.atom(x)])
-        k = self.namer.fresh("_k")
-        names = [self.namer.fresh(t[2]) for t in targets]
+        size = self.w.backend.call("size", [self.w.atom(x)])
+        shape = self.w.backend.call("shape", [self.w.atom(x)])
+        k = self.w.namer.fresh("_k")
+        names = [self.w.namer.fresh(t[2]) for t in targets]
         for name, (_, xq, _) in zip(names, targets, strict=True):
-            other = self.backend.call("shape", [self.atom(xq)])
-            empty = self.backend.call("empty", [ast.BinOp(tuple_of([size]), ast.Add(), other)])
+            other = self.w.backend.call("shape", [self.w.atom(xq)])
+            empty = self.w.backend.call("empty", [ast.BinOp(tuple_of([size]), ast.Add(), other)])
             body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], empty, lineno=0), 0))
         header = ast.For(named(k, ast.Store()), ast.Call(named("range"), [size], []), [], [], lineno=0)
         body.append(Line(Section.BACKWARD, None, header, 0, header=True, comment="one second sweep per row"))
-        zeros = ast.Assign([named(seed_name, ast.Store())], self.backend.call("zeros", [shape]), lineno=0)
+        zeros = ast.Assign([named(seed_name, ast.Store())], self.w.backend.call("zeros", [shape]), lineno=0)
         unit = ast.Subscript(ast.Attribute(named(seed_name), "flat", ast.Load()), named(k), ast.Store())
         body.append(Line(Section.BACKWARD, None, zeros, 1))
         body.append(Line(Section.BACKWARD, None, ast.Assign([unit], ast.Constant(1.0), lineno=0), 1))
-        self.names[seed.id] = seed_name
-        self.block(_part(tape, rows), 1, body)
+        self.w.names[seed.id] = seed_name
+        self.w.block(_part(tape, rows), 1, body)
         for name, (out, _, _) in zip(names, targets, strict=True):
             row = ast.Subscript(named(name), named(k), ast.Store())
-            body.append(Line(Section.BACKWARD, None, ast.Assign([row], self.atom(out), lineno=0), 1))
+            body.append(Line(Section.BACKWARD, None, ast.Assign([row], self.w.atom(out), lineno=0), 1))
         for name, (_, xq, _) in zip(names, targets, strict=True):
-            new_shape = ast.BinOp(shape, ast.Add(), self.backend.call("shape", [self.atom(xq)]))
+            new_shape = ast.BinOp(shape, ast.Add(), self.w.backend.call("shape", [self.w.atom(xq)]))
             reshape = ast.Call(ast.Attribute(named(name), "reshape", ast.Load()), [new_shape], [])
             body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], reshape, lineno=0), 0))
         return names
@@ -165,18 +170,18 @@ class SecondWriter(BatchWriter, BandWriter):
     def banded_or_batched(self, rows: list[Eqn], batched: Batched, seed: Var, body: list[Line]) -> list[str]:
         """The Hessian by its diagonals where the sweep keeps them (``banded``), under the test that
         the run-time shapes allow it, else (and where the sweep does not) the batched sweep."""
-        H = self.namer.fresh("H")
+        H = self.w.namer.fresh("H")
         try:
-            test, lines = self.banded_rows(rows, batched.kinds, seed, seed_of(self.tape, seed)[1], H)
+            test, lines = self.band.banded_rows(rows, batched.kinds, seed, seed_of(self.w.tape, seed)[1], H)
         except NotBanded:
-            return self.batched_rows(rows, batched, seed, body, None, [H])
+            return self.w.batching.batched_rows(rows, batched, seed, body, None, [H])
         diagonals = sum(isinstance(line.node, ast.Expr) for line in lines)
         comment = f"H is banded ({diagonals} diagonal{'s' * (diagonals > 1)}): written diagonal by diagonal"
         body.append(Line(Section.BACKWARD, None, ast.If(test, [], []), 0, header=True, comment=comment))
         body.extend(lines)
         body.append(Line(Section.BACKWARD, None, Else(), 0, header=True, comment="the rows, batched"))
         start = len(body)
-        names = self.batched_rows(rows, batched, seed, body, None, [H])
+        names = self.w.batching.batched_rows(rows, batched, seed, body, None, [H])
         for line in body[start:]:
             line.depth += 1
         return names

@@ -17,19 +17,22 @@ A function that returns the value checks that it is a scalar when shapes could n
 from __future__ import annotations
 
 import ast
+import copy
 
+from ..dsl.rule import RuleTable
 from ..ir.core import NO_DEFAULT, Dyn, Eqn, Key, ParamKind, Section, Slice, Tape, Var
 from ..ir.modes import docstring
 from .base import named, tuple_of
+from .batched import BatchWriter
 from .flow import FlowWriter
 from .forward_cols import ForwardColumnsWriter
 from .items import ItemWriter
 from .naming import respell
-from .plan import columns_name
+from .plan import FunctionPlan, columns_name
 from .second import SecondWriter
 from .seeds import SeedWriter
 from .statements import Line, render
-from .target import constant, index_expr
+from .target import Backend, constant, index_expr
 
 #: The size of the first blocked argument from which the column guard calls the columns form
 #: (``_by_columns``): from about 8,000 numbers its writes in place cost less than new arrays
@@ -42,11 +45,40 @@ GUARD_COMMENT = "large: in place, by blocks of columns"
 NUMBER_COMMENT = "a number's gradient is a number"
 
 
-class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter, ForwardColumnsWriter):
-    """Writes ``grad_NAME`` from its plan (see the module docstring)."""
+class FunctionWriter(FlowWriter):
+    """Writes ``grad_NAME`` from its plan (see the module docstring).  Its parts, each given the
+    writer: ``items`` (gradients by elements), ``seeds`` (the checks of the arguments and seeds,
+    ``jac_NAME``'s rows), ``batching`` (batched sweeps); ``hess_NAME``'s loop (``SecondWriter``) and
+    ``jac_NAME``'s two forms (``ForwardColumnsWriter``) are made where the function needs them."""
+
+    def __init__(self, plan: FunctionPlan, table: RuleTable, backend: Backend):
+        super().__init__(plan, table, backend)
+        self.items = ItemWriter(self)
+        self.seeds = SeedWriter(self)
+        self.batching = BatchWriter(self)
+
+    def part_writer(self, plan: FunctionPlan) -> FunctionWriter:
+        """A writer of ``plan``, a part of this function (a batched sweep): it writes with this
+        writer's names, helpers and imports."""
+        writer = copy.copy(self)
+        writer.plan, writer.tape = plan, plan.tape
+        writer._outer = writer._readers = None
+        writer.checked = True
+        writer.items, writer.seeds, writer.batching = ItemWriter(writer), SeedWriter(writer), BatchWriter(writer)
+        return writer
 
     def write(self) -> str:
         """The text of the function; its statements are kept in ``body``."""
+        self.statements()
+        return self.text()
+
+    def text(self) -> str:
+        """The text of the function whose statements ``statements`` made (``body``)."""
+        lines = [f"def {self.function_name()}({self.signature()}):", f"    {self.docstring()}"]
+        return "\n".join(lines + render(self.body, self.tape.name))
+
+    def statements(self) -> list[Line]:
+        """Make the function's statements (``body``, returned)."""
         tape = self.tape
         body = self.body
         rows_loop = tape.facts.mode.by_rows and not tape.facts.rows
@@ -66,21 +98,27 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter, ForwardCo
                     value = ast.Attribute(value, part, ast.Load())
             body.append(Line(Section.FORWARD, None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), 0))
         if self.backend.namespace_at_run_time:  # xp, x, w = _namespace(x, w): the arrays' own library
-            body.append(Line(None, None, self.namespace_line(), 0, comment="the arrays' namespace (array API)"))
-        for n, stmt in enumerate(self.complex_args() + self.type_checks()):  # (a comment on the first)
-            body.append(Line(None, None, stmt, 0, comment=None if n else self.checks_comment()))
-        body.extend(Line(None, None, stmt, 0) for stmt in self.rows_check())  # (hess_NAME's rows written out)
+            body.append(Line(None, None, self.seeds.namespace_line(), 0, comment="the arrays' namespace (array API)"))
+        for n, stmt in enumerate(self.seeds.complex_args() + self.seeds.type_checks()):  # (a comment on the first)
+            body.append(Line(None, None, stmt, 0, comment=None if n else self.seeds.checks_comment()))
+        body.extend(
+            Line(None, None, stmt, 0) for stmt in SecondWriter(self).rows_check()
+        )  # (hess_NAME's rows written out)
         # x_items = x.tolist() if ... else x, first: the column guard need not test a list's x
         for inp in tape.inputs:
             if inp.var.id in self.plan.listed or inp.var.id in self.plan.element_reads:
-                body.extend(Line(None, None, stmt, 0) for stmt in self.unpack(inp.var))
+                body.extend(Line(None, None, stmt, 0) for stmt in self.items.unpack(inp.var))
         guard = self.column_guard()
         if guard is not None:
             body.append(Line(None, None, guard, 0, comment=GUARD_COMMENT))
         if tape.facts.mode.order == 2 and rows_loop:
-            returned = self.hessian_rows(body)
+            returned = SecondWriter(self).hessian_rows(body)
         elif rows_loop:  # (with forward columns too: the one or the other, chosen when it runs)
-            returned = self.jacobian_choice(body) if tape.facts.columns else self.jacobian_rows(body)
+            returned = (
+                ForwardColumnsWriter(self).jacobian_choice(body)
+                if tape.facts.columns
+                else self.seeds.jacobian_rows(body)
+            )
         else:
             self.block(tape, 0, body)
         if not self.checked:  # no backward equation (a constant gradient): checked before the return
@@ -100,9 +138,7 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter, ForwardCo
                     n.id = "_"
         for line in body:  # the helpers and builtins a parameter hides, as the module spells them
             respell(line.node, self.spelling)
-        lines = [f"def {self.function_name()}({self.signature()}):", f"    {self.docstring()}"]
-        lines += render(body, tape.name)
-        return "\n".join(lines)
+        return body
 
     def block(
         self, tape: Tape, depth: int, body: list, preset: dict[int, str] | None = None, push: tuple | None = None
@@ -155,9 +191,9 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter, ForwardCo
                 self.names[out.id] = self.name_for(out)
             target = ast.Name(self.names[out.id], ast.Store())
             if depth == 0 and self.plan.element_read(eqn) and eqn.args[0].id in self.plan.listed:
-                stmt = ast.Assign([target], self.unpacked_read(eqn), lineno=0)
-            elif root is not None and (root in self.item_names or self.start_items(root, eqn, target.id)):
-                for stmt in self.item_write(root, eqn):
+                stmt = ast.Assign([target], self.items.unpacked_read(eqn), lineno=0)
+            elif root is not None and (root in self.item_names or self.items.start_items(root, eqn, target.id)):
+                for stmt in self.items.item_write(root, eqn):
                     body.append(Line(eqn.section, eqn.span, stmt, depth))
                 continue
             elif eqn.prim == "index_add" and root is not None and root != out.id:
@@ -175,7 +211,7 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter, ForwardCo
                 *named, stmt = written
                 body.extend(Line(eqn.section, eqn.span, n, depth) for n in named)
             else:
-                jacobian = self.jacobian_stack(eqn) if depth == 0 else None  # (jac_NAME's value and rows)
+                jacobian = self.items.jacobian_stack(eqn) if depth == 0 else None  # (jac_NAME's value and rows)
                 stmt = ast.Assign([target], self.expression(eqn) if jacobian is None else jacobian, lineno=0)
             body.append(Line(eqn.section, eqn.span, stmt, depth))
         if push is not None and push[0] >= 0 and push[0] == len(tape.eqns) - 1:
@@ -274,16 +310,6 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter, ForwardCo
                 cur = d
         return chains, fused
 
-    def namespace_line(self) -> ast.stmt:
-        """``xp, x, w = _namespace(x, w)`` over the function's inputs (the array-api target)."""
-        facts = self.tape.facts
-        seeds = {facts.seed, *facts.seeds} if facts.mode.by_rows else set()  # (locals of loops)
-        names = [self.names[inp.var.id] for inp in self.tape.inputs if inp.path[0] not in seeds]
-        self.helpers.add("_namespace")
-        targets = [ast.Name(self.backend.alias, ast.Store()), *(ast.Name(n, ast.Store()) for n in names)]
-        call = ast.Call(self.global_name("_namespace"), [ast.Name(n, ast.Load()) for n in names], [])
-        return ast.Assign([ast.Tuple(targets, ast.Store())], call, lineno=0)
-
     def in_place(self, eqn: Eqn, target: ast.Name) -> list[ast.stmt] | None:
         """The statements of ``eqn`` written into arrays it may overwrite (the columns form), or None."""
         return None
@@ -296,7 +322,7 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter, ForwardCo
         (a list's elements are floats), 25 ns less.  ``vjp_NAME`` and ``jac_NAME`` check their
         seed instead (``seeds.SeedWriter.seed_check``)."""
         if not self.tape.facts.mode.scalar_value:
-            return self.seed_check()
+            return self.seeds.seed_check()
         name = self.tape.name
         witness = self.tape.outputs[0]
         value = self.atom(witness)
@@ -333,46 +359,8 @@ class FunctionWriter(FlowWriter, ItemWriter, SeedWriter, SecondWriter, ForwardCo
             last = check
             while last.orelse:
                 last = last.orelse[0]
-            last.orelse = [self.tangent_checks()]
+            last.orelse = [self.seeds.tangent_checks()]
         return check
-
-    def type_checks(self) -> list[ast.stmt]:
-        """``if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):
-        _float_arg(x, "grad_f", "x")`` for each input with a gradient (``plan.float_inputs``): the
-        rules are proven for real floating values, and the helper raises TypeError for a complex,
-        integer or boolean value.  A Python float and a float64 or float32 array pass on the first
-        tests (``in _FLOATS``: 20 ns against 48 for ``x.dtype.kind == 'f'``, which CuPy's code
-        tests); the others (a float16 array, a Python int, a list) are the helper's to judge."""
-        out = []
-        for var, spelled in self.plan.float_inputs:
-            x = named(self.names[var.id])
-            dtype = ast.Attribute(x, "dtype", ast.Load())
-            if self.backend.host:
-                not_floating = ast.Compare(dtype, [ast.NotIn()], [self.global_name("_FLOATS")])
-                self.helpers.add("_FLOATS")
-            else:  # (_FLOATS is NumPy's)
-                kind = ast.Attribute(dtype, "kind", ast.Load())
-                not_floating = ast.Compare(kind, [ast.NotEq()], [ast.Constant("f")])
-            not_array = ast.Compare(self.type_of(x), [ast.IsNot()], [self.backend.attr("ndarray")])
-            not_float = ast.BoolOp(ast.Or(), [not_array, not_floating])
-            test = ast.BoolOp(
-                ast.And(), [ast.Compare(self.type_of(x), [ast.IsNot()], [self.global_name("float")]), not_float]
-            )
-            label = [ast.Constant(self.function_name()), ast.Constant(spelled)]
-            call = ast.Expr(ast.Call(named("_float_arg"), [x, *label], []))
-            out.append(ast.If(test, [call], []))
-            self.helpers.add("_float_arg")
-        for var, spelled in self.plan.real_inputs:  # read as a value, not differentiated: not complex
-            x = named(self.names[var.id])
-            kind = ast.Attribute(ast.Attribute(x, "dtype", ast.Load()), "kind", ast.Load())
-            is_array = ast.Compare(self.type_of(x), [ast.Is()], [self.backend.attr("ndarray")])
-            complex_array = ast.BoolOp(ast.And(), [is_array, ast.Compare(kind, [ast.Eq()], [ast.Constant("c")])])
-            is_complex = ast.Call(named("isinstance"), [x, self.global_name("complex")], [])
-            test = ast.BoolOp(ast.Or(), [is_complex, complex_array])
-            label = [ast.Constant(self.function_name()), ast.Constant(spelled)]
-            out.append(ast.If(test, [ast.Expr(ast.Call(named("_float_arg"), [x, *label], []))], []))
-            self.helpers.add("_float_arg")
-        return out
 
     def scalar_gradients(self) -> list[ast.stmt]:
         """``if type(dx) is np.ndarray and dx.ndim == 0: dx = dx[()]`` for each gradient that may be
