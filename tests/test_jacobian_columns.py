@@ -273,7 +273,8 @@ def test_the_text_is_clean_and_deterministic():
     body = text.split("def jac_model(")[1].split("\ndef ")[0]
     assert "    if np.size(model) <= _n:  # reverse rows: no more outputs than inputs" in body
     assert "    else:  # forward columns: fewer inputs than outputs" in body
-    assert "p_dot = _rows_seed(p, _k_1, _step)" in body and "J_p = _cols_split(_C, model, p)[0]" in body
+    assert "dout = _rows_seed(model, _k, _step)" in body  # (the rows batched too: a block of rows a sweep)
+    assert "p_dot = _rows_seed(p, _k_1, _step_1)" in body and "J_p = _cols_split(_C, model, p)[0]" in body
     assert "t_dot, w_dot, a_dot = _cols_seeds(_k_1, _step, t, w, a)" in text
     assert not any(isinstance(node, ast.JoinedStr) for node in ast.walk(ast.parse(text)))  # (no f-string)
 

@@ -35,21 +35,24 @@ def jac_residual(p, t, y):
     _n = np.size(p)
     if np.size(residual) <= _n:  # reverse rows: no more outputs than inputs
         J_p = np.empty((np.size(residual),) + np.shape(p))
-        for _k in range(np.size(residual)):  # one reverse sweep per row
-            dout = np.zeros(np.shape(residual))
-            dout.flat[_k] = 1.0
+        _step = _rows_step(residual, _t5, _t4, _t2, _t6, p3, p, t, p2, _t1, p0, p1)
+        for _k in range(0, np.size(residual), _step):  # the reverse sweep on a block of rows at once
+            dout = _rows_seed(residual, _k, _step)
             # grad of: return signal(t, p) - y
-            d_t5 = _unbroadcast(dout, _t5)
+            d_t5 = _rows_unbroadcast(dout, _t5)
             # grad of: return p[0] * np.exp(-p[1] * t) * np.cos(p[2] * t + p[3]) (in signal)
             d_t2 = d_t5 * _t4
             _t7 = d_t5 * _t2 * _t6
-            dp3 = _unbroadcast(-_t7, p3)
-            dp2 = _unbroadcast(-(_t7 * t), p2)
-            dp1 = _unbroadcast(-(d_t2 * p0 * _t1 * t), p1)
-            dp0 = _unbroadcast(d_t2 * _t1, p0)
-            dp = [dp0, dp1, dp2, dp3]
-            dp = np.fromiter(dp, p.dtype, 4) if p_items is not p else _grad_stack(p, dp)
-            J_p[_k] = dp
+            dp3 = _rows_unbroadcast(-_t7, p3)
+            dp = _rows_zeros(dout, p)
+            dp[:, 3] += dp3
+            dp2 = _rows_unbroadcast(-(_t7 * t), p2)
+            dp0 = _rows_unbroadcast(d_t2 * _t1, p0)
+            dp1 = _rows_unbroadcast(-(d_t2 * p0 * _t1 * t), p1)
+            dp[:, 2] += dp2
+            dp[:, 1] += dp1
+            dp[:, 0] += dp0
+            J_p[_k:_k + len(dout)] = dp
         J_p = J_p.reshape(np.shape(residual) + np.shape(p))
     else:  # forward columns: fewer inputs than outputs
         # grad of: return signal(t, p) - y
@@ -66,9 +69,9 @@ def jac_residual(p, t, y):
         # grad of: return signal(t, p) - y
         _t14 = residual.shape
         _C = np.empty((_n,) + np.shape(residual))
-        _step = _rows_step(residual, t, _t9, _t1, p0, d_t2_1, _t8, _t6, d_t4, _t2, _t4)
-        for _k_1 in range(0, _n, _step):  # the forward sweep on a block of columns at once
-            p_dot = _rows_seed(p, _k_1, _step)
+        _step_1 = _rows_step(residual, t, _t9, _t1, p0, d_t2_1, _t8, _t6, d_t4, _t2, _t4)
+        for _k_1 in range(0, _n, _step_1):  # the forward sweep on a block of columns at once
+            p_dot = _rows_seed(p, _k_1, _step_1)
             # grad of: return p[0] * np.exp(-p[1] * t) * np.cos(p[2] * t + p[3]) (in signal)
             _t15 = _rows_broadcast(p_dot[:, 1], _t10)
             _t16 = _rows_lift(_t15, t, b_rows=0)
@@ -133,62 +136,6 @@ def _float_arg(x, func, name):
     raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
 
 
-def _grad_items(items):
-    """The gradient buffer of a list or tuple of arrays of different shapes (``for W, b in
-    params``): a list of the items' buffers whose ``+`` and ``+=`` add item by item, where a
-    list's own would join the two lists."""
-
-    class GradItems(list):
-        def __add__(self, other):
-            return GradItems([a + b for a, b in zip(self, other, strict=True)])
-
-        __radd__ = __add__
-
-        def __iadd__(self, other):
-            if len(other) != len(self):
-                raise ValueError("the gradients of two lists of different lengths are added")
-            for k, b in enumerate(other):
-                self[k] = self[k] + b
-            return self
-
-    return GradItems(items)
-
-
-def _grad_stack(x, rows):
-    """The gradient of ``x`` from its rows' (first index): ``rows[k]`` a number or an array of a
-    row's shape, zeros in the rows past them (NumPy's dtype of ``x`` with floats, as
-    ``_grad_zeros``).  A list or tuple of arrays of different shapes (``W1, b1 = params``) gets a
-    list or tuple of its items' gradients."""
-    try:
-        x = np.asarray(x)
-    except ValueError:  # (NumPy cannot stack the items)
-        parts = list(rows) + [_grad_zeros(v) for v in x[len(rows) :]]
-        return parts if isinstance(x, list) else tuple(parts)
-    out = np.empty(x.shape, np.result_type(x, 0.0))
-    out[len(rows) :] = 0
-    for k, row in enumerate(rows):
-        out[k] = row
-    return out
-
-
-def _grad_zeros(x):
-    """Zeros of the shape of ``x`` in the dtype of its gradient, that of ``x + 0.0``: ``x``'s own
-    for a float array, float64 for an integer or boolean one (a buffer of an integer dtype would
-    truncate what is added into it).  A number's (not an array) is a number: 0.0 for a Python
-    float or int, a NumPy scalar of that dtype for a NumPy scalar (``dx = 2.0 * x`` gives one)."""
-    if type(x) is float or type(x) is int:
-        return 0.0
-    if isinstance(x, list | tuple):
-        try:
-            a = np.asarray(x)
-        except ValueError:  # items of different shapes (for W, b in params): a buffer for each
-            return _grad_items([_grad_zeros(v) for v in x])
-    else:
-        a = np.asarray(x)
-    out = np.zeros(a.shape, np.result_type(a, 0.0))
-    return out if out.ndim or a is x else out[()]
-
-
 def _rows_broadcast(a, shape):
     """``np.broadcast_to`` of each row of the batched ``a``."""
     shape = tuple(shape)
@@ -246,6 +193,14 @@ def _rows_unbroadcast(g, x):
         return np.broadcast_to(_rows_lift(g, x, 0), (k,) + shape).astype(np.result_type(g, x))
     ones = [i + 1 for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
     return g.sum(axis=(*range(1, extra + 1), *ones)).reshape((k,) + shape)
+
+
+def _rows_zeros(seed, x):
+    """Zeros of shape ``(k,) + np.shape(x)`` (a batched gradient buffer); ``x`` may be a list of
+    numbers (``np.result_type`` would read a list as a dtype's fields)."""
+    if isinstance(x, list | tuple):
+        x = np.asarray(x)
+    return np.zeros(seed.shape[:1] + np.shape(x), np.result_type(x, 0.0))
 
 
 def _unbroadcast(g, x):

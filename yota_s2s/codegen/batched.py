@@ -104,13 +104,21 @@ class BatchWriter:
         body: list[Line],
         targets: list[Target] | None = None,
         names: list[str] | None = None,
+        source: Atom | None = None,
+        depth: int = 0,
     ) -> list[str]:
         """Append ``hess_NAME``'s sweep ``rows``, batched as ``batched_rows`` (see the module docstring);
         return the names of the arrays it fills: ``H`` (``targets`` None), or with several parameters one per ``(atom, x_Q,
         name)`` of ``targets``, the rows of the block ``H_PQ`` (the seed ``seed``, of ``P``'s shape);
-        ``names``: those names, chosen by the caller."""
+        ``names``: those names, chosen by the caller.  ``source``: the value whose elements the rows are
+        (``jac_NAME``'s value, its seed of that value's shape), by default the parameter of the seed's shape;
+        ``depth``: of the loop."""
         tape = self.w.tape
-        seed_name, x = seed_of(tape, seed)
+        start = len(body)
+        if source is None:
+            seed_name, x = seed_of(tape, seed)
+        else:
+            seed_name, x = next(i.path[0] for i in tape.inputs if i.var is seed), source
         if targets is None:
             targets = [(tape.outputs[2], x, "H")]
         size = self.w.backend.call("size", [self.w.atom(x)])
@@ -128,7 +136,11 @@ class BatchWriter:
             named(k, ast.Store()), ast.Call(named("range"), [ast.Constant(0), size, named(step)], []), [], []
         )
         header.lineno = 0
-        comment = "the second sweep on a block of rows at once"
+        comment = (
+            "the second sweep on a block of rows at once"
+            if source is None
+            else "the reverse sweep on a block of rows at once"
+        )
         body.append(Line(Section.BACKWARD, None, header, 0, header=True, comment=comment))
         seeded = ast.Call(named("_rows_seed"), [self.w.atom(x), named(k), named(step)], [])
         body.append(Line(Section.BACKWARD, None, ast.Assign([named(seed_name, ast.Store())], seeded, lineno=0), 1))
@@ -142,4 +154,6 @@ class BatchWriter:
             new_shape = ast.BinOp(shape, ast.Add(), self.w.backend.call("shape", [self.w.atom(xq)]))
             reshape = ast.Call(ast.Attribute(named(name), "reshape", ast.Load()), [new_shape], [])
             body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], reshape, lineno=0), 0))
+        for line in body[start:]:
+            line.depth += depth
         return names

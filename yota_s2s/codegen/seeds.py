@@ -26,8 +26,10 @@ from collections.abc import Callable
 
 from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
 from ..ir.regions import LEADING
+from . import batched as batching
 from .arguments import differentiated_inputs
 from .base import WriterBase, named, tuple_of
+from .batched import Target
 from .split import split_rows
 from .statements import Line
 
@@ -200,6 +202,9 @@ class SeedWriter:
         seed_name = tape.facts.seed
         self.w.checked = True
         seed, rows = split if split is not None else self.before_rows(body, self.split_rows)
+        batched = self.batched_rows(seed, rows, body, depth)
+        if batched is not None:
+            return batched
         value = self.w.atom(tape.outputs[0])
         standard = not self.w.backend.in_place
         size = self.w.backend.call("size", [value])
@@ -272,6 +277,37 @@ class SeedWriter:
             body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], reshape, lineno=0), depth))
         returned = [value, *jacobians] if tape.facts.value else jacobians
         return tuple_of(returned)
+
+    def batched_rows(self, seed: Var, rows: list[Eqn], body: list[Line], depth: int) -> ast.expr | None:
+        """Append ``jac_NAME``'s rows as one reverse sweep on blocks of rows at once (``batched``:
+        the sweep seeded with rows of the identity of the value's shape, every value batched), where
+        each primitive of the sweep has a batching rule; return what the function returns (None:
+        the loop of one reverse sweep per row is written instead, as for complex rows and for the
+        array API); ``depth``: of the loop."""
+        tape = self.w.tape
+        if tape.facts.holomorphic or not (batching.BATCH_ROWS and self.w.backend.batched_rows):
+            return None
+        value = tape.outputs[0]
+        grads = tape.outputs[1 : 1 + len(tape.facts.wrt)]
+        made = {o.id for e in rows for o in e.outs}
+        if not any(isinstance(g, Var) and g.id in made for g in grads):
+            return None
+        batched = self.w.batching.batched_sweep(rows, [seed], {value.id} if isinstance(value, Var) else set())
+        if batched is None:
+            return None
+        targets: list[Target] = []
+        jacobians: list[ast.expr] = []
+        for w, g in zip(tape.facts.wrt, grads, strict=True):
+            x = next((i.var for i in tape.inputs if i.path[0] == w), None)
+            if x is None or (isinstance(g, Lit) and g.value is None):
+                jacobians.append(ast.Constant(None))
+                continue
+            targets.append((g, x, f"J_{w}"))
+            jacobians.append(named(self.w.namer.fresh(f"J_{w}")))
+        names = [j.id for j in jacobians if isinstance(j, ast.Name)]
+        self.w.batching.batched_rows(rows, batched, seed, body, targets, names, source=value, depth=depth)
+        atom = self.w.atom(value)
+        return tuple_of([atom, *jacobians] if tape.facts.value else jacobians)
 
     def split_rows(self, seed: Var) -> tuple[list[Eqn], list[Eqn]]:
         """The equations before ``jac_NAME``'s loop over the rows and those of each row."""
