@@ -67,17 +67,18 @@ def _one_thread() -> None:
 
 
 def _generated(mode: str, wrt: dict, batch: bool = True, bands: bool = True) -> dict:
-    from yota_s2s.codegen import banded, batched
+    from yota_s2s.codegen import batched
     from yota_s2s.pipeline import generate
 
     batched.BATCH_ROWS = batch  # (False: the loop over unit vectors, the form before the batched sweep)
-    banded.BANDS = bands  # (False: the batched sweep where the Hessian is banded, the form before the diagonals)
 
     source = SOURCE + "\n\ndef poly(x):\n    return " + _poly_terms() + "\n"
     try:
-        text = generate(source, "second.py", list(wrt), wrt, mode=mode).text
+        # (bands False: --form rows, the batched sweep where the Hessian is banded, the form before the diagonals)
+        form = "rows" if mode == "hessian" and not bands else "auto"
+        text = generate(source, "second.py", list(wrt), wrt, mode=mode, form=form).text
     finally:
-        batched.BATCH_ROWS, banded.BANDS = True, True
+        batched.BATCH_ROWS = True
     namespace: dict = {}
     exec(compile(text, f"<{mode}>", "exec"), namespace)  # noqa: S102 - the tool's output
     namespace["__text__"] = text

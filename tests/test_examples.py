@@ -30,7 +30,7 @@ EXAMPLES = {
     "examples/complex/response.py": ("examples/complex/grad_response.py", ["--wrt", "b,pole"]),
     "examples/newton/logistic.py": ("examples/newton/hess_logistic.py", ["--wrt", "w", "--hessian"]),
     "examples/newton/rosen.py": ("examples/newton/hvp_rosen.py", ["--hvp"]),
-    "examples/newton/chain.py": ("examples/newton/hess_chain.py", ["--wrt", "u", "--hessian"]),
+    "examples/newton/chain.py": ("examples/newton/hess_chain.py", ["--wrt", "u", "--hessian", "--form", "band"]),
     "examples/newton/intercept.py": ("examples/newton/hess_intercept.py", ["--wrt", "w,b", "--hessian"]),
     "examples/ode/decay.py": ("examples/ode/jvp_decay.py", ["--wrt", "p", "--jvp"]),
 }
@@ -44,13 +44,24 @@ def _regenerate(src: str) -> str:
     options = dict(zip(extra[::2], extra[1::2]))
     wrt = options["--wrt"].split(",") if "--wrt" in options else None
     rules = [str(ROOT / options["--rules"])] if "--rules" in options else []
-    command = " ".join(["yota-s2s", src, *extra, "--out", out, *flags])
+    form = options.pop("--form", "auto")  # (written after the mode's flag, as Entry.argv writes it)
+    extra = [a for k, v in options.items() for a in (k, v)]
+    command = " ".join(["yota-s2s", src, *extra, "--out", out, *flags, *(["--form", form] if form != "auto" else [])])
     target = options.get("--target", "numpy")
     source = (ROOT / src).read_text(encoding="utf-8")
     buffers, value = "--buffers" in flags, "--no-value" not in flags
     mode = next((f[2:] for f in flags if f in ("--hvp", "--hessian", "--jvp")), "grad")
     return generate(
-        source, src, wrt=wrt, target=target, rules=rules, command=command, buffers=buffers, value=value, mode=mode
+        source,
+        src,
+        wrt=wrt,
+        target=target,
+        rules=rules,
+        command=command,
+        buffers=buffers,
+        value=value,
+        mode=mode,
+        form=form,
     ).text
 
 
@@ -281,13 +292,16 @@ def test_the_newton_example_converges_with_the_generated_hessian_and_products():
 
 
 def test_the_chain_hessian_is_computed_by_its_diagonals():
-    """examples/newton/hess_chain.py takes the band form for a vector u (and the batched sweep for a
-    matrix): both against central differences of the gradient."""
+    """examples/newton/hess_chain.py (--form band) computes H by its diagonals alone for a vector u,
+    against central differences of the gradient, and refuses a matrix (no band there)."""
     text = (ROOT / "examples/newton/hess_chain.py").read_text(encoding="utf-8")
     assert "# H is banded (3 diagonals)" in text and "_rows_diagonal(H, -1, " in text
+    assert "--form band" in text and "the rows, batched" not in text and "_rows_seed" not in text
     hess = load_module(ROOT / "examples/newton/hess_chain.py").hess_energy
     rng = np.random.default_rng(8)
-    for u in (rng.standard_normal(7), rng.standard_normal((2, 3))):
+    with pytest.raises(ValueError, match="--form band"):
+        hess(rng.standard_normal((2, 3)), rng.standard_normal((2, 3)))
+    for u in (rng.standard_normal(7), rng.standard_normal(2)):
         load = rng.standard_normal(u.shape)
         H = hess(u, load)[2]
         assert H.shape == u.shape + u.shape

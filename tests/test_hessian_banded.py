@@ -4,7 +4,7 @@ Where every step of the second sweep keeps diagonals diagonals (slices from the 
 by unbatched values, sums, broadcasts and unbroadcasts that keep the shape, writes into slices,
 the product of two vectors), ``hess_NAME`` computes the Hessian's diagonals alone, under a test
 of the run-time shapes; each Hessian here is compared with central differences of the gradient,
-with the batched sweep's (``banded.BANDS`` False), and where the test fails (a matrix ``x``, a
+with the batched sweep's (``--form rows``), and where the test fails (a matrix ``x``, a
 number where an array was assumed, a slice of one element that broadcasts) the batched sweep
 must be the one that runs, still right.
 """
@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from yota_s2s.codegen import banded
 from yota_s2s.pipeline import generate
 from yota_s2s.runtime.rows import _rows_diagonal
 
@@ -73,11 +72,8 @@ WRT = {
 
 
 def _load(mode: str, bands: bool = True) -> tuple[dict, str]:
-    banded.BANDS = bands
-    try:
-        text = generate(SOURCE, "banded.py", list(WRT), WRT, mode=mode).text
-    finally:
-        banded.BANDS = True
+    form = "auto" if bands or mode != "hessian" else "rows"
+    text = generate(SOURCE, "banded.py", list(WRT), WRT, mode=mode, form=form).text
     namespace: dict = {}
     exec(compile(text, f"<{mode}>", "exec"), namespace)  # noqa: S102 - the tool's output
     return namespace, text

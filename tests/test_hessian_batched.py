@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from yota_s2s.codegen import banded, batched
+from yota_s2s.codegen import batched
 from yota_s2s.pipeline import generate
 from yota_s2s.runtime import core, linalg, rows
 
@@ -60,11 +60,8 @@ MORE_ARGS = {
 
 
 def _load(source: str, wrt: dict, mode: str) -> tuple[dict, str]:
-    banded.BANDS = False  # (the batched sweep, also where the Hessian is banded: tests/test_hessian_banded.py)
-    try:
-        text = generate(source, "second.py", list(wrt), wrt, mode=mode).text
-    finally:
-        banded.BANDS = True
+    # (--form rows: the batched sweep, also where the Hessian is banded: tests/test_hessian_banded.py)
+    text = generate(source, "second.py", list(wrt), wrt, mode=mode, form="rows" if mode == "hessian" else "auto").text
     namespace: dict = {}
     exec(compile(text, f"<{mode}>", "exec"), namespace)  # noqa: S102 - the tool's output
     return namespace, text

@@ -40,7 +40,7 @@ from .console import Console, color_flag, wants_color
 from .dsl.load import load_rules
 from .errors import InternalError, UserError, UserErrors, paint
 from .files import PythonFile, load_source, read_output, write_atomically
-from .ir.modes import MODES
+from .ir.modes import FORMS, MODES
 from .ir.printer import format_tape
 from .jobs import Job, UsageError, command_jobs, project_jobs
 from .pipeline import STAGES, generate
@@ -151,6 +151,14 @@ def _parser() -> _Parser:
         metavar="S",
         help="binomial checkpointing (revolve) of the function's for loops: at most S snapshots of the "
         "carried state, steps run again in the backward sweep, memory independent of the trip count",
+    )
+    p.add_argument(
+        "--form",
+        choices=list(FORMS),
+        help="the algorithm each function is written with, where its shapes leave a choice that only the "
+        "call can make: auto (default) keeps each choice as one commented branch chosen when it runs; rows "
+        "(reverse sweeps batched over the rows), columns (--jacobian: forward columns) and band (--hessian: "
+        "the diagonals) commit one, with no branch (see docs/higher-order.md)",
     )
     p.add_argument(
         "--no-value",
@@ -294,6 +302,7 @@ def _project_jobs(args: argparse.Namespace) -> list[Job]:
             ("--format", args.format),
             ("--buffers", args.buffers),
             ("--checkpoint", args.checkpoint),
+            ("--form", args.form),
             ("--no-value", args.value is False),
             (MODES[args.mode].flag, MODES[args.mode].flag is not None),
             ("--verify", args.verify),
@@ -352,6 +361,7 @@ def _run_here(job: Job, args: argparse.Namespace, console: Console, made: list, 
         mode=entry.mode,
         sparse=entry.sparse,
         checkpoint=entry.checkpoint,
+        form=entry.form,
     )
     made.append(generated)
     for warning in generated.warnings:

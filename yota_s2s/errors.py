@@ -54,7 +54,7 @@ CODES: dict[str, str] = {
     "YS039": "eval/exec: code built at run time cannot be differentiated",
     "YS041": "a sequence whose length is not known when generating (comprehension, unpacking, *args)",
     "YS042": "an object that changes its own state (an attribute is written)",
-    "YS043": "--buffers with --target cupy or array-api: the buffered form is written for NumPy only",
+    "YS043": "an option the function cannot be written with: --buffers with --target cupy or array-api, --checkpoint beyond grad_NAME and vjp_NAME, a --form of another mode or one the function has not",
     "YS044": "the output exists and is not a regular file (a device, a FIFO, a folder)",
     "YS045": "the source is not a regular file (a FIFO, a device, a folder)",
     "YS046": "the source is not text in its encoding (UTF-8, or the one its coding line declares)",

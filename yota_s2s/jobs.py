@@ -114,6 +114,7 @@ def command_jobs(args: argparse.Namespace, console: Console, read_stdin) -> list
             value=args.value is not False,
             mode=args.mode,
             checkpoint=args.checkpoint,
+            form=args.form or "auto",
         )
         protect = protected(name, args.rules, args.example) if name != "-" else protected("-", args.rules)
         job = Job(entry, "<stdin>" if name == "-" else name, funcs, wrt, protect, stdin=data if source == "-" else None)

@@ -39,7 +39,7 @@ from .frontend.complexes import complex_params
 from .frontend.fence import fence
 from .frontend.lower import lower
 from .ir.core import IRError, Tape, is_option, verify
-from .ir.modes import GRAD, Mode, mode_named
+from .ir.modes import AUTO, BAND, COLUMNS, GRAD, Form, Mode, form_named, mode_named
 from .transform.checkpoint import snapshots
 from .transform.complex_types import complex_seeds, complex_types
 from .transform.differentiate import differentiate
@@ -86,6 +86,7 @@ def generate(
     mode: str | Mode = "grad",
     sparse: bool = False,
     checkpoint: int = 0,
+    form: str | Form = "auto",
 ) -> Generated:
     """Differentiate the functions ``funcs`` (default: entry points) of ``source``.
 
@@ -97,6 +98,8 @@ def generate(
     (``grad_NAME``), ``"vjp"`` (``vjp_NAME(..., dout)``, ``--vjp``), ``"jvp"``
     (``jvp_NAME(..., x_dot)``, ``--jvp``) or ``"jacobian"`` (``jac_NAME``, ``--jacobian``).
     ``checkpoint``: ``--checkpoint S``, binomial checkpointing of loops with ``S`` snapshots.
+    ``form``: ``--form``, the algorithms a function may hold (a name of ``ir.modes.FORMS``, or its
+    record): ``"auto"``, each run-time choice a branch; ``"rows"``, ``"columns"``, ``"band"``, one algorithm.
 
     >>> g = generate("import numpy as np\\ndef f(x):\\n    return np.sum(np.exp(x))\\n", "f.py")
     >>> print(g.text.split("def grad_f")[1].split("# ----")[0].strip())  # (the helpers follow)  # doctest: +NORMALIZE_WHITESPACE
@@ -121,15 +124,33 @@ def generate(
     ):
         what = "a positive number of snapshots" if checkpoint < 0 else "grad_NAME and vjp_NAME, for NumPy or CuPy"
         raise UserError("YS043", f"--checkpoint {checkpoint}: it writes {what} only", path)
+    form = _form_for(form_named(form), reverse, target, sparse, path)
+    args = (source, path, funcs, wrt, target, rules, command, buffers, value, source_sha256, mode, sparse, form)
     with _gc_paused(), snapshots(checkpoint):  # --checkpoint S (transform.checkpoint)
         try:
-            return _generate(
-                source, path, funcs, wrt, target, rules, command, buffers, value, source_sha256, mode, sparse
-            )
+            return _generate(*args)
         except RecursionError:
             pass  # an expression nested too deep for the default limit: retry with room for it
-        args = (source, path, funcs, wrt, target, rules, command, buffers, value, source_sha256, mode, sparse)
         return _on_deep_stack(_generate, *args)
+
+
+def _form_for(form: Form, mode: Mode, target: str, sparse: bool, path: str) -> Form:
+    """``form``, where it is one the mode can be written in (YS043 where it is not): ``columns``
+    for ``jac_NAME``, ``band`` for ``hess_NAME``, ``rows`` for any but ``--sparse`` (its own
+    composition), each for a target that writes batched sweeps."""
+    if form is AUTO:
+        return form
+    if sparse or not BACKENDS[target].batched_rows:
+        what = "--sparse" if sparse else f"--target {target}"
+        raise UserError("YS043", f"--form {form.name}: {what} writes its own form (--form auto)", path)
+    wanted = {
+        COLUMNS: (mode.by_rows and mode.order == 1, "--jacobian"),
+        BAND: (mode.by_rows and mode.order == 2, "--hessian"),
+    }
+    fits, flag = wanted.get(form, (True, ""))
+    if not fits:
+        raise UserError("YS043", f"--form {form.name} ({form.describe}) is a form of {flag} only", path)
+    return form
 
 
 #: Room for sources with very long expressions (a left-deep sum of n terms nests n deep):
@@ -189,7 +210,19 @@ def _gc_paused():
 
 
 def _generate(
-    source, path, funcs, wrt, target, rules, command, buffers=False, value=True, sha256=None, mode="grad", sparse=False
+    source,
+    path,
+    funcs,
+    wrt,
+    target,
+    rules,
+    command,
+    buffers=False,
+    value=True,
+    sha256=None,
+    mode="grad",
+    sparse=False,
+    form: Form = AUTO,
 ) -> Generated:
     if buffers and not BACKENDS[target].host:
         raise UserError("YS043", f"--buffers writes NumPy code only (not --target {target})", path)
@@ -213,7 +246,15 @@ def _generate(
     try:
         grads = [
             _differentiate_one(
-                module, name, table, wrt.get(name) if isinstance(wrt, Mapping) else wrt, stages, value, target, mode
+                module,
+                name,
+                table,
+                wrt.get(name) if isinstance(wrt, Mapping) else wrt,
+                stages,
+                value,
+                target,
+                mode,
+                form,
             )
             for name in module.selected
         ]
@@ -256,6 +297,7 @@ def _differentiate_one(
     value: bool = True,
     target: str = "numpy",
     mode: Mode = GRAD,
+    form: Form = AUTO,
 ) -> Tape:
     tape = _checked(lower(module, name, table), "lower")
     stages["lower"].append(tape)
@@ -292,8 +334,15 @@ def _differentiate_one(
     else:
         primal = tape
         tape = _checked(differentiate(tape, chosen, fn_table, differentiated), "differentiate")
-        if mode.value_rows and BACKENDS[target].batched_rows:  # forward columns too, chosen when it runs
-            tape = _checked(with_columns(tape, primal, chosen, fn_table), "differentiate")
+        if mode.value_rows and BACKENDS[target].batched_rows and form.columns:  # forward columns, chosen when it runs
+            tape = _checked(with_columns(tape, primal, chosen, fn_table, forced=not form.rows), "differentiate")
+            if not form.rows and not tape.facts.columns:
+                first = next((e.span for e in primal.eqns if e.span is not None), None)
+                why = "its rows are written out, or it has a loop or a branch, or a primitive without a forward rule"
+                raise at_span(
+                    "YS043", f"--form columns: jac_{name} cannot be written by forward columns ({why})", first
+                )
+    tape.facts.form = form
     tape = complex_seeds(tape, fn_table)  # (vjp_NAME's dout, jvp_NAME's tangents: complex where they may be)
     stages["differentiate"].append(tape)
     tape = _checked(optimize(tape, table), "optimize")

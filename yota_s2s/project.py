@@ -20,6 +20,7 @@
     value = false                     # optional: like --no-value (grad_NAME returns only the gradients)
     mode = "jacobian"                 # optional: "vjp", "jvp", "jacobian", "hvp", "hessian", "holomorphic", like --jacobian
     sparse = true                     # optional: like --sparse (with mode = "jacobian")
+    form = "rows"                     # optional: like --form (default "auto")
 
 Paths are relative to the folder of ``pyproject.toml``.  Each entry is the same
 as one command, run in that folder; ``Entry.argv`` is that command, and it is
@@ -38,13 +39,26 @@ from pathlib import Path
 
 from .codegen.target import BACKENDS
 from .errors import UserError
-from .ir.modes import MODES
+from .ir.modes import FORMS, MODES
 
 CONFIG_FILE = "pyproject.toml"
 TARGETS = tuple(BACKENDS)
 FORMATTERS = ("ruff",)
 _TOP_KEYS = ("generate", "rules")
-_ENTRY_KEYS = ("source", "out", "func", "wrt", "target", "rules", "format", "buffers", "value", "mode", "sparse")
+_ENTRY_KEYS = (
+    "source",
+    "out",
+    "func",
+    "wrt",
+    "target",
+    "rules",
+    "format",
+    "buffers",
+    "value",
+    "mode",
+    "sparse",
+    "form",
+)
 _TABLE = r'tool\s*\.\s*(?:yota-s2s|"yota-s2s"|\'yota-s2s\')'
 
 
@@ -66,6 +80,7 @@ class Entry:
     mode: str = "grad"  # grad_NAME; vjp_NAME (--vjp); jvp_NAME (--jvp); jac_NAME (--jacobian); hvp_NAME, hess_NAME
     sparse: bool = False  # --sparse (with --jacobian): sparse Jacobians
     checkpoint: int = 0  # --checkpoint S: binomial checkpointing of loops with S snapshots
+    form: str = "auto"  # --form: the algorithms a function may hold (ir.modes.FORMS)
 
     def argv(self) -> list[str]:
         """The command's arguments, in the order ``yota-s2s`` writes them in the header.
@@ -98,6 +113,8 @@ class Entry:
             argv += [MODES[self.mode].flag]
         if self.sparse:
             argv += ["--sparse"]
+        if self.form != "auto":
+            argv += ["--form", self.form]
         return argv
 
     def command(self) -> str:
@@ -198,7 +215,7 @@ def load_project(path: Path) -> Project | None:
     ...     path = Path(folder) / "pyproject.toml"
     ...     _ = path.write_text('[[tool.yota-s2s.generate]]\\nsource = "loss.py"\\nout = "grad_loss.py"\\nwrt = "w,b"\\n')
     ...     load_project(path).entries
-    [Entry(source='loss.py', out='grad_loss.py', funcs=None, wrt=['w', 'b'], target='numpy', rules=[], format=None, buffers=False, value=True, mode='grad', sparse=False, checkpoint=0)]
+    [Entry(source='loss.py', out='grad_loss.py', funcs=None, wrt=['w', 'b'], target='numpy', rules=[], format=None, buffers=False, value=True, mode='grad', sparse=False, checkpoint=0, form='auto')]
     """
     shown = _shown(path)
     try:
@@ -270,6 +287,9 @@ class _Checker:
         if mode not in MODES:
             raise self.error(f"mode must be one of {', '.join(map(repr, MODES))}, not {mode!r}", index, "mode")
         sparse = self.flag(raw, "sparse", False, index)  # (like --sparse)
+        form = raw.get("form", "auto")
+        if form not in FORMS:
+            raise self.error(f"form must be one of {', '.join(map(repr, FORMS))}, not {form!r}", index, "form")
         return Entry(
             source=source,
             out=out,
@@ -282,6 +302,7 @@ class _Checker:
             value=value,
             mode=mode,
             sparse=sparse,
+            form=form,
         )
 
     def flag(self, raw: dict, key: str, default: bool, index: int) -> bool:

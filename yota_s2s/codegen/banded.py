@@ -42,8 +42,6 @@ from ..ir.shapes import SCALAR
 from .base import WriterBase, named
 from .statements import Line
 
-#: Write ``hess_NAME`` by its diagonals where the sweep allows (tests set it False to compare).
-BANDS = True
 #: The most diagonals a value may have: past them, the batched sweep's blocks cost no more.
 MAX_BANDS = 32
 
@@ -147,7 +145,7 @@ class BandWriter:
             raise
 
     def _banded(self, rows: list[Eqn], kinds: dict[int, str], seed: Var, x: Var, H: str) -> tuple[ast.expr, list[Line]]:
-        if not BANDS or self.w.table.complex_values:  # (complex values: their sweep's real parts, batched)
+        if self.w.table.complex_values:  # (complex values: their sweep's real parts, batched)
             raise NotBanded
         tape = self.w.tape
         self._lines: list[Line] = []

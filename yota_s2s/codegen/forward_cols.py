@@ -72,6 +72,14 @@ class ForwardColumnsWriter:
         for x, _ in active[1:]:
             total = ast.BinOp(total, ast.Add(), self.w.backend.call("size", [self.w.atom(x)]))
         body.append(Line(Section.BACKWARD, None, ast.Assign([named(count, ast.Store())], total, lineno=0), 0))
+        if not facts.form.rows:  # --form columns: the columns alone
+            jacobians: list[ast.expr] = []
+            for w, g in zip(facts.wrt, grads, strict=True):
+                absent = isinstance(g, Lit) and g.value is None or not any(i.path[0] == w for i in tape.inputs)
+                jacobians.append(ast.Constant(None) if absent else named(self.w.namer.fresh(f"J_{w}")))
+            self.w.block(_part(tape, cols_first), 0, body)
+            self.columns(cols, active, [j.id for j in jacobians if isinstance(j, ast.Name)], count, body, 0)
+            return tuple_of([value, *jacobians] if facts.value else jacobians)
         test = ast.Compare(self.w.backend.call("size", [value]), [ast.LtE()], [named(count)])
         body.append(Line(Section.BACKWARD, None, ast.If(test, [], []), 0, header=True, comment=ROWS_COMMENT))
         self.w.block(_part(tape, rows_first), 1, body)
@@ -83,10 +91,14 @@ class ForwardColumnsWriter:
         self.columns(cols, active, names, count, body)
         return returned
 
-    def columns(self, cols: list[Eqn], active: list[tuple[Var, Var]], names: list[str], count: str, body) -> None:
+    def columns(
+        self, cols: list[Eqn], active: list[tuple[Var, Var]], names: list[str], count: str, body, depth: int = 1
+    ) -> None:
         """The columns branch: the JVP seeded with blocks of unit tangents (one at a time where a
-        primitive has no batched rule), its results moved to the Jacobians ``names``."""
+        primitive has no batched rule), its results moved to the Jacobians ``names``; ``depth``:
+        of its loop."""
         tape = self.w.tape
+        start = len(body)
         value = self.w.atom(tape.outputs[0])
         dvalue = tape.outputs[-1]
         seeds = [t for _, t in active]
@@ -139,6 +151,8 @@ class ForwardColumnsWriter:
         else:
             out = ast.Tuple([named(n, ast.Store()) for n in names], ast.Store())
         body.append(Line(Section.BACKWARD, None, ast.Assign([out], split, lineno=0), 1))
+        for line in body[start:]:  # (written at depth 1, in the branch of the columns)
+            line.depth += depth - 1
 
 
 def _preludes(tape: Tape, before: list[Eqn], rows: list[Eqn], cols: list[Eqn]) -> tuple[list[Eqn], ...]:

@@ -166,6 +166,8 @@ def _with_batch_form(tape: Tape, writer: FunctionWriter, backend: Backend) -> li
     param = tape.params[0] if len(tape.params) == 1 else None
     if not tape.facts.mode.value_rows or not tape.facts.rows or not backend.host or param is None:
         return [writer.text()]
+    if not tape.facts.form.choices:  # (--form: one algorithm, no run-time choice)
+        return [writer.text()]
     form = batch_form(body, param.name, writer.function_name(), backend.alias)
     if form is None:
         return [writer.text()]

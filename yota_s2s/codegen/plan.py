@@ -562,5 +562,7 @@ class _Planner:
             return None
         if not self.tape.facts.mode.column_blocks:  # (the blocks would need dout's, and a Jacobian's, columns)
             return None
+        if not self.tape.facts.form.choices:  # (--form: one algorithm, no run-time choice)
+            return None
         ranks = column_plan(self.tape, self.table)
         return None if ranks is None else MappingProxyType(ranks)

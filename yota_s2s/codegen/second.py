@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 
-from ..errors import InternalError
+from ..errors import InternalError, at_span
 from ..ir.batching import Batched
 from ..ir.core import Eqn, Section, Var
 from ..ir.live import live_eqns
@@ -135,9 +135,11 @@ class SecondWriter:
         batched = self.w.batching.batched_sweep(rows, [seed], outputs) if batchable else None
         results = [tape.outputs[2]] if targets is None else [t[0] for t in targets]
         made = {o.id for e in rows for o in e.outs}
+        if batched is not None and any(isinstance(a, Var) and a.id in made for a in results) and targets is None:
+            return self.banded_or_batched(rows, batched, seed, body)
+        if not tape.facts.form.rows:
+            self.not_banded("several parameters" if targets is not None else "")
         if batched is not None and any(isinstance(a, Var) and a.id in made for a in results):
-            if targets is None:
-                return self.banded_or_batched(rows, batched, seed, body)
             return self.w.batching.batched_rows(rows, batched, seed, body, targets)
         seed_name, x = seed_of(tape, seed)
         if targets is None:
@@ -167,18 +169,35 @@ class SecondWriter:
             body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], reshape, lineno=0), 0))
         return names
 
+    def not_banded(self, why: str = "") -> None:
+        """YS043 (``--form band``): ``hess_NAME`` has no band form (``why``, where the band form said)."""
+        span = next((e.span for e in self.w.tape.eqns if e.span is not None), None)
+        because = f" ({why})" if why else ""
+        raise at_span("YS043", f"--form band: {self.w.function_name()} is not written by its diagonals{because}", span)
+
     def banded_or_batched(self, rows: list[Eqn], batched: Batched, seed: Var, body: list[Line]) -> list[str]:
         """The Hessian by its diagonals where the sweep keeps them (``banded``), under the test that
         the run-time shapes allow it, else (and where the sweep does not) the batched sweep."""
         H = self.w.namer.fresh("H")
+        form = self.w.tape.facts.form
         try:
+            if not form.band:
+                raise NotBanded
             test, lines = self.band.banded_rows(rows, batched.kinds, seed, seed_of(self.w.tape, seed)[1], H)
-        except NotBanded:
+        except NotBanded as why:
+            if not form.rows:
+                self.not_banded(str(why))
             return self.w.batching.batched_rows(rows, batched, seed, body, None, [H])
         diagonals = sum(isinstance(line.node, ast.Expr) for line in lines)
         comment = f"H is banded ({diagonals} diagonal{'s' * (diagonals > 1)}): written diagonal by diagonal"
         body.append(Line(Section.BACKWARD, None, ast.If(test, [], []), 0, header=True, comment=comment))
         body.extend(lines)
+        if not form.rows:  # --form band: the diagonals alone, where the shapes allow them when it runs
+            why = f"{self.w.function_name()}: --form band: the shapes of the arguments do not give a banded Hessian"
+            error = ast.Raise(ast.Call(named("ValueError"), [ast.Constant(why)], []))
+            body.append(Line(Section.BACKWARD, None, Else(), 0, header=True))
+            body.append(Line(Section.BACKWARD, None, error, 1))
+            return [H]
         body.append(Line(Section.BACKWARD, None, Else(), 0, header=True, comment="the rows, batched"))
         start = len(body)
         names = self.w.batching.batched_rows(rows, batched, seed, body, None, [H])

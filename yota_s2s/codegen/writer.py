@@ -111,6 +111,8 @@ class FunctionWriter(FlowWriter):
         guard = self.column_guard()
         if guard is not None:
             body.append(Line(None, None, guard, 0, comment=GUARD_COMMENT))
+        if tape.facts.mode.order == 2 and tape.facts.mode.by_rows and not tape.facts.form.rows and not rows_loop:
+            SecondWriter(self).not_banded("its rows are written out")  # (--form band)
         if tape.facts.mode.order == 2 and rows_loop:
             returned = SecondWriter(self).hessian_rows(body)
         elif rows_loop:  # (with forward columns too: the one or the other, chosen when it runs)

@@ -24,7 +24,7 @@ import enum
 import itertools
 from dataclasses import dataclass, field, replace
 
-from .modes import GRAD, Mode
+from .modes import AUTO, GRAD, Form, Mode
 
 _ids = itertools.count(1)
 
@@ -221,7 +221,8 @@ class Facts:
       seeds ``seed``, or with several ``wrt`` parameters each of ``seeds``, one per parameter, with
       each unit vector in turn).  ``columns`` (``jac_NAME`` by a loop over rows): the inputs, one per
       ``wrt`` parameter, that seed its forward columns too (the tape's last output, the JVP), the
-      function choosing columns or rows when it runs.
+      function choosing columns or rows when it runs.  ``form`` (``--form``, ``ir.modes.Form``): the
+      algorithms the written function may hold, ``AUTO`` each run-time choice as a branch.
     - ``optimize``: ``bool_inputs``, the ids of a region's inputs that may hold a NumPy bool (an
       outer comparison's result): ``b ** 2`` of one is not written ``b * b``.
     - ``drop_value`` (``--no-value``): ``value`` is False: the first output is not returned.
@@ -246,6 +247,7 @@ class Facts:
     batch: bool = False
     tangents: list[str] = field(default_factory=list)
     columns: list[str] = field(default_factory=list)
+    form: Form = AUTO
     value: bool = True
     region: bool = False
     same_shape: dict[int, Atom] = field(default_factory=dict)

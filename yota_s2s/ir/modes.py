@@ -192,6 +192,45 @@ HOLOMORPHIC = Mode(
 MODES: dict[str, Mode] = {m.name: m for m in (GRAD, VJP, JVP, JACOBIAN, HVP, HESSIAN, HOLOMORPHIC)}
 
 
+@dataclass(frozen=True, eq=False)
+class Form:
+    """Which algorithms a generated function may hold (``--form``), where its shapes leave a choice
+    that only the call can make: ``auto`` keeps each choice as one commented branch chosen when it
+    runs; the others commit one algorithm and keep no branch (compared by identity)."""
+
+    #: The user's name for it (``--form NAME``, the config's ``form``, the Python API's ``form=``).
+    name: str
+    #: The run-time choices that are not an algorithm of their own: ``grad_NAME``'s column guard
+    #: (large arrays in place, by blocks of columns) and ``jac_NAME``'s branch for a batch of points.
+    choices: bool = False
+    #: Reverse sweeps batched over the rows: ``jac_NAME`` = batch(VJP), ``hess_NAME`` = batch(HVP).
+    rows: bool = False
+    #: ``jac_NAME`` by forward sweeps batched over the columns: batch(JVP).
+    columns: bool = False
+    #: ``hess_NAME`` by its diagonals, where the sweep keeps them.
+    band: bool = False
+    #: What the form is for, in the words of its errors and its docs.
+    describe: str = ""
+
+
+AUTO = Form("auto", choices=True, rows=True, columns=True, band=True, describe="each choice chosen when it runs")
+ROWS = Form("rows", rows=True, describe="reverse sweeps batched over the rows, no branch")
+COLUMNS = Form("columns", columns=True, describe="jac_NAME by forward columns")
+BAND = Form("band", band=True, describe="hess_NAME by its diagonals")
+#: Every form by its user's name.
+FORMS: dict[str, Form] = {f.name: f for f in (AUTO, ROWS, COLUMNS, BAND)}
+
+
+def form_named(name: str | Form) -> Form:
+    """The record of the form the user named (a record is returned as it is)."""
+    if isinstance(name, Form):
+        return name
+    try:
+        return FORMS[name]
+    except KeyError:
+        raise ValueError(f"unknown form {name!r} (the forms are {', '.join(FORMS)})") from None
+
+
 def mode_named(name: str | Mode) -> Mode:
     """The record of the mode the user named (a record is returned as it is)."""
     if isinstance(name, Mode):

@@ -48,10 +48,11 @@ from .differentiate import transposed
 COLUMNS_TEXT = 400
 
 
-def with_columns(rows: Tape, tape: Tape, wrt: list[str], table: RuleTable) -> Tape:
+def with_columns(rows: Tape, tape: Tape, wrt: list[str], table: RuleTable, forced: bool = False) -> Tape:
     """The tape of ``jac_NAME`` by rows (``rows``, from ``differentiate(tape, wrt, table,
     JACOBIAN)``) with the forward columns of ``tape`` joined to it (see the module docstring),
-    or ``rows`` itself where they cannot be written or would not pay."""
+    or ``rows`` itself where they cannot be written or would not pay; ``forced`` (``--form
+    columns``, the columns alone): wherever they can be written."""
     if rows.facts.rows or rows.facts.holomorphic or any(e.regions for e in rows.eqns):
         return rows
     grads = rows.outputs[1 : 1 + len(wrt)]
@@ -59,16 +60,16 @@ def with_columns(rows: Tape, tape: Tape, wrt: list[str], table: RuleTable) -> Ta
         return rows
     value = rows.outputs[0]
     classes = shape_classes(tape, table, scalar_keys=frozenset())
-    if not isinstance(value, Var) or classes.of(value) == SCALAR:
+    if not isinstance(value, Var):
         return rows
     wrt_inputs = [i.var for i in tape.inputs if i.path[0] in wrt]
-    if any(classes.of(x) == classes.of(value) for x in wrt_inputs):  # (m <= N proven: the rows)
-        return rows
+    if not forced and (classes.of(value) == SCALAR or any(classes.of(x) == classes.of(value) for x in wrt_inputs)):
+        return rows  # (one row, or m <= N proven: the rows)
     try:
         jvp = transposed(tape, wrt, table)
     except UserError:  # (YS107: loops, branches, a primitive without a rule for its g)
         return rows
-    if len(jvp.eqns) > COLUMNS_TEXT:
+    if len(jvp.eqns) > COLUMNS_TEXT and not forced:
         return rows
     both = rows.copy_header()
     made = {o.id for e in rows.eqns for o in e.outs} | {i.var.id for i in rows.inputs}
