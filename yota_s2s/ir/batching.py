@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .core import Atom, Eqn, Slice, Var
+from .core import Atom, Dyn, Eqn, Slice, Var
 from .primitives import primitive
 from .shapes import ShapeClasses
 
@@ -67,6 +67,8 @@ def rule_of(eqn: Eqn, rows: list[bool], fresh: set[int], takes: bool) -> str | N
         return "zeros" if not any(rows) else None
     if prim == "getindex":
         static = len(eqn.args) == 1 and rows[0] and _basic(params.get("index", ()))
+        if params.get("index") == (Dyn(0),) and rows == [True, False]:  # x[I], I computed: _rows_getindex
+            return "rows_getindex"
         return "index" if static and set(params) == {"index"} else None
     if prim == "index_add":
         buf = eqn.args[0]
@@ -153,6 +155,8 @@ class _Rewriter:
                 if flags[i] and isinstance(other, Var) and not self.wide_enough(eqn.args[i], other):
                     args[i] = self.add("rows_lift", [args[i], other], {"b_rows": flags[1 - i]}, eqn)
             self.add(eqn.prim, args, params, eqn, outs)
+        elif kind == "rows_getindex":
+            self.add(kind, args, {}, eqn, outs)
         elif kind == "index":
             self.add("getindex", args, {"index": (Slice(), *params["index"])}, eqn, outs)
         elif kind in ("index_add", "index_copy"):

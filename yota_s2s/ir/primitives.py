@@ -494,8 +494,8 @@ PRIMITIVES: dict[str, Primitive] = {
     "repeat": Primitive(fresh=True, shape_from_shapes=True),
     "repeat_dx": Primitive(),
     "concatenate": Primitive(fresh=True, shape_from_shapes=True),
-    "concat_part": Primitive(shape_from_shapes=True),
-    "join_place": Primitive(shape_from_shapes=True),
+    "concat_part": Primitive(shape_from_shapes=True, batched="rows_concat_part"),
+    "join_place": Primitive(shape_from_shapes=True, batched="rows_join_place"),
     "join_part": Primitive(shape_from_shapes=True),
     "stack": Primitive(fresh=True, shape_from_shapes=True),
     "hstack": Primitive(fresh=True, shape_from_shapes=True),
@@ -514,8 +514,8 @@ PRIMITIVES: dict[str, Primitive] = {
     "diff": Primitive(fresh=True, shape_from_shapes=True),
     "diff_dx": Primitive(shape_operands=(1,)),
     "diff_end": Primitive(view=True, shape_from_shapes=True, shape_operands=(1,)),
-    "roll": Primitive(fresh=True, shape_from_shapes=True),
-    "roll_dx": Primitive(fresh=True, shape_from_shapes=True),
+    "roll": Primitive(fresh=True, shape_from_shapes=True, batched="rows_roll"),
+    "roll_dx": Primitive(fresh=True, shape_from_shapes=True, batched="rows_roll_dx"),
     "rollaxis": Primitive(view=True, shape_from_shapes=True),
     "rollaxis_dx": Primitive(view=True, shape_from_shapes=True),
     "pad": Primitive(fresh=True, shape_from_shapes=True),
@@ -565,6 +565,11 @@ ROW_PRIMITIVES: dict[str, Primitive] = {
     "rows_matmul_dy": Primitive(own_line=True, numpy_value=True, rows_flags=("g_rows", "x_rows", "y_rows")),
     "rows_dot_dx": Primitive(own_line=True, numpy_value=True, rows_flags=("g_rows", "x_rows", "y_rows")),
     "rows_dot_dy": Primitive(own_line=True, numpy_value=True, rows_flags=("g_rows", "x_rows", "y_rows")),
+    "rows_concat_part": Primitive(own_line=True, numpy_value=True, fresh=True, rows_params=("part", "axis")),
+    "rows_join_place": Primitive(own_line=True, numpy_value=True, fresh=True, rows_params=("part", "join", "axis")),
+    "rows_roll": Primitive(own_line=True, numpy_value=True, fresh=True, rows_params=("shift", "axis")),
+    "rows_roll_dx": Primitive(own_line=True, numpy_value=True, fresh=True, rows_params=("shift", "axis")),
+    "rows_getindex": Primitive(own_line=True, numpy_value=True),
 }
 
 

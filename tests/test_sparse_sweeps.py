@@ -1,0 +1,169 @@
+"""``--sparse``'s compressed sweeps (issue 36): ``jac_NAME`` and ``hess_NAME`` run one batched sweep on
+every color at once (``_jvp_NAME_colors``, ``_vjp_NAME_colors``, ``_hvp_NAME_colors``, written by
+``ir.batching``'s rules), and each side of a Jacobian (its rows' colors or its columns') gives the
+dense form's and central differences' entries, whichever the coloring would choose; the row-by-row
+helpers of the primitives that move elements do to each row what the primitive does.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+
+import numpy as np
+import pytest
+from scipy import sparse
+
+from yota_s2s.pipeline import generate
+from yota_s2s.runtime.rows_parts import _rows_concat_part, _rows_getindex, _rows_join_place, _rows_roll, _rows_roll_dx
+from yota_s2s.runtime.second import _join_place
+from yota_s2s.runtime.shape import _concat_part, _roll_dx
+
+from .test_jacobian import load, numeric_jacobian
+from .test_sparse import FAMILIES, HESSIANS
+
+RNG = np.random.default_rng(3636)
+
+#: The batched sweeps each family's module has (a side without one runs a sweep per color): the
+#: JVP of ``np.stack`` and the VJP of ``x[I]`` (``np.add.at``) have no batching rule yet.
+BATCHED = {
+    "bratu": {"jvp", "vjp"},
+    "laplace2d": {"jvp", "vjp"},
+    "brusselator": {"vjp"},
+    "springs": {"jvp"},
+    "arrowhead": {"jvp", "vjp"},
+}
+
+
+@functools.cache
+def _modules(name: str) -> tuple[dict, dict]:
+    text, _, wrt = FAMILIES[name]
+    sparse_text = generate(text, f"{name}.py", wrt=wrt, mode="jacobian", sparse=True).text
+    plain: dict = {}
+    exec(compile(text, f"{name}.py", "exec"), plain)  # noqa: S102 - the test's own source
+    dense = generate(text, f"{name}.py", wrt=wrt, mode="jacobian").text if name != "brusselator" else None
+    return sparse_text, {"_f": plain[name], "dense": dense}
+
+
+@pytest.mark.parametrize("name", sorted(BATCHED))
+def test_the_sweeps_are_batched(name):
+    text, _ = _modules(name)
+    for mode in ("jvp", "vjp"):
+        assert (f"def _{mode}_{name}_colors(" in text) == (mode in BATCHED[name])
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+@pytest.mark.parametrize("by_rows", [True, False])
+@pytest.mark.parametrize("n", [4, 9])
+def test_each_side_equals_dense_and_differences(name, by_rows, n):
+    text, other = _modules(name)
+    ns = load(text)
+    ns["_sp_prepare"] = functools.partial(ns["_sp_prepare"], by_rows=by_rows)  # (this side, whatever its colors)
+    _, make, wrt = FAMILIES[name]
+    args = make(n)
+    params = list(ns[f"jac_{name}"].__code__.co_varnames[: len(args)])
+    for _ in range(2):  # (the first call prepares, the second reads the cache)
+        value, *blocks = ns[f"jac_{name}"](*args)
+    (prepared,) = ns[f"_JAC_{name.upper()}_CACHE"].values()
+    assert prepared["by_rows"] is by_rows
+    np.testing.assert_allclose(np.ravel(value), np.ravel(other["_f"](*args)), rtol=1e-13)
+    dense = load(other["dense"])[f"jac_{name}"](*args)[1:] if other["dense"] else [None] * len(wrt)
+    for w, J, D in zip(wrt, blocks, dense, strict=True):
+        assert isinstance(J, sparse.csr_array)
+        i = params.index(w)
+        numeric = numeric_jacobian(other["_f"], list(args), i).reshape(J.shape)
+        np.testing.assert_allclose(J.toarray(), numeric, rtol=1e-5, atol=1e-6)
+        if D is not None:
+            np.testing.assert_allclose(J.toarray(), D.reshape(J.shape), rtol=1e-12, atol=1e-12)
+
+
+def test_the_hessians_sweep_is_batched_and_exact():
+    text = generate(HESSIANS, "h.py", wrt={"arrow": ["x"]}, mode="hessian", sparse=True).text
+    ns = load(text)
+    dense = load(generate(HESSIANS, "h.py", wrt={"arrow": ["x"]}, mode="hessian").text)
+    for name in ("rosen", "energy", "arrow", "grid"):
+        assert f"def _hvp_{name}_colors(" in text
+        for n in (3, 8):
+            x = RNG.random((n, n + 1)) if name == "grid" else RNG.random(n)
+            args = (x, RNG.random(n)) if name == "arrow" else (x,)
+            _, grad, H = ns[f"hess_{name}"](*args)
+            _, dense_grad, D = dense[f"hess_{name}"](*args)
+            np.testing.assert_allclose(grad, dense_grad, rtol=1e-13)
+            np.testing.assert_allclose(H.toarray(), D.reshape(H.shape), rtol=1e-12, atol=1e-12)
+
+
+def test_the_batched_sweeps_check_their_seeds():
+    ns = load(generate(HESSIANS, "h.py", wrt={"arrow": ["x"]}, mode="hessian", sparse=True).text)
+    with pytest.raises(ValueError, match="must have the shape of x"):
+        ns["_hvp_rosen_colors"](np.ones(4), np.ones((2, 5)))
+
+
+def test_an_arrowhead_takes_a_few_sweeps_at_any_size():
+    ns = load(_modules("arrowhead")[0])
+    for n in (50, 5_000):
+        ns["_JAC_ARROWHEAD_CACHE"].clear()
+        x = RNG.random(n)
+        _, J = ns["jac_arrowhead"](x)
+        (prepared,) = ns["_JAC_ARROWHEAD_CACHE"].values()
+        assert prepared["by_rows"] and len(prepared["seeds"]) <= 4
+        assert J.nnz == 3 * (n - 2) + n
+
+
+def test_generation_stays_under_three_seconds():
+    for name in FAMILIES:
+        text, _, wrt = FAMILIES[name]
+        t0 = time.process_time()
+        generate(text, f"{name}.py", wrt=wrt, mode="jacobian", sparse=True)
+        assert time.process_time() - t0 < 3.0, name
+
+
+ROWS = [((3, 5), 0), ((3, 4, 5), 1), ((3, 4, 5), -1), ((3, 4, 5), None), ((3, 4, 5), (0, 1))]
+
+
+@pytest.mark.parametrize(("shape", "axis"), ROWS)
+def test_rows_roll_rolls_each_row(shape, axis):
+    a = RNG.random(shape)
+    shift = (1, -2) if isinstance(axis, tuple) else 2
+    for rows, one in ((_rows_roll, np.roll), (_rows_roll_dx, _roll_dx)):
+        expected = np.stack([one(r, shift, axis=axis) for r in a])
+        np.testing.assert_array_equal(rows(a, shift, axis=axis), expected)
+
+
+@pytest.mark.parametrize(("axis", "part"), [(0, 0), (0, 1), (1, 2), (-1, 1), (None, 1)])
+def test_rows_parts_of_a_concatenation_are_each_rows(axis, part):
+    xs = (
+        [np.ones((2, 3)), np.ones((2, 1)), np.ones((2, 2))]
+        if axis in (1, -1)
+        else [np.ones((1, 3)), np.ones((2, 3)), np.ones((3, 3))]
+    )
+    joined = np.concatenate(xs, axis=axis)
+    g = RNG.random((4,) + joined.shape)
+    expected = np.stack([_concat_part(r, xs, part, axis) for r in g])
+    np.testing.assert_array_equal(_rows_concat_part(g, *xs, part=part, axis=axis), expected)
+    d = RNG.random((4,) + xs[part].shape)
+    expected = np.stack([_join_place(r, xs, part, "concatenate", axis) for r in d])
+    np.testing.assert_array_equal(_rows_join_place(d, *xs, part=part, join="concatenate", axis=axis), expected)
+
+
+def test_rows_join_place_of_other_joins_goes_row_by_row():
+    xs = [np.ones(3), np.ones(3)]
+    d = RNG.random((2, 3))
+    expected = np.stack([_join_place(r, xs, 1, "vstack", 0) for r in d])
+    np.testing.assert_array_equal(_rows_join_place(d, *xs, part=1, join="vstack", axis=0), expected)
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        np.array([3, 0, 0, 2]),
+        np.array([[1, 2], [0, 0]]),
+        2,
+        np.array([True, False, True, False, True]),
+        (1, 2),
+        slice(1, 4),
+    ],
+)
+def test_rows_getindex_reads_each_row(index):
+    a = RNG.random((3, 5, 4)) if isinstance(index, tuple) else RNG.random((3, 5))
+    expected = np.stack([r[index] for r in a])
+    np.testing.assert_array_equal(_rows_getindex(a, index), expected)
