@@ -15,7 +15,16 @@ import pytest
 from scipy import sparse
 
 from yota_s2s.pipeline import generate
-from yota_s2s.runtime.rows_parts import _rows_concat_part, _rows_getindex, _rows_join_place, _rows_roll, _rows_roll_dx
+from yota_s2s.runtime.core import _index_add
+from yota_s2s.runtime.rows_parts import (
+    _rows_concat_part,
+    _rows_getindex,
+    _rows_index_add,
+    _rows_join_place,
+    _rows_roll,
+    _rows_roll_dx,
+    _rows_stack,
+)
 from yota_s2s.runtime.second import _join_place
 from yota_s2s.runtime.shape import _concat_part, _roll_dx
 
@@ -24,15 +33,8 @@ from .test_sparse import FAMILIES, HESSIANS
 
 RNG = np.random.default_rng(3636)
 
-#: The batched sweeps each family's module has (a side without one runs a sweep per color): the
-#: JVP of ``np.stack`` and the VJP of ``x[I]`` (``np.add.at``) have no batching rule yet.
-BATCHED = {
-    "bratu": {"jvp", "vjp"},
-    "laplace2d": {"jvp", "vjp"},
-    "brusselator": {"vjp"},
-    "springs": {"jvp"},
-    "arrowhead": {"jvp", "vjp"},
-}
+#: The batched sweeps each family's module has (a side without one would run a sweep per color).
+BATCHED = {name: {"jvp", "vjp"} for name in ("bratu", "laplace2d", "brusselator", "springs", "arrowhead")}
 
 
 @functools.cache
@@ -167,3 +169,21 @@ def test_rows_getindex_reads_each_row(index):
     a = RNG.random((3, 5, 4)) if isinstance(index, tuple) else RNG.random((3, 5))
     expected = np.stack([r[index] for r in a])
     np.testing.assert_array_equal(_rows_getindex(a, index), expected)
+
+
+@pytest.mark.parametrize(("buf_rows", "g_rows"), [(1, 1), (1, 0), (0, 1)])
+def test_rows_index_add_adds_into_each_row(buf_rows, g_rows):
+    index = np.array([0, 3, 3, 1])
+    buf = RNG.random((3, 5)) if buf_rows else RNG.random(5)
+    g = RNG.random((3, 4)) if g_rows else RNG.random(4)
+    expected = np.stack([_index_add(buf[i] if buf_rows else buf, g[i] if g_rows else g, index) for i in range(3)])
+    before = buf.copy()
+    np.testing.assert_allclose(_rows_index_add(buf, g, index, buf_rows, g_rows), expected, rtol=1e-15)
+    np.testing.assert_array_equal(buf, before)  # (a copy: the buffer read elsewhere is kept)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1, 2])
+def test_rows_stack_stacks_each_row(axis):
+    a, b = RNG.random((4, 2, 3)), RNG.random((2, 3))
+    expected = np.stack([np.stack([a[i], b], axis=axis) for i in range(4)])
+    np.testing.assert_array_equal(_rows_stack(a, b, rows=(1, 0), axis=axis), expected)

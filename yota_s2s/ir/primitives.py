@@ -565,11 +565,13 @@ ROW_PRIMITIVES: dict[str, Primitive] = {
     "rows_matmul_dy": Primitive(own_line=True, numpy_value=True, rows_flags=("g_rows", "x_rows", "y_rows")),
     "rows_dot_dx": Primitive(own_line=True, numpy_value=True, rows_flags=("g_rows", "x_rows", "y_rows")),
     "rows_dot_dy": Primitive(own_line=True, numpy_value=True, rows_flags=("g_rows", "x_rows", "y_rows")),
-    "rows_concat_part": Primitive(own_line=True, numpy_value=True, fresh=True, rows_params=("part", "axis")),
+    "rows_concat_part": Primitive(own_line=True, numpy_value=True, view=True, rows_params=("part", "axis")),
     "rows_join_place": Primitive(own_line=True, numpy_value=True, fresh=True, rows_params=("part", "join", "axis")),
     "rows_roll": Primitive(own_line=True, numpy_value=True, fresh=True, rows_params=("shift", "axis")),
     "rows_roll_dx": Primitive(own_line=True, numpy_value=True, fresh=True, rows_params=("shift", "axis")),
     "rows_getindex": Primitive(own_line=True, numpy_value=True),
+    "rows_index_add": Primitive(own_line=True, numpy_value=True, fresh=True),
+    "rows_stack": Primitive(own_line=True, numpy_value=True, fresh=True),
 }
 
 

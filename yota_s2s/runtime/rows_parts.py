@@ -11,15 +11,15 @@ from .second import _join_place  # for direct calls; modules copy them
 
 def _rows_concat_part(g, *xs, part, axis):
     """``_concat_part`` of each row of the batched ``g``: the block that ``xs[part]`` fills in
-    ``np.concatenate(xs, axis)`` (a copy)."""
+    ``np.concatenate(xs, axis)`` (a view of ``g``: its record says so, and nothing writes into it)."""
     k = g.shape[0]
     if axis is None:  # (np.concatenate flattens the arrays first)
         start = sum(xp.size(x) for x in xs[:part])
         flat = g.reshape(k, -1)[:, start : start + xp.size(xs[part])]
-        return flat.reshape((k,) + xp.shape(xs[part])).copy()
+        return flat.reshape((k,) + xp.shape(xs[part]))
     axis = axis % (g.ndim - 1)
     start = sum(xp.shape(x)[axis] for x in xs[:part])
-    return g[(slice(None),) * (axis + 1) + (slice(start, start + xp.shape(xs[part])[axis]),)].copy()
+    return g[(slice(None),) * (axis + 1) + (slice(start, start + xp.shape(xs[part])[axis]),)]
 
 
 def _rows_join_place(d, *xs, part, join, axis):
@@ -60,3 +60,28 @@ def _rows_getindex(a, index):
     if type(index) is xp.ndarray and index.dtype.kind in "iu" or type(index) is int:
         return a[:, index]
     return xp.stack([a[i][index] for i in range(a.shape[0])])
+
+
+def _rows_index_add(buf, g, index, buf_rows, g_rows):
+    """``_index_add`` of each row: a batched copy of ``buf`` with ``g`` added at each row's
+    ``[index]`` (``index`` computed when the function runs; repeated indices accumulated), each
+    operand batched where its flag says."""
+    k = (buf if buf_rows else g).shape[0]
+    dtype = xp.result_type(buf, g)
+    if buf_rows:
+        out = buf.astype(dtype)
+    else:
+        out = xp.empty((k,) + xp.shape(buf), dtype)
+        out[...] = buf
+    for i in range(k):  # (np.add.at on each row: its fast path for one index array)
+        xp.add.at(out[i], index, g[i] if g_rows else g)
+    return out
+
+
+def _rows_stack(*xs, rows, axis=0):
+    """``np.stack`` of each row: ``xs`` batched where ``rows`` says (an unbatched one, the same in
+    every row), stacked along the rows' ``axis``."""
+    k = next(x.shape[0] for x, r in zip(xs, rows, strict=True) if r)
+    shape = xp.broadcast_shapes(*(x.shape[1:] if r else xp.shape(x) for x, r in zip(xs, rows, strict=True)))
+    items = [xp.broadcast_to(x if r else xp.asarray(x), (k,) + shape) for x, r in zip(xs, rows, strict=True)]
+    return xp.stack(items, axis=axis % (len(shape) + 1) + 1)
