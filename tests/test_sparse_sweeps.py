@@ -187,3 +187,27 @@ def test_rows_stack_stacks_each_row(axis):
     a, b = RNG.random((4, 2, 3)), RNG.random((2, 3))
     expected = np.stack([np.stack([a[i], b], axis=axis) for i in range(4)])
     np.testing.assert_array_equal(_rows_stack(a, b, rows=(1, 0), axis=axis), expected)
+
+
+def test_a_sweep_with_a_loop_runs_once_per_color():
+    from .test_sparse import LOOPS
+
+    text = generate(LOOPS, "loops.py", wrt=["x"], mode="jacobian", sparse=True).text
+    assert "def _vjp_smooth_colors(" not in text and "def _jvp_smooth_colors(" not in text  # (no rule for a loop)
+    assert "def _vjp_by_sign_colors(" not in text  # (nor for a branch)
+    ns, dense = load(text), load(generate(LOOPS, "loops.py", wrt=["x"], mode="jacobian").text)
+    x = RNG.random(9)
+    for by_rows in (True, False):
+        ns["_JAC_SMOOTH_CACHE"].clear()
+        ns["_sp_prepare"] = functools.partial(load(text)["_sp_prepare"], by_rows=by_rows)
+        _, J = ns["jac_smooth"](x, 3)
+        np.testing.assert_allclose(J.toarray(), dense["jac_smooth"](x, 3)[1], rtol=1e-12, atol=1e-12)
+
+
+def test_a_parameter_called_np_moves_the_modules_alias():
+    text = "import numpy\n\n\ndef f(x, np):\n    return numpy.exp(x) * np + numpy.roll(x, 1)\n"
+    ns = load(generate(text, "f.py", wrt=["x"], mode="jacobian", sparse=True).text)
+    x = RNG.random(5)
+    _, J = ns["jac_f"](x, 2.0)
+    expected = numeric_jacobian(lambda x: np.exp(x) * 2.0 + np.roll(x, 1), [x], 0)
+    np.testing.assert_allclose(J.toarray(), expected, rtol=1e-6, atol=1e-7)

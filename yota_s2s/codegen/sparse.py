@@ -35,6 +35,7 @@ from ..ir.shapes import shape_classes
 from .helpers import helper_closure, helper_names, helper_source
 from .layout import fit_module
 from .module import HELPERS_BANNER
+from .naming import Names, prefixed
 from .patterns import CODE, PatternWriter, _first_span
 from .plan import plan_function
 from .split import split_seeded
@@ -370,6 +371,8 @@ def add_sparse(
     """The module ``text`` (of ``jvp_NAME`` functions) with the ``vjp_NAME`` functions of the module
     ``reverse`` (its text and tapes) and the sparse ``jac_NAME`` of each added; without ``reverse``,
     the module of ``hvp_NAME`` functions with the sparse ``hess_NAME`` of each."""
+    params = {p.name for tape in primals for p in tape.params}
+    backend = dataclasses.replace(backend, alias=Names(params).fresh(backend.alias, prefixed))  # (as write_module)
     if reverse is not None:
         text = _merged(text, reverse[0])
     functions: list[str] = []
@@ -385,6 +388,7 @@ def add_sparse(
         helpers |= made[1]
     head, banner, tail = text.partition("\n\n\n" + HELPERS_BANNER)
     present = {line.split("(")[0][4:] for line in tail.splitlines() if line.startswith("def ")}
+    present |= {line.split(" = ")[0] for line in head.splitlines() if line.startswith("_") and " = " in line}
     extra = [helper_source(h, backend.alias) for h in helper_closure(helpers) if h not in present]
     head = head.replace(
         f"import numpy as {backend.alias}\n",
