@@ -211,3 +211,62 @@ def test_a_parameter_called_np_moves_the_modules_alias():
     _, J = ns["jac_f"](x, 2.0)
     expected = numeric_jacobian(lambda x: np.exp(x) * 2.0 + np.roll(x, 1), [x], 0)
     np.testing.assert_allclose(J.toarray(), expected, rtol=1e-6, atol=1e-7)
+
+
+MOVES = """import numpy as np
+
+
+def rolled(x):
+    return np.sum(x * np.roll(x, 1) ** 2) + np.sum(np.roll(x.reshape(2, -1), -1, axis=1) ** 3)
+
+
+def joined(x):
+    y = np.concatenate([x[:2] ** 2, x])
+    return np.sum(y * y[::-1])
+
+
+def stacked(x):
+    return np.sum(np.stack([x**2, np.sin(x)], axis=1) ** 2)
+
+
+def indexed(x, I):
+    return np.sum((x[I] - x[:5]) ** 3)
+
+
+def tall(x, I):
+    return np.concatenate([np.roll(x, 1) * x, x[I] ** 2, x**3])
+"""
+
+
+@pytest.mark.parametrize(
+    "name", ["rolled", "joined", "indexed"]
+)  # (np.stack: its adjoint, _untake, is not batched in hess_NAME)
+def test_the_new_rules_batch_the_dense_hessian_rows(name, monkeypatch):
+    from yota_s2s.codegen import batched
+
+    wrt = {name: ["x"]}
+    text = generate(MOVES, "moves.py", funcs=[name], wrt=wrt, mode="hessian").text
+    assert "_rows_seed(" in text  # (batched: every primitive of the sweep has a rule)
+    monkeypatch.setattr(batched, "BATCH_ROWS", False)
+    loop = load(generate(MOVES, "moves.py", funcs=[name], wrt=wrt, mode="hessian").text)
+    ns = load(text)
+    x = RNG.random(8)
+    args = (x, np.array([0, 3, 3, 7, 1])) if name == "indexed" else (x,)
+    H, L = ns[f"hess_{name}"](*args)[2], loop[f"hess_{name}"](*args)[2]
+    np.testing.assert_allclose(H, L, rtol=1e-12, atol=1e-12)
+    numeric = numeric_jacobian(lambda *a: ns[f"hess_{name}"](*a)[1], list(args), 0)
+    np.testing.assert_allclose(H, numeric.reshape(H.shape), rtol=1e-5, atol=1e-5)
+
+
+def test_the_new_rules_batch_the_dense_forward_columns(monkeypatch):
+    from yota_s2s.codegen import forward_cols
+
+    text = generate(MOVES, "moves.py", funcs=["tall"], wrt={"tall": ["x"]}, mode="jacobian").text
+    assert "the forward sweep on a block of columns at once" in text
+    monkeypatch.setattr(forward_cols, "BATCH_COLUMNS", False)
+    loop = load(generate(MOVES, "moves.py", funcs=["tall"], wrt={"tall": ["x"]}, mode="jacobian").text)
+    x, I = RNG.random(6), np.array([5, 0, 0, 2])
+    J, L = load(text)["jac_tall"](x, I)[1], loop["jac_tall"](x, I)[1]
+    np.testing.assert_allclose(J, L, rtol=1e-13, atol=1e-13)
+    numeric = numeric_jacobian(lambda x: load(text)["jac_tall"](x, I)[0], [x], 0)
+    np.testing.assert_allclose(J, numeric.reshape(J.shape), rtol=1e-6, atol=1e-7)
