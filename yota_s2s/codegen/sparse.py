@@ -1,19 +1,26 @@
 """``--sparse --jacobian``: a module of ``jvp_NAME`` functions in, the same module with a sparse
-``jac_NAME`` per function out.
+``jac_NAME`` per function out (``--hessian``: of ``hvp_NAME`` functions, a sparse ``hess_NAME``).
 
-The sparse Jacobian is a composition of what the module has already: the JVP, seeded with the
-columns of a color matrix ``S`` instead of the identity's (one forward sweep per color, ``J @ S``),
-then decompressed into a ``scipy.sparse.csr_array``.  Three functions per differentiated
-function ``f``::
+The sparse Jacobian is a composition of what the module has already: the JVP seeded with the
+columns of a color matrix ``S`` instead of the identity's, all at once (``J @ S``), or the VJP
+seeded with its rows (``S.T @ J``), then decompressed into a ``scipy.sparse.csr_array``.  The
+functions per differentiated function ``f``::
 
     def jac_f_pattern(x, I):           # the pattern: the primal program, each value beside its
         ...                            # pattern (runtime.sparse's _sp_* rules, one per equation)
         return _sp_result(f, _p7, _n)
 
     def jac_f(x, I):                   # the pattern and its coloring once per shapes and data,
-        key = _sp_key((x,), (I,))      # then one JVP per color and the decompression
+        key = _sp_key((x,), (I,))      # then one batched sweep and the decompression
         ...
         return value, J_x
+
+    def _vjp_f_colors(x, I, dout):     # vjp_f with a leading axis of colors on every value the
+        ...                            # seed reaches (ir.batching's rules): S.T @ J in one sweep
+    def _jvp_f_colors(x, I, x_dot):    # jvp_f likewise: J @ S
+
+A sweep with a primitive that has no batching rule (a loop, a branch) is not written batched:
+``jac_f`` then calls ``vjp_f`` or ``jvp_f`` once per color (``_sp_stacked`` stacks their results).
 
 The pattern is computed when ``jac_f`` first meets the shapes and the other arguments' values
 (index arrays, data matrices): what it finds there is structural for them.  A value an index is
