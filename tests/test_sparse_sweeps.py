@@ -270,3 +270,14 @@ def test_the_new_rules_batch_the_dense_forward_columns(monkeypatch):
     np.testing.assert_allclose(J, L, rtol=1e-13, atol=1e-13)
     numeric = numeric_jacobian(lambda x: load(text)["jac_tall"](x, I)[0], [x], 0)
     np.testing.assert_allclose(J, numeric.reshape(J.shape), rtol=1e-6, atol=1e-7)
+
+
+def test_a_jacobian_changed_in_place_leaves_the_cached_pattern_alone():
+    ns = load(_modules("bratu")[0])
+    u = RNG.random(7)
+    _, J = ns["jac_bratu"](u, 0.0)  # (lam = 0: the diagonal's entries are -2 / h**2, no zero)
+    J.data[::3] = 0.0
+    J.eliminate_zeros()  # (compacts J.indices and J.indptr in place)
+    _, again = ns["jac_bratu"](u, 0.0)
+    assert again.nnz == 3 * 7 - 2
+    np.testing.assert_allclose(again.toarray(), numeric_jacobian(_modules("bratu")[1]["_f"], [u, 0.0], 0), atol=1e-5)

@@ -268,8 +268,8 @@ def _sp_decompress(prepared, compressed, xs):
     the value's derivatives along the tangents of every color (an array of shape ``(colors,) +
     np.shape(value)``), or (by rows) the parameters' adjoints for the rows of every color (one per
     parameter, of shape ``(colors,) + np.shape(x)``; None for a parameter the value does not read).
-    Each entry is read at its place in the compressed array, precomputed (``_sp_blocks``): the
-    ``csr_array`` is built around the pattern's own index arrays."""
+    Each entry is read at its place in the compressed array, precomputed (``_sp_blocks``), into a
+    ``csr_array`` of the pattern's structure (copies of its index arrays)."""
     blocks = prepared.get("blocks")
     if blocks is None:
         blocks = prepared["blocks"] = _sp_blocks(prepared, xs)
@@ -280,5 +280,6 @@ def _sp_decompress(prepared, compressed, xs):
         size = k * (shape[1] if prepared["by_rows"] else shape[0])
         if c is None or xp.size(c) != size:  # (a derivative that reads no seed: it is zero)
             c = xp.zeros(size)
-        out.append(sparse.csr_array((xp.ravel(c).take(where), indices, indptr), shape=shape))
+        # (index arrays of its own: J.eliminate_zeros() writes into them, and the pattern is cached)
+        out.append(sparse.csr_array((xp.ravel(c).take(where), indices.copy(), indptr.copy()), shape=shape))
     return tuple(out)
