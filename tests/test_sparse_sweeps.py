@@ -119,13 +119,14 @@ def test_generation_stays_under_three_seconds():
         assert time.process_time() - t0 < 3.0, name
 
 
-ROWS = [((3, 5), 0), ((3, 4, 5), 1), ((3, 4, 5), -1), ((3, 4, 5), None), ((3, 4, 5), (0, 1))]
+ROWS = [((3, 5), 0), ((3, 4, 5), 1), ((3, 4, 5), -1), ((3, 4, 5), None), ((3, 4, 5), (0, 1)), ((3, 0, 2), 0)]
 
 
 @pytest.mark.parametrize(("shape", "axis"), ROWS)
-def test_rows_roll_rolls_each_row(shape, axis):
+@pytest.mark.parametrize("shift", [2, -1, 0, 7])
+def test_rows_roll_rolls_each_row(shape, axis, shift):
     a = RNG.random(shape)
-    shift = (1, -2) if isinstance(axis, tuple) else 2
+    shift = (shift, -2) if isinstance(axis, tuple) else shift
     for rows, one in ((_rows_roll, np.roll), (_rows_roll_dx, _roll_dx)):
         expected = np.stack([one(r, shift, axis=axis) for r in a])
         np.testing.assert_array_equal(rows(a, shift, axis=axis), expected)
