@@ -543,10 +543,6 @@ def _unbroadcast(g, x):
     return g.sum(axis=(*range(extra), *ones)).reshape(shape)
 
 
-
-_FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
-
-
 def _rows_broadcast(a, shape):
     """``np.broadcast_to`` of each row of the batched ``a``."""
     shape = tuple(shape)
@@ -560,15 +556,15 @@ def _rows_broadcast(a, shape):
 
 def _rows_concat_part(g, *xs, part, axis):
     """``_concat_part`` of each row of the batched ``g``: the block that ``xs[part]`` fills in
-    ``np.concatenate(xs, axis)`` (a copy)."""
+    ``np.concatenate(xs, axis)`` (a view of ``g``: its record says so, and nothing writes into it)."""
     k = g.shape[0]
     if axis is None:  # (np.concatenate flattens the arrays first)
         start = sum(np.size(x) for x in xs[:part])
         flat = g.reshape(k, -1)[:, start : start + np.size(xs[part])]
-        return flat.reshape((k,) + np.shape(xs[part])).copy()
+        return flat.reshape((k,) + np.shape(xs[part]))
     axis = axis % (g.ndim - 1)
     start = sum(np.shape(x)[axis] for x in xs[:part])
-    return g[(slice(None),) * (axis + 1) + (slice(start, start + np.shape(xs[part])[axis]),)].copy()
+    return g[(slice(None),) * (axis + 1) + (slice(start, start + np.shape(xs[part])[axis]),)]
 
 
 def _rows_join_place(d, *xs, part, join, axis):
@@ -661,8 +657,8 @@ def _sp_decompress(prepared, compressed, xs):
     the value's derivatives along the tangents of every color (an array of shape ``(colors,) +
     np.shape(value)``), or (by rows) the parameters' adjoints for the rows of every color (one per
     parameter, of shape ``(colors,) + np.shape(x)``; None for a parameter the value does not read).
-    Each entry is read at its place in the compressed array, precomputed (``_sp_blocks``): the
-    ``csr_array`` is built around the pattern's own index arrays."""
+    Each entry is read at its place in the compressed array, precomputed (``_sp_blocks``), into a
+    ``csr_array`` of the pattern's structure (copies of its index arrays)."""
     blocks = prepared.get("blocks")
     if blocks is None:
         blocks = prepared["blocks"] = _sp_blocks(prepared, xs)
@@ -673,7 +669,8 @@ def _sp_decompress(prepared, compressed, xs):
         size = k * (shape[1] if prepared["by_rows"] else shape[0])
         if c is None or np.size(c) != size:  # (a derivative that reads no seed: it is zero)
             c = np.zeros(size)
-        out.append(sparse.csr_array((np.ravel(c).take(where), indices, indptr), shape=shape))
+        # (index arrays of its own: J.eliminate_zeros() writes into them, and the pattern is cached)
+        out.append(sparse.csr_array((np.ravel(c).take(where), indices.copy(), indptr.copy()), shape=shape))
     return tuple(out)
 
 

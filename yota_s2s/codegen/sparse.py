@@ -405,5 +405,5 @@ def add_sparse(
     first_def = head.index("\ndef ")
     head = head[:first_def] + "".join(f"\n{c}\n" for c in constants) + "\n" * bool(constants) + head[first_def:]
     head += "\n\n\n" + "\n\n\n".join(functions).rstrip("\n")
-    tail_text = banner + tail if banner else "\n\n\n" + HELPERS_BANNER
+    tail_text = (banner + tail).rstrip("\n") if banner else "\n\n\n" + HELPERS_BANNER
     return head + tail_text + "".join(f"\n\n\n{h}" for h in extra) + "\n"
