@@ -374,10 +374,10 @@ def test_decompression_reads_each_entry_from_its_color(tall):
     J = np.array([[2.0, 0.0], [3.0, 0.0], [0.0, 7.0]]) if tall else np.array([[2.0, 3.0, 4.0], [0.0, 0.0, 7.0]])
     prepared = _sp_prepare(sparse.csr_array(J != 0), (len(J),))
     assert prepared["by_rows"] is not tall and len(prepared["seeds"]) == (1 if tall else 2)
-    if prepared["by_rows"]:
-        compressed = [[s @ J] for s in prepared["seeds"]]
+    if prepared["by_rows"]:  # (the batched sweep's results: a row per color)
+        compressed = [prepared["seeds"] @ J]
     else:
-        compressed = [J @ s for s in prepared["seeds"]]
+        compressed = prepared["seeds"] @ J.T
     (got,) = _sp_decompress(prepared, compressed, (np.zeros(J.shape[1]),))
     np.testing.assert_array_equal(got.toarray(), J)
 

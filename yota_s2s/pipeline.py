@@ -272,7 +272,8 @@ def _generate(
         if sparse:  # a Jacobian's VJPs too, for the rows where they take fewer colors than the columns
             reverse = None
             if mode.forward:  # (--jacobian's columns: its rows are VJPs)
-                reverse = _generate(source, path, funcs, wrt, target, rules, command, sha256=sha256, mode="vjp").text
+                rev = _generate(source, path, funcs, wrt, target, rules, command, sha256=sha256, mode="vjp")
+                reverse = (rev.text, rev.tapes["optimize"])
             text = add_sparse(text, reverse, stages["primal"], grads, table, BACKENDS[target])
         BACKENDS[target].check_module(text)  # every name of the target's module exists (a bug of ours if not)
         try:

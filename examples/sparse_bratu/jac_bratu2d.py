@@ -189,23 +189,18 @@ def jac_residual_pattern(u, lam):
 
 def jac_residual(u, lam):
     """Return (residual(u, lam), J_u): the value and its Jacobians, scipy.sparse.csr_array of
-    shape (value.size, u.size): one jvp_residual per color of the columns (J @ S), or one
-    vjp_residual per color of the rows (S.T @ J) where those are fewer, then decompressed."""
+    shape (value.size, u.size): the forward sweep on the colors of the columns
+    (J @ S), or the reverse sweep on the colors of the rows (S.T @ J) where those are fewer, then
+    decompressed."""
     _key = _sp_key((u,), (lam,))
     _prepared = _JAC_RESIDUAL_CACHE.get(_key)
     if _prepared is None:  # the pattern and its colors, once per shapes and data
         _prepared = _JAC_RESIDUAL_CACHE[_key] = _sp_prepare(*_jac_residual_pattern(u, lam))
-    _compressed = []
-    if _prepared["by_rows"]:  # one reverse sweep per color of the rows
-        for _seed in _prepared["seeds"]:
-            _value, *_grads = vjp_residual(u, lam, dout=_seed)
-            _compressed.append(_grads)
-    else:  # one forward sweep per color of the columns
-        for (u_dot,) in _sp_tangents(_prepared, (u,)):
-            _value, _dvalue = jvp_residual(u, lam, u_dot=u_dot)
-            _compressed.append(_dvalue)
-    (J_u,) = _sp_decompress(_prepared, _compressed, (u,))
-    return _value, J_u
+    if _prepared["by_rows"]:  # the reverse sweep once, on every color of the rows (S.T @ J)
+        _value, *_compressed = _vjp_residual_colors(u, lam, _prepared["seeds"])
+    else:  # the forward sweep once, on every color of the columns (J @ S)
+        _value, _compressed = _jvp_residual_colors(u, lam, *_sp_tangents(_prepared, (u,)))
+    return (_value, *_sp_decompress(_prepared, _compressed, (u,)))
 
 
 def _jac_residual_pattern(u, lam):
@@ -258,6 +253,175 @@ def _jac_residual_pattern(u, lam):
     _v50 = _v44 - _v48
     _p51 = _sp_elementwise(_v50, (_v44, _v48), (_p45, _p49))
     return (_sp_result(_v50, _p51, _n), np.shape(_v50))
+
+
+def _vjp_residual_colors(u, lam, dout):
+    """Return (residual(u, lam), du): vjp_residual on every color at once, dout of shape (colors,)
+    + np.shape(value) (row c: the rows of color c), each gradient of shape (colors,) + its parameter's."""
+    if type(u) is not float and (type(u) is not np.ndarray or u.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(u, '_vjp_residual_colors', 'u')
+    if isinstance(lam, complex) or (type(lam) is np.ndarray and lam.dtype.kind == 'c'):
+        _float_arg(lam, '_vjp_residual_colors', 'lam')
+    if isinstance(dout, complex) or (type(dout) is np.ndarray and dout.dtype.kind == 'c'):
+        _float_arg(dout, '_vjp_residual_colors', 'dout')
+    # forward
+    # m = u.shape[0]
+    m = u.shape[0]
+    # h = 1.0 / (m + 1)
+    h = 1.0 / (m + 1)
+    # side = np.zeros((m, 1))
+    side = np.zeros((m, 1))
+    # U = np.concatenate([side, u, side], axis=1)
+    U = np.concatenate([side, u, side], axis=1)
+    # edge = np.zeros((1, m + 2))
+    edge = np.zeros((1, m + 2))
+    # U = np.concatenate([edge, U, edge], axis=0)
+    U_1 = np.concatenate([edge, U, edge])
+    # laplacian = (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:] - 4.0 * u) / h**2
+    _t1 = U_1[:-2, 1:-1]
+    _t2 = U_1[2:, 1:-1]
+    _t3 = _t1 + _t2
+    _t4 = U_1[1:-1, :-2]
+    _t5 = _t3 + _t4
+    _t6 = U_1[1:-1, 2:]
+    _t7 = _t5 + _t6
+    _t8 = 4.0 * u
+    _t9 = h * h
+    laplacian = (_t7 - _t8) / _t9
+    # return -laplacian - lam * np.exp(u)
+    _t10 = -laplacian
+    _t11 = np.exp(u)
+    _t12 = lam * _t11
+    residual = _t10 - _t12
+    # backward
+    # grad of: return -laplacian - lam * np.exp(u)
+    d_t10 = _rows_unbroadcast(dout, _t10)
+    d_t12 = _rows_unbroadcast(-dout, _t12)
+    d_t11 = _rows_unbroadcast(d_t12 * lam, _t11)
+    # grad of: laplacian = (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:] - 4.0 * u) / h**2
+    _t13 = d_t10 / _t9
+    d_t7 = _rows_unbroadcast(-_t13, _t7)
+    d_t8 = _rows_unbroadcast(_t13, _t8)
+    d_t5 = _rows_unbroadcast(d_t7, _t5)
+    d_t6 = _rows_unbroadcast(d_t7, _t6)
+    dU_1 = _rows_zeros(dout, U_1)
+    dU_1[:, 1:-1, 2:] += d_t6
+    d_t3 = _rows_unbroadcast(d_t5, _t3)
+    d_t4 = _rows_unbroadcast(d_t5, _t4)
+    d_t1 = _rows_unbroadcast(d_t3, _t1)
+    d_t2 = _rows_unbroadcast(d_t3, _t2)
+    # grad of: U = np.concatenate([edge, U, edge], axis=0)
+    dU_1[:, 1:-1, :-2] += d_t4
+    dU_1[:, 2:, 1:-1] += d_t2
+    dU_1[:, :-2, 1:-1] += d_t1
+    dU = _rows_concat_part(dU_1, edge, U, edge, part=1, axis=0)
+    # grad of: U = np.concatenate([side, u, side], axis=1)
+    _t14 = _rows_concat_part(dU, side, u, side, part=1, axis=1)
+    _t15 = d_t11 * _t11 + d_t8 * 4.0
+    _t16 = _rows_lift(_t15, _t14, b_rows=1)
+    _t17 = _rows_lift(_t14, _t15, b_rows=1)
+    du = _t16 + _t17
+    return residual, du
+
+
+def _jvp_residual_colors(u, lam, u_dot):
+    """Return (residual(u, lam), dvalue): jvp_residual on every color at once, u_dot of shape (colors,)
+    + the parameter's (row c: the tangent of color c), dvalue of shape (colors,) + np.shape(value)."""
+    if type(u) is not float and (type(u) is not np.ndarray or u.dtype not in _FLOATS):  # the rules hold for real floats
+        _float_arg(u, '_jvp_residual_colors', 'u')
+    if isinstance(lam, complex) or (type(lam) is np.ndarray and lam.dtype.kind == 'c'):
+        _float_arg(lam, '_jvp_residual_colors', 'lam')
+    if isinstance(u_dot, complex) or (type(u_dot) is np.ndarray and u_dot.dtype.kind == 'c'):
+        _float_arg(u_dot, '_jvp_residual_colors', 'u_dot')
+    # forward
+    # m = u.shape[0]
+    m = u.shape[0]
+    # h = 1.0 / (m + 1)
+    h = 1.0 / (m + 1)
+    # side = np.zeros((m, 1))
+    side = np.zeros((m, 1))
+    # U = np.concatenate([side, u, side], axis=1)
+    U = np.concatenate([side, u, side], axis=1)
+    # edge = np.zeros((1, m + 2))
+    edge = np.zeros((1, m + 2))
+    # U = np.concatenate([edge, U, edge], axis=0)
+    U_1 = np.concatenate([edge, U, edge])
+    # laplacian = (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:] - 4.0 * u) / h**2
+    _t1 = U_1[:-2, 1:-1]
+    _t2 = U_1[2:, 1:-1]
+    _t3 = _t1 + _t2
+    _t4 = U_1[1:-1, :-2]
+    _t5 = _t3 + _t4
+    _t6 = U_1[1:-1, 2:]
+    _t7 = _t5 + _t6
+    _t8 = h * h
+    laplacian = (_t7 - 4.0 * u) / _t8
+    # return -laplacian - lam * np.exp(u)
+    _t9 = -laplacian
+    _t10 = np.exp(u)
+    _t11 = lam * _t10
+    residual = _t9 - _t11
+    # backward
+    # grad of: return -laplacian - lam * np.exp(u)
+    d_t9 = _unbroadcast(residual, _t9)
+    _t12 = _t11 + laplacian
+    d_t11 = _unbroadcast(_t12, _t11)
+    # grad of: laplacian = (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:] - 4.0 * u) / h**2
+    _t13 = d_t9 / _t8
+    _t14 = -_t13
+    d_t7 = _unbroadcast(_t14, _t7)
+    d_t5 = _unbroadcast(d_t7, _t5)
+    dU_1 = _grad_zeros(U_1)
+    dU_1[1:-1, 2:] += _unbroadcast(d_t7, _t6)
+    d_t3 = _unbroadcast(d_t5, _t3)
+    d_t4 = _unbroadcast(d_t5, _t4)
+    d_t1 = _unbroadcast(d_t3, _t1)
+    d_t2 = _unbroadcast(d_t3, _t2)
+    # grad of: U = np.concatenate([edge, U, edge], axis=0)
+    dU_1[1:-1, :-2] += d_t4
+    dU_1[2:, 1:-1] += d_t2
+    dU_1[:-2, 1:-1] += d_t1
+    dU = _concat_part(dU_1, [edge, U, edge], part=1, axis=0)
+    # grad of: laplacian = (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:] - 4.0 * u) / h**2
+    _t15 = d_t3.shape
+    _t16 = d_t5.shape
+    _t17 = d_t7.shape
+    _t18 = _rows_unbroadcast(u_dot, _concat_part(dU, [side, u, side], part=1, axis=1))
+    # grad of: U = np.concatenate([side, u, side], axis=1)
+    ddU = _rows_join_place(_t18, side, u, side, part=1, join='concatenate', axis=1)
+    # grad of: U = np.concatenate([edge, U, edge], axis=0)
+    ddU_1 = _rows_join_place(ddU, edge, U, edge, part=1, join='concatenate', axis=0)
+    dd_t1 = ddU_1[:, :-2, 1:-1]
+    dd_t2 = ddU_1[:, 2:, 1:-1]
+    dd_t4 = ddU_1[:, 1:-1, :-2]
+    # grad of: laplacian = (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:] - 4.0 * u) / h**2
+    _t19 = _rows_broadcast(dd_t2, _t15)
+    _t20 = _rows_broadcast(dd_t1, _t15)
+    _t21 = _rows_broadcast(dd_t4, _t16)
+    _t22 = _rows_lift(_t19, _t20, b_rows=1)
+    _t23 = _rows_lift(_t20, _t19, b_rows=1)
+    _t24 = _rows_broadcast(_t22 + _t23, _t16)
+    _t25 = _rows_broadcast(ddU_1[:, 1:-1, 2:], _t17)
+    _t26 = _rows_lift(_t21, _t24, b_rows=1)
+    _t27 = _rows_lift(_t24, _t21, b_rows=1)
+    _t28 = _rows_broadcast(_t26 + _t27, _t17)
+    _t29 = _rows_broadcast(u_dot * 4.0, _t13.shape)
+    _t30 = _rows_lift(_t25, _t28, b_rows=1)
+    _t31 = _rows_lift(_t28, _t25, b_rows=1)
+    d_t14 = _rows_broadcast(_t30 + _t31, _t14.shape)
+    _t32 = _rows_lift(_t29, d_t14, b_rows=1)
+    _t33 = _rows_lift(d_t14, _t29, b_rows=1)
+    dd_t9 = _rows_unbroadcast((_t32 - _t33) / _t8, d_t9)
+    # grad of: return -laplacian - lam * np.exp(u)
+    _t34 = _rows_broadcast(u_dot * _t10, np.broadcast(d_t11, lam).shape)
+    _t35 = _rows_lift(_t34, lam, b_rows=0)
+    dd_t11 = _rows_unbroadcast(_t35 * lam, d_t11)
+    d_t12 = _rows_broadcast(dd_t11, _t12.shape)
+    _t36 = _rows_broadcast(dd_t9, residual.shape)
+    _t37 = _rows_lift(_t36, d_t12, b_rows=1)
+    _t38 = _rows_lift(d_t12, _t36, b_rows=1)
+    dvalue = _t37 - _t38
+    return residual, dvalue
 
 
 # ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
@@ -379,6 +543,97 @@ def _unbroadcast(g, x):
     return g.sum(axis=(*range(extra), *ones)).reshape(shape)
 
 
+def _rows_broadcast(a, shape):
+    """``np.broadcast_to`` of each row of the batched ``a``."""
+    shape = tuple(shape)
+    if a.shape[1:] == shape:  # (the rows have the shape already: 2 µs less)
+        return a
+    need = len(shape) - (a.ndim - 1)
+    if need > 0:  # (as _rows_lift)
+        a = a.reshape(a.shape[:1] + (1,) * need + a.shape[1:])
+    return np.broadcast_to(a, a.shape[:1] + shape)
+
+
+def _rows_concat_part(g, *xs, part, axis):
+    """``_concat_part`` of each row of the batched ``g``: the block that ``xs[part]`` fills in
+    ``np.concatenate(xs, axis)`` (a view of ``g``: its record says so, and nothing writes into it)."""
+    k = g.shape[0]
+    if axis is None:  # (np.concatenate flattens the arrays first)
+        start = sum(np.size(x) for x in xs[:part])
+        flat = g.reshape(k, -1)[:, start : start + np.size(xs[part])]
+        return flat.reshape((k,) + np.shape(xs[part]))
+    axis = axis % (g.ndim - 1)
+    start = sum(np.shape(x)[axis] for x in xs[:part])
+    return g[(slice(None),) * (axis + 1) + (slice(start, start + np.shape(xs[part])[axis]),)]
+
+
+def _rows_join_place(d, *xs, part, join, axis):
+    """``_join_place`` of each row of the batched ``d``: ``d`` placed where ``xs[part]`` goes in the
+    join of ``xs``, zeros elsewhere (a concatenation along an axis at once, the other joins row by
+    row)."""
+    k = d.shape[0]
+    dtype = np.result_type(d, 0.0)
+    if join != "concatenate" or axis is None:
+        return np.stack([_join_place(d[i], list(xs), part, join, axis) for i in range(k)])
+    blocks = [
+        d.reshape((k,) + np.shape(x)).astype(dtype, copy=False) if n == part else np.zeros((k,) + np.shape(x), dtype)
+        for n, x in enumerate(xs)
+    ]
+    return np.concatenate(blocks, axis=axis % np.ndim(xs[part]) + 1)
+
+
+def _rows_lift(a, b, b_rows):
+    """The batched ``a`` with axes of length 1 after its leading one, so that its rows have at least
+    the dimensions of ``b``'s (of ``b``'s rows where ``b_rows``): NumPy then broadcasts a row of
+    ``a`` against ``b`` (its row) as the loop form does, the leading axis against nothing."""
+    need = np.ndim(b) - b_rows - (a.ndim - 1)
+    if need <= 0:
+        return a
+    return a.reshape(a.shape[:1] + (1,) * need + a.shape[1:])
+
+
+def _rows_unbroadcast(g, x):
+    """Sum each row of the batched ``g`` down to the shape of ``x`` (``_unbroadcast`` row by row)."""
+    shape, g_shape = np.shape(x), g.shape[1:]
+    if g_shape == shape:
+        return g
+    k = g.shape[0]
+    extra = len(g_shape) - len(shape)
+    if extra < 0:
+        return np.broadcast_to(_rows_lift(g, x, 0), (k,) + shape).astype(np.result_type(g, x))
+    ones = [i + 1 for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
+    return g.sum(axis=(*range(1, extra + 1), *ones)).reshape((k,) + shape)
+
+
+def _rows_zeros(seed, x):
+    """Zeros of shape ``(k,) + np.shape(x)`` (a batched gradient buffer); ``x`` may be a list of
+    numbers (``np.result_type`` would read a list as a dtype's fields)."""
+    if isinstance(x, list | tuple):
+        x = np.asarray(x)
+    return np.zeros(seed.shape[:1] + np.shape(x), np.result_type(x, 0.0))
+
+
+def _sp_blocks(prepared, xs):
+    """Each parameter's block of ``J`` as the decompression fills it, made at the first call of these
+    shapes: ``(where, indices, indptr, shape)``, the block's entries' places in its compressed array
+    (flat, color by color) and its ``csr_array``'s structure."""
+    pattern, where = prepared["pattern"], prepared["where"]
+    m, total = pattern.shape
+    if len(xs) == 1:
+        return [(where, pattern.indices, pattern.indptr, pattern.shape)]
+    blocks, start = [], 0
+    rows = np.repeat(np.arange(m), np.diff(pattern.indptr))
+    for x in xs:
+        n = np.size(x)
+        inside = (pattern.indices >= start) & (pattern.indices < start + n)
+        place = where[inside]
+        if prepared["by_rows"]:  # (the adjoint of this parameter alone: its own columns, color by color)
+            place = place // total * n + (place % total - start)
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(rows[inside], minlength=m))])
+        blocks.append((place, pattern.indices[inside] - start, indptr.astype(pattern.indptr.dtype), (m, n)))
+        start += n
+    return blocks
+
 
 def _sp_color_columns(pattern):
     """A distance-2 coloring of the columns of ``pattern`` (no two columns of one color share a
@@ -398,24 +653,24 @@ def _sp_color_columns(pattern):
 
 
 def _sp_decompress(prepared, compressed, xs):
-    """The Jacobians, one ``csr_array`` per parameter of ``xs``, from the compressed sweeps'
-    results: ``compressed[c]`` the value's derivative along the tangents of color ``c``, or (by
-    rows) the adjoints of the parameters (a list, None for a parameter the value does not read)
-    for the rows of color ``c``."""
-    pattern = prepared["pattern"]
-    if prepared["by_rows"]:
-        parts = [np.zeros(np.size(x)) if g is None else np.ravel(g) for grads in compressed for g, x in zip(grads, xs)]
-    else:
-        parts = [np.ravel(c) for c in compressed]
-    flat = np.concatenate(parts) if parts else np.zeros(0)
-    J = sparse.csr_array((flat[prepared["where"]], pattern.indices, pattern.indptr), shape=pattern.shape)
-    if len(xs) == 1:
-        return (J,)
-    out, start = [], 0
-    for x in xs:
-        n = np.size(x)
-        out.append(J[:, start : start + n])
-        start += n
+    """The Jacobians, one ``csr_array`` per parameter of ``xs``, from the compressed sweep's results:
+    the value's derivatives along the tangents of every color (an array of shape ``(colors,) +
+    np.shape(value)``), or (by rows) the parameters' adjoints for the rows of every color (one per
+    parameter, of shape ``(colors,) + np.shape(x)``; None for a parameter the value does not read).
+    Each entry is read at its place in the compressed array, precomputed (``_sp_blocks``), into a
+    ``csr_array`` of the pattern's structure (copies of its index arrays)."""
+    blocks = prepared.get("blocks")
+    if blocks is None:
+        blocks = prepared["blocks"] = _sp_blocks(prepared, xs)
+    k = len(prepared["seeds"])
+    out = []
+    for b, (where, indices, indptr, shape) in enumerate(blocks):
+        c = compressed[b] if prepared["by_rows"] else compressed
+        size = k * (shape[1] if prepared["by_rows"] else shape[0])
+        if c is None or np.size(c) != size:  # (a derivative that reads no seed: it is zero)
+            c = np.zeros(size)
+        # (index arrays of its own: J.eliminate_zeros() writes into them, and the pattern is cached)
+        out.append(sparse.csr_array((np.ravel(c).take(where), indices.copy(), indptr.copy()), shape=shape))
     return tuple(out)
 
 
@@ -522,17 +777,18 @@ def _sp_key(wrt, data):
     return tuple(key)
 
 
-def _sp_prepare(pattern, shape, symmetric=False):
+def _sp_prepare(pattern, shape, symmetric=False, by_rows=None):
     """What each call of ``jac_NAME`` needs of a pattern (of a value of shape ``shape``): the
     coloring of its columns or of its rows, whichever has fewer colors (the rows where they tie:
     a ``vjp_NAME`` costs about half a ``jvp_NAME``, which transposes it), the seeds of the
-    compressed sweeps (one per color: tangents, or values' adjoints of ``shape``), and where each
-    entry of ``J`` is in the compressed ``J @ S`` or ``S.T @ J``.
+    compressed sweep (one row per color: tangents, or values' adjoints of ``shape``), and where each
+    entry of ``J`` is in the compressed ``J @ S`` or ``S.T @ J`` (``where``, read by ``_sp_decompress``).
 
     A side whose conflict graph would be much larger than the other's (a dense row makes every
     pair of columns conflict: an arrowhead's n**2 edges) is not colored: it could not win.
     ``symmetric`` (a Hessian, by ``hvp_NAME``): a star coloring (``_sp_symmetric``), the columns'
-    where it would not read every entry (never, for a star coloring: a check, not a case)."""
+    where it would not read every entry (never, for a star coloring: a check, not a case).
+    ``by_rows`` True or False: that side, whatever its colors (the tests compare the two)."""
     m, n = pattern.shape
     if symmetric:
         found = _sp_symmetric(pattern)
@@ -541,13 +797,13 @@ def _sp_prepare(pattern, shape, symmetric=False):
             seeds = np.zeros((max(count, 1), n))
             seeds[colors, np.arange(n)] = 1.0
             return {"pattern": pattern, "by_rows": False, "seeds": seeds, "where": where}
-    by_cols = int(np.sum(np.diff(pattern.indptr) ** 2))  # the edges of the columns' graph, about
+    col_edges = int(np.sum(np.diff(pattern.indptr) ** 2))  # the edges of the columns' graph, about
     transposed = sparse.csr_array(pattern.T)
-    by_rows = int(np.sum(np.diff(transposed.indptr) ** 2))
+    row_edges = int(np.sum(np.diff(transposed.indptr) ** 2))
     count = row_count = max(m, n) + 1
-    if by_cols <= 32 * by_rows + 4096 or symmetric:
+    if (col_edges <= 32 * row_edges + 4096 or symmetric or by_rows is False) and by_rows is not True:
         colors, count = _sp_color_columns(pattern)
-    if by_rows <= 32 * by_cols + 4096 and not symmetric:
+    if (row_edges <= 32 * col_edges + 4096 and not symmetric or by_rows is True) and by_rows is not False:
         row_colors, row_count = _sp_color_columns(transposed)
     rows = np.repeat(np.arange(m), np.diff(pattern.indptr))
     prepared = {"pattern": pattern, "by_rows": row_count <= count}
@@ -691,17 +947,14 @@ def _sp_symmetric(pattern):
 
 
 def _sp_tangents(prepared, xs):
-    """The tangents of each compressed sweep: one tuple per color, a tangent per parameter of
-    ``xs`` (a row of ``S`` cut in their shapes), made at the first call of these shapes."""
-    if "tangents" in prepared:
-        return prepared["tangents"]
-    out = []
-    for seed in prepared["seeds"]:
-        parts, start = [], 0
+    """The tangents of the compressed sweep, one array per parameter of ``xs``: the columns of ``S``
+    that are its elements, of shape ``(colors,) + np.shape(x)`` (row ``c``: the tangent of color
+    ``c``), made at the first call of these shapes."""
+    if "tangents" not in prepared:
+        seeds, parts, start = prepared["seeds"], [], 0
         for x in xs:
             n = np.size(x)
-            parts.append(seed[start : start + n].reshape(np.shape(x)))
+            parts.append(np.ascontiguousarray(seeds[:, start : start + n]).reshape((len(seeds),) + np.shape(x)))
             start += n
-        out.append(tuple(parts))
-    prepared["tangents"] = out
-    return out
+        prepared["tangents"] = tuple(parts)
+    return prepared["tangents"]

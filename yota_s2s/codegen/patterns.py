@@ -233,7 +233,7 @@ class PatternWriter:
     def body(self) -> list[ast.stmt]:
         tape = self.tape
         stmts: list[ast.stmt] = []
-        sizes = [_call("np.size", [_name(w)]) for w in self.wrt]
+        sizes = [_call(f"{self.backend.alias}.size", [_name(w)]) for w in self.wrt]
         total: ast.expr = sizes[0]
         for s in sizes[1:]:
             total = ast.BinOp(total, ast.Add(), s)
@@ -251,7 +251,7 @@ class PatternWriter:
                 self.patterns[inp.var.id] = p
                 self.active.add(inp.var.id)
                 stmts.append(_assign(p, _call("_sp_input", [_name(inp.path[0]), offset, _name("_n")])))
-                offset = ast.BinOp(offset, ast.Add(), _call("np.size", [_name(inp.path[0])]))
+                offset = ast.BinOp(offset, ast.Add(), _call(f"{self.backend.alias}.size", [_name(inp.path[0])]))
         for eqn in tape.eqns:
             stmts.extend(self.equation(eqn))
         out = tape.outputs[0] if len(tape.outputs) == 1 else None
@@ -260,7 +260,9 @@ class PatternWriter:
         result = _call("_sp_result", [self.atom(out), self.pattern(out), _name("_n")])
         if self.hessian:
             result = _call("_sp_hessian", [_name("_h"), _name("_n")])
-        stmts.append(ast.Return(ast.Tuple([result, _call("np.shape", [self.atom(out)])], ast.Load())))
+        stmts.append(
+            ast.Return(ast.Tuple([result, _call(f"{self.backend.alias}.shape", [self.atom(out)])], ast.Load()))
+        )
         return stmts
 
     def equation(self, eqn: Eqn) -> list[ast.stmt]:

@@ -1,19 +1,26 @@
 """``--sparse --jacobian``: a module of ``jvp_NAME`` functions in, the same module with a sparse
-``jac_NAME`` per function out.
+``jac_NAME`` per function out (``--hessian``: of ``hvp_NAME`` functions, a sparse ``hess_NAME``).
 
-The sparse Jacobian is a composition of what the module has already: the JVP, seeded with the
-columns of a color matrix ``S`` instead of the identity's (one forward sweep per color, ``J @ S``),
-then decompressed into a ``scipy.sparse.csr_array``.  Three functions per differentiated
-function ``f``::
+The sparse Jacobian is a composition of what the module has already: the JVP seeded with the
+columns of a color matrix ``S`` instead of the identity's, all at once (``J @ S``), or the VJP
+seeded with its rows (``S.T @ J``), then decompressed into a ``scipy.sparse.csr_array``.  The
+functions per differentiated function ``f``::
 
     def jac_f_pattern(x, I):           # the pattern: the primal program, each value beside its
         ...                            # pattern (runtime.sparse's _sp_* rules, one per equation)
         return _sp_result(f, _p7, _n)
 
     def jac_f(x, I):                   # the pattern and its coloring once per shapes and data,
-        key = _sp_key((x,), (I,))      # then one JVP per color and the decompression
+        key = _sp_key((x,), (I,))      # then one batched sweep and the decompression
         ...
         return value, J_x
+
+    def _vjp_f_colors(x, I, dout):     # vjp_f with a leading axis of colors on every value the
+        ...                            # seed reaches (ir.batching's rules): S.T @ J in one sweep
+    def _jvp_f_colors(x, I, x_dot):    # jvp_f likewise: J @ S
+
+A sweep with a primitive that has no batching rule (a loop, a branch) is not written batched:
+``jac_f`` then calls ``vjp_f`` or ``jvp_f`` once per color (``_sp_stacked`` stacks their results).
 
 The pattern is computed when ``jac_f`` first meets the shapes and the other arguments' values
 (index arrays, data matrices): what it finds there is structural for them.  A value an index is
@@ -24,15 +31,23 @@ depend on the point: it is then computed again at every call.
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 from ..dsl.rule import RuleTable
 from ..errors import UserError, at_span
-from ..ir.core import NO_DEFAULT, ParamKind, Tape
+from ..ir.batching import batch
+from ..ir.core import NO_DEFAULT, ParamKind, Tape, Var
 from ..ir.modes import HVP, JVP, Mode
+from ..ir.shapes import shape_classes
 from .helpers import helper_closure, helper_names, helper_source
+from .layout import fit_module
 from .module import HELPERS_BANNER
+from .naming import Names, prefixed
 from .patterns import CODE, PatternWriter, _first_span
+from .plan import plan_function
+from .split import split_seeded
 from .target import BACKENDS, Backend
+from .writer import FunctionWriter
 
 
 def sparse_mode(mode: Mode, target: str, path: str, value: bool = True) -> Mode:
@@ -85,11 +100,84 @@ def _seeds(text: str, primal: Tape) -> dict[str, list[str]]:
     return found
 
 
+class _ColorsWriter(FunctionWriter):
+    """``_jvp_NAME_colors``, ``_vjp_NAME_colors`` or ``_hvp_NAME_colors``: the function of the mode
+    with its seeds batched (``ir.batching``), one leading row per color."""
+
+    def function_name(self) -> str:
+        return f"_{super().function_name()}_colors"
+
+    def docstring(self) -> str:
+        facts, name = self.tape.facts, self.tape.name
+        call = f"{name}({', '.join(p.name for p in self.tape.params if not _seed_of(self.tape, p.name))})"
+        if facts.mode.order == 2:
+            (v,) = facts.tangents
+            return (
+                f'"""Return ({call}, d{facts.wrt[0]}, Hv): hvp_{name} on every color at once, {v} of shape\n'
+                f"    (colors,) + np.shape({facts.wrt[0]}) (row c: the seed of color c), Hv its rows' products "
+                f'(H @ S, transposed)."""'
+            )
+        if facts.mode.forward:
+            seeds = ", ".join(facts.tangents)
+            return (
+                f'"""Return ({call}, dvalue): jvp_{name} on every color at once, {seeds} of shape (colors,)\n'
+                f'    + the parameter\'s (row c: the tangent of color c), dvalue of shape (colors,) + np.shape(value)."""'
+            )
+        grads = ", ".join(f"d{w}" for w in facts.wrt)
+        return (
+            f'"""Return ({call}, {grads}): vjp_{name} on every color at once, {facts.seed} of shape (colors,)\n'
+            f'    + np.shape(value) (row c: the rows of color c), each gradient of shape (colors,) + its parameter\'s."""'
+        )
+
+    def tangent_checks(self) -> ast.stmt:
+        """``hvp_NAME``'s check that its seed has the shape of its parameter, of each row here."""
+        check = super().tangent_checks()
+        for node in ast.walk(check):  # np.shape(v) -> np.shape(v)[1:]
+            if isinstance(node, ast.Compare) and isinstance(node.left, ast.Call):
+                node.left = ast.Subscript(node.left, ast.Slice(ast.Constant(1), None, None), ast.Load())
+        return check
+
+
+def _seed_of(tape: Tape, name: str) -> bool:
+    """``name`` is a seed the mode adds to the function's parameters (a tangent, ``dout``)."""
+    return name in tape.facts.tangents or name == tape.facts.seed
+
+
+def colors_function(tape: Tape, table: RuleTable, backend: Backend) -> tuple[str, set[str]] | None:
+    """The text of ``_jvp_NAME_colors`` (``_vjp_``, ``_hvp_``) of ``tape`` (the tape of ``jvp_NAME``,
+    ``vjp_NAME`` or ``hvp_NAME``) and the helpers it calls: the equations that read no seed written
+    once, those that read one batched over a leading axis of colors (``ir.batching``: each
+    primitive's rule); None where a primitive of the sweep has no rule (``jac_NAME`` then runs one
+    sweep per color)."""
+    facts = tape.facts
+    names = facts.tangents if facts.mode.forward or facts.mode.order == 2 else [facts.seed]
+    seeds = [i.var for i in tape.inputs if i.path[0] in names]
+    if not seeds or any(e.regions for e in tape.eqns):
+        return None
+    plan = plan_function(tape, table, backend, columns=False)
+    before, sweep = split_seeded(tape.eqns, seeds, plan.inplace)
+    classes = shape_classes(tape, table, scalar_keys=frozenset())
+    classes.same.update(facts.same_shape)
+    after = {a.id for a in tape.outputs if isinstance(a, Var)}
+    batched = batch(sweep, seeds, after, classes, takes=facts.mode.order == 1)
+    if batched is None:
+        return None
+    whole = tape.copy_header()
+    whole.eqns = before + batched.eqns
+    whole.outputs = list(tape.outputs)
+    whole.facts.array_inputs = whole.facts.array_inputs | {s.id for s in seeds}
+    plan = plan_function(whole, table, backend, columns=False)
+    writer = _ColorsWriter(
+        dataclasses.replace(plan, check_scalar=plan.check_scalar and facts.mode.order == 2), table, backend
+    )
+    return fit_module(writer.write()), writer.helpers
+
+
 def sparse_functions(
-    primal: Tape, jvp: Tape, table: RuleTable, backend: Backend, seeds: dict[str, list[str]]
-) -> tuple[list[str], set[str]]:
-    """The source of ``jac_NAME_pattern``, ``jac_NAME`` and their cache for one function, and the
-    helpers they call."""
+    primal: Tape, jvp: Tape, vjp: Tape | None, table: RuleTable, backend: Backend, seeds: dict[str, list[str]]
+) -> tuple[list[str], set[str], list[str]]:
+    """The source of ``jac_NAME_pattern``, ``jac_NAME``, the batched sweeps it calls and its cache for
+    one function (``vjp``: the tape of ``vjp_NAME``), the helpers they call and the constants."""
     name = primal.name
     wrt = [w for w in jvp.facts.wrt if any(i.path[0] == w for i in primal.inputs)]
     if not wrt:
@@ -128,34 +216,61 @@ def sparse_functions(
         f"    if _prepared is None:  # the pattern and its colors, once per shapes and data\n"
         f"        _prepared = {cache}[_key] = _sp_prepare(*_jac_{name}_pattern({signature}))\n"
     )
+    texts, helpers = [], {"_sp_prepare", "_sp_tangents", "_sp_decompress"}
+    by_rows = colors_function(vjp, table, backend) if vjp is not None else None
+    by_cols = colors_function(jvp, table, backend)
+    if by_rows is not None:
+        rows = (
+            f'    if _prepared["by_rows"]:  # the reverse sweep once, on every color of the rows (S.T @ J)\n'
+            f'        _value, *_compressed = _vjp_{name}_colors({signature}, _prepared["seeds"])\n'
+        )
+    else:
+        helpers.add("_sp_stacked")
+        rows = (
+            f"    _compressed = []\n"
+            f'    if _prepared["by_rows"]:  # one reverse sweep per color of the rows (S.T @ J)\n'
+            f'        for _seed in _prepared["seeds"]:\n'
+            f"            _value, *_grads = vjp_{name}({signature}, {dout}=_seed)\n"
+            f"            _compressed.append(_grads)\n"
+            f"        _compressed = _sp_stacked(_compressed)\n"
+        )
+    if by_cols is not None:
+        cols = (
+            f"    else:  # the forward sweep once, on every color of the columns (J @ S)\n"
+            f"        _value, _compressed = _jvp_{name}_colors({signature}, *_sp_tangents(_prepared, {_tuple(wrt)}))\n"
+        )
+    else:
+        helpers.add("_sp_stacked")
+        cols = (
+            f"    else:  # one forward sweep per color of the columns (J @ S)\n"
+            f"        _compressed = []\n"
+            f"        for {_unpacked(dots, wrt)} in zip(*_sp_tangents(_prepared, {_tuple(wrt)})):\n"
+            f"            _value, _dvalue = jvp_{name}({signature}, {keywords})\n"
+            f"            _compressed.append(_dvalue)\n"
+            f"        _compressed = _sp_stacked(_compressed)\n"
+        )
     jac = (
         f"def jac_{name}({definition}):\n"
         f'    """Return ({name}({signature}), {blocks}): the value and its Jacobians, scipy.sparse.csr_array of\n'
-        f"    shape (value.size, {wrt[0]}.size){', ...' if len(wrt) > 1 else ''}: one jvp_{name} per color of the columns (J @ S), or one\n"
-        f"    vjp_{name}"
-        f' per color of the rows (S.T @ J) where those are fewer, then decompressed."""\n'
-        f"{prepare}"
-        f"    _compressed = []\n"
-        f'    if _prepared["by_rows"]:  # one reverse sweep per color of the rows\n'
-        f'        for _seed in _prepared["seeds"]:\n'
-        f"            _value, *_grads = vjp_{name}({signature}, {dout}=_seed)\n"
-        f"            _compressed.append(_grads)\n"
-        f"    else:  # one forward sweep per color of the columns\n"
-        f"        for {_unpacked(dots, wrt)} in _sp_tangents(_prepared, {_tuple(wrt)}):\n"
-        f"            _value, _dvalue = jvp_{name}({signature}, {keywords})\n"
-        f"            _compressed.append(_dvalue)\n"
-        f"    {_unpacked(blocks, wrt)} = _sp_decompress(_prepared, _compressed, {_tuple(wrt)})\n"
-        f"    return _value, {blocks}"
+        f"    shape (value.size, {wrt[0]}.size){', ...' if len(wrt) > 1 else ''}: the forward sweep on the colors of the columns\n"
+        f"    (J @ S), or the reverse sweep on the colors of the rows (S.T @ J) where those are fewer, then\n"
+        f'    decompressed."""\n'
+        f"{prepare}{rows}{cols}"
+        f"    return (_value, *_sp_decompress(_prepared, _compressed, {_tuple(wrt)}))"
     )
-    helpers = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id in helper_names()}
-    helpers |= {"_sp_prepare", "_sp_tangents", "_sp_decompress"} | ({"_sp_key"} if not writer.by_point else set())
-    texts = [public, jac, private] + ([] if writer.by_point else [f"{cache} = {{}}  # jac_{name}'s prepared patterns"])
-    return texts, helpers
+    helpers |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id in helper_names()}
+    helpers |= set() if writer.by_point else {"_sp_key"}
+    for made in (by_rows, by_cols):
+        if made is not None:
+            texts.append(made[0])
+            helpers |= made[1]
+    texts = [public, jac, private, *texts]
+    return texts, helpers, [] if writer.by_point else [f"{cache} = {{}}  # jac_{name}'s prepared patterns"]
 
 
 def hessian_functions(
     primal: Tape, hvp: Tape, table: RuleTable, backend: Backend, seeds: dict[str, list[str]]
-) -> tuple[list[str], set[str]]:
+) -> tuple[list[str], set[str], list[str]]:
     """The source of ``hess_NAME_pattern``, ``hess_NAME`` and their cache for one function of one
     ``--wrt`` parameter, and the helpers they call."""
     name = primal.name
@@ -194,25 +309,38 @@ def hessian_functions(
         f"    if _prepared is None:  # the pattern and its colors, once per shapes and data\n"
         f"        _prepared = {cache}[_key] = _sp_prepare(_hess_{name}_pattern({signature})[0], None, symmetric=True)\n"
     )
+    colors = colors_function(hvp, table, backend)
+    if colors is not None:
+        sweep = (
+            f"    (_tangents,) = _sp_tangents(_prepared, ({x},))  # the second sweep once, on every color\n"
+            f"    _value, _grad, _compressed = _hvp_{name}_colors({signature}, _tangents)\n"
+        )
+    else:
+        sweep = (
+            f"    _compressed = []\n"
+            f"    for {x}_v in _sp_tangents(_prepared, ({x},))[0]:  # one second sweep per color\n"
+            f"        _value, _grad, _Hv = hvp_{name}({signature}, {seeds['hvp'][0]}={x}_v)\n"
+            f"        _compressed.append(_Hv)\n"
+            f"    _compressed = _sp_stacked(_compressed)\n"
+        )
     hess = (
         f"def hess_{name}({definition}):\n"
         f'    """Return ({name}({signature}), d{x}, H): the value, its gradient and its Hessian, a symmetric\n'
-        f"    scipy.sparse.csr_array of shape ({x}.size, {x}.size): one hvp_{name} per color of the columns\n"
+        f"    scipy.sparse.csr_array of shape ({x}.size, {x}.size): the second sweep on the colors of the columns\n"
         f'    (H @ S), decompressed."""\n'
-        f"{prepare}"
-        f"    _compressed = []\n"
-        f"    for ({x}_v,) in _sp_tangents(_prepared, ({x},)):  # one second sweep per color\n"
-        f"        _value, _grad, _Hv = hvp_{name}({signature}, {seeds['hvp'][0]}={x}_v)\n"
-        f"        _compressed.append(_Hv)\n"
+        f"{prepare}{sweep}"
         f"    (H,) = _sp_decompress(_prepared, _compressed, ({x},))\n"
         f"    return _value, _grad, H"
     )
     helpers = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id in helper_names()}
     helpers |= {"_sp_prepare", "_sp_tangents", "_sp_decompress"} | ({"_sp_key"} if not writer.by_point else set())
-    texts = [public, hess, private] + (
-        [] if writer.by_point else [f"{cache} = {{}}  # hess_{name}'s prepared patterns"]
-    )
-    return texts, helpers
+    texts = [public, hess, private]
+    if colors is not None:
+        texts.append(colors[0])
+        helpers |= colors[1]
+    else:
+        helpers.add("_sp_stacked")
+    return texts, helpers, [] if writer.by_point else [f"{cache} = {{}}  # hess_{name}'s prepared patterns"]
 
 
 def _merged(text: str, other: str) -> str:
@@ -240,24 +368,34 @@ def _merged(text: str, other: str) -> str:
 
 
 def add_sparse(
-    text: str, reverse: str | None, primals: list[Tape], tapes: list[Tape], table: RuleTable, backend: Backend
+    text: str,
+    reverse: tuple[str, list[Tape]] | None,
+    primals: list[Tape],
+    tapes: list[Tape],
+    table: RuleTable,
+    backend: Backend,
 ) -> str:
     """The module ``text`` (of ``jvp_NAME`` functions) with the ``vjp_NAME`` functions of the module
-    ``reverse`` and the sparse ``jac_NAME`` of each added; without ``reverse``, the module of
-    ``hvp_NAME`` functions with the sparse ``hess_NAME`` of each."""
+    ``reverse`` (its text and tapes) and the sparse ``jac_NAME`` of each added; without ``reverse``,
+    the module of ``hvp_NAME`` functions with the sparse ``hess_NAME`` of each."""
+    params = {p.name for tape in primals for p in tape.params}
+    backend = dataclasses.replace(backend, alias=Names(params).fresh(backend.alias, prefixed))  # (as write_module)
     if reverse is not None:
-        text = _merged(text, reverse)
+        text = _merged(text, reverse[0])
     functions: list[str] = []
     constants: list[str] = []
     helpers: set[str] = set()
-    for primal, tape in zip(primals, tapes, strict=True):
-        write = sparse_functions if reverse is not None else hessian_functions
-        texts, used = write(primal, tape, table, backend, _seeds(text, primal))
-        functions += texts[:3]
-        constants += texts[3:]
-        helpers |= used
+    for n, (primal, tape) in enumerate(zip(primals, tapes, strict=True)):
+        if reverse is not None:
+            made = sparse_functions(primal, tape, reverse[1][n], table, backend, _seeds(text, primal))
+        else:
+            made = hessian_functions(primal, tape, table, backend, _seeds(text, primal))
+        functions += made[0]
+        constants += made[2]
+        helpers |= made[1]
     head, banner, tail = text.partition("\n\n\n" + HELPERS_BANNER)
     present = {line.split("(")[0][4:] for line in tail.splitlines() if line.startswith("def ")}
+    present |= {line.split(" = ")[0] for line in head.splitlines() if line.startswith("_") and " = " in line}
     extra = [helper_source(h, backend.alias) for h in helper_closure(helpers) if h not in present]
     head = head.replace(
         f"import numpy as {backend.alias}\n",
@@ -267,5 +405,5 @@ def add_sparse(
     first_def = head.index("\ndef ")
     head = head[:first_def] + "".join(f"\n{c}\n" for c in constants) + "\n" * bool(constants) + head[first_def:]
     head += "\n\n\n" + "\n\n\n".join(functions).rstrip("\n")
-    tail_text = banner + tail if banner else "\n\n\n" + HELPERS_BANNER
+    tail_text = (banner + tail).rstrip("\n") if banner else "\n\n\n" + HELPERS_BANNER
     return head + tail_text + "".join(f"\n\n\n{h}" for h in extra) + "\n"

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .core import Atom, Eqn, Slice, Var
+from .core import Atom, Dyn, Eqn, Slice, Var
 from .primitives import primitive
 from .shapes import ShapeClasses
 
@@ -67,7 +67,13 @@ def rule_of(eqn: Eqn, rows: list[bool], fresh: set[int], takes: bool) -> str | N
         return "zeros" if not any(rows) else None
     if prim == "getindex":
         static = len(eqn.args) == 1 and rows[0] and _basic(params.get("index", ()))
+        if params.get("index") == (Dyn(0),) and rows == [True, False]:  # x[I], I computed: _rows_getindex
+            return "rows_getindex"
         return "index" if static and set(params) == {"index"} else None
+    if prim == "index_add" and params.get("index") == (Dyn(0),) and rows[2:] == [False] and any(rows):
+        return "rows_index_add"  # dx[I] += g, I computed: _rows_index_add, the rows' flags its parameters
+    if prim == "stack" and set(params) <= {"axis"} and any(rows):
+        return "rows_stack"
     if prim == "index_add":
         buf = eqn.args[0]
         ok = len(eqn.args) == 2 and isinstance(buf, Var) and set(params) == {"index"}
@@ -153,6 +159,13 @@ class _Rewriter:
                 if flags[i] and isinstance(other, Var) and not self.wide_enough(eqn.args[i], other):
                     args[i] = self.add("rows_lift", [args[i], other], {"b_rows": flags[1 - i]}, eqn)
             self.add(eqn.prim, args, params, eqn, outs)
+        elif kind == "rows_getindex":
+            self.add(kind, args, {}, eqn, outs)
+        elif kind == "rows_index_add":
+            self.add(kind, args, {"buf_rows": flags[0], "g_rows": flags[1]}, eqn, outs)
+            self.origin[eqn.out.id] = self.origin.get(args[0].id, args[0]) if flags[0] else args[0]
+        elif kind == "rows_stack":
+            self.add(kind, args, {**params, "rows": tuple(flags)}, eqn, outs)
         elif kind == "index":
             self.add("getindex", args, {"index": (Slice(), *params["index"])}, eqn, outs)
         elif kind in ("index_add", "index_copy"):

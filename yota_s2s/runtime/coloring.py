@@ -175,17 +175,18 @@ def _sp_symmetric(pattern):
     return best, count, where
 
 
-def _sp_prepare(pattern, shape, symmetric=False):
+def _sp_prepare(pattern, shape, symmetric=False, by_rows=None):
     """What each call of ``jac_NAME`` needs of a pattern (of a value of shape ``shape``): the
     coloring of its columns or of its rows, whichever has fewer colors (the rows where they tie:
     a ``vjp_NAME`` costs about half a ``jvp_NAME``, which transposes it), the seeds of the
-    compressed sweeps (one per color: tangents, or values' adjoints of ``shape``), and where each
-    entry of ``J`` is in the compressed ``J @ S`` or ``S.T @ J``.
+    compressed sweep (one row per color: tangents, or values' adjoints of ``shape``), and where each
+    entry of ``J`` is in the compressed ``J @ S`` or ``S.T @ J`` (``where``, read by ``_sp_decompress``).
 
     A side whose conflict graph would be much larger than the other's (a dense row makes every
     pair of columns conflict: an arrowhead's n**2 edges) is not colored: it could not win.
     ``symmetric`` (a Hessian, by ``hvp_NAME``): a star coloring (``_sp_symmetric``), the columns'
-    where it would not read every entry (never, for a star coloring: a check, not a case)."""
+    where it would not read every entry (never, for a star coloring: a check, not a case).
+    ``by_rows`` True or False: that side, whatever its colors (the tests compare the two)."""
     m, n = pattern.shape
     if symmetric:
         found = _sp_symmetric(pattern)
@@ -194,13 +195,13 @@ def _sp_prepare(pattern, shape, symmetric=False):
             seeds = xp.zeros((max(count, 1), n))
             seeds[colors, xp.arange(n)] = 1.0
             return {"pattern": pattern, "by_rows": False, "seeds": seeds, "where": where}
-    by_cols = int(xp.sum(xp.diff(pattern.indptr) ** 2))  # the edges of the columns' graph, about
+    col_edges = int(xp.sum(xp.diff(pattern.indptr) ** 2))  # the edges of the columns' graph, about
     transposed = sparse.csr_array(pattern.T)
-    by_rows = int(xp.sum(xp.diff(transposed.indptr) ** 2))
+    row_edges = int(xp.sum(xp.diff(transposed.indptr) ** 2))
     count = row_count = max(m, n) + 1
-    if by_cols <= 32 * by_rows + 4096 or symmetric:
+    if (col_edges <= 32 * row_edges + 4096 or symmetric or by_rows is False) and by_rows is not True:
         colors, count = _sp_color_columns(pattern)
-    if by_rows <= 32 * by_cols + 4096 and not symmetric:
+    if (row_edges <= 32 * col_edges + 4096 and not symmetric or by_rows is True) and by_rows is not False:
         row_colors, row_count = _sp_color_columns(transposed)
     rows = xp.repeat(xp.arange(m), xp.diff(pattern.indptr))
     prepared = {"pattern": pattern, "by_rows": row_count <= count}
@@ -218,39 +219,67 @@ def _sp_prepare(pattern, shape, symmetric=False):
 
 
 def _sp_tangents(prepared, xs):
-    """The tangents of each compressed sweep: one tuple per color, a tangent per parameter of
-    ``xs`` (a row of ``S`` cut in their shapes), made at the first call of these shapes."""
-    if "tangents" in prepared:
-        return prepared["tangents"]
-    out = []
-    for seed in prepared["seeds"]:
-        parts, start = [], 0
+    """The tangents of the compressed sweep, one array per parameter of ``xs``: the columns of ``S``
+    that are its elements, of shape ``(colors,) + np.shape(x)`` (row ``c``: the tangent of color
+    ``c``), made at the first call of these shapes."""
+    if "tangents" not in prepared:
+        seeds, parts, start = prepared["seeds"], [], 0
         for x in xs:
             n = xp.size(x)
-            parts.append(seed[start : start + n].reshape(xp.shape(x)))
+            parts.append(xp.ascontiguousarray(seeds[:, start : start + n]).reshape((len(seeds),) + xp.shape(x)))
             start += n
-        out.append(tuple(parts))
-    prepared["tangents"] = out
-    return out
+        prepared["tangents"] = tuple(parts)
+    return prepared["tangents"]
+
+
+def _sp_stacked(compressed):
+    """The results of one sweep per color stacked as the batched sweep gives them: the value's
+    derivatives (an array per color) as one array, or (by rows) the parameters' adjoints (a list
+    per color) as one array per parameter (None where the value reads none)."""
+    if not compressed or not isinstance(compressed[0], list):
+        return xp.stack(compressed)
+    return [None if g[0] is None else xp.stack(g) for g in zip(*compressed, strict=True)]
+
+
+def _sp_blocks(prepared, xs):
+    """Each parameter's block of ``J`` as the decompression fills it, made at the first call of these
+    shapes: ``(where, indices, indptr, shape)``, the block's entries' places in its compressed array
+    (flat, color by color) and its ``csr_array``'s structure."""
+    pattern, where = prepared["pattern"], prepared["where"]
+    m, total = pattern.shape
+    if len(xs) == 1:
+        return [(where, pattern.indices, pattern.indptr, pattern.shape)]
+    blocks, start = [], 0
+    rows = xp.repeat(xp.arange(m), xp.diff(pattern.indptr))
+    for x in xs:
+        n = xp.size(x)
+        inside = (pattern.indices >= start) & (pattern.indices < start + n)
+        place = where[inside]
+        if prepared["by_rows"]:  # (the adjoint of this parameter alone: its own columns, color by color)
+            place = place // total * n + (place % total - start)
+        indptr = xp.concatenate([[0], xp.cumsum(xp.bincount(rows[inside], minlength=m))])
+        blocks.append((place, pattern.indices[inside] - start, indptr.astype(pattern.indptr.dtype), (m, n)))
+        start += n
+    return blocks
 
 
 def _sp_decompress(prepared, compressed, xs):
-    """The Jacobians, one ``csr_array`` per parameter of ``xs``, from the compressed sweeps'
-    results: ``compressed[c]`` the value's derivative along the tangents of color ``c``, or (by
-    rows) the adjoints of the parameters (a list, None for a parameter the value does not read)
-    for the rows of color ``c``."""
-    pattern = prepared["pattern"]
-    if prepared["by_rows"]:
-        parts = [xp.zeros(xp.size(x)) if g is None else xp.ravel(g) for grads in compressed for g, x in zip(grads, xs)]
-    else:
-        parts = [xp.ravel(c) for c in compressed]
-    flat = xp.concatenate(parts) if parts else xp.zeros(0)
-    J = sparse.csr_array((flat[prepared["where"]], pattern.indices, pattern.indptr), shape=pattern.shape)
-    if len(xs) == 1:
-        return (J,)
-    out, start = [], 0
-    for x in xs:
-        n = xp.size(x)
-        out.append(J[:, start : start + n])
-        start += n
+    """The Jacobians, one ``csr_array`` per parameter of ``xs``, from the compressed sweep's results:
+    the value's derivatives along the tangents of every color (an array of shape ``(colors,) +
+    np.shape(value)``), or (by rows) the parameters' adjoints for the rows of every color (one per
+    parameter, of shape ``(colors,) + np.shape(x)``; None for a parameter the value does not read).
+    Each entry is read at its place in the compressed array, precomputed (``_sp_blocks``), into a
+    ``csr_array`` of the pattern's structure (copies of its index arrays)."""
+    blocks = prepared.get("blocks")
+    if blocks is None:
+        blocks = prepared["blocks"] = _sp_blocks(prepared, xs)
+    k = len(prepared["seeds"])
+    out = []
+    for b, (where, indices, indptr, shape) in enumerate(blocks):
+        c = compressed[b] if prepared["by_rows"] else compressed
+        size = k * (shape[1] if prepared["by_rows"] else shape[0])
+        if c is None or xp.size(c) != size:  # (a derivative that reads no seed: it is zero)
+            c = xp.zeros(size)
+        # (index arrays of its own: J.eliminate_zeros() writes into them, and the pattern is cached)
+        out.append(sparse.csr_array((xp.ravel(c).take(where), indices.copy(), indptr.copy()), shape=shape))
     return tuple(out)
