@@ -44,7 +44,8 @@ from .layout import fit_module
 from .module import HELPERS_BANNER
 from .naming import Names, prefixed
 from .patterns import CODE, PatternWriter, _first_span
-from .plan import plan_function
+from .plan import FunctionPlan, plan_function
+from .seeds import SeedWriter
 from .split import split_seeded
 from .target import BACKENDS, Backend
 from .writer import FunctionWriter
@@ -89,15 +90,10 @@ def _tuple(names: list[str]) -> str:
     return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
 
 
-def _seeds(text: str, primal: Tape) -> dict[str, list[str]]:
-    """The names the module's ``jvp_``, ``vjp_`` and ``hvp_NAME`` give their seeds (the parameters
-    after the function's own: renamed where one of those has the name)."""
-    found = {}
-    for node in ast.parse(text).body:
-        if isinstance(node, ast.FunctionDef) and node.name.split("_", 1)[-1] == primal.name:
-            names = [a.arg for a in node.args.args + node.args.kwonlyargs]
-            found[node.name.split("_", 1)[0]] = names[len(primal.params) :]
-    return found
+def _seeds(primal: Tape, *tapes: Tape) -> dict[str, list[str]]:
+    """The names the module's ``jvp_``, ``vjp_`` and ``hvp_NAME`` (of ``tapes``) give their seeds: their
+    parameters after the function's own (renamed where one of those has the name)."""
+    return {t.facts.mode.prefix.rstrip("_"): [p.name for p in t.params[len(primal.params) :]] for t in tapes}
 
 
 class _ColorsWriter(FunctionWriter):
@@ -128,6 +124,14 @@ class _ColorsWriter(FunctionWriter):
             f'"""Return ({call}, {grads}): vjp_{name} on every color at once, {facts.seed} of shape (colors,)\n'
             f'    + np.shape(value) (row c: the rows of color c), each gradient of shape (colors,) + its parameter\'s."""'
         )
+
+    def __init__(self, plan: FunctionPlan, table: RuleTable, backend: Backend):
+        super().__init__(plan, table, backend)
+        self.seeds = _ColorsSeeds(self)
+
+
+class _ColorsSeeds(SeedWriter):
+    """The checks of a colors function: its seeds have a leading axis of colors."""
 
     def tangent_checks(self) -> ast.stmt:
         """``hvp_NAME``'s check that its seed has the shape of its parameter, of each row here."""
@@ -387,9 +391,9 @@ def add_sparse(
     helpers: set[str] = set()
     for n, (primal, tape) in enumerate(zip(primals, tapes, strict=True)):
         if reverse is not None:
-            made = sparse_functions(primal, tape, reverse[1][n], table, backend, _seeds(text, primal))
+            made = sparse_functions(primal, tape, reverse[1][n], table, backend, _seeds(primal, tape, reverse[1][n]))
         else:
-            made = hessian_functions(primal, tape, table, backend, _seeds(text, primal))
+            made = hessian_functions(primal, tape, table, backend, _seeds(primal, tape))
         functions += made[0]
         constants += made[2]
         helpers |= made[1]
