@@ -1,8 +1,8 @@
 """The state a function writer keeps while it prints a plan: names, the statements so far, what it used.
 
-``WriterBase`` holds what the writer and the parts it holds share (``flow``: loops and branches;
-``writer``: the rest; the parts ``items``, ``seeds``, ``batched`` ... read it through the writer)
-and writes the atoms and expressions of equations.  What is written was decided by the plan (``plan.FunctionPlan``);
+``WriterBase`` holds what the writer (``writer.FunctionWriter``) and the parts it holds share (the
+parts ``flow``, ``items``, ``seeds``, ``batched`` ... read it through the writer) and writes the
+atoms and expressions of equations.  What is written was decided by the plan (``plan.FunctionPlan``);
 what the writer decides as it goes is only names: a value's name is allocated (``naming.Names``)
 where its statement is written, so names number in order of appearance: user names kept,
 ``d<name>`` for a gradient, ``_t1, _t2, ...`` for temporaries.
@@ -34,7 +34,6 @@ class WriterBase:
         self.table = table
         self.backend = backend
         self._outer: dict | None = None  # (surely_array: region inputs -> the outer values they stand for)
-        self._readers: dict | None = None  # (FlowWriter.unread: value -> what reads it)
         #: Names taken in the function (parameters, the module alias, helpers, values named so far).
         self.namer = Names([p.name for p in self.tape.params])
         helpers = helper_names(backend.helper_variant)

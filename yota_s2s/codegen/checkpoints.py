@@ -1,7 +1,7 @@
 """Writing checkpointed loops (``--checkpoint S``, ``transform/checkpoint.py``): the replay before
 each backward step, which runs the forward steps again from a snapshot when the record the step
 reads is not on the stack (``runtime/checkpoint.py``), and which carried values a snapshot copies.
-Parts of ``flow.FlowWriter``, given the writer."""
+Parts of ``flow.FlowWriter``, given it."""
 
 from __future__ import annotations
 
@@ -10,52 +10,52 @@ from typing import TYPE_CHECKING
 
 from ..ir.core import Eqn, Var
 from ..ir.regions import LEADING, bound_inputs
-from .base import WriterBase, call, named, tuple_of
+from .base import call, named, tuple_of
 from .statements import Line
 
 if TYPE_CHECKING:
     from .plan import FunctionPlan
 
 
-def replay(writer: WriterBase, back: Eqn, depth: int, body: list) -> None:
+def replay(flow, back: Eqn, depth: int, body: list) -> None:  # (flow: a flow.FlowWriter, which imports this)
     """Before a checkpointed backward step: run the forward steps again from a snapshot when the
     record of this step is not on the stack (``runtime/checkpoint.py``: ``_ck_replay``).
-    ``writer`` is a ``flow.FlowWriter`` (its ``checkpoints``, ``bind`` and ``region_body``)."""
-    writer.helpers.update(("_ck_replay", "_ck_restored"))
+    ``flow`` is the writer's ``flow.FlowWriter`` (its ``checkpoints``, ``bind`` and ``region_body``; the writer's names, ``flow.w``)."""
+    flow.w.helpers.update(("_ck_replay", "_ck_restored"))
     stack_var = back.args[LEADING[back.prim] - 1]
-    fwd = writer.plan.defs[stack_var.id]
-    ck, stack = writer.checkpoints[stack_var.id], writer.names[stack_var.id]
+    fwd = flow.w.plan.defs[stack_var.id]
+    ck, stack = flow.checkpoints[stack_var.id], flow.w.names[stack_var.id]
     region, k = fwd.regions[-1], fwd.params["n_carry"]
     index = region.inputs[0].var
     carried = [i.var for i in region.inputs[1 : 1 + k]]
-    names = [writer.namer.fresh((v.hint or "_c") + "_again") for v in carried]
+    names = [flow.w.namer.fresh((v.hint or "_c") + "_again") for v in carried]
     sec = back.section
-    runs = writer.namer.fresh("_runs")
-    asked = ast.Call(named("_ck_replay"), [named(ck), named(writer.names[index.id]), *written(writer.plan, fwd)], [])
+    runs = flow.w.namer.fresh("_runs")
+    asked = ast.Call(named("_ck_replay"), [named(ck), named(flow.w.names[index.id]), *written(flow.w.plan, fwd)], [])
     body.append(Line(sec, None, ast.Assign([named(runs, ast.Store())], asked, lineno=0), depth))
     inner: list = []
     state = ast.Tuple([named(n, ast.Store()) for n in names], ast.Store())
     restored = ast.Call(named("_ck_restored"), [named(ck)], [])
     inner.append(Line(sec, None, ast.Assign([state], restored, lineno=0), depth + 1))
-    step = writer.namer.fresh("_i")
+    step = flow.w.namer.fresh("_i")
     header = ast.For(named(step, ast.Store()), named(runs), [], [], lineno=0)
     inner.append(Line(sec, None, header, depth + 1, header=True))
     state = [named(ck), named(step), tuple_of([named(n) for n in names])]
-    save = ast.Call(named("_ck_save"), state + written(writer.plan, fwd), [])
+    save = ast.Call(named("_ck_save"), state + written(flow.w.plan, fwd), [])
     inner.append(Line(sec, None, ast.Expr(save), depth + 2))
     # the forward loop's names, which the backward loop's are made from; its outer values (the
     # backward loop binds those it shares to what it reads of them)
-    kept, consts = dict(writer.names), dict(writer.consts)
-    writer.names[index.id] = step
+    kept, consts = dict(flow.w.names), dict(flow.w.consts)
+    flow.w.names[index.id] = step
     for v, n in zip(carried, names):
-        writer.names[v.id] = n
+        flow.w.names[v.id] = n
     for var, a in bound_inputs(fwd):
-        writer.consts.pop(var.id, None)
-        writer.bind(var, a, depth + 1, inner, sec)
-    writer.region_body(region, list(zip(carried, names)), k, depth + 2, inner, stack)
-    writer.names.update(kept)
-    writer.consts.clear()
-    writer.consts.update(consts)
+        flow.w.consts.pop(var.id, None)
+        flow.bind(var, a, depth + 1, inner, sec)
+    flow.region_body(region, list(zip(carried, names)), k, depth + 2, inner, stack)
+    flow.w.names.update(kept)
+    flow.w.consts.clear()
+    flow.w.consts.update(consts)
     drop = ast.Call(named("_ck_drop"), [named(ck), named(step)], [])
     inner.append(Line(sec, None, ast.If(drop, [ast.Expr(call(named(stack), "pop", []))], []), depth + 2))
     # the state after the step just recorded is nobody's: not kept alive through the backward step

@@ -21,13 +21,17 @@ from .checkpoints import replay, written
 from .statements import Else, Line
 
 
-class FlowWriter(WriterBase):
-    """The statements of loops and branches (a part of ``writer.FunctionWriter``)."""
+class FlowWriter:
+    """The statements of loops and branches, for the writer that holds it
+    (``writer.FunctionWriter.flow``), whose ``block`` writes a region's equations."""
 
-    #: each loop region's carried input -> the loop's initial value of it (``appends.carried_inits``)
-    _inits: dict | None = None
-    #: the stack of a checkpointed forward loop -> the name of its checkpoints (``--checkpoint``)
-    _checkpoints: dict | None = None
+    def __init__(self, writer: WriterBase):
+        self.w = writer
+        #: each loop region's carried input -> the loop's initial value of it (``appends.carried_inits``)
+        self._inits: dict | None = None
+        #: the stack of a checkpointed forward loop -> the name of its checkpoints (``--checkpoint``)
+        self._checkpoints: dict | None = None
+        self._readers: dict | None = None  # (unread: value -> what reads it)
 
     @property
     def checkpoints(self) -> dict[int, str]:
@@ -38,14 +42,14 @@ class FlowWriter(WriterBase):
     def bind(self, var: Var, a: Atom, depth: int, body: list, section: Section) -> None:
         """Name a region input after the outer value it stands for (a constant is written in place)."""
         if isinstance(a, Lit):
-            self.consts[var.id] = a
+            self.w.consts[var.id] = a
             return
-        if isinstance(a, Var) and a.id in self.names and a.id not in self.plan.inline:
-            self.names[var.id] = self.names[a.id]
+        if isinstance(a, Var) and a.id in self.w.names and a.id not in self.w.plan.inline:
+            self.w.names[var.id] = self.w.names[a.id]
             return
-        name = self.name_for(var)
-        self.names[var.id] = name
-        body.append(Line(section, None, ast.Assign([ast.Name(name, ast.Store())], self.atom(a), lineno=0), depth))
+        name = self.w.name_for(var)
+        self.w.names[var.id] = name
+        body.append(Line(section, None, ast.Assign([ast.Name(name, ast.Store())], self.w.atom(a), lineno=0), depth))
 
     def carry(self, eqn: Eqn, depth: int, body: list, preset: dict[int, str]) -> list[str]:
         """Name each carried value of a loop (one name for its initial value, its value in the body and
@@ -57,24 +61,24 @@ class FlowWriter(WriterBase):
         for init, out, inp in zip(eqn.args[lead : lead + k], eqn.outs, inputs):
             if out.id in preset:
                 name = preset[out.id]
-            elif init.id in self.plan.alias if isinstance(init, Var) else False:
-                name = self.names[init.id]
+            elif init.id in self.w.plan.alias if isinstance(init, Var) else False:
+                name = self.w.names[init.id]
             else:
-                name = self.name_for(out)
-            value = self.atom(init)
-            plan = self.plan
+                name = self.w.name_for(out)
+            value = self.w.atom(init)
+            plan = self.w.plan
             if self._inits is None:
                 self._inits = carried_inits(plan.tape)
             if plan.inplace.get(inp.var.id) == inp.var.id and not owns(
                 init, plan.uses, plan.defs, plan.inplace, self._inits
             ):
                 value = call(value, "copy", [])  # the loop writes into an array of its own
-            elif isinstance(init, Var) and self.names.get(init.id) == name:
+            elif isinstance(init, Var) and self.w.names.get(init.id) == name:
                 names.append(name)
-                self.names[out.id] = name
+                self.w.names[out.id] = name
                 continue
             body.append(Line(eqn.section, None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), depth))
-            self.names[out.id] = name
+            self.w.names[out.id] = name
             names.append(name)
         return names
 
@@ -90,26 +94,26 @@ class FlowWriter(WriterBase):
             at = max((where[a.id] for a in saved if isinstance(a, Var) and a.id in where), default=-1)
 
             def statement() -> ast.stmt:
-                values = [self.atom(a) for a in saved]
+                values = [self.w.atom(a) for a in saved]
                 item = ast.Constant(None) if not values else values[0] if len(values) == 1 else tuple_of(values)
                 return ast.Expr(call(named(stack), "append", [item]))
 
             push = (at, statement)
         preset = self.rename_outputs(region, carried, n_out, push[0] if push else None)
-        self.block(region, depth, body, preset, push)
+        self.w.block(region, depth, body, preset, push)
         targets, values = [], []
         for (_, name), a in zip(carried, region.outputs[:n_out]):
-            if isinstance(a, Var) and self.names.get(a.id) == name and a.id not in self.plan.inline:
+            if isinstance(a, Var) and self.w.names.get(a.id) == name and a.id not in self.w.plan.inline:
                 continue
             targets.append(ast.Name(name, ast.Store()))
-            values.append(self.atom(a))
+            values.append(self.w.atom(a))
         if targets:
             stmt = ast.Assign(
                 [targets[0] if len(targets) == 1 else ast.Tuple(targets, ast.Store())],
                 values[0] if len(values) == 1 else ast.Tuple(values, ast.Load()),
                 lineno=0,
             )
-            body.append(Line(self.section_of(region), None, stmt, depth))
+            body.append(Line(self.w.section_of(region), None, stmt, depth))
 
     def rename_outputs(
         self, region: Tape, carried: list[tuple[Var | None, str]], n_out: int, pushed: int | None
@@ -127,7 +131,7 @@ class FlowWriter(WriterBase):
 
         def when(n: int) -> int:  # where equation n is written: an inlined one, at its user
             eqn = region.eqns[n]
-            while eqn.out.id in self.plan.inline and eqn.out.id in users:
+            while eqn.out.id in self.w.plan.inline and eqn.out.id in users:
                 n = users[eqn.out.id]
                 eqn = region.eqns[n]
             return n
@@ -141,12 +145,12 @@ class FlowWriter(WriterBase):
         outputs = region.outputs
         preset: dict[int, str] = {}
         for j, ((inp, name), a) in enumerate(zip(carried, outputs)):
-            if not isinstance(a, Var) or a.id not in position or a.id in self.plan.inline:
+            if not isinstance(a, Var) or a.id not in position or a.id in self.w.plan.inline:
                 continue
-            if outputs[:n_out].count(a) != 1 or a.id in self.plan.inplace:
+            if outputs[:n_out].count(a) != 1 or a.id in self.w.plan.inplace:
                 continue
             # the inputs that go by the same name (a carried value; a value bound to an outer name)
-            same = [i.var for i in region.inputs if self.names.get(i.var.id) == name]
+            same = [i.var for i in region.inputs if self.w.names.get(i.var.id) == name]
             if inp is not None and inp not in same:
                 same.append(inp)
             defined = when(position[a.id])
@@ -163,19 +167,19 @@ class FlowWriter(WriterBase):
         their buffer in place (``da[0] += g`` is still ``da``), and a loop's result where its
         initial value lends it its name (``plan.alias``), and so on."""
         names = {v.id for v in same}
-        roots = {self.plan.inplace[v.id] for v in same if v.id in self.plan.inplace}
+        roots = {self.w.plan.inplace[v.id] for v in same if v.id in self.w.plan.inplace}
         found: list[Var] = []
         for eqn in region.eqns:
             if eqn.regions and eqn.prim not in ("if", "if_back"):
                 lead = LEADING[eqn.prim]
                 inits = eqn.args[lead : lead + eqn.params["n_carry"]]
                 for init, out in zip(inits, eqn.outs):
-                    if isinstance(init, Var) and init.id in names and self.plan.alias.get(init.id) is out:
+                    if isinstance(init, Var) and init.id in names and self.w.plan.alias.get(init.id) is out:
                         names.add(out.id)
-                        roots.add(self.plan.inplace.get(out.id, out.id))
+                        roots.add(self.w.plan.inplace.get(out.id, out.id))
                         found.append(out)
             for o in eqn.outs:
-                if o.id not in names and o is not a and self.plan.inplace.get(o.id) in roots:
+                if o.id not in names and o is not a and self.w.plan.inplace.get(o.id) in roots:
                     names.add(o.id)
                     found.append(o)
         return found
@@ -205,42 +209,42 @@ class FlowWriter(WriterBase):
         back = eqn.prim.endswith("_back")
         carried_inputs = region.inputs[first : first + k]
         for inp, name in zip(carried_inputs, names):
-            self.names[inp.var.id] = name
+            self.w.names[inp.var.id] = name
         for r in eqn.regions[:-1]:  # a while loop's condition reads the carried values too
             for inp, name in zip(r.inputs[:k], names):
-                self.names[inp.var.id] = name
+                self.w.names[inp.var.id] = name
         for var, a in bound_inputs(eqn):
             self.bind(var, a, depth, body, sec)
         stack = None
         replayed = eqn.prim == "while" or eqn.params.get("exit", -1) >= 0  # the stack counts the iterations
-        if not back and len(eqn.outs) > k and self.plan.uses.get(eqn.outs[k].id) and (n_saved or replayed):
-            stack = self.namer.fresh("_stack")
-            self.names[eqn.outs[k].id] = stack
+        if not back and len(eqn.outs) > k and self.w.plan.uses.get(eqn.outs[k].id) and (n_saved or replayed):
+            stack = self.w.namer.fresh("_stack")
+            self.w.names[eqn.outs[k].id] = stack
             body.append(
                 Line(sec, None, ast.Assign([named(stack, ast.Store())], ast.List([], ast.Load()), lineno=0), depth)
             )
         lines: list = []
         checkpoints = stack if eqn.params.get("checkpoint") and eqn.prim == "for" else None
         if checkpoints is not None:  # --checkpoint S: the schedule, once the trip count is known
-            self.helpers.update(("_ck_start", "_ck_save", "_ck_drop"))
-            ck = self.namer.fresh("_ck")
+            self.w.helpers.update(("_ck_start", "_ck_save", "_ck_drop"))
+            ck = self.w.namer.fresh("_ck")
             self.checkpoints[eqn.outs[k].id] = ck
             steps = ast.Call(named("range"), self.range_args(eqn.args[:3]), [])
             made = ast.Call(named("_ck_start"), [steps, ast.Constant(eqn.params["checkpoint"])], [])
             body.append(Line(sec, None, ast.Assign([named(ck, ast.Store())], made, lineno=0), depth))
         if eqn.prim in ("for", "for_back"):
             index = region.inputs[0].var  # the backward loop shares the forward loop's index
-            if index.id not in self.names:
-                self.names[index.id] = self.name_for(index)
+            if index.id not in self.w.names:
+                self.w.names[index.id] = self.w.name_for(index)
             iterated = ast.Call(named("range"), self.range_args(eqn.args[:3]), [])
             if back:
                 iterated = ast.Call(named("reversed"), [iterated], [])
-            header = ast.For(named(self.names[index.id], ast.Store()), iterated, [], [], lineno=0)
+            header = ast.For(named(self.w.names[index.id], ast.Store()), iterated, [], [], lineno=0)
             body.append(Line(sec, eqn.span, header, depth, header=True))
         elif eqn.prim == "while":
             cond = eqn.regions[0]
-            self.block(cond, inner, lines)
-            flag = self.atom(cond.outputs[0])
+            self.w.block(cond, inner, lines)
+            flag = self.w.atom(cond.outputs[0])
             if lines:
                 body.append(Line(sec, eqn.span, ast.While(ast.Constant(True), [], []), depth, header=True))
                 body.extend(lines)
@@ -248,31 +252,31 @@ class FlowWriter(WriterBase):
             else:
                 body.append(Line(sec, eqn.span, ast.While(flag, [], []), depth, header=True))
         else:  # while_back
-            body.append(Line(sec, eqn.span, ast.While(named(self.names[eqn.args[0].id]), [], []), depth, header=True))
+            body.append(Line(sec, eqn.span, ast.While(named(self.w.names[eqn.args[0].id]), [], []), depth, header=True))
         if back and eqn.params.get("checkpoint") and self.checkpoints.get(eqn.args[lead - 1].id):
             replay(self, eqn, inner, body)  # (before the pop: it pushes the record again)
         if back:
             saved = region.inputs[first - n_saved : first] if eqn.prim == "for_back" else region.inputs[:n_saved]
             if eqn.prim == "for_back":
                 saved = region.inputs[1 : 1 + n_saved]
-            stack_name = self.names.get(eqn.args[lead - 1].id) if isinstance(eqn.args[lead - 1], Var) else None
+            stack_name = self.w.names.get(eqn.args[lead - 1].id) if isinstance(eqn.args[lead - 1], Var) else None
             if saved:
                 for inp in saved:
                     self.name_restored(inp.var)
-                targets = [named(self.names[i.var.id], ast.Store()) for i in saved]
+                targets = [named(self.w.names[i.var.id], ast.Store()) for i in saved]
                 target = targets[0] if len(targets) == 1 else ast.Tuple(targets, ast.Store())
                 pop = ast.Assign([target], call(named(stack_name), "pop", []), lineno=0)
                 body.append(Line(sec, None, pop, inner))
             elif eqn.prim == "while_back":
                 body.append(Line(sec, None, ast.Expr(call(named(stack_name), "pop", [])), inner))
         if checkpoints is not None:
-            state = [named(ck), named(self.names[index.id]), tuple_of([named(n) for n in names])]
-            save = ast.Call(named("_ck_save"), state + written(self.plan, eqn), [])
+            state = [named(ck), named(self.w.names[index.id]), tuple_of([named(n) for n in names])]
+            save = ast.Call(named("_ck_save"), state + written(self.w.plan, eqn), [])
             body.append(Line(sec, None, ast.Expr(save), inner))
         start = len(body)
         self.region_body(region, list(zip([i.var for i in carried_inputs], names)), k, inner, body, stack)
         if checkpoints is not None:  # the record is kept only when the backward loop reads it next
-            drop = ast.Call(named("_ck_drop"), [named(ck), named(self.names[index.id])], [])
+            drop = ast.Call(named("_ck_drop"), [named(ck), named(self.w.names[index.id])], [])
             pop = ast.Expr(call(named(stack), "pop", []))
             body.append(Line(sec, None, ast.If(drop, [pop], []), inner))
         if eqn.params.get("exit", -1) >= 0:  # break, or a return, ends the loop
@@ -290,19 +294,19 @@ class FlowWriter(WriterBase):
         reads (a tangent pushed beside its value, which this backward sweep does not need) gets a
         temporary's name, which linters read as unused on purpose."""
         if self.unread(var):
-            self.names[var.id] = self.namer.temp()
+            self.w.names[var.id] = self.w.namer.temp()
             return
-        name = self.names.get(var.id)
-        bound = self.plan.bound  # a region input that stands for an outer value is that value
-        if name is None or any(n == name and v != var.id and v not in bound for v, n in self.names.items()):
-            self.names[var.id] = self.name_for(var)
+        name = self.w.names.get(var.id)
+        bound = self.w.plan.bound  # a region input that stands for an outer value is that value
+        if name is None or any(n == name and v != var.id and v not in bound for v, n in self.w.names.items()):
+            self.w.names[var.id] = self.w.name_for(var)
 
     def unread(self, var: Var) -> bool:
         """Nothing reads ``var``: no equation or output, but loops and branches that pass it to an
         input of their regions that nothing reads either."""
         if self._readers is None:  # value id -> per read, None or the region inputs it is passed to
             readers: dict[int, list[list[Var] | None]] = {}
-            for t in all_tapes(self.plan.tape):
+            for t in all_tapes(self.w.plan.tape):
                 for e in t.eqns:
                     bound: dict[int, list[Var]] = {}
                     for pos, v in bound_positions(e) if e.regions else ():
@@ -320,9 +324,9 @@ class FlowWriter(WriterBase):
         start, stop, step = bounds
         if _is_lit(step, 1):
             if _is_lit(start, 0):
-                return [self.atom(stop)]
-            return [self.atom(start), self.atom(stop)]
-        return [self.atom(b) for b in bounds]
+                return [self.w.atom(stop)]
+            return [self.w.atom(start), self.w.atom(stop)]
+        return [self.w.atom(b) for b in bounds]
 
     def branches(self, eqn: Eqn, depth: int, body: list, preset: dict[int, str]) -> None:
         sec = eqn.section
@@ -331,21 +335,23 @@ class FlowWriter(WriterBase):
         back = eqn.prim == "if_back"
         outs = eqn.outs if back else eqn.outs[:k]
         names = [
-            self.names[self.plan.inplace[o.id]] if o.id in self.plan.inplace else preset.get(o.id) or self.name_for(o)
+            self.w.names[self.w.plan.inplace[o.id]]
+            if o.id in self.w.plan.inplace
+            else preset.get(o.id) or self.w.name_for(o)
             for o in outs
         ]
         for i, o in enumerate(outs):  # (a result nothing reads, a tangent carried out of the branch: a temporary)
-            if not names[i].startswith("_") and o.id not in self.plan.inplace and self.unread(o):
-                names[i] = self.namer.temp()
+            if not names[i].startswith("_") and o.id not in self.w.plan.inplace and self.unread(o):
+                names[i] = self.w.namer.temp()
         for o, name in zip(outs, names):
-            self.names[o.id] = name
+            self.w.names[o.id] = name
         saved_name = None
         if not back and len(eqn.outs) > k:
-            saved_name = self.name_for(eqn.outs[k])
-            self.names[eqn.outs[k].id] = saved_name
+            saved_name = self.w.name_for(eqn.outs[k])
+            self.w.names[eqn.outs[k].id] = saved_name
         for var, a in bound_inputs(eqn):
             self.bind(var, a, depth, body, sec)
-        flag = self.atom(eqn.args[0])
+        flag = self.w.atom(eqn.args[0])
         parts: list[list] = []
         for b, region in enumerate(eqn.regions):
             part: list = []
@@ -354,20 +360,20 @@ class FlowWriter(WriterBase):
                 saved = region.inputs[: n_saved[b]]
                 for inp in saved:
                     self.name_restored(inp.var)
-                targets = ast.Tuple([named(self.names[i.var.id], ast.Store()) for i in saved], ast.Store())
-                stack = named(self.names[eqn.args[1].id])
+                targets = ast.Tuple([named(self.w.names[i.var.id], ast.Store()) for i in saved], ast.Store())
+                stack = named(self.w.names[eqn.args[1].id])
                 part.append(Line(sec, None, ast.Assign([targets], stack, lineno=0), depth + 1))
             n_out = len(outs)
             self.region_body(region, [(None, n) for n in names], n_out, depth + 1, part)
             if saved_name is not None:
-                item = tuple_of([self.atom(a) for a in region.outputs[k:]])
+                item = tuple_of([self.w.atom(a) for a in region.outputs[k:]])
                 part.append(Line(sec, None, ast.Assign([named(saved_name, ast.Store())], item, lineno=0), depth + 1))
         then, other = parts
         if not then and not other:
             return
         if not then:  # only the else side does something
             test = eqn.args[0]
-            flag = ast.UnaryOp(ast.Not(), self.atom(test))
+            flag = ast.UnaryOp(ast.Not(), self.w.atom(test))
             then, other = other, []
         body.append(Line(sec, eqn.span, ast.If(flag, [], []), depth, header=True))
         body.extend(then)

@@ -22,7 +22,7 @@ import copy
 from ..dsl.rule import RuleTable
 from ..ir.core import NO_DEFAULT, Dyn, Eqn, Key, ParamKind, Section, Slice, Tape, Var
 from ..ir.modes import docstring
-from .base import named, tuple_of
+from .base import WriterBase, named, tuple_of
 from .batched import BatchWriter
 from .flow import FlowWriter
 from .forward_cols import ForwardColumnsWriter
@@ -45,14 +45,15 @@ GUARD_COMMENT = "large: in place, by blocks of columns"
 NUMBER_COMMENT = "a number's gradient is a number"
 
 
-class FunctionWriter(FlowWriter):
+class FunctionWriter(WriterBase):
     """Writes ``grad_NAME`` from its plan (see the module docstring).  Its parts, each given the
-    writer: ``items`` (gradients by elements), ``seeds`` (the checks of the arguments and seeds,
+    writer: ``flow`` (loops and branches), ``items`` (gradients by elements), ``seeds`` (the checks of the arguments and seeds,
     ``jac_NAME``'s rows), ``batching`` (batched sweeps); ``hess_NAME``'s loop (``SecondWriter``) and
     ``jac_NAME``'s two forms (``ForwardColumnsWriter``) are made where the function needs them."""
 
     def __init__(self, plan: FunctionPlan, table: RuleTable, backend: Backend):
         super().__init__(plan, table, backend)
+        self.flow = FlowWriter(self)
         self.items = ItemWriter(self)
         self.seeds = SeedWriter(self)
         self.batching = BatchWriter(self)
@@ -62,9 +63,10 @@ class FunctionWriter(FlowWriter):
         writer's names, helpers and imports."""
         writer = copy.copy(self)
         writer.plan, writer.tape = plan, plan.tape
-        writer._outer = writer._readers = None
+        writer._outer = None
         writer.checked = True
-        writer.items, writer.seeds, writer.batching = ItemWriter(writer), SeedWriter(writer), BatchWriter(writer)
+        writer.flow, writer.items = FlowWriter(writer), ItemWriter(writer)
+        writer.seeds, writer.batching = SeedWriter(writer), BatchWriter(writer)
         return writer
 
     def write(self) -> str:
@@ -158,7 +160,7 @@ class FunctionWriter(FlowWriter):
                 body.append(Line(Section.BACKWARD, None, self.scalar_check(), 0))
                 self.checked = True
             if eqn.regions:
-                self.control(eqn, depth, body, preset)
+                self.flow.control(eqn, depth, body, preset)
                 continue
             if eqn.prim == "effect":  # assert, raise, print(...): the statement as the source wrote it
                 body.append(Line(eqn.section, eqn.span, self.effect(eqn), depth))
