@@ -12,8 +12,8 @@ For each, ``m`` = 1,000, 10,000 and 100,000, one process times on one thread (as
 
 - ``columns``: ``jac_NAME`` as the tool writes it, which takes its forward columns when it runs
   (``np.size(value) > n``): the JVP on blocks of unit tangents;
-- ``rows``: ``jac_NAME`` generated with reverse rows alone (``transform.jac_columns.COLUMNS_TEXT``
-  0, what ``--jacobian`` wrote before): one reverse sweep per output (``m`` up to 10,000: at 100,000
+- ``rows``: ``jac_NAME`` generated with reverse rows alone (``--form rows``), one reverse sweep
+  per output (``codegen.batched.BATCH_ROWS`` False: what ``--jacobian`` wrote before) (``m`` up to 10,000: at 100,000
   it would take minutes);
 - ``jacfwd``, ``jacrev``: ``jax.jit(jax.jacfwd(f))`` and ``jax.jit(jax.jacrev(f, argnums=0))`` of the same
   function with ``jax.numpy`` (x64, compiled before timing, ``block_until_ready``); ``jacrev`` at
@@ -57,16 +57,16 @@ JACREV_UP_TO = 1_000
 
 
 def _generated(columns: bool) -> dict:
+    from yota_s2s.codegen import batched
     from yota_s2s.pipeline import generate
-    from yota_s2s.transform import jac_columns
 
-    kept = jac_columns.COLUMNS_TEXT
-    jac_columns.COLUMNS_TEXT = kept if columns else 0  # (0: the rows alone, as --jacobian wrote before)
+    batched.BATCH_ROWS = columns  # (False: one reverse sweep per row, as --jacobian wrote before)
     try:
         wrt = {"logistic": ["theta"], "damped": ["p"]}
-        text = generate(SOURCE, "tall.py", list(wrt), wrt, mode="jacobian").text
+        form = "auto" if columns else "rows"  # (--form rows: the rows alone)
+        text = generate(SOURCE, "tall.py", list(wrt), wrt, mode="jacobian", form=form).text
     finally:
-        jac_columns.COLUMNS_TEXT = kept
+        batched.BATCH_ROWS = True
     namespace: dict = {}
     exec(compile(text, "<jacobian>", "exec"), namespace)  # noqa: S102 - the tool's output
     return namespace
