@@ -99,14 +99,15 @@ def _points(rule: Rule) -> list[dict[str, float]]:
 
 
 def _agree(a: object, b: object, symbols: dict, rule: Rule) -> tuple[bool, str]:
-    if sympy.simplify(a - b) == 0:
-        return True, ""
+    """Equal at every sample point, or (where a point disagrees) equal per ``sympy.simplify``.  (The points
+    come first: simplify proves no piecewise difference zero, and took 5 to 17 s trying on each of
+    clip, fmin, fmax and fmod's.)"""
     for point in _points(rule):
         subs = {symbols[k]: v for k, v in point.items()}
         subs[symbols["dout"]] = 0.7
         va, vb = complex(sympy.N(a.subs(subs))), complex(sympy.N(b.subs(subs)))
         if not np.isclose(va, vb, rtol=1e-9, atol=1e-12):
-            return False, f"at {point}: {va} != {vb}"
+            return sympy.simplify(a - b) == 0, f"at {point}: {va} != {vb}"
     return True, ""
 
 
