@@ -134,8 +134,8 @@ def group_of(nodeid: str) -> str:
 
 #: The fast subset (``-m "not slow"``, what a contributor runs before each commit) is every test but those
 #: marked ``slow``: in their files (the snapshot's parts, the rendered docs, the fuzzer's blocks, the runs on
-#: other array libraries) and here, by cost measured (CPU seconds alone, the figure on each line), so that
-#: the files need no edit.  A parametrized sweep keeps every k-th of its cases (in collection order; the
+#: other array libraries) and here, by cost measured (about the CPU seconds of the test on a busy 2-core
+#: machine, the figure on each line), so that the files need no edit.  A parametrized sweep keeps every k-th of its cases (in collection order; the
 #: others are marked slow); a test named alone is marked slow; a case named with its parameters too.
 #: The whole run runs them all.  What stays covers every mode, the command line's contracts, the house
 #: rules, a sample of the corpus and of the snapshot, and gradients against finite differences.
