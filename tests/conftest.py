@@ -135,10 +135,11 @@ def group_of(nodeid: str) -> str:
 #: The fast subset (``-m "not slow"``, what a contributor runs before each commit) is every test but those
 #: marked ``slow``: in their files (the snapshot's parts, the rendered docs, the fuzzer's blocks, the runs on
 #: other array libraries) and here, by cost measured (about the CPU seconds of the test on a busy 2-core
-#: machine, the figure on each line), so that the files need no edit.  A parametrized sweep keeps every k-th of its cases (in collection order; the
-#: others are marked slow); a test named alone is marked slow; a case named with its parameters too.
-#: The whole run runs them all.  What stays covers every mode, the command line's contracts, the house
-#: rules, a sample of the corpus and of the snapshot, and gradients against finite differences.
+#: machine, the figure on each line), so that the files need no edit.  A parametrized sweep keeps every k-th
+#: of its cases (in collection order; the others are marked slow); a test named alone is marked slow; a case
+#: named with its parameters too. The whole run runs them all.  What stays covers every mode, the command
+#: line's contracts, the house rules, a sample of the corpus and of the snapshot, and gradients against finite
+#: differences.
 SAMPLED = {
     "tests/test_plain_python_files.py::test_the_command_line_differentiates_the_file": 11,  # 33 commands, 0.5 s each
     "tests/test_names.py::test_a_user_name_like_a_generated_one_changes_nothing": 14,  # 431 cases, 27 s
