@@ -99,14 +99,15 @@ def _points(rule: Rule) -> list[dict[str, float]]:
 
 
 def _agree(a: object, b: object, symbols: dict, rule: Rule) -> tuple[bool, str]:
-    if sympy.simplify(a - b) == 0:
-        return True, ""
+    """Equal at every sample point, or (where a point disagrees) equal per ``sympy.simplify``.  (The points
+    come first: simplify proves no piecewise difference zero, and took 5 to 17 s trying on each of
+    clip, fmin, fmax and fmod's.)"""
     for point in _points(rule):
         subs = {symbols[k]: v for k, v in point.items()}
         subs[symbols["dout"]] = 0.7
         va, vb = complex(sympy.N(a.subs(subs))), complex(sympy.N(b.subs(subs)))
         if not np.isclose(va, vb, rtol=1e-9, atol=1e-12):
-            return False, f"at {point}: {va} != {vb}"
+            return sympy.simplify(a - b) == 0, f"at {point}: {va} != {vb}"
     return True, ""
 
 
@@ -148,11 +149,7 @@ def test_every_elementwise_primitive_has_a_sympy_mapping():
     assert sorted(set(ELEMENTWISE) - set(SYMPY_PRIMAL)) == []
 
 
-#: The rules whose SymPy check takes over ~5 s (piecewise derivatives): marked slow.
-SLOW_SYMPY = {"clip", "fmin", "fmax", "minimum", "maximum", "mod", "fmod"}
-
-
-@pytest.mark.parametrize("prim", [pytest.param(p, marks=[pytest.mark.slow] * (p in SLOW_SYMPY)) for p in ELEMENTWISE])
+@pytest.mark.parametrize("prim", ELEMENTWISE)  # (each in ~1 s of CPU at most, the piecewise ones too)
 def test_elementwise_rule_matches_sympy(prim):
     assert oracle_mismatches(TABLE[prim]) == []
 
