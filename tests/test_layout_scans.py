@@ -79,7 +79,15 @@ def test_the_compilers_text_is_ast_unparse_where_the_layout_reads_a_line():
 
 
 def test_a_line_written_otherwise_than_ast_unparse_is_not_read():
-    for line in ["y = (0.1 * 3) * x", "y = a  +  b", "y = f(a,b)", "y = x[(1, 2)]", "y = 1e-3 * x", "y = a and not b", "y = x ** -1"]:
+    for line in [
+        "y = (0.1 * 3) * x",
+        "y = a  +  b",
+        "y = f(a,b)",
+        "y = x[(1, 2)]",
+        "y = 1e-3 * x",
+        "y = a and not b",
+        "y = x ** -1",
+    ]:
         assert LineTexts(line, ast.parse(line).body[0]).code is None, line
     for line in ["y = 0.1 * 3 * x", "y = f(a, b)[1, 2] ** (-c)", "y = (a + b) * -(c - d) / e.f"]:
         assert LineTexts(line, ast.parse(line).body[0]).code == line
