@@ -9,6 +9,7 @@ time each takes to generate.
     python benchmarks/gentime.py            # 1k, 10k, 100k terms, a long expression, the Hessians
     python benchmarks/gentime.py --quick    # 1k and 10k terms, the Hessians of 8 and 16 unknowns
     python benchmarks/gentime.py --sizes 1000,10000 --expr 0 --hessian 0   # the polynomials alone
+    python benchmarks/gentime.py --sizes 0 --expr 0 --hessian 0 --examples  # each example of pyproject.toml
 
 Two shapes of source:
 
@@ -143,6 +144,42 @@ def hessian_rows(sizes: list[int]) -> None:
         print(row, flush=True)
 
 
+def example_rows(root: str = ".") -> None:
+    """Print the CPU seconds each generated file of the project's ``[tool.yota-s2s]`` table takes
+    to generate (the pipeline the command line runs), the slowest first, and the total."""
+    from pathlib import Path
+
+    from yota_s2s.pipeline import generate
+    from yota_s2s.project import find_project
+
+    project = find_project(Path(root).resolve())
+    rows = []
+    for entry in project.entries if project else []:
+        source = (project.root / entry.source).read_text(encoding="utf-8")
+        rules = [str(project.root / r) for r in entry.rules]
+        cpu = time.process_time()
+        generate(
+            source,
+            entry.source,
+            entry.funcs,
+            entry.wrt,
+            entry.target,
+            rules,
+            entry.command(),
+            entry.buffers,
+            entry.value,
+            mode=entry.mode,
+            sparse=entry.sparse,
+            checkpoint=entry.checkpoint,
+        )
+        rows.append((time.process_time() - cpu, entry.out))
+    rows.sort(reverse=True)
+    print(f"{'generated file (the slowest five)':<60}{'CPU s':>8}")
+    for cpu, out in rows[:5]:
+        print(f"{out:<60}{cpu:>8.2f}")
+    print(f"{f'all {len(rows)} files':<60}{sum(c for c, _ in rows):>8.2f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="skip the 100k-term polynomial")
@@ -153,9 +190,10 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="comma-separated unknowns of the katsura Hessians (default 8,16,32,64; --quick 8,16; 0: skip)",
     )
+    parser.add_argument("--examples", action="store_true", help="also each file of the project's [tool.yota-s2s]")
     args = parser.parse_args(argv)
     if args.sizes:
-        sizes = [int(s) for s in args.sizes.split(",")]
+        sizes = [int(s) for s in args.sizes.split(",") if int(s)]
     else:
         sizes = [1000, 10000] if args.quick else [1000, 10000, 100000]
     generation_seconds(poly_source(10))  # imports and rule loading, not counted
@@ -177,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
     hessians = args.hessian or ("8,16" if args.quick else "8,16,32,64")
     if hessians != "0":
         hessian_rows([int(s) for s in hessians.split(",")])
+    if args.examples:
+        example_rows()
     return 0
 
 

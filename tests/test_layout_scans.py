@@ -16,7 +16,7 @@ import pytest
 from yota_s2s.codegen import layout
 from yota_s2s.codegen.layout import _after, _before, _op_text, fit_module
 from yota_s2s.codegen.logical_lines import logical_starts
-from yota_s2s.codegen.unparsing import NodeTexts, same_tree
+from yota_s2s.codegen.unparsing import _FSTRING, _WORDS, LineTexts, NodeTexts, compiled_text, same_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Sources with every kind of expression the project writes or reads: its own code and examples.
@@ -45,6 +45,52 @@ def test_the_texts_of_one_unparse_are_ast_unparse_node_by_node():
                 assert texts.in_parent(node.left) == _before(ast.BinOp(node.left, node.op, ast.Name("_")))
             checked += 1
     assert checked > 10_000
+
+
+def test_the_texts_read_from_an_unparsed_line_are_ast_unparse_node_by_node():
+    checked = read = 0
+    for expr in (e for path in SOURCES[1::2] for e in _expressions(path)):
+        line = "_ = " + ast.unparse(expr)  # (a line as the writers print it)
+        stmt = ast.parse(line).body[0]
+        texts = LineTexts(line, stmt)
+        read += texts.code is not None
+        for sub in ast.walk(stmt.value):
+            assert texts.alone(sub) == ast.unparse(sub)
+            if isinstance(sub, ast.BinOp) and texts.operands(sub, _op_text(sub.op)) is not None:
+                left, right = texts.operands(sub, _op_text(sub.op))
+                assert right == _after(ast.BinOp(ast.Name("_"), sub.op, sub.right), _op_text(sub.op))
+                assert left == _before(ast.BinOp(sub.left, sub.op, ast.Name("_")))
+                checked += 1
+    assert checked > 1_000 and read > 1_000
+
+
+def test_the_compilers_text_is_ast_unparse_where_the_layout_reads_a_line():
+    """``unparsing.canonical`` trusts the compiler's unparser (C) to write what ``ast.unparse``
+    writes, on expressions without f-strings or the words where the two differ."""
+    compared = 0
+    for path in SOURCES:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.expr) and not isinstance(node, ast.FormattedValue | ast.Starred | ast.Slice):
+                text = ast.unparse(node)
+                if text.isascii() and not _FSTRING.search(text) and not _WORDS.search(text):
+                    assert compiled_text(text) in (text, None), text
+                    compared += 1
+    assert compared > 50_000
+
+
+def test_a_line_written_otherwise_than_ast_unparse_is_not_read():
+    for line in [
+        "y = (0.1 * 3) * x",
+        "y = a  +  b",
+        "y = f(a,b)",
+        "y = x[(1, 2)]",
+        "y = 1e-3 * x",
+        "y = a and not b",
+        "y = x ** -1",
+    ]:
+        assert LineTexts(line, ast.parse(line).body[0]).code is None, line
+    for line in ["y = 0.1 * 3 * x", "y = f(a, b)[1, 2] ** (-c)", "y = (a + b) * -(c - d) / e.f"]:
+        assert LineTexts(line, ast.parse(line).body[0]).code == line
 
 
 def test_the_parentheses_a_node_takes_from_its_parent():

@@ -44,7 +44,7 @@ import textwrap
 import tokenize
 
 from .logical_lines import logical_starts
-from .unparsing import NodeTexts, same_tree
+from .unparsing import LineTexts, NodeTexts, same_tree
 
 #: The longest line a generated module holds (the project's ruff line length).
 WIDTH = 120
@@ -135,7 +135,7 @@ def _fit_line(line: str, width: int) -> tuple[list[str], bool]:
     if _is_docstring(node):
         wrapped = _docstring(node.value.value, ind, width)
         return (wrapped, True) if wrapped is not None else ([line], False)
-    fitted = _statement(node, ind, width, compound)
+    fitted = _statement(node, ind, width, compound, LineTexts(code, node))
     if fitted is None:
         return [line], False
     if comment:
@@ -179,9 +179,10 @@ def _docstring(value: str, ind: int, width: int) -> list[str] | None:
     return [f'{pad}"""{wrapped[0]}', *(pad + w for w in wrapped[1:]), f'{pad}"""']
 
 
-def _statement(node: ast.stmt, ind: int, width: int, compound: bool) -> list[str] | None:
-    """The lines of a simple statement, or of a compound statement's first line."""
-    f = _Fitter(width)
+def _statement(node: ast.stmt, ind: int, width: int, compound: bool, texts: NodeTexts) -> list[str] | None:
+    """The lines of a simple statement, or of a compound statement's first line (its nodes'
+    texts from ``texts``)."""
+    f = _Fitter(width, texts)
     pad = " " * ind
     if compound:
         if isinstance(node, ast.If | ast.While):
@@ -261,9 +262,9 @@ def _parameters(args: ast.arguments) -> list[str]:
 class _Fitter:
     """Breaks expressions into lines of at most ``width`` characters."""
 
-    def __init__(self, width: int) -> None:
+    def __init__(self, width: int, texts: NodeTexts) -> None:
         self.width = width
-        self.texts = NodeTexts()  # (each node of the line unparsed once)
+        self.texts = texts  # (each node of the line read from it, or unparsed once)
 
     def join(self, head: str, parts: list, tail: str) -> list[str]:
         """``head``, then each part (an ``(expr, indent)`` or a string), then ``tail``, broken as needed."""
@@ -290,7 +291,13 @@ class _Fitter:
 
     def operand(self, binop: ast.BinOp, side: ast.expr) -> str:
         """``side`` (``binop.left`` or ``.right``) as ``binop`` writes it, in parentheses where
-        it needs them: the text of the line's one unparse (``unparsing.NodeTexts``)."""
+        it needs them: the line's own text (``unparsing.LineTexts``), else that of the line's
+        one unparse (``unparsing.NodeTexts``)."""
+        texts = self.texts
+        if isinstance(texts, LineTexts):
+            both = texts.operands(binop, _op_text(binop.op))
+            if both is not None:
+                return both[0] if side is binop.left else both[1]
         text = self.texts.in_parent(side)
         if text is None:
             self.texts.alone(binop)  # (a part broken before it was written whole: recorded now)

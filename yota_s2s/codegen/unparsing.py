@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import re
 
 try:  # CPython's unparser (ast.unparse is ``_Unparser().visit``); where it is missing, no record
     from ast import _Precedence, _Unparser  # type: ignore[attr-defined]
@@ -76,6 +77,116 @@ class NodeTexts:
                 self._alone.setdefault(node, written)
         self._alone[root] = text
         return text
+
+
+#: The nodes whose text alone is the text they are written with inside a line, parentheses aside
+#: (a tuple's depend on where it stands; a walrus, a lambda, an f-string's parts: unparsed instead).
+_AS_WRITTEN = (
+    ast.Name,
+    ast.Constant,
+    ast.Attribute,
+    ast.Subscript,
+    ast.Call,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.BoolOp,
+    ast.Compare,
+    ast.List,
+    ast.Dict,
+    ast.Set,
+)
+#: An f-string's opening quote (the positions of the nodes inside one are not the text's before 3.12).
+_FSTRING = re.compile(r"(?<![\w])[rRbBuU]?[fF][rR]?['\"]")
+#: The words of the expressions the compiler's unparser writes otherwise than ``ast.unparse``
+#: (``a and (not b)``, ``f((x for x in y))``, the third comparison of a chain in parentheses).
+_WORDS = re.compile(r"\b(?:not|and|or|for|if|lambda|await|yield)\b")
+
+
+class LineTexts(NodeTexts):
+    """The texts of the nodes of one line that ``ast.unparse`` wrote, read from the line itself.
+
+    ``code`` is a statement's text as the writers print it, ``stmt`` its parse (the nodes asked
+    for are its nodes): the text of a node is the slice of ``code`` between the columns the parser
+    gave it, with no unparse at all.  That is ``ast.unparse``'s text only where the line is
+    ``ast.unparse``'s own text; a writer may print a constant as the source wrote it
+    (``(0.1 * 3) * x``), which the layout has always written as ``ast.unparse`` does.  So the
+    line is read only where each expression of the statement is the text the compiler writes for
+    it (``canonical``), in C, several times faster than an unparse in Python; elsewhere (and in a
+    line that is not ASCII, whose columns count bytes, or holds an f-string) the texts are
+    ``NodeTexts``'s, and so for a node whose text alone is not its text in the line
+    (``_AS_WRITTEN``: a tuple's parentheses depend on where it stands).
+
+        >>> code = "y = a - (b + c) * d"
+        >>> stmt = ast.parse(code).body[0]
+        >>> texts, node = LineTexts(code, stmt), stmt.value
+        >>> texts.alone(node), texts.operands(node, "-"), texts.alone(node.right.left), texts.code is None
+        ('a - (b + c) * d', ('a', '(b + c) * d'), 'b + c', False)
+        >>> LineTexts("y = (0.1 * 3) * x", ast.parse("y = (0.1 * 3) * x").body[0]).code is None
+        True
+    """
+
+    def __init__(self, code: str, stmt: ast.stmt) -> None:
+        super().__init__()
+        self.code = code if canonical(code, stmt) else None
+
+    def alone(self, node: ast.AST) -> str:
+        text = self._alone.get(node)
+        if text is not None:
+            return text
+        code = self.code
+        if code is not None and isinstance(node, _AS_WRITTEN) and node.lineno == node.end_lineno == 1:
+            text = self._alone[node] = code[node.col_offset : node.end_col_offset]
+            return text
+        return self._record(node)
+
+    def operands(self, binop: ast.BinOp, symbol: str) -> tuple[str, str] | None:
+        """The texts of ``binop``'s left and right operands as it writes them (in parentheses
+        where they take them) around its operator ``symbol``, or None where the line does not tell."""
+        code = self.code
+        if code is None or not binop.lineno == binop.end_lineno == binop.left.end_lineno == 1:
+            return None
+        start, cut = binop.col_offset, binop.left.end_col_offset
+        if code[cut : cut + 1] == ")":  # (the left operand's parentheses)
+            cut += 1
+        between = f" {symbol} "
+        if code[cut : cut + len(between)] != between:
+            return None
+        return code[start:cut], code[cut + len(between) : binop.end_col_offset]
+
+
+def canonical(code: str, stmt: ast.stmt) -> bool:
+    """``code``, an ASCII line parsed as ``stmt``, holds no f-string and no word of ``_WORDS``, and
+    each expression of ``stmt`` is written there as the compiler writes it (``compiled_text``),
+    which on such expressions is ``ast.unparse``'s text (``tests/test_layout_scans.py``)."""
+    if not code.isascii() or _FSTRING.search(code) or _WORDS.search(code):
+        return False
+    for node in ast.iter_child_nodes(stmt):
+        if isinstance(node, ast.expr):
+            if not node.lineno == node.end_lineno == 1:
+                return False
+            text = code[node.col_offset : node.end_col_offset]
+            if compiled_text(text) != text:
+                return False
+    return True
+
+
+def compiled_text(expression: str) -> str | None:
+    """The text CPython's compiler writes for ``expression`` (its unparser in C, which makes the
+    strings of annotations under ``from __future__ import annotations``), or None.
+
+    Only a ``def`` is run, to read its annotation: the expression itself is never evaluated.
+
+        >>> compiled_text("(a+b)*c"), compiled_text("(-x)**2"), compiled_text("a +")
+        ('(a + b) * c', '(-x) ** 2', None)
+    """
+    namespace: dict = {}
+    try:
+        code = compile(f"from __future__ import annotations\ndef _() -> ({expression}): pass\n", "<layout>", "exec")
+        exec(code, namespace)  # noqa: S102 - a def whose annotation is kept as a string
+    except (SyntaxError, ValueError):
+        return None
+    text = namespace["_"].__annotations__.get("return")
+    return text if isinstance(text, str) else None
 
 
 if _Unparser is not None:

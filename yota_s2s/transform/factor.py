@@ -244,6 +244,8 @@ def merge_reciprocals(tape: Tape, table: RuleTable) -> Tape:
     product could overflow where the quotients do not).  The forward sweep computes the user's
     expressions as written.  Top level only.
     """
+    if not any(e.prim == "truediv" and is_const(e.args[0], 1) for e in tape.eqns):
+        return tape  # (no reciprocal, in either sweep: the analyses below cost a pass each over a large tape)
     count = uses(tape)
     inexact = inexact_values(tape)
     classes = shape_classes(tape, table, scalar_keys=frozenset())

@@ -37,6 +37,8 @@ every attribute they share and declares the methods one part needs from another:
 
 from __future__ import annotations
 
+import functools
+
 from ..dsl.rule import RuleTable
 from ..ir.core import Atom, Eqn, Section, Tape, Var, uses
 from ..ir.primitives import primitive
@@ -61,9 +63,8 @@ class RewriterBase:
     table: RuleTable
     #: False: ``x ** 3`` stays a power (the pipeline's primal tape, see ``optimize``)
     reduce_powers: bool
-    #: the tape this round rewrites, and how many times each of its values is read
+    #: the tape this round rewrites (how many times each of its values is read: ``old_uses``)
     old: Tape
-    old_uses: dict[int, int]
     #: the rewritten tape, equations appended as the walk goes
     new: Tape
     #: the shape classes of the values of ``new``, filled as its equations are added
@@ -76,9 +77,6 @@ class RewriterBase:
     cse: dict[tuple, Var]
     #: primitive -> (its values are numbered: pure, its arguments in a canonical order: commutative)
     numbering: dict[str, tuple[bool, bool]]
-    #: the ids of the values of ``old`` (and of its regions) that may be NumPy bools
-    bools: set[int]
-    old_ids: set[int]
     #: some rewrite applied this round (another round may find more)
     changed: bool
     #: the equation of ``old`` being rewritten (its span and section go to what replaces it)
@@ -87,7 +85,6 @@ class RewriterBase:
     def __init__(self, tape: Tape, table: RuleTable, scalar_keys: frozenset, reduce_powers: bool = True):
         self.reduce_powers = reduce_powers
         self.old = tape
-        self.old_uses = {}
         self.table = table
         self.new = tape.copy_header()
         self.sc = ShapeClasses(table, scalar_keys)
@@ -95,14 +92,30 @@ class RewriterBase:
             self.sc.add_input(inp.var, inp.path)
         self.sc.same.update(tape.facts.same_shape)
         self.sc.resolve = self.resolve
-        self.bools = bool_values(tape)
-        self.old_ids = {o.id for e in tape.eqns for o in e.outs}
         self.subst = {}
         self.defs = {}
         self.cse = {}
         self.numbering = {}
         self.changed = False
         self.current = None
+
+    # ------------------------------------------------------------------ facts of ``old``, made when first asked
+    # (most rounds ask for none: a straight-line tape has no loop to accumulate into, and only
+    # ``x ** 2`` asks whether ``x`` may be a bool; each is a pass over a tape of 100,000 equations)
+    @functools.cached_property
+    def old_uses(self) -> dict[int, int]:
+        """How many times each value of ``old`` is read (``ir.core.uses``)."""
+        return uses(self.old)
+
+    @functools.cached_property
+    def bools(self) -> set[int]:
+        """The ids of the values of ``old`` (and of its regions) that may be NumPy bools."""
+        return bool_values(self.old)
+
+    @functools.cached_property
+    def old_ids(self) -> set[int]:
+        """The ids of the values ``old``'s equations make."""
+        return {o.id for e in self.old.eqns for o in e.outs}
 
     # ------------------------------------------------------------------ what the parts provide
     def simplify(self, prim: str, args: list[Atom], params: dict) -> Step:
@@ -128,7 +141,6 @@ class RewriterBase:
     # ------------------------------------------------------------------ the walk and value numbering
     def run(self) -> tuple[Tape, bool]:
         """Rewrite ``old`` into ``new``; returns ``new`` and whether anything changed."""
-        self.old_uses = uses(self.old)
         for eqn in self.old.eqns:
             self.current = eqn
             subst = self.subst

@@ -153,12 +153,12 @@ class ArithmeticIdentities(RewriterBase):
             if z is not None and self.cls(acc) == self.cls(z.args[0]):
                 return acc
         for acc, part in ((a, b), (b, a)):
-            if not isinstance(part, Var) or self.old_uses.get(part.id, 0) != 1:
+            d = self.defs.get(part.id) if isinstance(part, Var) else None
+            if d is None or d.prim not in _BACKWARD_REGIONS or self.old_uses.get(part.id, 0) != 1:
                 continue
-            d = self.defs.get(part.id)
-            if d is not None and d.prim == "if_back" and self.before(acc, d):
+            if d.prim == "if_back" and self.before(acc, d):
                 return self.accumulate_in_branches(d, part, acc)
-            if d is not None and d.prim in ("for_back", "while_back") and self.before(acc, d):
+            if d.prim in ("for_back", "while_back") and self.before(acc, d):
                 folded = self.accumulate_in_loop(d, part, acc)
                 if folded is not None:
                     return folded
@@ -422,6 +422,9 @@ _ADD_LOOKS_FOR = frozenset(
 )
 _SUB_LOOKS_FOR = frozenset({"grad_zeros", "neg", "unreduce"})
 _MUL_LOOKS_FOR = frozenset({"grad_zeros", "truediv", "neg", "unreduce"})
+
+#: The backward loops and branches a gradient contribution is added inside (``regions``).
+_BACKWARD_REGIONS = ("if_back", "for_back", "while_back")
 
 #: ``(adjoint for the right operand, for the left, the helper of both)`` of each product whose
 #: ``x.T``-times-``x`` form ``_gram_adjoint`` writes as one product.
