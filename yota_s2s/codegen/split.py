@@ -77,32 +77,54 @@ def split_seeded(eqns: list[Eqn], seed: Var | list[Var], inplace: Mapping[int, i
     groups: dict[int, list[int]] = {}
     for v, root in inplace.items():
         groups.setdefault(root, []).append(v)
-    members = {m for ms in groups.values() for m in ms} | set(groups)
+    group_of = {m: ms for ms in groups.values() for m in ms}
+    members = set(group_of) | set(groups)
     defs = {o.id: e for e in eqns for o in e.outs}
-    per_row = {seed.id} if isinstance(seed, Var) else {s.id for s in seed}  # (several: jac_NAME's tangents)
-    while True:
-        before = len(per_row)
-        # a loop in the rows: every loop is (a backward loop shares its forward loop's index)
-        loops = any(e.regions and any(o.id in per_row for o in e.outs) for e in eqns)
-        for eqn in eqns:
-            if any(isinstance(a, Var) and a.id in per_row for a in eqn.args) or (loops and eqn.regions):
-                per_row.update(o.id for o in eqn.outs)
-                for a in eqn.args:
-                    d = defs.get(a.id) if isinstance(a, Var) else None
-                    if d is not None and d.prim == "grad_zeros" and a.id in members:
-                        per_row.update(o.id for o in d.outs)
-                if eqn.prim in _LOOPS:  # each row's loop starts from its own initial values (the writer
-                    # names a carried value like its initial one)
-                    lead, k = LEADING[eqn.prim], eqn.params["n_carry"]
-                    for a in eqn.args[lead : lead + k]:
-                        d = defs.get(a.id) if isinstance(a, Var) else None
-                        if d is not None and not d.regions:
-                            per_row.update(o.id for o in d.outs)
-        for ms in groups.values():
-            if any(m in per_row for m in ms):
-                per_row.update(ms)
-        if len(per_row) == before:
-            break
+    readers: dict[int, list[Eqn]] = {}
+    for eqn in eqns:
+        for a in eqn.args:
+            if isinstance(a, Var):
+                readers.setdefault(a.id, []).append(eqn)
+    regions = [e for e in eqns if e.regions]
+    per_row: set[int] = set()
+    work: list[int] = []
+    marked: set[int] = set()
+    loops = False
+
+    def add(ids) -> None:
+        for i in ids:
+            if i not in per_row:
+                per_row.add(i)
+                work.append(i)
+
+    def mark(eqn: Eqn) -> None:  # an equation of each row: what it makes, and what it writes into
+        if id(eqn) in marked:
+            return
+        marked.add(id(eqn))
+        add(o.id for o in eqn.outs)
+        for a in eqn.args:
+            d = defs.get(a.id) if isinstance(a, Var) else None
+            if d is not None and d.prim == "grad_zeros" and a.id in members:
+                add(o.id for o in d.outs)
+        if eqn.prim in _LOOPS:  # each row's loop starts from its own initial values (the writer
+            # names a carried value like its initial one)
+            lead, k = LEADING[eqn.prim], eqn.params["n_carry"]
+            for a in eqn.args[lead : lead + k]:
+                d = defs.get(a.id) if isinstance(a, Var) else None
+                if d is not None and not d.regions:
+                    add(o.id for o in d.outs)
+
+    add([seed.id] if isinstance(seed, Var) else [s.id for s in seed])  # (several: jac_NAME's tangents)
+    while work:  # (every equation that reads a value of the rows is of the rows: a walk of the readers)
+        v = work.pop()
+        for eqn in readers.get(v, ()):
+            mark(eqn)
+        add(group_of.get(v, ()))  # a group written in place is all of the rows, or none
+        made = defs.get(v)
+        if not loops and made is not None and made.regions:  # a loop in the rows: every loop is (a
+            loops = True  # backward loop shares its forward loop's index)
+            for eqn in regions:
+                mark(eqn)
     rows = [e for e in eqns if any(o.id in per_row for o in e.outs)]
     return [e for e in eqns if not any(o.id in per_row for o in e.outs)], rows
 
