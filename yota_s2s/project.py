@@ -20,6 +20,7 @@
     value = false                     # optional: like --no-value (grad_NAME returns only the gradients)
     mode = "jacobian"                 # optional: "vjp", "jvp", "jacobian", "hvp", "hessian", "holomorphic", like --jacobian
     sparse = true                     # optional: like --sparse (with mode = "jacobian")
+    checkpoint = 10                   # optional: like --checkpoint 10 (loops keep at most 10 snapshots)
 
 Paths are relative to the folder of ``pyproject.toml``.  Each entry is the same
 as one command, run in that folder; ``Entry.argv`` is that command, and it is
@@ -44,7 +45,20 @@ CONFIG_FILE = "pyproject.toml"
 TARGETS = tuple(BACKENDS)
 FORMATTERS = ("ruff",)
 _TOP_KEYS = ("generate", "rules")
-_ENTRY_KEYS = ("source", "out", "func", "wrt", "target", "rules", "format", "buffers", "value", "mode", "sparse")
+_ENTRY_KEYS = (
+    "source",
+    "out",
+    "func",
+    "wrt",
+    "target",
+    "rules",
+    "format",
+    "buffers",
+    "value",
+    "mode",
+    "sparse",
+    "checkpoint",
+)
 _TABLE = r'tool\s*\.\s*(?:yota-s2s|"yota-s2s"|\'yota-s2s\')'
 
 
@@ -270,6 +284,9 @@ class _Checker:
         if mode not in MODES:
             raise self.error(f"mode must be one of {', '.join(map(repr, MODES))}, not {mode!r}", index, "mode")
         sparse = self.flag(raw, "sparse", False, index)  # (like --sparse)
+        checkpoint = raw.get("checkpoint", 0)  # (like --checkpoint S; what S suits is the pipeline's YS043)
+        if type(checkpoint) is not int:
+            raise self.error(f"checkpoint must be a number of snapshots, not {checkpoint!r}", index, "checkpoint")
         return Entry(
             source=source,
             out=out,
@@ -282,6 +299,7 @@ class _Checker:
             value=value,
             mode=mode,
             sparse=sparse,
+            checkpoint=checkpoint,
         )
 
     def flag(self, raw: dict, key: str, default: bool, index: int) -> bool:
