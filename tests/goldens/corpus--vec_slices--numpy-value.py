@@ -34,13 +34,6 @@ def grad_vec_slices(x):
 # ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
 
 
-def _float64(x):
-    """``x`` as a float64 array, and the floating dtype the result is given back in."""
-    x = np.asarray(x)
-    wide = x.astype(float)
-    return wide, (x.dtype if x.dtype.kind == "f" else wide.dtype)
-
-
 def _float_arg(x, func, name):
     """Raise TypeError unless ``x``, an argument the gradient is taken with respect to, is real
     floating: a float array or number (a list of them), or a Python int (its gradient is a
@@ -107,14 +100,14 @@ def _grad_zeros(x, _ndarray=np.ndarray):
     return out if out.ndim or a is x else out[()]
 
 
-def _unbroadcast(g, x, _ndarray=np.ndarray, _float64=np.float64):
+def _unbroadcast(g, x, _ndarray=np.ndarray, _np_float=np.float64):
     """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``.  (The types it
     tests for are bound once, as defaults: it runs per step of a loop, and each ``np.ndarray``
     read is a module attribute lookup.)"""
     t = type(x)
-    if t is _float64 or t is float:  # a number (a small state in a loop): type tests, not np.shape
+    if t is _np_float or t is float:  # a number (a small state in a loop): type tests, not np.shape
         u = type(g)
-        if u is _float64 or u is float:
+        if u is _np_float or u is float:
             return g
         shape, g_shape = (), np.shape(g)
     elif type(g) is t is _ndarray:  # attributes: np.shape costs 0.15 µs a call

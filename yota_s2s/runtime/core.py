@@ -14,14 +14,14 @@ import numpy as xp
 _FLOATS = (xp.dtype(xp.float64), xp.dtype(xp.float32))
 
 
-def _unbroadcast(g, x, _ndarray=xp.ndarray, _float64=xp.float64):
+def _unbroadcast(g, x, _ndarray=xp.ndarray, _np_float=xp.float64):
     """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``.  (The types it
     tests for are bound once, as defaults: it runs per step of a loop, and each ``np.ndarray``
     read is a module attribute lookup.)"""
     t = type(x)
-    if t is _float64 or t is float:  # a number (a small state in a loop): type tests, not np.shape
+    if t is _np_float or t is float:  # a number (a small state in a loop): type tests, not np.shape
         u = type(g)
-        if u is _float64 or u is float:
+        if u is _np_float or u is float:
             return g
         shape, g_shape = (), xp.shape(g)
     elif type(g) is t is _ndarray:  # attributes: np.shape costs 0.15 µs a call
