@@ -183,3 +183,25 @@ def test_a_source_retried_on_a_deep_stack_keeps_its_checkpoints():
     deep = " + ".join(f"{k + 1}.0 * u" for k in range(3000))  # (a left-deep chain of 6,000 operations)
     source = f"import numpy as np\n\n\ndef f(u, n: int):\n    for _ in range(n):\n        u = np.sin(u) + 0.1 * ({deep})\n    return np.sum(u)\n"
     assert "_ck_start(range(" in generate(source, "t.py", ["f"], checkpoint=3).text
+
+
+def test_the_config_key_is_the_flag(tmp_path, monkeypatch, capsys):
+    """``checkpoint = 10`` in an entry of ``[tool.yota-s2s]`` writes what ``--checkpoint 10`` writes,
+    and its header's command says so; a checkpoint that is not a number is a located YS007."""
+    from yota_s2s import cli
+
+    (tmp_path / "roll.py").write_text(ROLLOUT.lstrip())
+    config = '[[tool.yota-s2s.generate]]\nsource = "roll.py"\nout = "grad_roll.py"\ncheckpoint = 10\n'
+    (tmp_path / "pyproject.toml").write_text(config)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main([]) == 0
+    text = (tmp_path / "grad_roll.py").read_text()
+    body = generate(ROLLOUT.lstrip(), "roll.py", ["f"], checkpoint=10).text.split("\n", 4)[4]
+    assert text.split("\n", 4)[4] == body and "_ck_start(" in body
+    assert text.splitlines()[3] == "# regenerate: yota-s2s roll.py --out grad_roll.py --checkpoint 10"
+    (tmp_path / "pyproject.toml").write_text(config.replace("10", '"ten"'))
+    capsys.readouterr()
+    assert cli.main([]) == 2
+    assert capsys.readouterr().err.startswith(
+        "pyproject.toml:4:1: error: checkpoint must be a number of snapshots, not 'ten' (YS007)"
+    )

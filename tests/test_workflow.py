@@ -431,7 +431,7 @@ BAD_CONFIGS = {
         '[[tool.yota-s2s.generate]]\nsource = "a.py"\nout = "b.py"\nfunction = "f"\n',
         (
             "pyproject.toml:4:1: error: unknown key 'function' in [[tool.yota-s2s.generate]] (known: source, out, "
-            "func, wrt, target, rules, format, buffers, value, mode, sparse, form) (YS007)"
+            "func, wrt, target, rules, format, buffers, value, mode, sparse, checkpoint, form) (YS007)"
         ),
     ),
     "no out": (

@@ -20,6 +20,7 @@
     value = false                     # optional: like --no-value (grad_NAME returns only the gradients)
     mode = "jacobian"                 # optional: "vjp", "jvp", "jacobian", "hvp", "hessian", "holomorphic", like --jacobian
     sparse = true                     # optional: like --sparse (with mode = "jacobian")
+    checkpoint = 10                   # optional: like --checkpoint 10 (loops keep at most 10 snapshots)
     form = "rows"                     # optional: like --form (default "auto")
 
 Paths are relative to the folder of ``pyproject.toml``.  Each entry is the same
@@ -57,6 +58,7 @@ _ENTRY_KEYS = (
     "value",
     "mode",
     "sparse",
+    "checkpoint",
     "form",
 )
 _TABLE = r'tool\s*\.\s*(?:yota-s2s|"yota-s2s"|\'yota-s2s\')'
@@ -287,6 +289,9 @@ class _Checker:
         if mode not in MODES:
             raise self.error(f"mode must be one of {', '.join(map(repr, MODES))}, not {mode!r}", index, "mode")
         sparse = self.flag(raw, "sparse", False, index)  # (like --sparse)
+        checkpoint = raw.get("checkpoint", 0)  # (like --checkpoint S; what S suits is the pipeline's YS043)
+        if type(checkpoint) is not int:
+            raise self.error(f"checkpoint must be a number of snapshots, not {checkpoint!r}", index, "checkpoint")
         form = raw.get("form", "auto")
         if form not in FORMS:
             raise self.error(f"form must be one of {', '.join(map(repr, FORMS))}, not {form!r}", index, "form")
@@ -302,6 +307,7 @@ class _Checker:
             value=value,
             mode=mode,
             sparse=sparse,
+            checkpoint=checkpoint,
             form=form,
         )
 

@@ -25,7 +25,7 @@ def grad_bcast_both(u, v):
     # backward
     # grad of: return np.sum(u * v + u / (v * v + 1.0))
     d_t3 = _unreduce(1.0, _t3)
-    du = _unbroadcast(d_t3 / _t1, u) + _unbroadcast(d_t3 * v, u)
+    du = _unbroadcast(d_t3 / _t1 + d_t3 * v, u)
     dv = 2.0 * (_unbroadcast(-(_t2 / _t1), _t1) * v) + _unbroadcast(d_t3 * u, v)
     return du, dv
 
@@ -41,7 +41,7 @@ def _grad_bcast_both_columns(u, v, _out):
     # backward
     # grad of: return np.sum(u * v + u / (v * v + 1.0))
     d_t4 = _unreduce(1.0, _t4)
-    du = _unbroadcast(d_t4 / _t1, u) + _unbroadcast(d_t4 * v, u)
+    du = _unbroadcast(d_t4 / _t1 + d_t4 * v, u)
     dv = 2.0 * (_unbroadcast(-(_t3 / _t1), _t1) * v) + _unbroadcast(d_t4 * u, v)
     return du, dv
 
@@ -58,8 +58,8 @@ class GradBcastBoth:
     #: for each buffered result: (the statement of __call__ computing it, the last one reading it or
     #: an alias of it); results of the same shape and dtype whose lives do not overlap share an array
     lives = (
-        (2, 3), (3, 15), (4, 12), (6, 17), (7, 11), (9, 11), (11, 20), (12, 13), (13, 15), (15, 16), (16, 19), (17, 19),
-        (19, 20),
+        (2, 3), (3, 14), (4, 11), (6, 16), (7, 9), (8, 9), (9, 19), (11, 12), (12, 14), (14, 15), (15, 18), (16, 18),
+        (18, 19),
     )
 
     def __init__(self):
@@ -96,18 +96,17 @@ class GradBcastBoth:
         # grad of: return np.sum(u * v + u / (v * v + 1.0))
         d_t3 = _unreduce(1.0, _t3) if _b[3] is None else _filled(_b[3], 1.0)
         _u2 = d_t3 / _t1 if _b[4] is None else np.divide(d_t3, _t1, out=_b[4])
-        _u3 = _unbroadcast(_u2, u)
-        _u4 = d_t3 * v if _b[5] is None else np.multiply(d_t3, v, out=_b[5])
-        _u5 = _unbroadcast(_u4, u)
-        du = _u3 + _u5 if _b[6] is None else np.add(_u3, _u5, out=_b[6])
-        _u6 = _t2 / _t1 if _b[7] is None else np.divide(_t2, _t1, out=_b[7])
-        _u7 = -_u6 if _b[8] is None else np.negative(_u6, out=_b[8])
-        _u8 = _unbroadcast(_u7, _t1)
-        _u9 = _u8 * v if _b[9] is None else np.multiply(_u8, v, out=_b[9])
-        _u10 = 2.0 * _u9 if _b[10] is None else np.multiply(2.0, _u9, out=_b[10])
-        _u11 = d_t3 * u if _b[11] is None else np.multiply(d_t3, u, out=_b[11])
-        _u12 = _unbroadcast(_u11, v)
-        dv = _u10 + _u12 if _b[12] is None else np.add(_u10, _u12, out=_b[12])
+        _u3 = d_t3 * v if _b[5] is None else np.multiply(d_t3, v, out=_b[5])
+        _u4 = _u2 + _u3 if _b[6] is None else np.add(_u2, _u3, out=_b[6])
+        du = _unbroadcast(_u4, u)
+        _u5 = _t2 / _t1 if _b[7] is None else np.divide(_t2, _t1, out=_b[7])
+        _u6 = -_u5 if _b[8] is None else np.negative(_u5, out=_b[8])
+        _u7 = _unbroadcast(_u6, _t1)
+        _u8 = _u7 * v if _b[9] is None else np.multiply(_u7, v, out=_b[9])
+        _u9 = 2.0 * _u8 if _b[10] is None else np.multiply(2.0, _u8, out=_b[10])
+        _u10 = d_t3 * u if _b[11] is None else np.multiply(d_t3, u, out=_b[11])
+        _u11 = _unbroadcast(_u10, v)
+        dv = _u9 + _u11 if _b[12] is None else np.add(_u9, _u11, out=_b[12])
         if _first:  # this call's arrays: the buffers of these shapes
             self.buffers[_key], self.owners[_key] = _kept(
                 self.lives,
@@ -116,13 +115,13 @@ class GradBcastBoth:
                 _t2,
                 d_t3,
                 _u2,
+                _u3,
                 _u4,
-                du,
+                _u5,
                 _u6,
-                _u7,
+                _u8,
                 _u9,
                 _u10,
-                _u11,
                 dv,
             )
         return du, dv
@@ -207,13 +206,18 @@ def _like(x, y):
     return np.empty(np.broadcast(x, y).shape, np.result_type(x, y))
 
 
-def _unbroadcast(g, x):
-    """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
+def _unbroadcast(g, x, _ndarray=np.ndarray, _np_float=np.float64):
+    """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``.  (The types it
+    tests for are bound once, as defaults: it runs per step of a loop, and each ``np.ndarray``
+    read is a module attribute lookup.)"""
     t = type(x)
-    if type(g) is t is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
+    if t is _np_float or t is float:  # a number (a small state in a loop): type tests, not np.shape
+        u = type(g)
+        if u is _np_float or u is float:
+            return g
+        shape, g_shape = (), np.shape(g)
+    elif type(g) is t is _ndarray:  # attributes: np.shape costs 0.15 µs a call
         shape, g_shape = x.shape, g.shape
-    elif (t is float or t is np.float64) and (type(g) is float or type(g) is np.float64):
-        return g  # two numbers (a small state in a loop): np.shape costs ten times this on a NumPy scalar
     else:
         shape, g_shape = np.shape(x), np.shape(g)
     if g_shape == shape:

@@ -112,13 +112,15 @@ def _grad_stack(x, rows):
     return out
 
 
-def _grad_zeros(x):
+def _grad_zeros(x, _ndarray=cp.ndarray):
     """Zeros of the shape of ``x`` in the dtype of its gradient, that of ``x + 0.0``: ``x``'s own
     for a float array, float64 for an integer or boolean one (a buffer of an integer dtype would
     truncate what is added into it).  A number's (not an array) is a number: 0.0 for a Python
     float or int, a NumPy scalar of that dtype for a NumPy scalar (``dx = 2.0 * x`` gives one)."""
     if type(x) is float or type(x) is int:
         return 0.0
+    if type(x) is _ndarray and x.dtype.kind == "f":  # (a float array, the common case: 0.5 µs less)
+        return cp.zeros(x.shape, x.dtype)
     if isinstance(x, list | tuple):
         try:
             a = cp.asarray(x)

@@ -36,7 +36,7 @@ def jvp_katsura4(x, x_dot):
     _t16 = x0 * x2
     _t17 = x1 * x4
     _t18 = x0 * x3
-    katsura4 = np.stack([
+    katsura4 = np.array([
         _t6 + _t7 + _t8 + _t9 + x0 * x0 + _t9 + _t8 + _t7 + _t6 - x0,
         _t10 + _t11 + _t12 + _t13 + _t13 + _t12 + _t11 + _t10 - x1,
         _t14 + _t15 + _t16 + _t9 + _t16 + _t15 + _t14 - x2,
@@ -52,7 +52,7 @@ def jvp_katsura4(x, x_dot):
     # grad of: return np.array([x[4] * x[4] + x[3] * x[3] + x[2] * x[2] + x[1] * x[1] + x[0] * x[0] + x[1] * x[1...
     _t19 = 2 * _t4 * x1
     _t20 = _t3 * x1 + _t4 * x2
-    dvalue = np.stack([
+    dvalue = np.array([
         (2 * _t1 * x4 + 2 * _t2 * x3 + 2 * _t3 * x2) * 2 + _t19 + _t19 - _t5 + 2 * _t5 * x0,
         _t20 - _t4 + _t20 + (_t2 * (x4 + x2) + (_t1 + _t3) * x3 + _t4 * x0 + _t5 * x1) * 2,
         _t19 - _t3 + (_t3 * (x4 + x0) + _t2 * x1 + _t4 * x3 + (_t1 + _t5) * x2) * 2,

@@ -30,7 +30,7 @@ def vjp_katsura4(x, dout):
     _t11 = x0 * x2
     _t12 = x1 * x4
     _t13 = x0 * x3
-    katsura4 = np.stack([
+    katsura4 = np.array([
         _t1 + _t2 + _t3 + _t4 + x0 * x0 + _t4 + _t3 + _t2 + _t1 - x0,
         _t5 + _t6 + _t7 + _t8 + _t8 + _t7 + _t6 + _t5 - x1,
         _t9 + _t10 + _t11 + _t4 + _t11 + _t10 + _t9 - x2,
@@ -44,11 +44,11 @@ def vjp_katsura4(x, dout):
             + str(np.shape(dout)),
         )
     # grad of: return np.array([x[4] * x[4] + x[3] * x[3] + x[2] * x[2] + x[1] * x[1] + x[0] * x[0] + x[1] * x[1...
-    _t14 = np.take(dout, 0, axis=0)
-    _t15 = np.take(dout, 1, axis=0)
-    _t16 = np.take(dout, 2, axis=0)
-    _t17 = np.take(dout, 3, axis=0)
-    _t18 = np.take(dout, 4, axis=0)
+    _t14 = dout[0]
+    _t15 = dout[1]
+    _t16 = dout[2]
+    _t17 = dout[3]
+    _t18 = dout[4]
     _t19 = _t18 * 2.0
     d_t13 = 2.0 * _t17
     d_t11 = 2.0 * _t16
@@ -138,13 +138,15 @@ def _grad_stack(x, rows):
     return out
 
 
-def _grad_zeros(x):
+def _grad_zeros(x, _ndarray=np.ndarray):
     """Zeros of the shape of ``x`` in the dtype of its gradient, that of ``x + 0.0``: ``x``'s own
     for a float array, float64 for an integer or boolean one (a buffer of an integer dtype would
     truncate what is added into it).  A number's (not an array) is a number: 0.0 for a Python
     float or int, a NumPy scalar of that dtype for a NumPy scalar (``dx = 2.0 * x`` gives one)."""
     if type(x) is float or type(x) is int:
         return 0.0
+    if type(x) is _ndarray and x.dtype.kind == "f":  # (a float array, the common case: 0.5 µs less)
+        return np.zeros(x.shape, x.dtype)
     if isinstance(x, list | tuple):
         try:
             a = np.asarray(x)

@@ -199,12 +199,15 @@ class Backend:
             return ast.List(list(args), ast.Load())
         if prim == "list_append":  # a new list ([*lst, v]); the writer appends in place when it can
             return ast.List([ast.Starred(args[0], ast.Load()), args[1]], ast.Load())
-        if prim == "list_stack":
-            return self.call("array", args)
+        if prim == "list_stack" or prim == "stack" and self.host and not params.get("axis"):
+            # np.array([a, b]) as the source wrote it: np.stack costs ten times more on numbers
+            return self.call("array", args if prim == "list_stack" else [ast.List(list(args), ast.Load())])
         if prim == "astype":  # x.astype(float): the source calls it on an array
             return ast.Call(ast.Attribute(args[0], "astype", ast.Load()), [constant(params["dtype"])], [])
-        if prim == "getindex":
-            return ast.Subscript(args[0], index_expr(params["index"], args[1:]), ast.Load())
+        if prim == "getindex" or prim == "take" and self.host and _take_at(eqn):
+            # np.take(g, 1, axis=0) as g[1] (a view, as x[1] is: 0.1 µs, np.take's wrapper 2 µs)
+            index = params["index"] if prim == "getindex" else _take_at(eqn)
+            return ast.Subscript(args[0], index_expr(index, args[1:] if prim == "getindex" else []), ast.Load())
         if prim == "transpose":
             if params["axes"] is not None:
                 return self.call("transpose", args, {"axes": params["axes"]})
@@ -417,3 +420,12 @@ NUMPY = Backend("numpy", "np")
 CUPY = Backend("cupy", "cp", renames=(("scipy.", "cupyx.scipy."),), api=load_cupy_api, host=False)
 #: The targets by name; ``codegen/standard.py`` (imported by the package) adds ``array-api``.
 BACKENDS = {"numpy": NUMPY, "cupy": CUPY}
+
+
+def _take_at(eqn: Eqn) -> tuple | None:
+    """The index ``np.take(g, 2, axis=1)`` reads as a subscript (``(:, 2)``), when its index is a
+    literal integer and its axis a non-negative literal one, else None."""
+    at, axis = eqn.args[1], eqn.params["axis"]
+    if not isinstance(at, Lit) or type(at.value) is not int or type(axis) is not int or axis < 0:
+        return None
+    return (*(Slice(None, None, None),) * axis, at.value)

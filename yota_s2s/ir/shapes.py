@@ -34,8 +34,9 @@ x[8] ** 3 - ...`` whose ``x[i]`` are numbers.
 
 from __future__ import annotations
 
-from .core import Atom, Eqn, Lit, Slice, Tape, Var
+from .core import Atom, Eqn, Input, Lit, Slice, Tape, Var
 from .primitives import Rules, primitive
+from .regions import LEADING, bound_inputs, first_carried
 
 SCALAR: frozenset = frozenset()
 #: The Python types of a literal number (its shape is ``()``).
@@ -60,6 +61,8 @@ class ShapeClasses:
         #: values known to have the shape of another (a region's seed: the shape of its output)
         self.same: dict[int, Atom] = {}
         self.resolve = lambda a: a
+        #: class -> the value a region's input of that class is told it has the shape of (``stand_in``)
+        self.stand_ins: dict[frozenset, Atom] = {}
 
     def atom(self, key: object) -> frozenset:
         cls = self.atom_classes.get(key)
@@ -133,6 +136,18 @@ class ShapeClasses:
         if a.id in self.pending:
             return self.force(a.id)
         return self.atom(("var", a.id))
+
+    def stand_in(self, a: Atom) -> Atom:
+        """A value standing for the shape class of ``a`` in a region (a loop body) that reads
+        ``a`` from outside: ``0.0`` for a number's, else one new variable per class, so that two
+        inputs of one class outside have one class inside."""
+        cls = self.of(a)
+        if not cls:
+            return Lit(0.0)
+        found = self.stand_ins.get(cls)
+        if found is None:
+            found = self.stand_ins[cls] = Var()
+        return found
 
     def add_input(self, var: Var, path: tuple[str, ...]) -> None:
         self.classes[var.id] = self.atom(("input", path))
@@ -309,3 +324,60 @@ def _run(tape: Tape, table: Rules, keys: frozenset) -> ShapeClasses:
         else:  # (add_eqn's common case, inline: it runs per equation)
             pending[outs[0].id] = eqn
     return sc
+
+
+def classes_of(
+    eqns: list[Eqn], table: Rules, same: dict[int, Atom] | None = None, inputs: list[Input] = ()
+) -> ShapeClasses:
+    """The shape classes of the values of ``eqns`` (a loop body's, its inputs told ``same``,
+    see ``loop_facts``), each loop among them known to give its initial values' shapes back where
+    its body keeps them.
+
+    >>> from yota_s2s.dsl.load import load_rules
+    >>> body = Tape("body"); i = body.add_input("i"); c = body.add_input("c"); x = body.add_input("x")
+    >>> body.outputs = [body.add_eqn("add", [c, body.add_eqn("sin", [x])])]
+    >>> t = Tape("f"); x0 = t.add_input("x"); c0 = t.add_eqn("mul", [Lit(2.0), x0]); y = Var()
+    >>> t.eqns.append(Eqn("for", [Lit(0), Lit(3), Lit(1), c0, x0], {"n_carry": 1}, [y], None, (body,)))
+    >>> sc = classes_of(t.eqns, load_rules())  # c = 2 * x; for i in range(3): c = c + np.sin(x)
+    >>> sc.of(y) == sc.of(c0)
+    True
+    """
+    sc = ShapeClasses(table)
+    for inp in inputs:
+        sc.add_input(inp.var, inp.path)
+    sc.same.update(same or {})
+    for eqn in eqns:
+        if eqn.prim in ("for", "while"):
+            lead = LEADING[eqn.prim]
+            for j in loop_facts(eqn, sc, table)[1]:
+                sc.same[eqn.outs[j].id] = eqn.args[lead + j]
+        sc.add_eqn(eqn)
+    return sc
+
+
+def loop_facts(eqn: Eqn, outer: ShapeClasses, table: Rules) -> tuple[dict[int, Atom], list[int]]:
+    """What the body of the loop ``eqn`` may assume of its inputs' shapes, as ``Facts.same_shape``
+    entries: a ``for`` loop's index is an integer, a value read from outside has that value's
+    shape (``outer`` holds the classes outside), and a carried value has its initial value's
+    shape where the body keeps it.  Also the positions of the carried values kept.
+
+    A carried value is kept when, assuming it enters each step with its initial value's shape,
+    the step's result for it has the class it entered with: true of the first step, so of each
+    (an array written in place, ``F[i] += f``; not ``y = np.array([...])`` of elements that
+    may broadcast).
+    """
+    body = eqn.regions[-1]
+    lead, k, first = LEADING[eqn.prim], eqn.params["n_carry"], first_carried(eqn)
+    facts: dict[int, Atom] = {var.id: outer.stand_in(a) for var, a in bound_inputs(eqn)}
+    if eqn.prim == "for":
+        facts[body.inputs[0].var.id] = Lit(0)
+    kept = list(range(k))
+    while True:
+        trial = dict(facts)
+        for j in kept:
+            trial[body.inputs[first + j].var.id] = outer.stand_in(eqn.args[lead + j])
+        sc = classes_of(body.eqns, table, trial, body.inputs)
+        still = [j for j in kept if sc.of(body.outputs[j]) == sc.of(body.inputs[first + j].var)]
+        if still == kept:
+            return trial, kept
+        kept = still

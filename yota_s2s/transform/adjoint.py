@@ -30,6 +30,7 @@ from __future__ import annotations
 from ..dsl.rule import RuleTable
 from ..ir.core import Atom, Eqn, Facts, Input, Lit, Section, Tape, Var
 from ..ir.regions import LEADING, bound_inputs, first_carried, is_control, substitute
+from ..ir.shapes import ShapeClasses, classes_of, loop_facts
 from . import checkpoint, remat, writes
 from .dce import dce
 from .optimize import optimize
@@ -46,17 +47,26 @@ from .sweep import (
 
 
 def forward_sweep(
-    eqns: list[Eqn], active: set[int], table: RuleTable, ints: frozenset[int] = frozenset(), top: bool = True
+    eqns: list[Eqn],
+    active: set[int],
+    table: RuleTable,
+    ints: frozenset[int] = frozenset(),
+    top: bool = True,
+    classes: ShapeClasses | None = None,
 ) -> tuple[list[Eqn], dict[int, Plan]]:
     """The forward sweep: the primal equations, with each active loop or branch made to save
     what its backward sweep needs.  Returns the equations and a plan per such equation.
     ``ints``: the values known to be integers (an enclosing loop's index); ``top``: the equations
-    are the function's own (not a loop body's or a branch's: only there is a loop checkpointed)."""
+    are the function's own (not a loop body's or a branch's: only there is a loop checkpointed);
+    ``classes``: the shape classes of their values (``shapes.classes_of``; made when needed)."""
     out: list[Eqn] = []
     plans: dict[int, Plan] = {}
     for eqn in eqns:
         if is_control(eqn.prim) and any(o.id in active for o in eqn.outs):
-            new, plan = (_branch_plan if eqn.prim == "if" else _loop_plan)(eqn, active, table, ints, top)
+            if classes is None:  # (what a body may assume of the shapes of what it reads)
+                classes = classes_of(eqns, table)
+            plan_of = _branch_plan if eqn.prim == "if" else _loop_plan
+            new, plan = plan_of(eqn, active, table, ints, top, classes)
             plans[id(new)] = plan
             out.append(new)
         else:
@@ -71,8 +81,10 @@ def _region_gradient(
     active_outputs: list[bool],
     table: RuleTable,
     ints: frozenset[int] = frozenset(),
+    shapes: dict[int, Atom] | None = None,
 ) -> tuple[Tape, list[Var], list[Var], list[Atom]]:
-    """Differentiate a region as a function of its inputs ``region.inputs[first:]``.
+    """Differentiate a region as a function of its inputs ``region.inputs[first:]``, told
+    ``shapes`` of its inputs' shapes (``Facts.same_shape`` entries: ``shapes.loop_facts``).
 
     Returns the optimized combined tape (forward equations, then backward ones), the
     seed inputs (one per active output: its adjoint), the accumulator inputs (one per
@@ -80,9 +92,11 @@ def _region_gradient(
     backward outputs, in this order: the gradient of each active input.
     """
     tape = Tape(region.name, list(region.inputs), facts=Facts(region=True))
+    tape.facts.same_shape.update(shapes or {})
     ins = region.inputs[first:]
     act = activity(region.eqns, {i.var.id for i, f in zip(ins, active_inputs) if f}, table)
-    tape.eqns, plans = forward_sweep(region.eqns, act, table, ints, top=False)
+    classes = classes_of(region.eqns, table, shapes, region.inputs)
+    tape.eqns, plans = forward_sweep(region.eqns, act, table, ints, top=False, classes=classes)
     builder = BackwardBuilder(tape)
     contributions: dict[int, list[Atom]] = {}
     seeds: list[Var] = []
@@ -157,8 +171,12 @@ def _reads(tape: Tape) -> set[int]:
     return found | {a.id for a in tape.outputs if isinstance(a, Var)}
 
 
-def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable, outer_ints: frozenset[int], top: bool):
-    """A ``for``/``while`` loop: the forward loop saves per iteration; the backward loop replays it reversed."""
+def _loop_plan(
+    eqn: Eqn, active: set[int], table: RuleTable, outer_ints: frozenset[int], top: bool, classes: ShapeClasses
+):
+    """A ``for``/``while`` loop: the forward loop saves per iteration; the backward loop replays it
+    reversed.  Its body is differentiated knowing the shapes of what it reads from outside and of
+    the carried values it keeps (``shapes.loop_facts``): ``unbroadcast`` between them folds away."""
     k = eqn.params["n_carry"]
     lead = LEADING[eqn.prim]
     body = eqn.regions[-1]
@@ -171,7 +189,8 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable, outer_ints: frozens
     index = {body.inputs[0].var.id} if eqn.prim == "for" else set()
     index |= {v.id for v, a in bound_inputs(eqn) if isinstance(a, Var) and a.id in outer_ints}
     ints = frozenset(writes.int_values(body.eqns, index))
-    tape, _seeds, grads, _ = _region_gradient(body, first, carried_act + free_act, carried_act, table, ints)
+    shapes = loop_facts(eqn, classes, table)[0]
+    tape, _seeds, grads, _ = _region_gradient(body, first, carried_act + free_act, carried_act, table, ints, shapes)
     nc = sum(carried_act)
     free_inputs = body.inputs[first + k :]
     # free values the body does not differentiate through get no accumulator
@@ -186,6 +205,8 @@ def _loop_plan(eqn: Eqn, active: set[int], table: RuleTable, outer_ints: frozens
             acc = Var(grad_of=inp.var)
             accs.append(acc)
             tape.inputs.append(Input(acc, inp.path))  # the same path: the shape of the value it is the gradient of
+            if inp.var.id in shapes:
+                tape.facts.same_shape[acc.id] = shapes[inp.var.id]
             grads[nc + len(accs) - 1] = builder.add("add", [acc, grads[nc + len(accs) - 1]], {})
     # a carried value that nothing in the body reads has a zero adjoint, of its shape (the seeds'
     # shapes are those of the values: optimize relies on it)
@@ -299,9 +320,11 @@ def _writable(eqn: Eqn, body: Tape, first: int, results: list[Atom]) -> list[tup
     return [(v, r) for v, r, f in zip(inputs, results, keep) if f]
 
 
-def _branch_plan(eqn: Eqn, active: set[int], table: RuleTable, outer_ints: frozenset[int], top: bool):
+def _branch_plan(
+    eqn: Eqn, active: set[int], table: RuleTable, outer_ints: frozenset[int], top: bool, classes: ShapeClasses
+):
     """An ``if``: each branch saves what its own backward part needs; the backward ``if`` takes
-    the same branch (on the same condition value)."""
+    the same branch (on the same condition value).  A branch knows the shapes of what it reads."""
     k = eqn.params["n_carry"]
     free_args = eqn.args[1:]
     free_act = [is_active(a, active) for a in free_args]
@@ -312,7 +335,8 @@ def _branch_plan(eqn: Eqn, active: set[int], table: RuleTable, outer_ints: froze
         ints = frozenset(
             i.var.id for i, a in zip(region.inputs, free_args) if isinstance(a, Var) and a.id in outer_ints
         )
-        tape, _seeds, grads, _ = _region_gradient(region, 0, free_act, out_act, table, ints)
+        shapes = {v.id: classes.stand_in(a) for v, a in bound_inputs(eqn) if any(v is i.var for i in region.inputs)}
+        tape, _seeds, grads, _ = _region_gradient(region, 0, free_act, out_act, table, ints, shapes)
         builder = BackwardBuilder(tape)
         ins = [i for i, f in zip(region.inputs, free_act) if f]
         grads = [

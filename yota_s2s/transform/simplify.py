@@ -35,7 +35,7 @@ reductions, spreads and shapes; ``Identities`` dispatches on the primitive.
 
 from __future__ import annotations
 
-from ..ir.core import Atom, Lit, Slice, Var
+from ..ir.core import Atom, Eqn, Lit, Slice, Var
 from ..ir.folding import fold_lits
 from ..ir.primitives import primitive
 from ..ir.shapes import SCALAR
@@ -146,6 +146,8 @@ class ArithmeticIdentities(RewriterBase):
             return "sub", [b, n.args[0]], {}
         if a is b:
             return "mul", [Lit(2), a], {}
+        if merged := self.merge_unbroadcasts("add", a, b):
+            return merged
         if gram := self._gram_adjoint(a, b) or self._gram_adjoint(b, a):
             return gram
         for acc, part in ((a, b), (b, a)):
@@ -236,6 +238,8 @@ class ArithmeticIdentities(RewriterBase):
             return "neg", [b], {}
         if n := self.def_of(b, "neg"):
             return "add", [a, n.args[0]], {}
+        if merged := self.merge_unbroadcasts("sub", a, b):
+            return merged
         return self._lazy_scalar("sub", args)
 
     def simplify_mul(self, args: list[Atom], params: dict) -> Step:
@@ -330,6 +334,34 @@ class ShapeIdentities(RewriterBase):
             return "unreduce", [self.add("mul", [u.args[0], count]), x], dict(u.params)
         return self._unbroadcast_keepdims(g, x)
 
+    def merge_unbroadcasts(self, prim: str, a: Atom, b: Atom) -> Step:
+        """``unbroadcast(g, x) + unbroadcast(h, x)`` -> ``unbroadcast(g + h, x)`` (and ``-``) when
+        ``g`` and ``h`` have one shape class: summing down to ``x``'s shape is linear, so the two
+        contributions are added first and summed down once (a loop's body that reads ``p[0]`` in
+        four places pays one shape test a step, not four).  Only where neither operand is read
+        elsewhere (else its ``unbroadcast`` stays and the merged one is extra work)."""
+        v = self.def_of(b, "unbroadcast")
+        if v is None or self.old_uses.get(b.id, 1) > 1:
+            return None
+        u = self.def_of(a, "unbroadcast")
+        if u is not None and self._mergeable(u, v) and self.old_uses.get(a.id, 1) <= 1:
+            return "unbroadcast", [self.add(prim, [u.args[0], v.args[0]]), u.args[1]], {}
+        s = self.defs.get(a.id) if isinstance(a, Var) else None
+        if s is None or s.prim not in ("add", "sub") or self.old_uses.get(a.id, 1) > 1:
+            return None
+        # (t + unbroadcast(g, x)) + unbroadcast(h, x) -> t + unbroadcast(g + h, x): a sum of terms of
+        # two shapes, each kind summed down once
+        inner = self.def_of(s.args[1], "unbroadcast")
+        if inner is None or not self._mergeable(inner, v) or self.old_uses.get(s.args[1].id, 1) > 1:
+            return None
+        sign = prim if s.prim == "add" else "add" if prim == "sub" else "sub"
+        merged = self.add("unbroadcast", [self.add(sign, [inner.args[0], v.args[0]]), v.args[1]])
+        return s.prim, [s.args[0], merged], {}
+
+    def _mergeable(self, u: Eqn, v: Eqn) -> bool:
+        """``u`` and ``v`` sum values of one shape class down to one value's shape."""
+        return u.args[1] is v.args[1] and self.cls(u.args[0]) == self.cls(v.args[0])
+
     def _unbroadcast_keepdims(self, g: Atom, x: Atom) -> Step:
         """``unbroadcast(g, x)`` -> ``sum(g, axis, keepdims=True)`` when ``x`` has the shape of a
         keepdims reduction over ``axis`` of a value shaped like ``g`` (``zmax = max(z, axis=1,
@@ -418,9 +450,9 @@ class Identities(ArithmeticIdentities, ShapeIdentities):
 #: keep each in step with its ``simplify_<prim>`` (``_zero_operand``, ``_gram_adjoint``,
 #: ``_lazy_scalar`` and the accumulations in loops and branches included).
 _ADD_LOOKS_FOR = frozenset(
-    {"neg", "transpose", "grad_zeros", "if_back", "for_back", "while_back", "index_add", "unreduce"}
+    {"unbroadcast", "neg", "transpose", "grad_zeros", "if_back", "for_back", "while_back", "index_add", "unreduce"}
 )
-_SUB_LOOKS_FOR = frozenset({"grad_zeros", "neg", "unreduce"})
+_SUB_LOOKS_FOR = frozenset({"grad_zeros", "neg", "unreduce", "unbroadcast"})
 _MUL_LOOKS_FOR = frozenset({"grad_zeros", "truediv", "neg", "unreduce"})
 
 #: The backward loops and branches a gradient contribution is added inside (``regions``).
