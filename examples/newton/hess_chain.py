@@ -108,13 +108,18 @@ def _rows_diagonal(H, d, vec):
         H.reshape(-1)[(lo + d) * n + lo : (hi - 1 + d) * n + hi : n + 1] = vec[lo:hi] if np.ndim(vec) else vec
 
 
-def _unbroadcast(g, x):
-    """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``."""
+def _unbroadcast(g, x, _ndarray=np.ndarray, _np_float=np.float64):
+    """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``.  (The types it
+    tests for are bound once, as defaults: it runs per step of a loop, and each ``np.ndarray``
+    read is a module attribute lookup.)"""
     t = type(x)
-    if type(g) is t is np.ndarray:  # attributes: np.shape costs 0.15 µs a call
+    if t is _np_float or t is float:  # a number (a small state in a loop): type tests, not np.shape
+        u = type(g)
+        if u is _np_float or u is float:
+            return g
+        shape, g_shape = (), np.shape(g)
+    elif type(g) is t is _ndarray:  # attributes: np.shape costs 0.15 µs a call
         shape, g_shape = x.shape, g.shape
-    elif (t is float or t is np.float64) and (type(g) is float or type(g) is np.float64):
-        return g  # two numbers (a small state in a loop): np.shape costs ten times this on a NumPy scalar
     else:
         shape, g_shape = np.shape(x), np.shape(g)
     if g_shape == shape:
