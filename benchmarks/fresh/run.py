@@ -1,6 +1,9 @@
 """Twenty realistic files (``files/``) and forty everyday idioms (``idioms.py``) through ``yota-s2s``.
 
-    python -m benchmarks.fresh [--only NAME] [--no-jax] [-v]
+    python -m benchmarks.fresh [--holdout] [--only NAME] [--no-jax]
+
+``--holdout``: ten more files and twenty more idioms (``holdout/``), written after the fixes the
+first set led to and measured as they were first written (the first set is no longer fresh).
 
 Each case runs the command line as a user would (``yota-s2s FILE --func F --wrt W --out OUT``),
 then imports the source and the generated module and compares, at seeded random arguments, the
@@ -27,7 +30,8 @@ import numpy as np
 
 from yota_s2s.verify import check_grads
 
-from .cases import FILES, IDIOMS
+from . import cases
+from .holdout import cases as holdout_cases
 
 HERE = Path(__file__).resolve().parent
 
@@ -112,21 +116,24 @@ def _jax(source: Path, func: str, wrt: list[str] | None, make_args) -> tuple[str
     return "served", ""
 
 
-def _cases(only: str | None):
-    for name, (func, wrt, make_args) in FILES.items():
-        yield "file", name, HERE / "files" / f"{name}.py", func, wrt, make_args
-    for name, (wrt, make_args) in IDIOMS.items():
-        yield "idiom", name, HERE / "idioms.py", name, wrt, make_args
+def _cases(holdout: bool):
+    table, folder = (holdout_cases, HERE / "holdout") if holdout else (cases, HERE / "files")
+    for name, (func, wrt, make_args) in table.FILES.items():
+        yield "file", name, folder / f"{name}.py", func, wrt, make_args
+    idioms = HERE / "holdout" / "idioms.py" if holdout else HERE / "idioms.py"
+    for name, (wrt, make_args) in table.IDIOMS.items():
+        yield "idiom", name, idioms, name, wrt, make_args
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="one file or idiom")
     parser.add_argument("--no-jax", action="store_true", help="do not run JAX")
+    parser.add_argument("--holdout", action="store_true", help="the holdout set (holdout/: written after the fixes)")
     options = parser.parse_args(argv)
     tally: dict[tuple[str, str, str], int] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for kind, name, source, func, wrt, make_args in _cases(options.only):
+        for kind, name, source, func, wrt, make_args in _cases(options.holdout):
             if options.only and name != options.only:
                 continue
             ours, why = _ours(source, func, wrt, make_args, Path(tmp) / f"grad_{name}.py")
@@ -136,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{kind:5} {name:24} yota-s2s {ours:8} jax {theirs:8} {why}")
             if theirs != "served" and jwhy and options.only:
                 print(f"      jax: {jwhy}")
-    for kind, total in (("file", len(FILES)), ("idiom", len(IDIOMS))):
+    table = holdout_cases if options.holdout else cases
+    for kind, total in (("file", len(table.FILES)), ("idiom", len(table.IDIOMS))):
         for tool in ("yota-s2s", "jax"):
             counts = {o: tally.get((kind, tool, o), 0) for o in ("served", "refused", "WRONG", "internal")}
             if not options.only:
