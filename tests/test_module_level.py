@@ -297,6 +297,22 @@ REFUSED: dict[str, tuple[str, int, str]] = {
         4,
         "unseeded random draw (numpy.random.shuffle)",
     ),
+    "read_by_a_function_then_changed": (
+        """
+        SCALE = 1.0
+
+        def helper():
+            return SCALE * 3.0
+
+        B = np.ones(2) * helper()
+        SCALE = 2.0
+
+        def f(x):
+            return np.sum(B * x)
+        """,
+        8,
+        "by helper(), which reads 'SCALE', changed after that line",
+    ),
     "item_of_an_item_written": (
         """
         D = {"k": np.zeros(2)}

@@ -70,6 +70,8 @@ class ModuleLevel:
         self.generators: set[str] = set()  # names bound to a seeded generator
         self.draws: list[str] = []  # static keys reading a generator, in the module's order
         self.depth = 0  # loops and ifs being run
+        #: static key -> (the module-level names the file's functions it calls read, the line, a function)
+        self.through_calls: dict[str, tuple[set[str], int, str]] = {}
 
     def run(self, body: list[ast.stmt]) -> None:
         for stmt in body:
@@ -361,6 +363,9 @@ class ModuleLevel:
         read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         for name in read:
             self.readers.setdefault(name, set()).add(key)
+        called = _called_functions(node, self.m)
+        if called:  # B = helper(): helper reads SCALE as it is now, not as a later statement leaves it
+            self.through_calls[key] = (_global_reads(called, self.m), stmt.lineno, called[0].name)
         if _seeded(node, self.m.imports) or read & self.generators:
             self.generators.add(key)
             self.m.before[key] = tuple(self.draws)
@@ -369,6 +374,11 @@ class ModuleLevel:
     def rebind(self, name: str) -> None:
         """Before ``name`` is bound again: the expressions that read it keep its value, hidden."""
         m = self.m
+        for key, (reads, line, fn) in list(self.through_calls.items()):
+            if name in reads and key in m.statics and key != name:
+                del self.through_calls[key]
+                why = f"is computed at line {line} by {fn}(), which reads {name!r}, changed after that line"
+                self.refuse(key, m.statics[key], f"{why} (the generated module would read the new value)")
         m.refused.pop(name, None)
         if self.readers.get(name) and any(name in t for t in (m.constants, m.arrays, m.statics)):
             self.move(name, self.hide(name))
@@ -456,6 +466,31 @@ class ModuleLevel:
 
 
 # ---- helpers --------------------------------------------------------------------------------
+
+
+def _called_functions(node: ast.AST, m) -> list[ast.FunctionDef]:
+    """The file's functions a call in ``node`` reaches (through module-level blocks too), the first first."""
+    found: dict[str, ast.FunctionDef] = {}
+    todo = [node]
+    while todo:
+        for n in ast.walk(todo.pop()):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id not in found:
+                fn = m.functions.get(n.func.id) or m.blocks.get(n.func.id)
+                if fn is not None:
+                    found[n.func.id] = fn
+                    todo.append(fn)
+    return [f for n, f in found.items() if n not in m.blocks]  # (a block's reads are its arguments)
+
+
+def _global_reads(fns: list[ast.FunctionDef], m) -> set[str]:
+    """The module-level names ``fns`` read (not their parameters or the names they assign)."""
+    out: set[str] = set()
+    for fn in fns:
+        args = fn.args
+        local = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if a}
+        local |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        out |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - local
+    return out
 
 
 def _reads(node: ast.AST, name: str) -> bool:
