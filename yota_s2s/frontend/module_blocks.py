@@ -203,6 +203,24 @@ def _text(stmt: ast.stmt, source: str) -> str:
     return (text or ast.unparse(stmt)).splitlines()[0]
 
 
+def save_state(level) -> tuple:
+    """The state of ``level`` (a ``ModuleLevel``) before a top-level loop or ``if``, restored if it
+    cannot be folded (it may have run part of the way: never a partial state)."""
+    m = level.m
+    tables = [copy.deepcopy(t) for t in (m.constants, m.arrays, m.statics, m.static_texts)]
+    tables += [dict(t) for t in (m.refused, m.before, m.blocks)]
+    sets = {k: set(v) for k, v in level.readers.items()}, {k: set(v) for k, v in level.shares.items()}
+    return tables, sets, set(level.generators), list(level.draws), dict(level.through_calls)
+
+
+def restore_state(level, saved: tuple) -> None:
+    tables, (level.readers, level.shares), level.generators, level.draws, level.through_calls = saved
+    m = level.m
+    for table, old in zip((m.constants, m.arrays, m.statics, m.static_texts, m.refused, m.before, m.blocks), tables):
+        table.clear()
+        table.update(old)
+
+
 def write_block(level, stmt: ast.stmt, why: str) -> None:
     """Read ``stmt`` (a top-level statement of the module ``level`` runs) as a block, or refuse
     the names it changes with ``why``."""

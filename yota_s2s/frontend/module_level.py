@@ -38,7 +38,18 @@ import copy
 
 from .constants import LIMIT, NotConstant, array_value, bind
 from .constants import value as constant_value
-from .module_blocks import _changed, _item, _qualified, _seeded, _stored, _text, _unseeded, write_block
+from .module_blocks import (
+    _changed,
+    _item,
+    _qualified,
+    _seeded,
+    _stored,
+    _text,
+    _unseeded,
+    restore_state,
+    save_state,
+    write_block,
+)
 
 #: Calls of a module-level name's method folded on a list (a tuple here) or a dict.
 _LIST_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "reverse", "sort"}
@@ -116,7 +127,7 @@ class ModuleLevel:
                 node,
                 f"is changed under {_MAIN} (line {node.lineno}), which does not run where the generated module is imported; set it before that block, or pass it to the function as a parameter",
             )
-        saved = self.save() if not self.depth else None
+        saved = save_state(self) if not self.depth else None
         self.depth += 1
         try:
             if isinstance(node, ast.If):
@@ -132,7 +143,7 @@ class ModuleLevel:
         except NotConstant:
             if saved is None:
                 raise  # (a loop or if in a loop being folded: the outermost statement is written whole)
-            self.restore(saved)
+            restore_state(self, saved)
             what = "a loop" if not isinstance(node, ast.If) else "an `if`"
             write_block(self, node, f"is changed in {what} over values not known when generating")
         finally:
@@ -425,23 +436,6 @@ class ModuleLevel:
         if self.depth:
             raise NotConstant
         write_block(self, stmt, why)
-
-    def save(self) -> tuple:
-        """The state before a top-level loop or ``if``, restored if it cannot be folded."""
-        m = self.m
-        tables = [copy.deepcopy(t) for t in (m.constants, m.arrays, m.statics, m.static_texts)]
-        tables += [dict(t) for t in (m.refused, m.before, m.blocks)]
-        sets = {k: set(v) for k, v in self.readers.items()}, {k: set(v) for k, v in self.shares.items()}
-        return tables, sets, set(self.generators), list(self.draws)
-
-    def restore(self, saved: tuple) -> None:
-        tables, (self.readers, self.shares), self.generators, self.draws = saved
-        m = self.m
-        for table, old in zip(
-            (m.constants, m.arrays, m.statics, m.static_texts, m.refused, m.before, m.blocks), tables
-        ):
-            table.clear()
-            table.update(old)
 
     def refuse_changes(self, node: ast.AST, why: str) -> None:
         for name, at in sorted(_changed(node, self.m.functions).items()):
