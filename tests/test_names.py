@@ -66,14 +66,14 @@ TEMPLATES = {
         """,
     "library": """
         import numpy
-        from scipy.special import erf
+        from scipy.special import expit
 
 
         def f(x, W, NAME):
-            return numpy.sum(erf(x) * NAME) + numpy.sum(W.sum(axis=0) * x)
+            return numpy.sum(expit(x) * NAME) + numpy.sum(W.sum(axis=0) * x)
         """,
 }
-USER = {"numpy", "erf", "f", "x", "W", "NAME", "s", "i", "h", "v", "c"}
+USER = {"numpy", "expit", "f", "x", "W", "NAME", "s", "i", "h", "v", "c"}  # (expit: erf is written in NumPy)
 X = np.array([0.2, 0.9, 0.3])
 W = np.array([[0.5, -1.0, 0.25], [1.5, 0.75, -0.5]])
 C = 0.7

@@ -111,7 +111,7 @@ class WriterBase:
 
     def expression(self, eqn: Eqn) -> ast.expr:
         helper = "_index_add" if eqn.prim == "index_add" else helper_for(eqn.prim)
-        if helper is not None:
+        if helper is not None and eqn.prim not in self.backend.library_functions:
             self.helpers.add(helper)
         if not self.backend.in_place and eqn.prim in ("index_add", "setindex"):
             self.basic_index(eqn)

@@ -145,6 +145,9 @@ class Backend:
     #: The forms with a leading axis of rows have their helpers (``runtime/rows.py``): ``hess_NAME``'s
     #: batched sweep, ``jac_NAME``'s forward columns chosen when it runs.
     batched_rows: bool = True
+    #: Primitives written by their library function (``cupyx.scipy.special.erf``: a CUDA ufunc)
+    #: although a runtime helper writes them with the array module alone (``runtime/special.py``).
+    library_functions: frozenset[str] = frozenset()
 
     def index_value(self, params: dict, dynamic: Sequence[ast.expr]) -> ast.expr:
         """An index as a value (for ``np.add.at``): ``3``, ``i`` or ``np.s_[1:, i]``."""
@@ -231,7 +234,7 @@ class Backend:
             return self.call("broadcast", args)
         if prim == "einsum":  # np.einsum("ij,jk->ik", a, b): the subscripts first
             return self.call("einsum", [constant(params["subscripts"]), *args])
-        helper = helper_for(prim)
+        helper = helper_for(prim) if prim not in self.library_functions else None
         if rule is None:  # a row-by-row primitive (ir.batching): its helper, statics by keyword
             return ast.Call(
                 ast.Name(helper, ast.Load()), args, [ast.keyword(k, constant(v)) for k, v in params.items()]
@@ -417,7 +420,14 @@ def _dotted_name(node: ast.expr, roots: dict[str, str]) -> str | None:
 
 
 NUMPY = Backend("numpy", "np")
-CUPY = Backend("cupy", "cp", renames=(("scipy.", "cupyx.scipy."),), api=load_cupy_api, host=False)
+CUPY = Backend(
+    "cupy",
+    "cp",
+    renames=(("scipy.", "cupyx.scipy."),),
+    api=load_cupy_api,
+    host=False,
+    library_functions=frozenset({"erf", "erfc"}),
+)
 #: The targets by name; ``codegen/standard.py`` (imported by the package) adds ``array-api``.
 BACKENDS = {"numpy": NUMPY, "cupy": CUPY}
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 
 from ..ir.core import Lit
+from .complexes import COMPLEX_DTYPES
 from .values import _Function
 
 #: The floating dtypes ``x.astype(...)`` is differentiated to, by how the source names them.
@@ -55,12 +56,23 @@ def float_dtype(value: object) -> str | None:
     return None
 
 
+def _complex_dtype(value: object) -> bool:
+    """``complex``, ``np.complex128``, ``"complex128"``: the complex dtypes the fence lets through."""
+    if isinstance(value, _Function) and value.local is None:
+        return value.name.rpartition(".")[2] in COMPLEX_DTYPES
+    return isinstance(value, Lit) and value.value in COMPLEX_DTYPES
+
+
 def dtype_call(lw, name: str, args: list, kwargs: dict, node: ast.AST) -> object:
     """``np.zeros(n, dtype=float)``, ``np.array(rows, dtype=np.float32)``: the call, then ``astype``
     (differentiable); of another dtype (``np.ones((T, T), dtype=bool)``, ``dtype=int``), static
     code written as the source wrote it (a differentiated value cast so is refused there)."""
     rest = {k: v for k, v in kwargs.items() if k != "dtype"}
     dtype = float_dtype(kwargs["dtype"])
+    if dtype is None and _complex_dtype(kwargs["dtype"]):  # np.eye(2, dtype=complex): np.eye(2) + 0j
+        made = [_floats(a) for a in args] if name in ("numpy.array", "numpy.asarray") else args
+        value = lw.call_primitive(name, made, rest, node)
+        return lw.bound_primitive("add", [value, Lit(0j)], {}, node)
     if dtype is None:
         short = name.rpartition(".")[2]
         raise lw.error("YS031", f"{short}() with a dtype that is not a float is static code only", node)

@@ -25,10 +25,13 @@ import ast
 from ..dsl.rule import BindError, bind
 from ..errors import UserError
 from ..ir.core import Lit, Var
+from ..ir.primitives import STATIC_LIBRARY as LIBRARY
+from ..ir.primitives import STATIC_OPERAND as OPERAND
 from ..ir.primitives import primitive
 from .adapters_dtype import DTYPE_CALLS, dtype_call, float_dtype
 from .adapters_einsum import subscripts_first
 from .adapters_shape import adapt_shape
+from .expressions import NeedsUnrolling, _fields
 from .fence import lambda_function
 from .generated import edited_helper, generated_helpers
 from .state import LoweringState
@@ -45,6 +48,10 @@ from .values import (
     _params_with_defaults,
     _Unresolved,
 )
+
+#: Library functions whose rule holds on part of their domain (real symmetric matrices): in
+#: module-level code, where no parameter is read, they run as NumPy runs them.
+_ANY_MATRIX = frozenset({"numpy.linalg.eigvals"})
 
 
 class CallLowering(LoweringState):
@@ -184,6 +191,12 @@ class CallLowering(LoweringState):
         adapted = self.adapt(name, args, kwargs, node)
         if adapted is not None:
             return adapted
+        if self.module_lowering and name in _ANY_MATRIX and len(args) == 1 and not kwargs:
+            # module-level code reads no parameter: np.linalg.eigvals(W) of any W, as NumPy computes
+            # it (its rule is for the real symmetric matrices whose eigenvalues are real)
+            where = ("YS031", name, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), "")
+            params = {"code": f"{LIBRARY}0({OPERAND}0)", "modules": (name,), "through": (), "refusal": where}
+            return self.add("static", [self.as_array(args[0], node)], params, node)
         if name not in self.table.names and f"{name}#0" in self.table.names:
             # a function returning a tuple, each element its own primitive: slogdet -> (sign, logdet)
             n = 0
@@ -213,7 +226,10 @@ class CallLowering(LoweringState):
         for key, value in params.items():
             constant = _constant_value(value)
             if constant is _NOT_CONSTANT:
-                raise self.error("YS033", f"{key}= of {prim}() must be a constant", node)
+                error = self.error("YS033", f"{key}= of {prim}() must be a constant", node)
+                if self.loop_level:  # np.roll(x, 1, axis=mu) in a loop over range(2): unrolled
+                    raise NeedsUnrolling(*_fields(error))
+                raise error
             static[key] = constant
         if rule.variadic:  # np.concatenate([a, b]): the list's elements are operands
             sequence = operands.pop()
@@ -221,6 +237,8 @@ class CallLowering(LoweringState):
                 sequence = tuple(Lit(v) for v in sequence.value)
             if self.is_list(sequence) and prim == "stack" and static.get("axis", 0) == 0:
                 return self.stacked(sequence, node)  # np.stack(lst)
+            if self.is_list(sequence) and prim in ("stack", "concatenate"):
+                return self.joined(prim, sequence, static.get("axis", 0), node)  # np.stack(lst, axis=1)
             if not isinstance(sequence, tuple):
                 raise self.error("YS032", f"{prim}() takes a list or tuple of arrays written in the call", node)
             operands.extend(sequence)
@@ -394,8 +412,10 @@ class CallLowering(LoweringState):
                 if name == "builtins.enumerate" and len(seqs) == 1:
                     return tuple((Lit(i), v) for i, v in enumerate(seqs[0]))
         value = self.expr(node, env)
-        if isinstance(value, Lit) and isinstance(value.value, tuple):
+        if isinstance(value, Lit) and isinstance(value.value, tuple | dict):  # (a dict: its keys)
             return tuple(Lit(v) for v in value.value)
+        if isinstance(value, dict):
+            return tuple(Lit(k) for k in value)
         if isinstance(value, tuple):
             return value
         raise self.error(

@@ -73,6 +73,7 @@ def complex_errors(module, fn: ast.FunctionDef) -> list[UserError]:
     local = {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     local |= {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)}
     annotations = {id(n) for a in _annotations(fn) for n in ast.walk(a)}
+    annotations |= _complex_dtypes(nodes)  # np.eye(2, dtype=complex): np.eye(2) + 0j
     for node in nodes:
         if type(node) not in _READ or id(node) in annotations:  # (an annotation: complex_params)
             continue
@@ -102,6 +103,24 @@ def complex_errors(module, fn: ast.FunctionDef) -> list[UserError]:
             seen.add(where)
             errors.append(located("YS022", f"{what}: {WHY}", node, module.path, module.source))
     return errors
+
+
+#: Array makers whose ``dtype=complex`` is the real array plus ``0j`` (``adapters_dtype``).
+_COMPLEX_MAKERS = frozenset({"array", "asarray", "zeros", "ones", "eye", "identity", "full", "empty"})
+#: The complex dtypes they take so, as the source names them.
+COMPLEX_DTYPES = frozenset({"complex", "complex128", "cdouble", "complex_"})
+
+
+def _complex_dtypes(nodes: list[ast.AST]) -> set[int]:
+    """The nodes of ``dtype=complex`` (``np.complex128``, ``"complex128"``) on an array maker."""
+    out: set[int] = set()
+    for call in nodes:
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _COMPLEX_MAKERS:
+            for kw in call.keywords:
+                named = kw.value.value if isinstance(kw.value, ast.Constant) else _dotted(kw.value) or ""
+                if kw.arg == "dtype" and str(named).rpartition(".")[2] in COMPLEX_DTYPES:
+                    out |= {id(n) for n in ast.walk(kw.value)}
+    return out
 
 
 def _annotations(fn: ast.FunctionDef) -> list[ast.expr]:

@@ -135,12 +135,28 @@ def _more(node: ast.expr, constants: dict[str, object], imports: dict[str, str])
         return value(node.body if test else node.orelse, constants, imports)
     if isinstance(node, ast.ListComp | ast.GeneratorExp):
         return _sized(list(_comprehension(node.elt, node.generators, dict(constants), imports)))
+    if isinstance(node, ast.JoinedStr):  # f"s{i}": a key built in a loop
+        return "".join(_formatted(v, constants, imports) for v in node.values)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _BUILTINS:
         if node.func.id in constants or node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
             raise NotConstant
         args = [value(a, constants, imports) for a in node.args]
         return _guarded(_BUILTINS[node.func.id], *args)
     raise NotConstant
+
+
+def _formatted(node: ast.expr, constants: dict[str, object], imports: dict[str, str]) -> str:
+    """A part of an f-string: its text, or a number or string formatted as Python formats it."""
+    if isinstance(node, ast.Constant):
+        return str(node.value)
+    if not isinstance(node, ast.FormattedValue):
+        raise NotConstant
+    item = value(node.value, constants, imports)
+    if not isinstance(item, int | float | str):
+        raise NotConstant
+    convert = {-1: lambda v: v, 115: str, 114: repr, 97: ascii}[node.conversion]
+    spec = value(node.format_spec, constants, imports) if node.format_spec is not None else ""
+    return _guarded(format, convert(item), spec)
 
 
 def _guarded(fn, *args):

@@ -51,6 +51,7 @@ class ControlLowering(LoweringState):
     def block(self, stmts: list[ast.stmt], env: dict) -> Atom | None:
         """Lower a statement list; the returned value if it ends in ``return`` (else None)."""
         for idx, stmt in enumerate(stmts):
+            stmt = self.maps_as_generators(stmt, env)
             hoisted = self.runtime_comprehensions(stmt, env)
             if hoisted is not None:  # [f(v) for v in lst] of a run-time length: a loop, then stmt
                 return self.block(hoisted + stmts[idx + 1 :], env)
@@ -260,8 +261,12 @@ class ControlLowering(LoweringState):
                     if zipped[0] == "static":
                         return ("static", [(Lit(k), v) for k, v in enumerate(zipped[1])])
                     return (*zipped[:-1], target.elts[0].id)
-                self.check_target(target.elts[1])
                 seq = self.expr(it.args[0], env)
+                nested = not isinstance(target.elts[1], ast.Name)
+                if nested and isinstance(seq, Lit) and isinstance(seq.value, tuple):  # (a, b) of PAIRS: unrolled
+                    seq = tuple(Lit(v) for v in seq.value)
+                if not isinstance(seq, tuple):
+                    self.check_target(target.elts[1])
                 if isinstance(seq, tuple):
                     return ("static", [(Lit(k), v) for k, v in enumerate(seq)])
                 rows = self.as_array(seq, it.args[0])

@@ -88,10 +88,17 @@ def live_after(fn: ast.AST, node: ast.stmt, name: str) -> bool:
 
 
 def _nested_locals(fn: ast.AST) -> dict[int, set[str]]:
-    """id() of each name node inside a nested function or lambda of ``fn`` -> the names local to
-    it (its parameters and the names it assigns): reading one is not reading ``fn``'s name."""
+    """id() of each name node inside a nested function, lambda or comprehension of ``fn`` -> the
+    names local to it (its parameters and the names it assigns, a comprehension's variables):
+    reading one is not reading ``fn``'s name."""
     found: dict[int, set[str]] = {}
     for node in ast.walk(fn):
+        if isinstance(node, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp) and node is not fn:
+            names = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+            for inner in ast.walk(node):  # (a comprehension's variables are its own too)
+                if isinstance(inner, ast.Name):
+                    found.setdefault(id(inner), set()).update(names)
+            continue
         if node is fn or not isinstance(node, ast.FunctionDef | ast.Lambda):
             continue
         a = node.args

@@ -50,6 +50,8 @@ class Module:
     #: Module-level names whose value the tool does not follow: name -> (statement, why), refused
     #: (YS048) where a function reads the name (``module_level``).
     refused: dict[str, tuple[ast.AST, str]] = field(default_factory=dict)
+    #: Module-level statements read as functions (``module_blocks``): their names -> the function.
+    blocks: dict[str, ast.FunctionDef] = field(default_factory=dict)
     #: The statics to lower before a draw of a seeded generator, in the module's order.
     before: dict[str, tuple[str, ...]] = field(default_factory=dict)
     selected: list[str] = field(default_factory=list)

@@ -30,6 +30,7 @@ import ast
 
 from ..errors import UserError
 from ..ir.core import Atom, Lit, Slice, Var
+from ..ir.primitives import STATIC_OPERAND as OPERAND
 from .state import LoweringState
 from .values import _Function
 
@@ -70,6 +71,26 @@ class ListLowering(LoweringState):
         """``np.array(lst)`` of a list built at run time."""
         return self.add("list_stack", [value], {}, node)
 
+    def joined(self, prim: str, value: Var, axis: object, node: ast.AST) -> Atom:
+        """``np.stack(lst, axis=k)`` and ``np.concatenate(lst, axis=k)`` of a list built at run
+        time: its items stacked on a new axis 0, moved to ``k``; for ``concatenate``, that axis
+        then merged with the next (the items have one shape, as ``np.array(lst)`` needs)."""
+        if not isinstance(axis, int) or isinstance(axis, bool):
+            raise self.error("YS032", f"{prim}() of a list built at run time takes an integer axis=", node)
+        stacked = self.stacked(value, node)
+        if prim == "stack" or axis != 0:
+            destination = axis if prim == "stack" or axis >= 0 else axis - 1
+            stacked = self.bound_primitive("moveaxis", [stacked], {"source": 0, "destination": destination}, node)
+        if prim == "stack":
+            return stacked
+        at = axis if axis >= 0 else axis - 1  # the stacked axis, then the items' axis it joins
+        shape = self.bound_primitive("shape", [stacked], {}, node)
+        where = ("YS032", f"{prim}() of a list", getattr(node, "lineno", 0), getattr(node, "col_offset", 0), "")
+        code = f"{OPERAND}0[:{at}] + (-1,) + {OPERAND}0[{at}:][2:]"
+        params = {"code": code, "modules": (), "through": (), "refusal": where}
+        merged = self.add("static", [shape], params, node)
+        return self.bound_primitive("reshape", [stacked, merged], {}, node)
+
     def mark_lists(self, sources: list[list[object]], outs: list[Var]) -> None:
         """Results of a loop or branch are lists where a value they may be is (``sources[k]``)."""
         for k, out in enumerate(outs):
@@ -109,6 +130,40 @@ class ListLowering(LoweringState):
                 self.unrolled(node, k + 1, inner, out)
 
     expr_GeneratorExp = expr_ListComp
+
+    def expr_DictComp(self, node: ast.DictComp, env: dict) -> dict:
+        """``{k: 2.0 * v for k, v in p.items()}``: unrolled, a dict of values whose keys are known
+        when generating."""
+        pairs: list = []
+        items = ast.copy_location(ast.ListComp(ast.Tuple([node.key, node.value], ast.Load()), node.generators), node)
+        self.unrolled(items, 0, env, pairs)
+        out = {}
+        for key, value in pairs:
+            if not (isinstance(key, Lit) and isinstance(key.value, str | int | float | bool | tuple)):
+                raise self.error("YS034", "a dict comprehension's keys must be known when generating", node.key)
+            out[key.value] = value
+        return out
+
+    def maps_as_generators(self, stmt: ast.stmt, env: dict) -> ast.stmt:
+        """``stmt`` with each ``map(f, xs)`` of the builtin map written ``(f(v) for v in xs)`` (a copy;
+        ``stmt`` itself when it has none), so that a run-time length is a loop as a comprehension is."""
+        shadowed = "map" in env or any("map" in t for t in (self.module.functions, self.module.constants))
+        calls = [] if shadowed else [n for n in ast.walk(stmt) if _is_map(n)]
+        if not calls:
+            return stmt
+        replaced = stmt
+        for call in calls:
+            names = [f"_map{call.lineno}_{call.col_offset}_{k}" for k in range(len(call.args) - 1)]
+            targets = [ast.Name(n, ast.Store()) for n in names]
+            target = targets[0] if len(targets) == 1 else ast.Tuple(targets, ast.Store())
+            source = call.args[1] if len(call.args) == 2 else ast.Call(ast.Name("zip", ast.Load()), call.args[1:], [])
+            elt = ast.Call(call.args[0], [ast.Name(n, ast.Load()) for n in names], [])
+            gen = ast.GeneratorExp(elt, [ast.comprehension(target, source, [], 0)])
+            for n in ast.walk(gen):
+                if not hasattr(n, "lineno") and isinstance(n, ast.expr):
+                    ast.copy_location(n, call)
+            replaced = _Replace(call, gen).visit(replaced)
+        return replaced
 
     def runtime_comprehensions(self, stmt: ast.stmt, env: dict) -> list[ast.stmt] | None:
         """``stmt`` with each comprehension of a run-time length whose items read the function's
@@ -201,6 +256,17 @@ def _names(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
+def _is_map(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "map"
+        and len(node.args) >= 2
+        and not node.keywords
+        and not any(isinstance(a, ast.Starred) for a in node.args)
+    )
+
+
 class _Replace(ast.NodeTransformer):
     """A copy of a tree with the node ``old`` replaced by ``new`` (the tree itself unchanged)."""
 
@@ -213,5 +279,6 @@ class _Replace(ast.NodeTransformer):
         return super().visit(node)
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
-        copy = ast.copy_location(type(node)(**{f: getattr(node, f) for f in node._fields}), node)
-        return super().generic_visit(copy)
+        # (its lists copied too: generic_visit writes a list field's new items into that list)
+        fields = {f: list(v) if isinstance(v, list) else v for f in node._fields for v in [getattr(node, f)]}
+        return super().generic_visit(ast.copy_location(type(node)(**fields), node))

@@ -25,7 +25,7 @@ imported, and records on the ``fence.Module``:
     >>> import ast
     >>> from types import SimpleNamespace as NS
     >>> m = NS(functions={}, classes={}, imports={}, constants={}, arrays={}, statics={},
-    ...        static_texts={}, refused={}, before={}, source="")
+    ...        static_texts={}, refused={}, before={}, blocks={}, source="")
     >>> ModuleLevel(m).run(ast.parse("P = []\\nfor p in range(1, 4):\\n    P.append(p)\\nD = {}\\nD['k'] = 3.0").body)
     >>> m.constants["P"], m.constants["D"]
     ((1, 2, 3), {'k': 3.0})
@@ -38,17 +38,25 @@ import copy
 
 from .constants import LIMIT, NotConstant, array_value, bind
 from .constants import value as constant_value
+from .module_blocks import (
+    _changed,
+    _item,
+    _qualified,
+    _seeded,
+    _stored,
+    _text,
+    _unseeded,
+    restore_state,
+    save_state,
+    write_block,
+)
 
-#: Constructors of random generators: seeded when given a seed.
-_GENERATORS = {"default_rng", "RandomState", "Generator", "SeedSequence", "PCG64", "MT19937", "Philox", "SFC64"}
-_RANDOM_MODULES = ("numpy.random", "cupy.random", "random")
 #: Calls of a module-level name's method folded on a list (a tuple here) or a dict.
 _LIST_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "reverse", "sort"}
 _DICT_METHODS = {"update", "setdefault", "pop", "clear"}
 #: Library calls whose result may share their argument's memory (a view): a change of the
 #: argument in place changes them too.
 _VIEWS = {"asarray", "reshape", "ravel", "transpose", "squeeze", "broadcast_to", "atleast_1d", "atleast_2d"}
-_MUTATORS = _LIST_METHODS | _DICT_METHODS | {"fill", "resize", "put", "shuffle", "popitem", "add", "discard"}
 _MAIN = 'if __name__ == "__main__":'
 _ADVICE = "compute it in the function, or pass it to the function as a parameter"
 
@@ -73,6 +81,8 @@ class ModuleLevel:
         self.generators: set[str] = set()  # names bound to a seeded generator
         self.draws: list[str] = []  # static keys reading a generator, in the module's order
         self.depth = 0  # loops and ifs being run
+        #: static key -> (the module-level names the file's functions it calls read, the line, a function)
+        self.through_calls: dict[str, tuple[set[str], int, str]] = {}
 
     def run(self, body: list[ast.stmt]) -> None:
         for stmt in body:
@@ -117,6 +127,7 @@ class ModuleLevel:
                 node,
                 f"is changed under {_MAIN} (line {node.lineno}), which does not run where the generated module is imported; set it before that block, or pass it to the function as a parameter",
             )
+        saved = save_state(self) if not self.depth else None
         self.depth += 1
         try:
             if isinstance(node, ast.If):
@@ -130,8 +141,11 @@ class ModuleLevel:
                 else:
                     self.run(node.orelse)
         except NotConstant:
+            if saved is None:
+                raise  # (a loop or if in a loop being folded: the outermost statement is written whole)
+            restore_state(self, saved)
             what = "a loop" if not isinstance(node, ast.If) else "an `if`"
-            self.refuse_changes(node, f"is changed in {what} over values not known when generating")
+            write_block(self, node, f"is changed in {what} over values not known when generating")
         finally:
             self.depth -= 1
             if not self.depth:
@@ -176,8 +190,8 @@ class ModuleLevel:
                 # D["b"] = np.array([0.25, -0.5]): the array as the expression written
                 item_kind, item = ("expression", value) if kind == "array" else (kind, folded)
                 self.set_item(target.value.id, target.slice, item_kind, item, stmt, text)
-            else:
-                self.refuse_changes(target, "is written in a way the tool does not follow")
+            else:  # D["k"][0] = 3.0, obj.attr = v: the statement as it is
+                self.unfollowed(stmt, "is written in a way the tool does not follow")
 
     def unpack_constant(self, target: ast.expr, folded: object, stmt: ast.stmt, text: str) -> None:
         """``A, (B, C) = 1.0, (2, [0, 1])``."""
@@ -204,6 +218,16 @@ class ModuleLevel:
             self.refuse_changes(stmt, "is unpacked from a value of another length")
 
     def bind_name(self, name: str, kind: str, folded: object, stmt: ast.stmt, text: str) -> None:
+        if kind == "expression" and self.known(name) and _reads(folded, name):
+            if name in self.m.refused:  # X = np.array(X) of an X refused: refused still
+                return
+            old = self.hide(name)  # W = W * 2.0, X = np.array(X): the value it had, under a hidden name
+            self.move(name, old)
+            folded = copy.deepcopy(folded)
+            for n in ast.walk(folded):
+                if isinstance(n, ast.Name) and n.id == name:
+                    n.id = old
+            text = text or _text(stmt, self.m.source)
         self.rebind(name)
         self.shares.pop(name, None)
         for other in _held(folded if kind == "expression" else stmt.value, self.m.imports):
@@ -221,8 +245,7 @@ class ModuleLevel:
     def augmented(self, node: ast.AugAssign) -> None:
         target, text = node.target, _text(node, self.m.source)
         if not isinstance(target, ast.Name):
-            base = target.value if isinstance(target, ast.Subscript | ast.Attribute) else target
-            return self.refuse_changes(base, "is changed in place in a way the tool does not follow")
+            return self.unfollowed(node, "is changed in place in a way the tool does not follow")
         name, m = target.id, self.m
         if name in m.constants:
             try:
@@ -236,7 +259,11 @@ class ModuleLevel:
         self.changed_in_place(name, node)  # W *= 4.0: W = W'1 * 4.0, the first value hidden
         old = self.hide(name)
         self.move(name, old)
-        self.record(name, ast.BinOp(ast.Name(old, ast.Load()), node.op, copy.deepcopy(node.value)), node, text)
+        value = copy.deepcopy(node.value)  # W *= 1 / np.max(W): the W it reads is W'1 too
+        for n in ast.walk(value):
+            if isinstance(n, ast.Name) and n.id == name:
+                n.id = old
+        self.record(name, ast.BinOp(ast.Name(old, ast.Load()), node.op, value), node, text)
 
     def expression(self, node: ast.Expr) -> None:
         call = node.value
@@ -251,9 +278,9 @@ class ModuleLevel:
                 self.refuse(name, node, f"is written by {func.id}() (global) at line {node.lineno}")
         if isinstance(func, ast.Name) and func.id in ("print", "len", "repr", "str", "format"):
             return
-        for arg in [*call.args, *(k.value for k in call.keywords)]:  # np.random.shuffle(IDX) changes IDX
-            if isinstance(arg, ast.Name) and self.known(arg.id):
-                self.refuse(arg.id, node, f"is passed to a call at line {node.lineno} that may change it")
+        args = [*call.args, *(k.value for k in call.keywords)]  # np.random.shuffle(IDX) changes IDX
+        if any(isinstance(arg, ast.Name) and self.known(arg.id) for arg in args):
+            self.unfollowed(node, f"is passed to a call at line {node.lineno} that may change it")
 
     def method(self, name: str, attr: str, call: ast.Call, stmt: ast.stmt) -> None:
         m, text = self.m, _text(stmt, self.m.source)
@@ -278,10 +305,7 @@ class ModuleLevel:
         if isinstance(display, ast.List) and attr in ("append", "extend") and not call.keywords:
             self.changed_in_place(name, stmt)
             return self.extend_display(name, display, attr, call, stmt, text)
-        self.refuse(name, stmt, f"is changed by .{attr}() at line {stmt.lineno}, which the tool does not follow")
-        for arg in call.args:  # RNG.shuffle(IDX) changes IDX
-            if isinstance(arg, ast.Name) and self.known(arg.id):
-                self.refuse(arg.id, stmt, f"is passed to a call at line {stmt.lineno} that may change it")
+        self.unfollowed(stmt, f"is changed by .{attr}() at line {stmt.lineno}, which the tool does not follow")
 
     def extend_display(
         self, name: str, display: ast.List, attr: str, call: ast.Call, stmt: ast.stmt, text: str
@@ -305,8 +329,8 @@ class ModuleLevel:
         try:
             index = _tuples(self.constant(key))
         except NotConstant:
-            return self.refuse(
-                name, stmt, f"has an item written at line {stmt.lineno} at an index not known when generating"
+            return self.unfollowed(
+                stmt, f"has an item written at line {stmt.lineno} at an index not known when generating"
             )
         if isinstance(base, dict | tuple) and kind == "constant":
             try:
@@ -328,11 +352,7 @@ class ModuleLevel:
             old = self.hide(name)
             self.move(name, old)
             return self.record(name, ast.Dict(keys, values), stmt, text)
-        self.refuse(
-            name,
-            stmt,
-            f"has an item written at line {stmt.lineno}, which the tool does not follow (build it with np.where or np.concatenate, or in the function)",
-        )
+        self.unfollowed(stmt, f"has an item written at line {stmt.lineno}, which the tool does not follow")
 
     # ---- bindings ---------------------------------------------------------------------------
 
@@ -354,6 +374,9 @@ class ModuleLevel:
         read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         for name in read:
             self.readers.setdefault(name, set()).add(key)
+        called = _called_functions(node, self.m)
+        if called:  # B = helper(): helper reads SCALE as it is now, not as a later statement leaves it
+            self.through_calls[key] = (_global_reads(called, self.m), stmt.lineno, called[0].name)
         if _seeded(node, self.m.imports) or read & self.generators:
             self.generators.add(key)
             self.m.before[key] = tuple(self.draws)
@@ -362,6 +385,11 @@ class ModuleLevel:
     def rebind(self, name: str) -> None:
         """Before ``name`` is bound again: the expressions that read it keep its value, hidden."""
         m = self.m
+        for key, (reads, line, fn) in list(self.through_calls.items()):
+            if name in reads and key in m.statics and key != name:
+                del self.through_calls[key]
+                why = f"is computed at line {line} by {fn}(), which reads {name!r}, changed after that line"
+                self.refuse(key, m.statics[key], f"{why} (the generated module would read the new value)")
         m.refused.pop(name, None)
         if self.readers.get(name) and any(name in t for t in (m.constants, m.arrays, m.statics)):
             self.move(name, self.hide(name))
@@ -402,6 +430,13 @@ class ModuleLevel:
                     other, stmt, f"holds {name}, which line {stmt.lineno} changes in place (take a copy: {name}.copy())"
                 )
 
+    def unfollowed(self, stmt: ast.stmt, why: str) -> None:
+        """``stmt`` changes names in a way not folded: in a loop being folded, the loop is written
+        whole (``NotConstant``); else the statement itself (``module_blocks``)."""
+        if self.depth:
+            raise NotConstant
+        write_block(self, stmt, why)
+
     def refuse_changes(self, node: ast.AST, why: str) -> None:
         for name, at in sorted(_changed(node, self.m.functions).items()):
             self.refuse(name, at, why)
@@ -425,6 +460,35 @@ class ModuleLevel:
 
 
 # ---- helpers --------------------------------------------------------------------------------
+
+
+def _called_functions(node: ast.AST, m) -> list[ast.FunctionDef]:
+    """The file's functions a call in ``node`` reaches (through module-level blocks too), the first first."""
+    found: dict[str, ast.FunctionDef] = {}
+    todo = [node]
+    while todo:
+        for n in ast.walk(todo.pop()):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id not in found:
+                fn = m.functions.get(n.func.id) or m.blocks.get(n.func.id)
+                if fn is not None:
+                    found[n.func.id] = fn
+                    todo.append(fn)
+    return [f for n, f in found.items() if n not in m.blocks]  # (a block's reads are its arguments)
+
+
+def _global_reads(fns: list[ast.FunctionDef], m) -> set[str]:
+    """The module-level names ``fns`` read (not their parameters or the names they assign)."""
+    out: set[str] = set()
+    for fn in fns:
+        args = fn.args
+        local = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg] if a}
+        local |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        out |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - local
+    return out
+
+
+def _reads(node: ast.AST, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(node))
 
 
 def _folded_method(value: object, attr: str, args: list) -> object:
@@ -455,40 +519,6 @@ def _imports(node: ast.Import | ast.ImportFrom, imports: dict[str, str]) -> None
             imports[alias.asname or alias.name] = f"{base}{sep}{alias.name}"
 
 
-def _qualified(node: ast.expr, imports: dict[str, str]) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name) or node.id not in imports:
-        return None
-    return ".".join([imports[node.id], *reversed(parts)])
-
-
-def _random_calls(node: ast.expr, imports: dict[str, str]):
-    for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
-        name = _qualified(call.func, imports)
-        if name and name.rpartition(".")[0] in _RANDOM_MODULES:
-            yield call, name
-
-
-def _is_seed(call: ast.Call) -> bool:
-    seed = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "seed"), None)
-    return seed is not None and not (isinstance(seed, ast.Constant) and seed.value is None)
-
-
-def _unseeded(node: ast.expr, imports: dict[str, str]) -> str | None:
-    """The name of a draw from a global or unseeded generator in ``node``, else None."""
-    for call, name in _random_calls(node, imports):
-        if name.rpartition(".")[2] not in _GENERATORS or not _is_seed(call):
-            return name
-    return None
-
-
-def _seeded(node: ast.expr, imports: dict[str, str]) -> bool:
-    return any(name.rpartition(".")[2] in _GENERATORS for _, name in _random_calls(node, imports))
-
-
 def _held(node: ast.expr | None, imports: dict[str, str]) -> set[str]:
     """Names whose object the value of ``node`` may hold: ``W``, ``[W, 1]``, ``W[0]``, ``W.T``,
     ``np.asarray(W)`` (a new value, ``W * 2`` or ``np.sin(W)``, holds none)."""
@@ -509,42 +539,6 @@ def _held(node: ast.expr | None, imports: dict[str, str]) -> set[str]:
     return set()
 
 
-def _stored(target: ast.expr) -> list[str]:
-    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
-
-
-def _changed(node: ast.AST, functions: dict) -> dict[str, ast.AST]:
-    """The module-level names a statement (or target) may bind or change, each at its first change."""
-    found: dict[str, ast.AST] = {}
-    for n in ast.walk(node):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del):
-            found.setdefault(n.id, n)
-        elif isinstance(n, ast.Subscript | ast.Attribute) and isinstance(n.ctx, ast.Store | ast.Del):
-            for name in _stored(n.value):
-                found.setdefault(name, n)
-        elif _mutates(n):
-            found.setdefault(n.func.value.id, n)  # X.append(...), X.fill(0.0)
-        if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call):  # shuffle(IDX): a call may change its arguments
-            for a in n.value.args:
-                if isinstance(a, ast.Name):
-                    found.setdefault(a.id, a)
-    return {name: n for name, n in found.items() if name not in functions}
-
-
-def _mutates(n: ast.AST) -> bool:
-    return (
-        isinstance(n, ast.Call)
-        and isinstance(n.func, ast.Attribute)
-        and isinstance(n.func.value, ast.Name)
-        and n.func.attr in _MUTATORS
-    )
-
-
-def _item(whole: str, i: int, stmt: ast.stmt) -> ast.Subscript:
-    node = ast.Subscript(ast.Name(whole, ast.Load()), ast.Constant(i), ast.Load())
-    return ast.copy_location(node, stmt)
-
-
 def _literal(value: object) -> ast.expr:
     if isinstance(value, dict):
         return ast.Dict([ast.Constant(k) for k in value], [_literal(v) for v in value.values()])
@@ -555,11 +549,6 @@ def _tuples(value: object) -> object:
     if isinstance(value, list | tuple):
         return tuple(_tuples(v) for v in value)
     return value
-
-
-def _text(stmt: ast.stmt, source: str) -> str:
-    text = ast.get_source_segment(source, stmt) if source else None
-    return (text or ast.unparse(stmt)).splitlines()[0]
 
 
 def lambda_function(name: str, node: ast.Lambda) -> ast.FunctionDef:

@@ -65,6 +65,11 @@ class NameResolution(LoweringState):
             return self.add("asarray", [Lit(m.arrays[name])], {}, node)
         if name in m.functions:
             return self.local_function(name, m.functions[name], m)
+        if name in m.blocks:  # a module-level statement the tool runs as it is (module_blocks)
+            if id(m.blocks[name]) not in self.checked:  # (fenced as a function's code is)
+                self.checked.add(id(m.blocks[name]))
+                check_functions(m, [m.blocks[name]])
+            return self.local_function(name, m.blocks[name], m)
         if name in m.imports:
             return self.qualified(m.imports[name], node)
         if name in m.statics:

@@ -288,6 +288,10 @@ class LoweringState:
         """``np.array(lst)`` of a list built at run time."""
         raise NotImplementedError
 
+    def joined(self, prim: str, value: Var, axis: object, node: ast.AST) -> Atom:
+        """``np.stack(lst, axis=k)``, ``np.concatenate(lst, axis=k)`` of a list built at run time."""
+        raise NotImplementedError
+
     def mark_lists(self, sources: list[list[object]], outs: list[Var]) -> None:
         """Results of a loop or branch are lists where a value they may be is (``sources[k]``)."""
         raise NotImplementedError
@@ -298,6 +302,10 @@ class LoweringState:
 
     def static_sequence(self, node: ast.expr, env: dict) -> tuple:
         """The items of a sequence whose length is known when generating (``calls``)."""
+        raise NotImplementedError
+
+    def maps_as_generators(self, stmt: ast.stmt, env: dict) -> ast.stmt:
+        """``stmt`` with ``map(f, xs)`` written ``(f(v) for v in xs)`` (``lists``)."""
         raise NotImplementedError
 
     def runtime_comprehensions(self, stmt: ast.stmt, env: dict) -> list[ast.stmt] | None:

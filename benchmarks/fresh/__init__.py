@@ -1,0 +1,1 @@
+"""Fresh files and everyday idioms, measured as a new user meets the tool (issue 37)."""
