@@ -39,7 +39,7 @@ from .frontend.complexes import complex_params
 from .frontend.fence import fence
 from .frontend.lower import lower
 from .ir.core import IRError, Tape, is_option, verify
-from .ir.modes import AUTO, BAND, COLUMNS, GRAD, Form, Mode, form_named, mode_named
+from .ir.modes import AUTO, GRAD, Form, Mode, form_named, mode_named
 from .transform.checkpoint import snapshots
 from .transform.complex_types import complex_seeds, complex_types
 from .transform.differentiate import differentiate
@@ -143,12 +143,8 @@ def _form_for(form: Form, mode: Mode, target: str, sparse: bool, path: str) -> F
     if sparse or not BACKENDS[target].batched_rows:
         what = "--sparse" if sparse else f"--target {target}"
         raise UserError("YS043", f"--form {form.name}: {what} writes its own form (--form auto)", path)
-    wanted = {
-        COLUMNS: (mode.by_rows and mode.order == 1, "--jacobian"),
-        BAND: (mode.by_rows and mode.order == 2, "--hessian"),
-    }
-    fits, flag = wanted.get(form, (True, ""))
-    if not fits:
+    if form.of_mode is not None and mode_named(form.of_mode) is not mode:
+        flag = mode_named(form.of_mode).flag
         raise UserError("YS043", f"--form {form.name} ({form.describe}) is a form of {flag} only", path)
     return form
 

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import ast
 
-from ..ir.core import Eqn, Lit, Section, Tape, Var
+from ..ir.core import Eqn, Section, Tape, Var
 from .base import WriterBase, named, tuple_of
-from .seeds import _part
+from .seeds import _part, jacobian_parameters
 from .split import split_seeded
 from .statements import Else, Line
 
@@ -60,12 +60,9 @@ class ForwardColumnsWriter:
         self.w.checked = True  # (no check of a seed: the loops make theirs)
         common, rows_first, cols_first = _preludes(tape, before, rows, cols)
         self.w.block(_part(tape, common), 0, body)
-        grads = tape.outputs[1 : 1 + len(facts.wrt)]
-        active: list[tuple[Var, Var]] = []  # (parameter, its tangent) of each Jacobian computed
-        for w, t, g in zip(facts.wrt, facts.columns, grads, strict=True):
-            x = next((i.var for i in tape.inputs if i.path[0] == w), None)
-            if x is not None and not (isinstance(g, Lit) and g.value is None):
-                active.append((x, tangents[t]))
+        params = jacobian_parameters(tape)
+        # (parameter, its tangent) of each Jacobian computed
+        active = [(p[2], tangents[t]) for p, t in zip(params, facts.columns, strict=True) if p is not None]
         value = self.w.atom(tape.outputs[0])
         count = self.w.namer.fresh("_n")
         total: ast.expr = self.w.backend.call("size", [self.w.atom(active[0][0])])
@@ -73,10 +70,7 @@ class ForwardColumnsWriter:
             total = ast.BinOp(total, ast.Add(), self.w.backend.call("size", [self.w.atom(x)]))
         body.append(Line(Section.BACKWARD, None, ast.Assign([named(count, ast.Store())], total, lineno=0), 0))
         if not facts.form.rows:  # --form columns: the columns alone
-            jacobians: list[ast.expr] = []
-            for w, g in zip(facts.wrt, grads, strict=True):
-                absent = isinstance(g, Lit) and g.value is None or not any(i.path[0] == w for i in tape.inputs)
-                jacobians.append(ast.Constant(None) if absent else named(self.w.namer.fresh(f"J_{w}")))
+            jacobians = self.w.seeds.jacobian_names(params)
             self.w.block(_part(tape, cols_first), 0, body)
             self.columns(cols, active, [j.id for j in jacobians if isinstance(j, ast.Name)], count, body, 0)
             return tuple_of([value, *jacobians] if facts.value else jacobians)

@@ -170,7 +170,7 @@ class SecondWriter:
         return names
 
     def not_banded(self, why: str = "") -> None:
-        """YS043 (``--form band``): ``hess_NAME`` has no band form (``why``, where the band form said)."""
+        """YS043 (``--form band``): ``hess_NAME`` has no band form (``why``: what keeps it from one, where known)."""
         span = next((e.span for e in self.w.tape.eqns if e.span is not None), None)
         because = f" ({why})" if why else ""
         raise at_span("YS043", f"--form band: {self.w.function_name()} is not written by its diagonals{because}", span)
@@ -184,9 +184,9 @@ class SecondWriter:
             if not form.band:
                 raise NotBanded
             test, lines = self.band.banded_rows(rows, batched.kinds, seed, seed_of(self.w.tape, seed)[1], H)
-        except NotBanded as why:
+        except NotBanded:
             if not form.rows:
-                self.not_banded(str(why))
+                self.not_banded()
             return self.w.batching.batched_rows(rows, batched, seed, body, None, [H])
         diagonals = sum(isinstance(line.node, ast.Expr) for line in lines)
         comment = f"H is banded ({diagonals} diagonal{'s' * (diagonals > 1)}): written diagonal by diagonal"
@@ -199,8 +199,4 @@ class SecondWriter:
             body.append(Line(Section.BACKWARD, None, error, 1))
             return [H]
         body.append(Line(Section.BACKWARD, None, Else(), 0, header=True, comment="the rows, batched"))
-        start = len(body)
-        names = self.w.batching.batched_rows(rows, batched, seed, body, None, [H])
-        for line in body[start:]:
-            line.depth += 1
-        return names
+        return self.w.batching.batched_rows(rows, batched, seed, body, None, [H], depth=1)

@@ -212,12 +212,11 @@ class SeedWriter:
         k = self.w.namer.fresh("_k")
         jacobians: list[ast.expr] = []
         assigns: list[tuple[str, Atom, Var]] = []
-        grads = tape.outputs[1 : 1 + len(tape.facts.wrt)]
-        for w, g in zip(tape.facts.wrt, grads, strict=True):
-            x = next((i.var for i in tape.inputs if i.path[0] == w), None)
-            if x is None or (isinstance(g, Lit) and g.value is None):
+        for param in jacobian_parameters(tape):
+            if param is None:
                 jacobians.append(ast.Constant(None))
                 continue
+            w, g, x = param
             name = self.w.namer.fresh(f"J_{w}")
             rows_shape = ast.BinOp(tuple_of([size]), ast.Add(), self.w.backend.call("shape", [self.w.atom(x)]))
             if standard:  # (the array API: no in-place writes, the rows are stacked after the loop)
@@ -295,19 +294,18 @@ class SeedWriter:
         batched = self.w.batching.batched_sweep(rows, [seed], {value.id} if isinstance(value, Var) else set())
         if batched is None:
             return None
-        targets: list[Target] = []
-        jacobians: list[ast.expr] = []
-        for w, g in zip(tape.facts.wrt, grads, strict=True):
-            x = next((i.var for i in tape.inputs if i.path[0] == w), None)
-            if x is None or (isinstance(g, Lit) and g.value is None):
-                jacobians.append(ast.Constant(None))
-                continue
-            targets.append((g, x, f"J_{w}"))
-            jacobians.append(named(self.w.namer.fresh(f"J_{w}")))
+        params = jacobian_parameters(tape)
+        targets: list[Target] = [(g, x, f"J_{w}") for w, g, x in filter(None, params)]
+        jacobians = self.jacobian_names(params)
         names = [j.id for j in jacobians if isinstance(j, ast.Name)]
         self.w.batching.batched_rows(rows, batched, seed, body, targets, names, source=value, depth=depth)
         atom = self.w.atom(value)
         return tuple_of([atom, *jacobians] if tape.facts.value else jacobians)
+
+    def jacobian_names(self, params: list[tuple[str, Atom, Var] | None]) -> list[ast.expr]:
+        """``J_x`` (a new name) for each parameter of ``jacobian_parameters`` that has a Jacobian, None
+        for the others: what ``jac_NAME`` returns after its value."""
+        return [ast.Constant(None) if p is None else named(self.w.namer.fresh(f"J_{p[0]}")) for p in params]
 
     def split_rows(self, seed: Var) -> tuple[list[Eqn], list[Eqn]]:
         """The equations before ``jac_NAME``'s loop over the rows and those of each row."""
@@ -338,3 +336,15 @@ def _part(tape: Tape, eqns: list[Eqn]) -> Tape:
     part = tape.copy_header()
     part.eqns = list(eqns)
     return part
+
+
+def jacobian_parameters(tape: Tape) -> list[tuple[str, Atom, Var] | None]:
+    """For each ``--wrt`` parameter of ``jac_NAME``: its name, its gradient's output and its input;
+    None where it has no Jacobian (no differentiable path reaches it, or the function reads no input
+    of it): ``jac_NAME`` returns None there."""
+    grads = tape.outputs[1 : 1 + len(tape.facts.wrt)]
+    params: list[tuple[str, Atom, Var] | None] = []
+    for w, g in zip(tape.facts.wrt, grads, strict=True):
+        x = next((i.var for i in tape.inputs if i.path[0] == w), None)
+        params.append(None if x is None or (isinstance(g, Lit) and g.value is None) else (w, g, x))
+    return params

@@ -211,12 +211,14 @@ class Form:
     band: bool = False
     #: What the form is for, in the words of its errors and its docs.
     describe: str = ""
+    #: The name of the one mode it is a form of (None: any mode).
+    of_mode: str | None = None
 
 
 AUTO = Form("auto", choices=True, rows=True, columns=True, band=True, describe="each choice chosen when it runs")
 ROWS = Form("rows", rows=True, describe="reverse sweeps batched over the rows, no branch")
-COLUMNS = Form("columns", columns=True, describe="jac_NAME by forward columns")
-BAND = Form("band", band=True, describe="hess_NAME by its diagonals")
+COLUMNS = Form("columns", columns=True, describe="jac_NAME by forward columns", of_mode="jacobian")
+BAND = Form("band", band=True, describe="hess_NAME by its diagonals", of_mode="hessian")
 #: Every form by its user's name.
 FORMS: dict[str, Form] = {f.name: f for f in (AUTO, ROWS, COLUMNS, BAND)}
 
