@@ -22,14 +22,13 @@ from __future__ import annotations
 import ast
 
 from ..errors import UserError
-from ..ir.core import Atom, Dyn, Input, Key, Lit, Slice, Var
+from ..ir.core import Atom, Dyn, Key, Lit, Slice, Var
 from ..ir.folding import fold_constant
 from ..ir.primitives import BINOPS, CMPOPS
 from ..ir.printer import format_path
 from .adapters_shape import INDEX_TRICKS, index_trick_items
-from .passthrough import PASS_CODES
 from .state import LoweringState
-from .values import _NOT_CONSTANT, _constant_value, _Function, _Indexed, _Module, _Own, _Unresolved
+from .values import _Function, _Indexed, _Unresolved
 
 
 class NeedsUnrolling(UserError):
@@ -60,68 +59,6 @@ _DERIVED_HINT = 10_000
 
 class ExpressionLowering(LoweringState):
     """Operators, subscripts and the tape value of a lowered value (a part of ``lower.Lowerer``)."""
-
-    def as_array(self, value: object, node: ast.AST) -> Atom:
-        """The tape value of ``value``: parameters become inputs on first use as arrays."""
-        if isinstance(value, dict) or (isinstance(value, Lit) and isinstance(value.value, dict)):
-            raise self.error("YS034", "a dict is not an array (read it at a constant key)", node)
-        if isinstance(value, Var | Lit):
-            return value
-        if isinstance(value, _Unresolved):
-            path = value.path
-            if path in self.object_paths:
-                raise self.error(
-                    "YS036", f"{format_path(path)} is used both as an object (attributes read) and as an array", node
-                )
-            if path not in self.array_inputs:
-                var = Var(hint="_".join(map(str, path)))
-                self.root.inputs.append(Input(var, path))
-                self.array_inputs[path] = var
-            return self.array_inputs[path]
-        if isinstance(value, _Indexed):
-            if value.path in self.object_paths:
-                raise self.error("YS036", f"{format_path(value.path)} is used both as an object and as an array", node)
-            return self.getindex(self.as_array(value.base, node), [], (value.index,), value.node)
-        if isinstance(value, tuple):
-            constant = _constant_value(value)
-            if constant is not _NOT_CONSTANT:
-                return Lit(constant)
-            # a (nested) list of computed values is an array, as np.array makes it
-            return self.as_array(self.call_primitive("numpy.array", [value], {}, node), node)
-        if isinstance(value, _Function):
-            raise self.error("YS020", f"the function {value.name} is used as a value; call it", node)
-        if isinstance(value, _Own):
-            raise self.error("YS020", f"the module {value.name} is used as a value", node)
-        if isinstance(value, _Module):
-            raise self.error("YS020", f"the module {value.name} is used as a value", node)
-        raise self.error("YS020", "unsupported value", node)  # pragma: no cover
-
-    def binop(self, prim: str, left: object, right: object, node: ast.AST) -> Atom:
-        if self.is_list(left) or self.is_list(right):
-            raise self.error(
-                "YS034", "a list in arithmetic: Python would join or repeat it; write np.array(lst) first", node
-            )
-        return self.add(prim, [self.as_array(left, node), self.as_array(right, node)], {}, node)
-
-    def expr(self, node: ast.expr, env: dict[str, object]) -> object:
-        """The value of ``node``; an expression with no primitive passes through as static code
-        (``passthrough``), or is refused where it cannot."""
-        method = getattr(self, "expr_" + type(node).__name__, None)
-        tape, mark = self.tape, len(self.tape.eqns)
-        try:
-            if method is None:
-                raise self.error("YS020", _unsupported(node), node)
-            return method(node, env)
-        except UserError as exc:
-            if (
-                exc.code not in PASS_CODES
-                or isinstance(exc, NeedsUnrolling)
-                or isinstance(node, ast.Name | ast.Starred | ast.Slice)
-            ):
-                raise
-            if self.tape is tape:
-                self.discard(tape, mark)  # what the refused attempt added (pure equations only so far)
-            return self.static_expr(node, env, exc)
 
     def expr_Constant(self, node: ast.Constant, env: dict) -> object:
         if node.value is Ellipsis:
