@@ -1,6 +1,6 @@
 """Whether an update in place is safe: another name, a view, a loop's rows or a branch's result may share the array.
 
-A part of lowering (``lower.Lowerer.aliases``).  ``y += 1`` and ``y.append(v)`` change an array
+A part of lowering (``state`` lists the parts).  ``y += 1`` and ``y.append(v)`` change an array
 or a list in place in NumPy, while the tape models them as new values: the update is refused
 (YS017) where another name may see the change (``y = x``, ``r = x[0]``, ``v.T``, the loop over
 ``x``'s rows, what a branch or loop gives).
@@ -18,8 +18,11 @@ from .state import LoweringState
 from .values import _Indexed, _Unresolved
 
 
-class Aliasing(LoweringState):
+class Aliasing:
     """Which names may share an array (a part of ``lower.Lowerer``)."""
+
+    def __init__(self, lo: LoweringState):
+        self.lo = lo
 
     def check_not_shared(self, stmt: ast.AugAssign, current: object, env: dict[str, object]) -> None:
         """Refuse ``y += ...`` where NumPy would update, in place, an array another name sees.
@@ -33,14 +36,14 @@ class Aliasing(LoweringState):
         why = self.sharing(current, name, env)
         if why is not None:
             symbol = primitive(BINOPS[type(stmt.op)]).symbol
-            raise self.error(
+            raise self.lo.error(
                 "YS017",
                 f"'{name} {symbol}= ...' would update {name} in place and {why}; write '{name} = {name} {symbol} ...'",
                 stmt,
             )
 
     def defining_prim(self, value: object) -> str | None:
-        return self.prims.get(value.id) if isinstance(value, Var) else None
+        return self.lo.prims.get(value.id) if isinstance(value, Var) else None
 
     def sharing(self, value: object, name: str, env: dict[str, object], top: bool = True) -> str | None:
         """Why the array ``name`` holds (``value``) may be another name's too (``sharing_of``), or where
@@ -53,9 +56,9 @@ class Aliasing(LoweringState):
         origins = [o for o in self.origins(value) if not isinstance(o, Lit)]
 
         def same(v: object) -> bool:
-            return any(v is o or isinstance(v, _Unresolved) and self.array_inputs.get(v.path) is o for o in origins)
+            return any(v is o or isinstance(v, _Unresolved) and self.lo.array_inputs.get(v.path) is o for o in origins)
 
-        maybe = self.other_names(value, name, env, lambda v: self.may_be(v, same))
+        maybe = self.lo.other_names(value, name, env, lambda v: self.may_be(v, same))
         if not maybe:
             return None
         where = self.region_gives(eqn, value)[0]
@@ -72,32 +75,32 @@ class Aliasing(LoweringState):
         name that a branch may have bound to it counts too (``w = z if c else u; z += 1``)."""
 
         def same(v: object) -> bool:  # (a parameter is the tape input it became, once used as an array)
-            return v is value or isinstance(v, _Unresolved) and self.array_inputs.get(v.path) is value
+            return v is value or isinstance(v, _Unresolved) and self.lo.array_inputs.get(v.path) is value
 
-        shared = self.other_names(value, name, env, same)
+        shared = self.lo.other_names(value, name, env, same)
         if shared:
             return f"'{shared[0]}' refers to the same array"
-        line = next((line for rows, line in self.iterated if rows is not None and same(rows)), None)
+        line = next((line for rows, line in self.lo.iterated if rows is not None and same(rows)), None)
         if line is not None:
             return f"the loop at line {line} iterates over it (NumPy's rows would see the change: loop over range(len(...)))"
-        maybe = self.other_names(value, name, env, lambda v: self.may_be(v, same)) if top else []
+        maybe = self.lo.other_names(value, name, env, lambda v: self.may_be(v, same)) if top else []
         if maybe:
-            held = next(e[maybe[0]] for e in (env, *reversed(self.envs)) if maybe[0] in e)
+            held = next(e[maybe[0]] for e in (env, *reversed(self.lo.envs)) if maybe[0] in e)
             eqn = self.region_result(held)
             if eqn is None:  # a view of it (or of what a branch gives)
                 return f"'{maybe[0]}' may be a view of the same array"
             return f"'{maybe[0]}' may refer to the same array (what the branch or loop at line {eqn.span.line} gives)"
-        base = self.view_bases.get(value.id) if isinstance(value, Var) else None
-        if isinstance(base, Var) and (base.id in self.number_values or self.prims.get(base.id) == "shape"):
+        base = self.lo.view_bases.get(value.id) if isinstance(value, Var) else None
+        if isinstance(base, Var) and (base.id in self.lo.number_values or self.lo.prims.get(base.id) == "shape"):
             return None  # q, r = divmod(n, b); n, d = X.shape: numbers, not views
         if primitive(self.defining_prim(value) or "").view or isinstance(value, _Indexed):
             return "it may be a view into another array"
         path = value.path if isinstance(value, _Unresolved) else None
-        path = path or next((p for p, v in self.array_inputs.items() if v is value), None)
+        path = path or next((p for p, v in self.lo.array_inputs.items() if v is value), None)
         if path is not None and len(path) > 1:  # m.w read again would see the change
             return f"it is the argument's array {format_path(path)}"
-        if isinstance(value, Var) and value.id in self.carried_from:  # the first iteration updates it
-            before, line = self.carried_from[value.id]
+        if isinstance(value, Var) and value.id in self.lo.carried_from:  # the first iteration updates it
+            before, line = self.lo.carried_from[value.id]
             if before is None or isinstance(before, Lit):
                 return None
             twins = [  # another name the loop carries, that held the same array before it
@@ -105,8 +108,8 @@ class Aliasing(LoweringState):
                 for n, v in env.items()
                 if n != name
                 and isinstance(v, Var)
-                and v.id in self.carried_from
-                and self.carried_from[v.id][0] is before
+                and v.id in self.lo.carried_from
+                and self.lo.carried_from[v.id][0] is before
             ]
             if twins and isinstance(before, Var | _Unresolved):  # (`qs = []; ps = []`: one empty tuple)
                 return f"'{twins[0]}' refers to the same array before the loop at line {line}"
@@ -132,8 +135,8 @@ class Aliasing(LoweringState):
             return False
         # a view of it (np.expand_dims(v, 0), v.T); an element or row read is not followed (r = v[i];
         # v[i] = r * r: r is a number for a vector)
-        base = self.view_bases.get(value.id)
-        if base is not None and self.prims[value.id] != "getindex" and self.may_be(base, same, depth + 1):
+        base = self.lo.view_bases.get(value.id)
+        if base is not None and self.lo.prims[value.id] != "getindex" and self.may_be(base, same, depth + 1):
             return True
         eqn = self.region_result(value)
         if eqn is None:
@@ -169,4 +172,4 @@ class Aliasing(LoweringState):
     def region_result(self, value: object) -> Eqn | None:
         """The ``if``, ``for`` or ``while`` equation ``value`` is a result of (None: another value,
         or one of a loop in a region still being lowered)."""
-        return self.merges.get(value.id) if isinstance(value, Var) else None
+        return self.lo.merges.get(value.id) if isinstance(value, Var) else None

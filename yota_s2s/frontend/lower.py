@@ -24,17 +24,19 @@ A parameter used as an array is a tape input; a parameter whose attributes
 are read (``m.W``) is an object: each attribute read becomes an input with the
 path ``("m", "W")``.
 
-``Lowerer`` is composed of the parts of lowering, each a mixin of
-``state.LoweringState`` (which defines the state they share): ``expressions``
-(operators, subscripts), ``names`` (names, attributes, the user's own modules,
-classes), ``calls`` (calls, tuples, comprehensions) and ``control`` (blocks, loops,
-branches).  This module holds the entry point (``lower``: the tape's inputs,
-output and signature), the inlining of a function, statements and assignments.
+``Lowerer`` (on ``state.LoweringState``, the state more than one part uses) holds the
+parts of lowering, each made with it and calling the others through it (``state`` lists
+them).  This module holds the entry point (``lower``: the tape's inputs, output and
+signature), the inlining of a function, statements and assignments, and the dispatch of
+an expression to the part that lowers its kind (``expr``: ``expr_BinOp`` of ``exprs``,
+``expr_Call`` of ``calls``, ...), with ``as_array`` (a parameter becomes a tape input on
+first use as an array) and ``binop``.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from ..dsl.rule import RuleTable
 from ..errors import UserError
@@ -51,6 +53,7 @@ from .fence import Module, walk
 from .lists import ListLowering
 from .names import NameResolution
 from .passthrough import PASS_CODES, StaticLowering
+from .state import LoweringState
 from .values import (
     _NOT_CONSTANT,
     MODULE_CONSTANTS,
@@ -65,24 +68,41 @@ from .values import (
 )
 
 
-class Lowerer(
-    ExpressionLowering,
-    NameResolution,
-    CallLowering,
-    ControlLowering,
-    StaticLowering,
-    ListLowering,
-    DictLowering,
-    Aliasing,
-):
-    """Builds the primal tape of one function (the parts are mixins; their shared state is ``LoweringState``)."""
+class Lowerer(LoweringState):
+    """Builds the primal tape of one function: the tape, the names in scope, statements and the
+    dispatch of expressions are its own; its parts, each made with the lowerer (``self.lo``) and
+    calling the others through it, are ``exprs`` (operators, subscripts), ``names`` (names,
+    attributes, the user's own modules and classes), ``calls`` (calls, tuples, lambdas),
+    ``control`` (blocks, loops, branches), ``static`` (static code passed through), ``lists``
+    (lists built at run time), ``dicts`` (dicts carried through loops and branches) and
+    ``aliases`` (may an update in place be seen by another name?)."""
+
+    def __init__(self, module: Module, table: RuleTable):
+        super().__init__(module, table)
+        self.exprs = ExpressionLowering(self)
+        self.names = NameResolution(self)
+        self.calls = CallLowering(self)
+        self.control = ControlLowering(self)
+        self.static = StaticLowering(self)
+        self.lists = ListLowering(self)
+        self.dicts = DictLowering(self)
+        self.aliases = Aliasing(self)
+        #: The kind of an expression (``"BinOp"``) -> the part's method that lowers it (``expr_BinOp``).
+        self.lowerers: dict[str, Callable[[ast.expr, dict], object]] = {
+            name.removeprefix("expr_"): getattr(part, name)
+            for part in (self.exprs, self.names, self.calls, self.control, self.static, self.lists, self.dicts)
+            for name in dir(type(part))
+            if name.startswith("expr_")
+        }
 
     def lower(self, name: str) -> Tape:
         fn = self.module.functions[name]
         tape = Tape(name)
         self.tape = self.root = tape
         env = {
-            p.arg: _Unresolved((p.arg,), self.annotated_class(p.annotation), self.annotated_class(p.annotation, True))
+            p.arg: _Unresolved(
+                (p.arg,), self.names.annotated_class(p.annotation), self.names.annotated_class(p.annotation, True)
+            )
             for p in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
         }
         result = self.inline(fn, env, fn)
@@ -143,7 +163,7 @@ class Lowerer(
         self.module = self.fn_modules.get(id(fn), self.module)  # names resolve in the helper's own file
         try:
             with self.in_scope(env):
-                value = self.block(_with_return(fn), env)
+                value = self.control.block(_with_return(fn), env)
         finally:
             self.active.pop()
             self.stack.pop()
@@ -170,15 +190,15 @@ class Lowerer(
             self.assign(stmt.target, self.expr(ast.copy_location(ast.BinOp(load, stmt.op, stmt.value), stmt), env), env)
         elif isinstance(stmt, ast.AugAssign):
             current = self.expr(stmt.target, env)
-            self.check_not_shared(stmt, current, env)
+            self.aliases.check_not_shared(stmt, current, env)
             value = self.binop(BINOPS[type(stmt.op)], current, self.expr(stmt.value, env), stmt)
             self.assign(stmt.target, value, env)
         elif isinstance(stmt, ast.For):
-            self.stmt_For(stmt, env)
+            self.control.stmt_For(stmt, env)
         elif isinstance(stmt, ast.While):
-            self.stmt_While(stmt, env)
+            self.control.stmt_While(stmt, env)
         elif isinstance(stmt, ast.If):
-            self.stmt_If(stmt, env)
+            self.control.stmt_If(stmt, env)
         elif _appends(stmt, env):
             self.append(stmt.value, env)
         elif isinstance(stmt, ast.Expr) and self.own_function_call(stmt.value, env):
@@ -186,7 +206,7 @@ class Lowerer(
         elif isinstance(stmt, ast.Assert | ast.Raise) or (
             isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
         ):
-            self.static_statement(stmt, env)
+            self.static.static_statement(stmt, env)
         elif isinstance(stmt, ast.FunctionDef):  # a nested function: a helper that sees this scope
             self.fn_modules[id(stmt)] = self.module
             env[stmt.name] = _Function(stmt.name, stmt, closure=env, module=self.module)
@@ -212,15 +232,15 @@ class Lowerer(
             raise self.error("YS032", "append() takes one value", call)
         value = self.expr(call.args[0], env)
         current = env[name]
-        if self.is_list(current) or isinstance(current, tuple):
-            why = self.sharing(current, name, env)
+        if self.lists.is_list(current) or isinstance(current, tuple):
+            why = self.aliases.sharing(current, name, env)
             if why is not None:
                 raise self.error(
                     "YS017",
                     f"{name}.append(...) would change {name} in place and {why}; copy it first ({name} = list({name}))",
                     call,
                 )
-        env[name] = self.append_value(name, current, value, call)
+        env[name] = self.lists.append_value(name, current, value, call)
 
     def as_array(self, value: object, node: ast.AST) -> Atom:
         """The tape value of ``value``: parameters become inputs on first use as arrays."""
@@ -242,13 +262,13 @@ class Lowerer(
         if isinstance(value, _Indexed):
             if value.path in self.object_paths:
                 raise self.error("YS036", f"{format_path(value.path)} is used both as an object and as an array", node)
-            return self.getindex(self.as_array(value.base, node), [], (value.index,), value.node)
+            return self.exprs.getindex(self.as_array(value.base, node), [], (value.index,), value.node)
         if isinstance(value, tuple):
             constant = _constant_value(value)
             if constant is not _NOT_CONSTANT:
                 return Lit(constant)
             # a (nested) list of computed values is an array, as np.array makes it
-            return self.as_array(self.call_primitive("numpy.array", [value], {}, node), node)
+            return self.as_array(self.calls.call_primitive("numpy.array", [value], {}, node), node)
         if isinstance(value, _Function):
             raise self.error("YS020", f"the function {value.name} is used as a value; call it", node)
         if isinstance(value, _Own):
@@ -258,7 +278,7 @@ class Lowerer(
         raise self.error("YS020", "unsupported value", node)  # pragma: no cover
 
     def binop(self, prim: str, left: object, right: object, node: ast.AST) -> Atom:
-        if self.is_list(left) or self.is_list(right):
+        if self.lists.is_list(left) or self.lists.is_list(right):
             raise self.error(
                 "YS034", "a list in arithmetic: Python would join or repeat it; write np.array(lst) first", node
             )
@@ -267,7 +287,7 @@ class Lowerer(
     def expr(self, node: ast.expr, env: dict[str, object]) -> object:
         """The value of ``node``; an expression with no primitive passes through as static code
         (``passthrough``), or is refused where it cannot."""
-        method = getattr(self, "expr_" + type(node).__name__, None)
+        method = self.lowerers.get(type(node).__name__)
         tape, mark = self.tape, len(self.tape.eqns)
         try:
             if method is None:
@@ -282,7 +302,7 @@ class Lowerer(
                 raise
             if self.tape is tape:
                 self.discard(tape, mark)  # what the refused attempt added (pure equations only so far)
-            return self.static_expr(node, env, exc)
+            return self.static.static_expr(node, env, exc)
 
     def assign(self, target: ast.expr, value: object, env: dict[str, object]) -> None:
         if isinstance(target, ast.Name):
@@ -322,7 +342,7 @@ class Lowerer(
             # (no f-string: generated code is unparsed the same by every Python)
         ).body[0]
         self.tape.add_eqn("effect", [value], {"code": ast.unparse(check), "modules": ()}, self.span_at(target))
-        return tuple(self.getindex(value, [], (k,), target) for k in range(n))
+        return tuple(self.exprs.getindex(value, [], (k,), target) for k in range(n))
 
     def assign_item(self, target: ast.Subscript, value: object, env: dict[str, object]) -> None:
         """``a[index] = v`` as a value: ``a = setindex(a, v, index=...)``, a new array.
@@ -349,7 +369,7 @@ class Lowerer(
             env[name] = {**base, key.value: value}
             return
         dynamic: list[Atom] = []
-        index = self.index(target.slice, env, dynamic)
+        index = self.exprs.index(target.slice, env, dynamic)
         if isinstance(base, tuple):  # a list of values: a = [x, y]; a[0] = z
             if len(index) != 1 or not isinstance(index[0], int) or not -len(base) <= index[0] < len(base):
                 raise self.error("YS034", "a list of values is written at one constant index in range", target)
@@ -357,7 +377,7 @@ class Lowerer(
             items[index[0]] = value
             env[name] = tuple(items)
             return
-        why = self.sharing(base, name, env)
+        why = self.aliases.sharing(base, name, env)
         if why is not None:
             raise self.error(
                 "YS017",
