@@ -71,16 +71,16 @@ def dtype_call(lw, name: str, args: list, kwargs: dict, node: ast.AST) -> object
     dtype = float_dtype(kwargs["dtype"])
     if dtype is None and _complex_dtype(kwargs["dtype"]):  # np.eye(2, dtype=complex): np.eye(2) + 0j
         made = [_floats(a) for a in args] if name in ("numpy.array", "numpy.asarray") else args
-        value = lw.call_primitive(name, made, rest, node)
-        return lw.bound_primitive("add", [value, Lit(0j)], {}, node)
+        value = lw.calls.call_primitive(name, made, rest, node)
+        return lw.calls.bound_primitive("add", [value, Lit(0j)], {}, node)
     if dtype is None:
         short = name.rpartition(".")[2]
         raise lw.error("YS031", f"{short}() with a dtype that is not a float is static code only", node)
     if dtype == "float64" and name in ("numpy.array", "numpy.asarray") and len(args) == 1:
         # of numbers written in the source, floats; of a value, the value (as np.asarray(x) is:
         # a differentiated value is a float, checked when the gradient is called)
-        return lw.call_primitive(name, [_floats(args[0])], rest, node)
-    value = lw.call_primitive(name, args, rest, node)
+        return lw.calls.call_primitive(name, [_floats(args[0])], rest, node)
+    value = lw.calls.call_primitive(name, args, rest, node)
     if dtype == "float64" and name in _FLOAT64_BY_DEFAULT:
         return value
-    return lw.call_primitive("ndarray.astype", [value, kwargs["dtype"]], {}, node)
+    return lw.calls.call_primitive("ndarray.astype", [value, kwargs["dtype"]], {}, node)

@@ -74,8 +74,8 @@ def _cross(lw, args: list, kwargs: dict, node: ast.AST) -> object:
     ab = []
     for key, source in (("a", axes["axisa"]), ("b", axes["axisb"])):
         x = lw.as_array(b[key], node)
-        ab.append(x if source == -1 else lw.call_primitive("numpy.moveaxis", [x, Lit(source), Lit(-1)], {}, node))
-    out = lw.call_primitive("numpy.cross", ab, {}, node)
+        ab.append(x if source == -1 else lw.calls.call_primitive("numpy.moveaxis", [x, Lit(source), Lit(-1)], {}, node))
+    out = lw.calls.call_primitive("numpy.cross", ab, {}, node)
     if axes["axisc"] == -1:
         return out
     check = ast.parse(
@@ -83,7 +83,7 @@ def _cross(lw, args: list, kwargs: dict, node: ast.AST) -> object:
         "    raise ValueError('np.cross(..., axisc=) of two 2-vectors: the product has no vector axis to move')"
     ).body[0]
     lw.tape.add_eqn("effect", ab, {"code": ast.unparse(check), "modules": ()}, lw.span_at(node))
-    return lw.call_primitive("numpy.moveaxis", [out, Lit(-1), Lit(axes["axisc"])], {}, node)
+    return lw.calls.call_primitive("numpy.moveaxis", [out, Lit(-1), Lit(axes["axisc"])], {}, node)
 
 
 def _vander(lw, args: list, kwargs: dict, node: ast.AST) -> object | None:
@@ -93,10 +93,10 @@ def _vander(lw, args: list, kwargs: dict, node: ast.AST) -> object | None:
     if _constant_value(n) is not _NOT_CONSTANT:
         return None
     increasing = _constant(lw, bound["increasing"], "increasing= of vander()", node)
-    powers = lw.call_primitive("numpy.arange", [n], {}, node)
+    powers = lw.calls.call_primitive("numpy.arange", [n], {}, node)
     if not increasing:
         powers = lw.binop("sub", lw.binop("sub", n, Lit(1), node), powers, node)
-    column = lw.call_primitive("numpy.expand_dims", [bound["x"]], {"axis": Lit(1)}, node)
+    column = lw.calls.call_primitive("numpy.expand_dims", [bound["x"]], {"axis": Lit(1)}, node)
     return lw.binop("power", column, powers, node)
 
 
@@ -164,7 +164,7 @@ def _split(lw, name: str, args: list, kwargs: dict, node: ast.AST) -> tuple:
         every = (Slice(),) * axis if axis >= 0 else ()
         after = (Slice(),) * (-axis - 1) if axis < 0 else ()
         index = (*every, *((Ellipsis,) if axis < 0 else ()), Slice(start, stop), *after)
-        parts.append(lw.getindex(x, dynamic, index, node))
+        parts.append(lw.exprs.getindex(x, dynamic, index, node))
     return tuple(parts)
 
 
@@ -195,8 +195,8 @@ def _diff_with_ends(lw, args: list, kwargs: dict, node: ast.AST) -> object:
             raise lw.error("YS032", f"{key}= of np.diff() is a number or an array", node)
         part = lw.add("diff_end", [lw.as_array(end, node), x], {"axis": axis}, node)
         joined.insert(0 if key == "prepend" else len(joined), part)
-    whole = lw.call_primitive("numpy.concatenate", [tuple(joined)], {"axis": Lit(axis)}, node)
-    return lw.call_primitive("numpy.diff", [whole], {"n": b["n"], "axis": Lit(axis)}, node)
+    whole = lw.calls.call_primitive("numpy.concatenate", [tuple(joined)], {"axis": Lit(axis)}, node)
+    return lw.calls.call_primitive("numpy.diff", [whole], {"n": b["n"], "axis": Lit(axis)}, node)
 
 
 class _NoEnd:
@@ -241,7 +241,7 @@ def _select(lw, args: list, kwargs: dict, node: ast.AST) -> object:
         raise lw.error("YS032", "np.select() takes as many choices as conditions, at least one", node)
     result = b["default"]
     for cond, choice in reversed(list(zip(conds, choices))):  # the first condition that holds wins
-        result = lw.call_primitive("numpy.where", [cond, choice, result], {}, node)
+        result = lw.calls.call_primitive("numpy.where", [cond, choice, result], {}, node)
     return result
 
 

@@ -54,49 +54,52 @@ from .values import (
 _ANY_MATRIX = frozenset({"numpy.linalg.eigvals"})
 
 
-class CallLowering(LoweringState):
+class CallLowering:
     """Calls, tuples, lambdas and comprehensions (a part of ``lower.Lowerer``)."""
+
+    def __init__(self, lo: LoweringState):
+        self.lo = lo
 
     def expr_Call(self, node: ast.Call, env: dict) -> object:
         func = node.func
         receiver = None
         if isinstance(func, ast.Attribute):
-            base = self.expr(func.value, env)
+            base = self.lo.expr(func.value, env)
             if isinstance(base, dict) or (isinstance(base, Lit) and isinstance(base.value, dict)):
                 return self.dict_method(base, func.attr, node, env)
             if isinstance(base, _Function) and base.local is None and "." in base.name:
                 base = _Module(base.name)  # scipy.signal.convolve(...), scipy.stats.norm.pdf(...): a library's
             if isinstance(base, _Module):
-                callee = self.qualified(f"{base.name}.{func.attr}", func)
+                callee = self.lo.names.qualified(f"{base.name}.{func.attr}", func)
             elif isinstance(base, _Own):
-                callee = self.own_attribute(base, func.attr, func)
-            elif isinstance(base, _Unresolved | _Indexed) and base.path not in self.array_inputs:
-                method = self.find_method(func.attr, func, base.cls)
+                callee = self.lo.names.own_attribute(base, func.attr, func)
+            elif isinstance(base, _Unresolved | _Indexed) and base.path not in self.lo.array_inputs:
+                method = self.lo.names.find_method(func.attr, func, base.cls)
                 if method is None:
                     callee = _Function(f"ndarray.{func.attr}")
                     receiver = base
                 else:
-                    receiver = self.as_object(base, func)
-                    self.object_paths.add(receiver.path)
-                    cls = receiver.cls or self.fn_classes.get(id(method))
+                    receiver = self.lo.names.as_object(base, func)
+                    self.lo.object_paths.add(receiver.path)
+                    cls = receiver.cls or self.lo.fn_classes.get(id(method))
                     receiver = _Unresolved(receiver.path, cls, receiver.elem)
                     callee = _Function(func.attr, method)
             else:
                 callee, receiver = _Function(f"ndarray.{func.attr}"), base
         else:
-            callee = self.expr(func, env)
+            callee = self.lo.expr(func, env)
         if not isinstance(callee, _Function):
-            raise self.error("YS020", "this value is not callable", func)
+            raise self.lo.error("YS020", "this value is not callable", func)
         if callee.name in ("builtins.tuple", "builtins.list") and len(node.args) == 1 and not node.keywords:
             return self.static_sequence(node.args[0], env)  # tuple(w * v for v in xs)
         if callee.name == "builtins.dict" and not node.args and all(kw.arg for kw in node.keywords):
-            return {kw.arg: self.expr(kw.value, env) for kw in node.keywords}  # dict(W=w, b=b)
+            return {kw.arg: self.lo.expr(kw.value, env) for kw in node.keywords}  # dict(W=w, b=b)
         if callee.name == "builtins.dict" and len(node.args) == 1 and not node.keywords:
             pairs = self.static_sequence(node.args[0], env)  # dict(zip(KEYS, values))
             if all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], Lit) for p in pairs):
                 return {p[0].value: p[1] for p in pairs}
         args = self.elements(node.args, env)
-        kwargs = {kw.arg: self.expr(kw.value, env) for kw in node.keywords}
+        kwargs = {kw.arg: self.lo.expr(kw.value, env) for kw in node.keywords}
         if callee.local is not None and receiver is None and callee.module is not None:
             prim = self.generated_helper(callee, node)  # _unbroadcast(g, x) of a generated module
             if prim == "grad_stack":
@@ -114,37 +117,37 @@ class CallLowering(LoweringState):
                 args = [receiver, *args]
             return self.call_local(callee.local, args, kwargs, node, callee.closure)
         if receiver is not None:
-            receiver = self.as_array(receiver, func)
+            receiver = self.lo.as_array(receiver, func)
             if isinstance(receiver, Var):
-                self.array_receivers.add(receiver.id)
+                self.lo.array_receivers.add(receiver.id)
             args = [receiver, *args]
-            if primitive(self.table.names.get(callee.name, "")).packed_method and len(args) > 2:
+            if primitive(self.lo.table.names.get(callee.name, "")).packed_method and len(args) > 2:
                 args = [args[0], tuple(args[1:])]
         return self.call_primitive(callee.name, args, kwargs, node)
 
     def dict_method(self, base: object, name: str, node: ast.Call, env: dict) -> object:
         """``d.items()``, ``d.keys()``, ``d.values()``, ``d.get(k, default)`` of a dict of values."""
         items = base if isinstance(base, dict) else {k: Lit(v) for k, v in base.value.items()}
-        args = [self.expr(a, env) for a in node.args]
+        args = [self.lo.expr(a, env) for a in node.args]
         if name in ("items", "keys", "values") and not args:
             pairs = [(Lit(k), v) for k, v in items.items()]
             return tuple(pairs) if name == "items" else tuple(p[0 if name == "keys" else 1] for p in pairs)
         if name == "get" and 1 <= len(args) <= 2 and isinstance(args[0], Lit):
             return items.get(args[0].value, args[1] if len(args) == 2 else Lit(None))
-        raise self.error("YS020", f"the dict method {name}() has no rule", node)
+        raise self.lo.error("YS020", f"the dict method {name}() has no rule", node)
 
     def elements(self, nodes: list[ast.expr], env: dict) -> list:
         """The values of call arguments or tuple items; ``*xs`` of a tuple of known length is spread."""
         out: list = []
         for n in nodes:
             if not isinstance(n, ast.Starred):
-                out.append(self.expr(n, env))
+                out.append(self.lo.expr(n, env))
                 continue
-            value = self.expr(n.value, env)
+            value = self.lo.expr(n.value, env)
             if isinstance(value, Lit) and isinstance(value.value, tuple):
                 value = tuple(Lit(v) for v in value.value)
             if not isinstance(value, tuple):
-                raise self.error(
+                raise self.lo.error(
                     "YS041",
                     f"*{ast.unparse(n.value)} needs a tuple or list of known length (an array's length is "
                     "known only at run time; index it)",
@@ -161,73 +164,73 @@ class CallLowering(LoweringState):
         params = _params_with_defaults(fn)
         names = [p.arg for p, _ in params]
         if len(args) > len(positional) and a.vararg is None:
-            raise self.error("YS032", f"{fn.name}() takes {len(positional)} arguments ({len(args)} given)", node)
+            raise self.lo.error("YS032", f"{fn.name}() takes {len(positional)} arguments ({len(args)} given)", node)
         env: dict[str, object] = dict(zip(positional, args))
         if a.vararg is not None:
             env[a.vararg.arg] = tuple(args[len(positional) :])  # def h(*xs): a tuple of known length
         for key, value in kwargs.items():
             if key not in names:
-                raise self.error("YS032", f"{fn.name}() has no parameter {key!r}", node)
+                raise self.lo.error("YS032", f"{fn.name}() has no parameter {key!r}", node)
             if key in env:
-                raise self.error("YS032", f"{fn.name}() got two values for {key!r}", node)
+                raise self.lo.error("YS032", f"{fn.name}() got two values for {key!r}", node)
             env[key] = value
-        caller = self.module
-        self.module = self.fn_modules.get(id(fn), self.module)  # defaults are the callee's file's names
+        caller = self.lo.module
+        self.lo.module = self.lo.fn_modules.get(id(fn), self.lo.module)  # defaults are the callee's file's names
         try:
             for p, default in params:
                 if p.arg not in env:
                     if default is None:
-                        raise self.error("YS032", f"{fn.name}() is missing the argument {p.arg!r}", node)
-                    env[p.arg] = self.expr(default, {})
+                        raise self.lo.error("YS032", f"{fn.name}() is missing the argument {p.arg!r}", node)
+                    env[p.arg] = self.lo.expr(default, {})
         finally:
-            self.module = caller
+            self.lo.module = caller
         if closure:  # a lambda sees the names of the scope it was defined in
             env = {**closure, **env}
-        return self.inline(fn, env, node)
+        return self.lo.inline(fn, env, node)
 
     def call_primitive(self, name: str, args: list, kwargs: dict, node: ast.AST) -> object:
         if "dtype" in kwargs and name in DTYPE_CALLS:
-            return dtype_call(self, name, args, kwargs, node)
+            return dtype_call(self.lo, name, args, kwargs, node)
         adapted = self.adapt(name, args, kwargs, node)
         if adapted is not None:
             return adapted
-        if self.module_lowering and name in _ANY_MATRIX and len(args) == 1 and not kwargs:
+        if self.lo.module_lowering and name in _ANY_MATRIX and len(args) == 1 and not kwargs:
             # module-level code reads no parameter: np.linalg.eigvals(W) of any W, as NumPy computes
             # it (its rule is for the real symmetric matrices whose eigenvalues are real)
             where = ("YS031", name, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), "")
             params = {"code": f"{LIBRARY}0({OPERAND}0)", "modules": (name,), "through": (), "refusal": where}
-            return self.add("static", [self.as_array(args[0], node)], params, node)
-        if name not in self.table.names and f"{name}#0" in self.table.names:
+            return self.lo.add("static", [self.lo.as_array(args[0], node)], params, node)
+        if name not in self.lo.table.names and f"{name}#0" in self.lo.table.names:
             # a function returning a tuple, each element its own primitive: slogdet -> (sign, logdet)
             n = 0
-            while f"{name}#{n}" in self.table.names:
+            while f"{name}#{n}" in self.lo.table.names:
                 n += 1
             items = tuple(self.call_primitive(f"{name}#{k}", args, kwargs, node) for k in range(n))
             fields = RESULT_FIELDS.get(name)
             return _Fields(items, fields) if fields and len(fields) == n else items
-        prim = self.table.names.get(name)
+        prim = self.lo.table.names.get(name)
         if prim is None:
-            raise self.error("YS031", _no_rule_message(name, node), node)
+            raise self.lo.error("YS031", _no_rule_message(name, node), node)
         return self.bound_primitive(prim, args, kwargs, node)
 
     def bound_primitive(self, prim: str, args: list, kwargs: dict, node: ast.AST) -> object:
         """The equation of ``prim`` with the call's arguments bound to its rule's operands and parameters."""
-        rule = self.table[prim]
+        rule = self.lo.table[prim]
         try:
             operands, params = bind(rule, args, kwargs)
         except BindError as exc:
-            raise self.error("YS032", str(exc), node) from None
+            raise self.lo.error("YS032", str(exc), node) from None
         operands = [Lit(_constant_row(o)) if isinstance(o, tuple) and _is_constant_row(o) else o for o in operands]
         static_only = all(name in rule.nondiff for name in rule.operand_names(len(operands)))
         if static_only and any(isinstance(o, tuple) and not rule.variadic for o in operands):
             # np.zeros((n, d)) of computed sizes: no gradient to take, written as the source writes it
-            raise self.error("YS020", f"{prim}() of a tuple of computed values", node)
+            raise self.lo.error("YS020", f"{prim}() of a tuple of computed values", node)
         static = {}
         for key, value in params.items():
             constant = _constant_value(value)
             if constant is _NOT_CONSTANT:
-                error = self.error("YS033", f"{key}= of {prim}() must be a constant", node)
-                if self.loop_level:  # np.roll(x, 1, axis=mu) in a loop over range(2): unrolled
+                error = self.lo.error("YS033", f"{key}= of {prim}() must be a constant", node)
+                if self.lo.loop_level:  # np.roll(x, 1, axis=mu) in a loop over range(2): unrolled
                     raise NeedsUnrolling(*_fields(error))
                 raise error
             static[key] = constant
@@ -235,15 +238,15 @@ class CallLowering(LoweringState):
             sequence = operands.pop()
             if isinstance(sequence, Lit) and isinstance(sequence.value, tuple):
                 sequence = tuple(Lit(v) for v in sequence.value)
-            if self.is_list(sequence) and prim == "stack" and static.get("axis", 0) == 0:
-                return self.stacked(sequence, node)  # np.stack(lst)
-            if self.is_list(sequence) and prim in ("stack", "concatenate"):
-                return self.joined(prim, sequence, static.get("axis", 0), node)  # np.stack(lst, axis=1)
+            if self.lo.lists.is_list(sequence) and prim == "stack" and static.get("axis", 0) == 0:
+                return self.lo.lists.stacked(sequence, node)  # np.stack(lst)
+            if self.lo.lists.is_list(sequence) and prim in ("stack", "concatenate"):
+                return self.lo.lists.joined(prim, sequence, static.get("axis", 0), node)  # np.stack(lst, axis=1)
             if not isinstance(sequence, tuple):
-                raise self.error("YS032", f"{prim}() takes a list or tuple of arrays written in the call", node)
+                raise self.lo.error("YS032", f"{prim}() takes a list or tuple of arrays written in the call", node)
             operands.extend(sequence)
-        atoms = self.list_operands(prim, [self.as_array(o, node) for o in operands], node)
-        return self.add(prim, atoms, static, node)
+        atoms = self.lo.lists.list_operands(prim, [self.lo.as_array(o, node) for o in operands], node)
+        return self.lo.add(prim, atoms, static, node)
 
     def generated_helper(self, callee: _Function, node: ast.AST) -> str | None:
         """The primitive a call of ``callee`` is where it is a runtime helper of a generated module
@@ -255,15 +258,15 @@ class CallLowering(LoweringState):
         where = f"{fn.name}() of {module.path}, a module yota-s2s generated"
         if edited_helper(module, fn):
             why = "its text is not the runtime helper's (edited?), so it is not read as the primitive it was"
-            raise self.error("YS031", f"{where}: {why}: regenerate the module, or rename the function", node)
+            raise self.lo.error("YS031", f"{where}: {why}: regenerate the module, or rename the function", node)
         prim = generated_helpers(module).get(fn.name, "")
         if prim == "":
             return None
         if prim == "grad_stack":
             return prim
-        if prim is None or prim not in self.table or prim in _NOT_READ_BACK:
+        if prim is None or prim not in self.lo.table or prim in _NOT_READ_BACK:
             why = "is not read back yet (no rule of its own for a call written in the source)"
-            raise self.error("YS031", f"{where}, {why}", node)
+            raise self.lo.error("YS031", f"{where}, {why}", node)
         return prim
 
     def grad_stack(self, args: list, kwargs: dict, node: ast.AST) -> object:
@@ -272,10 +275,10 @@ class CallLowering(LoweringState):
         rows = args[1] if len(args) == 2 and not kwargs else None
         if not isinstance(rows, tuple):
             why = "_grad_stack() of a generated module takes x and a list of its rows written in the call"
-            raise self.error("YS031", why, node)
-        buf = self.add("grad_zeros", [self.as_array(args[0], node)], {}, node)
+            raise self.lo.error("YS031", why, node)
+        buf = self.lo.add("grad_zeros", [self.lo.as_array(args[0], node)], {}, node)
         for k, row in enumerate(rows):
-            buf = self.add("index_add", [buf, self.as_array(row, node)], {"index": (k,)}, node)
+            buf = self.lo.add("index_add", [buf, self.lo.as_array(row, node)], {"index": (k,)}, node)
         return buf
 
     def adapt(self, name: str, args: list, kwargs: dict, node: ast.AST) -> object | None:
@@ -287,10 +290,10 @@ class CallLowering(LoweringState):
         takes its subscripts as the static ``subscripts`` and its operands as one sequence.
         """
         if name == "numpy.einsum":  # np.einsum(a, [0, 1], b, [1, 2], [0, 2]): the subscripts form
-            args = subscripts_first(args, lambda why: self.error("YS032", why, node))
+            args = subscripts_first(args, lambda why: self.lo.error("YS032", why, node))
         if name == "numpy.einsum" and not (args and isinstance(args[0], tuple)):
             if not (args and isinstance(args[0], Lit) and isinstance(args[0].value, str)):
-                raise self.error(
+                raise self.lo.error(
                     "YS032", "np.einsum() takes constant subscripts first: np.einsum('ij,jk->ik', a, b)", node
                 )
             return self.call_primitive(name, [tuple(args[1:])], {**kwargs, "subscripts": args[0]}, node)
@@ -300,7 +303,7 @@ class CallLowering(LoweringState):
             dtype = float_dtype(args[1])
             if dtype is not None:  # x.astype(float): differentiable; to an integer dtype: static code
                 return self.call_primitive(name, [args[0]], {"dtype": Lit(dtype)}, node)
-        shaped = adapt_shape(self, name, args, kwargs, node)  # np.split, np.diff(prepend=), np.pad, np.select, np.r_
+        shaped = adapt_shape(self.lo, name, args, kwargs, node)  # np.split, np.diff(prepend=), np.pad, np.select, np.r_
         if shaped is not None:
             return shaped
         if name in ("numpy.trapezoid", "numpy.trapz") and "xs" not in kwargs and len(args) <= 4:
@@ -320,16 +323,16 @@ class CallLowering(LoweringState):
         if reduction and isinstance(one, comprehension) and not isinstance(args[0], tuple):
             # sum(math.log(d) for d in data): static, Python's own sum (np.sum of a generator fails),
             # refused (where differentiated) with the comprehension's own reason
-            inner = next((e for e in reversed(self.tape.eqns) if args[0] in e.outs and e.prim == "static"), None)
+            inner = next((e for e in reversed(self.lo.tape.eqns) if args[0] in e.outs and e.prim == "static"), None)
             if inner is not None:
                 code, message, line, col, text = inner.params["refusal"]
-                raise UserError(code, message, self.module.path, line, col, text or None)
-            raise self.error("YS041", f"{name[9:]}() of a comprehension over values not known when generating", node)
+                raise UserError(code, message, self.lo.module.path, line, col, text or None)
+            raise self.lo.error("YS041", f"{name[9:]}() of a comprehension over values not known when generating", node)
         if name == "builtins.sum" and len(args) == 1:
             if isinstance(args[0], tuple):
                 total: object = Lit(0)
                 for a in args[0]:
-                    total = self.binop("add", total, a, node)
+                    total = self.lo.binop("add", total, a, node)
                 return total
             return self.call_primitive("numpy.sum", [args[0]], {"axis": Lit(0)}, node)
         if name in ("builtins.max", "builtins.min"):
@@ -353,10 +356,10 @@ class CallLowering(LoweringState):
                     for v in value
                 ]
                 return self.call_primitive("numpy.stack", [tuple(parts)], {}, node)
-            if self.is_list(value):
-                return self.stacked(value, node)
+            if self.lo.lists.is_list(value):
+                return self.lo.lists.stacked(value, node)
             if isinstance(value, Var | _Unresolved):
-                return self.as_array(value, node)
+                return self.lo.as_array(value, node)
         return None
 
     def gradient_call(self, name: str, args: list, kwargs: dict, node: ast.AST) -> object | None:
@@ -365,7 +368,7 @@ class CallLowering(LoweringState):
         axis = kwargs.get("axis")
         axes = axis.value if isinstance(axis, Lit) else axis
         if len(args) > 2 or (isinstance(axes, tuple) and len(axes) != 1):
-            raise self.error(
+            raise self.lo.error(
                 "YS032",
                 "np.gradient() over several axes returns a list: differentiate one axis at a time, "
                 "np.gradient(f, h, axis=k)",
@@ -384,20 +387,20 @@ class CallLowering(LoweringState):
     def expr_Lambda(self, node: ast.Lambda, env: dict) -> object:
         # sq = lambda t: t * t (the fence allows only this form): a helper that sees this scope
         fn = lambda_function("lambda", node)
-        self.fn_modules[id(fn)] = self.module
-        return _Function("lambda", fn, closure=env, module=self.module)
+        self.lo.fn_modules[id(fn)] = self.lo.module
+        return _Function("lambda", fn, closure=env, module=self.lo.module)
 
     def static_sequence(self, node: ast.expr, env: dict) -> tuple:
         """The items of a sequence whose length is known when generating: ``range`` of constants,
         a tuple or list (of names, of values), ``zip``/``enumerate``/``reversed`` of those."""
         if isinstance(node, ast.Call) and not node.keywords:
-            callee = self.expr(node.func, env)
+            callee = self.lo.expr(node.func, env)
             name = callee.name if isinstance(callee, _Function) and callee.local is None else None
             if name == "builtins.range":
-                bounds = [self.expr(a, env) for a in node.args]
+                bounds = [self.lo.expr(a, env) for a in node.args]
                 if all(isinstance(b, Lit) and type(b.value) is int for b in bounds) and 1 <= len(bounds) <= 3:
                     return tuple(Lit(i) for i in range(*(b.value for b in bounds)))
-                raise self.error(
+                raise self.lo.error(
                     "YS041",
                     "a comprehension needs range() of constants (its length is fixed when generating); "
                     "write a for loop for a length known at run time",
@@ -411,14 +414,14 @@ class CallLowering(LoweringState):
                     return tuple(reversed(seqs[0]))
                 if name == "builtins.enumerate" and len(seqs) == 1:
                     return tuple((Lit(i), v) for i, v in enumerate(seqs[0]))
-        value = self.expr(node, env)
+        value = self.lo.expr(node, env)
         if isinstance(value, Lit) and isinstance(value.value, tuple | dict):  # (a dict: its keys)
             return tuple(Lit(v) for v in value.value)
         if isinstance(value, dict):
             return tuple(Lit(k) for k in value)
         if isinstance(value, tuple):
             return value
-        raise self.error(
+        raise self.lo.error(
             "YS041",
             f"{ast.unparse(node)} has a length known only at run time; a comprehension iterates over range() "
             "of constants or a tuple/list written in the source (write a for loop otherwise)",
@@ -439,12 +442,12 @@ class CallLowering(LoweringState):
                 seqs.append(a)
         known = [len(q) for q in seqs if isinstance(q, tuple)]
         if not known:
-            raise self.error("YS041", "zip() of sequences whose lengths are known only at run time", nodes[0])
+            raise self.lo.error("YS041", "zip() of sequences whose lengths are known only at run time", nodes[0])
         n = min(known)
         for k, q in enumerate(seqs):
             if not isinstance(q, tuple):
                 items = [ast.copy_location(ast.Subscript(q, ast.Constant(i), ast.Load()), q) for i in range(n)]
-                seqs[k] = tuple(self.expr(item, env) for item in items)
+                seqs[k] = tuple(self.lo.expr(item, env) for item in items)
         return tuple(zip(*seqs))
 
 

@@ -44,24 +44,31 @@ from .source import statement_text
 from .state import LoweringState
 
 
-class ControlLowering(LoweringState):
+class ControlLowering:
     """Blocks, loops and branches (a part of ``lower.Lowerer``)."""
+
+    def __init__(self, lo: LoweringState):
+        self.lo = lo
+        #: The stop flag of the loop lowered last (None: nothing stops it early): ``for ... else``.
+        self.stopped_by: str | None = None
+        #: Numbers the break/continue flags of loops (``_skip1``, ``_stop1``).
+        self.exit_count: int = 0
 
     # ------------------------------------------------------------------ blocks
     def block(self, stmts: list[ast.stmt], env: dict) -> Atom | None:
         """Lower a statement list; the returned value if it ends in ``return`` (else None)."""
         for idx, stmt in enumerate(stmts):
-            stmt = self.maps_as_generators(stmt, env)
-            hoisted = self.runtime_comprehensions(stmt, env)
+            stmt = self.lo.lists.maps_as_generators(stmt, env)
+            hoisted = self.lo.lists.runtime_comprehensions(stmt, env)
             if hoisted is not None:  # [f(v) for v in lst] of a run-time length: a loop, then stmt
                 return self.block(hoisted + stmts[idx + 1 :], env)
             self.at_statement(stmt)
             if isinstance(stmt, ast.Return):
-                return Lit(None) if stmt.value is None else self.expr(stmt.value, env)
+                return Lit(None) if stmt.value is None else self.lo.expr(stmt.value, env)
             if isinstance(stmt, ast.Raise):  # what follows never runs; a value is never needed here
-                self.statement(stmt, env)
+                self.lo.statement(stmt, env)
                 return Lit(None)
-            if self.loop_level:
+            if self.lo.loop_level:
                 pass  # in a loop body, returns are flags (see Exits)
             elif isinstance(stmt, ast.If) and _returns([stmt]):
                 return self.if_returning(stmt, stmts[idx + 1 :], env)
@@ -69,18 +76,18 @@ class ControlLowering(LoweringState):
                 # a loop that may return: it sets `returned`/`value` and stops; then the rest runs or not
                 returned, value = self.return_flags()
                 env[returned], env[value] = Lit(False), Lit(None)
-                self.statement(stmt, env)
+                self.lo.statement(stmt, env)
                 test = ast.copy_location(
                     ast.If(ast.Name(returned, ast.Load()), [ast.Return(ast.Name(value))], []), stmt
                 )
                 return self.if_returning(test, stmts[idx + 1 :], env)
-            self.statement(stmt, env)
+            self.lo.statement(stmt, env)
         return None
 
     def return_flags(self) -> tuple[str, str]:
-        depth = len(self.stack)
-        returned, value = self.flag_name(f"_returned{depth}"), self.flag_name(f"_value{depth}")
-        self.returned_values.add(value)
+        depth = len(self.lo.stack)
+        returned, value = self.lo.flag_name(f"_returned{depth}"), self.lo.flag_name(f"_value{depth}")
+        self.lo.returned_values.add(value)
         return returned, value
 
     def loop_body(self, node: ast.For | ast.While, env: dict) -> tuple[list[ast.stmt], str | None]:
@@ -90,7 +97,7 @@ class ControlLowering(LoweringState):
             return node.body, None
         self.exit_count += 1
         exits = Exits(self.exit_count, *self.return_flags())
-        exits.skip, exits.stop = self.flag_name(exits.skip), self.flag_name(exits.stop)  # never a user's name
+        exits.skip, exits.stop = self.lo.flag_name(exits.skip), self.lo.flag_name(exits.stop)  # never a user's name
         body = [exits.set(exits.skip, ast.Constant(False), node.body[0]), *exits.rewrite(node.body)]
         if not exits.used_stop:
             return body, None
@@ -100,35 +107,35 @@ class ControlLowering(LoweringState):
     def at_statement(self, stmt: ast.stmt) -> None:
         if not hasattr(stmt, "lineno"):  # a statement the loop rewriting made (pass)
             return
-        self.stmt_line = stmt.lineno
-        self.stmt_text = statement_text(self.module.source, stmt)
+        self.lo.stmt_line = stmt.lineno
+        self.lo.stmt_text = statement_text(self.lo.module.source, stmt)
 
     def header_span(self, node: ast.stmt):
         """The span of a loop or branch: its first line (``for i in range(n):``)."""
-        line = self.module.source.splitlines()[node.lineno - 1].strip()
-        return replace(self.span_at(node), line=node.lineno, text=line)
+        line = self.lo.module.source.splitlines()[node.lineno - 1].strip()
+        return replace(self.lo.span_at(node), line=node.lineno, text=line)
 
     def in_region(self, region: Tape, run):
-        saved = self.tape, self.stmt_line, self.stmt_text
-        self.tape = region
+        saved = self.lo.tape, self.lo.stmt_line, self.lo.stmt_text
+        self.lo.tape = region
         try:
             return run()
         finally:
-            self.tape, self.stmt_line, self.stmt_text = saved
+            self.lo.tape, self.lo.stmt_line, self.lo.stmt_text = saved
 
     def carry_value(self, value: object, name: str, node: ast.AST) -> Atom:
         if isinstance(value, tuple):  # a list across a loop or branch: a list built at run time
-            return self.as_list(value, node)
-        return self.as_array(value, node)
+            return self.lo.lists.as_list(value, node)
+        return self.lo.as_array(value, node)
 
     def initial(self, env: dict, name: str, node: ast.AST) -> Atom:
         if name not in env:
-            self.maybe_unbound.add(name)
+            self.lo.maybe_unbound.add(name)
             return Lit(None)
         return self.carry_value(env[name], name, node)
 
     def carried_names(self, node: ast.AST, body: list[ast.stmt], env: dict, exclude: set[str] = frozenset()) -> list:
-        after = loaded_outside(self.fn_nodes[-1], node)
+        after = loaded_outside(self.lo.fn_nodes[-1], node)
         stored = stored_names(body)
         if _returns(body):  # a nested loop's return sets the function's return flags
             stored += [n for n in self.return_flags() if n not in stored]
@@ -141,12 +148,12 @@ class ControlLowering(LoweringState):
         """``for ... else`` / ``while ... else``: the loop, then its ``else`` block where no
         ``break`` (or ``return``) stopped it, under the loop's stop flag."""
         loop = ast.copy_location(type(node)(**{**{f: getattr(node, f) for f in node._fields}, "orelse": []}), node)
-        self.statement(loop, env)
+        self.lo.statement(loop, env)
         stop = self.stopped_by
         if stop is None:  # nothing stops it early: the else block always runs
             for stmt in node.orelse:
                 self.at_statement(stmt)
-                self.statement(stmt, env)
+                self.lo.statement(stmt, env)
             return
         test = ast.copy_location(ast.UnaryOp(ast.Not(), ast.Name(stop, ast.Load())), node)
         self.stmt_If(ast.copy_location(ast.If(test, node.orelse, []), node.orelse[0]), env)
@@ -154,98 +161,98 @@ class ControlLowering(LoweringState):
     def stmt_For(self, node: ast.For, env: dict) -> None:
         if node.orelse:
             return self.loop_else(node, env)
-        self.stmt_text = self.header_span(node).text  # the bounds are computed before the loop
+        self.lo.stmt_text = self.header_span(node).text  # the bounds are computed before the loop
         space = self.iteration(node, env)
         if space[0] == "static" and _jumps(node.body):
-            raise self.error(
+            raise self.lo.error(
                 "YS011", "break/continue/return in a loop over a tuple is not supported; loop over range()", node
             )
         self.stopped_by = None
         if space[0] == "static":  # a loop over a tuple written in the source: unrolled
             for item in space[1]:
-                self.assign(node.target, item, env)
+                self.lo.assign(node.target, item, env)
                 if self.block(node.body, env) is not None:  # pragma: no cover - fence refuses
-                    raise self.error("YS012", "'return' inside a loop is not supported", node)
+                    raise self.lo.error("YS012", "'return' inside a loop is not supported", node)
             return
-        mark = len(self.tape.eqns)
+        mark = len(self.lo.tape.eqns)
         try:
             self.kept_loop(node, env, space)
         except NeedsUnrolling:  # params[f"W{i}"]: the key is known in each iteration only
             items = _constant_range(space)
             if items is None or _jumps(node.body):
                 raise  # (an outer loop of constant bounds may unroll, and make these bounds constant)
-            self.discard(self.tape, mark)
+            self.lo.discard(self.lo.tape, mark)
             self.stopped_by = None
             for k in items:
-                self.assign(node.target, Lit(k), env)
+                self.lo.assign(node.target, Lit(k), env)
                 self.block(node.body, env)
 
     def kept_loop(self, node: ast.For, env: dict, space: tuple) -> None:
         """A ``for`` over ``range()`` or the rows of arrays, kept a loop: a ``for`` equation."""
         _, start, stop, step, rows, index_target = space
         targets = [n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)]
-        self.stmt_text = self.header_span(node).text  # what the loop computes before it starts
+        self.lo.stmt_text = self.header_span(node).text  # what the loop computes before it starts
         stmts, stop_flag = self.loop_body(node, env)
         self.stopped_by = stop_flag
         carried = self.carried_names(node, stmts, env, set(targets))
         # the loop variable read after the loop keeps its last value (its value before the loop, or
         # unbound, when the loop does not run): it is carried like a name the body assigns
-        carried += [n for n in targets if n not in carried and live_after(self.fn_nodes[-1], node, n)]
-        carried = self.split_dicts(carried, env)
+        carried += [n for n in targets if n not in carried and live_after(self.lo.fn_nodes[-1], node, n)]
+        carried = self.lo.dicts.split_dicts(carried, env)
         inits = [self.initial(env, n, node) for n in carried]
         region = Tape("for")
         i_var = Var(hint=index_target or "_i")
         region.inputs.append(Input(i_var, ("#index",)))
         c_vars = [Var(hint=_hint(n)) for n in carried]
-        self.mark_lists([[v] for v in inits], c_vars)
+        self.lo.lists.mark_lists([[v] for v in inits], c_vars)
         region.inputs.extend(Input(v, ("#carry", n)) for v, n in zip(c_vars, carried))
         body_env = dict(env)
         body_env.update(zip(carried, c_vars))
-        self.join_dicts(body_env, carried)
-        self.carried_from.update((v.id, (env.get(n), node.lineno)) for v, n in zip(c_vars, carried))
+        self.lo.dicts.join_dicts(body_env, carried)
+        self.lo.carried_from.update((v.id, (env.get(n), node.lineno)) for v, n in zip(c_vars, carried))
 
         def run():
             if rows is None:
-                self.assign(node.target, i_var, body_env)
+                self.lo.assign(node.target, i_var, body_env)
                 return self.iteration_body(stmts, body_env, carried, node)
             item = node.target
             if index_target is not None:  # enumerate(X): (i, row)
-                self.assign(node.target.elts[0], i_var, body_env)
+                self.lo.assign(node.target.elts[0], i_var, body_env)
                 item = node.target.elts[1]
             if isinstance(rows, tuple):  # zip(X, Y): a row of each
                 for t, r in zip(item.elts, rows):
-                    self.assign(t, self.add("getindex", [r, i_var], {"index": (Dyn(0),)}, node.iter), body_env)
+                    self.lo.assign(t, self.lo.add("getindex", [r, i_var], {"index": (Dyn(0),)}, node.iter), body_env)
             else:
-                self.assign(item, self.add("getindex", [rows, i_var], {"index": (Dyn(0),)}, node.iter), body_env)
+                self.lo.assign(item, self.lo.add("getindex", [rows, i_var], {"index": (Dyn(0),)}, node.iter), body_env)
             return self.iteration_body(stmts, body_env, carried, node)
 
         iterated = rows if isinstance(rows, tuple) else (rows,)
-        self.iterated.extend((r, node.lineno) for r in iterated)  # an update in place would change the rows
+        self.lo.iterated.extend((r, node.lineno) for r in iterated)  # an update in place would change the rows
         try:
             region.outputs = self.in_region(region, run)
         finally:
-            del self.iterated[len(self.iterated) - len(iterated) :]
+            del self.lo.iterated[len(self.lo.iterated) - len(iterated) :]
         outs = [Var(hint=_hint(n)) for n in carried]
-        self.mark_lists([[v] for v in inits], outs)
+        self.lo.lists.mark_lists([[v] for v in inits], outs)
         free = close_regions([region], [1 + len(carried)])
         params = {"n_carry": len(carried), "exit": carried.index(stop_flag) if stop_flag else -1}
         eqn = region_eqn("for", [start, stop, step, *inits, *free], params, [region], outs, self.header_span(node))
-        self.tape.eqns.append(eqn)
-        self.merges.update((o.id, eqn) for o in outs)  # may an iteration give a shared array?
+        self.lo.tape.eqns.append(eqn)
+        self.lo.merges.update((o.id, eqn) for o in outs)  # may an iteration give a shared array?
         env.update(zip(carried, outs))
-        self.join_dicts(env, carried)
+        self.lo.dicts.join_dicts(env, carried)
 
     def iteration(self, node: ast.For, env: dict) -> tuple:
         """What a ``for`` iterates over: ``("static", items)`` or ``("range", start, stop, step, rows, i_name)``."""
         it = node.iter
         target = node.target
         if isinstance(it, ast.Call) and not it.keywords and isinstance(it.func, ast.Name):
-            callee = self.expr(it.func, env)
+            callee = self.lo.expr(it.func, env)
             name = getattr(callee, "name", None)
             if name == "builtins.range":
                 if not 1 <= len(it.args) <= 3:
-                    raise self.error("YS032", "range() takes 1 to 3 arguments", it)
-                bounds = [self.as_array(self.expr(a, env), a) for a in it.args]
+                    raise self.lo.error("YS032", "range() takes 1 to 3 arguments", it)
+                bounds = [self.lo.as_array(self.lo.expr(a, env), a) for a in it.args]
                 if len(bounds) == 1:
                     bounds = [Lit(0), bounds[0]]
                 if len(bounds) == 2:
@@ -254,14 +261,14 @@ class ControlLowering(LoweringState):
                 return ("range", *bounds, None, target.id)
             if name == "builtins.enumerate" and len(it.args) == 1:
                 if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
-                    raise self.error("YS011", "write 'for i, item in enumerate(...)'", target)
+                    raise self.lo.error("YS011", "write 'for i, item in enumerate(...)'", target)
                 self.check_target(target.elts[0])
                 zipped = self.zipped(it.args[0], target.elts[1], env)
                 if zipped is not None:  # enumerate(zip(X, Y)): (i, (x, y))
                     if zipped[0] == "static":
                         return ("static", [(Lit(k), v) for k, v in enumerate(zipped[1])])
                     return (*zipped[:-1], target.elts[0].id)
-                seq = self.expr(it.args[0], env)
+                seq = self.lo.expr(it.args[0], env)
                 nested = not isinstance(target.elts[1], ast.Name)
                 if nested and isinstance(seq, Lit) and isinstance(seq.value, tuple):  # (a, b) of PAIRS: unrolled
                     seq = tuple(Lit(v) for v in seq.value)
@@ -269,21 +276,21 @@ class ControlLowering(LoweringState):
                     self.check_target(target.elts[1])
                 if isinstance(seq, tuple):
                     return ("static", [(Lit(k), v) for k, v in enumerate(seq)])
-                rows = self.as_array(seq, it.args[0])
-                stop = self.call_primitive("builtins.len", [rows], {}, it)
+                rows = self.lo.as_array(seq, it.args[0])
+                stop = self.lo.calls.call_primitive("builtins.len", [rows], {}, it)
                 return ("range", Lit(0), stop, Lit(1), rows, target.elts[0].id)
             zipped = self.zipped(it, target, env)
             if zipped is not None:
                 return zipped
-        seq = self.expr(it, env)
+        seq = self.lo.expr(it, env)
         if isinstance(seq, Lit) and isinstance(seq.value, tuple):
             seq = tuple(Lit(v) for v in seq.value)
         if isinstance(seq, tuple):
             return ("static", list(seq))
-        rows = self.as_array(seq, it)
+        rows = self.lo.as_array(seq, it)
         if not (isinstance(target, ast.Tuple) and all(isinstance(t, ast.Name) for t in target.elts)):
             self.check_target(target)  # (for X, y in batches: each row unpacked, its length checked)
-        stop = self.call_primitive("builtins.len", [rows], {}, it)
+        stop = self.lo.calls.call_primitive("builtins.len", [rows], {}, it)
         return ("range", Lit(0), stop, Lit(1), rows, None)
 
     def zipped(self, it: ast.expr, target: ast.expr, env: dict) -> tuple | None:
@@ -291,34 +298,37 @@ class ControlLowering(LoweringState):
         ``it`` is not a call of zip."""
         if not (isinstance(it, ast.Call) and not it.keywords and it.args and isinstance(it.func, ast.Name)):
             return None
-        if getattr(self.expr(it.func, env), "name", None) != "builtins.zip":
+        if getattr(self.lo.expr(it.func, env), "name", None) != "builtins.zip":
             return None
-        seqs = [self.expr(a, env) for a in it.args]
+        seqs = [self.lo.expr(a, env) for a in it.args]
         seqs = [tuple(Lit(v) for v in s.value) if _constant_tuple(s) else s for s in seqs]
         if all(isinstance(s, tuple) for s in seqs):
             return ("static", list(zip(*seqs)))
         if not (isinstance(target, ast.Tuple) and len(target.elts) == len(seqs)):
-            raise self.error("YS011", f"write 'for {', '.join('abc'[: len(seqs)])} in zip(...)'", target)
+            raise self.lo.error("YS011", f"write 'for {', '.join('abc'[: len(seqs)])} in zip(...)'", target)
         # zip of arrays or lists: the rows of each, up to the shortest
-        rows = [self.as_list(s, a) if isinstance(s, tuple) else self.as_array(s, a) for s, a in zip(seqs, it.args)]
-        lengths = [self.call_primitive("builtins.len", [r], {}, it) for r in rows]
-        stop = lengths[0] if len(lengths) == 1 else self.call_primitive("builtins.min", lengths, {}, it)
+        rows = [
+            self.lo.lists.as_list(s, a) if isinstance(s, tuple) else self.lo.as_array(s, a)
+            for s, a in zip(seqs, it.args)
+        ]
+        lengths = [self.lo.calls.call_primitive("builtins.len", [r], {}, it) for r in rows]
+        stop = lengths[0] if len(lengths) == 1 else self.lo.calls.call_primitive("builtins.min", lengths, {}, it)
         return ("range", Lit(0), stop, Lit(1), tuple(rows), None)
 
     def iteration_body(self, stmts: list[ast.stmt], env: dict, carried: list[str], node: ast.AST) -> list[Atom]:
         """Lower one iteration of a loop body; the carried values after it."""
-        self.loop_level += 1
+        self.lo.loop_level += 1
         try:
-            with self.in_scope(env):
+            with self.lo.in_scope(env):
                 self.block(stmts, env)
         finally:
-            self.loop_level -= 1
-        self.sync_dicts(env, carried, node)
+            self.lo.loop_level -= 1
+        self.lo.dicts.sync_dicts(env, carried, node)
         return [self.carry_value(env[n], n, node) for n in carried]
 
     def check_target(self, target: ast.expr) -> None:
         if not isinstance(target, ast.Name):
-            raise self.error("YS011", "a loop variable is one name here", target)
+            raise self.lo.error("YS011", "a loop variable is one name here", target)
 
     # ------------------------------------------------------------------ while
     def stmt_While(self, node: ast.While, env: dict) -> None:
@@ -326,72 +336,72 @@ class ControlLowering(LoweringState):
             return self.loop_else(node, env)
         stmts, stop = self.loop_body(node, env)
         self.stopped_by = stop
-        carried = self.split_dicts(self.carried_names(node, stmts, env), env)
+        carried = self.lo.dicts.split_dicts(self.carried_names(node, stmts, env), env)
         inits = [self.initial(env, n, node) for n in carried]
         cond, body = Tape("while_cond"), Tape("while")
         regions = [cond, body]
         c_sets = []
         for region in regions:
             vs = [Var(hint=_hint(n)) for n in carried]
-            self.mark_lists([[v] for v in inits], vs)
+            self.lo.lists.mark_lists([[v] for v in inits], vs)
             region.inputs.extend(Input(v, ("#carry", n)) for v, n in zip(vs, carried))
             c_sets.append(vs)
-            self.carried_from.update((v.id, (env.get(n), node.lineno)) for v, n in zip(vs, carried))
+            self.lo.carried_from.update((v.id, (env.get(n), node.lineno)) for v, n in zip(vs, carried))
         cond_env = dict(env)
         cond_env.update(zip(carried, c_sets[0]))
-        self.join_dicts(cond_env, carried)
-        cond.outputs = self.in_region(cond, lambda: [self.as_array(self.expr(node.test, cond_env), node.test)])
+        self.lo.dicts.join_dicts(cond_env, carried)
+        cond.outputs = self.in_region(cond, lambda: [self.lo.as_array(self.lo.expr(node.test, cond_env), node.test)])
         body_env = dict(env)
         body_env.update(zip(carried, c_sets[1]))
-        self.join_dicts(body_env, carried)
+        self.lo.dicts.join_dicts(body_env, carried)
 
         def run():
             return self.iteration_body(stmts, body_env, carried, node)
 
         body.outputs = self.in_region(body, run)
         outs = [Var(hint=_hint(n)) for n in carried]
-        self.mark_lists([[v] for v in inits], outs)
+        self.lo.lists.mark_lists([[v] for v in inits], outs)
         free = close_regions(regions, [len(carried), len(carried)])
         params = {"n_carry": len(carried), "exit": carried.index(stop) if stop else -1}
-        self.tape.eqns.append(region_eqn("while", [*inits, *free], params, regions, outs, self.header_span(node)))
-        self.merges.update((o.id, self.tape.eqns[-1]) for o in outs)
+        self.lo.tape.eqns.append(region_eqn("while", [*inits, *free], params, regions, outs, self.header_span(node)))
+        self.lo.merges.update((o.id, self.lo.tape.eqns[-1]) for o in outs)
         env.update(zip(carried, outs))
-        self.join_dicts(env, carried)
+        self.lo.dicts.join_dicts(env, carried)
 
     # ------------------------------------------------------------------ if
     def stmt_If(self, node: ast.If, env: dict) -> None:
-        if is_guard(self.module, node):  # a generated function's argument check (``generated``): it only raises
+        if is_guard(self.lo.module, node):  # a generated function's argument check (``generated``): it only raises
             return
-        names = self.split_dicts(self.carried_names(node, node.body + node.orelse, env), env)
-        flag = self.as_array(self.expr(node.test, env), node.test)
+        names = self.lo.dicts.split_dicts(self.carried_names(node, node.body + node.orelse, env), env)
+        flag = self.lo.as_array(self.lo.expr(node.test, env), node.test)
         branches = []
         for stmts in (node.body, node.orelse):
             branch_env = dict(env)
 
             def run(stmts=stmts, branch_env=branch_env):
-                with self.in_scope(branch_env):
+                with self.lo.in_scope(branch_env):
                     self.block(stmts, branch_env)
-                self.sync_dicts(branch_env, names, node)
+                self.lo.dicts.sync_dicts(branch_env, names, node)
                 return [self.initial(branch_env, n, node) for n in names]
 
             branches.append(run)
         outs = self.branch(flag, branches, names, node)
         env.update(zip(names, outs))
-        self.join_dicts(env, names)
+        self.lo.dicts.join_dicts(env, names)
 
     def if_returning(self, node: ast.If, rest: list[ast.stmt], env: dict) -> Atom:
         """``if c: ... return a`` followed by more statements: each branch runs on with the rest."""
-        flag = self.as_array(self.expr(node.test, env), node.test)
+        flag = self.lo.as_array(self.lo.expr(node.test, env), node.test)
         branches = []
         for stmts in (node.body, node.orelse):
             block = list(stmts) if _always_returns(stmts) else [*stmts, *rest]
             branch_env = dict(env)
 
             def run(block=block, branch_env=branch_env):
-                with self.in_scope(branch_env):
+                with self.lo.in_scope(branch_env):
                     value = self.block(block, branch_env)
                 if value is None:
-                    raise self.error("YS021", "this path through the function does not return a value", node)
+                    raise self.lo.error("YS021", "this path through the function does not return a value", node)
                 return [self.carry_value(value, "the returned value", node)]
 
             branches.append(run)
@@ -399,11 +409,14 @@ class ControlLowering(LoweringState):
         return out
 
     def expr_IfExp(self, node: ast.IfExp, env: dict) -> object:
-        if fast_path(self.module, node):  # a generated function's scalar fast path: the general one computes the same
-            return self.expr(node.orelse, env)
-        flag = self.as_array(self.expr(node.test, env), node.test)
+        if fast_path(
+            self.lo.module, node
+        ):  # a generated function's scalar fast path: the general one computes the same
+            return self.lo.expr(node.orelse, env)
+        flag = self.lo.as_array(self.lo.expr(node.test, env), node.test)
         branches = [
-            (lambda e=e: [self.carry_value(self.expr(e, dict(env)), "the value", e)]) for e in (node.body, node.orelse)
+            (lambda e=e: [self.carry_value(self.lo.expr(e, dict(env)), "the value", e)])
+            for e in (node.body, node.orelse)
         ]
         (out,) = self.branch(flag, branches, [None], node)
         return out
@@ -415,12 +428,12 @@ class ControlLowering(LoweringState):
         for region, run in zip(regions, runs):
             region.outputs = self.in_region(region, run)
         outs = [Var(hint=None if n is None else _hint(n)) for n in names]
-        self.mark_lists([list(values) for values in zip(*(r.outputs for r in regions))], outs)
+        self.lo.lists.mark_lists([list(values) for values in zip(*(r.outputs for r in regions))], outs)
         free = close_regions(regions, [0, 0])
         params = {"n_carry": len(names)}
-        span = self.header_span(node) if isinstance(node, ast.stmt) else self.span_at(node)
-        self.tape.eqns.append(region_eqn("if", [flag, *free], params, regions, outs, span))
-        self.merges.update((o.id, self.tape.eqns[-1]) for o in outs)  # may a branch give a shared array?
+        span = self.header_span(node) if isinstance(node, ast.stmt) else self.lo.span_at(node)
+        self.lo.tape.eqns.append(region_eqn("if", [flag, *free], params, regions, outs, span))
+        self.lo.merges.update((o.id, self.lo.tape.eqns[-1]) for o in outs)  # may a branch give a shared array?
         return outs
 
 

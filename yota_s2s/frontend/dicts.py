@@ -18,8 +18,16 @@ from .state import LoweringState
 _MISSING = object()
 
 
-class DictLowering(LoweringState):
+class DictLowering:
     """Dicts of values carried through loops and branches (a part of ``lower.Lowerer``)."""
+
+    def __init__(self, lo: LoweringState):
+        self.lo = lo
+        #: A dict of values carried through a loop or branch is carried as one value per key,
+        #: under names ``d['k']`` (never an identifier): entry name -> (the dict's name, its key);
+        #: and the dict's number of keys (``control.split_dicts``).
+        self.dict_entries: dict[str, tuple[str, object]] = {}
+        self.dict_sizes: dict[str, int] = {}
 
     def split_dicts(self, names: list[str], env: dict) -> list[str]:
         """``names`` with each name that holds a dict of values replaced by its entries' names, the
@@ -54,7 +62,7 @@ class DictLowering(LoweringState):
                 base, key = self.dict_entries[name]
                 current = env.get(base)
                 if not isinstance(current, dict) or key not in current or len(current) != self.dict_sizes[base]:
-                    raise self.error(
+                    raise self.lo.error(
                         "YS034",
                         f"the dict {base} has other keys after this block: keep its keys in a loop or branch",
                         node,

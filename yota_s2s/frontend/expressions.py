@@ -1,13 +1,13 @@
 """Expressions: an expression of the source in, its value out, equations added to the tape.
 
 A part of lowering (a fenced ``Module`` and a function name in, a primal ``Tape`` out;
-``state`` lists the parts).  ``expr`` dispatches on the kind of expression to the
-``expr_*`` methods of all the parts.  Here: operators become primitives (``x @ w`` ->
+``state`` lists the parts).  ``lower.Lowerer.expr`` dispatches on the kind of expression
+to the ``expr_*`` methods of all the parts.  Here: operators become primitives (``x @ w`` ->
 ``matmul``, ``-x`` -> ``neg``, ``a < b`` -> ``less``), and a subscript becomes ``getindex``
 with an index template: its static parts (integers, slices, ``None``, ``...``) are the
 ``index`` parameter, its computed parts are operands, each named in the template by
-``Dyn(k)``.  ``as_array`` gives the tape value of anything lowered: a parameter becomes a
-tape input on its first use as an array.
+``Dyn(k)``.  ``lower.Lowerer.as_array`` gives the tape value of anything lowered: a
+parameter becomes a tape input on its first use as an array.
 
     >>> from yota_s2s.dsl.load import load_rules
     >>> from yota_s2s.frontend.fence import fence
@@ -22,14 +22,13 @@ from __future__ import annotations
 import ast
 
 from ..errors import UserError
-from ..ir.core import Atom, Dyn, Input, Key, Lit, Slice, Var
+from ..ir.core import Atom, Dyn, Key, Lit, Slice, Var
 from ..ir.folding import fold_constant
 from ..ir.primitives import BINOPS, CMPOPS
 from ..ir.printer import format_path
 from .adapters_shape import INDEX_TRICKS, index_trick_items
-from .passthrough import PASS_CODES
 from .state import LoweringState
-from .values import _NOT_CONSTANT, _constant_value, _Function, _Indexed, _Module, _Own, _Unresolved
+from .values import _Function, _Indexed, _Unresolved
 
 
 class NeedsUnrolling(UserError):
@@ -58,70 +57,11 @@ def _stringy(node: ast.expr) -> bool:
 _DERIVED_HINT = 10_000
 
 
-class ExpressionLowering(LoweringState):
+class ExpressionLowering:
     """Operators, subscripts and the tape value of a lowered value (a part of ``lower.Lowerer``)."""
 
-    def as_array(self, value: object, node: ast.AST) -> Atom:
-        """The tape value of ``value``: parameters become inputs on first use as arrays."""
-        if isinstance(value, dict) or (isinstance(value, Lit) and isinstance(value.value, dict)):
-            raise self.error("YS034", "a dict is not an array (read it at a constant key)", node)
-        if isinstance(value, Var | Lit):
-            return value
-        if isinstance(value, _Unresolved):
-            path = value.path
-            if path in self.object_paths:
-                raise self.error(
-                    "YS036", f"{format_path(path)} is used both as an object (attributes read) and as an array", node
-                )
-            if path not in self.array_inputs:
-                var = Var(hint="_".join(map(str, path)))
-                self.root.inputs.append(Input(var, path))
-                self.array_inputs[path] = var
-            return self.array_inputs[path]
-        if isinstance(value, _Indexed):
-            if value.path in self.object_paths:
-                raise self.error("YS036", f"{format_path(value.path)} is used both as an object and as an array", node)
-            return self.getindex(self.as_array(value.base, node), [], (value.index,), value.node)
-        if isinstance(value, tuple):
-            constant = _constant_value(value)
-            if constant is not _NOT_CONSTANT:
-                return Lit(constant)
-            # a (nested) list of computed values is an array, as np.array makes it
-            return self.as_array(self.call_primitive("numpy.array", [value], {}, node), node)
-        if isinstance(value, _Function):
-            raise self.error("YS020", f"the function {value.name} is used as a value; call it", node)
-        if isinstance(value, _Own):
-            raise self.error("YS020", f"the module {value.name} is used as a value", node)
-        if isinstance(value, _Module):
-            raise self.error("YS020", f"the module {value.name} is used as a value", node)
-        raise self.error("YS020", "unsupported value", node)  # pragma: no cover
-
-    def binop(self, prim: str, left: object, right: object, node: ast.AST) -> Atom:
-        if self.is_list(left) or self.is_list(right):
-            raise self.error(
-                "YS034", "a list in arithmetic: Python would join or repeat it; write np.array(lst) first", node
-            )
-        return self.add(prim, [self.as_array(left, node), self.as_array(right, node)], {}, node)
-
-    def expr(self, node: ast.expr, env: dict[str, object]) -> object:
-        """The value of ``node``; an expression with no primitive passes through as static code
-        (``passthrough``), or is refused where it cannot."""
-        method = getattr(self, "expr_" + type(node).__name__, None)
-        tape, mark = self.tape, len(self.tape.eqns)
-        try:
-            if method is None:
-                raise self.error("YS020", _unsupported(node), node)
-            return method(node, env)
-        except UserError as exc:
-            if (
-                exc.code not in PASS_CODES
-                or isinstance(exc, NeedsUnrolling)
-                or isinstance(node, ast.Name | ast.Starred | ast.Slice)
-            ):
-                raise
-            if self.tape is tape:
-                self.discard(tape, mark)  # what the refused attempt added (pure equations only so far)
-            return self.static_expr(node, env, exc)
+    def __init__(self, lo: LoweringState):
+        self.lo = lo
 
     def expr_Constant(self, node: ast.Constant, env: dict) -> object:
         if node.value is Ellipsis:
@@ -130,65 +70,65 @@ class ExpressionLowering(LoweringState):
 
     def expr_Dict(self, node: ast.Dict, env: dict) -> object:
         """``{"W": w, "b": b}`` with constant keys: a dict of values, read at constant keys."""
-        keys = [None if k is None else self.expr(k, env) for k in node.keys]
+        keys = [None if k is None else self.lo.expr(k, env) for k in node.keys]
         if not all(isinstance(k, Lit) and _hashable(k.value) for k in keys):
-            raise self.error("YS020", "a dict with computed keys has no rule", node)
-        return {k.value: self.expr(v, env) for k, v in zip(keys, node.values)}
+            raise self.lo.error("YS020", "a dict with computed keys has no rule", node)
+        return {k.value: self.lo.expr(v, env) for k, v in zip(keys, node.values)}
 
     def expr_Compare(self, node: ast.Compare, env: dict) -> object:
         if len(node.ops) != 1 or type(node.ops[0]) not in CMPOPS:
-            raise self.error("YS020", f"'{ast.unparse(node)}' has no rule", node)
-        left = self.expr(node.left, env)
-        right = self.expr(node.comparators[0], env)
+            raise self.lo.error("YS020", f"'{ast.unparse(node)}' has no rule", node)
+        left = self.lo.expr(node.left, env)
+        right = self.lo.expr(node.comparators[0], env)
         prim = CMPOPS[type(node.ops[0])]
         if isinstance(left, Lit) and isinstance(right, Lit):
             ok, value = fold_constant(prim, [left.value, right.value])  # i != 3 on a comprehension's index
             if ok:
                 return Lit(value)
-        return self.binop(prim, left, right, node)
+        return self.lo.binop(prim, left, right, node)
 
     def expr_BinOp(self, node: ast.BinOp, env: dict) -> object:
         if type(node.op) not in BINOPS:
-            raise self.error("YS020", f"the operator {_OPNAMES[type(node.op)]} has no rule", node)
-        left = self.expr(node.left, env)
-        right = self.expr(node.right, env)
-        return self.binop(BINOPS[type(node.op)], left, right, node)
+            raise self.lo.error("YS020", f"the operator {_OPNAMES[type(node.op)]} has no rule", node)
+        left = self.lo.expr(node.left, env)
+        right = self.lo.expr(node.right, env)
+        return self.lo.binop(BINOPS[type(node.op)], left, right, node)
 
     def expr_UnaryOp(self, node: ast.UnaryOp, env: dict) -> object:
         if not isinstance(node.op, ast.USub | ast.UAdd):
-            raise self.error("YS020", f"the operator {_OPNAMES[type(node.op)]} has no rule", node)
-        value = self.as_array(self.expr(node.operand, env), node)
+            raise self.lo.error("YS020", f"the operator {_OPNAMES[type(node.op)]} has no rule", node)
+        value = self.lo.as_array(self.lo.expr(node.operand, env), node)
         if isinstance(node.op, ast.UAdd):
             return value
-        return self.add("neg", [value], {}, node)
+        return self.lo.add("neg", [value], {}, node)
 
     # ------------------------------------------------------------------ subscripts
     def expr_Subscript(self, node: ast.Subscript, env: dict) -> object:
-        base = self.expr(node.value, env)
+        base = self.lo.expr(node.value, env)
         key = self.dict_key(node, base, env)
-        if isinstance(key, str) and isinstance(base, _Unresolved) and base.path not in self.array_inputs:
-            self.object_paths.add(base.path)  # params["W1"]: a dict parameter, read by key
+        if isinstance(key, str) and isinstance(base, _Unresolved) and base.path not in self.lo.array_inputs:
+            self.lo.object_paths.add(base.path)  # params["W1"]: a dict parameter, read by key
             return _Unresolved((*base.path, Key(key)))
         if isinstance(base, dict) or (isinstance(base, Lit) and isinstance(base.value, dict)):  # RATES["fast"]
-            key = self.expr(node.slice, env)
+            key = self.lo.expr(node.slice, env)
             items = base if isinstance(base, dict) else base.value
             if isinstance(key, Lit) and _hashable(key.value) and key.value in items:
                 return items[key.value] if isinstance(base, dict) else Lit(items[key.value])
-            raise self.error("YS034", "a dict is read at a constant key it holds", node)  # else: static code
+            raise self.lo.error("YS034", "a dict is read at a constant key it holds", node)  # else: static code
         if isinstance(base, _Function) and base.local is None and base.name in INDEX_TRICKS:  # np.r_[a, b]
-            return self.call_primitive(base.name, index_trick_items(self, node, env), {}, node)
+            return self.lo.calls.call_primitive(base.name, index_trick_items(self.lo, node, env), {}, node)
         dynamic: list[Atom] = []
         index = self.index(node.slice, env, dynamic)
         if (
             isinstance(base, _Unresolved | _Indexed)
-            and base.path not in self.array_inputs
-            and (len(base.path) > 1 or self.element_class(base))
+            and base.path not in self.lo.array_inputs
+            and (len(base.path) > 1 or self.lo.names.element_class(base))
             and len(index) == 1
             and type(index[0]) is int
         ):
             # m.layers[0]: an element of a list of objects, or a row of an array; the next use tells
             # (a parameter x[0] is an array read at once, unless annotated as a list of objects)
-            return _Indexed(base, index[0], node, self.element_class(base))
+            return _Indexed(base, index[0], node, self.lo.names.element_class(base))
         if isinstance(base, tuple):
             if len(index) == 1 and isinstance(index[0], Slice) and not dynamic:  # parts[1:]: a shorter list
                 return base[index[0].to_slice()]
@@ -196,16 +136,16 @@ class ExpressionLowering(LoweringState):
                 try:
                     return base[index[0]]
                 except IndexError:
-                    raise self.error("YS034", "tuple index out of range", node) from None
+                    raise self.lo.error("YS034", "tuple index out of range", node) from None
             if len(index) == 1 and isinstance(index[0], Dyn) and base:  # x = a, b, c; x[i]: a list read at i
-                return self.getindex(self.as_list(base, node), dynamic, index, node)
-            raise self.error("YS034", "a tuple is indexed by one integer", node)
-        value = self.as_array(base, node)
+                return self.getindex(self.lo.lists.as_list(base, node), dynamic, index, node)
+            raise self.lo.error("YS034", "a tuple is indexed by one integer", node)
+        value = self.lo.as_array(base, node)
         if isinstance(value, Lit) and not isinstance(value.value, tuple):  # 3[0], None[0]: Python's TypeError
             if isinstance(value.value, str):
-                raise self.error("YS034", "a string is not indexed in differentiated code", node)
+                raise self.lo.error("YS034", "a string is not indexed in differentiated code", node)
             what = type(value.value).__name__
-            raise self.error("YS047", f"'{what}' object is not subscriptable (a constant is indexed)", node)
+            raise self.lo.error("YS047", f"'{what}' object is not subscriptable (a constant is indexed)", node)
         if isinstance(value, Lit) and isinstance(value.value, tuple) and len(index) == 1:
             item = index[0]
             if isinstance(item, int | Slice):
@@ -219,19 +159,19 @@ class ExpressionLowering(LoweringState):
         of constants; None where the subscript is not a string key."""
         if isinstance(node.slice, ast.Constant):
             return node.slice.value
-        if not isinstance(base, _Unresolved) or base.path in self.array_inputs:
+        if not isinstance(base, _Unresolved) or base.path in self.lo.array_inputs:
             return None
         if isinstance(node.slice, ast.Name):
-            value = self.expr(node.slice, env)
+            value = self.lo.expr(node.slice, env)
             return value.value if isinstance(value, Lit) and isinstance(value.value, str) else None
         if not _stringy(node.slice):
             return None
-        value = self.constant_of(node.slice, env)
+        value = self.lo.static.constant_of(node.slice, env)
         if isinstance(value, str):
             return value
         raise NeedsUnrolling(
             *_fields(
-                self.error(
+                self.lo.error(
                     "YS034",
                     f"{format_path(base.path)} is read at a key computed at run time ({ast.unparse(node.slice)}); "
                     "the key must be known when generating: loop over range() of constant bounds, or over a "
@@ -242,8 +182,8 @@ class ExpressionLowering(LoweringState):
         )
 
     def getindex(self, value: Atom, dynamic: list[Atom], index: tuple, node: ast.AST) -> Atom:
-        out = self.add("getindex", [value, *dynamic], {"index": index}, node)
-        self.list_slice(value, index, out)
+        out = self.lo.add("getindex", [value, *dynamic], {"index": index}, node)
+        self.lo.lists.list_slice(value, index, out)
         if (
             isinstance(out, Var)
             and isinstance(value, Var)
@@ -266,42 +206,42 @@ class ExpressionLowering(LoweringState):
                 None if p is None else self.slice_bound(p, env, dynamic) for p in (node.lower, node.upper, node.step)
             ]
             return Slice(*parts)
-        value = self.expr(node, env)
+        value = self.lo.expr(node, env)
         if isinstance(value, Lit) and (value.value is None or value.value is Ellipsis or type(value.value) is int):
             return value.value
         if isinstance(value, tuple) or (isinstance(value, Lit) and isinstance(value.value, tuple)):
             # a literal list of indices, x[[0, 2, 2]]: an index array
             value = self.array_constant(value, node)
         if isinstance(value, _Unresolved | _Indexed):
-            value = self.as_array(value, node)
+            value = self.lo.as_array(value, node)
         if isinstance(value, Var):
             dynamic.append(value)
             return Dyn(len(dynamic) - 1)
-        raise self.error("YS034", "an index is an integer, a slice, None, ..., an index array or a mask", node)
+        raise self.lo.error("YS034", "an index is an integer, a slice, None, ..., an index array or a mask", node)
 
     def array_constant(self, value: object, node: ast.AST) -> Atom:
         """A constant list (or nested lists) as an array: ``np.asarray((0, 2, 2))``."""
-        atom = self.as_array(value, node)
+        atom = self.lo.as_array(value, node)
         if isinstance(atom, Lit) and isinstance(atom.value, tuple):
-            return self.add("asarray", [atom], {}, node)
+            return self.lo.add("asarray", [atom], {}, node)
         if isinstance(atom, Var):  # x[[i, i, j]]: an index array of computed integers
             return atom
-        raise self.error("YS034", "an index list holds integers", node)
+        raise self.lo.error("YS034", "an index list holds integers", node)
 
     def slice_bound(self, node: ast.expr, env: dict, dynamic: list[Atom]) -> int | None | Dyn:
-        value = self.expr(node, env)
+        value = self.lo.expr(node, env)
         if isinstance(value, Lit) and (value.value is None or type(value.value) is int):
             return value.value
         if isinstance(value, _Unresolved | _Indexed | Var):
-            dynamic.append(self.as_array(value, node))
+            dynamic.append(self.lo.as_array(value, node))
             return Dyn(len(dynamic) - 1)
-        raise self.error("YS034", "a slice bound is an integer or None", node)
+        raise self.lo.error("YS034", "a slice bound is an integer or None", node)
 
     def static_int(self, node: ast.expr, env: dict) -> int:
-        value = self.expr(node, env)
+        value = self.lo.expr(node, env)
         if isinstance(value, Lit) and type(value.value) is int:
             return value.value
-        raise self.error("YS034", "slice bounds must be constant integers", node)
+        raise self.lo.error("YS034", "slice bounds must be constant integers", node)
 
 
 _OPNAMES = {

@@ -38,18 +38,23 @@ from .values import _Function
 _TAKE_LISTS = frozenset({"len", "getindex", "static", "effect", "list_append", "list_stack"})
 
 
-class ListLowering(LoweringState):
+class ListLowering:
     """Lists built at run time (a part of ``lower.Lowerer``)."""
 
+    def __init__(self, lo: LoweringState):
+        self.lo = lo
+        #: Var.id of Python lists built at run time (``lst.append(v)`` in a loop: ``passthrough``).
+        self.built: set[int] = set()
+
     def is_list(self, value: object) -> bool:
-        return isinstance(value, Var) and value.id in self.lists
+        return isinstance(value, Var) and value.id in self.built
 
     def as_list(self, value: object, node: ast.AST) -> Atom:
         if self.is_list(value):
             return value
-        items = [self.as_array(v, node) for v in value]
-        out = self.add("list_make", items, {}, node)
-        self.lists.add(out.id)
+        items = [self.lo.as_array(v, node) for v in value]
+        out = self.lo.add("list_make", items, {}, node)
+        self.built.add(out.id)
         return out
 
     def append_value(self, name: str, current: object, value: object, node: ast.Call) -> object:
@@ -57,9 +62,11 @@ class ListLowering(LoweringState):
         if isinstance(current, tuple):  # a list of known length: one more value
             return (*current, value)
         if not self.is_list(current):
-            raise self.error("YS034", f"{name}.append(...) needs {name} to be a list (start it with {name} = [])", node)
-        out = self.add("list_append", [current, self.as_array(value, node)], {}, node)
-        self.lists.add(out.id)
+            raise self.lo.error(
+                "YS034", f"{name}.append(...) needs {name} to be a list (start it with {name} = [])", node
+            )
+        out = self.lo.add("list_append", [current, self.lo.as_array(value, node)], {}, node)
+        self.built.add(out.id)
         return out
 
     def list_operands(self, prim: str, atoms: list[Atom], node: ast.AST) -> list[Atom]:
@@ -69,38 +76,40 @@ class ListLowering(LoweringState):
 
     def stacked(self, value: Var, node: ast.AST) -> Atom:
         """``np.array(lst)`` of a list built at run time."""
-        return self.add("list_stack", [value], {}, node)
+        return self.lo.add("list_stack", [value], {}, node)
 
     def joined(self, prim: str, value: Var, axis: object, node: ast.AST) -> Atom:
         """``np.stack(lst, axis=k)`` and ``np.concatenate(lst, axis=k)`` of a list built at run
         time: its items stacked on a new axis 0, moved to ``k``; for ``concatenate``, that axis
         then merged with the next (the items have one shape, as ``np.array(lst)`` needs)."""
         if not isinstance(axis, int) or isinstance(axis, bool):
-            raise self.error("YS032", f"{prim}() of a list built at run time takes an integer axis=", node)
+            raise self.lo.error("YS032", f"{prim}() of a list built at run time takes an integer axis=", node)
         stacked = self.stacked(value, node)
         if prim == "stack" or axis != 0:
             destination = axis if prim == "stack" or axis >= 0 else axis - 1
-            stacked = self.bound_primitive("moveaxis", [stacked], {"source": 0, "destination": destination}, node)
+            stacked = self.lo.calls.bound_primitive(
+                "moveaxis", [stacked], {"source": 0, "destination": destination}, node
+            )
         if prim == "stack":
             return stacked
         at = axis if axis >= 0 else axis - 1  # the stacked axis, then the items' axis it joins
-        shape = self.bound_primitive("shape", [stacked], {}, node)
+        shape = self.lo.calls.bound_primitive("shape", [stacked], {}, node)
         where = ("YS032", f"{prim}() of a list", getattr(node, "lineno", 0), getattr(node, "col_offset", 0), "")
         code = f"{OPERAND}0[:{at}] + (-1,) + {OPERAND}0[{at}:][2:]"
         params = {"code": code, "modules": (), "through": (), "refusal": where}
-        merged = self.add("static", [shape], params, node)
-        return self.bound_primitive("reshape", [stacked, merged], {}, node)
+        merged = self.lo.add("static", [shape], params, node)
+        return self.lo.calls.bound_primitive("reshape", [stacked, merged], {}, node)
 
     def mark_lists(self, sources: list[list[object]], outs: list[Var]) -> None:
         """Results of a loop or branch are lists where a value they may be is (``sources[k]``)."""
         for k, out in enumerate(outs):
             if any(self.is_list(v) for v in sources[k]):
-                self.lists.add(out.id)
+                self.built.add(out.id)
 
     def list_slice(self, value: Atom, index: tuple, out: Atom) -> None:
         """``lst[1:]`` of a list is a list."""
         if self.is_list(value) and isinstance(out, Var) and any(isinstance(i, Slice) for i in index):
-            self.lists.add(out.id)
+            self.built.add(out.id)
 
     def expr_ListComp(self, node: ast.ListComp | ast.GeneratorExp, env: dict) -> object:
         """``[w * x[i] for i in range(3)]``: unrolled, a tuple of values (a list in the source);
@@ -112,17 +121,17 @@ class ListLowering(LoweringState):
     def unrolled(self, node: ast.ListComp | ast.GeneratorExp, k: int, env: dict, out: list) -> None:
         """Append the items of ``node``'s ``for`` clauses from the ``k``-th on to ``out``."""
         if k == len(node.generators):
-            out.append(self.expr(node.elt, env))
+            out.append(self.lo.expr(node.elt, env))
             return
         gen = node.generators[k]
-        for item in self.static_sequence(gen.iter, env):
+        for item in self.lo.calls.static_sequence(gen.iter, env):
             inner = dict(env)
-            self.assign(gen.target, item, inner)
+            self.lo.assign(gen.target, item, inner)
             keep = True
             for cond in gen.ifs:
-                test = self.expr(cond, inner)
+                test = self.lo.expr(cond, inner)
                 if not (isinstance(test, Lit) and isinstance(test.value, bool | int)):
-                    raise self.error(
+                    raise self.lo.error(
                         "YS041", "a comprehension's condition must be known when generating (on the loop index)", cond
                     )
                 keep = keep and bool(test.value)
@@ -140,14 +149,14 @@ class ListLowering(LoweringState):
         out = {}
         for key, value in pairs:
             if not (isinstance(key, Lit) and isinstance(key.value, str | int | float | bool | tuple)):
-                raise self.error("YS034", "a dict comprehension's keys must be known when generating", node.key)
+                raise self.lo.error("YS034", "a dict comprehension's keys must be known when generating", node.key)
             out[key.value] = value
         return out
 
     def maps_as_generators(self, stmt: ast.stmt, env: dict) -> ast.stmt:
         """``stmt`` with each ``map(f, xs)`` of the builtin map written ``(f(v) for v in xs)`` (a copy;
         ``stmt`` itself when it has none), so that a run-time length is a loop as a comprehension is."""
-        shadowed = "map" in env or any("map" in t for t in (self.module.functions, self.module.constants))
+        shadowed = "map" in env or any("map" in t for t in (self.lo.module.functions, self.lo.module.constants))
         calls = [] if shadowed else [n for n in ast.walk(stmt) if _is_map(n)]
         if not calls:
             return stmt
@@ -226,15 +235,15 @@ class ListLowering(LoweringState):
         over_range = (
             isinstance(gen.iter, ast.Call) and isinstance(gen.iter.func, ast.Name) and gen.iter.func.id == "range"
         )
-        tape, mark = self.tape, len(self.tape.eqns)
+        tape, mark = self.lo.tape, len(self.lo.tape.eqns)
         try:  # a look only: what it lowers is dropped (the loop, or the unrolled items, lower it again)
-            if isinstance(gen.iter, ast.Name) and self.is_list(self.expr(gen.iter, env)):
+            if isinstance(gen.iter, ast.Name) and self.is_list(self.lo.expr(gen.iter, env)):
                 return True
-            self.static_sequence(gen.iter, env)
+            self.lo.calls.static_sequence(gen.iter, env)
         except UserError as exc:  # YS041: a length known at run time; the rows of an array are values
             return exc.code == "YS041" and (values or not over_range)
         finally:
-            self.discard(tape, mark)
+            self.lo.discard(tape, mark)
         return False
 
 

@@ -24,47 +24,85 @@ A parameter used as an array is a tape input; a parameter whose attributes
 are read (``m.W``) is an object: each attribute read becomes an input with the
 path ``("m", "W")``.
 
-``Lowerer`` is composed of the parts of lowering, each a mixin of
-``state.LoweringState`` (which defines the state they share): ``expressions``
-(operators, subscripts), ``names`` (names, attributes, the user's own modules,
-classes), ``calls`` (calls, tuples, comprehensions) and ``control`` (blocks, loops,
-branches).  This module holds the entry point (``lower``: the tape's inputs,
-output and signature), the inlining of a function, statements and assignments.
+``Lowerer`` (on ``state.LoweringState``, the state more than one part uses) holds the
+parts of lowering, each made with it and calling the others through it (``state`` lists
+them).  This module holds the entry point (``lower``: the tape's inputs, output and
+signature), the inlining of a function, statements and assignments, and the dispatch of
+an expression to the part that lowers its kind (``expr``: ``expr_BinOp`` of ``exprs``,
+``expr_Call`` of ``calls``, ...), with ``as_array`` (a parameter becomes a tape input on
+first use as an array) and ``binop``.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from ..dsl.rule import RuleTable
 from ..errors import UserError
-from ..ir.core import NO_DEFAULT, Atom, Eqn, Lit, Param, ParamKind, Tape, Var
-from ..ir.primitives import BINOPS, primitive
+from ..ir.core import NO_DEFAULT, Atom, Input, Lit, Param, ParamKind, Tape, Var
+from ..ir.primitives import BINOPS
 from ..ir.printer import format_path
-from ..ir.regions import LEADING, bound_inputs, first_carried
+from .aliasing import Aliasing
 from .calls import CallLowering
 from .control import ControlLowering
 from .dicts import DictLowering
 from .exits import _always_returns
-from .expressions import ExpressionLowering
+from .expressions import ExpressionLowering, NeedsUnrolling, _unsupported
 from .fence import Module, walk
 from .lists import ListLowering
 from .names import NameResolution
-from .passthrough import StaticLowering
-from .values import MODULE_CONSTANTS, _Function, _Indexed, _params_with_defaults, _Unresolved, canonical_name
+from .passthrough import PASS_CODES, StaticLowering
+from .state import LoweringState
+from .values import (
+    _NOT_CONSTANT,
+    MODULE_CONSTANTS,
+    _constant_value,
+    _Function,
+    _Indexed,
+    _Module,
+    _Own,
+    _params_with_defaults,
+    _Unresolved,
+    canonical_name,
+)
 
 
-class Lowerer(
-    ExpressionLowering, NameResolution, CallLowering, ControlLowering, StaticLowering, ListLowering, DictLowering
-):
-    """Builds the primal tape of one function (the parts are mixins; their shared state is ``LoweringState``)."""
+class Lowerer(LoweringState):
+    """Builds the primal tape of one function: the tape, the names in scope, statements and the
+    dispatch of expressions are its own; its parts, each made with the lowerer (``self.lo``) and
+    calling the others through it, are ``exprs`` (operators, subscripts), ``names`` (names,
+    attributes, the user's own modules and classes), ``calls`` (calls, tuples, lambdas),
+    ``control`` (blocks, loops, branches), ``static`` (static code passed through), ``lists``
+    (lists built at run time), ``dicts`` (dicts carried through loops and branches) and
+    ``aliases`` (may an update in place be seen by another name?)."""
+
+    def __init__(self, module: Module, table: RuleTable):
+        super().__init__(module, table)
+        self.exprs = ExpressionLowering(self)
+        self.names = NameResolution(self)
+        self.calls = CallLowering(self)
+        self.control = ControlLowering(self)
+        self.static = StaticLowering(self)
+        self.lists = ListLowering(self)
+        self.dicts = DictLowering(self)
+        self.aliases = Aliasing(self)
+        #: The kind of an expression (``"BinOp"``) -> the part's method that lowers it (``expr_BinOp``).
+        self.lowerers: dict[str, Callable[[ast.expr, dict], object]] = {
+            name.removeprefix("expr_"): getattr(part, name)
+            for part in (self.exprs, self.names, self.calls, self.control, self.static, self.lists, self.dicts)
+            for name in dir(type(part))
+            if name.startswith("expr_")
+        }
 
     def lower(self, name: str) -> Tape:
         fn = self.module.functions[name]
         tape = Tape(name)
         self.tape = self.root = tape
         env = {
-            p.arg: _Unresolved((p.arg,), self.annotated_class(p.annotation), self.annotated_class(p.annotation, True))
+            p.arg: _Unresolved(
+                (p.arg,), self.names.annotated_class(p.annotation), self.names.annotated_class(p.annotation, True)
+            )
             for p in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
         }
         result = self.inline(fn, env, fn)
@@ -125,7 +163,7 @@ class Lowerer(
         self.module = self.fn_modules.get(id(fn), self.module)  # names resolve in the helper's own file
         try:
             with self.in_scope(env):
-                value = self.block(_with_return(fn), env)
+                value = self.control.block(_with_return(fn), env)
         finally:
             self.active.pop()
             self.stack.pop()
@@ -152,15 +190,15 @@ class Lowerer(
             self.assign(stmt.target, self.expr(ast.copy_location(ast.BinOp(load, stmt.op, stmt.value), stmt), env), env)
         elif isinstance(stmt, ast.AugAssign):
             current = self.expr(stmt.target, env)
-            self.check_not_shared(stmt, current, env)
+            self.aliases.check_not_shared(stmt, current, env)
             value = self.binop(BINOPS[type(stmt.op)], current, self.expr(stmt.value, env), stmt)
             self.assign(stmt.target, value, env)
         elif isinstance(stmt, ast.For):
-            self.stmt_For(stmt, env)
+            self.control.stmt_For(stmt, env)
         elif isinstance(stmt, ast.While):
-            self.stmt_While(stmt, env)
+            self.control.stmt_While(stmt, env)
         elif isinstance(stmt, ast.If):
-            self.stmt_If(stmt, env)
+            self.control.stmt_If(stmt, env)
         elif _appends(stmt, env):
             self.append(stmt.value, env)
         elif isinstance(stmt, ast.Expr) and self.own_function_call(stmt.value, env):
@@ -168,7 +206,7 @@ class Lowerer(
         elif isinstance(stmt, ast.Assert | ast.Raise) or (
             isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
         ):
-            self.static_statement(stmt, env)
+            self.static.static_statement(stmt, env)
         elif isinstance(stmt, ast.FunctionDef):  # a nested function: a helper that sees this scope
             self.fn_modules[id(stmt)] = self.module
             env[stmt.name] = _Function(stmt.name, stmt, closure=env, module=self.module)
@@ -194,165 +232,77 @@ class Lowerer(
             raise self.error("YS032", "append() takes one value", call)
         value = self.expr(call.args[0], env)
         current = env[name]
-        if self.is_list(current) or isinstance(current, tuple):
-            why = self.sharing(current, name, env)
+        if self.lists.is_list(current) or isinstance(current, tuple):
+            why = self.aliases.sharing(current, name, env)
             if why is not None:
                 raise self.error(
                     "YS017",
                     f"{name}.append(...) would change {name} in place and {why}; copy it first ({name} = list({name}))",
                     call,
                 )
-        env[name] = self.append_value(name, current, value, call)
+        env[name] = self.lists.append_value(name, current, value, call)
 
-    def check_not_shared(self, stmt: ast.AugAssign, current: object, env: dict[str, object]) -> None:
-        """Refuse ``y += ...`` where NumPy would update, in place, an array another name sees.
+    def as_array(self, value: object, node: ast.AST) -> Atom:
+        """The tape value of ``value``: parameters become inputs on first use as arrays."""
+        if isinstance(value, dict) or (isinstance(value, Lit) and isinstance(value.value, dict)):
+            raise self.error("YS034", "a dict is not an array (read it at a constant key)", node)
+        if isinstance(value, Var | Lit):
+            return value
+        if isinstance(value, _Unresolved):
+            path = value.path
+            if path in self.object_paths:
+                raise self.error(
+                    "YS036", f"{format_path(path)} is used both as an object (attributes read) and as an array", node
+                )
+            if path not in self.array_inputs:
+                var = Var(hint="_".join(map(str, path)))
+                self.root.inputs.append(Input(var, path))
+                self.array_inputs[path] = var
+            return self.array_inputs[path]
+        if isinstance(value, _Indexed):
+            if value.path in self.object_paths:
+                raise self.error("YS036", f"{format_path(value.path)} is used both as an object and as an array", node)
+            return self.exprs.getindex(self.as_array(value.base, node), [], (value.index,), value.node)
+        if isinstance(value, tuple):
+            constant = _constant_value(value)
+            if constant is not _NOT_CONSTANT:
+                return Lit(constant)
+            # a (nested) list of computed values is an array, as np.array makes it
+            return self.as_array(self.calls.call_primitive("numpy.array", [value], {}, node), node)
+        if isinstance(value, _Function):
+            raise self.error("YS020", f"the function {value.name} is used as a value; call it", node)
+        if isinstance(value, _Own):
+            raise self.error("YS020", f"the module {value.name} is used as a value", node)
+        if isinstance(value, _Module):
+            raise self.error("YS020", f"the module {value.name} is used as a value", node)
+        raise self.error("YS020", "unsupported value", node)  # pragma: no cover
 
-        ``y = x; y += 1`` changes ``x`` too, and so does ``r = x[0]; r += 1`` (a view).
-        The tool models ``+=`` as a new value, which is only right when nothing shares it.
-        """
-        if isinstance(current, Lit) or not isinstance(stmt.target, ast.Name):
-            return  # numbers are immutable: += makes a new one; x[i] += v is a write (see assign_item)
-        name = stmt.target.id
-        why = self.sharing(current, name, env)
-        if why is not None:
-            symbol = primitive(BINOPS[type(stmt.op)]).symbol
+    def binop(self, prim: str, left: object, right: object, node: ast.AST) -> Atom:
+        if self.lists.is_list(left) or self.lists.is_list(right):
             raise self.error(
-                "YS017",
-                f"'{name} {symbol}= ...' would update {name} in place and {why}; write '{name} = {name} {symbol} ...'",
-                stmt,
+                "YS034", "a list in arithmetic: Python would join or repeat it; write np.array(lst) first", node
             )
+        return self.add(prim, [self.as_array(left, node), self.as_array(right, node)], {}, node)
 
-    def defining_prim(self, value: object) -> str | None:
-        return self.prims.get(value.id) if isinstance(value, Var) else None
-
-    def sharing(self, value: object, name: str, env: dict[str, object], top: bool = True) -> str | None:
-        """Why the array ``name`` holds (``value``) may be another name's too (``sharing_of``), or where
-        another name may be an array a branch or loop of ``value`` gives (``v0 = v1`` in one branch,
-        ``v1 = v1`` in the other), for the array updated itself (``top``); or None."""
-        why = self.sharing_of(value, name, env, top)
-        eqn = self.region_result(value)
-        if why is not None or not top or eqn is None:
-            return why
-        origins = [o for o in self.origins(value) if not isinstance(o, Lit)]
-
-        def same(v: object) -> bool:
-            return any(v is o or isinstance(v, _Unresolved) and self.array_inputs.get(v.path) is o for o in origins)
-
-        maybe = self.other_names(value, name, env, lambda v: self.may_be(v, same))
-        if not maybe:
-            return None
-        where = self.region_gives(eqn, value)[0]
-        return f"'{maybe[0]}' may refer to the same array in {where} at line {eqn.span.line}"
-
-    def sharing_of(self, value: object, name: str, env: dict[str, object], top: bool = True) -> str | None:
-        """Why the array ``name`` holds (``value``) may be another name's too, or None.
-
-        Another name refers to it, or it may be a view (``v[0]`` of a 2-D ``v``, ``v.T``), or it is
-        a branch's result and one branch may give such an array: an array of an outer name it
-        keeps (``z = v``), or a view it makes (``z = v[0]``).  NumPy would change that array in
-        place, the other name's too; a branch that keeps the old value of ``name`` itself shares
-        nothing (``name`` no longer holds it).  For the array updated itself (``top``), another
-        name that a branch may have bound to it counts too (``w = z if c else u; z += 1``)."""
-
-        def same(v: object) -> bool:  # (a parameter is the tape input it became, once used as an array)
-            return v is value or isinstance(v, _Unresolved) and self.array_inputs.get(v.path) is value
-
-        shared = self.other_names(value, name, env, same)
-        if shared:
-            return f"'{shared[0]}' refers to the same array"
-        line = next((line for rows, line in self.iterated if rows is not None and same(rows)), None)
-        if line is not None:
-            return f"the loop at line {line} iterates over it (NumPy's rows would see the change: loop over range(len(...)))"
-        maybe = self.other_names(value, name, env, lambda v: self.may_be(v, same)) if top else []
-        if maybe:
-            held = next(e[maybe[0]] for e in (env, *reversed(self.envs)) if maybe[0] in e)
-            eqn = self.region_result(held)
-            if eqn is None:  # a view of it (or of what a branch gives)
-                return f"'{maybe[0]}' may be a view of the same array"
-            return f"'{maybe[0]}' may refer to the same array (what the branch or loop at line {eqn.span.line} gives)"
-        base = self.view_bases.get(value.id) if isinstance(value, Var) else None
-        if isinstance(base, Var) and (base.id in self.number_values or self.prims.get(base.id) == "shape"):
-            return None  # q, r = divmod(n, b); n, d = X.shape: numbers, not views
-        if primitive(self.defining_prim(value) or "").view or isinstance(value, _Indexed):
-            return "it may be a view into another array"
-        path = value.path if isinstance(value, _Unresolved) else None
-        path = path or next((p for p, v in self.array_inputs.items() if v is value), None)
-        if path is not None and len(path) > 1:  # m.w read again would see the change
-            return f"it is the argument's array {format_path(path)}"
-        if isinstance(value, Var) and value.id in self.carried_from:  # the first iteration updates it
-            before, line = self.carried_from[value.id]
-            if before is None or isinstance(before, Lit):
-                return None
-            twins = [  # another name the loop carries, that held the same array before it
-                n
-                for n, v in env.items()
-                if n != name
-                and isinstance(v, Var)
-                and v.id in self.carried_from
-                and self.carried_from[v.id][0] is before
-            ]
-            if twins and isinstance(before, Var | _Unresolved):  # (`qs = []; ps = []`: one empty tuple)
-                return f"'{twins[0]}' refers to the same array before the loop at line {line}"
-            why = self.sharing(before, name, env)
-            if why is None or "iterates over it" in why:
-                return why
-            return f"{why} before the loop at line {line}"
-        eqn = self.region_result(value)
-        if eqn is None:
-            return None
-        where, gives = self.region_gives(eqn, value)
-        for inner in gives:
-            why = self.sharing(inner, name, env, False)
-            if why is not None:
-                return f"{why} in {where} at line {eqn.span.line}"
-        return None
-
-    def may_be(self, value: object, same, depth: int = 0) -> bool:
-        """Whether ``value`` is, or as a branch's or loop's result may be, an array ``same`` accepts."""
-        if same(value):
-            return True
-        if depth > 32 or not isinstance(value, Var):
-            return False
-        # a view of it (np.expand_dims(v, 0), v.T); an element or row read is not followed (r = v[i];
-        # v[i] = r * r: r is a number for a vector)
-        base = self.view_bases.get(value.id)
-        if base is not None and self.prims[value.id] != "getindex" and self.may_be(base, same, depth + 1):
-            return True
-        eqn = self.region_result(value)
-        if eqn is None:
-            return False
-        return any(self.may_be(inner, same, depth + 1) for inner in self.region_gives(eqn, value)[1])
-
-    def origins(self, value: object, depth: int = 0) -> list[object]:
-        """The values ``value`` may be, through the branches and loops it is a result of
-        (``v1 = v1`` in one branch, ``v1 = w`` in the other: the array before and ``w``)."""
-        eqn = self.region_result(value)
-        if eqn is None or depth > 32:
-            return []
-        out = []
-        for inner in self.region_gives(eqn, value)[1]:
-            out += [inner, *self.origins(inner, depth + 1)]
-        return out
-
-    def region_gives(self, eqn: Eqn, value: Var) -> tuple[str, list[object]]:
-        """Where ``value``, a result of the ``if`` or loop ``eqn``, comes from (for a message), and
-        the values it may be: what each branch gives, or the value before the loop (it may run no
-        iteration) and what an iteration gives, read outside the region where a region keeps one."""
-        k = eqn.outs.index(value)
-        outer = {v.id: a for v, a in bound_inputs(eqn)}
-        if eqn.prim == "if":
-            where, gives = "a branch of the 'if'", [region.outputs[k] for region in eqn.regions]
-        else:
-            body = eqn.regions[-1]
-            carried = body.inputs[first_carried(eqn, body) + k].var  # the last iteration's: nothing new
-            where, gives = "the loop", [eqn.args[LEADING[eqn.prim] + k], body.outputs[k]]
-            gives = [g for g in gives if g is not carried]
-        return where, [outer.get(out.id, out) if isinstance(out, Var) else out for out in gives]
-
-    def region_result(self, value: object) -> Eqn | None:
-        """The ``if``, ``for`` or ``while`` equation ``value`` is a result of (None: another value,
-        or one of a loop in a region still being lowered)."""
-        return self.merges.get(value.id) if isinstance(value, Var) else None
+    def expr(self, node: ast.expr, env: dict[str, object]) -> object:
+        """The value of ``node``; an expression with no primitive passes through as static code
+        (``passthrough``), or is refused where it cannot."""
+        method = self.lowerers.get(type(node).__name__)
+        tape, mark = self.tape, len(self.tape.eqns)
+        try:
+            if method is None:
+                raise self.error("YS020", _unsupported(node), node)
+            return method(node, env)
+        except UserError as exc:
+            if (
+                exc.code not in PASS_CODES
+                or isinstance(exc, NeedsUnrolling)
+                or isinstance(node, ast.Name | ast.Starred | ast.Slice)
+            ):
+                raise
+            if self.tape is tape:
+                self.discard(tape, mark)  # what the refused attempt added (pure equations only so far)
+            return self.static.static_expr(node, env, exc)
 
     def assign(self, target: ast.expr, value: object, env: dict[str, object]) -> None:
         if isinstance(target, ast.Name):
@@ -392,7 +342,7 @@ class Lowerer(
             # (no f-string: generated code is unparsed the same by every Python)
         ).body[0]
         self.tape.add_eqn("effect", [value], {"code": ast.unparse(check), "modules": ()}, self.span_at(target))
-        return tuple(self.getindex(value, [], (k,), target) for k in range(n))
+        return tuple(self.exprs.getindex(value, [], (k,), target) for k in range(n))
 
     def assign_item(self, target: ast.Subscript, value: object, env: dict[str, object]) -> None:
         """``a[index] = v`` as a value: ``a = setindex(a, v, index=...)``, a new array.
@@ -419,7 +369,7 @@ class Lowerer(
             env[name] = {**base, key.value: value}
             return
         dynamic: list[Atom] = []
-        index = self.index(target.slice, env, dynamic)
+        index = self.exprs.index(target.slice, env, dynamic)
         if isinstance(base, tuple):  # a list of values: a = [x, y]; a[0] = z
             if len(index) != 1 or not isinstance(index[0], int) or not -len(base) <= index[0] < len(base):
                 raise self.error("YS034", "a list of values is written at one constant index in range", target)
@@ -427,7 +377,7 @@ class Lowerer(
             items[index[0]] = value
             env[name] = tuple(items)
             return
-        why = self.sharing(base, name, env)
+        why = self.aliases.sharing(base, name, env)
         if why is not None:
             raise self.error(
                 "YS017",

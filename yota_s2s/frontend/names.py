@@ -48,21 +48,30 @@ from .values import (
 )
 
 
-class NameResolution(LoweringState):
+class NameResolution:
     """Names, attributes, the user's own modules and classes (a part of ``lower.Lowerer``)."""
+
+    def __init__(self, lo: LoweringState):
+        self.lo = lo
+        #: The module ``lower`` was given; helpers from other files are fenced on first use.
+        self.root_module: Module = lo.module
+        #: The user's own modules (``import physics``), parsed once, by resolved file path.
+        self.siblings: dict[str, Module | None] = {}
+        #: id() of the helpers from other files already fenced (``fence.check_functions``).
+        self.checked: set[int] = set()
 
     def expr_Name(self, node: ast.Name, env: dict) -> object:
         name = node.id
         if name in env:
             return env[name]
-        m = self.module
+        m = self.lo.module
         if name in m.refused:  # POWERS changed by a statement the tool does not follow
             stmt, why = m.refused[name]
-            raise self.error("YS048", why, stmt)
+            raise self.lo.error("YS048", why, stmt)
         if name in m.constants:
             return Lit(m.constants[name])
         if name in m.arrays:  # W0 = np.array([...]) at module level
-            return self.add("asarray", [Lit(m.arrays[name])], {}, node)
+            return self.lo.add("asarray", [Lit(m.arrays[name])], {}, node)
         if name in m.functions:
             return self.local_function(name, m.functions[name], m)
         if name in m.blocks:  # a module-level statement the tool runs as it is (module_blocks)
@@ -76,39 +85,39 @@ class NameResolution(LoweringState):
             return self.module_static(m, name)
         if hasattr(builtins, name):
             return _Function(f"builtins.{name}")
-        raise self.error("YS030", f"unknown name {name!r}", node)
+        raise self.lo.error("YS030", f"unknown name {name!r}", node)
 
     def module_static(self, module: Module, name: str) -> object:
         """The value of a module-level name bound by an expression (``GRID = np.linspace(0, 1, 9)``),
         lowered once per function at the top of its tape, in its own file's names: module-level
         code is static (it reads no parameter), and passes through as the source wrote it."""
         key = (id(module), name)
-        if key in self.module_values:
-            return self.module_values[key]
-        if key in self.module_lowering:
-            raise self.error("YS030", f"module-level name {name!r} is defined from itself", module.statics[name])
+        if key in self.lo.module_values:
+            return self.lo.module_values[key]
+        if key in self.lo.module_lowering:
+            raise self.lo.error("YS030", f"module-level name {name!r} is defined from itself", module.statics[name])
         for earlier in module.before.get(name, ()):  # the draws of a seeded generator, in order
             self.module_static(module, earlier)
-        self.module_lowering.add(key)
-        saved = self.tape, self.module, self.stmt_line, self.stmt_text
-        self.tape, self.module = self.root, module  # (before the loop or branch being lowered: it runs first)
+        self.lo.module_lowering.add(key)
+        saved = self.lo.tape, self.lo.module, self.lo.stmt_line, self.lo.stmt_text
+        self.lo.tape, self.lo.module = self.lo.root, module  # (before the loop or branch being lowered: it runs first)
         node = module.statics[name]
         shown = name.partition("'")[0]  # (W'1: the first value of a name rebound)
         text = module.static_texts.get(name) or f"{shown} = {ast.unparse(node)}"
-        self.stmt_line, self.stmt_text = node.lineno, text
+        self.lo.stmt_line, self.lo.stmt_text = node.lineno, text
         try:
-            value = self.expr(node, {})
+            value = self.lo.expr(node, {})
         finally:
-            self.tape, self.module, self.stmt_line, self.stmt_text = saved
-            self.module_lowering.discard(key)
+            self.lo.tape, self.lo.module, self.lo.stmt_line, self.lo.stmt_text = saved
+            self.lo.module_lowering.discard(key)
         unpacked = isinstance(node, ast.Subscript) and "'" in getattr(node.value, "id", "")  # XI, W = ...
         if isinstance(value, Var) and (value.hint is None or unpacked):  # (W'1, a first value rebound: W)
             value.hint, value.hint_depth = name.partition("'")[0], 0
-        self.module_values[key] = value
+        self.lo.module_values[key] = value
         return value
 
     def local_function(self, name: str, fn: ast.FunctionDef, module: Module) -> _Function:
-        self.fn_modules[id(fn)] = module
+        self.lo.fn_modules[id(fn)] = module
         if module is not self.root_module and id(fn) not in self.checked and fn.name not in generated_helpers(module):
             self.checked.add(id(fn))
             check_functions(module, [fn])  # a helper from another file is fenced like this file's
@@ -116,18 +125,18 @@ class NameResolution(LoweringState):
 
     def qualified(self, name: str, node: ast.AST) -> object:
         """A library name: a module, a constant or a function (or one of the user's own modules)."""
-        own = None if name in self.table.names else self.own_module_name(name, node)  # a rule wins
+        own = None if name in self.lo.table.names else self.own_module_name(name, node)  # a rule wins
         if own is not None:
             return own
         name = canonical_name(name)
         if name in MODULE_CONSTANTS:
             return Lit(MODULE_CONSTANTS[name])
-        if "." not in name or name in _SUBMODULES or any(n.startswith(name + ".") for n in self.table.names):
+        if "." not in name or name in _SUBMODULES or any(n.startswith(name + ".") for n in self.lo.table.names):
             return _Module(name)
         return _Function(name)
 
     def expr_Attribute(self, node: ast.Attribute, env: dict) -> object:
-        base = self.expr(node.value, env)
+        base = self.lo.expr(node.value, env)
         attr = node.attr
         if isinstance(base, _Module):
             return self.qualified(f"{base.name}.{attr}", node)
@@ -137,11 +146,11 @@ class NameResolution(LoweringState):
             base = self.as_object(base, node)
         if isinstance(base, _Unresolved) and attr not in ARRAY_ATTRS:
             path = base.path
-            if path in self.array_inputs:
-                raise self.error(
+            if path in self.lo.array_inputs:
+                raise self.lo.error(
                     "YS036", f"{format_path(path)} is used as an array, so it has no attribute {attr!r}", node
                 )
-            self.object_paths.add(path)
+            self.lo.object_paths.add(path)
             return _Unresolved(
                 (*path, attr), self.attribute_class(base.cls, attr), self.attribute_class(base.cls, attr, True)
             )
@@ -152,23 +161,23 @@ class NameResolution(LoweringState):
         if isinstance(base, _Fields) and attr in base.fields:  # np.linalg.slogdet(a).logabsdet
             return base[base.fields.index(attr)]
         if isinstance(base, _Function | tuple):
-            raise self.error("YS020", f"unsupported attribute {attr!r}", node)
+            raise self.lo.error("YS020", f"unsupported attribute {attr!r}", node)
         if isinstance(base, Lit) and _lacks(base.value, attr, node.value):
             what = type(base.value).__name__
-            raise self.error("YS047", f"'{what}' object has no attribute {attr!r} (a constant's attribute)", node)
+            raise self.lo.error("YS047", f"'{what}' object has no attribute {attr!r} (a constant's attribute)", node)
         if isinstance(base, _Indexed):
-            base = self.as_array(base, node)
-        value = self.as_array(base, node)
+            base = self.lo.as_array(base, node)
+        value = self.lo.as_array(base, node)
         if isinstance(value, Var):
-            self.array_receivers.add(value.id)
-        return self.call_primitive(f"ndarray.{attr}", [value], {}, node)
+            self.lo.array_receivers.add(value.id)
+        return self.lo.calls.call_primitive(f"ndarray.{attr}", [value], {}, node)
 
     # ------------------------------------------------------------------ the user's own modules
     def own_module_name(self, name: str, node: ast.AST) -> object | None:
         """``physics.energy`` or ``.physics.energy`` when ``physics.py`` sits next to the current file."""
         level = len(name) - len(name.lstrip("."))
         parts = name.lstrip(".").split(".")
-        here = Path(self.module.path)
+        here = Path(self.lo.module.path)
         if not here.is_file() or (not level and canonical_name(parts[0]) in ("numpy", "math", "scipy")):
             return None
         folder = here.parent
@@ -196,14 +205,14 @@ class NameResolution(LoweringState):
             except UserError as exc:
                 if exc.line:  # located in that file (YS046): say so there
                     raise dataclasses.replace(exc, path=shown) from None
-                raise self.error(exc.code, f"cannot read {shown}, imported here: {exc.message}", node) from None
+                raise self.lo.error(exc.code, f"cannot read {shown}, imported here: {exc.message}", node) from None
             self.siblings[key] = parse_module(read.text, shown)
-            self.read_files[shown] = read.sha256
+            self.lo.read_files[shown] = read.sha256
         return self.siblings[key]
 
     def own_attribute(self, own: _Own, attr: str, node: ast.AST) -> object:
         module = own.module
-        if f"{own.name}.{attr}" in self.table.names:  # a rule given for it wins over its source
+        if f"{own.name}.{attr}" in self.lo.table.names:  # a rule given for it wins over its source
             return _Function(f"{own.name}.{attr}")
         if attr in module.functions:
             return self.local_function(attr, module.functions[attr], module)
@@ -213,25 +222,25 @@ class NameResolution(LoweringState):
         if attr in module.constants:
             return Lit(module.constants[attr])
         if attr in module.imports:
-            caller, self.module = self.module, module  # its import, resolved in its own folder
+            caller, self.lo.module = self.lo.module, module  # its import, resolved in its own folder
             try:
                 return self.qualified(module.imports[attr], node)
             finally:
-                self.module = caller
+                self.lo.module = caller
         sub = self.load_own(Path(module.path).parent, [attr], node) if module.path.endswith("__init__.py") else None
         if sub is not None:
             return _Own(sub, f"{own.name}.{attr}")
-        raise self.error("YS030", f"{own.name} ({module.path}) has no function or constant {attr!r}", node)
+        raise self.lo.error("YS030", f"{own.name} ({module.path}) has no function or constant {attr!r}", node)
 
     # ------------------------------------------------------------------ classes and methods
     def find_method(self, name: str, node: ast.AST, cls: str | None = None) -> ast.FunctionDef | None:
         """The method ``name`` of class ``cls`` (known from an annotation), else the only one in the file."""
-        classes = self.module.classes
+        classes = self.lo.module.classes
         while cls in classes:
             for m in classes[cls].body:
                 if isinstance(m, ast.FunctionDef) and m.name == name:
-                    self.fn_classes[id(m)] = cls
-                    self.fn_modules[id(m)] = self.module
+                    self.lo.fn_classes[id(m)] = cls
+                    self.lo.fn_modules[id(m)] = self.lo.module
                     return m
             bases = [b.id for b in classes[cls].bases if isinstance(b, ast.Name)]
             cls = bases[0] if bases else None
@@ -240,7 +249,7 @@ class NameResolution(LoweringState):
         ]
         if len(found) > 1:
             owners = ", ".join(c for c, _ in found)
-            raise self.error(
+            raise self.lo.error(
                 "YS031",
                 f"several classes in this file define {name}() ({owners}); cannot tell which: annotate the "
                 f"parameter (m: {found[0][0]}) or the class attribute (layer: {found[0][0]})",
@@ -248,8 +257,8 @@ class NameResolution(LoweringState):
             )
         if not found:
             return None
-        self.fn_classes[id(found[0][1])] = found[0][0]
-        self.fn_modules[id(found[0][1])] = self.module
+        self.lo.fn_classes[id(found[0][1])] = found[0][0]
+        self.lo.fn_modules[id(found[0][1])] = self.lo.module
         return found[0][1]
 
     def annotated_class(self, annotation: ast.expr | None, element: bool = False) -> str | None:
@@ -266,14 +275,14 @@ class NameResolution(LoweringState):
                 return None
             inner = annotation.slice
             annotation = inner.elts[0] if isinstance(inner, ast.Tuple) and inner.elts else inner
-        if isinstance(annotation, ast.Name) and annotation.id in self.module.classes:
+        if isinstance(annotation, ast.Name) and annotation.id in self.lo.module.classes:
             return annotation.id
         return None
 
     def attribute_class(self, cls: str | None, attr: str, element: bool = False) -> str | None:
         """The class of ``obj.attr`` for ``obj`` of class ``cls``: from a class-level annotation
         (``layer: Linear``, ``layers: list[Linear]``) or ``self.attr = Linear(...)`` in ``__init__``."""
-        classes = self.module.classes
+        classes = self.lo.module.classes
         if cls not in classes:
             return None
         for stmt in classes[cls].body:
@@ -306,10 +315,10 @@ class NameResolution(LoweringState):
         if isinstance(value, _Unresolved):
             return value
         base = self.as_object(value.base, node) if isinstance(value.base, _Indexed) else value.base
-        if base.path in self.array_inputs:
-            raise self.error("YS036", f"{format_path(base.path)} is used as an array, so it holds no objects", node)
-        self.object_paths.add(base.path)
-        self.object_paths.add(value.path)
+        if base.path in self.lo.array_inputs:
+            raise self.lo.error("YS036", f"{format_path(base.path)} is used as an array, so it holds no objects", node)
+        self.lo.object_paths.add(base.path)
+        self.lo.object_paths.add(value.path)
         return _Unresolved(value.path, value.cls)
 
 

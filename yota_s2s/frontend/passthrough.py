@@ -81,8 +81,14 @@ class _NotTemplatable(Exception):
     """The expression names something the generated module cannot: a user's function, a module."""
 
 
-class StaticLowering(LoweringState):
+class StaticLowering:
     """Static expressions and statements passed through (a part of ``lower.Lowerer``)."""
+
+    def __init__(self, lo: LoweringState):
+        self.lo = lo
+        #: ``ast.dump`` of the expressions being passed through now (``passthrough.static_expr``:
+        #: a template that asks for the same expression again is refused, not a recursion).
+        self.passing: set[str] = set()
 
     def static_expr(self, node: ast.expr, env: dict, error: UserError) -> object:
         """``node`` (which lowering refused with ``error``) as a ``static`` equation, folded when
@@ -110,9 +116,9 @@ class StaticLowering(LoweringState):
             "through": tuple(sorted(_through(tree, template.modules))),
             "refusal": where,
         }
-        out = self.add("static", list(template.operands), params, node)
+        out = self.lo.add("static", list(template.operands), params, node)
         if isinstance(out, Var) and set(template.modules) <= _NUMBER_CALLS:
-            self.number_values.add(out.id)
+            self.lo.number_values.add(out.id)
         return out
 
     def constant_of(self, node: ast.expr, env: dict) -> object:
@@ -133,11 +139,11 @@ class StaticLowering(LoweringState):
         try:
             tree, template = self.template(stmt, env)
         except _NotTemplatable:
-            raise self.error(
+            raise self.lo.error(
                 "YS018", "this statement calls one of the file's own functions for its effect only", stmt
             ) from None
         params = {"code": ast.unparse(tree), "modules": tuple(template.modules)}
-        self.tape.add_eqn("effect", list(template.operands), params, self.span_at(stmt))
+        self.lo.tape.add_eqn("effect", list(template.operands), params, self.lo.span_at(stmt))
 
     def check_effect_call(self, call: ast.expr, env: dict) -> None:
         """Refuse a bare call that changes a value in place (``x.sort()``, ``np.copyto(a, b)``)."""
@@ -147,28 +153,28 @@ class StaticLowering(LoweringState):
         if isinstance(func, ast.Attribute) and func.attr in _MUTATING_METHODS:
             target = ast.unparse(func.value)
             try:
-                receiver = self.expr(func.value, env)
+                receiver = self.lo.expr(func.value, env)
             except UserError:
                 receiver = None
             if not isinstance(receiver, _Module):
-                raise self.error(
+                raise self.lo.error(
                     "YS018",
                     f"{target}.{func.attr}(...) changes {target} in place; the gradient needs values that "
                     f"do not change: build a new one ({target} = ...)",
                     call,
                 )
         try:
-            callee = self.expr(func, env)
+            callee = self.lo.expr(func, env)
         except UserError:
             return
         if isinstance(callee, _Function) and callee.local is None and callee.name in _MUTATING_CALLS:
-            raise self.error(
+            raise self.lo.error(
                 "YS018", f"{ast.unparse(func)}() changes its argument in place; build a new array instead", call
             )
 
     def template(self, node: ast.AST, env: dict) -> tuple[ast.AST, _Template]:
         """A copy of ``node`` with placeholders for the function's values and library names."""
-        builder = _Template(self, env)
+        builder = _Template(self.lo, env)
         tree = builder.visit(_copy(node))
         return ast.fix_missing_locations(tree), builder
 
@@ -301,7 +307,9 @@ class _Template(ast.NodeTransformer):
             return None
         try:
             base = self.lowering.expr(func.value, self.env)
-            if not isinstance(base, _Unresolved | _Indexed) or self.lowering.find_method(func.attr, func, base.cls):
+            if not isinstance(base, _Unresolved | _Indexed) or self.lowering.names.find_method(
+                func.attr, func, base.cls
+            ):
                 return None
             return self.operand(self.lowering.as_array(base, func.value))
         except UserError:

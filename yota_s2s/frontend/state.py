@@ -1,23 +1,25 @@
-"""The shared state of lowering one function, and what each part of lowering needs from another.
+"""The shared state of lowering one function, and the methods that need nothing else.
 
-Lowering takes a fenced ``Module`` and a function name and gives the primal ``Tape``.  Its
-parts are mixins of ``LoweringState``, composed into ``lower.Lowerer``:
+Lowering takes a fenced ``Module`` and a function name and gives the primal ``Tape``.
+``lower.Lowerer`` is a ``LoweringState``: the entry point, inlining, statements and
+assignments, and the dispatch of expressions (``expr``, ``as_array``, ``binop``) are its own.
+It holds its parts, each made with the lowerer (``self.lo``) and calling the others through
+it (``self.lo.calls.call_primitive(...)``), each keeping the state it alone uses:
 
-- ``expressions.ExpressionLowering``: operators, subscripts and index templates, and
-  ``as_array`` (a parameter becomes a tape input on first use as an array);
-- ``names.NameResolution``: names and attributes (library names, the user's own modules,
-  classes and methods of object parameters);
-- ``calls.CallLowering``: calls (a helper is inlined, a library call becomes a primitive),
-  tuples, lambdas and comprehensions;
-- ``control.ControlLowering``: blocks, loops and branches (equations that own regions);
-- ``passthrough.StaticLowering``: static code with no rule (``n % 2``, ``assert``), kept as written;
-- ``lists.ListLowering``: Python lists a loop appends to;
-- ``lower.Lowerer``: the entry point, inlining, statements and assignments.
+- ``lo.exprs`` (``expressions.ExpressionLowering``): operators, subscripts and index templates;
+- ``lo.names`` (``names.NameResolution``): names and attributes (library names, the user's own
+  modules, classes and methods of object parameters);
+- ``lo.calls`` (``calls.CallLowering``): calls (a helper is inlined, a library call becomes a
+  primitive), tuples, lambdas;
+- ``lo.control`` (``control.ControlLowering``): blocks, loops and branches (equations that own regions);
+- ``lo.static`` (``passthrough.StaticLowering``): static code with no rule (``n % 2``, ``assert``),
+  kept as written;
+- ``lo.lists`` (``lists.ListLowering``): Python lists a loop appends to, comprehensions;
+- ``lo.dicts`` (``dicts.DictLowering``): dicts of values carried through loops and branches;
+- ``lo.aliases`` (``aliasing.Aliasing``): whether an update in place may be seen by another name.
 
-``LoweringState.__init__`` defines every attribute the parts share; the methods one part
-calls in another are declared here as stubs (they raise ``NotImplementedError`` until a
-part defines them), so that each part uses only what this class declares.  The few
-methods that need nothing but the state are defined here: ``error`` (a located
+``LoweringState.__init__`` defines every attribute more than one of them reads or writes.
+The few methods that need nothing but that state are defined here: ``error`` (a located
 diagnostic), ``span_at`` (the provenance of an equation) and ``add`` (append an equation
 to the tape being built, folding arithmetic on constants):
 
@@ -40,7 +42,6 @@ from ..ir.core import Atom, Eqn, Lit, Span, Tape, Var
 from ..ir.folding import fold_lits
 from ..ir.primitives import primitive
 from .fence import Module
-from .values import _Indexed, _Own, _Unresolved
 
 
 class LoweringState:
@@ -51,12 +52,8 @@ class LoweringState:
         #: The fenced module whose names are resolved now: the file of the function being
         #: inlined (a helper from one of the user's own modules resolves names in its own file).
         self.module: Module = module
-        #: The module ``lower`` was given; helpers from other files are fenced on first use.
-        self.root_module: Module = module
         #: The rule table: which source names are primitives (``names``) and their rules.
         self.table: RuleTable = table
-        #: The user's own modules (``import physics``), parsed once, by resolved file path.
-        self.siblings: dict[str, Module | None] = {}
         #: Module-level names bound by an expression, lowered at the top of the tape (``names``):
         #: (id of the module, name) -> its value; and those being lowered now.
         self.module_values: dict[tuple[int, str], object] = {}
@@ -67,8 +64,6 @@ class LoweringState:
         self.fn_modules: dict[int, Module] = {}
         #: id(method) -> the name of its class.
         self.fn_classes: dict[int, str] = {}
-        #: id() of the helpers from other files already fenced (``fence.check_functions``).
-        self.checked: set[int] = set()
 
         # ---- what is being built
         #: The tape equations are added to now: the function's, or the region of a loop or branch.
@@ -98,16 +93,6 @@ class LoweringState:
         #: Var.id of static values that are numbers or tuples of numbers (``divmod(n, b)``): an
         #: item unpacked from one is no view, and ``q += 1`` of it is no update in place.
         self.number_values: set[int] = set()
-        #: ``ast.dump`` of the expressions being passed through now (``passthrough.static_expr``:
-        #: a template that asks for the same expression again is refused, not a recursion).
-        self.passing: set[str] = set()
-        #: A dict of values carried through a loop or branch is carried as one value per key,
-        #: under names ``d['k']`` (never an identifier): entry name -> (the dict's name, its key);
-        #: and the dict's number of keys (``control.split_dicts``).
-        self.dict_entries: dict[str, tuple[str, object]] = {}
-        self.dict_sizes: dict[str, int] = {}
-        #: Var.id of Python lists built at run time (``lst.append(v)`` in a loop: ``passthrough``).
-        self.lists: set[int] = set()
         #: Names a path may leave unbound where a branch or loop joins (they are None there, where
         #: Python would raise UnboundLocalError at their read: the generated code checks the value).
         self.maybe_unbound: set[str] = set()
@@ -136,10 +121,6 @@ class LoweringState:
         self.stmt_text: str = ""
         #: How many loop bodies are being lowered (in one, ``return`` is a flag: ``exits.Exits``).
         self.loop_level: int = 0
-        #: The stop flag of the loop lowered last (None: nothing stops it early): ``for ... else``.
-        self.stopped_by: str | None = None
-        #: Numbers the break/continue flags of loops (``_skip1``, ``_stop1``).
-        self.exit_count: int = 0
         #: The names of the values a loop returns (``_value1``): set as the loop stops, so that no
         #: update in place follows while they hold a value (``other_names`` skips them).
         self.returned_values: set[str] = set()
@@ -244,125 +225,3 @@ class LoweringState:
             n += 1
             name = f"{base}_{n}"
         return name
-
-    # ------------------------------------------------------------------ expressions.ExpressionLowering
-    def expr(self, node: ast.expr, env: dict[str, object]) -> object:
-        """The value of an expression: a ``Var``/``Lit``, a tuple, or a kind from ``values``."""
-        raise NotImplementedError
-
-    def as_array(self, value: object, node: ast.AST) -> Atom:
-        """The tape value of ``value``: parameters become inputs on first use as arrays."""
-        raise NotImplementedError
-
-    def binop(self, prim: str, left: object, right: object, node: ast.AST) -> Atom:
-        """``prim(left, right)`` on the tape."""
-        raise NotImplementedError
-
-    # ------------------------------------------------------------------ passthrough.StaticLowering
-    def static_expr(self, node: ast.expr, env: dict, error: UserError) -> object:
-        """``node``, which lowering refused with ``error``, as static code passed through."""
-        raise NotImplementedError
-
-    def static_statement(self, stmt: ast.stmt, env: dict) -> None:
-        """``assert``, ``raise`` or a call for its effect, passed through."""
-        raise NotImplementedError
-
-    # ------------------------------------------------------------------ lists.ListLowering
-    def is_list(self, value: object) -> bool:
-        """``value`` is a list built at run time."""
-        raise NotImplementedError
-
-    def as_list(self, value: object, node: ast.AST) -> Atom:
-        """A list of values written in the source (a tuple here) as a list built at run time."""
-        raise NotImplementedError
-
-    def append_value(self, name: str, current: object, value: object, node: ast.Call) -> object:
-        """The list ``name`` holds after ``name.append(value)``."""
-        raise NotImplementedError
-
-    def list_operands(self, prim: str, atoms: list[Atom], node: ast.AST) -> list[Atom]:
-        """The operands of ``prim`` with each list built at run time made an array (``np.array``)."""
-        raise NotImplementedError
-
-    def stacked(self, value: Var, node: ast.AST) -> Atom:
-        """``np.array(lst)`` of a list built at run time."""
-        raise NotImplementedError
-
-    def joined(self, prim: str, value: Var, axis: object, node: ast.AST) -> Atom:
-        """``np.stack(lst, axis=k)``, ``np.concatenate(lst, axis=k)`` of a list built at run time."""
-        raise NotImplementedError
-
-    def mark_lists(self, sources: list[list[object]], outs: list[Var]) -> None:
-        """Results of a loop or branch are lists where a value they may be is (``sources[k]``)."""
-        raise NotImplementedError
-
-    def list_slice(self, value: Atom, index: tuple, out: Atom) -> None:
-        """``lst[1:]`` of a list is a list."""
-        raise NotImplementedError
-
-    def static_sequence(self, node: ast.expr, env: dict) -> tuple:
-        """The items of a sequence whose length is known when generating (``calls``)."""
-        raise NotImplementedError
-
-    def maps_as_generators(self, stmt: ast.stmt, env: dict) -> ast.stmt:
-        """``stmt`` with ``map(f, xs)`` written ``(f(v) for v in xs)`` (``lists``)."""
-        raise NotImplementedError
-
-    def runtime_comprehensions(self, stmt: ast.stmt, env: dict) -> list[ast.stmt] | None:
-        """``stmt`` with its comprehensions of a run-time length written as loops (None: none)."""
-        raise NotImplementedError
-
-    # ------------------------------------------------------------------ names.NameResolution
-    def qualified(self, name: str, node: ast.AST) -> object:
-        """A library name: a module, a constant or a function (or one of the user's own modules)."""
-        raise NotImplementedError
-
-    def own_attribute(self, own: _Own, attr: str, node: ast.AST) -> object:
-        """``physics.energy``: a function, constant, import or submodule of the user's own module."""
-        raise NotImplementedError
-
-    def find_method(self, name: str, node: ast.AST, cls: str | None = None) -> ast.FunctionDef | None:
-        """The method ``name`` of class ``cls`` (known from an annotation), else the only one in the file."""
-        raise NotImplementedError
-
-    def element_class(self, base: _Unresolved | _Indexed) -> str | None:
-        """The class of ``base[i]``: the element annotation of the attribute ``base`` came from."""
-        raise NotImplementedError
-
-    def as_object(self, value: _Unresolved | _Indexed, node: ast.AST) -> _Unresolved:
-        """``m.layers[0]`` used as an object: ``m.layers`` is a list of objects."""
-        raise NotImplementedError
-
-    # ------------------------------------------------------------------ calls.CallLowering
-    def call_primitive(self, name: str, args: list, kwargs: dict, node: ast.AST) -> object:
-        """A call of the library function ``name`` (``numpy.exp``) as the primitive its rule names."""
-        raise NotImplementedError
-
-    # ------------------------------------------------------------------ lower.Lowerer
-    def split_dicts(self, names: list[str], env: dict) -> list[str]:
-        """``names`` with a dict of values replaced by its entries' names (``dicts``)."""
-        raise NotImplementedError
-
-    def join_dicts(self, env: dict, names: list[str]) -> None:
-        """Rebuild in ``env`` the dicts whose entries ``names`` holds (``dicts``)."""
-        raise NotImplementedError
-
-    def sync_dicts(self, env: dict, names: list[str], node: ast.AST) -> None:
-        """Set the entries of ``names`` from the dicts ``env`` holds now (``dicts``)."""
-        raise NotImplementedError
-
-    def constant_of(self, node: ast.expr, env: dict) -> object:
-        """The value of ``node`` where it is known when generating, else None (``passthrough``)."""
-        raise NotImplementedError
-
-    def inline(self, fn: ast.FunctionDef, env: dict[str, object], site: ast.AST) -> object:
-        """The value ``fn`` returns, its body lowered with ``env`` as its names."""
-        raise NotImplementedError
-
-    def statement(self, stmt: ast.stmt, env: dict[str, object]) -> None:
-        """Lower one statement (not ``return``: see ``control.ControlLowering.block``)."""
-        raise NotImplementedError
-
-    def assign(self, target: ast.expr, value: object, env: dict[str, object]) -> None:
-        """Bind ``target`` (a name, ``a[i]``, or a tuple of targets) to ``value`` in ``env``."""
-        raise NotImplementedError
