@@ -289,7 +289,7 @@ def test_real_system_unchanged():
     """A real system is not made complex: its arguments are checked real, as before."""
     text = generate(src(KATSURA3.replace("A = (0.8 + 0.6j, -0.3 + 1.1j)", "A = (0.8, -0.3)").replace("(1 - 2j)", "1.5")),
                     "t.py", ["katsura"], mode="jacobian").text  # fmt: skip
-    assert "_complex_arg" not in text and "_float_arg(x, 'jac_katsura', 'x')" in text
+    assert "_complex_arg" not in text and "_real_args('jac_katsura', ('x',), (), x)" in text
 
 
 def test_array_api_target_refused_cupy_written():

@@ -379,7 +379,7 @@ def test_the_tool_differentiates_its_own_output(tmp_path, monkeypatch):
     done = _own_output(tmp_path)
     assert done.returncode == 0, done.stderr
     text = (tmp_path / "grad_hv.py").read_text()
-    assert "_float_arg(x, 'grad_rosen'" not in text  # (the inner argument checks pass, unlowered)
+    assert "_real_args('grad_rosen'" not in text  # (the inner argument checks pass, unlowered)
     monkeypatch.syspath_prepend(str(tmp_path))
     namespace: dict = {}
     exec(compile(text, "grad_hv.py", "exec"), namespace)  # noqa: S102 - the tool's output
