@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from yota_s2s.errors import UserError, UserErrors
+from yota_s2s.ir.modes import JACOBIAN
 from yota_s2s.pipeline import generate
 from yota_s2s.verify import check_grads
 from yota_s2s.verify_modes import as_gradient
@@ -211,14 +212,14 @@ def test_verify_checks_the_complex_jacobian():
     (the mistake of conjugating a holomorphic rule) fails it."""
     f, jac, _ = jac_of(KATSURA3, "katsura")
     u = cpoint(4)
-    g, grad_g = as_gradient("cjac", f, jac, u)
+    g, grad_g = as_gradient(JACOBIAN, f, jac, u, complex_values=True)
     check_grads(g, grad_g, {"x": cpoint(4)}, edges=False)
 
     def conjugated(x):
         value, J = jac(x)
         return value, np.conj(J)
 
-    g, grad_g = as_gradient("cjac", f, conjugated, u)
+    g, grad_g = as_gradient(JACOBIAN, f, conjugated, u, complex_values=True)
     with pytest.raises(AssertionError):
         check_grads(g, grad_g, {"x": cpoint(4)}, edges=False)
 
