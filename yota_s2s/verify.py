@@ -46,7 +46,7 @@ from . import argtrees
 from .errors import UserError
 from .files import read_source
 from .ir.core import is_option
-from .ir.modes import GRAD, MODES, Mode
+from .ir.modes import GRAD, MODES
 from .kinks import KINDS, KinkCount, central_difference, converged_difference, edge_points, kink_check, special
 from .verify_modes import direction as directed
 from .verify_modes import pairing
@@ -432,9 +432,7 @@ def verify_generated(
     exec(compile(text, f"<generated from {source}>", "exec"), namespace)  # noqa: S102 - our output
     positional, named = _load_example(example) if example else ([], {})
     shapes = _parse_shapes(shape_specs)
-    by_prefix: dict[str, Mode] = {}
-    for m in MODES.values():  # grad_ is GRAD's (--holomorphic's is told by its complex values)
-        by_prefix.setdefault(m.prefix, m)
+    by_prefix = {m.prefix: m for m in reversed(MODES.values())}  # grad_: GRAD's (--holomorphic: complex values)
     prefixes = "|".join(sorted(p[:-1] for p in by_prefix))  # grad, vjp, jac, ...
     modes = {n: by_prefix[k + "_"] for k, n in re.findall(rf"^def ({prefixes})_(\w+)\(", text, flags=re.MULTILINE)}
     names = list(modes)
