@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from yota_s2s.errors import UserError, UserErrors
+from yota_s2s.ir.modes import JACOBIAN
 from yota_s2s.pipeline import generate
 from yota_s2s.verify import check_grads
 from yota_s2s.verify_modes import as_gradient
@@ -211,14 +212,14 @@ def test_verify_checks_the_complex_jacobian():
     (the mistake of conjugating a holomorphic rule) fails it."""
     f, jac, _ = jac_of(KATSURA3, "katsura")
     u = cpoint(4)
-    g, grad_g = as_gradient("cjac", f, jac, u)
+    g, grad_g = as_gradient(JACOBIAN, f, jac, u, complex_values=True)
     check_grads(g, grad_g, {"x": cpoint(4)}, edges=False)
 
     def conjugated(x):
         value, J = jac(x)
         return value, np.conj(J)
 
-    g, grad_g = as_gradient("cjac", f, conjugated, u)
+    g, grad_g = as_gradient(JACOBIAN, f, conjugated, u, complex_values=True)
     with pytest.raises(AssertionError):
         check_grads(g, grad_g, {"x": cpoint(4)}, edges=False)
 
@@ -289,7 +290,7 @@ def test_real_system_unchanged():
     """A real system is not made complex: its arguments are checked real, as before."""
     text = generate(src(KATSURA3.replace("A = (0.8 + 0.6j, -0.3 + 1.1j)", "A = (0.8, -0.3)").replace("(1 - 2j)", "1.5")),
                     "t.py", ["katsura"], mode="jacobian").text  # fmt: skip
-    assert "_complex_arg" not in text and "_float_arg(x, 'jac_katsura', 'x')" in text
+    assert "_complex_arg" not in text and "_real_args('jac_katsura', ('x',), (), x)" in text
 
 
 def test_array_api_target_refused_cupy_written():

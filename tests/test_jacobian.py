@@ -427,6 +427,7 @@ def test_generated_code_is_clean_and_deterministic(tmp_path):
 
 def test_verify_reads_each_mode_as_a_gradient():
     """--verify checks jac_NAME (vjp_NAME, jvp_NAME) as the gradient of sum(u * f): a wrong one fails."""
+    from yota_s2s.ir.modes import MODES
     from yota_s2s.verify import check_grads
     from yota_s2s.verify_modes import as_gradient
 
@@ -435,14 +436,14 @@ def test_verify_reads_each_mode_as_a_gradient():
     u = RNG.standard_normal(3)
     for kind, mode in (("jac", "jacobian"), ("vjp", "vjp"), ("jvp", "jvp")):
         fn = load(generate(ARRAYS, "arrays.py", ["two"], mode=mode).text)[f"{kind}_two"]
-        check_grads(*as_gradient(kind, f, fn, u), (x, y))
+        check_grads(*as_gradient(MODES[mode], f, fn, u), (x, y))
 
     def wrong(x, y):
         value, J_x, J_y = load(generate(ARRAYS, "arrays.py", ["two"], mode="jacobian").text)["jac_two"](x, y)
         return value, J_x, 2.0 * J_y
 
     with pytest.raises(AssertionError, match="the gradient for y is wrong"):
-        check_grads(*as_gradient("jac", f, wrong, u), (x, y))
+        check_grads(*as_gradient(MODES["jacobian"], f, wrong, u), (x, y))
 
 
 def test_api():

@@ -105,8 +105,7 @@ def generate(
     >>> print(g.text.split("def grad_f")[1].split("# ----")[0].strip())  # (the helpers follow)  # doctest: +NORMALIZE_WHITESPACE
     (x):
         \"\"\"Return (f(x), dx): the value and its gradients.\"\"\"
-        if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
-            _float_arg(x, 'grad_f', 'x')
+        _real_args('grad_f', ('x',), (), x)  # the rules hold for real floats
         # forward
         # return np.sum(np.exp(x))
         _t1 = np.exp(x)

@@ -46,7 +46,7 @@ from . import argtrees
 from .errors import UserError
 from .files import read_source
 from .ir.core import is_option
-from .ir.modes import MODES
+from .ir.modes import GRAD, MODES
 from .kinks import KINDS, KinkCount, central_difference, converged_difference, edge_points, kink_check, special
 from .verify_modes import direction as directed
 from .verify_modes import pairing
@@ -432,9 +432,10 @@ def verify_generated(
     exec(compile(text, f"<generated from {source}>", "exec"), namespace)  # noqa: S102 - our output
     positional, named = _load_example(example) if example else ([], {})
     shapes = _parse_shapes(shape_specs)
-    prefixes = "|".join(sorted({m.prefix[:-1] for m in MODES.values()}))  # grad, vjp, jac, ...: each mode's
-    kinds = {n: k for k, n in re.findall(rf"^def ({prefixes})_(\w+)\(", text, flags=re.MULTILINE)}
-    names = list(kinds)
+    by_prefix = {m.prefix: m for m in reversed(MODES.values())}  # grad_: GRAD's (--holomorphic: complex values)
+    prefixes = "|".join(sorted(p[:-1] for p in by_prefix))  # grad, vjp, jac, ...
+    modes = {n: by_prefix[k + "_"] for k, n in re.findall(rf"^def ({prefixes})_(\w+)\(", text, flags=re.MULTILINE)}
+    names = list(modes)
     unknown = [s for s in shapes if not any(s in _parameters(getattr(module, n, None)) for n in names)]
     if unknown:
         raise UserError(
@@ -454,24 +455,22 @@ def verify_generated(
             raise _at_function("YS009", message, f, source) from None
         try:
             names_wrt = wrt.get(name) if isinstance(wrt, dict) else wrt
-            g, grad_g = f, namespace[f"{kinds[name]}_{name}"]
-            kind = kinds[name]
-            if kind in ("grad", "jac", "vjp", "jvp") and np.iscomplexobj(f(**inputs)):  # the complex derivative
-                kind = {"grad": "holomorphic", "jac": "cjac", "vjp": "cvjp", "jvp": "cjvp"}[kind]
+            mode = modes[name]
+            g, grad_g = f, namespace[f"{mode.prefix}{name}"]
+            complex_values = mode.order == 1 and np.iscomplexobj(f(**inputs))  # the complex derivative
             checks = [(g, grad_g, names_wrt)]
-            if kind in ("hvp", "hess"):  # dx, then Hv as the gradient of sum(v * dx), v random
-                checks = second_order(kind, f, grad_g, text, rng, inputs, value)
-            elif kind != "grad":  # u times the Jacobians: the gradient of sum(u * f), u random (complex: f')
-                complex_u = kind in ("holomorphic", "cjac", "cvjp", "cjvp")
-                u = rng.standard_normal(np.shape(f(**inputs))) * (1.0 + 1j if complex_u else 1.0)
-                checks = [(*as_gradient(kind, f, grad_g, u, value), names_wrt)]
+            if mode.order == 2:  # dx, then Hv as the gradient of sum(v * dx), v random
+                checks = second_order(mode, f, grad_g, text, rng, inputs, value)
+            elif mode.seeded or mode.forward or complex_values:  # u times the Jacobians: the gradient of sum(u * f)
+                u = rng.standard_normal(np.shape(f(**inputs))) * (1.0 + 1j if complex_values else 1.0)
+                checks = [(*as_gradient(mode, f, grad_g, u, value, complex_values), names_wrt)]
             for g, grad_g, names_wrt in checks:
-                report = check_grads(g, grad_g, inputs, seed=seed, wrt=names_wrt, value=value or kinds[name] != "grad")
+                report = check_grads(g, grad_g, inputs, seed=seed, wrt=names_wrt, value=value or mode is not GRAD)
         except AssertionError as exc:
             print(f"{source}::{name}: {exc}", file=sys.stderr)
             return 1
         except Exception as exc:  # noqa: BLE001 - the generated gradient failed where f ran
-            print(f"{source}::{name}: {kinds[name]}_{name} raised {type(exc).__name__}: {exc}", file=sys.stderr)
+            print(f"{source}::{name}: {modes[name].prefix}{name} raised {type(exc).__name__}: {exc}", file=sys.stderr)
             return 1
         for what, kind in [(report.skipped, "edge points"), (report.kinks.skipped_where, "components")]:
             if what and not quiet:
@@ -480,7 +479,7 @@ def verify_generated(
         kinks.ties += report.kinks.ties
     if quiet:
         return 0
-    listed = ", ".join(f"{kinds[n]}_{n}" for n in names)
+    listed = ", ".join(f"{modes[n].prefix}{n}" for n in names)
     verb = "matches" if len(names) == 1 else "match"
     print(
         f"OK: {listed} {verb} central differences in random directions (seed {seed}, rtol {RTOL}, atol {ATOL}) "

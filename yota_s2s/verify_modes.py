@@ -18,7 +18,8 @@ is complex) is moved along a complex direction, real and imaginary parts drawn (
     ...     return x * x
     >>> def jac_f(x):
     ...     return f(x), np.diag(2 * x)
-    >>> g, grad_g = as_gradient("jac", f, jac_f, np.array([1.0, -1.0]))
+    >>> from yota_s2s.ir.modes import JACOBIAN
+    >>> g, grad_g = as_gradient(JACOBIAN, f, jac_f, np.array([1.0, -1.0]))
     >>> float(g(np.array([1.0, 2.0]))), grad_g(np.array([1.0, 2.0]))[1].tolist()
     (-3.0, [2.0, -4.0])
 
@@ -38,33 +39,36 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .ir.modes import Mode
 
-def as_gradient(kind: str, f: Callable, fn: Callable, u: np.ndarray, value: bool = True) -> tuple[Callable, Callable]:
-    """``(g, grad_g)`` for the function ``fn`` that ``kind`` (``vjp``, ``jvp``, ``jac``, ``cjac``) names, ``u``
-    of the shape of ``f``'s value; ``grad_g`` returns ``(g(...), dA, dB, ...)``.  ``value``: whether
-    ``fn`` returns the value first (not written with ``--no-value``)."""
+
+def as_gradient(
+    mode: Mode, f: Callable, fn: Callable, u: np.ndarray, value: bool = True, complex_values: bool = False
+) -> tuple[Callable, Callable]:
+    """``(g, grad_g)`` for the function ``fn`` of ``mode`` (``vjp_NAME``, ``jvp_NAME``, ``jac_NAME``, or
+    ``grad_NAME`` of complex values: ``--holomorphic``), ``u`` of the shape of ``f``'s value;
+    ``grad_g`` returns ``(g(...), dA, dB, ...)``.  ``value``: whether ``fn`` returns the value first
+    (not written with ``--no-value``); ``complex_values``: ``f``'s values are complex (``g`` is then
+    ``real(sum(conj(u) * f))``).  What ``fn`` returns is read from the mode's record: a gradient of
+    the value (no seed), the seed a parameter (``dout``), the rows of the value, or tangents."""
     own = list(inspect.signature(f).parameters)
     extra = [p for p in inspect.signature(fn).parameters if p not in own]
     skip = 1 if value else 0
 
     @functools.wraps(f)  # (f's signature: check_grads reads its parameters)
     def g(*args, **kwargs):
-        if kind in ("holomorphic", "cjac", "cvjp", "cjvp"):
+        if complex_values:
             return np.real(np.sum(np.conj(u) * np.asarray(f(*args, **kwargs))))
         return np.sum(u * np.asarray(f(*args, **kwargs)))
 
     @functools.wraps(f)
     def grad_g(*args, **kwargs):
-        if kind == "holomorphic":
+        if not mode.seeded and not mode.forward:  # (--holomorphic's grad_NAME: the gradient is u * conj(f'))
             return g(*args, **kwargs), *(None if d is None else u * np.conj(d) for d in fn(*args, **kwargs)[skip:])
-        if kind in ("vjp", "cvjp"):  # (complex: dout = u gives the gradient of real(sum(conj(u) * f)))
+        if mode.seed_param:  # (complex: dout = u gives the gradient of real(sum(conj(u) * f)))
             return g(*args, **kwargs), *fn(*args, **kwargs, **{extra[0]: u})[skip:]
-        if kind == "cjac":  # the gradient of real(sum(conj(u) * f)) is u times conj(J), contracted
-            jacobians = fn(*args, **kwargs)[skip:]
-            contract = functools.partial(np.tensordot, axes=np.ndim(u))
-            return g(*args, **kwargs), *(None if J is None else contract(u, np.conj(J)) for J in jacobians)
-        if kind == "jac":
-            jacobians = fn(*args, **kwargs)[skip:]
+        if mode.value_rows:  # (complex: the gradient of real(sum(conj(u) * f)) is u times conj(J), contracted)
+            jacobians = [None if J is None else np.conj(J) if complex_values else J for J in fn(*args, **kwargs)[skip:]]
             return g(*args, **kwargs), *(None if J is None else np.tensordot(u, J, axes=np.ndim(u)) for J in jacobians)
         bound = inspect.signature(f).bind(*args, **kwargs)
         bound.apply_defaults()
@@ -72,7 +76,7 @@ def as_gradient(kind: str, f: Callable, fn: Callable, u: np.ndarray, value: bool
         names = [t.rsplit("_dot", 1)[0] for t in extra]
         grads = []
         for name, tangent in zip(names, extra, strict=True):
-            x = np.asarray(point[name], dtype=float if kind == "jvp" else complex)
+            x = np.asarray(point[name], dtype=complex if complex_values else float)
             d = np.zeros(x.shape, x.dtype)
             for idx in np.ndindex(x.shape):  # one jvp_NAME per element: a unit tangent
                 tangents = {t: np.zeros(np.shape(point[n])) for n, t in zip(names, extra, strict=True)}
@@ -80,8 +84,8 @@ def as_gradient(kind: str, f: Callable, fn: Callable, u: np.ndarray, value: bool
                 unit[idx] = 1.0
                 tangents[tangent] = unit if x.ndim else 1.0
                 dvalue = np.asarray(fn(**point, **tangents)[-1])
-                d[idx] = np.conj(np.sum(np.conj(u) * dvalue)) if kind == "cjvp" else np.sum(u * dvalue)
-            grads.append(d if x.ndim else d[()] if kind == "cjvp" else float(d))
+                d[idx] = np.conj(np.sum(np.conj(u) * dvalue)) if complex_values else np.sum(u * dvalue)
+            grads.append(d if x.ndim else d[()] if complex_values else float(d))
         return g(*args, **kwargs), *grads
 
     return g, grad_g
@@ -108,16 +112,16 @@ def pairing(analytic: object, v: np.ndarray) -> float:
 
 
 def second_order(
-    kind: str, f: Callable, fn: Callable, text: str, rng: np.random.Generator, inputs: dict, value: bool = True
+    mode: Mode, f: Callable, fn: Callable, text: str, rng: np.random.Generator, inputs: dict, value: bool = True
 ) -> list[tuple[Callable, Callable, list[str]]]:
-    """The two checks of ``hvp_NAME`` or ``hess_NAME`` (``kind``: ``hvp``, ``hess``) of the generated
+    """The two checks of ``hvp_NAME`` or ``hess_NAME`` (``mode.products``: the products) of the generated
     ``text``: ``(g, grad_g, wrt)`` for ``check_grads``, each ``grad_g`` returning the value first
     (see the module docstring).  With several parameters ``A, B, ...`` (``hvp_NAME(..., v_A, v_B)``,
     ``hess_NAME``'s ``H`` nested blocks), ``g`` is ``sum(v_A * dA) + sum(v_B * dB) + ...``, whose
     gradient is ``(Hv_A, Hv_B, ...)``, or ``H``'s blocks contracted with the ``v``'s."""
     name = f.__name__
     # (the signature and the docstring may be wrapped over several lines)
-    doc = re.search(rf'^def {kind}_{name}\(.*?\):\n\s*"""(.*?)"""', text, flags=re.MULTILINE | re.DOTALL)
+    doc = re.search(rf'^def {mode.prefix}{name}\(.*?\):\n\s*"""(.*?)"""', text, flags=re.MULTILINE | re.DOTALL)
     found = re.search(r"with respect to (\w+|\([\w, ]+\))[ ,]", " ".join(doc.group(1).split()))
     xs = found.group(1).strip("()").split(", ")
     seeds = [p for p in inspect.signature(fn).parameters if p not in inspect.signature(f).parameters]
@@ -126,7 +130,7 @@ def second_order(
     vs = [v if np.ndim(inputs[x]) else float(v) for v, x in zip(vs, xs, strict=True)]
 
     def call(*args, **kwargs):
-        return fn(*args, **kwargs, **dict(zip(seeds, vs, strict=True))) if kind == "hvp" else fn(*args, **kwargs)
+        return fn(*args, **kwargs, **dict(zip(seeds, vs, strict=True))) if mode.products else fn(*args, **kwargs)
 
     @functools.wraps(f)
     def first(*args, **kwargs):
@@ -139,7 +143,7 @@ def second_order(
     @functools.wraps(f)
     def grad_g(*args, **kwargs):
         out = call(*args, **kwargs)
-        if kind == "hvp":
+        if mode.products:
             return g(*args, **kwargs), *out[skip + n : skip + 2 * n]
         H = out[skip + n] if n > 1 else ((out[skip + 1],),)  # (the blocks, H_PQ of P.shape + Q.shape)
         contract = [sum(np.tensordot(v, H[p][q], axes=np.ndim(v)) for p, v in enumerate(vs)) for q in range(n)]

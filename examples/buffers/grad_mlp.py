@@ -10,18 +10,7 @@ _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 def grad_loss(W1, b1, W2, b2, X, Y):
     """Return (loss(W1, b1, W2, b2, X, Y), dW1, db1, dW2, db2): the value and its gradients."""
     # the rules hold for real floats
-    if type(W1) is not float and (type(W1) is not np.ndarray or W1.dtype not in _FLOATS):
-        _float_arg(W1, 'grad_loss', 'W1')
-    if type(b1) is not float and (type(b1) is not np.ndarray or b1.dtype not in _FLOATS):
-        _float_arg(b1, 'grad_loss', 'b1')
-    if type(W2) is not float and (type(W2) is not np.ndarray or W2.dtype not in _FLOATS):
-        _float_arg(W2, 'grad_loss', 'W2')
-    if type(b2) is not float and (type(b2) is not np.ndarray or b2.dtype not in _FLOATS):
-        _float_arg(b2, 'grad_loss', 'b2')
-    if isinstance(X, complex) or (type(X) is np.ndarray and X.dtype.kind == 'c'):
-        _float_arg(X, 'grad_loss', 'X')
-    if isinstance(Y, complex) or (type(Y) is np.ndarray and Y.dtype.kind == 'c'):
-        _float_arg(Y, 'grad_loss', 'Y')
+    _real_args('grad_loss', ('W1', 'b1', 'W2', 'b2'), ('X', 'Y'), W1, b1, W2, b2, X, Y)
     # forward
     # h = np.tanh(X @ W1 + b1)
     _t1 = X @ W1
@@ -61,8 +50,8 @@ class GradLoss:
     #: for each buffered result: (the statement of __call__ computing it, the last one reading it or
     #: an alias of it); results of the same shape and dtype whose lives do not overlap share an array
     lives = (
-        (6, 28), (7, 8), (8, 23), (9, 22), (10, 29), (11, 17), (13, 14), (17, 29), (21, 25), (22, 29), (23, 24),
-        (24, 25), (25, 29), (28, 29),
+        (1, 23), (2, 3), (3, 18), (4, 17), (5, 24), (6, 12), (8, 9), (12, 24), (16, 20), (17, 24), (18, 19), (19, 20),
+        (20, 24), (23, 24),
     )
 
     def __init__(self):
@@ -87,18 +76,7 @@ class GradLoss:
         else:
             W1, b1, W2, b2, X, Y = _detached(self.owners[_key], W1, b1, W2, b2, X, Y)
         # the rules hold for real floats
-        if type(W1) is not float and (type(W1) is not np.ndarray or W1.dtype not in _FLOATS):
-            _float_arg(W1, 'grad_loss', 'W1')
-        if type(b1) is not float and (type(b1) is not np.ndarray or b1.dtype not in _FLOATS):
-            _float_arg(b1, 'grad_loss', 'b1')
-        if type(W2) is not float and (type(W2) is not np.ndarray or W2.dtype not in _FLOATS):
-            _float_arg(W2, 'grad_loss', 'W2')
-        if type(b2) is not float and (type(b2) is not np.ndarray or b2.dtype not in _FLOATS):
-            _float_arg(b2, 'grad_loss', 'b2')
-        if isinstance(X, complex) or (type(X) is np.ndarray and X.dtype.kind == 'c'):
-            _float_arg(X, 'grad_loss', 'X')
-        if isinstance(Y, complex) or (type(Y) is np.ndarray and Y.dtype.kind == 'c'):
-            _float_arg(Y, 'grad_loss', 'Y')
+        _real_args('grad_loss', ('W1', 'b1', 'W2', 'b2'), ('X', 'Y'), W1, b1, W2, b2, X, Y)
         # forward
         # h = np.tanh(X @ W1 + b1)
         _t1 = X @ W1 if _b[0] is None else np.matmul(X, W1, out=_b[0])
@@ -217,6 +195,32 @@ def _matmul_dy(g, x, y):
     if y_nd == 1:
         return _unbroadcast(np.swapaxes(x, -1, -2) @ g, y[:, None])[:, 0]
     return _unbroadcast(np.swapaxes(x, -1, -2) @ g, y)
+
+
+def _real_args(func, floats, others, *xs, _ndarray=np.ndarray, _floats=_FLOATS, _float=float):
+    """The argument checks of generated function ``func``, in one call: the first ``len(floats)``
+    of ``xs`` (named ``floats``), those the derivative is taken with respect to, must be real
+    floating, and the others (named ``others``), read as values, must not be complex
+    (``_float_arg`` raises TypeError).  The common case, every argument a Python float or a
+    float64 or float32 array, passes on type tests alone (about 0.1 µs for three arguments more
+    than the tests written in the function); anything else is ``_real_args_each``'s to judge.
+    (The types are bound as defaults: a module attribute lookup per argument costs more than the test.)"""
+    for x in xs:
+        t = type(x)
+        if t is not _float and (t is not _ndarray or x.dtype not in _floats):
+            _real_args_each(func, floats, others, xs)
+            return
+
+
+def _real_args_each(func, floats, others, xs):
+    """``_real_args``' checks, argument by argument: differentiated ones real floating, others not complex."""
+    n = len(floats)
+    for i, x in enumerate(xs):
+        if i < n:
+            if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):
+                _float_arg(x, func, floats[i])
+        elif isinstance(x, complex) or (type(x) is np.ndarray and x.dtype.kind == "c"):
+            _float_arg(x, func, others[i - n])
 
 
 def _unbroadcast(g, x, _ndarray=np.ndarray, _np_float=np.float64):

@@ -5,15 +5,12 @@
 import cupy as cp
 import cupyx.scipy.special
 
+_FLOATS = (cp.dtype(cp.float64), cp.dtype(cp.float32))
+
 
 def grad_loss(w, X, y, batch):
     """Return (loss(w, X, y, batch), dw): the value and its gradients."""
-    if type(w) is not float and (type(w) is not cp.ndarray or w.dtype.kind != 'f'):  # the rules hold for real floats
-        _float_arg(w, 'grad_loss', 'w')
-    if isinstance(X, complex) or (type(X) is cp.ndarray and X.dtype.kind == 'c'):
-        _float_arg(X, 'grad_loss', 'X')
-    if isinstance(y, complex) or (type(y) is cp.ndarray and y.dtype.kind == 'c'):
-        _float_arg(y, 'grad_loss', 'y')
+    _real_args('grad_loss', ('w',), ('X', 'y'), w, X, y)  # the rules hold for real floats
     # forward
     # p = 0.5 * (1.0 + scipy.special.erf(X @ w / np.sqrt(2.0)))
     _t1 = cp.sqrt(2.0)
@@ -134,6 +131,32 @@ def _or_one(n):
     """``n``, or 1 where ``n`` is 0: a count to divide by (mean's: a gradient spread over an empty
     array is empty whatever it is divided by, and Python's ``1.0 / 0`` raises)."""
     return n or 1
+
+
+def _real_args(func, floats, others, *xs, _ndarray=cp.ndarray, _floats=_FLOATS, _float=float):
+    """The argument checks of generated function ``func``, in one call: the first ``len(floats)``
+    of ``xs`` (named ``floats``), those the derivative is taken with respect to, must be real
+    floating, and the others (named ``others``), read as values, must not be complex
+    (``_float_arg`` raises TypeError).  The common case, every argument a Python float or a
+    float64 or float32 array, passes on type tests alone (about 0.1 µs for three arguments more
+    than the tests written in the function); anything else is ``_real_args_each``'s to judge.
+    (The types are bound as defaults: a module attribute lookup per argument costs more than the test.)"""
+    for x in xs:
+        t = type(x)
+        if t is not _float and (t is not _ndarray or x.dtype not in _floats):
+            _real_args_each(func, floats, others, xs)
+            return
+
+
+def _real_args_each(func, floats, others, xs):
+    """``_real_args``' checks, argument by argument: differentiated ones real floating, others not complex."""
+    n = len(floats)
+    for i, x in enumerate(xs):
+        if i < n:
+            if type(x) is not float and (type(x) is not cp.ndarray or x.dtype not in _FLOATS):
+                _float_arg(x, func, floats[i])
+        elif isinstance(x, complex) or (type(x) is cp.ndarray and x.dtype.kind == "c"):
+            _float_arg(x, func, others[i - n])
 
 
 def _unbroadcast(g, x, _ndarray=cp.ndarray, _np_float=cp.float64):

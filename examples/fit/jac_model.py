@@ -12,12 +12,7 @@ _ROWS_SMALL = 1 << 11
 
 def jac_residual(p, t, y):
     """Return (residual(p, t, y), J_p): the value and its Jacobians (J_p.shape == np.shape(value) + np.shape(p))."""
-    if type(p) is not float and (type(p) is not np.ndarray or p.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(p, 'jac_residual', 'p')
-    if isinstance(t, complex) or (type(t) is np.ndarray and t.dtype.kind == 'c'):
-        _float_arg(t, 'jac_residual', 't')
-    if isinstance(y, complex) or (type(y) is np.ndarray and y.dtype.kind == 'c'):
-        _float_arg(y, 'jac_residual', 'y')
+    _real_args('jac_residual', ('p',), ('t', 'y'), p, t, y)  # the rules hold for real floats
     p_items = p.tolist() if type(p) is np.ndarray and p.shape == (4,) and (p.dtype in _FLOATS) else p
     p0, p1, p2, p3 = p_items if p_items is not p else (p[0], p[1], p[2], p[3])
     # forward
@@ -134,6 +129,32 @@ def _float_arg(x, func, name):
     what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
     why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
     raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
+
+
+def _real_args(func, floats, others, *xs, _ndarray=np.ndarray, _floats=_FLOATS, _float=float):
+    """The argument checks of generated function ``func``, in one call: the first ``len(floats)``
+    of ``xs`` (named ``floats``), those the derivative is taken with respect to, must be real
+    floating, and the others (named ``others``), read as values, must not be complex
+    (``_float_arg`` raises TypeError).  The common case, every argument a Python float or a
+    float64 or float32 array, passes on type tests alone (about 0.1 µs for three arguments more
+    than the tests written in the function); anything else is ``_real_args_each``'s to judge.
+    (The types are bound as defaults: a module attribute lookup per argument costs more than the test.)"""
+    for x in xs:
+        t = type(x)
+        if t is not _float and (t is not _ndarray or x.dtype not in _floats):
+            _real_args_each(func, floats, others, xs)
+            return
+
+
+def _real_args_each(func, floats, others, xs):
+    """``_real_args``' checks, argument by argument: differentiated ones real floating, others not complex."""
+    n = len(floats)
+    for i, x in enumerate(xs):
+        if i < n:
+            if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):
+                _float_arg(x, func, floats[i])
+        elif isinstance(x, complex) or (type(x) is np.ndarray and x.dtype.kind == "c"):
+            _float_arg(x, func, others[i - n])
 
 
 def _rows_broadcast(a, shape):

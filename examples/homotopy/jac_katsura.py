@@ -12,8 +12,7 @@ def jac_katsura4(x):
     """Return (katsura4(x), J_x): the value and its Jacobians (J_x.shape == np.shape(value) + np.shape(x)). For a batch
     of points (x[0] an array), J_x[i, k] is d value[i] / d x[k] at each.
     """
-    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(x, 'jac_katsura4', 'x')
+    _real_args('jac_katsura4', ('x',), (), x)  # the rules hold for real floats
     x_items = x.tolist() if type(x) is np.ndarray and x.shape == (5,) and (x.dtype in _FLOATS) else x
     # a batch of points: the batched form, by blocks of columns
     if x_items is x and type(x) is np.ndarray and x.ndim > 1 and x.shape[0] == 5 and x.dtype.kind == 'f':
@@ -283,3 +282,29 @@ def _jacobian_rows(x, rows):
         for k, g in enumerate(row):
             out[i, k] = g
     return out
+
+
+def _real_args(func, floats, others, *xs, _ndarray=np.ndarray, _floats=_FLOATS, _float=float):
+    """The argument checks of generated function ``func``, in one call: the first ``len(floats)``
+    of ``xs`` (named ``floats``), those the derivative is taken with respect to, must be real
+    floating, and the others (named ``others``), read as values, must not be complex
+    (``_float_arg`` raises TypeError).  The common case, every argument a Python float or a
+    float64 or float32 array, passes on type tests alone (about 0.1 µs for three arguments more
+    than the tests written in the function); anything else is ``_real_args_each``'s to judge.
+    (The types are bound as defaults: a module attribute lookup per argument costs more than the test.)"""
+    for x in xs:
+        t = type(x)
+        if t is not _float and (t is not _ndarray or x.dtype not in _floats):
+            _real_args_each(func, floats, others, xs)
+            return
+
+
+def _real_args_each(func, floats, others, xs):
+    """``_real_args``' checks, argument by argument: differentiated ones real floating, others not complex."""
+    n = len(floats)
+    for i, x in enumerate(xs):
+        if i < n:
+            if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):
+                _float_arg(x, func, floats[i])
+        elif isinstance(x, complex) or (type(x) is np.ndarray and x.dtype.kind == "c"):
+            _float_arg(x, func, others[i - n])

@@ -11,10 +11,7 @@ def hess_energy(u, load):
     """Return (energy(u, load), du, H): the value, the gradient and the Hessian H of energy(u, load) with respect to u
     (H.shape == np.shape(u) + np.shape(u)).
     """
-    if type(u) is not float and (type(u) is not np.ndarray or u.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(u, 'hess_energy', 'u')
-    if isinstance(load, complex) or (type(load) is np.ndarray and load.dtype.kind == 'c'):
-        _float_arg(load, 'hess_energy', 'load')
+    _real_args('hess_energy', ('u',), ('load',), u, load)  # the rules hold for real floats
     # forward
     # stretch = u[1:] - u[:-1]
     _t1 = u[1:]
@@ -45,21 +42,20 @@ def hess_energy(u, load):
         _t13 = _t8 * u
         _t14 = _t8 * _t4
         _t15 = _t13 * u
-        _t16 = stretch * stretch
+        _t16 = np.zeros(np.shape(u))
+        _t19 = -3.0 * _t3 - 1.0
+        _t16[:-1] += _t19
         _t17 = np.zeros(np.shape(u))
-        _t20 = -_t3 - 2.0 * _t16 - 1.0
+        _t17 += _t7 + _t14 + 2.0 * _t15
+        _t20 = 3.0 * _t3 + 1.0
         _t17[:-1] += _t20
+        _t17[1:] += _t20
         _t18 = np.zeros(np.shape(u))
-        _t18 += _t7 + _t14 + 2.0 * _t15
-        _t21 = _t3 + 2.0 * _t16 + 1.0
-        _t18[:-1] += _t21
-        _t18[1:] += _t21
-        _t19 = np.zeros(np.shape(u))
-        _t19[1:] += _t20
+        _t18[1:] += _t19
         H = np.zeros((np.size(u), np.size(u)))
-        _rows_diagonal(H, -1, _t19)
-        _rows_diagonal(H, 0, _t18)
-        _rows_diagonal(H, 1, _t17)
+        _rows_diagonal(H, -1, _t18)
+        _rows_diagonal(H, 0, _t17)
+        _rows_diagonal(H, 1, _t16)
     else:
         raise ValueError('hess_energy: --form band: the shapes of the arguments do not give a banded Hessian')
     return energy, du, H[()]
@@ -97,6 +93,32 @@ def _or_one(n):
     """``n``, or 1 where ``n`` is 0: a count to divide by (mean's: a gradient spread over an empty
     array is empty whatever it is divided by, and Python's ``1.0 / 0`` raises)."""
     return n or 1
+
+
+def _real_args(func, floats, others, *xs, _ndarray=np.ndarray, _floats=_FLOATS, _float=float):
+    """The argument checks of generated function ``func``, in one call: the first ``len(floats)``
+    of ``xs`` (named ``floats``), those the derivative is taken with respect to, must be real
+    floating, and the others (named ``others``), read as values, must not be complex
+    (``_float_arg`` raises TypeError).  The common case, every argument a Python float or a
+    float64 or float32 array, passes on type tests alone (about 0.1 µs for three arguments more
+    than the tests written in the function); anything else is ``_real_args_each``'s to judge.
+    (The types are bound as defaults: a module attribute lookup per argument costs more than the test.)"""
+    for x in xs:
+        t = type(x)
+        if t is not _float and (t is not _ndarray or x.dtype not in _floats):
+            _real_args_each(func, floats, others, xs)
+            return
+
+
+def _real_args_each(func, floats, others, xs):
+    """``_real_args``' checks, argument by argument: differentiated ones real floating, others not complex."""
+    n = len(floats)
+    for i, x in enumerate(xs):
+        if i < n:
+            if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):
+                _float_arg(x, func, floats[i])
+        elif isinstance(x, complex) or (type(x) is np.ndarray and x.dtype.kind == "c"):
+            _float_arg(x, func, others[i - n])
 
 
 def _rows_diagonal(H, d, vec):

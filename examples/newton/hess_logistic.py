@@ -14,12 +14,7 @@ def hess_loss(w, X, y):
     """Return (loss(w, X, y), dw, H): the value, the gradient and the Hessian H of loss(w, X, y) with respect to w
     (H.shape == np.shape(w) + np.shape(w)).
     """
-    if type(w) is not float and (type(w) is not np.ndarray or w.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(w, 'hess_loss', 'w')
-    if isinstance(X, complex) or (type(X) is np.ndarray and X.dtype.kind == 'c'):
-        _float_arg(X, 'hess_loss', 'X')
-    if isinstance(y, complex) or (type(y) is np.ndarray and y.dtype.kind == 'c'):
-        _float_arg(y, 'hess_loss', 'y')
+    _real_args('hess_loss', ('w',), ('X', 'y'), w, X, y)  # the rules hold for real floats
     # forward
     # z = X @ w
     z = X @ w
@@ -101,6 +96,32 @@ def _or_one(n):
     """``n``, or 1 where ``n`` is 0: a count to divide by (mean's: a gradient spread over an empty
     array is empty whatever it is divided by, and Python's ``1.0 / 0`` raises)."""
     return n or 1
+
+
+def _real_args(func, floats, others, *xs, _ndarray=np.ndarray, _floats=_FLOATS, _float=float):
+    """The argument checks of generated function ``func``, in one call: the first ``len(floats)``
+    of ``xs`` (named ``floats``), those the derivative is taken with respect to, must be real
+    floating, and the others (named ``others``), read as values, must not be complex
+    (``_float_arg`` raises TypeError).  The common case, every argument a Python float or a
+    float64 or float32 array, passes on type tests alone (about 0.1 µs for three arguments more
+    than the tests written in the function); anything else is ``_real_args_each``'s to judge.
+    (The types are bound as defaults: a module attribute lookup per argument costs more than the test.)"""
+    for x in xs:
+        t = type(x)
+        if t is not _float and (t is not _ndarray or x.dtype not in _floats):
+            _real_args_each(func, floats, others, xs)
+            return
+
+
+def _real_args_each(func, floats, others, xs):
+    """``_real_args``' checks, argument by argument: differentiated ones real floating, others not complex."""
+    n = len(floats)
+    for i, x in enumerate(xs):
+        if i < n:
+            if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):
+                _float_arg(x, func, floats[i])
+        elif isinstance(x, complex) or (type(x) is np.ndarray and x.dtype.kind == "c"):
+            _float_arg(x, func, others[i - n])
 
 
 def _rows_lift(a, b, b_rows):

@@ -11,14 +11,7 @@ def jvp_trajectory_end(y0, p, dt=0.01, steps=200, *, p_dot):
     """Return (trajectory_end(y0, p, dt, steps), dvalue): the value and dvalue = J_p @ p_dot, its Jacobians times the
     tangents.
     """
-    if type(p) is not float and (type(p) is not np.ndarray or p.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(p, 'jvp_trajectory_end', 'p')
-    if isinstance(y0, complex) or (type(y0) is np.ndarray and y0.dtype.kind == 'c'):
-        _float_arg(y0, 'jvp_trajectory_end', 'y0')
-    if isinstance(dt, complex) or (type(dt) is np.ndarray and dt.dtype.kind == 'c'):
-        _float_arg(dt, 'jvp_trajectory_end', 'dt')
-    if isinstance(p_dot, complex) or (type(p_dot) is np.ndarray and p_dot.dtype.kind == 'c'):
-        _float_arg(p_dot, 'jvp_trajectory_end', 'p_dot')
+    _real_args('jvp_trajectory_end', ('p',), ('y0', 'dt', 'p_dot'), p, y0, dt, p_dot)  # the rules hold for real floats
     # forward
     # for _ in range(steps):
     dvalue = _grad_zeros(y0)
@@ -115,6 +108,32 @@ def _grad_zeros(x, _ndarray=np.ndarray):
         a = np.asarray(x)
     out = np.zeros(a.shape, np.result_type(a, 0.0))
     return out if out.ndim or a is x else out[()]
+
+
+def _real_args(func, floats, others, *xs, _ndarray=np.ndarray, _floats=_FLOATS, _float=float):
+    """The argument checks of generated function ``func``, in one call: the first ``len(floats)``
+    of ``xs`` (named ``floats``), those the derivative is taken with respect to, must be real
+    floating, and the others (named ``others``), read as values, must not be complex
+    (``_float_arg`` raises TypeError).  The common case, every argument a Python float or a
+    float64 or float32 array, passes on type tests alone (about 0.1 µs for three arguments more
+    than the tests written in the function); anything else is ``_real_args_each``'s to judge.
+    (The types are bound as defaults: a module attribute lookup per argument costs more than the test.)"""
+    for x in xs:
+        t = type(x)
+        if t is not _float and (t is not _ndarray or x.dtype not in _floats):
+            _real_args_each(func, floats, others, xs)
+            return
+
+
+def _real_args_each(func, floats, others, xs):
+    """``_real_args``' checks, argument by argument: differentiated ones real floating, others not complex."""
+    n = len(floats)
+    for i, x in enumerate(xs):
+        if i < n:
+            if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):
+                _float_arg(x, func, floats[i])
+        elif isinstance(x, complex) or (type(x) is np.ndarray and x.dtype.kind == "c"):
+            _float_arg(x, func, others[i - n])
 
 
 def _unbroadcast(g, x, _ndarray=np.ndarray, _np_float=np.float64):

@@ -13,12 +13,7 @@ _JAC_RESIDUAL_CACHE = {}  # jac_residual's prepared patterns
 
 def jvp_residual(u, lam, u_dot):
     """Return (residual(u, lam), dvalue): the value and dvalue = J_u @ u_dot, its Jacobians times the tangents."""
-    if type(u) is not float and (type(u) is not np.ndarray or u.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(u, 'jvp_residual', 'u')
-    if isinstance(lam, complex) or (type(lam) is np.ndarray and lam.dtype.kind == 'c'):
-        _float_arg(lam, 'jvp_residual', 'lam')
-    if isinstance(u_dot, complex) or (type(u_dot) is np.ndarray and u_dot.dtype.kind == 'c'):
-        _float_arg(u_dot, 'jvp_residual', 'u_dot')
+    _real_args('jvp_residual', ('u',), ('lam', 'u_dot'), u, lam, u_dot)  # the rules hold for real floats
     # forward
     # m = u.shape[0]
     m = u.shape[0]
@@ -116,12 +111,7 @@ def jvp_residual(u, lam, u_dot):
 
 def vjp_residual(u, lam, dout):
     """Return (residual(u, lam), du): the value and dout (the shape of residual(u, lam)) times its Jacobians."""
-    if type(u) is not float and (type(u) is not np.ndarray or u.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(u, 'vjp_residual', 'u')
-    if isinstance(lam, complex) or (type(lam) is np.ndarray and lam.dtype.kind == 'c'):
-        _float_arg(lam, 'vjp_residual', 'lam')
-    if isinstance(dout, complex) or (type(dout) is np.ndarray and dout.dtype.kind == 'c'):
-        _float_arg(dout, 'vjp_residual', 'dout')
+    _real_args('vjp_residual', ('u',), ('lam', 'dout'), u, lam, dout)  # the rules hold for real floats
     # forward
     # m = u.shape[0]
     m = u.shape[0]
@@ -258,12 +248,7 @@ def _jac_residual_pattern(u, lam):
 def _vjp_residual_colors(u, lam, dout):
     """Return (residual(u, lam), du): vjp_residual on every color at once, dout of shape (colors,)
     + np.shape(value) (row c: the rows of color c), each gradient of shape (colors,) + its parameter's."""
-    if type(u) is not float and (type(u) is not np.ndarray or u.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(u, '_vjp_residual_colors', 'u')
-    if isinstance(lam, complex) or (type(lam) is np.ndarray and lam.dtype.kind == 'c'):
-        _float_arg(lam, '_vjp_residual_colors', 'lam')
-    if isinstance(dout, complex) or (type(dout) is np.ndarray and dout.dtype.kind == 'c'):
-        _float_arg(dout, '_vjp_residual_colors', 'dout')
+    _real_args('_vjp_residual_colors', ('u',), ('lam', 'dout'), u, lam, dout)  # the rules hold for real floats
     # forward
     # m = u.shape[0]
     m = u.shape[0]
@@ -327,12 +312,7 @@ def _vjp_residual_colors(u, lam, dout):
 def _jvp_residual_colors(u, lam, u_dot):
     """Return (residual(u, lam), dvalue): jvp_residual on every color at once, u_dot of shape (colors,)
     + the parameter's (row c: the tangent of color c), dvalue of shape (colors,) + np.shape(value)."""
-    if type(u) is not float and (type(u) is not np.ndarray or u.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(u, '_jvp_residual_colors', 'u')
-    if isinstance(lam, complex) or (type(lam) is np.ndarray and lam.dtype.kind == 'c'):
-        _float_arg(lam, '_jvp_residual_colors', 'lam')
-    if isinstance(u_dot, complex) or (type(u_dot) is np.ndarray and u_dot.dtype.kind == 'c'):
-        _float_arg(u_dot, '_jvp_residual_colors', 'u_dot')
+    _real_args('_jvp_residual_colors', ('u',), ('lam', 'u_dot'), u, lam, u_dot)  # the rules hold for real floats
     # forward
     # m = u.shape[0]
     m = u.shape[0]
@@ -523,6 +503,32 @@ def _join_place(d, xs, part, join, axis):
     if join in ("r", "c"):
         return np.asarray(_index_join(blocks, join), dtype=dtype)
     return {"hstack": np.hstack, "vstack": np.vstack, "column_stack": np.column_stack}[join](blocks)
+
+
+def _real_args(func, floats, others, *xs, _ndarray=np.ndarray, _floats=_FLOATS, _float=float):
+    """The argument checks of generated function ``func``, in one call: the first ``len(floats)``
+    of ``xs`` (named ``floats``), those the derivative is taken with respect to, must be real
+    floating, and the others (named ``others``), read as values, must not be complex
+    (``_float_arg`` raises TypeError).  The common case, every argument a Python float or a
+    float64 or float32 array, passes on type tests alone (about 0.1 µs for three arguments more
+    than the tests written in the function); anything else is ``_real_args_each``'s to judge.
+    (The types are bound as defaults: a module attribute lookup per argument costs more than the test.)"""
+    for x in xs:
+        t = type(x)
+        if t is not _float and (t is not _ndarray or x.dtype not in _floats):
+            _real_args_each(func, floats, others, xs)
+            return
+
+
+def _real_args_each(func, floats, others, xs):
+    """``_real_args``' checks, argument by argument: differentiated ones real floating, others not complex."""
+    n = len(floats)
+    for i, x in enumerate(xs):
+        if i < n:
+            if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):
+                _float_arg(x, func, floats[i])
+        elif isinstance(x, complex) or (type(x) is np.ndarray and x.dtype.kind == "c"):
+            _float_arg(x, func, others[i - n])
 
 
 def _unbroadcast(g, x, _ndarray=np.ndarray, _np_float=np.float64):

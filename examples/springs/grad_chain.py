@@ -9,12 +9,7 @@ _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 def grad_loss(k, pos0, observed, steps=20):
     """Return (loss(k, pos0, observed, steps), dk, dpos0): the value and its gradients."""
-    if type(k) is not float and (type(k) is not np.ndarray or k.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(k, 'grad_loss', 'k')
-    if type(pos0) is not float and (type(pos0) is not np.ndarray or pos0.dtype not in _FLOATS):
-        _float_arg(pos0, 'grad_loss', 'pos0')
-    if isinstance(observed, complex) or (type(observed) is np.ndarray and observed.dtype.kind == 'c'):
-        _float_arg(observed, 'grad_loss', 'observed')
+    _real_args('grad_loss', ('k', 'pos0'), ('observed',), k, pos0, observed)  # the rules hold for real floats
     # forward
     # assert pos0.shape == observed.shape[1:], "observed holds one frame of all the points per step"
     _t1 = pos0.shape
@@ -339,6 +334,32 @@ def _or_one(n):
     """``n``, or 1 where ``n`` is 0: a count to divide by (mean's: a gradient spread over an empty
     array is empty whatever it is divided by, and Python's ``1.0 / 0`` raises)."""
     return n or 1
+
+
+def _real_args(func, floats, others, *xs, _ndarray=np.ndarray, _floats=_FLOATS, _float=float):
+    """The argument checks of generated function ``func``, in one call: the first ``len(floats)``
+    of ``xs`` (named ``floats``), those the derivative is taken with respect to, must be real
+    floating, and the others (named ``others``), read as values, must not be complex
+    (``_float_arg`` raises TypeError).  The common case, every argument a Python float or a
+    float64 or float32 array, passes on type tests alone (about 0.1 µs for three arguments more
+    than the tests written in the function); anything else is ``_real_args_each``'s to judge.
+    (The types are bound as defaults: a module attribute lookup per argument costs more than the test.)"""
+    for x in xs:
+        t = type(x)
+        if t is not _float and (t is not _ndarray or x.dtype not in _floats):
+            _real_args_each(func, floats, others, xs)
+            return
+
+
+def _real_args_each(func, floats, others, xs):
+    """``_real_args``' checks, argument by argument: differentiated ones real floating, others not complex."""
+    n = len(floats)
+    for i, x in enumerate(xs):
+        if i < n:
+            if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):
+                _float_arg(x, func, floats[i])
+        elif isinstance(x, complex) or (type(x) is np.ndarray and x.dtype.kind == "c"):
+            _float_arg(x, func, others[i - n])
 
 
 def _unbroadcast(g, x, _ndarray=np.ndarray, _np_float=np.float64):

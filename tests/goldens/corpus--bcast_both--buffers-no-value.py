@@ -9,10 +9,7 @@ _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 def grad_bcast_both(u, v):
     """Return (du, dv): the gradients of bcast_both(u, v)."""
-    if type(u) is not float and (type(u) is not np.ndarray or u.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(u, 'grad_bcast_both', 'u')
-    if type(v) is not float and (type(v) is not np.ndarray or v.dtype not in _FLOATS):
-        _float_arg(v, 'grad_bcast_both', 'v')
+    _real_args('grad_bcast_both', ('u', 'v'), (), u, v)  # the rules hold for real floats
     if type(u) is np.ndarray and u.size >= 8192:  # large: in place, by blocks of columns
         _joined = _by_columns(_grad_bcast_both_columns, (u, v), (1, 1), 0, 2)
         if _joined is not None:
@@ -58,8 +55,8 @@ class GradBcastBoth:
     #: for each buffered result: (the statement of __call__ computing it, the last one reading it or
     #: an alias of it); results of the same shape and dtype whose lives do not overlap share an array
     lives = (
-        (2, 3), (3, 14), (4, 11), (6, 16), (7, 9), (8, 9), (9, 19), (11, 12), (12, 14), (14, 15), (15, 18), (16, 18),
-        (18, 19),
+        (1, 2), (2, 13), (3, 10), (5, 15), (6, 8), (7, 8), (8, 18), (10, 11), (11, 13), (13, 14), (14, 17), (15, 17),
+        (17, 18),
     )
 
     def __init__(self):
@@ -81,11 +78,7 @@ class GradBcastBoth:
             return grad_bcast_both(u, v)
         else:
             u, v = _detached(self.owners[_key], u, v)
-        # the rules hold for real floats
-        if type(u) is not float and (type(u) is not np.ndarray or u.dtype not in _FLOATS):
-            _float_arg(u, 'grad_bcast_both', 'u')
-        if type(v) is not float and (type(v) is not np.ndarray or v.dtype not in _FLOATS):
-            _float_arg(v, 'grad_bcast_both', 'v')
+        _real_args('grad_bcast_both', ('u', 'v'), (), u, v)  # the rules hold for real floats
         # forward
         # return np.sum(u * v + u / (v * v + 1.0))
         _u1 = v * v if _b[0] is None else np.multiply(v, v, out=_b[0])
@@ -204,6 +197,32 @@ def _like(x, y):
     """An uninitialised array of the shape and dtype of ``x + y``, ``x - y`` or ``x * y``:
     a value the gradient reads only for its shape, not computed."""
     return np.empty(np.broadcast(x, y).shape, np.result_type(x, y))
+
+
+def _real_args(func, floats, others, *xs, _ndarray=np.ndarray, _floats=_FLOATS, _float=float):
+    """The argument checks of generated function ``func``, in one call: the first ``len(floats)``
+    of ``xs`` (named ``floats``), those the derivative is taken with respect to, must be real
+    floating, and the others (named ``others``), read as values, must not be complex
+    (``_float_arg`` raises TypeError).  The common case, every argument a Python float or a
+    float64 or float32 array, passes on type tests alone (about 0.1 µs for three arguments more
+    than the tests written in the function); anything else is ``_real_args_each``'s to judge.
+    (The types are bound as defaults: a module attribute lookup per argument costs more than the test.)"""
+    for x in xs:
+        t = type(x)
+        if t is not _float and (t is not _ndarray or x.dtype not in _floats):
+            _real_args_each(func, floats, others, xs)
+            return
+
+
+def _real_args_each(func, floats, others, xs):
+    """``_real_args``' checks, argument by argument: differentiated ones real floating, others not complex."""
+    n = len(floats)
+    for i, x in enumerate(xs):
+        if i < n:
+            if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):
+                _float_arg(x, func, floats[i])
+        elif isinstance(x, complex) or (type(x) is np.ndarray and x.dtype.kind == "c"):
+            _float_arg(x, func, others[i - n])
 
 
 def _unbroadcast(g, x, _ndarray=np.ndarray, _np_float=np.float64):

@@ -9,8 +9,7 @@ _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 def grad_poly8(x):
     """Return (poly8(x), dx): the value and its gradients."""
-    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(x, 'grad_poly8', 'x')
+    _real_args('grad_poly8', ('x',), (), x)  # the rules hold for real floats
     x_items = x.tolist() if type(x) is np.ndarray and x.shape == (9,) and (x.dtype in _FLOATS) else x
     _, x1, x2, x3, x4, x5, x6, x7, x8 = (
         x_items if x_items is not x else (None, x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8])
@@ -135,3 +134,29 @@ def _grad_zeros(x, _ndarray=np.ndarray):
         a = np.asarray(x)
     out = np.zeros(a.shape, np.result_type(a, 0.0))
     return out if out.ndim or a is x else out[()]
+
+
+def _real_args(func, floats, others, *xs, _ndarray=np.ndarray, _floats=_FLOATS, _float=float):
+    """The argument checks of generated function ``func``, in one call: the first ``len(floats)``
+    of ``xs`` (named ``floats``), those the derivative is taken with respect to, must be real
+    floating, and the others (named ``others``), read as values, must not be complex
+    (``_float_arg`` raises TypeError).  The common case, every argument a Python float or a
+    float64 or float32 array, passes on type tests alone (about 0.1 µs for three arguments more
+    than the tests written in the function); anything else is ``_real_args_each``'s to judge.
+    (The types are bound as defaults: a module attribute lookup per argument costs more than the test.)"""
+    for x in xs:
+        t = type(x)
+        if t is not _float and (t is not _ndarray or x.dtype not in _floats):
+            _real_args_each(func, floats, others, xs)
+            return
+
+
+def _real_args_each(func, floats, others, xs):
+    """``_real_args``' checks, argument by argument: differentiated ones real floating, others not complex."""
+    n = len(floats)
+    for i, x in enumerate(xs):
+        if i < n:
+            if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):
+                _float_arg(x, func, floats[i])
+        elif isinstance(x, complex) or (type(x) is np.ndarray and x.dtype.kind == "c"):
+            _float_arg(x, func, others[i - n])

@@ -4,13 +4,12 @@
 # regenerate: yota-s2s tests/corpus_control.py
 import cupy as cp
 
+_FLOATS = (cp.dtype(cp.float64), cp.dtype(cp.float32))
+
 
 def grad_newton_sqrt(x, tol=1e-10):
     """Return (dx, dtol): the gradients of newton_sqrt(x, tol)."""
-    if type(x) is not float and (type(x) is not cp.ndarray or x.dtype.kind != 'f'):  # the rules hold for real floats
-        _float_arg(x, 'grad_newton_sqrt', 'x')
-    if isinstance(tol, complex) or (type(tol) is cp.ndarray and tol.dtype.kind == 'c'):
-        _float_arg(tol, 'grad_newton_sqrt', 'tol')
+    _real_args('grad_newton_sqrt', ('x',), ('tol',), x, tol)  # the rules hold for real floats
     # forward
     y = x
     _stack = []
@@ -101,6 +100,32 @@ def _grad_zeros(x, _ndarray=cp.ndarray):
         a = cp.asarray(x)
     out = cp.zeros(a.shape, cp.result_type(a, 0.0))
     return out if out.ndim or a is x else out[()]
+
+
+def _real_args(func, floats, others, *xs, _ndarray=cp.ndarray, _floats=_FLOATS, _float=float):
+    """The argument checks of generated function ``func``, in one call: the first ``len(floats)``
+    of ``xs`` (named ``floats``), those the derivative is taken with respect to, must be real
+    floating, and the others (named ``others``), read as values, must not be complex
+    (``_float_arg`` raises TypeError).  The common case, every argument a Python float or a
+    float64 or float32 array, passes on type tests alone (about 0.1 µs for three arguments more
+    than the tests written in the function); anything else is ``_real_args_each``'s to judge.
+    (The types are bound as defaults: a module attribute lookup per argument costs more than the test.)"""
+    for x in xs:
+        t = type(x)
+        if t is not _float and (t is not _ndarray or x.dtype not in _floats):
+            _real_args_each(func, floats, others, xs)
+            return
+
+
+def _real_args_each(func, floats, others, xs):
+    """``_real_args``' checks, argument by argument: differentiated ones real floating, others not complex."""
+    n = len(floats)
+    for i, x in enumerate(xs):
+        if i < n:
+            if type(x) is not float and (type(x) is not cp.ndarray or x.dtype not in _FLOATS):
+                _float_arg(x, func, floats[i])
+        elif isinstance(x, complex) or (type(x) is cp.ndarray and x.dtype.kind == "c"):
+            _float_arg(x, func, others[i - n])
 
 
 def _unreduce(g, x):

@@ -9,10 +9,7 @@ _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 
 def jvp_carried(x, x_dot):
     """Return (carried(x), dvalue): the value and dvalue = J_x @ x_dot, its Jacobians times the tangents."""
-    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(x, 'jvp_carried', 'x')
-    if isinstance(x_dot, complex) or (type(x_dot) is np.ndarray and x_dot.dtype.kind == 'c'):
-        _float_arg(x_dot, 'jvp_carried', 'x_dot')
+    _real_args('jvp_carried', ('x',), ('x_dot',), x, x_dot)  # the rules hold for real floats
     # forward
     y = x
     dvalue = x_dot
@@ -57,3 +54,29 @@ def _float_arg(x, func, name):
     what = {"b": "boolean", "i": "integer", "u": "integer"}.get(dtype.kind, "of dtype " + str(dtype))
     why = "a gradient is taken with respect to floating values; pass " + name + " as floats (.astype(float))"
     raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
+
+
+def _real_args(func, floats, others, *xs, _ndarray=np.ndarray, _floats=_FLOATS, _float=float):
+    """The argument checks of generated function ``func``, in one call: the first ``len(floats)``
+    of ``xs`` (named ``floats``), those the derivative is taken with respect to, must be real
+    floating, and the others (named ``others``), read as values, must not be complex
+    (``_float_arg`` raises TypeError).  The common case, every argument a Python float or a
+    float64 or float32 array, passes on type tests alone (about 0.1 µs for three arguments more
+    than the tests written in the function); anything else is ``_real_args_each``'s to judge.
+    (The types are bound as defaults: a module attribute lookup per argument costs more than the test.)"""
+    for x in xs:
+        t = type(x)
+        if t is not _float and (t is not _ndarray or x.dtype not in _floats):
+            _real_args_each(func, floats, others, xs)
+            return
+
+
+def _real_args_each(func, floats, others, xs):
+    """``_real_args``' checks, argument by argument: differentiated ones real floating, others not complex."""
+    n = len(floats)
+    for i, x in enumerate(xs):
+        if i < n:
+            if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):
+                _float_arg(x, func, floats[i])
+        elif isinstance(x, complex) or (type(x) is np.ndarray and x.dtype.kind == "c"):
+            _float_arg(x, func, others[i - n])

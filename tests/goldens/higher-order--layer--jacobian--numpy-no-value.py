@@ -12,10 +12,7 @@ _ROWS_SMALL = 1 << 11
 
 def jac_layer(W, v):
     """Return (J_W, J_v): the Jacobians of layer(W, v) (J_W.shape == np.shape(layer(...)) + np.shape(W))."""
-    if type(W) is not float and (type(W) is not np.ndarray or W.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(W, 'jac_layer', 'W')
-    if type(v) is not float and (type(v) is not np.ndarray or v.dtype not in _FLOATS):
-        _float_arg(v, 'jac_layer', 'v')
+    _real_args('jac_layer', ('W', 'v'), (), W, v)  # the rules hold for real floats
     # forward
     # return np.tanh(W @ v)
     _t1 = W @ v
@@ -151,6 +148,32 @@ def _matmul_dy(g, x, y):
     if y_nd == 1:
         return _unbroadcast(np.swapaxes(x, -1, -2) @ g, y[:, None])[:, 0]
     return _unbroadcast(np.swapaxes(x, -1, -2) @ g, y)
+
+
+def _real_args(func, floats, others, *xs, _ndarray=np.ndarray, _floats=_FLOATS, _float=float):
+    """The argument checks of generated function ``func``, in one call: the first ``len(floats)``
+    of ``xs`` (named ``floats``), those the derivative is taken with respect to, must be real
+    floating, and the others (named ``others``), read as values, must not be complex
+    (``_float_arg`` raises TypeError).  The common case, every argument a Python float or a
+    float64 or float32 array, passes on type tests alone (about 0.1 µs for three arguments more
+    than the tests written in the function); anything else is ``_real_args_each``'s to judge.
+    (The types are bound as defaults: a module attribute lookup per argument costs more than the test.)"""
+    for x in xs:
+        t = type(x)
+        if t is not _float and (t is not _ndarray or x.dtype not in _floats):
+            _real_args_each(func, floats, others, xs)
+            return
+
+
+def _real_args_each(func, floats, others, xs):
+    """``_real_args``' checks, argument by argument: differentiated ones real floating, others not complex."""
+    n = len(floats)
+    for i, x in enumerate(xs):
+        if i < n:
+            if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):
+                _float_arg(x, func, floats[i])
+        elif isinstance(x, complex) or (type(x) is np.ndarray and x.dtype.kind == "c"):
+            _float_arg(x, func, others[i - n])
 
 
 def _rows_lift(a, b, b_rows):

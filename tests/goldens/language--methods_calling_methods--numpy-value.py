@@ -13,14 +13,7 @@ def grad_loss(net, x, y):
     net_layer1_W = net.layer1.W
     net_layer2_W = net.layer2.W
     # the rules hold for real floats
-    if type(net_layer1_W) is not float and (type(net_layer1_W) is not np.ndarray or net_layer1_W.dtype not in _FLOATS):
-        _float_arg(net_layer1_W, 'grad_loss', 'net.layer1.W')
-    if type(net_layer2_W) is not float and (type(net_layer2_W) is not np.ndarray or net_layer2_W.dtype not in _FLOATS):
-        _float_arg(net_layer2_W, 'grad_loss', 'net.layer2.W')
-    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):
-        _float_arg(x, 'grad_loss', 'x')
-    if type(y) is not float and (type(y) is not np.ndarray or y.dtype not in _FLOATS):
-        _float_arg(y, 'grad_loss', 'y')
+    _real_args('grad_loss', ('net.layer1.W', 'net.layer2.W', 'x', 'y'), (), net_layer1_W, net_layer2_W, x, y)
     # return np.tanh(self.W @ x) (in forward)
     _t1 = np.tanh(net_layer1_W @ x)
     _t2 = np.tanh(net_layer2_W @ _t1)
@@ -107,6 +100,32 @@ def _matmul_dy(g, x, y):
     if y_nd == 1:
         return _unbroadcast(np.swapaxes(x, -1, -2) @ g, y[:, None])[:, 0]
     return _unbroadcast(np.swapaxes(x, -1, -2) @ g, y)
+
+
+def _real_args(func, floats, others, *xs, _ndarray=np.ndarray, _floats=_FLOATS, _float=float):
+    """The argument checks of generated function ``func``, in one call: the first ``len(floats)``
+    of ``xs`` (named ``floats``), those the derivative is taken with respect to, must be real
+    floating, and the others (named ``others``), read as values, must not be complex
+    (``_float_arg`` raises TypeError).  The common case, every argument a Python float or a
+    float64 or float32 array, passes on type tests alone (about 0.1 µs for three arguments more
+    than the tests written in the function); anything else is ``_real_args_each``'s to judge.
+    (The types are bound as defaults: a module attribute lookup per argument costs more than the test.)"""
+    for x in xs:
+        t = type(x)
+        if t is not _float and (t is not _ndarray or x.dtype not in _floats):
+            _real_args_each(func, floats, others, xs)
+            return
+
+
+def _real_args_each(func, floats, others, xs):
+    """``_real_args``' checks, argument by argument: differentiated ones real floating, others not complex."""
+    n = len(floats)
+    for i, x in enumerate(xs):
+        if i < n:
+            if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):
+                _float_arg(x, func, floats[i])
+        elif isinstance(x, complex) or (type(x) is np.ndarray and x.dtype.kind == "c"):
+            _float_arg(x, func, others[i - n])
 
 
 def _unbroadcast(g, x, _ndarray=np.ndarray, _np_float=np.float64):

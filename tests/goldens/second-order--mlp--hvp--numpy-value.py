@@ -11,19 +11,7 @@ def hvp_mlp(W1, b1, W2, X, y, v):
     """Return (mlp(W1, b1, W2, X, y), dW1, Hv): the value, the gradient and the Hessian H of mlp(W1, b1, W2, X, y) with
     respect to W1 (Hv = H @ v).
     """
-    # the rules hold for real floats
-    if type(W1) is not float and (type(W1) is not np.ndarray or W1.dtype not in _FLOATS):
-        _float_arg(W1, 'hvp_mlp', 'W1')
-    if isinstance(b1, complex) or (type(b1) is np.ndarray and b1.dtype.kind == 'c'):
-        _float_arg(b1, 'hvp_mlp', 'b1')
-    if isinstance(W2, complex) or (type(W2) is np.ndarray and W2.dtype.kind == 'c'):
-        _float_arg(W2, 'hvp_mlp', 'W2')
-    if isinstance(X, complex) or (type(X) is np.ndarray and X.dtype.kind == 'c'):
-        _float_arg(X, 'hvp_mlp', 'X')
-    if isinstance(y, complex) or (type(y) is np.ndarray and y.dtype.kind == 'c'):
-        _float_arg(y, 'hvp_mlp', 'y')
-    if isinstance(v, complex) or (type(v) is np.ndarray and v.dtype.kind == 'c'):
-        _float_arg(v, 'hvp_mlp', 'v')
+    _real_args('hvp_mlp', ('W1',), ('b1', 'W2', 'X', 'y', 'v'), W1, b1, W2, X, y, v)  # the rules hold for real floats
     # forward
     # h = np.tanh(X @ W1 + b1)
     _t1 = X @ W1
@@ -135,6 +123,32 @@ def _or_one(n):
     """``n``, or 1 where ``n`` is 0: a count to divide by (mean's: a gradient spread over an empty
     array is empty whatever it is divided by, and Python's ``1.0 / 0`` raises)."""
     return n or 1
+
+
+def _real_args(func, floats, others, *xs, _ndarray=np.ndarray, _floats=_FLOATS, _float=float):
+    """The argument checks of generated function ``func``, in one call: the first ``len(floats)``
+    of ``xs`` (named ``floats``), those the derivative is taken with respect to, must be real
+    floating, and the others (named ``others``), read as values, must not be complex
+    (``_float_arg`` raises TypeError).  The common case, every argument a Python float or a
+    float64 or float32 array, passes on type tests alone (about 0.1 µs for three arguments more
+    than the tests written in the function); anything else is ``_real_args_each``'s to judge.
+    (The types are bound as defaults: a module attribute lookup per argument costs more than the test.)"""
+    for x in xs:
+        t = type(x)
+        if t is not _float and (t is not _ndarray or x.dtype not in _floats):
+            _real_args_each(func, floats, others, xs)
+            return
+
+
+def _real_args_each(func, floats, others, xs):
+    """``_real_args``' checks, argument by argument: differentiated ones real floating, others not complex."""
+    n = len(floats)
+    for i, x in enumerate(xs):
+        if i < n:
+            if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):
+                _float_arg(x, func, floats[i])
+        elif isinstance(x, complex) or (type(x) is np.ndarray and x.dtype.kind == "c"):
+            _float_arg(x, func, others[i - n])
 
 
 def _unbroadcast(g, x, _ndarray=np.ndarray, _np_float=np.float64):

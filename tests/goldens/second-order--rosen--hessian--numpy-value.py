@@ -14,8 +14,7 @@ def hess_rosen(x):
     """Return (rosen(x), dx, H): the value, the gradient and the Hessian H of rosen(x) with respect to x (H.shape ==
     np.shape(x) + np.shape(x)).
     """
-    if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):  # the rules hold for real floats
-        _float_arg(x, 'hess_rosen', 'x')
+    _real_args('hess_rosen', ('x',), (), x)  # the rules hold for real floats
     # forward
     # return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
     _t1 = x[1:]
@@ -40,35 +39,34 @@ def hess_rosen(x):
     _t13 = _t10 + _t8
     # H is banded (3 diagonals): written diagonal by diagonal
     if np.ndim(x) == 1 and np.shape(_t2) == np.shape(_t9) and np.shape(_t1) == np.shape(d_t4):
-        _t14 = _t2 * _t2
+        _t14 = np.zeros(np.shape(x))
+        _t14[:-1] += _t13 + 800.0 * _t3
         _t15 = np.zeros(np.shape(x))
-        _t15[:-1] += _t13 + 800.0 * _t14
+        _t17 = -400.0 * _t2
+        _t15[:-1] += _t17
+        _t14[1:] += 200.0
         _t16 = np.zeros(np.shape(x))
-        _t18 = -400.0 * _t2
-        _t16[:-1] += _t18
-        _t15[1:] += 200.0
-        _t17 = np.zeros(np.shape(x))
-        _t17[1:] += _t18
+        _t16[1:] += _t17
         H = np.zeros((np.size(x), np.size(x)))
-        _rows_diagonal(H, -1, _t17)
-        _rows_diagonal(H, 0, _t15)
-        _rows_diagonal(H, 1, _t16)
+        _rows_diagonal(H, -1, _t16)
+        _rows_diagonal(H, 0, _t14)
+        _rows_diagonal(H, 1, _t15)
     else:  # the rows, batched
         H = np.empty((np.size(x),) + np.shape(x))
         _step = _rows_step(x, _t2, _t4, _t1, _t3, _t13)
         for _k in range(0, np.size(x), _step):  # the second sweep on a block of rows at once
             v = _rows_seed(x, _k, _step)
-            _t19 = v[:, :-1]
-            d_t9 = _rows_broadcast(_t19 * _t2 * 2, _t11)
-            _t20 = _rows_broadcast(v[:, 1:], _t12)
-            _t21 = _rows_lift(_t20, d_t9, b_rows=1)
-            _t22 = _rows_lift(d_t9, _t20, b_rows=1)
-            d_t4_1 = _rows_unbroadcast((_t21 - _t22) * 200.0, _t4)
+            _t18 = v[:, :-1]
+            d_t9 = _rows_broadcast(_t18 * _t2 * 2, _t11)
+            _t19 = _rows_broadcast(v[:, 1:], _t12)
+            _t20 = _rows_lift(_t19, d_t9, b_rows=1)
+            _t21 = _rows_lift(d_t9, _t19, b_rows=1)
+            d_t4_1 = _rows_unbroadcast((_t20 - _t21) * 200.0, _t4)
             d_t1 = _rows_unbroadcast(d_t4_1, _t1)
             d_t3 = _rows_unbroadcast(-d_t4_1, _t3)
-            _t23 = d_t3 * _t2
+            _t22 = d_t3 * _t2
             Hv = _rows_zeros(v, x)
-            Hv[:, :-1] += _t19 * _t13 + _t23 + _t23
+            Hv[:, :-1] += _t18 * _t13 + _t22 + _t22
             Hv[:, 1:] += d_t1
             H[_k:_k + len(v)] = Hv
         H = H.reshape(np.shape(x) + np.shape(x))
@@ -148,6 +146,32 @@ def _or_one(n):
     """``n``, or 1 where ``n`` is 0: a count to divide by (mean's: a gradient spread over an empty
     array is empty whatever it is divided by, and Python's ``1.0 / 0`` raises)."""
     return n or 1
+
+
+def _real_args(func, floats, others, *xs, _ndarray=np.ndarray, _floats=_FLOATS, _float=float):
+    """The argument checks of generated function ``func``, in one call: the first ``len(floats)``
+    of ``xs`` (named ``floats``), those the derivative is taken with respect to, must be real
+    floating, and the others (named ``others``), read as values, must not be complex
+    (``_float_arg`` raises TypeError).  The common case, every argument a Python float or a
+    float64 or float32 array, passes on type tests alone (about 0.1 µs for three arguments more
+    than the tests written in the function); anything else is ``_real_args_each``'s to judge.
+    (The types are bound as defaults: a module attribute lookup per argument costs more than the test.)"""
+    for x in xs:
+        t = type(x)
+        if t is not _float and (t is not _ndarray or x.dtype not in _floats):
+            _real_args_each(func, floats, others, xs)
+            return
+
+
+def _real_args_each(func, floats, others, xs):
+    """``_real_args``' checks, argument by argument: differentiated ones real floating, others not complex."""
+    n = len(floats)
+    for i, x in enumerate(xs):
+        if i < n:
+            if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):
+                _float_arg(x, func, floats[i])
+        elif isinstance(x, complex) or (type(x) is np.ndarray and x.dtype.kind == "c"):
+            _float_arg(x, func, others[i - n])
 
 
 def _rows_broadcast(a, shape):

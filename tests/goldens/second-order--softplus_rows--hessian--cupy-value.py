@@ -4,6 +4,7 @@
 # regenerate: yota-s2s second.py
 import cupy as cp
 
+_FLOATS = (cp.dtype(cp.float64), cp.dtype(cp.float32))
 _ROWS_BLOCK = 1 << 16
 _ROWS_LARGE = 1 << 15
 _ROWS_SMALL = 1 << 11
@@ -13,10 +14,7 @@ def hess_softplus_rows(W, X):
     """Return (softplus_rows(W, X), dW, H): the value, the gradient and the Hessian H of softplus_rows(W, X) with
     respect to W (H.shape == np.shape(W) + np.shape(W)).
     """
-    if type(W) is not float and (type(W) is not cp.ndarray or W.dtype.kind != 'f'):  # the rules hold for real floats
-        _float_arg(W, 'hess_softplus_rows', 'W')
-    if isinstance(X, complex) or (type(X) is cp.ndarray and X.dtype.kind == 'c'):
-        _float_arg(X, 'hess_softplus_rows', 'X')
+    _real_args('hess_softplus_rows', ('W',), ('X',), W, X)  # the rules hold for real floats
     # forward
     # z = np.dot(X, W)
     z = cp.dot(X, W)
@@ -139,6 +137,32 @@ def _or_one(n):
     """``n``, or 1 where ``n`` is 0: a count to divide by (mean's: a gradient spread over an empty
     array is empty whatever it is divided by, and Python's ``1.0 / 0`` raises)."""
     return n or 1
+
+
+def _real_args(func, floats, others, *xs, _ndarray=cp.ndarray, _floats=_FLOATS, _float=float):
+    """The argument checks of generated function ``func``, in one call: the first ``len(floats)``
+    of ``xs`` (named ``floats``), those the derivative is taken with respect to, must be real
+    floating, and the others (named ``others``), read as values, must not be complex
+    (``_float_arg`` raises TypeError).  The common case, every argument a Python float or a
+    float64 or float32 array, passes on type tests alone (about 0.1 µs for three arguments more
+    than the tests written in the function); anything else is ``_real_args_each``'s to judge.
+    (The types are bound as defaults: a module attribute lookup per argument costs more than the test.)"""
+    for x in xs:
+        t = type(x)
+        if t is not _float and (t is not _ndarray or x.dtype not in _floats):
+            _real_args_each(func, floats, others, xs)
+            return
+
+
+def _real_args_each(func, floats, others, xs):
+    """``_real_args``' checks, argument by argument: differentiated ones real floating, others not complex."""
+    n = len(floats)
+    for i, x in enumerate(xs):
+        if i < n:
+            if type(x) is not float and (type(x) is not cp.ndarray or x.dtype not in _FLOATS):
+                _float_arg(x, func, floats[i])
+        elif isinstance(x, complex) or (type(x) is cp.ndarray and x.dtype.kind == "c"):
+            _float_arg(x, func, others[i - n])
 
 
 def _rows_axis(a, axis):

@@ -129,13 +129,15 @@ class BandWriter:
         self.w = writer
 
     def banded_rows(
-        self, rows: list[Eqn], kinds: dict[int, str], seed: Var, x: Var, H: str
+        self, rows: list[Eqn], kinds: dict[int, str], seed: Var, x: Var, H: str, earlier: list[Line]
     ) -> tuple[ast.expr, list[Line]]:
         """The test under which the band form holds and its statements (depth 1), computing ``H``;
-        raises ``NotBanded`` (the writer's names left as they were) where a step is not banded."""
+        raises ``NotBanded`` (the writer's names left as they were) where a step is not banded.
+        ``earlier``: the function's statements written before them, whose values the band form
+        reads by their names rather than computing them again (``reusable``)."""
         saved = (copy.copy(self.w.namer.taken), dict(self.w.namer.counts), set(self.w.helpers), set(self.w.imports))
         try:
-            return self._banded(rows, kinds, seed, x, H)
+            return self._banded(rows, kinds, seed, x, H, earlier)
         except NotBanded:
             self.w.namer.taken, self.w.namer.counts, helpers, imports = saved
             self.w.helpers.clear()
@@ -144,14 +146,16 @@ class BandWriter:
             self.w.imports.update(imports)
             raise
 
-    def _banded(self, rows: list[Eqn], kinds: dict[int, str], seed: Var, x: Var, H: str) -> tuple[ast.expr, list[Line]]:
+    def _banded(
+        self, rows: list[Eqn], kinds: dict[int, str], seed: Var, x: Var, H: str, earlier: list[Line]
+    ) -> tuple[ast.expr, list[Line]]:
         if self.w.table.complex_values:  # (complex values: their sweep's real parts, batched)
             raise NotBanded
         tape = self.w.tape
         self._lines: list[Line] = []
         self._checks: list[tuple[Atom, Atom]] = []
         self._joined: dict[frozenset, frozenset] = {}  # shape classes compared: one shape
-        self._made: dict[str, str] = {}  # the arrays made, by their expressions
+        self._made: dict[str, str] = reusable(earlier)  # the arrays made, by their expressions
         self._scalars: list[Atom] = []
         shapes = {e.outs[0].id: e.args[0] for e in tape.eqns if e.prim == "shape" and len(e.args) == 1}
         made = {o.id for e in rows for o in e.outs}
@@ -381,6 +385,43 @@ class BandWriter:
 
     def _emit(self, stmt: ast.stmt, span) -> None:
         self._lines.append(Line(Section.BACKWARD, span, stmt, 1))
+
+
+def reusable(lines: list[Line]) -> dict[str, str]:
+    """The values ``lines`` (a function's statements so far) leave named, by their expressions
+    (``ast.dump``), that a statement after them may read instead of computing them again: the
+    right-hand side of an assignment of the function's top level (it runs before anything after
+    it), that calls nothing, whose name and every name it reads are bound once and never written
+    into (``du[:-1] += ...``)."""
+    bound: dict[str, int] = {}
+    written: set[str] = set()
+    for line in lines:
+        for node in ast.walk(line.node):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                bound[node.id] = bound.get(node.id, 0) + 1
+            target = node.target if isinstance(node, ast.AugAssign | ast.For) else None
+            if isinstance(node, ast.Assign):
+                target = node.targets[0]
+            while isinstance(target, ast.Subscript | ast.Attribute):
+                target = target.value
+                if isinstance(target, ast.Name):
+                    written.add(target.id)
+            if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                written.add(node.target.id)
+    out: dict[str, str] = {}
+    for line in lines:
+        node = line.node
+        if line.depth or line.header or not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        target = node.targets[0]
+        if not isinstance(target, ast.Name) or isinstance(node.value, ast.Name | ast.Constant):
+            continue
+        reads = [n for n in ast.walk(node.value) if isinstance(n, ast.Name)]
+        if any(isinstance(n, ast.Call) for n in ast.walk(node.value)):
+            continue
+        if all(bound.get(n.id, 0) <= 1 and n.id not in written for n in [target, *reads]):
+            out.setdefault(ast.dump(node.value), target.id)
+    return out
 
 
 def _slots(stmt: ast.stmt) -> list[tuple[ast.expr, object]]:

@@ -41,9 +41,7 @@ to buffer, keeps the plain code: its class calls ``grad_NAME``.
             return grad_f(x)
         else:
             (x,) = _detached(self.owners[_key], x)
-        # the rules hold for real floats
-        if type(x) is not float and (type(x) is not np.ndarray or x.dtype not in _FLOATS):
-            _float_arg(x, 'grad_f', 'x')
+        _real_args('grad_f', ('x',), (), x)  # the rules hold for real floats
         # forward
         # return np.sum(np.exp(x))
         _t1 = np.exp(x) if _b[0] is None else np.exp(x, out=_b[0])

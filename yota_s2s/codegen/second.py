@@ -183,7 +183,7 @@ class SecondWriter:
         try:
             if not form.band:
                 raise NotBanded
-            test, lines = self.band.banded_rows(rows, batched.kinds, seed, seed_of(self.w.tape, seed)[1], H)
+            test, lines = self.band.banded_rows(rows, batched.kinds, seed, seed_of(self.w.tape, seed)[1], H, body)
         except NotBanded:
             if not form.rows:
                 self.not_banded()

@@ -50,6 +50,7 @@ from .dicts import DictLowering
 from .exits import _always_returns
 from .expressions import ExpressionLowering, NeedsUnrolling, _unsupported
 from .fence import Module, walk
+from .generated import is_guard
 from .lists import ListLowering
 from .names import NameResolution
 from .passthrough import PASS_CODES, StaticLowering
@@ -199,6 +200,8 @@ class Lowerer(LoweringState):
             self.control.stmt_While(stmt, env)
         elif isinstance(stmt, ast.If):
             self.control.stmt_If(stmt, env)
+        elif is_guard(self.module, stmt):  # a generated function's argument checks (``generated``): they only raise
+            pass
         elif _appends(stmt, env):
             self.append(stmt.value, env)
         elif isinstance(stmt, ast.Expr) and self.own_function_call(stmt.value, env):

@@ -358,6 +358,32 @@ def _float_arg(x, func, name):
     raise TypeError(func + "(): the argument " + name + " is " + what + " (" + str(dtype) + "): " + why)
 
 
+def _real_args(func, floats, others, *xs, _ndarray=xp.ndarray, _floats=_FLOATS, _float=float):
+    """The argument checks of generated function ``func``, in one call: the first ``len(floats)``
+    of ``xs`` (named ``floats``), those the derivative is taken with respect to, must be real
+    floating, and the others (named ``others``), read as values, must not be complex
+    (``_float_arg`` raises TypeError).  The common case, every argument a Python float or a
+    float64 or float32 array, passes on type tests alone (about 0.1 µs for three arguments more
+    than the tests written in the function); anything else is ``_real_args_each``'s to judge.
+    (The types are bound as defaults: a module attribute lookup per argument costs more than the test.)"""
+    for x in xs:
+        t = type(x)
+        if t is not _float and (t is not _ndarray or x.dtype not in _floats):
+            _real_args_each(func, floats, others, xs)
+            return
+
+
+def _real_args_each(func, floats, others, xs):
+    """``_real_args``' checks, argument by argument: differentiated ones real floating, others not complex."""
+    n = len(floats)
+    for i, x in enumerate(xs):
+        if i < n:
+            if type(x) is not float and (type(x) is not xp.ndarray or x.dtype not in _FLOATS):
+                _float_arg(x, func, floats[i])
+        elif isinstance(x, complex) or (type(x) is xp.ndarray and x.dtype.kind == "c"):
+            _float_arg(x, func, others[i - n])
+
+
 def _complex_arg(x, func, name):
     """``x`` as a complex number or array (``x + 0j``: float32's complex64), for a complex
     derivative (``--holomorphic``, ``--jacobian`` of complex values): it is taken at complex points,
