@@ -7,8 +7,10 @@ how to regenerate it, the imports the functions need (the array module under its
 when a parameter is called ``np``; other libraries by name), the functions, with ``--buffers`` a
 class per function that reuses its arrays across calls (``buffered``), and last, under
 ``HELPERS_BANNER``, the runtime helpers they call (only those, and those they call in turn:
-``helpers``): a reader meets the math first.  The output depends on nothing
-but the tapes, so it is byte-for-byte deterministic.
+``helpers``): a reader meets the math first.  A mode that composes other functions of the
+tapes' (``--sparse``'s ``jac_NAME``) gives them as ``Added``: written after the tapes' functions,
+their helpers after the tapes' helpers, so no module's text is ever read back.  The output
+depends on nothing but the tapes, so it is byte-for-byte deterministic.
 
     >>> from yota_s2s.pipeline import generate
     >>> print(generate("import numpy as np\\ndef f(x):\\n    return np.sum(x * x)\\n", "f.py").text)  # doctest: +ELLIPSIS
@@ -135,7 +137,7 @@ def write_module(
     lines = [comment_line(line) for line in lines]
     variant = backend.helper_variant
     if variant:  # the helpers the backend wrote by name (_transpose), and none that has no array-API form
-        groups = [standard_helpers(groups[0] | groups[1], written, header.source_path)]
+        groups = [standard_helpers(set().union(*groups), written, header.source_path)]
     used: list[str] = []  # each group's helpers, and those they call, after the groups before it
     for group in groups:
         used += [h for h in helper_closure(group, variant) if h not in used]
