@@ -273,12 +273,37 @@ def test_the_new_rules_batch_the_dense_forward_columns(monkeypatch):
     np.testing.assert_allclose(J, numeric.reshape(J.shape), rtol=1e-6, atol=1e-7)
 
 
-def test_a_jacobian_changed_in_place_leaves_the_cached_pattern_alone():
+def test_a_jacobian_shares_its_read_only_structure_and_a_copy_changes_alone():
     ns = load(_modules("bratu")[0])
     u = RNG.random(7)
     _, J = ns["jac_bratu"](u, 0.0)  # (lam = 0: the diagonal's entries are -2 / h**2, no zero)
-    J.data[::3] = 0.0
-    J.eliminate_zeros()  # (compacts J.indices and J.indptr in place)
+    _, K = ns["jac_bratu"](u, 0.0)
+    assert J.data is not K.data and np.shares_memory(J.indices, K.indices)  # (one structure per shapes)
+    assert J.has_canonical_format and not J.indices.flags.writeable and not J.indptr.flags.writeable
+    J.data[::3] = 0.0  # (its data is its own)
+    with pytest.raises(ValueError):
+        J.eliminate_zeros()  # (compacts J.indices and J.indptr in place: refused, the cache is safe)
+    C = J.copy()
+    C.eliminate_zeros()
+    assert C.nnz < J.nnz == 3 * 7 - 2
     _, again = ns["jac_bratu"](u, 0.0)
     assert again.nnz == 3 * 7 - 2
     np.testing.assert_allclose(again.toarray(), numeric_jacobian(_modules("bratu")[1]["_f"], [u, 0.0], 0), atol=1e-5)
+    np.testing.assert_allclose(
+        again.toarray(),
+        sparse.csr_array((again.data, again.indices.copy(), again.indptr.copy()), shape=again.shape).toarray(),
+    )
+
+
+def test_the_decompression_by_the_constructor_equals_the_copy_of_the_template():
+    from yota_s2s.runtime.coloring import _sp_decompress, _sp_prepare
+
+    pattern = sparse.csr_array(sparse.random_array((9, 12), density=0.3, rng=RNG) != 0)
+    prepared = _sp_prepare(pattern, (9,), by_rows=False)
+    compressed = RNG.random((len(prepared["seeds"]), 9))
+    (J,) = _sp_decompress(prepared, compressed, (np.zeros(12),))
+    assert not isinstance(prepared["blocks"][0][1], tuple)  # (this SciPy's arrays: the copy is checked)
+    prepared["blocks"] = [(where, (template,)) for where, template in prepared["blocks"]]
+    (K,) = _sp_decompress(prepared, compressed, (np.zeros(12),))
+    assert (J != K).nnz == 0 and J.shape == K.shape == (9, 12) and K.has_canonical_format
+    np.testing.assert_array_equal(J.toarray() != 0, pattern.toarray() | (J.toarray() != 0))

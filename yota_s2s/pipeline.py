@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import contextvars
+import functools
 import gc
 import hashlib
 import sys
@@ -31,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .codegen.module import Header, write_module
-from .codegen.sparse import add_sparse, sparse_mode
+from .codegen.sparse import sparse_added, sparse_mode
 from .codegen.target import BACKENDS
 from .dsl.load import load_rules
 from .errors import InternalError, UserError, at_span, located
@@ -263,13 +264,13 @@ def _generate(
             command=command or f"yota-s2s {path}",
             also_read={p: h for t in stages["lower"] for p, h in t.facts.read_files.items()},
         )
-        text = write_module(grads, table, BACKENDS[target], header, buffers)
+        reverse, added = None, None
         if sparse:  # a Jacobian's VJPs too, for the rows where they take fewer colors than the columns
-            reverse = None
             if mode.forward:  # (--jacobian's columns: its rows are VJPs)
                 rev = _generate(source, path, funcs, wrt, target, rules, command, sha256=sha256, mode="vjp")
-                reverse = (rev.text, rev.tapes["optimize"])
-            text = add_sparse(text, reverse, stages["primal"], grads, table, BACKENDS[target])
+                reverse = rev.tapes["optimize"]
+            added = functools.partial(sparse_added, reverse, stages["primal"], grads, table)
+        text = write_module(grads, table, BACKENDS[target], header, buffers, reverse or (), added)
         BACKENDS[target].check_module(text)  # every name of the target's module exists (a bug of ours if not)
         try:
             compile(text, "<generated>", "exec")

@@ -628,24 +628,51 @@ def _rows_zeros(seed, x):
 
 def _sp_blocks(prepared, xs):
     """Each parameter's block of ``J`` as the decompression fills it, made at the first call of these
-    shapes: ``(where, indices, indptr, shape)``, the block's entries' places in its compressed array
-    (flat, color by color) and its ``csr_array``'s structure."""
+    shapes: ``(where, template)``, the places of the block's entries in its compressed array (flat,
+    color by color) and a ``csr_array`` of its structure, whose index arrays are read-only (every
+    ``J`` of these shapes shares them) and of the dtype ``csr_array`` keeps (int32 where it fits)."""
     pattern, where = prepared["pattern"], prepared["where"]
     m, total = pattern.shape
-    if len(xs) == 1:
-        return [(where, pattern.indices, pattern.indptr, pattern.shape)]
     blocks, start = [], 0
     rows = np.repeat(np.arange(m), np.diff(pattern.indptr))
     for x in xs:
-        n = np.size(x)
+        n = np.size(x) if len(xs) > 1 else total
         inside = (pattern.indices >= start) & (pattern.indices < start + n)
-        place = where[inside]
-        if prepared["by_rows"]:  # (the adjoint of this parameter alone: its own columns, color by color)
+        place = where[inside].astype(np.intp)
+        if prepared["by_rows"] and len(xs) > 1:  # (the adjoint of this parameter alone: its columns, color by color)
             place = place // total * n + (place % total - start)
         indptr = np.concatenate([[0], np.cumsum(np.bincount(rows[inside], minlength=m))])
-        blocks.append((place, pattern.indices[inside] - start, indptr.astype(pattern.indptr.dtype), (m, n)))
+        index = np.int32 if max(m, n, len(place)) < 2**31 - 1 else np.int64
+        structure = (pattern.indices[inside] - start).astype(index), indptr.astype(index)
+        for a in (place, *structure):
+            a.flags.writeable = False
+        template = sparse.csr_array((np.zeros(len(place)), *structure), shape=(m, n))
+        template.has_canonical_format = True  # (sorted, no duplicates: no check left to a solver)
+        blocks.append((place, _sp_clone_checked(template)))
         start += n
     return blocks
+
+
+def _sp_clone(template, data):
+    """A ``csr_array`` of ``template``'s structure (shared) and ``data``: its attributes copied,
+    ``data`` replaced, without the 15 µs of checks of the constructor, which read what
+    ``_sp_blocks`` made once.  (``_sp_clone_checked`` tests the copy against the constructor.)"""
+    J = sparse.csr_array.__new__(sparse.csr_array)
+    J.__dict__.update(template.__dict__)
+    J.data = data
+    return J
+
+
+def _sp_clone_checked(template):
+    """``template``, or ``template`` in a tuple where a copy of its attributes (``_sp_clone``) is not
+    the array the constructor makes of the same arrays (a SciPy whose arrays keep other state):
+    ``_sp_decompress`` then calls the constructor."""
+    data = np.arange(1.0, template.nnz + 1.0)
+    made = sparse.csr_array((data, template.indices, template.indptr), shape=template.shape)
+    made.has_canonical_format = True
+    clone = _sp_clone(template, data)
+    same = sorted(clone.__dict__) == sorted(made.__dict__) and clone.shape == made.shape
+    return template if same and (clone != made).nnz == 0 else (template,)
 
 
 def _sp_color_columns(pattern):
@@ -670,20 +697,29 @@ def _sp_decompress(prepared, compressed, xs):
     the value's derivatives along the tangents of every color (an array of shape ``(colors,) +
     np.shape(value)``), or (by rows) the parameters' adjoints for the rows of every color (one per
     parameter, of shape ``(colors,) + np.shape(x)``; None for a parameter the value does not read).
-    Each entry is read at its place in the compressed array, precomputed (``_sp_blocks``), into a
-    ``csr_array`` of the pattern's structure (copies of its index arrays)."""
+    Each entry is read at its place in the compressed array, precomputed (``_sp_blocks``): one
+    gather into a new data array, on the prepared structure, which every ``J`` shares (read-only:
+    ``J.copy()`` first to change the structure in place, as ``J.eliminate_zeros()`` does)."""
     blocks = prepared.get("blocks")
     if blocks is None:
         blocks = prepared["blocks"] = _sp_blocks(prepared, xs)
     k = len(prepared["seeds"])
     out = []
-    for b, (where, indices, indptr, shape) in enumerate(blocks):
+    for b, (where, template) in enumerate(blocks):
+        checked = type(template) is not tuple  # (a tuple: by the constructor, where a copy would not do)
+        if not checked:
+            (template,) = template
         c = compressed[b] if prepared["by_rows"] else compressed
-        size = k * (shape[1] if prepared["by_rows"] else shape[0])
+        size = k * (template.shape[1] if prepared["by_rows"] else template.shape[0])
         if c is None or np.size(c) != size:  # (a derivative that reads no seed: it is zero)
             c = np.zeros(size)
-        # (index arrays of its own: J.eliminate_zeros() writes into them, and the pattern is cached)
-        out.append(sparse.csr_array((np.ravel(c).take(where), indices.copy(), indptr.copy()), shape=shape))
+        data = np.ravel(c).take(where)
+        if not checked:
+            J = sparse.csr_array((data, template.indices, template.indptr), shape=template.shape)
+            J.has_canonical_format = True
+        else:
+            J = _sp_clone(template, data)
+        out.append(J)
     return tuple(out)
 
 

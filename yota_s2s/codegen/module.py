@@ -7,8 +7,10 @@ how to regenerate it, the imports the functions need (the array module under its
 when a parameter is called ``np``; other libraries by name), the functions, with ``--buffers`` a
 class per function that reuses its arrays across calls (``buffered``), and last, under
 ``HELPERS_BANNER``, the runtime helpers they call (only those, and those they call in turn:
-``helpers``): a reader meets the math first.  The output depends on nothing
-but the tapes, so it is byte-for-byte deterministic.
+``helpers``): a reader meets the math first.  A mode that composes other functions of the
+tapes' (``--sparse``'s ``jac_NAME``) gives them as ``Added``: written after the tapes' functions,
+their helpers after the tapes' helpers, so no module's text is ever read back.  The output
+depends on nothing but the tapes, so it is byte-for-byte deterministic.
 
     >>> from yota_s2s.pipeline import generate
     >>> print(generate("import numpy as np\\ndef f(x):\\n    return np.sum(x * x)\\n", "f.py").text)  # doctest: +ELLIPSIS
@@ -25,6 +27,7 @@ import ast
 import dataclasses
 import re
 import textwrap
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..dsl.rule import RuleTable
@@ -68,25 +71,50 @@ class Header:
     also_read: dict[str, str] = field(default_factory=dict)
 
 
-def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: Header, buffers: bool = False) -> str:
+@dataclass
+class Added:
+    """Functions a mode writes beside those of a module's tapes (``--sparse``: ``jac_NAME`` and
+    ``hess_NAME`` of ``codegen.sparse``), made against the module's backend (its alias): their
+    texts, after the tapes' functions; the runtime helpers they call, after the tapes' helpers; the
+    constants they keep (their caches: lines after the module's constants); the lines they import,
+    after the array module's import."""
+
+    functions: list[str]
+    helpers: set[str]
+    constants: list[str]
+    imports: list[str]
+
+
+def write_module(
+    tapes: list[Tape],
+    table: RuleTable,
+    backend: Backend,
+    header: Header,
+    buffers: bool = False,
+    more: Sequence[Tape] = (),
+    added: Callable[[Backend], Added] | None = None,
+) -> str:
     """The generated module for ``tapes`` (one ``grad_`` function each); with ``buffers``, also a
-    class per function that reuses its arrays across calls (``buffered``)."""
+    class per function that reuses its arrays across calls (``buffered``).  ``more``: tapes of the
+    same functions in another mode, written after them (``--sparse --jacobian``'s ``vjp_NAME``
+    beside its ``jvp_NAME``), their helpers after theirs; ``added``: the functions a mode writes
+    with the module's backend (``Added``), after every tape's."""
     params = {p.name for tape in tapes for p in tape.params}
     alias = Names(params).fresh(backend.alias, prefixed)  # a parameter called np: the module is _np
     backend = dataclasses.replace(backend, alias=alias)
     # a helper or builtin a parameter hides is spelled anew in the whole module (_unbroadcast_1)
     grads = {function_name(t) for t in tapes}
-    functions_ = grads | {columns_name(t) for t in tapes}
+    functions_ = grads | {columns_name(t) for t in tapes} | {function_name(t) for t in more}
     libraries = _libraries(table)
     roots = {m.split(".")[0] for m in libraries}
     reserved_helpers = helper_names(backend.helper_variant)
     spelling = module_spelling(params, reserved_helpers | set(CALLED_BUILTINS) | functions_, libraries, {alias, *roots})
     reserved = {alias, *roots}
-    helpers: set[str] = set()
+    groups: list[set[str]] = [set(), set()]  # the helpers of the tapes' functions, and of more's
     imports: set[str] = set()
     functions = []
     written: list[Written] = []  # every function, grad_NAME before its columns form
-    for tape in tapes:
+    for n, tape in enumerate([*tapes, *more]):
         plan = plan_function(tape, table, backend)
         writers = [FunctionWriter(plan, table, backend)]
         if plan.column_ranks is not None:  # the form its column guard calls
@@ -94,9 +122,11 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
         for writer in writers:
             writer.use_spelling(spelling, reserved)
             functions.extend(_with_batch_form(tape, writer, backend))
-            helpers |= writer.helpers
+            groups[n >= len(tapes)] |= writer.helpers
             imports |= writer.imports
             written.append(Written(tape, writer.function_name(), writer.signature(), writer.body))
+    extra = added(backend) if added is not None else Added([], set(), [], [])
+    groups.append(extra.helpers)
     lines = [
         *header_first_lines(header),
         f"# source-sha256: {header.source_sha256}",
@@ -107,8 +137,10 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
     lines = [comment_line(line) for line in lines]
     variant = backend.helper_variant
     if variant:  # the helpers the backend wrote by name (_transpose), and none that has no array-API form
-        helpers = standard_helpers(helpers, written, header.source_path)
-    used = helper_closure(helpers, variant)
+        groups = [standard_helpers(set().union(*groups), written, header.source_path)]
+    used: list[str] = []  # each group's helpers, and those they call, after the groups before it
+    for group in groups:
+        used += [h for h in helper_closure(group, variant) if h not in used]
     constants = "".join(
         f"\n{_helper(h, backend.alias, spelling, variant)}" for h in used if helper_is_constant(h, variant)
     )
@@ -119,7 +151,7 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
     )
     # the public functions first, the helpers they call after them (an auditor reads the math first)
     helper_blocks = [_helper(h, backend.alias, spelling, variant) for h in used if not helper_is_constant(h, variant)]
-    body = "\n\n\n".join(functions)
+    body = "\n\n\n".join(functions + extra.functions)
     # a function a parameter hides, read by another (_by_columns's columns form, a class's plain code)
     hidden = [
         f for f in sorted(spelling) if f in functions_ and (_reads(written, spelling[f]) or buffers and f in grads)
@@ -152,9 +184,14 @@ def write_module(tapes: list[Tape], table: RuleTable, backend: Backend, header: 
         modules["~"] = "\nimport array_api_compat"
     elif classes_read_alias or _uses_alias(written, [*used, *runtime], backend.alias):
         modules[backend.module] = f"import {backend.module} as {backend.alias}"
-    lines.extend(modules[m] for m in sorted(modules))  # one block, sorted as isort sorts it ("~" last)
+    for m in sorted(modules):  # one block, sorted as isort sorts it ("~" last)
+        lines.append(modules[m])
+        if m == backend.module:  # (scipy.sparse, after the array module)
+            lines.extend(extra.imports)
     if constants:  # one blank line after the imports, as isort puts it before a statement
         lines.append(constants)
+    if extra.constants:  # (a mode's own: its caches, each a paragraph)
+        lines.append("\n\n" + "\n\n".join(extra.constants))
     return "\n".join(lines) + "\n\n\n" + fit_module(body) + "\n"
 
 

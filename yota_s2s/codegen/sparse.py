@@ -1,5 +1,6 @@
-"""``--sparse --jacobian``: a module of ``jvp_NAME`` functions in, the same module with a sparse
-``jac_NAME`` per function out (``--hessian``: of ``hvp_NAME`` functions, a sparse ``hess_NAME``).
+"""``--sparse --jacobian``: the tapes of a module of ``jvp_NAME`` and ``vjp_NAME`` functions in, a
+sparse ``jac_NAME`` per function out (``--hessian``: of ``hvp_NAME`` functions, a sparse
+``hess_NAME``), which ``module.write_module`` writes after them (``sparse_added``: no text is read).
 
 The sparse Jacobian is a composition of what the module has already: the JVP seeded with the
 columns of a color matrix ``S`` instead of the identity's, all at once (``J @ S``), or the VJP
@@ -39,10 +40,9 @@ from ..ir.batching import batch
 from ..ir.core import NO_DEFAULT, ParamKind, Tape, Var
 from ..ir.modes import HVP, JVP, Mode
 from ..ir.shapes import shape_classes
-from .helpers import helper_closure, helper_names, helper_source
+from .helpers import helper_names
 from .layout import fit_module
-from .module import HELPERS_BANNER
-from .naming import Names, prefixed
+from .module import Added
 from .patterns import CODE, PatternWriter, _first_span
 from .plan import FunctionPlan, plan_function
 from .seeds import SeedWriter
@@ -52,7 +52,7 @@ from .writer import FunctionWriter
 
 
 def sparse_mode(mode: Mode, target: str, path: str, value: bool = True) -> Mode:
-    """The mode the module is generated in before ``add_sparse``: the JVP for ``--jacobian``, the
+    """The mode the module's tapes are made in (``sparse_added`` adds to them): the JVP for ``--jacobian``, the
     HVP for ``--hessian`` (``--sparse`` takes one of them and the NumPy target only, ``YS060``
     otherwise)."""
     if not mode.by_rows:  # (jac_NAME and hess_NAME: one derivative per unit seed)
@@ -347,67 +347,25 @@ def hessian_functions(
     return texts, helpers, [] if writer.by_point else [f"{cache} = {{}}  # hess_{name}'s prepared patterns"]
 
 
-def _merged(text: str, other: str) -> str:
-    """The module ``text`` with the functions of the module ``other`` (of the same source, in another
-    mode) added after its own, and the imports, constants and helpers they need that it lacks."""
-    head, _, tail = text.partition("\n\n\n" + HELPERS_BANNER)
-    other_head, _, other_tail = other.partition("\n\n\n" + HELPERS_BANNER)
-    first = other_head.index("\n\n\ndef ")
-    lines = set(head[: head.index("\n\n\ndef ")].splitlines())
-    added = [
-        line for line in other_head[:first].splitlines() if line and not line.startswith("#") and line not in lines
-    ]
-    imports = [line for line in added if line.startswith(("import ", "from "))]
-    constants = [line for line in added if line not in imports]
-    if imports:
-        at = head.index("\n", head.index("\nimport ") + 1)
-        head = head[:at] + "".join(f"\n{line}" for line in imports) + head[at:]
-    if constants:
-        at = head.index("\n\n\ndef ")
-        head = head[:at] + "\n" + "\n".join(constants) + head[at:]
-    head += other_head[first:]
-    own = {block.split("(")[0] for block in tail.split("\n\n\n") if block.startswith("def ")}
-    extra = [b for b in other_tail.split("\n\n\n") if b.startswith("def ") and b.split("(")[0] not in own]
-    return head + "\n\n\n" + HELPERS_BANNER + tail.rstrip("\n") + "".join(f"\n\n\n{b.rstrip()}" for b in extra) + "\n"
-
-
-def add_sparse(
-    text: str,
-    reverse: tuple[str, list[Tape]] | None,
-    primals: list[Tape],
-    tapes: list[Tape],
-    table: RuleTable,
-    backend: Backend,
-) -> str:
-    """The module ``text`` (of ``jvp_NAME`` functions) with the ``vjp_NAME`` functions of the module
-    ``reverse`` (its text and tapes) and the sparse ``jac_NAME`` of each added; without ``reverse``,
-    the module of ``hvp_NAME`` functions with the sparse ``hess_NAME`` of each."""
-    params = {p.name for tape in primals for p in tape.params}
-    backend = dataclasses.replace(backend, alias=Names(params).fresh(backend.alias, prefixed))  # (as write_module)
-    if reverse is not None:
-        text = _merged(text, reverse[0])
+def sparse_added(
+    reverse: list[Tape] | None, primals: list[Tape], tapes: list[Tape], table: RuleTable, backend: Backend
+) -> Added:
+    """What ``--sparse`` adds to the module of ``tapes`` (the ``jvp_NAME`` functions, and the
+    ``vjp_NAME`` of ``reverse`` after them; without ``reverse``, the ``hvp_NAME`` functions): the
+    sparse ``jac_NAME`` of each function (``hess_NAME``), the helpers they call, their caches and
+    the import of ``scipy.sparse`` (``module.write_module`` writes them, with the module's
+    ``backend``)."""
     functions: list[str] = []
     constants: list[str] = []
     helpers: set[str] = set()
     for n, (primal, tape) in enumerate(zip(primals, tapes, strict=True)):
         if reverse is not None:
-            made = sparse_functions(primal, tape, reverse[1][n], table, backend, _seeds(primal, tape, reverse[1][n]))
+            made = sparse_functions(primal, tape, reverse[n], table, backend, _seeds(primal, tape, reverse[n]))
         else:
             made = hessian_functions(primal, tape, table, backend, _seeds(primal, tape))
         functions += made[0]
         constants += made[2]
         helpers |= made[1]
-    head, banner, tail = text.partition("\n\n\n" + HELPERS_BANNER)
-    present = {line.split("(")[0][4:] for line in tail.splitlines() if line.startswith("def ")}
-    present |= {line.split(" = ")[0] for line in head.splitlines() if line.startswith("_") and " = " in line}
-    extra = [helper_source(h, backend.alias) for h in helper_closure(helpers) if h not in present]
-    head = head.replace(
-        f"import numpy as {backend.alias}\n",
-        f"import numpy as {backend.alias}\nfrom scipy import sparse  # --sparse: the derivatives are csr_arrays\n",
-        1,
+    return Added(
+        functions, helpers, constants, ["from scipy import sparse  # --sparse: the derivatives are csr_arrays"]
     )
-    first_def = head.index("\ndef ")
-    head = head[:first_def] + "".join(f"\n{c}\n" for c in constants) + "\n" * bool(constants) + head[first_def:]
-    head += "\n\n\n" + "\n\n\n".join(functions).rstrip("\n")
-    tail_text = (banner + tail).rstrip("\n") if banner else "\n\n\n" + HELPERS_BANNER
-    return head + tail_text + "".join(f"\n\n\n{h}" for h in extra) + "\n"
