@@ -85,15 +85,28 @@ def batch_form(lines: list[Line], x: str, jac: str, alias: str = "np") -> tuple[
     except _GiveUp:
         return None
     complex_ = "_complex_arg" in names  # (x made complex)
-    test = (
-        (f"{body.x}_items is {body.x} and " if body.listed else "")
-        + f"type({body.x}) is {alias}.ndarray and {body.x}.ndim > 1 "
-        f"and {body.x}.shape[0] == {body.n} and {body.x}.dtype.kind == {'c' if complex_ else 'f'!r}"
-    )
+
+    # x_items is x and type(x) is np.ndarray and x.ndim > 1 and x.shape[0] == n and x.dtype.kind == 'f'
+    def attr(value: ast.expr, *names: str) -> ast.expr:
+        for name in names:
+            value = ast.Attribute(value, name, ast.Load())
+        return value
+
+    def compare(left: ast.expr, op: ast.cmpop, right: ast.expr) -> ast.expr:
+        return ast.Compare(left, [op], [right])
+
+    px = _name(body.x)
+    tests = [compare(_name(f"{body.x}_items"), ast.Is(), px)] if body.listed else []
+    tests += [
+        compare(ast.Call(_name("type"), [px], []), ast.Is(), attr(_name(alias), "ndarray")),
+        compare(attr(px, "ndim"), ast.Gt(), ast.Constant(1)),
+        compare(ast.Subscript(attr(px, "shape"), ast.Constant(0), ast.Load()), ast.Eq(), ast.Constant(body.n)),
+        compare(attr(px, "dtype", "kind"), ast.Eq(), ast.Constant("c" if complex_ else "f")),
+    ]
     call = ast.Call(
         ast.Name("_jacobian_blocks", ast.Load()), [_name(batch), _name(x), ast.Constant(len(body.value_rows))], []
     )
-    branch = ast.If(ast.parse(test, mode="eval").body, [ast.Return(call)], [])
+    branch = ast.If(ast.BoolOp(ast.And(), tests), [ast.Return(call)], [])
     return at, Line(None, None, branch, 0, comment=BATCH_COMMENT), text
 
 
