@@ -22,7 +22,7 @@ columns form (``columns``).  Names are not decided here: the writer allocates th
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from ..dsl.rule import RuleTable
@@ -33,12 +33,15 @@ from .appends import in_place_appends, in_place_writes
 from .arguments import differentiated_inputs, real_only, value_inputs, zero_d_gradients
 from .columns import column_plan
 from .helpers import helper_for
-from .split import columns_apart, looped_values, rows_only
+from .split import Split, columns_apart, rows_only, seeded_splits, split_seeded
 from .target import NOT_CALLED, Backend
 
 #: Equations nested into one expression at most: a sum of 5,000 terms is written as
 #: statements of 200 (in order, so it rounds the same) that Python compiles at any recursion limit.
 MAX_NESTING = 200
+#: ``_Planner.method_kind``: an equation whose result has methods where its operands do, its first
+#: operand does, or an element read (of a listed argument: a Python float); ``_RULE``: no rule.
+_OPERANDS, _FIRST, _READ, _RULE = "operands", "first", "read", "rule"
 #: How many leading arguments of a loop or branch may be written inline (bounds, the condition).
 _INLINE_ARGS = {"for": 3, "if": 1}
 
@@ -80,6 +83,9 @@ class FunctionPlan:
     #: or a condition), each with its name: the function checks that none is complex.
     real_inputs: tuple[tuple[Var, str], ...]
     column_ranks: Mapping[str, int] | None  # the column guard's plan (``columns``), None: no guard
+    #: ``hess_NAME``'s tape split by each seed (seed id -> ``split.split_seeded``'s two lists), as
+    #: the plan made them to find the values its loops compute (``split_seeded`` hands them on).
+    splits: Mapping[int, Split] = field(default_factory=lambda: MappingProxyType({}))
 
     def is_array(self, a: Atom) -> bool:
         """``a`` is taken for a NumPy value: an input used as an array in the source, or the
@@ -92,6 +98,15 @@ class FunctionPlan:
     def element_read(self, eqn: Eqn) -> bool:
         """``x[k]`` of an argument ``x`` with one constant integer ``k``."""
         return _element_read(self.tape, eqn)
+
+    def split_seeded(self, seed: Var) -> Split:
+        """The plan's tape split by the seed ``seed`` (``split.split_seeded`` with the plan's in-place
+        groups): the equations before the loop over the seed's unit vectors and those of each; made
+        once, where the plan made it."""
+        known = self.splits.get(seed.id)
+        if known is None:
+            return split_seeded(self.tape.eqns, seed, self.inplace)
+        return list(known[0]), list(known[1])
 
 
 def columns_name(tape: Tape) -> str:
@@ -184,6 +199,7 @@ class _Planner:
         self.inplace: dict[int, int] = {}  # var id -> root var id
         self.alias: dict[int, Var] = {}
         self.methods: dict[int, bool] = {}
+        self.method_kinds: dict[str, tuple[bool, object]] = {}  # (has_methods: method_kind's, by primitive)
         self.listed: set[int] = set()
         self.looped: set[int] = set()  # the values a loop over seeds computes (``split.looped_values``)
         self.pinned: frozenset[int] = frozenset()
@@ -218,7 +234,7 @@ class _Planner:
             self.chains()
         else:
             self.inplace.clear()
-        self.looped = looped_values(tape, self.inplace)
+        self.looped, splits = seeded_splits(tape, self.inplace)
         groups, rows, named = self.element_groups()
         self.appends = in_place_appends(tape, self.uses)
         # x -> the length of x its list form needs: one more than the largest k of its reads and
@@ -272,6 +288,7 @@ class _Planner:
             float_inputs=() if checks else real_only(tape, [(v, p) for v, p, _ in differentiated_inputs(tape)]),
             real_inputs=() if checks else real_only(tape, value_inputs(tape, self.tapes)),
             column_ranks=self.column_guard(),
+            splits=frozen(splits),
         )
 
     def plan_reads(self) -> None:
@@ -421,10 +438,13 @@ class _Planner:
         ``MAX_NESTING`` deep (Python's compiler and parser recurse on nesting)."""
         inline: set[int] = set()
         nesting: dict[int, int] = {}
+        uses = self.uses
         for t in self.tapes:
             for eqn in t.eqns:
                 depth = 1
                 for i, a in enumerate(eqn.args):
+                    if type(a) is not Var or uses.get(a.id) != 1:
+                        continue  # (can_inline's first test: most arguments stop here)
                     if eqn.regions and i >= _INLINE_ARGS.get(eqn.prim, 0):
                         continue  # a loop's or branch's values are bound to names
                     if self.can_inline(a, eqn, i) and nesting.get(a.id, 1) < MAX_NESTING:
@@ -523,23 +543,45 @@ class _Planner:
             known = a.id in self.tape.facts.array_inputs
         elif d.regions:
             known = False
-        elif primitive(d.prim).sized_by and self.sized(d):  # a random draw of a given size
-            known = True
-        elif primitive(d.prim).python_arithmetic or primitive(d.prim).boolean:  # comparisons too
-            known = any(self.has_methods(b) for b in d.args)  # NumPy operands give NumPy results
-        elif d.prim == "unbroadcast":  # g itself, or an array made from it
-            known = self.has_methods(d.args[0])
-        elif d.prim == "getindex":
-            listed = _element_read(self.tape, d) and d.args[0].id in self.listed
-            known = not listed and self.has_methods(d.args[0])
-        elif primitive(d.prim).numpy_value:
-            known = True
-        else:  # np.X(...) by the rule's source name; not np.shape/np.size/np.ndim (Python values)
-            names = [n for n in self.table.rules[d.prim].names if not n.startswith(NOT_CALLED)]
-            called = helper_for(d.prim) is None and names and names[0].startswith("numpy.")
-            known = bool(called) and not primitive(d.prim).python_value
+        else:
+            sized, kind = self.method_kinds.get(d.prim) or self.method_kind(d.prim)
+            if sized and self.sized(d):  # a random draw of a given size
+                known = True
+            elif kind is _OPERANDS:  # comparisons too
+                known = any(self.has_methods(b) for b in d.args)  # NumPy operands give NumPy results
+            elif kind is _FIRST:  # g itself, or an array made from it
+                known = self.has_methods(d.args[0])
+            elif kind is _READ:
+                listed = _element_read(self.tape, d) and d.args[0].id in self.listed
+                known = not listed and self.has_methods(d.args[0])
+            elif kind is _RULE:
+                raise KeyError(d.prim)
+            else:
+                known = kind
         self.methods[a.id] = known
         return known
+
+    def method_kind(self, prim: str) -> tuple[bool, object]:
+        """What ``has_methods`` asks of an equation of ``prim``, from its record and rule alone (once
+        per primitive): whether its size may make it an array, and ``_OPERANDS`` (an array where an
+        operand is), ``_FIRST`` (where its first operand is), ``_READ`` (an element read) or the answer."""
+        record = primitive(prim)
+        if record.python_arithmetic or record.boolean:
+            kind: object = _OPERANDS
+        elif prim == "unbroadcast":
+            kind = _FIRST
+        elif prim == "getindex":
+            kind = _READ
+        elif record.numpy_value:
+            kind = True
+        elif prim not in self.table.rules:
+            kind = _RULE  # (asked of an equation: a KeyError, as it always was)
+        else:  # np.X(...) by the rule's source name; not np.shape/np.size/np.ndim (Python values)
+            names = [n for n in self.table.rules[prim].names if not n.startswith(NOT_CALLED)]
+            called = helper_for(prim) is None and names and names[0].startswith("numpy.")
+            kind = bool(called) and not record.python_value
+        self.method_kinds[prim] = (bool(record.sized_by), kind)
+        return self.method_kinds[prim]
 
     def sized(self, eqn: Eqn) -> bool:
         """``eqn`` is given the operand that makes its result an array (``primitive.sized_by``)."""
