@@ -87,6 +87,9 @@ def split_seeded(eqns: list[Eqn], seed: Var | list[Var], inplace: Mapping[int, i
     seed: the value, the gradient) and those of each row.  A buffer a row writes into in place
     (``inplace``: a member of a group written in place) is made in the row; one that is not is
     copied by the writes into it (``_index_add``), so the gradient's and each row's may share it."""
+    seeds = [seed] if isinstance(seed, Var) else seed  # (several: jac_NAME's tangents)
+    if _all_seeded(eqns, seeds):
+        return [], list(eqns)
     groups: dict[int, list[int]] = {}
     for v, root in inplace.items():
         groups.setdefault(root, []).append(v)
@@ -134,7 +137,7 @@ def split_seeded(eqns: list[Eqn], seed: Var | list[Var], inplace: Mapping[int, i
                 if d is not None and not d.regions:
                     add([o.id for o in d.outs])
 
-    add([seed.id] if isinstance(seed, Var) else [s.id for s in seed])  # (several: jac_NAME's tangents)
+    add([s.id for s in seeds])
     while work:  # (every equation that reads a value of the rows is of the rows: a walk of the readers)
         v = work.pop()
         for eqn in readers.get(v, ()):
@@ -155,6 +158,18 @@ def split_seeded(eqns: list[Eqn], seed: Var | list[Var], inplace: Mapping[int, i
         of_rows = outs[0].id in per_row if len(outs) == 1 else any(o.id in per_row for o in outs)
         (rows if of_rows else before).append(e)
     return before, rows
+
+
+def _all_seeded(eqns: list[Eqn], seeds: list[Var]) -> bool:
+    """Every equation of ``eqns`` reads a seed or a value made from one (in order: a pass that stops
+    at the first that does not): each is then of the rows, the split needs no walk (a batched
+    sweep's equations, planned as a part of their own)."""
+    made = {s.id for s in seeds}
+    for eqn in eqns:
+        if not any(type(a) is Var and a.id in made for a in eqn.args):
+            return False
+        made.update([o.id for o in eqn.outs])
+    return True
 
 
 def columns_apart(tape: Tape, inplace: Mapping[int, int]) -> bool:
