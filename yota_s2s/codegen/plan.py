@@ -39,9 +39,6 @@ from .target import NOT_CALLED, Backend
 #: Equations nested into one expression at most: a sum of 5,000 terms is written as
 #: statements of 200 (in order, so it rounds the same) that Python compiles at any recursion limit.
 MAX_NESTING = 200
-#: ``_Planner.method_kind``: an equation whose result has methods where its operands do, its first
-#: operand does, or an element read (of a listed argument: a Python float); ``_RULE``: no rule.
-_OPERANDS, _FIRST, _READ, _RULE = "operands", "first", "read", "rule"
 #: How many leading arguments of a loop or branch may be written inline (bounds, the condition).
 _INLINE_ARGS = {"for": 3, "if": 1}
 
@@ -199,7 +196,6 @@ class _Planner:
         self.inplace: dict[int, int] = {}  # var id -> root var id
         self.alias: dict[int, Var] = {}
         self.methods: dict[int, bool] = {}
-        self.method_kinds: dict[str, tuple[bool, object]] = {}  # (has_methods: method_kind's, by primitive)
         self.listed: set[int] = set()
         self.looped: set[int] = set()  # the values a loop over seeds computes (``split.looped_values``)
         self.pinned: frozenset[int] = frozenset()
@@ -543,45 +539,23 @@ class _Planner:
             known = a.id in self.tape.facts.array_inputs
         elif d.regions:
             known = False
-        else:
-            sized, kind = self.method_kinds.get(d.prim) or self.method_kind(d.prim)
-            if sized and self.sized(d):  # a random draw of a given size
-                known = True
-            elif kind is _OPERANDS:  # comparisons too
-                known = any(self.has_methods(b) for b in d.args)  # NumPy operands give NumPy results
-            elif kind is _FIRST:  # g itself, or an array made from it
-                known = self.has_methods(d.args[0])
-            elif kind is _READ:
-                listed = _element_read(self.tape, d) and d.args[0].id in self.listed
-                known = not listed and self.has_methods(d.args[0])
-            elif kind is _RULE:
-                raise KeyError(d.prim)
-            else:
-                known = kind
+        elif primitive(d.prim).sized_by and self.sized(d):  # a random draw of a given size
+            known = True
+        elif primitive(d.prim).python_arithmetic or primitive(d.prim).boolean:  # comparisons too
+            known = any(self.has_methods(b) for b in d.args)  # NumPy operands give NumPy results
+        elif d.prim == "unbroadcast":  # g itself, or an array made from it
+            known = self.has_methods(d.args[0])
+        elif d.prim == "getindex":
+            listed = _element_read(self.tape, d) and d.args[0].id in self.listed
+            known = not listed and self.has_methods(d.args[0])
+        elif primitive(d.prim).numpy_value:
+            known = True
+        else:  # np.X(...) by the rule's source name; not np.shape/np.size/np.ndim (Python values)
+            names = [n for n in self.table.rules[d.prim].names if not n.startswith(NOT_CALLED)]
+            called = helper_for(d.prim) is None and names and names[0].startswith("numpy.")
+            known = bool(called) and not primitive(d.prim).python_value
         self.methods[a.id] = known
         return known
-
-    def method_kind(self, prim: str) -> tuple[bool, object]:
-        """What ``has_methods`` asks of an equation of ``prim``, from its record and rule alone (once
-        per primitive): whether its size may make it an array, and ``_OPERANDS`` (an array where an
-        operand is), ``_FIRST`` (where its first operand is), ``_READ`` (an element read) or the answer."""
-        record = primitive(prim)
-        if record.python_arithmetic or record.boolean:
-            kind: object = _OPERANDS
-        elif prim == "unbroadcast":
-            kind = _FIRST
-        elif prim == "getindex":
-            kind = _READ
-        elif record.numpy_value:
-            kind = True
-        elif prim not in self.table.rules:
-            kind = _RULE  # (asked of an equation: a KeyError, as it always was)
-        else:  # np.X(...) by the rule's source name; not np.shape/np.size/np.ndim (Python values)
-            names = [n for n in self.table.rules[prim].names if not n.startswith(NOT_CALLED)]
-            called = helper_for(prim) is None and names and names[0].startswith("numpy.")
-            kind = bool(called) and not record.python_value
-        self.method_kinds[prim] = (bool(record.sized_by), kind)
-        return self.method_kinds[prim]
 
     def sized(self, eqn: Eqn) -> bool:
         """``eqn`` is given the operand that makes its result an array (``primitive.sized_by``)."""
