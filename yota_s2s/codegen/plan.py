@@ -434,13 +434,10 @@ class _Planner:
         ``MAX_NESTING`` deep (Python's compiler and parser recurse on nesting)."""
         inline: set[int] = set()
         nesting: dict[int, int] = {}
-        uses = self.uses
         for t in self.tapes:
             for eqn in t.eqns:
                 depth = 1
                 for i, a in enumerate(eqn.args):
-                    if type(a) is not Var or uses.get(a.id) != 1:
-                        continue  # (can_inline's first test: most arguments stop here)
                     if eqn.regions and i >= _INLINE_ARGS.get(eqn.prim, 0):
                         continue  # a loop's or branch's values are bound to names
                     if self.can_inline(a, eqn, i) and nesting.get(a.id, 1) < MAX_NESTING:
