@@ -29,7 +29,7 @@ def _runtime_functions(variant: str = "") -> Mapping[str, tuple[ast.stmt, str]]:
     """Every helper ``_name`` of the runtime modules (a function, or a constant ``_NAME = ...``),
     with its module's source text; of the subpackage ``variant`` when one is named.  The names are
     found by a scan of the texts; a module is parsed when one of its helpers is first asked for (a
-    command that writes five helpers parses one or two of the seventeen modules)."""
+    command that writes five helpers, examples/poly.py's, parses one of the fifteen modules)."""
     folder = RUNTIME / variant if variant else RUNTIME
     stems = sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__") if variant else RUNTIME_MODULES
     return _Helpers({stem: (folder / f"{stem}.py").read_text(encoding="utf-8") for stem in stems})
