@@ -10,6 +10,7 @@ time each takes to generate.
     python benchmarks/gentime.py --quick    # 1k and 10k terms, the Hessians of 8 and 16 unknowns
     python benchmarks/gentime.py --sizes 1000,10000 --expr 0 --hessian 0   # the polynomials alone
     python benchmarks/gentime.py --sizes 0 --expr 0 --hessian 0 --examples  # each example of pyproject.toml
+    python benchmarks/gentime.py --sizes 0 --expr 0 --hessian 0 --startup   # each example as a command
 
 Two shapes of source:
 
@@ -180,6 +181,45 @@ def example_rows(root: str = ".") -> None:
     print(f"{f'all {len(rows)} files':<60}{sum(c for c, _ in rows):>8.2f}")
 
 
+def startup_rows(root: str = ".", rounds: int = 4) -> None:
+    """Print the CPU seconds of each ``yota-s2s`` command of the project's ``[tool.yota-s2s]`` table
+    run on its own (``python -m yota_s2s ARGS``, the output to a scratch file): what a user pays per
+    file, start-up included (the imports, the rules, the runtime helpers), the least of ``rounds``
+    runs, the bytecode cached in a scratch folder (a first run writes it)."""
+    import os
+    import resource
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    from yota_s2s.project import find_project
+
+    project = find_project(Path(root).resolve())
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch:
+        env = dict(os.environ, PYTHONPYCACHEPREFIX=os.path.join(scratch, "pycache"))
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        for entry in project.entries if project else []:
+            argv = list(entry.argv())
+            if "--out" in argv:
+                argv[argv.index("--out") + 1] = os.path.join(scratch, "out.py")
+            best = None
+            for _ in range(rounds):
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                command = [sys.executable, "-m", "yota_s2s", *argv]
+                subprocess.run(command, cwd=project.root, env=env, capture_output=True, check=True)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+                best = cpu if best is None else min(best, cpu)
+            rows.append((best, entry.out))
+    rows.sort(reverse=True)
+    print(f"{'one command per generated file (the slowest five)':<60}{'CPU s':>8}")
+    for cpu, out in rows[:5]:
+        print(f"{out:<60}{cpu:>8.2f}")
+    if rows:
+        print(f"{f'the median of {len(rows)} commands':<60}{sorted(c for c, _ in rows)[len(rows) // 2]:>8.2f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="skip the 100k-term polynomial")
@@ -191,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated unknowns of the katsura Hessians (default 8,16,32,64; --quick 8,16; 0: skip)",
     )
     parser.add_argument("--examples", action="store_true", help="also each file of the project's [tool.yota-s2s]")
+    parser.add_argument("--startup", action="store_true", help="also each of those files as a command of its own")
     args = parser.parse_args(argv)
     if args.sizes:
         sizes = [int(s) for s in args.sizes.split(",") if int(s)]
@@ -217,6 +258,8 @@ def main(argv: list[str] | None = None) -> int:
         hessian_rows([int(s) for s in hessians.split(",")])
     if args.examples:
         example_rows()
+    if args.startup:
+        startup_rows()
     return 0
 
 

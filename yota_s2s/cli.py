@@ -46,7 +46,6 @@ from .jobs import Job, UsageError, command_jobs, project_jobs
 from .pipeline import STAGES, generate
 from .project import TARGETS, find_project
 from .sources import decode_python
-from .verify import verify_generated
 from .version import __version__
 
 #: The ruff version ``--format ruff`` is pinned to (the ``format`` extra installs it).
@@ -374,6 +373,8 @@ def _run_here(job: Job, args: argparse.Namespace, console: Console, made: list, 
         example = args.example  # a path from the folder the command runs in
         if example and job.folder is not None:
             example = os.path.relpath(os.path.join(cwd, example))
+        from .verify import verify_generated  # (numpy: imported by --verify alone, not on every run)
+
         status = verify_generated(
             entry.source,
             text,

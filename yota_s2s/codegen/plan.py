@@ -22,7 +22,7 @@ columns form (``columns``).  Names are not decided here: the writer allocates th
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from ..dsl.rule import RuleTable
@@ -33,7 +33,7 @@ from .appends import in_place_appends, in_place_writes
 from .arguments import differentiated_inputs, real_only, value_inputs, zero_d_gradients
 from .columns import column_plan
 from .helpers import helper_for
-from .split import columns_apart, looped_values, rows_only
+from .split import Split, columns_apart, rows_only, seeded_splits, split_seeded
 from .target import NOT_CALLED, Backend
 
 #: Equations nested into one expression at most: a sum of 5,000 terms is written as
@@ -80,6 +80,9 @@ class FunctionPlan:
     #: or a condition), each with its name: the function checks that none is complex.
     real_inputs: tuple[tuple[Var, str], ...]
     column_ranks: Mapping[str, int] | None  # the column guard's plan (``columns``), None: no guard
+    #: ``hess_NAME``'s tape split by each seed (seed id -> ``split.split_seeded``'s two lists), as
+    #: the plan made them to find the values its loops compute (``split_seeded`` hands them on).
+    splits: Mapping[int, Split] = field(default_factory=lambda: MappingProxyType({}))
 
     def is_array(self, a: Atom) -> bool:
         """``a`` is taken for a NumPy value: an input used as an array in the source, or the
@@ -92,6 +95,15 @@ class FunctionPlan:
     def element_read(self, eqn: Eqn) -> bool:
         """``x[k]`` of an argument ``x`` with one constant integer ``k``."""
         return _element_read(self.tape, eqn)
+
+    def split_seeded(self, seed: Var) -> Split:
+        """The plan's tape split by the seed ``seed`` (``split.split_seeded`` with the plan's in-place
+        groups): the equations before the loop over the seed's unit vectors and those of each; made
+        once, where the plan made it."""
+        known = self.splits.get(seed.id)
+        if known is None:
+            return split_seeded(self.tape.eqns, seed, self.inplace)
+        return list(known[0]), list(known[1])
 
 
 def columns_name(tape: Tape) -> str:
@@ -218,7 +230,7 @@ class _Planner:
             self.chains()
         else:
             self.inplace.clear()
-        self.looped = looped_values(tape, self.inplace)
+        self.looped, splits = seeded_splits(tape, self.inplace)
         groups, rows, named = self.element_groups()
         self.appends = in_place_appends(tape, self.uses)
         # x -> the length of x its list form needs: one more than the largest k of its reads and
@@ -272,6 +284,7 @@ class _Planner:
             float_inputs=() if checks else real_only(tape, [(v, p) for v, p, _ in differentiated_inputs(tape)]),
             real_inputs=() if checks else real_only(tape, value_inputs(tape, self.tapes)),
             column_ranks=self.column_guard(),
+            splits=frozen(splits),
         )
 
     def plan_reads(self) -> None:

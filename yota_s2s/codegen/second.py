@@ -29,7 +29,6 @@ from .banded import BandWriter, NotBanded
 from .base import WriterBase, named, tuple_of
 from .batched import Target, seed_of
 from .seeds import _part
-from .split import split_seeded
 from .statements import Else, Line
 
 
@@ -43,7 +42,7 @@ class SecondWriter:
 
     def split_second(self, seed: Var) -> tuple[list[Eqn], list[Eqn]]:
         """The equations before the loop over the rows and those of each row (``split.split_seeded``)."""
-        return split_seeded(self.w.tape.eqns, seed, self.w.plan.inplace)
+        return self.w.plan.split_seeded(seed)
 
     def rows_check(self) -> list[ast.stmt]:
         """``if np.shape(x) != (m,): raise ValueError(...)``: ``hess_NAME`` whose ``m`` rows are
@@ -83,7 +82,7 @@ class SecondWriter:
         facts = tape.facts
         n = len(facts.wrt)
         seeds = [next(i.var for i in tape.inputs if i.path[0] == s) for s in facts.seeds]
-        parts = [split_seeded(tape.eqns, s, self.w.plan.inplace)[1] for s in seeds]
+        parts = [self.w.plan.split_seeded(s)[1] for s in seeds]
         made = [{o.id for e in part for o in e.outs} for part in parts]
         # through loops, one sweep reads every seed (transform.second_blocks._tangents): each block
         # row runs it with the other seeds zeros

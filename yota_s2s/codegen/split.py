@@ -17,23 +17,36 @@ from ..ir.core import Eqn, Section, Tape, Var
 from ..ir.live import live_eqns
 from ..ir.regions import LEADING
 
+#: The equations written before a loop over seeds, and those of each seed (``split_seeded``).
+Split = tuple[list[Eqn], list[Eqn]]
+
 
 def looped_values(tape: Tape, inplace: Mapping[int, int]) -> set[int]:
     """The values the function computes in a loop over seeds (every one, where it has several:
     ``hess_NAME``'s block rows, ``jac_NAME``'s rows and columns); none for a function without one."""
+    return seeded_splits(tape, inplace)[0]
+
+
+def seeded_splits(tape: Tape, inplace: Mapping[int, int]) -> tuple[set[int], dict[int, Split]]:
+    """``looped_values``, and the splits it made of ``hess_NAME``'s tape by each seed (seed id ->
+    ``split_seeded``'s two lists): the plan keeps them, so that the writer does not make them again
+    (``FunctionPlan.split_seeded``)."""
     facts = tape.facts
     if not facts.mode.by_rows or facts.rows:
-        return set()
+        return set(), {}
     seeds = {i.path[0]: i.var for i in tape.inputs}
     parts: list[list[Eqn]] = []
+    splits: dict[int, Split] = {}
     if facts.mode.order == 2:
         for name in facts.seeds or [facts.seed]:
-            parts.append(split_seeded(tape.eqns, seeds[name], inplace)[1])
+            seed = seeds[name]
+            splits[seed.id] = split_seeded(tape.eqns, seed, inplace)
+            parts.append(splits[seed.id][1])
     else:
         parts.append(split_rows(tape.eqns, seeds[facts.seed], inplace)[1])
         if facts.columns:
             parts.append(split_seeded(tape.eqns, [seeds[t] for t in facts.columns], inplace)[1])
-    return {o.id for part in parts for e in part for o in e.outs}
+    return {o.id for part in parts for e in part for o in e.outs}, splits
 
 
 def split_rows(eqns: list[Eqn], seed: Var, inplace: Mapping[int, int]) -> tuple[list[Eqn], list[Eqn]]:
@@ -74,18 +87,29 @@ def split_seeded(eqns: list[Eqn], seed: Var | list[Var], inplace: Mapping[int, i
     seed: the value, the gradient) and those of each row.  A buffer a row writes into in place
     (``inplace``: a member of a group written in place) is made in the row; one that is not is
     copied by the writes into it (``_index_add``), so the gradient's and each row's may share it."""
+    seeds = [seed] if isinstance(seed, Var) else seed  # (several: jac_NAME's tangents)
+    if _all_seeded(eqns, seeds):
+        return [], list(eqns)
     groups: dict[int, list[int]] = {}
     for v, root in inplace.items():
         groups.setdefault(root, []).append(v)
     group_of = {m: ms for ms in groups.values() for m in ms}
     members = set(group_of) | set(groups)
-    defs = {o.id: e for e in eqns for o in e.outs}
+    defs: dict[int, Eqn] = {}
     readers: dict[int, list[Eqn]] = {}
-    for eqn in eqns:
+    regions: list[Eqn] = []
+    for eqn in eqns:  # (one pass: what makes each value, what reads it, the loops and branches)
+        for o in eqn.outs:
+            defs[o.id] = eqn
         for a in eqn.args:
-            if isinstance(a, Var):
-                readers.setdefault(a.id, []).append(eqn)
-    regions = [e for e in eqns if e.regions]
+            if type(a) is Var:
+                known = readers.get(a.id)
+                if known is None:
+                    readers[a.id] = [eqn]
+                else:
+                    known.append(eqn)
+        if eqn.regions:
+            regions.append(eqn)
     per_row: set[int] = set()
     work: list[int] = []
     marked: set[int] = set()
@@ -98,35 +122,54 @@ def split_seeded(eqns: list[Eqn], seed: Var | list[Var], inplace: Mapping[int, i
                 work.append(i)
 
     def mark(eqn: Eqn) -> None:  # an equation of each row: what it makes, and what it writes into
-        if id(eqn) in marked:
-            return
         marked.add(id(eqn))
-        add(o.id for o in eqn.outs)
-        for a in eqn.args:
-            d = defs.get(a.id) if isinstance(a, Var) else None
-            if d is not None and d.prim == "grad_zeros" and a.id in members:
-                add(o.id for o in d.outs)
+        add([o.id for o in eqn.outs])
+        if members:
+            for a in eqn.args:
+                d = defs.get(a.id) if type(a) is Var else None
+                if d is not None and d.prim == "grad_zeros" and a.id in members:
+                    add([o.id for o in d.outs])
         if eqn.prim in _LOOPS:  # each row's loop starts from its own initial values (the writer
             # names a carried value like its initial one)
             lead, k = LEADING[eqn.prim], eqn.params["n_carry"]
             for a in eqn.args[lead : lead + k]:
                 d = defs.get(a.id) if isinstance(a, Var) else None
                 if d is not None and not d.regions:
-                    add(o.id for o in d.outs)
+                    add([o.id for o in d.outs])
 
-    add([seed.id] if isinstance(seed, Var) else [s.id for s in seed])  # (several: jac_NAME's tangents)
+    add([s.id for s in seeds])
     while work:  # (every equation that reads a value of the rows is of the rows: a walk of the readers)
         v = work.pop()
         for eqn in readers.get(v, ()):
-            mark(eqn)
-        add(group_of.get(v, ()))  # a group written in place is all of the rows, or none
+            if id(eqn) not in marked:
+                mark(eqn)
+        if v in group_of:
+            add(group_of[v])  # a group written in place is all of the rows, or none
         made = defs.get(v)
         if not loops and made is not None and made.regions:  # a loop in the rows: every loop is (a
             loops = True  # backward loop shares its forward loop's index)
             for eqn in regions:
-                mark(eqn)
-    rows = [e for e in eqns if any(o.id in per_row for o in e.outs)]
-    return [e for e in eqns if not any(o.id in per_row for o in e.outs)], rows
+                if id(eqn) not in marked:
+                    mark(eqn)
+    before: list[Eqn] = []
+    rows: list[Eqn] = []
+    for e in eqns:
+        outs = e.outs
+        of_rows = outs[0].id in per_row if len(outs) == 1 else any(o.id in per_row for o in outs)
+        (rows if of_rows else before).append(e)
+    return before, rows
+
+
+def _all_seeded(eqns: list[Eqn], seeds: list[Var]) -> bool:
+    """Every equation of ``eqns`` reads a seed or a value made from one (in order: a pass that stops
+    at the first that does not): each is then of the rows, the split needs no walk (a batched
+    sweep's equations, planned as a part of their own)."""
+    made = {s.id for s in seeds}
+    for eqn in eqns:
+        if not any(type(a) is Var and a.id in made for a in eqn.args):
+            return False
+        made.update([o.id for o in eqn.outs])
+    return True
 
 
 def columns_apart(tape: Tape, inplace: Mapping[int, int]) -> bool:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from ..ir.core import Section, Span, Tape
 from .layout import WIDTH, comparisons, unparsed
+from .plain_unparse import unparse
 
 
 class Else(ast.stmt):
@@ -58,11 +59,11 @@ def statement_text(line: Line) -> str:
         first, *rest = ast.unparse(node).split("\n")
         text = "\n".join([f"if {unparsed(node.test)}:", *rest])
     elif isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and len(node.value.elts) > 1:
-        text = "return " + ", ".join(ast.unparse(e) for e in node.value.elts)
+        text = "return " + ", ".join(unparse(e) for e in node.value.elts)
     elif isinstance(node, ast.Assign) and _one_item(node.targets[0]):  # (a,) = saved, not a, = saved
-        text = f"({ast.unparse(node.targets[0].elts[0])},) = {ast.unparse(node.value)}"
+        text = f"({unparse(node.targets[0].elts[0])},) = {unparse(node.value)}"
     else:
-        text = ast.unparse(node)
+        text = unparse(node)
     if line.comment:
         first, *rest = text.split("\n")
         text = "\n".join([f"{first}  # {line.comment}", *rest])
