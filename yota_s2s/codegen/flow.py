@@ -17,7 +17,7 @@ from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
 from ..ir.regions import LEADING, all_tapes, bound_inputs, bound_positions, first_carried
 from .appends import carried_inits, owns
 from .base import WriterBase, call, named, tuple_of
-from .checkpoints import replay, written
+from .checkpoints import released, replay, step_values, written
 from .statements import Else, Line
 
 
@@ -234,7 +234,7 @@ class FlowWriter:
             made = ast.Call(named("_ck_start"), [steps, ast.Constant(eqn.params["checkpoint"])], [])
             body.append(Line(sec, None, ast.Assign([named(ck, ast.Store())], made, lineno=0), depth))
         if back and eqn.params.get("checkpoint") and self.checkpoints.get(eqn.args[lead - 1].id):
-            dead = self.released(eqn)  # (the forward result: a state for the whole backward loop)
+            dead = released(self, eqn)  # (the forward result: a state for the whole backward loop)
             if dead:
                 body.append(Line(sec, None, ast.Delete([named(n, ast.Del()) for n in dead]), depth))
         if eqn.prim in ("for", "for_back"):
@@ -286,76 +286,13 @@ class FlowWriter:
             pop = ast.Expr(call(named(stack), "pop", []))
             body.append(Line(sec, None, ast.If(drop, [pop], []), inner))
         if back and eqn.params.get("checkpoint") and self.checkpoints.get(eqn.args[lead - 1].id):
-            done = self.step_values(eqn, body[step_start:], inner, names)  # (not held through the next replay)
+            done = step_values(self, eqn, body[step_start:], inner, names)  # (not held through the next replay)
             if done:
                 body.append(Line(sec, None, ast.Delete([named(n, ast.Del()) for n in done]), inner))
         if eqn.params.get("exit", -1) >= 0:  # break, or a return, ends the loop
             body.append(Line(sec, None, ast.If(named(names[eqn.params["exit"]]), [ast.Break()], []), inner))
         if len(body) == start and not (back and n_saved):
             body.append(Line(sec, None, ast.Pass(), inner))
-
-    def released(self, eqn: Eqn) -> list[str]:
-        """The names of the forward loop's results that nothing reads from the backward loop
-        ``eqn`` on: ``del`` before it, so that the forward result (``u_1``, read by ``du_1 = 2 *
-        u_1`` only) is not held through the whole backward sweep.  Only a result read by equations
-        of ``eqn``'s own tape before it, not returned, whose name no other value has."""
-        plan = self.w.plan
-        fwd = plan.defs.get(eqn.args[LEADING[eqn.prim] - 1].id)
-        tape = plan.home.get(eqn.outs[0].id) if eqn.outs else None
-        if fwd is None or tape is None or plan.home.get(fwd.outs[0].id) is not tape:
-            return []
-        at = next(n for n, e in enumerate(tape.eqns) if e is eqn)
-        before = {id(e) for e in tape.eqns[:at] if not e.regions}
-        readers: dict[int, list[Eqn]] = {}
-        for t in all_tapes(tape):
-            for e in t.eqns:
-                for a in e.args:
-                    if isinstance(a, Var):
-                        readers.setdefault(a.id, []).append(e)
-
-        def written(e: Eqn, depth: int = 0) -> Eqn:  # the statement an inlined value is written in
-            users = readers.get(e.outs[0].id, []) if len(e.outs) == 1 and e.outs[0].id in plan.inline else []
-            return written(users[0], depth + 1) if len(users) == 1 and depth < 64 else e
-
-        body = fwd.regions[-1]
-        own = (
-            {o.id for o in fwd.outs}
-            | {i.var.id for i in body.inputs}
-            | {a.id for a in body.outputs if isinstance(a, Var)}
-        )
-        returned = {a.id for a in tape.outputs if isinstance(a, Var)}
-        dead: list[str] = []
-        for o in fwd.outs[: fwd.params["n_carry"]]:
-            name = self.w.names.get(o.id)
-            if name is None or name in self.deleted or o.id in returned or o.id in plan.inplace:
-                continue
-            if not all(id(written(e)) in before for e in readers.get(o.id, [])):
-                continue
-            if any(n == name and v not in own for v, n in self.w.names.items()):
-                continue
-            dead.append(name)
-        self.deleted.update(dead)
-        return dead
-
-    def step_values(self, eqn: Eqn, lines: list, depth: int, carried: list[str]) -> list[str]:
-        """The names a backward step assigns at its top level (``lines``, at ``depth``) that are not
-        its results: ``del`` at its end, so that the step's record and temporaries are not held
-        while the next step runs the forward steps again from a snapshot."""
-        region = eqn.regions[-1]
-        keep = set(carried) | {
-            self.w.names[a.id] for a in region.outputs if isinstance(a, Var) and a.id in self.w.names
-        }
-        keep |= {self.w.names[i.var.id] for i in region.inputs[:1] if i.var.id in self.w.names}  # (the index)
-        keep |= {self.w.names[v.id] for v, _ in bound_inputs(eqn) if v.id in self.w.names}
-        done: list[str] = []
-        for line in lines:
-            if line.depth != depth or not isinstance(line.node, ast.Assign):
-                continue
-            for target in line.node.targets:
-                for n in ast.walk(target):
-                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in keep | set(done):
-                        done.append(n.id)
-        return done
 
     def name_restored(self, var: Var) -> None:
         """Name a value the backward sweep takes back from a stack or a branch's saved tuple.
