@@ -41,6 +41,7 @@ from .frontend.fence import fence
 from .frontend.lower import lower
 from .ir.core import IRError, Tape, is_option, verify
 from .ir.modes import AUTO, GRAD, Form, Mode, form_named, mode_named
+from .transform.aliasing import stale_views
 from .transform.checkpoint import snapshots
 from .transform.complex_types import complex_seeds, complex_types
 from .transform.differentiate import differentiate
@@ -296,7 +297,7 @@ def _differentiate_one(
     mode: Mode = GRAD,
     form: Form = AUTO,
 ) -> Tape:
-    tape = _checked(lower(module, name, table), "lower")
+    tape = _checked(stale_views(lower(module, name, table)), "lower")
     stages["lower"].append(tape)
     if mode.scalar_value:  # (a scalar function)
         _refuse_vector_value(module, name, tape, table)

@@ -59,6 +59,10 @@ def in_place_appends(tape: Tape, uses: Mapping[int, int]) -> frozenset[int]:
     return frozenset(e.out.id for t in all_tapes(tape) for e in t.eqns if e.prim == "list_append" and owned(e.args[0]))
 
 
+#: Read for an array's shape or rank alone, which a write does not change.
+_SIZES = frozenset({"shape", "ndim"})
+
+
 def in_place_writes(tape: Tape) -> tuple[dict[int, int], frozenset[int]]:
     """The arrays a loop writes in place (``transform.writes``): value id -> the id of the carried
     input whose array it is (the root of its in-place group); and the values that must not be
@@ -143,7 +147,7 @@ def _write_chain(body: Tape, start: Var, end: Atom, pushed: set[int], pinned: se
             at -= 1
         derived: set[int] = set()
         for e in users:
-            if e is writes[0]:
+            if e is writes[0] or e.prim in _SIZES:  # (its rank, its shape: a write changes neither)
                 continue
             if e.prim != "getindex" or any(a is cur for a in e.args[1:]) or where[e.out.id] > at:
                 return None

@@ -17,7 +17,7 @@ from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
 from ..ir.regions import LEADING, all_tapes, bound_inputs, bound_positions, first_carried
 from .appends import carried_inits, owns
 from .base import WriterBase, call, named, tuple_of
-from .checkpoints import replay, written
+from .checkpoints import released, replay, step_values, written
 from .statements import Else, Line
 
 
@@ -32,6 +32,7 @@ class FlowWriter:
         #: the stack of a checkpointed forward loop -> the name of its checkpoints (``--checkpoint``)
         self._checkpoints: dict | None = None
         self._readers: dict | None = None  # (unread: value -> what reads it)
+        self.deleted: set[str] = set()  # the names a del before a checkpointed backward loop released
 
     @property
     def checkpoints(self) -> dict[int, str]:
@@ -232,6 +233,10 @@ class FlowWriter:
             steps = ast.Call(named("range"), self.range_args(eqn.args[:3]), [])
             made = ast.Call(named("_ck_start"), [steps, ast.Constant(eqn.params["checkpoint"])], [])
             body.append(Line(sec, None, ast.Assign([named(ck, ast.Store())], made, lineno=0), depth))
+        if back and eqn.params.get("checkpoint") and self.checkpoints.get(eqn.args[lead - 1].id):
+            dead = released(self, eqn)  # (the forward result: a state for the whole backward loop)
+            if dead:
+                body.append(Line(sec, None, ast.Delete([named(n, ast.Del()) for n in dead]), depth))
         if eqn.prim in ("for", "for_back"):
             index = region.inputs[0].var  # the backward loop shares the forward loop's index
             if index.id not in self.w.names:
@@ -255,6 +260,7 @@ class FlowWriter:
             body.append(Line(sec, eqn.span, ast.While(named(self.w.names[eqn.args[0].id]), [], []), depth, header=True))
         if back and eqn.params.get("checkpoint") and self.checkpoints.get(eqn.args[lead - 1].id):
             replay(self, eqn, inner, body)  # (before the pop: it pushes the record again)
+        step_start = len(body)
         if back:
             saved = region.inputs[first - n_saved : first] if eqn.prim == "for_back" else region.inputs[:n_saved]
             if eqn.prim == "for_back":
@@ -279,6 +285,10 @@ class FlowWriter:
             drop = ast.Call(named("_ck_drop"), [named(ck), named(self.w.names[index.id])], [])
             pop = ast.Expr(call(named(stack), "pop", []))
             body.append(Line(sec, None, ast.If(drop, [pop], []), inner))
+        if back and eqn.params.get("checkpoint") and self.checkpoints.get(eqn.args[lead - 1].id):
+            done = step_values(self, eqn, body[step_start:], inner, names)  # (not held through the next replay)
+            if done:
+                body.append(Line(sec, None, ast.Delete([named(n, ast.Del()) for n in done]), inner))
         if eqn.params.get("exit", -1) >= 0:  # break, or a return, ends the loop
             body.append(Line(sec, None, ast.If(named(names[eqn.params["exit"]]), [ast.Break()], []), inner))
         if len(body) == start and not (back and n_saved):

@@ -43,6 +43,9 @@ from ..ir.regions import views
 #: The writes of a chain: a new version of the array with one element or slice written.
 WRITES = ("setindex", "index_add")
 
+#: Read for the array's size or rank alone, which a write does not change.
+SIZES = frozenset({"shape", "ndim"})
+
 #: Off, every write copies its array as before this pass (for the benchmark's "before" column).
 IN_PLACE = True
 
@@ -86,7 +89,7 @@ def _chain(eqns: list[Eqn], start: Var, end: Atom, leaving: set[int]) -> list[Va
             alone = not any(a is cur for a in e.args[1:])
             if e.prim in WRITES and e.args[0] is cur and alone:
                 writes.append(e)
-            elif not (e.prim == "getindex" and e.args[0] is cur and alone):
+            elif not (e.prim == "getindex" and e.args[0] is cur and alone) and e.prim not in SIZES:
                 other.append(e)
         if other or len(writes) > 1 or (cur is not end and cur.id in leaving):
             return None
