@@ -363,3 +363,26 @@ def test_a_value_divided_by_an_array_element_keeps_its_run_time_check():
     f, grad_f, text = generated("def f(X, n):\n    return np.sum(np.tanh(X)) / n[0]\n")
     assert "np.ndim(f) != 0" in text  # n[0] may be a row of a 2-D n
     check(f, grad_f, *rng_arrays((4, 3)), np.array([2.0, 3.0]))
+
+
+def test_slices_that_leave_out_as_many_elements_have_one_shape():
+    """x[:-2], x[1:-1] and x[2:] are each two shorter than x (or empty, for every n): one class, so
+    the unbroadcasts between them fold (the stencil's sparse sweeps lost four helper calls a color);
+    x[:3] (a stop from the front) and x[1:] (one shorter) are of other classes."""
+    from yota_s2s.dsl.load import load_rules
+    from yota_s2s.ir.core import Slice, Tape
+    from yota_s2s.ir.shapes import shape_classes
+
+    t = Tape("f")
+    x = t.add_input("x")
+    a, b, c, d, e, whole = (
+        t.add_eqn("getindex", [x], {"index": (s,)})
+        for s in (Slice(None, -2), Slice(1, -1), Slice(2, None), Slice(None, 3), Slice(1, None), Slice())
+    )
+    t.outputs = [t.add_eqn("sum", [t.add_eqn("add", [a, c])])]
+    sc = shape_classes(t, load_rules())
+    assert sc.of(a) == sc.of(b) == sc.of(c)
+    assert len({sc.of(a), sc.of(d), sc.of(e), sc.of(x)}) == 4 and sc.of(whole) == sc.of(x)
+    for n in range(6):  # NumPy agrees, empty slices included
+        v = np.arange(float(n))
+        assert v[:-2].shape == v[1:-1].shape == v[2:].shape

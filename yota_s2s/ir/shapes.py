@@ -221,6 +221,10 @@ class ShapeClasses:
             found = self.removed.get(next(iter(source))) if len(source) == 1 else None
             if found is not None and found[1] is not None and _new_axes(params["index"]) == found[1]:
                 return self.reduced(found[0], found[2])
+        if prim == "getindex" and len(args) == 1 and (removed := _slices_remove(params["index"])) is not None:
+            # x[:-2], x[1:-1] and x[2:] have one shape: each is two shorter than x (or empty)
+            source = self.of(args[0])
+            return source if not any(removed) else self.atom(("slices", source, removed))
         if rule and kind in rule.operands:
             return self.of(args[rule.operands.index(kind)])
         if rule and not rule.pure and out is not None:
@@ -256,6 +260,23 @@ class ShapeClasses:
             None if k >= first or record.shape_from_shapes else a.key() if isinstance(a, Lit) else ("value", a.id)
             for k, a in enumerate(args)
         )
+
+
+def _slices_remove(index: tuple) -> tuple[int, ...] | None:
+    """How many elements each slice of ``index`` leaves out of its axis, where every item is a slice
+    of step 1 that starts a number of elements from the front and stops a number from the back
+    (``a:-b``, ``a:``): its length is ``max(0, n - a - b)``, a function of ``a + b`` alone.  None
+    for any other index (a number, a new axis, a stop from the front)."""
+    out = []
+    for s in index:
+        if type(s) is not Slice or s.step not in (None, 1):
+            return None
+        start = 0 if s.start is None else s.start
+        stop = 0 if s.stop is None else s.stop
+        if type(start) is not int or type(stop) is not int or start < 0 or stop > 0:
+            return None
+        out.append(start - stop)
+    return tuple(out) if out else None
 
 
 def _axes(axis: object) -> tuple | None:
