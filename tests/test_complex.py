@@ -494,19 +494,20 @@ def test_check_grads_draws_complex_directions():
 
 
 def test_check_grads_of_a_holomorphic_derivative():
+    from yota_s2s.ir.modes import HOLOMORPHIC
     from yota_s2s.verify import check_grads
     from yota_s2s.verify_modes import as_gradient
 
     user, gen, _ = compiled("import numpy as np\n\n\ndef f(z):\n    return z ** 3 * np.exp(z)\n", mode="holomorphic")
     u = 0.3 - 1.1j
-    g, grad_g = as_gradient("holomorphic", user["f"], gen["grad_f"], u)
+    g, grad_g = as_gradient(HOLOMORPHIC, user["f"], gen["grad_f"], u, complex_values=True)
     check_grads(g, grad_g, (1.2 + 0.3j,))
 
     def conjugated(z):
         value, dz = gen["grad_f"](z)
         return value, np.conj(dz)
 
-    g, grad_g = as_gradient("holomorphic", user["f"], conjugated, u)
+    g, grad_g = as_gradient(HOLOMORPHIC, user["f"], conjugated, u, complex_values=True)
     with pytest.raises(AssertionError, match="is wrong"):
         check_grads(g, grad_g, (1.2 + 0.3j,), edges=False)
 
