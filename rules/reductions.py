@@ -57,6 +57,21 @@ def nanmin(x, axis=None, keepdims=False):
     dx = mask * keep_axes(dout / sum(mask, axis=axis, keepdims=keepdims), x, axis=axis, keepdims=keepdims)
 
 
+@diffrule(names=["numpy.ptp"], shape="reduce")
+def ptp(x, axis=None, keepdims=False):
+    """max - min: the maxima's gradient (ties split evenly) less the minima's."""
+    top = keep_axes(out, x, axis=axis, keepdims=keepdims) + keep_axes(
+        min(x, axis=axis, keepdims=keepdims), x, axis=axis, keepdims=keepdims
+    )
+    hi = equal(x, top)
+    lo = equal(x, keep_axes(min(x, axis=axis, keepdims=keepdims), x, axis=axis, keepdims=keepdims))
+    g = keep_axes(dout, x, axis=axis, keepdims=keepdims)
+    dx = g * (
+        hi / keep_axes(sum(hi, axis=axis, keepdims=keepdims), x, axis=axis, keepdims=keepdims)
+        - lo / keep_axes(sum(lo, axis=axis, keepdims=keepdims), x, axis=axis, keepdims=keepdims)
+    )
+
+
 @diffrule(names=["numpy.prod", "ndarray.prod"], shape="reduce")
 def prod(x, axis=None, keepdims=False):
     """Exact where x holds zeros: the product of the other elements, not out / x."""

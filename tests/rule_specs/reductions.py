@@ -14,6 +14,7 @@ SPECS: dict = {
     "nansum": [("{f}(x)", [(4,)]), ("{f}(x, axis=0)", [(3, 2)]), ("{f}(x, axis=1, keepdims=True)", [(2, 3)])],
     "nanmean": [("{f}(x)", [(4,)]), ("{f}(x, axis=-1)", [(3, 2)]), ("{f}(x, axis=0, keepdims=True)", [(2, 3)])],
     "nanmax": [("{f}(x)", [(5,)]), ("{f}(x, axis=0)", [(3, 2)])],
+    "ptp": [("{f}(x)", [(5,)]), ("{f}(x, axis=0)", [(3, 2)]), ("{f}(x, axis=1, keepdims=True)", [(2, 3)])],
     "nanmin": [("{f}(x)", [(5,)]), ("{f}(x, axis=1, keepdims=True)", [(3, 2)])],
     "cumprod": [
         ("{f}(x)", [(4,)]),
