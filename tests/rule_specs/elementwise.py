@@ -98,6 +98,9 @@ SYMPY = {
     "erfc": sympy.erfc,
     "gammaln": sympy.loggamma,
     "digamma": sympy.digamma,
+    "gamma": sympy.gamma,
+    "rgamma": lambda x: 1 / sympy.gamma(x),
+    "gammasgn": lambda x: sympy.Integer(1),  # (sampled where gamma > 0: a constant there)
     "polygamma": lambda n, x: sympy.polygamma(_floor(n), x),  # n is an integer order
     "xlogy": lambda x, y: x * sympy.log(y),
 }
@@ -122,6 +125,9 @@ DOMAIN = {
     "logit": (0.1, 0.9),
     "gammaln": (0.5, 3.0),
     "digamma": (0.5, 3.0),
+    "gamma": (0.5, 3.0),
+    "rgamma": (0.5, 3.0),
+    "gammasgn": (0.5, 3.0),
     "polygamma": (0.2, 2.9),  # the order n in 0, 1, 2 (read as floor(n) by the oracle)
     "xlogy": {"y": _POSITIVE},
 }
