@@ -209,6 +209,13 @@ def minimum(x, y):
     dy = unbroadcast(where(equal(y, out), where(equal(x, out), 0.5 * dout, dout), 0.0), y)
 
 
+@diffrule(names=["numpy.heaviside"], shape="elementwise")
+def heaviside(x, h):
+    """0 where x < 0, 1 where x > 0, h where x == 0: no gradient in x (a step), dout in h where x is 0."""
+    nondiff(x)
+    dh = unbroadcast(where(equal(x, 0.0), dout, 0.0), h)
+
+
 @diffrule(names=["numpy.fmax"], shape="elementwise")
 def fmax(x, y):
     # As maximum. fmax ignores a NaN operand: the result is the other one, which gets dout.

@@ -178,3 +178,42 @@ def kron_db(g, a, b):
     nondiff(b)
     dg = kron(a, dout)
     da = kron_da(g, a, dout)
+
+
+# ----------------------------------------------------------------------------- order statistics
+
+
+@diffrule(names=["numpy.median"], shape="reduce")
+def median(a, axis=None, keepdims=False):
+    """axis=None, an int or a tuple. The gradient of the middle element (half to each of the two for an even count); equal elements share evenly."""
+    # The median reads one or two places of the sorted a: their gradient goes back to the elements
+    # sorted there, as np.sort's (ties averaged), a subgradient where elements tie.
+    da = quantile_da(dout, a, 0.5, axis=axis, method="linear", keepdims=keepdims, scale=1.0)
+
+
+@diffrule(names=["numpy.quantile"])
+def quantile(a, q, axis=None, method="linear", keepdims=False):
+    """q a number or an array; method linear (NumPy's default), lower, higher, nearest or midpoint."""
+    # Each q reads the sorted a at two places, (1 - w) * s[lo] + w * s[hi]: a gets those weights
+    # (through np.sort's gradient), q the slope (n - 1) * (s[hi] - s[lo]) of the interpolation.
+    da = quantile_da(dout, a, q, axis=axis, method=method, keepdims=keepdims, scale=1.0)
+    dq = quantile_dq(dout, a, q, axis=axis, method=method, keepdims=keepdims, scale=1.0)
+
+
+@diffrule(names=["numpy.percentile"])
+def percentile(a, q, axis=None, method="linear", keepdims=False):
+    """np.quantile(a, q / 100): the same methods."""
+    # (the helpers divide q by scale themselves, as np.percentile does: q may be a list or tuple,
+    # which has no / 100)
+    da = quantile_da(dout, a, q, axis=axis, method=method, keepdims=keepdims, scale=100.0)
+    dq = quantile_dq(dout, a, q, axis=axis, method=method, keepdims=keepdims, scale=100.0)
+
+
+@diffrule(shape="a")
+def quantile_da(g, a, q, axis=None, method="linear", keepdims=False, scale=1.0):
+    not_implemented("second derivatives through np.median, np.quantile and np.percentile")
+
+
+@diffrule(shape="q")
+def quantile_dq(g, a, q, axis=None, method="linear", keepdims=False, scale=1.0):
+    not_implemented("second derivatives through np.quantile and np.percentile")

@@ -29,6 +29,49 @@ def min(x, axis=None, keepdims=False):
     dx = mask * keep_axes(dout / sum(mask, axis=axis, keepdims=keepdims), x, axis=axis, keepdims=keepdims)
 
 
+@diffrule(names=["numpy.nansum"], shape="reduce")
+def nansum(x, axis=None, keepdims=False):
+    """NaNs count as zeros: their gradient is 0."""
+    # equal(x, x) is False exactly at the NaNs
+    dx = equal(x, x) * unreduce(dout, x, axis=axis, keepdims=keepdims)
+
+
+@diffrule(names=["numpy.nanmean"], shape="reduce")
+def nanmean(x, axis=None, keepdims=False):
+    """The mean of the elements that are not NaN: each gets dout over their count, a NaN 0."""
+    valid = equal(x, x)
+    dx = valid * keep_axes(dout / sum(valid, axis=axis, keepdims=keepdims), x, axis=axis, keepdims=keepdims)
+
+
+@diffrule(names=["numpy.nanmax"], shape="reduce")
+def nanmax(x, axis=None, keepdims=False):
+    """As max, NaNs left out (a NaN never equals the maximum): ties split the gradient evenly."""
+    mask = equal(x, keep_axes(out, x, axis=axis, keepdims=keepdims))
+    dx = mask * keep_axes(dout / sum(mask, axis=axis, keepdims=keepdims), x, axis=axis, keepdims=keepdims)
+
+
+@diffrule(names=["numpy.nanmin"], shape="reduce")
+def nanmin(x, axis=None, keepdims=False):
+    """As min, NaNs left out."""
+    mask = equal(x, keep_axes(out, x, axis=axis, keepdims=keepdims))
+    dx = mask * keep_axes(dout / sum(mask, axis=axis, keepdims=keepdims), x, axis=axis, keepdims=keepdims)
+
+
+@diffrule(names=["numpy.ptp"], shape="reduce")
+def ptp(x, axis=None, keepdims=False):
+    """max - min: the maxima's gradient (ties split evenly) less the minima's."""
+    top = keep_axes(out, x, axis=axis, keepdims=keepdims) + keep_axes(
+        min(x, axis=axis, keepdims=keepdims), x, axis=axis, keepdims=keepdims
+    )
+    hi = equal(x, top)
+    lo = equal(x, keep_axes(min(x, axis=axis, keepdims=keepdims), x, axis=axis, keepdims=keepdims))
+    g = keep_axes(dout, x, axis=axis, keepdims=keepdims)
+    dx = g * (
+        hi / keep_axes(sum(hi, axis=axis, keepdims=keepdims), x, axis=axis, keepdims=keepdims)
+        - lo / keep_axes(sum(lo, axis=axis, keepdims=keepdims), x, axis=axis, keepdims=keepdims)
+    )
+
+
 @diffrule(names=["numpy.prod", "ndarray.prod"], shape="reduce")
 def prod(x, axis=None, keepdims=False):
     """Exact where x holds zeros: the product of the other elements, not out / x."""

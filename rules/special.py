@@ -30,6 +30,24 @@ def gammaln(x):
     dx = dout * digamma(x)
 
 
+@diffrule(names=["scipy.special.gamma", "math.gamma"], shape="elementwise")
+def gamma(x):
+    # gamma' = gamma psi (NumPy-only: the sign of gamma times exp(log|gamma|))
+    dx = dout * out * digamma(x)
+
+
+@diffrule(names=["scipy.special.rgamma"], shape="elementwise")
+def rgamma(x):
+    # (1 / gamma)' = -psi / gamma
+    dx = -(dout * out * digamma(x))
+
+
+@diffrule(names=["scipy.special.gammasgn"], shape="elementwise")
+def gammasgn(x):
+    # piecewise constant
+    nondiff(x)
+
+
 @diffrule(names=["scipy.special.digamma", "scipy.special.psi"], shape="elementwise")
 def digamma(x):
     dx = dout * polygamma(1, x)

@@ -23,11 +23,12 @@ from __future__ import annotations
 import collections
 import dataclasses
 import os
+from typing import ClassVar
 
 import pytest
 
 from .fuzz import oracle, shrink
-from .fuzz.gen import Program, generate_program
+from .fuzz.gen import Gen, Program, generate_program
 from .fuzz.regressions import FAILING_SEEDS, KNOWN_FAILING, REGRESSIONS
 
 #: The seeds of the normal suite's run (600 programs, about 100 s on one core), in blocks (a test each).
@@ -59,6 +60,32 @@ def test_fuzz_bounded(start):
     # the generator writes valid programs the tool mostly accepts: a run of refusals checks nothing
     assert counts["invalid"] <= 0.05 * total, counts
     assert counts["ok"] >= 0.7 * total, counts
+
+
+class ModuleGen(Gen):
+    """Programs whose plain Python is module-level statements writing items and keys (issue 37)."""
+
+    python_kinds: ClassVar[dict[str, float]] = {"module": 1}
+    module_kinds: ClassVar[tuple[str, ...]] = ("items", "dict_items", "rows", "update", "in_place", "if", "seeded")
+
+
+@pytest.mark.slow
+def test_fuzz_module_level_writes():
+    """Module-level item and key writes, their in-place updates, loops over an array's rows and
+    over ``range(len(W))``, ``if`` on a module flag, seeded draws: the value is what the module's
+    statements leave, every gradient right (60 programs, about 15 s)."""
+    counts: collections.Counter = collections.Counter()
+    failures = []
+    for seed in range(60):
+        program = ModuleGen(seed).program()
+        outcome = oracle.check(program, seed)
+        counts[outcome.signature] += 1
+        if outcome.status == "failure":
+            failures.append((seed, outcome))
+    assert not failures, _report(failures) + f"\n{counts}"
+    # refused: only what the other statements refuse (an in-place update of a shared array, YS017)
+    assert counts["ok", ""] >= 0.9 * sum(counts.values()), counts
+    assert not [k for (status, k) in counts if status == "refused" and k != "YS017"], counts
 
 
 def test_failing_seeds_still_fail():

@@ -554,7 +554,10 @@ def pick(grad, path):
     for part in path:
         if grad is None:
             return None
-        grad = grad.get(part) if isinstance(grad, dict) else None
+        if isinstance(grad, list | tuple) and isinstance(part, int):  # a list parameter's: a list
+            grad = grad[part] if -len(grad) <= part < len(grad) else None
+        else:
+            grad = grad.get(part) if isinstance(grad, dict) else None
     return grad
 
 

@@ -1,9 +1,12 @@
 """Twenty realistic files (``files/``) and forty everyday idioms (``idioms.py``) through ``yota-s2s``.
 
-    python -m benchmarks.fresh [--holdout] [--only NAME] [--no-jax]
+    python -m benchmarks.fresh [--holdout | --holdout2] [--only NAME] [--no-jax]
 
 ``--holdout``: ten more files and twenty more idioms (``holdout/``), written after the fixes the
 first set led to and measured as they were first written (the first set is no longer fresh).
+``--holdout2``: ten more files and thirty more idioms (``holdout2/``), of kinds neither set had,
+written before the fixes of the third round and measured as first written (figures in
+``holdout2/README.md``).
 
 Each case runs the command line as a user would (``yota-s2s FILE --func F --wrt W --out OUT``),
 then imports the source and the generated module and compares, at seeded random arguments, the
@@ -32,6 +35,7 @@ from yota_s2s.verify import check_grads
 
 from . import cases
 from .holdout import cases as holdout_cases
+from .holdout2 import cases as holdout2_cases
 
 HERE = Path(__file__).resolve().parent
 
@@ -116,11 +120,17 @@ def _jax(source: Path, func: str, wrt: list[str] | None, make_args) -> tuple[str
     return "served", ""
 
 
-def _cases(holdout: bool):
-    table, folder = (holdout_cases, HERE / "holdout") if holdout else (cases, HERE / "files")
+SETS = {
+    "fresh": (cases, HERE / "files", HERE / "idioms.py"),
+    "holdout": (holdout_cases, HERE / "holdout", HERE / "holdout" / "idioms.py"),
+    "holdout2": (holdout2_cases, HERE / "holdout2", HERE / "holdout2" / "idioms.py"),
+}
+
+
+def _cases(chosen: str):
+    table, folder, idioms = SETS[chosen]
     for name, (func, wrt, make_args) in table.FILES.items():
         yield "file", name, folder / f"{name}.py", func, wrt, make_args
-    idioms = HERE / "holdout" / "idioms.py" if holdout else HERE / "idioms.py"
     for name, (wrt, make_args) in table.IDIOMS.items():
         yield "idiom", name, idioms, name, wrt, make_args
 
@@ -130,10 +140,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", help="one file or idiom")
     parser.add_argument("--no-jax", action="store_true", help="do not run JAX")
     parser.add_argument("--holdout", action="store_true", help="the holdout set (holdout/: written after the fixes)")
+    parser.add_argument("--holdout2", action="store_true", help="the second holdout set (holdout2/)")
     options = parser.parse_args(argv)
+    chosen = "holdout2" if options.holdout2 else "holdout" if options.holdout else "fresh"
     tally: dict[tuple[str, str, str], int] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for kind, name, source, func, wrt, make_args in _cases(options.holdout):
+        for kind, name, source, func, wrt, make_args in _cases(chosen):
             if options.only and name != options.only:
                 continue
             ours, why = _ours(source, func, wrt, make_args, Path(tmp) / f"grad_{name}.py")
@@ -143,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{kind:5} {name:24} yota-s2s {ours:8} jax {theirs:8} {why}")
             if theirs != "served" and jwhy and options.only:
                 print(f"      jax: {jwhy}")
-    table = holdout_cases if options.holdout else cases
+    table = SETS[chosen][0]
     for kind, total in (("file", len(table.FILES)), ("idiom", len(table.IDIOMS))):
         for tool in ("yota-s2s", "jax"):
             counts = {o: tally.get((kind, tool, o), 0) for o in ("served", "refused", "WRONG", "internal")}

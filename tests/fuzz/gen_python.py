@@ -13,7 +13,9 @@ where one does:
 - nested functions and lambdas;
 - module-level statements that build a table the function reads (``py_module``): a loop that
   appends, ``.extend``, an in-place update of an array, an ``if`` on a module flag, a dict
-  filled by key, draws of a seeded generator.  A module-level name's value is what the
+  filled by key, draws of a seeded generator, item writes and updates (``W[0] = ...``,
+  ``W[1:] += ...``, ``D["k"] *= ...``), loops over an array's rows or over ``range(len(W))``
+  that write items (``module_writes``).  A module-level name's value is what the
   module's statements leave in it.
 
 Each keeps the generator's promise: every program is defined on every input in [-2, 2] (the
@@ -22,14 +24,24 @@ values these statements make are bounded, counts are never divisors).
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+#: What ``py_module`` builds a module-level table with.
+MODULE_KINDS = ("append", "extend", "in_place", "if", "dict", "seeded", "items", "dict_items", "rows", "update")
+
 
 class PythonStatements:
     """Statements of plain Python for ``Gen`` (its ``rng``, ``fresh_name``, ``expr``, ``tame``, ...)."""
 
+    #: The kinds of statement ``python_statement`` writes, with their weights; and the module-level
+    #: tables ``py_module`` builds (a test narrows them to fuzz one kind of code).
+    python_kinds: ClassVar[dict[str, float]] = {"shape": 1.5, "assert": 1, "count": 1.5, "linspace": 1, "append": 2}
+    python_kinds |= {"nested": 1, "poly": 1.5, "flag": 1, "module": 1.5}
+    module_kinds: ClassVar[tuple[str, ...]] = MODULE_KINDS
+
     def python_statement(self, scope: list, body: list[str], indent: str, loop: str | None) -> None:
         r = self.rng
-        kinds = ["shape", "assert", "count", "linspace", "append", "nested", "poly", "flag", "module"]
-        kind = r.choices(kinds, [1.5, 1, 1.5, 1, 2, 1, 1.5, 1, 1.5])[0]
+        kind = r.choices(list(self.python_kinds), list(self.python_kinds.values()))[0]
         getattr(self, "py_" + kind)(scope, body, indent)
 
     # ------------------------------------------------------------------ static code
@@ -135,7 +147,7 @@ class PythonStatements:
         self.counter += 1
         name, k = f"TABLE{self.counter}", self.counter
         lines = self.module_lines
-        how = r.choice(["append", "extend", "in_place", "if", "dict", "seeded"])
+        how = r.choice(self.module_kinds)
         v = self.tame(self.expr(scope, 1))
         t = self.fresh_name("t")
         if how == "append":
@@ -159,6 +171,8 @@ class PythonStatements:
         elif how == "dict":
             lines += [f"{name} = {{}}", f'{name}["a"] = 0.5', f'{name}["b"] = np.array([0.25, -0.5])']
             read = f'({name}["a"] + np.sum({name}["b"])) * {v.code}'
+        elif how in ("items", "dict_items", "rows", "update"):
+            read = self.module_writes(how, name, k)
         else:
             rng = f"RNG{k}"
             lines += [
@@ -167,8 +181,49 @@ class PythonStatements:
                 f"{name}_2 = {rng}.normal(size=2).clip(-1.0, 1.0)",
             ]
             read = f"(np.sum({name}) - np.sum({name}_2)) * {v.code}"
-        body.append(f"{indent}{t} = {read}")
+        body.append(
+            f"{indent}{t} = {read}"
+            if how not in ("items", "dict_items", "rows", "update")
+            else f"{indent}{t} = ({read}) * {v.code}"
+        )
         scope.append(Val(t, v.shape, 5.0 * max(v.bound, 1.0)))
+
+    def module_writes(self, how: str, name: str, k: int) -> str:
+        """Module-level writes into a table, and what ``f`` reads of it (entries at most 1 in
+        size, at most 3 of them): item writes (``W[0] = ...``, ``W[1:] += ...``), key writes and
+        updates (``D["k"] = ...``, ``D["k"] *= ...``), loops over an array's rows, in place updates
+        in a loop over ``range(len(W))``, under an ``if`` on a module flag."""
+        r, lines = self.rng, self.module_lines
+        c = lambda: r.choice(["0.5", "-0.25", "0.125", "0.75", "-0.5"])
+        if how == "items":
+            lines += [f"{name} = np.zeros(3)", f"{name}[0] = {c()}", f"{name}[1:] = np.array([{c()}, {c()}])"]
+            lines += [f"{name}[{r.randint(0, 2)}] {r.choice(['+=', '-=', '*='])} {c()}"]
+            if r.random() < 0.5:
+                flag = self.module_constant("FAST", r.choice(["True", "False"]))
+                lines += [f"if {flag}:", f"    {name}[-1] = {c()}", "else:", f"    {name}[::2] *= {c()}"]
+            return f"np.sum({name}[:2]) - {name}[2]"
+        if how == "dict_items":
+            lines += [
+                f'{name} = {{"a": {c()}}}',
+                f'{name}["b"] = {c()}',
+                f'{name}["a"] {r.choice(["+=", "-=", "*="])} {c()}',
+            ]
+            if r.random() < 0.5:
+                lines += [f"for key{k} in {name}:", f"    {name}[key{k}] = 0.5 * {name}[key{k}]"]
+            return f'({name}["a"] - {name}["b"])'
+        rows = ", ".join(f"[{c()}, {c()}]" for _ in range(3))
+        if how == "rows":
+            lines += [f"M{k} = np.array([{rows}])", f"{name} = np.zeros(len(M{k}))"]
+            if r.random() < 0.5:
+                lines += [f"for i{k}, row{k} in enumerate(M{k}):", f"    {name}[i{k}] = np.sum(row{k} ** 2) - 0.5"]
+            else:
+                lines += [f"for row{k} in M{k}:", f"    {name} = {name} * 0.5 + row{k}[0] * row{k}[1]"]
+            return f"np.mean({name})"
+        lines += [f"{name} = np.array([{c()}, {c()}, {c()}])", f"for j{k} in range(len({name})):"]
+        lines += [f"    {name}[j{k}] = {name}[j{k}] * 0.5 + 0.125 * j{k}"]
+        if r.random() < 0.5:
+            lines += [f"    if {name}[j{k}] > 0:", f"        {name}[j{k}] -= 0.25"]
+        return f"np.max({name}) * np.min({name})"
 
     # ------------------------------------------------------------------ polynomials of constants
     def py_poly(self, scope: list, body: list[str], indent: str) -> None:

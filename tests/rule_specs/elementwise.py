@@ -68,6 +68,9 @@ SYMPY = {
     "maximum": sympy.Max,
     "minimum": sympy.Min,
     "fmax": sympy.Max,
+    "heaviside": lambda x, h: (
+        sympy.Heaviside(x, 0) * (1 - sympy.Heaviside(-x, 0)) + h * sympy.Heaviside(x, 1) * sympy.Heaviside(-x, 1)
+    ),
     "fmin": sympy.Min,
     "clip": lambda x, a_min, a_max: sympy.Min(sympy.Max(x, a_min), a_max),
     "where": lambda cond, x, y: sympy.Piecewise((x, cond > 0), (y, True)),  # cond > 0 reads as true
@@ -95,6 +98,9 @@ SYMPY = {
     "erfc": sympy.erfc,
     "gammaln": sympy.loggamma,
     "digamma": sympy.digamma,
+    "gamma": sympy.gamma,
+    "rgamma": lambda x: 1 / sympy.gamma(x),
+    "gammasgn": lambda x: sympy.Integer(1),  # (sampled where gamma > 0: a constant there)
     "polygamma": lambda n, x: sympy.polygamma(_floor(n), x),  # n is an integer order
     "xlogy": lambda x, y: x * sympy.log(y),
 }
@@ -119,6 +125,9 @@ DOMAIN = {
     "logit": (0.1, 0.9),
     "gammaln": (0.5, 3.0),
     "digamma": (0.5, 3.0),
+    "gamma": (0.5, 3.0),
+    "rgamma": (0.5, 3.0),
+    "gammasgn": (0.5, 3.0),
     "polygamma": (0.2, 2.9),  # the order n in 0, 1, 2 (read as floor(n) by the oracle)
     "xlogy": {"y": _POSITIVE},
 }

@@ -82,6 +82,33 @@ SPECS: dict = {
         ("{f}(x, y)", [(2, 1, 3), (2, 2)]),
         ("{f}(x, x)", [(2, 2)]),
     ],
+    "median": [
+        ("{f}(x)", [(5,)]),
+        ("{f}(x)", [(6,)]),
+        ("{f}(x, axis=0)", [(4, 3)]),
+        ("{f}(x, axis=-1, keepdims=True)", [(3, 4)]),
+        ("{f}(x, axis=(0, 2))", [(2, 3, 3)]),
+        ("{f}(x, keepdims=True)", [(2, 3)]),
+    ],
+    "quantile": [
+        ("{f}(x, y)", [(7,), ()]),
+        ("{f}(x, 0.25)", [(6,)]),
+        ("{f}(x, [0.1, 0.9], axis=1)", [(3, 5)]),
+        ("{f}(x, y, axis=0, keepdims=True)", [(5, 2), (3,)]),
+        ("{f}(x, 0.4, method='midpoint')", [(7,)]),
+        ("{f}(x, 0.63, method='nearest')", [(9,)]),
+        ("{f}(x, 0.63, method='lower')", [(9,)]),
+        ("{f}(x, 0.63, method='higher')", [(9,)]),
+        ("{f}(x, y, method='hazen')", [(7,), ()]),
+        ("{f}(x, y, method='weibull')", [(8,), ()]),
+        ("{f}(x, y, method='interpolated_inverted_cdf')", [(6,), ()]),
+        ("{f}(x, y, method='inverted_cdf')", [(6,), ()]),
+    ],
+    "percentile": [
+        ("{f}(x, 100.0 * y)", [(8,), ()]),
+        ("{f}(x, 90)", [(12,)]),
+        ("{f}(x, [25.0, 75.0], axis=0)", [(6, 2)]),
+    ],
 }
 
 METHODS: dict = {}
@@ -89,4 +116,6 @@ METHODS: dict = {}
 DOMAIN: dict = {
     "gradient": {"h": (0.5, 1.5)},
     "interp": {"x": (-2.0, 2.5)},
+    "quantile": {"q": (0.05, 0.95)},
+    "percentile": {"q": (0.05, 0.95)},
 }

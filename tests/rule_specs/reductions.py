@@ -11,6 +11,11 @@ if not hasattr(np, "trapz"):  # NumPy 2.4 removed np.trapz: the cases' own funct
     np.trapz = np.trapezoid  # (the generated code calls _trapezoid, which picks the one there is)
 
 SPECS: dict = {
+    "nansum": [("{f}(x)", [(4,)]), ("{f}(x, axis=0)", [(3, 2)]), ("{f}(x, axis=1, keepdims=True)", [(2, 3)])],
+    "nanmean": [("{f}(x)", [(4,)]), ("{f}(x, axis=-1)", [(3, 2)]), ("{f}(x, axis=0, keepdims=True)", [(2, 3)])],
+    "nanmax": [("{f}(x)", [(5,)]), ("{f}(x, axis=0)", [(3, 2)])],
+    "ptp": [("{f}(x)", [(5,)]), ("{f}(x, axis=0)", [(3, 2)]), ("{f}(x, axis=1, keepdims=True)", [(2, 3)])],
+    "nanmin": [("{f}(x)", [(5,)]), ("{f}(x, axis=1, keepdims=True)", [(3, 2)])],
     "cumprod": [
         ("{f}(x)", [(4,)]),
         ("{f}(x)", [(2, 3)]),  # flattened

@@ -28,6 +28,7 @@ from ..ir.core import Lit, Var
 from ..ir.primitives import STATIC_LIBRARY as LIBRARY
 from ..ir.primitives import STATIC_OPERAND as OPERAND
 from ..ir.primitives import primitive
+from . import instances
 from .adapters_dtype import DTYPE_CALLS, dtype_call, float_dtype
 from .adapters_einsum import subscripts_first
 from .adapters_shape import adapt_shape
@@ -38,10 +39,12 @@ from .state import LoweringState
 from .values import (
     _NOT_CONSTANT,
     RESULT_FIELDS,
+    _Class,
     _constant_value,
     _Fields,
     _Function,
     _Indexed,
+    _Instance,
     _Module,
     _no_rule_message,
     _Own,
@@ -49,6 +52,8 @@ from .values import (
     _Unresolved,
 )
 
+#: The methods of a dict that an array has not (a dict parameter's keys are not known when generating).
+_DICT_METHODS = frozenset({"items", "keys", "values", "get", "update", "pop", "setdefault"})
 #: Library functions whose rule holds on part of their domain (real symmetric matrices): in
 #: module-level code, where no parameter is read, they run as NumPy runs them.
 _ANY_MATRIX = frozenset({"numpy.linalg.eigvals"})
@@ -66,15 +71,20 @@ class CallLowering:
         if isinstance(func, ast.Attribute):
             base = self.lo.expr(func.value, env)
             if isinstance(base, dict) or (isinstance(base, Lit) and isinstance(base.value, dict)):
-                return self.dict_method(base, func.attr, node, env)
+                return self.lo.dicts.dict_method(base, func.attr, node, env)
             if isinstance(base, _Function) and base.local is None and "." in base.name:
                 base = _Module(base.name)  # scipy.signal.convolve(...), scipy.stats.norm.pdf(...): a library's
-            if isinstance(base, _Module):
+            if isinstance(base, _Instance):  # hx.duty(hot, cold): the method, self the object
+                callee = instances.method(self.lo, base, func.attr, func)
+                receiver = callee.receiver
+            elif isinstance(base, _Module):
                 callee = self.lo.names.qualified(f"{base.name}.{func.attr}", func)
             elif isinstance(base, _Own):
                 callee = self.lo.names.own_attribute(base, func.attr, func)
             elif isinstance(base, _Unresolved | _Indexed) and base.path not in self.lo.array_inputs:
                 method = self.lo.names.find_method(func.attr, func, base.cls)
+                if method is None and func.attr in _DICT_METHODS:  # p.items() of a dict parameter
+                    raise self.lo.dicts.parameter_keys(base, func)
                 if method is None:
                     callee = _Function(f"ndarray.{func.attr}")
                     receiver = base
@@ -88,6 +98,10 @@ class CallLowering:
                 callee, receiver = _Function(f"ndarray.{func.attr}"), base
         else:
             callee = self.lo.expr(func, env)
+            receiver = callee.receiver if isinstance(callee, _Function) else None  # f = hx.duty; f(...)
+        if isinstance(callee, _Class):  # Exchanger(area, 850.0): an object (instances.py)
+            kwargs = {kw.arg: self.lo.expr(kw.value, env) for kw in node.keywords if kw.arg}
+            return instances.instantiate(self.lo, callee, self.elements(node.args, env), kwargs, node)
         if not isinstance(callee, _Function):
             raise self.lo.error("YS020", "this value is not callable", func)
         if callee.name in ("builtins.tuple", "builtins.list") and len(node.args) == 1 and not node.keywords:
@@ -95,6 +109,9 @@ class CallLowering:
         if callee.name == "builtins.dict" and not node.args and all(kw.arg for kw in node.keywords):
             return {kw.arg: self.lo.expr(kw.value, env) for kw in node.keywords}  # dict(W=w, b=b)
         if callee.name == "builtins.dict" and len(node.args) == 1 and not node.keywords:
+            copied = self.lo.dicts.copy_of(node.args[0], env)  # dict(TABLE)
+            if copied is not None:
+                return copied
             pairs = self.static_sequence(node.args[0], env)  # dict(zip(KEYS, values))
             if all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], Lit) for p in pairs):
                 return {p[0].value: p[1] for p in pairs}
@@ -124,17 +141,6 @@ class CallLowering:
             if primitive(self.lo.table.names.get(callee.name, "")).packed_method and len(args) > 2:
                 args = [args[0], tuple(args[1:])]
         return self.call_primitive(callee.name, args, kwargs, node)
-
-    def dict_method(self, base: object, name: str, node: ast.Call, env: dict) -> object:
-        """``d.items()``, ``d.keys()``, ``d.values()``, ``d.get(k, default)`` of a dict of values."""
-        items = base if isinstance(base, dict) else {k: Lit(v) for k, v in base.value.items()}
-        args = [self.lo.expr(a, env) for a in node.args]
-        if name in ("items", "keys", "values") and not args:
-            pairs = [(Lit(k), v) for k, v in items.items()]
-            return tuple(pairs) if name == "items" else tuple(p[0 if name == "keys" else 1] for p in pairs)
-        if name == "get" and 1 <= len(args) <= 2 and isinstance(args[0], Lit):
-            return items.get(args[0].value, args[1] if len(args) == 2 else Lit(None))
-        raise self.lo.error("YS020", f"the dict method {name}() has no rule", node)
 
     def elements(self, nodes: list[ast.expr], env: dict) -> list:
         """The values of call arguments or tuple items; ``*xs`` of a tuple of known length is spread."""
@@ -189,6 +195,8 @@ class CallLowering:
         return self.lo.inline(fn, env, node)
 
     def call_primitive(self, name: str, args: list, kwargs: dict, node: ast.AST) -> object:
+        if name == "numpy.where" and len(args) == 1 and not kwargs:
+            name = "numpy.nonzero"  # np.where(cond): the indices where cond holds, as np.nonzero's
         if "dtype" in kwargs and name in DTYPE_CALLS:
             return dtype_call(self.lo, name, args, kwargs, node)
         adapted = self.adapt(name, args, kwargs, node)

@@ -40,6 +40,7 @@ from .dicts import _hint
 from .exits import Exits, _always_returns, _jumps, _returns, live_after, loaded_outside, read_first, stored_names
 from .expressions import NeedsUnrolling
 from .generated import fast_path, is_guard
+from .rewrites import rewritten
 from .source import statement_text
 from .state import LoweringState
 
@@ -59,6 +60,10 @@ class ControlLowering:
         """Lower a statement list; the returned value if it ends in ``return`` (else None)."""
         for idx, stmt in enumerate(stmts):
             stmt = self.lo.lists.maps_as_generators(stmt, env)
+            plainer = rewritten(stmt, env, self.lo.lists)
+            if isinstance(plainer, list):  # first, *rest = xs; functools.reduce(f, xs): the plainer statements
+                return self.block(plainer + stmts[idx + 1 :], env)
+            stmt = plainer
             hoisted = self.lo.lists.runtime_comprehensions(stmt, env)
             if hoisted is not None:  # [f(v) for v in lst] of a run-time length: a loop, then stmt
                 return self.block(hoisted + stmts[idx + 1 :], env)

@@ -1,4 +1,5 @@
-"""Dicts of values carried through loops and branches: one carried value per key.
+"""Dicts of values: their methods (``d.items()``, ``d.copy()``, ...), and dicts carried through
+loops and branches, one carried value per key.
 
 A part of lowering (a fenced ``Module`` and a function name in, a primal ``Tape`` out;
 ``state`` lists the parts).  ``c = {"A": a, "B": b}`` updated in a loop (``c = {"A": c["A"] -
@@ -13,6 +14,9 @@ from __future__ import annotations
 import ast
 import re
 
+from ..errors import UserError
+from ..ir.core import Lit
+from ..ir.printer import format_path
 from .state import LoweringState
 
 _MISSING = object()
@@ -28,6 +32,38 @@ class DictLowering:
         #: and the dict's number of keys (``control.split_dicts``).
         self.dict_entries: dict[str, tuple[str, object]] = {}
         self.dict_sizes: dict[str, int] = {}
+
+    def dict_method(self, base: object, name: str, node: ast.Call, env: dict) -> object:
+        """``d.items()``, ``d.keys()``, ``d.values()``, ``d.get(k, default)`` of a dict of values."""
+        items = base if isinstance(base, dict) else {k: Lit(v) for k, v in base.value.items()}
+        args = [self.lo.expr(a, env) for a in node.args]
+        if name in ("items", "keys", "values") and not args:
+            pairs = [(Lit(k), v) for k, v in items.items()]
+            return tuple(pairs) if name == "items" else tuple(p[0 if name == "keys" else 1] for p in pairs)
+        if name == "copy" and not args:  # a new dict of the same values
+            return dict(items)
+        if name == "get" and 1 <= len(args) <= 2 and isinstance(args[0], Lit):
+            return items.get(args[0].value, args[1] if len(args) == 2 else Lit(None))
+        raise self.lo.error("YS020", f"the dict method {name}() has no rule", node)
+
+    def copy_of(self, node: ast.expr, env: dict) -> dict | None:
+        """``dict(TABLE)`` of a name holding a dict (or a module-level one): a new dict of its values."""
+        value = self.lo.expr(node, env) if isinstance(node, ast.Name) else None
+        if isinstance(value, Lit) and isinstance(value.value, dict):
+            return {k: Lit(v) for k, v in value.value.items()}
+        return dict(value) if isinstance(value, dict) else None
+
+    def parameter_keys(self, base: object, func: ast.Attribute) -> UserError:
+        """The refusal of ``p.items()`` (``keys``, ``values``, ...) of a dict parameter: its keys are
+        known only when the function runs."""
+        shown = format_path(base.path)
+        return self.lo.error(
+            "YS041",
+            f"{shown}.{func.attr}(): the keys of a dict parameter are known only at run time; read its "
+            f"entries by key ({shown}['a']), or loop over keys written in the source "
+            f"(for k in ('a', 'b'): ... {shown}[k] ...)",
+            func,
+        )
 
     def split_dicts(self, names: list[str], env: dict) -> list[str]:
         """``names`` with each name that holds a dict of values replaced by its entries' names, the

@@ -63,6 +63,38 @@ class ExpressionLowering:
     def __init__(self, lo: LoweringState):
         self.lo = lo
 
+    # ------------------------------------------------------------------ Python lists and tuples
+    def sequence_binop(self, prim: str, left: object, right: object, node: ast.AST) -> tuple | None:
+        """``[a, b] + [c]`` joins, ``[a] * 3`` repeats, as Python does (None: no list or tuple here,
+        or one with an array or a NumPy number, which NumPy reads as an array: ``[1.0, 2.0] * x``);
+        a list and a number otherwise is refused (a ``TypeError`` in Python, or a count known at run
+        time only: passed through as written where no gradient flows)."""
+        seq_l, seq_r = _python_sequence(left), _python_sequence(right)
+        if (seq_l is None and seq_r is None) or self.numpy_operand(left, right):
+            return None
+        if seq_l is not None and seq_r is not None and prim == "add":
+            return (*seq_l, *seq_r)
+        seq, other = (seq_l, right) if seq_l is not None else (seq_r, left)
+        if prim == "mul" and isinstance(other, Lit) and type(other.value) in (int, bool):
+            return seq * int(other.value)
+        raise self.lo.error(
+            "YS034",
+            "a list or tuple in arithmetic with a number or another list: Python joins or repeats lists "
+            "([a] * n, [a] + [b]); write np.array([...]) for arithmetic on its values",
+            node,
+        )
+
+    def numpy_operand(self, left: object, right: object) -> bool:
+        """One operand is a value of the tape NumPy computes with (an array, a NumPy number), not a
+        count (``len``, a shape, static code)."""
+        lo = self.lo
+        for value in (left, right):
+            if isinstance(value, Var) and value.id not in lo.number_values:
+                return lo.prims.get(value.id) not in ("len", "size", "ndim", "static")
+            if isinstance(value, _Unresolved | _Indexed):
+                return True
+        return False
+
     def expr_Constant(self, node: ast.Constant, env: dict) -> object:
         if node.value is Ellipsis:
             return Lit(Ellipsis)
@@ -270,3 +302,12 @@ def _hashable(value: object) -> bool:
     except TypeError:
         return False
     return True
+
+
+def _python_sequence(value: object) -> tuple | None:
+    """``value`` as the items of a Python list or tuple (a display, a constant one), else None."""
+    if isinstance(value, tuple):
+        return value
+    if isinstance(value, Lit) and isinstance(value.value, tuple | list):
+        return tuple(Lit(v) for v in value.value)
+    return None

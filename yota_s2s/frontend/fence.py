@@ -121,6 +121,10 @@ def fence(source: str, path: str, funcs: list[str] | None = None) -> Module:
     return module
 
 
+#: The methods that set the attributes of the object being made (``self.area = area``).
+CONSTRUCTORS = ("__init__", "__post_init__")
+
+
 def _collect(module: Module) -> None:
     ModuleLevel(module).run(module.tree.body)
 
@@ -263,6 +267,8 @@ def _reachable(module: Module) -> list[ast.FunctionDef]:
             if name in module.functions:
                 todo.append(module.functions[name])
             todo.extend(methods.get(name, []))
+            if name in module.classes and name not in module.functions:  # Exchanger(...): its __init__
+                todo.extend(m for c in CONSTRUCTORS for m in methods.get(c, []))
     return sorted(seen.values(), key=lambda f: f.lineno)
 
 
@@ -272,6 +278,7 @@ class _Checker(ast.NodeVisitor):
     def __init__(self, module: Module, errors: list[UserError]):
         self.module = module
         self.errors = errors
+        self.constructing: str | None = None  # self, in __init__: its attributes may be set
 
     def error(self, code: str, message: str, node: ast.AST) -> None:
         self.errors.append(located(code, message, node, self.module.path, self.module.source))
@@ -297,6 +304,8 @@ class _Checker(ast.NodeVisitor):
 
     def check_function(self, fn: ast.FunctionDef, entry: bool = False) -> None:
         a = fn.args
+        if fn.name in CONSTRUCTORS and a.args:  # self.area = area: the object being made
+            self.constructing = a.args[0].arg
         if a.kwarg:
             self.error("YS010", "**kwargs parameters are not supported; name the parameters", fn)
         if a.vararg and entry:
@@ -320,6 +329,8 @@ class _Checker(ast.NodeVisitor):
     # -- statements
     def visit_Assign(self, node: ast.Assign) -> None:
         for t in node.targets:
+            if len(node.targets) == 1 and _one_starred_name(t):  # first, *rest = xs (frontend/rewrites.py)
+                t = ast.Tuple([e for e in t.elts if not isinstance(e, ast.Starred)], ast.Store())
             self._target(t)
         if isinstance(node.value, ast.Lambda) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             self.visit(node.value.args)  # sq = lambda t: t * t is a helper; inlined where it is called
@@ -343,6 +354,8 @@ class _Checker(ast.NodeVisitor):
             for e in t.elts:
                 self._target(e)
             return
+        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == self.constructing:
+            return  # self.area = area in __init__ (frontend/instances.py)
         base = t
         while isinstance(base, ast.Subscript):
             base = base.value
@@ -466,3 +479,9 @@ assert not any(hasattr(_Checker, "visit_" + t.__name__) for b in _LEAVES for t i
 
 _DISPATCH: dict[type, object] = {}  # node class -> _Checker.visit_<class> or None (generic_visit)
 _UNSEEN = object()
+
+
+def _one_starred_name(t: ast.expr) -> bool:
+    """``t`` is a tuple or list target with one starred name (``first, *rest = xs``)."""
+    stars = [e for e in t.elts if isinstance(e, ast.Starred)] if isinstance(t, ast.Tuple | ast.List) else []
+    return len(stars) == 1 and isinstance(stars[0].value, ast.Name)

@@ -115,17 +115,20 @@ class ListLowering:
         """``[w * x[i] for i in range(3)]``: unrolled, a tuple of values (a list in the source);
         several ``for`` clauses nest (``[x[i] * x[j] for i in range(3) for j in range(i)]``)."""
         out: list = []
-        self.unrolled(node, 0, env, out)
+        self.unrolled(node, 0, dict(env), out)  # one scope for all its clauses, as Python's
         return tuple(out)
 
-    def unrolled(self, node: ast.ListComp | ast.GeneratorExp, k: int, env: dict, out: list) -> None:
-        """Append the items of ``node``'s ``for`` clauses from the ``k``-th on to ``out``."""
+    def unrolled(self, node: ast.ListComp | ast.GeneratorExp, k: int, scope: dict, out: list) -> None:
+        """Append the items of ``node``'s ``for`` clauses from the ``k``-th on to ``out``.  ``scope``
+        is the comprehension's own, one for all its items: a lambda an item makes reads the loop
+        names as Python's does, when it is called (``[lambda v: v * k for k in range(3)]`` all read
+        the last ``k``)."""
         if k == len(node.generators):
-            out.append(self.lo.expr(node.elt, env))
+            out.append(self.lo.expr(node.elt, scope))
             return
         gen = node.generators[k]
-        for item in self.lo.calls.static_sequence(gen.iter, env):
-            inner = dict(env)
+        for item in self.lo.calls.static_sequence(gen.iter, scope):
+            inner = scope
             self.lo.assign(gen.target, item, inner)
             keep = True
             for cond in gen.ifs:
@@ -219,6 +222,44 @@ class ListLowering:
             return None
         body, orelse = ([ast.Assign([stmt.targets[0]], b)] for b in branches)
         return [ast.fix_missing_locations(ast.copy_location(ast.If(value.test, body, orelse), stmt))]
+
+    def names_function(self, node: ast.expr, env: dict, name: str) -> bool:
+        """``node`` names the library function ``name`` (``functools.reduce``, ``reduce`` imported from
+        it), not a function of the user's; a look only, nothing lowered stays."""
+        root = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name) or root.id in env or root.id not in self.lo.module.imports:
+            return False  # (an import's name only: a parameter's attribute read would make it an object)
+        tape, mark = self.lo.tape, len(self.lo.tape.eqns)
+        try:
+            value = self.lo.expr(node, env)
+        except UserError:
+            return False
+        finally:
+            self.lo.discard(tape, mark)
+        return isinstance(value, _Function) and value.local is None and value.name == name
+
+    def is_builtin(self, name: str, env: dict) -> bool:
+        """``name`` is Python's builtin here (no name of the function or the file shadows it)."""
+        m = self.lo.module
+        return name not in env and not any(name in t for t in (m.functions, m.constants, m.imports, m.statics))
+
+    def runtime_sequence(self, node: ast.expr, env: dict) -> bool:
+        """``list(node)`` is a list of a length known at run time only (``list`` the builtin): the
+        rows of an array parameter, a slice of a list a loop builds; a look only."""
+        return self.is_builtin("list", env) and self.runtime_only(node, env)
+
+    def runtime_only(self, node: ast.expr, env: dict) -> bool:
+        """``node`` is a sequence whose length is known at run time only (a look only)."""
+        tape, mark = self.lo.tape, len(self.lo.tape.eqns)
+        try:
+            self.lo.calls.static_sequence(node, env)
+        except UserError as exc:
+            return exc.code == "YS041"
+        finally:
+            self.lo.discard(tape, mark)
+        return False
 
     def runtime_length(self, comp: ast.ListComp | ast.GeneratorExp, env: dict) -> bool:
         """``comp``'s first ``for`` runs over a length known at run time only (``range`` of a

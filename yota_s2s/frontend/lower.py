@@ -61,6 +61,7 @@ from .values import (
     _constant_value,
     _Function,
     _Indexed,
+    _Instance,
     _Module,
     _Own,
     _params_with_defaults,
@@ -278,13 +279,24 @@ class Lowerer(LoweringState):
             raise self.error("YS020", f"the module {value.name} is used as a value", node)
         if isinstance(value, _Module):
             raise self.error("YS020", f"the module {value.name} is used as a value", node)
+        if isinstance(value, _Instance):
+            raise self.error(
+                "YS020",
+                f"an object of {value.cls} where a value is needed (in arithmetic, or made in a branch of an "
+                f"`if` or a loop and used after it): make it once, after choosing its arguments "
+                f"(s = a if c else b, then m = {value.cls}(s))",
+                node,
+            )
         raise self.error("YS020", "unsupported value", node)  # pragma: no cover
 
-    def binop(self, prim: str, left: object, right: object, node: ast.AST) -> Atom:
+    def binop(self, prim: str, left: object, right: object, node: ast.AST) -> Atom | tuple:
         if self.lists.is_list(left) or self.lists.is_list(right):
             raise self.error(
                 "YS034", "a list in arithmetic: Python would join or repeat it; write np.array(lst) first", node
             )
+        joined = self.exprs.sequence_binop(prim, left, right, node)  # [a] * 3, [a] + [b]: as Python's
+        if joined is not None:
+            return joined
         return self.add(prim, [self.as_array(left, node), self.as_array(right, node)], {}, node)
 
     def expr(self, node: ast.expr, env: dict[str, object]) -> object:
@@ -320,6 +332,11 @@ class Lowerer(LoweringState):
         if isinstance(target, ast.Subscript):
             self.assign_item(target, value, env)
             return
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+            obj = env.get(target.value.id)
+            if isinstance(obj, _Instance):  # self.area = area in __init__ (the fence allows it there only)
+                obj.attrs[target.attr] = value
+                return
         if isinstance(target, ast.Tuple | ast.List):
             if isinstance(value, Lit) and isinstance(value.value, tuple):
                 value = tuple(Lit(v) for v in value.value)
@@ -360,6 +377,8 @@ class Lowerer(LoweringState):
                 "YS015", f"{name} is not a local name: writing into a module-level value is a global write", target
             )
         base = env[name]
+        if isinstance(base, Lit) and isinstance(base.value, dict):  # t = dict(TABLE), folded: its entries
+            base = env[name] = {k: Lit(v) for k, v in base.value.items()}
         if isinstance(base, dict):  # d["c"] = v: a new dict (refused where another name sees the old one)
             key = self.expr(target.slice, env)
             if not isinstance(key, Lit):

@@ -244,6 +244,15 @@ class ModuleLevel:
 
     def augmented(self, node: ast.AugAssign) -> None:
         target, text = node.target, _text(node, self.m.source)
+        if (
+            isinstance(target, ast.Subscript)
+            and isinstance(target.value, ast.Name)
+            and _holds_dict(self.m, target.value.id)
+        ):
+            # D["k"] += v: D["k"] = D["k"] + v (a dict's entry is rebound, as Python does)
+            read = ast.Subscript(copy.deepcopy(target.value), copy.deepcopy(target.slice), ast.Load())
+            value = ast.copy_location(ast.BinOp(read, node.op, node.value), node)
+            return self.assign([target], ast.fix_missing_locations(value), node)
         if not isinstance(target, ast.Name):
             return self.unfollowed(node, "is changed in place in a way the tool does not follow")
         name, m = target.id, self.m
@@ -340,18 +349,13 @@ class ModuleLevel:
                 return self.refuse(name, stmt, f"has an item written at line {stmt.lineno} that the list does not have")
             self.changed_in_place(name, stmt)
             return self.bind_name(name, "constant", new if isinstance(new, dict) else tuple(new), stmt, text)
-        if isinstance(base, dict) and isinstance(index, str | int | float | bool):  # D["W"] = np.ones(3)
+        display = _dict_display(base, m.statics.get(name))
+        if display is not None and isinstance(index, str | int | float | bool):
+            # D["W"] = np.ones(3), D["W"] = D["W"] * 2.0: a dict display, the entry replaced
             self.changed_in_place(name, stmt)
-            keys = [ast.Constant(k) for k in base]
-            values = [_literal(v) for v in base.values()]
-            if index in base:
-                values[list(base).index(index)] = folded
-            else:
-                keys.append(ast.Constant(index))
-                values.append(folded)
             old = self.hide(name)
             self.move(name, old)
-            return self.record(name, ast.Dict(keys, values), stmt, text)
+            return self.record(name, _with_entry(display, index, folded, kind, name, old), stmt, text)
         self.unfollowed(stmt, f"has an item written at line {stmt.lineno}, which the tool does not follow")
 
     # ---- bindings ---------------------------------------------------------------------------
@@ -537,6 +541,37 @@ def _held(node: ast.expr | None, imports: dict[str, str]) -> set[str]:
         if name.rpartition(".")[2] in _VIEWS:
             return set().union(*(_held(a, imports) for a in node.args))
     return set()
+
+
+def _holds_dict(m, name: str) -> bool:
+    """``name`` holds a dict the tool follows (folded, or a display of expressions)."""
+    return isinstance(m.constants.get(name), dict) or isinstance(m.statics.get(name), ast.Dict)
+
+
+def _dict_display(base: object, static: ast.expr | None) -> ast.Dict | None:
+    """A dict a module-level name holds (folded ``base``, or the display ``static``) as a new
+    display of its entries' expressions; None for any other value."""
+    if isinstance(static, ast.Dict) and all(isinstance(k, ast.Constant) for k in static.keys):
+        return copy.deepcopy(static)
+    if isinstance(base, dict):
+        return ast.Dict([ast.Constant(k) for k in base], [_literal(v) for v in base.values()])
+    return None
+
+
+def _with_entry(display: ast.Dict, key: object, folded: object, kind: str, name: str, old: str) -> ast.Dict:
+    """``display`` with the entry ``key`` set to ``folded`` (a constant, or an expression whose reads
+    of the dict ``name`` read it as it was, ``old``)."""
+    value = copy.deepcopy(_literal(folded) if kind == "constant" else folded)
+    for n in ast.walk(value):
+        if isinstance(n, ast.Name) and n.id == name:
+            n.id = old
+    keys = [k.value for k in display.keys]
+    if key in keys:
+        display.values[keys.index(key)] = value
+    else:
+        display.keys.append(ast.Constant(key))
+        display.values.append(value)
+    return display
 
 
 def _literal(value: object) -> ast.expr:

@@ -31,6 +31,7 @@ from ..errors import UserError, located
 from ..ir.core import Lit, Var
 from ..ir.printer import format_path
 from ..sources import read_python
+from . import instances
 from .fence import Module, check_functions, parse_module
 from .generated import generated_helpers
 from .state import LoweringState
@@ -38,9 +39,11 @@ from .values import (
     _SUBMODULES,
     ARRAY_ATTRS,
     MODULE_CONSTANTS,
+    _Class,
     _Fields,
     _Function,
     _Indexed,
+    _Instance,
     _Module,
     _Own,
     _Unresolved,
@@ -83,6 +86,8 @@ class NameResolution:
             return self.qualified(m.imports[name], node)
         if name in m.statics:
             return self.module_static(m, name)
+        if name in m.classes:  # Exchanger(area, u): an object of the file's class (instances.py)
+            return _Class(name, m)
         if hasattr(builtins, name):
             return _Function(f"builtins.{name}")
         raise self.lo.error("YS030", f"unknown name {name!r}", node)
@@ -138,6 +143,10 @@ class NameResolution:
     def expr_Attribute(self, node: ast.Attribute, env: dict) -> object:
         base = self.lo.expr(node.value, env)
         attr = node.attr
+        if isinstance(base, _Instance):  # hx.area of an object the function made
+            return instances.attribute(self.lo, base, attr, node)
+        if isinstance(base, _Class):  # Exchanger.RATE: a class attribute
+            return instances.attribute(self.lo, _Instance(base.name, base.module), attr, node)
         if isinstance(base, _Module):
             return self.qualified(f"{base.name}.{attr}", node)
         if isinstance(base, _Own):

@@ -74,6 +74,7 @@ _MUTATING_METHODS = frozenset(
 )  # fmt: skip
 _MUTATING_CALLS = frozenset(
     ["numpy.copyto", "numpy.put", "numpy.place", "numpy.putmask", "numpy.fill_diagonal", "numpy.random.shuffle"]
+    + ["numpy.put_along_axis", "numpy.random.Generator.shuffle"]
 )
 
 
@@ -140,7 +141,10 @@ class StaticLowering:
             tree, template = self.template(stmt, env)
         except _NotTemplatable:
             raise self.lo.error(
-                "YS018", "this statement calls one of the file's own functions for its effect only", stmt
+                "YS018",
+                "this statement is run for its effect only, and it names a function of the file or a module, "
+                "which the generated module cannot call as written; use its result (name = ...)",
+                stmt,
             ) from None
         params = {"code": ast.unparse(tree), "modules": tuple(template.modules)}
         self.lo.tape.add_eqn("effect", list(template.operands), params, self.lo.span_at(stmt))
@@ -150,6 +154,23 @@ class StaticLowering:
         if not isinstance(call, ast.Call):
             return
         func = call.func
+        written = [kw.value for kw in call.keywords if kw.arg == "out"]
+        if written:  # np.clip(y, 0.0, 1.0, out=y)
+            target = ast.unparse(written[0])
+            raise self.lo.error(
+                "YS018",
+                f"{ast.unparse(func)}(..., out={target}) writes its result into {target} in place; "
+                f"the gradient needs values that do not change: write {target} = {ast.unparse(func)}(...)",
+                call,
+            )
+        if isinstance(func, ast.Attribute) and func.attr == "shuffle" and call.args:  # rng.shuffle(y)
+            target = ast.unparse(call.args[0])
+            raise self.lo.error(
+                "YS018",
+                f"{ast.unparse(func)}({target}) changes {target} in place; the gradient needs values that do "
+                f"not change: index it by a permutation ({target} = {target}[rng.permutation(len({target}))])",
+                call,
+            )
         if isinstance(func, ast.Attribute) and func.attr in _MUTATING_METHODS:
             target = ast.unparse(func.value)
             try:
@@ -167,7 +188,8 @@ class StaticLowering:
             callee = self.lo.expr(func, env)
         except UserError:
             return
-        if isinstance(callee, _Function) and callee.local is None and callee.name in _MUTATING_CALLS:
+        ufunc_at = isinstance(func, ast.Attribute) and func.attr == "at"  # np.add.at(a, idx, v): a changes
+        if isinstance(callee, _Function) and callee.local is None and (callee.name in _MUTATING_CALLS or ufunc_at):
             raise self.lo.error(
                 "YS018", f"{ast.unparse(func)}() changes its argument in place; build a new array instead", call
             )

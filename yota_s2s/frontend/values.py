@@ -120,6 +120,24 @@ class _Function:
     module: Module | None = field(default=None, compare=False)  # the file that defines it
 
 
+@dataclass(frozen=True)
+class _Class:
+    """A class of the file (``frontend/instances.py``): called, it makes an ``_Instance``."""
+
+    name: str
+    module: Module = field(compare=False)
+
+
+@dataclass(eq=False)
+class _Instance:
+    """An object the function made by calling a class of the file: its attributes are values of
+    the function, set while its ``__init__`` runs, never after (``frontend/instances.py``)."""
+
+    cls: str
+    module: Module = field(repr=False)
+    attrs: dict[str, object] = field(default_factory=dict)
+
+
 _NOT_CONSTANT = object()
 
 
@@ -132,7 +150,7 @@ def _constant_value(value: object) -> object:
         return _NOT_CONSTANT if any(i is _NOT_CONSTANT for i in items) else tuple(items)
     if isinstance(value, list):  # a module constant written with lists
         return _constant_value(tuple(value))
-    dynamic = Var | _Unresolved | _Indexed | _Function | _Module | _Own
+    dynamic = Var | _Unresolved | _Indexed | _Function | _Module | _Own | _Class | _Instance
     return value if not isinstance(value, dynamic) else _NOT_CONSTANT
 
 

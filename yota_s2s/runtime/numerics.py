@@ -1,5 +1,6 @@
 """Runtime helpers of the numerical-analysis rules (``rules/numerics.py``): the adjoints of
-``np.gradient``, ``np.cross``, ``np.convolve``, ``np.correlate``, ``np.interp`` and ``np.kron``.
+``np.gradient``, ``np.cross``, ``np.convolve``, ``np.correlate``, ``np.interp``, ``np.kron``, and the order statistics
+``np.median``, ``np.quantile`` and ``np.percentile``.
 
 Like ``runtime.core``: each ``_<prim>`` writes the primitive ``prim`` and is copied into the
 generated modules that use it, with ``xp`` renamed to the target's array module.  Statics come
@@ -8,6 +9,8 @@ by keyword.  Each adjoint returns a new array of its operand's shape (a number's
 """
 
 import numpy as xp
+
+from .core import _sort_dx  # for direct calls; modules copy it
 
 # ----------------------------------------------------------------------------- np.gradient
 
@@ -338,3 +341,84 @@ def _kron_db(g, a, b):
     """The gradient of ``sum(g * np.kron(a, b))`` with respect to ``b``."""
     blocks = _kron_blocks(g, a, b)
     return xp.reshape(xp.ravel(xp.asarray(a)) @ blocks, xp.shape(b)).astype(xp.result_type(g, a, b), copy=True)
+
+
+# ----------------------------------------------------------------------------- np.median, np.quantile
+
+
+def _quantile_axes(a, axis, keepdims):
+    """``a`` with the reduced axes moved last and merged into one, ``(am, rest, out_shape)``:
+    ``rest`` the shape of the axes kept (their order in ``a``), ``out_shape`` the shape one q gives
+    (``rest``, or ``a``'s shape with the reduced axes set to 1 under ``keepdims``)."""
+    a = xp.asarray(a)
+    axes = range(a.ndim) if axis is None else (axis,) if xp.ndim(axis) == 0 else axis
+    axes = sorted(int(k) % max(a.ndim, 1) for k in axes)
+    kept = [k for k in range(a.ndim) if k not in axes]
+    rest = tuple(a.shape[k] for k in kept)
+    n = 1
+    for k in axes:
+        n *= a.shape[k]
+    am = xp.reshape(xp.transpose(a, kept + axes), rest + (n,))
+    out_shape = tuple(1 if k in axes else a.shape[k] for k in range(a.ndim)) if keepdims else rest
+    return am, axes, kept, out_shape
+
+
+#: The continuous methods of np.quantile: the place q reads is ``n * q + alpha + q * (1 - alpha -
+#: beta) - 1`` (NumPy's ``_compute_virtual_index``; linear's ``(n - 1) * q``), so its slope in q.
+_QUANTILE_SLOPES = {
+    "linear": (1.0, 1.0),
+    "weibull": (0.0, 0.0),
+    "hazen": (0.5, 0.5),
+    "median_unbiased": (1 / 3.0, 1 / 3.0),
+    "normal_unbiased": (3 / 8.0, 3 / 8.0),
+    "interpolated_inverted_cdf": (0.0, 1.0),
+}
+
+
+def _quantile_places(q, n, method, scale):
+    """For each q (flat, divided by ``scale``: 100 for a percentile), the two places of the sorted
+    elements it reads and the weight of the upper one: ``q``'s value is ``(1 - w) * s[lo] + w *
+    s[hi]``.  The places depend on ``n``, ``q`` and ``method`` only, so NumPy's own quantile of
+    ``0, 1, ..., n - 1`` is the place, whatever the method."""
+    q = xp.ravel(xp.asarray(q, dtype=float)) / scale
+    pos = xp.quantile(xp.arange(n, dtype=float), q, method=method) if n else 0.0 * q
+    lo = xp.clip(xp.floor(pos), 0, max(n - 1, 0)).astype(int)
+    hi = xp.clip(lo + 1, 0, max(n - 1, 0))
+    return lo, hi, pos - lo, q
+
+
+def _quantile_da(g, a, q, axis=None, method="linear", keepdims=False, scale=1.0):
+    """The gradient of ``np.quantile(a, q / scale, axis, method=method, keepdims=keepdims)`` with
+    respect to ``a``: each q's gradient goes to the sorted element(s) it reads (weights ``1 - w``
+    and ``w``), and elements that tie share evenly the gradients of their places (as ``np.sort``'s)."""
+    a = xp.asarray(a)
+    am, axes, kept, out_shape = _quantile_axes(a, axis, keepdims)
+    n = am.shape[-1]
+    lo, hi, w, _ = _quantile_places(q, n, method, scale)
+    rest = am.shape[:-1]
+    gq = xp.reshape(xp.broadcast_to(g, xp.shape(q) + out_shape), (lo.shape[0],) + rest)
+    gs = xp.zeros(rest + (n,), xp.result_type(g, a, 0.0))
+    for i in range(lo.shape[0]):  # the sorted layout's gradient: q by q, its two places
+        gs[..., lo[i]] += (1.0 - w[i]) * gq[i]
+        gs[..., hi[i]] += w[i] * gq[i]
+    dam = _sort_dx(gs, am, xp.sort(am, axis=-1), -1)
+    shape = tuple(a.shape[k] for k in kept + axes)
+    return xp.transpose(xp.reshape(dam, shape), xp.argsort(xp.asarray(kept + axes)))
+
+
+def _quantile_dq(g, a, q, axis=None, method="linear", keepdims=False, scale=1.0):
+    """The gradient of ``np.quantile(a, q / scale, ...)`` with respect to ``q``: the slope of the
+    interpolation between the two sorted elements read, ``(s[hi] - s[lo]) / scale`` times the
+    place's own slope in q (``n - 1`` for linear; 0 for the methods that pick one element, and
+    where the place is held at an end)."""
+    am, _, _, out_shape = _quantile_axes(a, axis, keepdims)
+    n = am.shape[-1]
+    lo, hi, _, qs = _quantile_places(q, n, method, scale)
+    s = xp.sort(am, axis=-1)
+    gq = xp.reshape(xp.broadcast_to(g, xp.shape(q) + out_shape), (lo.shape[0], -1))
+    alpha, beta = _QUANTILE_SLOPES.get(method, (0.0, n + 1.0))  # (the others: a slope of 0)
+    place = n * qs + alpha + qs * (1.0 - alpha - beta) - 1.0
+    moves = (n + 1.0 - alpha - beta) * ((place > 0) & (place < n - 1))
+    slope = moves[:, None] / scale * xp.reshape(s[..., hi] - s[..., lo], (-1, lo.shape[0])).T
+    dq = xp.sum(gq * slope, axis=1)
+    return xp.reshape(dq, xp.shape(q)).astype(xp.result_type(g, a, 0.0))

@@ -1,5 +1,5 @@
 """Runtime helpers of ``rules/special.py``: the error function and its complement, ``log|gamma|``,
-digamma and polygamma, written with the array module alone, so a generated module that
+gamma, its reciprocal and its sign, digamma and polygamma, written with the array module alone, so a generated module that
 differentiates ``math.erf``, ``math.erfc`` or ``math.lgamma`` (or their ``scipy.special`` names)
 imports NumPy only.
 
@@ -105,6 +105,28 @@ def _gammaln(x):
     out = xp.where(neg, xp.where(sine > 0.0, reflected, xp.inf), out)
     out = out.astype(dtype)
     return out[()] if out.ndim == 0 else out
+
+
+def _gammasgn(x):
+    """The sign of gamma(x), elementwise: 1 above 0, (-1)^k between the poles -k and -k + 1 below
+    (nan at the poles 0, -1, -2, ...)."""
+    x, dtype = _float64(x)
+    pole = (x <= 0.0) & (x == xp.floor(x))
+    odd = (xp.floor(x) % 2.0) != 0.0
+    out = xp.where(x > 0.0, 1.0, xp.where(pole, xp.nan, xp.where(odd, -1.0, 1.0)))
+    out = out.astype(dtype)
+    return out[()] if out.ndim == 0 else out
+
+
+def _gamma(x):
+    """gamma(x), elementwise: its sign times exp(log|gamma(x)|) (nan at the poles)."""
+    return _gammasgn(x) * xp.exp(_gammaln(x))
+
+
+def _rgamma(x):
+    """1 / gamma(x), elementwise: 0 at the poles, as scipy.special.rgamma."""
+    sign = _gammasgn(x)
+    return xp.where(xp.isnan(sign), 0.0, sign) * xp.exp(-_gammaln(x))
 
 
 def _digamma(x):

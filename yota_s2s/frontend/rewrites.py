@@ -1,0 +1,328 @@
+"""Statements written as the plainer statements they stand for, before lowering.
+
+A part of lowering with no state of its own: each function takes a statement (and, where the
+rewrite depends on what a name means, a predicate the ``Lowerer`` answers) and returns the
+statements to lower in its place, or None where it has nothing to rewrite.  What comes out is
+Python that means what the user wrote, so lowering, diagnostics and the generated comments treat
+it as any other code:
+
+- ``first, *rest, last = xs`` (``starred_assignment``): the sequence once, a length check as
+  Python's, ``first = s[0]``, ``rest = list(s[1:-1])``, ``last = s[-1]``; ``rest`` is a list,
+  of a length known when generating (a tuple of values) or only at run time (a list a loop
+  builds, ``runtime_comprehensions``).
+- ``functools.reduce(f, xs, init)`` (``reduce_loops``): ``acc = init``, ``for v in xs: acc =
+  f(acc, v)`` written before the statement, which reads ``acc``; without ``init``, ``xs[0]`` then
+  the loop over ``xs[1:]``.
+- ``list(xs)`` of a length known at run time only (``lists_as_comprehensions``): ``[v for v in
+  xs]``, a list a loop builds; ``list(f(v) for v in xs)`` is ``[f(v) for v in xs]``.
+- ``reversed(xs)`` iterated (``for v in reversed(x)``, ``reversed(range(len(x)))``) is ``xs[::-1]``,
+  and
+  ``sum(xs, start)`` is ``start + sum(xs)`` (``builtin_forms``).
+- ``enumerate(xs, start=k)`` (``enumerate_starts``): ``enumerate(xs)``, its count plus ``k`` (a
+  ``for`` loop's first statement ``i = _enum + k``; in a comprehension, ``for i in (_enum + k,)``).
+
+    >>> import ast
+    >>> stmt = ast.parse("a, *b = x").body[0]
+    >>> print("\\n".join(ast.unparse(s) for s in starred_assignment(stmt)))
+    _star1_0 = x
+    if len(_star1_0) < 1:
+        raise ValueError('not enough values to unpack (expected at least 1, got ' + str(len(_star1_0)) + ')')
+    a = _star1_0[0]
+    b = list(_star1_0[1:])
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from collections.abc import Callable
+
+#: The library function ``reduce_loops`` writes as a loop.
+_REDUCE = "functools.reduce"
+
+
+def rewritten(stmt: ast.stmt, env: dict, lists) -> ast.stmt | list[ast.stmt]:
+    """``stmt`` as the plainer Python it stands for: the statements to lower instead (starred
+    unpacking, ``functools.reduce``), or the statement with ``list(xs)`` of a run-time length a
+    comprehension and ``enumerate(xs, start=k)`` counted from 0.  ``lists``: the lowerer's part
+    that answers what a name means (``names_function``, ``runtime_sequence``, ``is_builtin``)."""
+    plainer = starred_assignment(stmt) or reduce_loops(stmt, lambda f: lists.names_function(f, env, _REDUCE))
+    if plainer is not None:
+        return plainer
+    stmt = lists_as_comprehensions(stmt, lambda xs: lists.runtime_sequence(xs, env))
+    stmt = enumerate_starts(stmt, lambda name: lists.is_builtin(name, env))
+    return builtin_forms(stmt, lambda name: lists.is_builtin(name, env))
+
+
+def _located(stmts: list[ast.stmt], where: ast.AST) -> list[ast.stmt]:
+    for s in stmts:
+        for n in ast.walk(s):
+            if "lineno" in n._attributes:
+                ast.copy_location(n, where)
+    return stmts
+
+
+def _name(name: str, store: bool = False) -> ast.Name:
+    return ast.Name(name, ast.Store() if store else ast.Load())
+
+
+def starred_assignment(stmt: ast.stmt) -> list[ast.stmt] | None:
+    """``a, *rest, b = value`` as the statements it stands for (None: ``stmt`` has no starred target)."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return None
+    target = stmt.targets[0]
+    if not isinstance(target, ast.Tuple | ast.List):
+        return None
+    stars = [k for k, e in enumerate(target.elts) if isinstance(e, ast.Starred)]
+    if len(stars) != 1:
+        return None
+    k = stars[0]
+    before, after = target.elts[:k], target.elts[k + 1 :]
+    seq = f"_star{stmt.lineno}_{stmt.col_offset}"
+    n = len(before) + len(after)
+    check = ast.parse(
+        f"if len({seq}) < {n}:\n"
+        f"    raise ValueError('not enough values to unpack (expected at least {n}, got ' + str(len({seq})) + ')')"
+    ).body[0]
+    out: list[ast.stmt] = [ast.Assign([_name(seq, True)], stmt.value), check]
+    for j, elt in enumerate(before):
+        out.append(ast.Assign([elt], ast.Subscript(_name(seq), ast.Constant(j), ast.Load())))
+    stop = ast.UnaryOp(ast.USub(), ast.Constant(len(after))) if after else None
+    middle = ast.Subscript(_name(seq), ast.Slice(ast.Constant(len(before)) if before else None, stop), ast.Load())
+    out.append(ast.Assign([target.elts[k].value], ast.Call(_name("list"), [middle], [])))
+    for j, elt in enumerate(after):
+        index = ast.UnaryOp(ast.USub(), ast.Constant(len(after) - j))
+        out.append(ast.Assign([elt], ast.Subscript(_name(seq), index, ast.Load())))
+    return _located(out, stmt)
+
+
+def _unconditional_calls(node: ast.AST | None, wanted: Callable[[ast.Call], bool]) -> list[ast.Call]:
+    """The calls of ``node`` that ``wanted`` picks and that run whenever it does (not under
+    ``if``/``else``, ``and``/``or``, in a lambda or a comprehension), innermost first."""
+    found: list[ast.Call] = []
+    todo = [node] if node is not None else []
+    while todo:
+        n = todo.pop(0)
+        if isinstance(n, ast.IfExp | ast.BoolOp | ast.Lambda | ast.ListComp | ast.GeneratorExp):
+            continue
+        if isinstance(n, ast.SetComp | ast.DictComp):
+            continue
+        if isinstance(n, ast.Call) and wanted(n):
+            found.append(n)
+        todo.extend(ast.iter_child_nodes(n))
+    return found[::-1]
+
+
+class _Replace(ast.NodeTransformer):
+    """A copy of a tree with the node ``old`` replaced by ``new`` (the tree itself unchanged)."""
+
+    def __init__(self, old: ast.AST, new: ast.expr):
+        self.old, self.new = old, new
+
+    def visit(self, node: ast.AST) -> ast.AST:
+        if node is self.old:
+            return ast.copy_location(self.new, node)
+        return super().visit(node)
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        fields = {f: list(v) if isinstance(v, list) else v for f in node._fields for v in [getattr(node, f)]}
+        return super().generic_visit(ast.copy_location(type(node)(**fields), node))
+
+
+def _value_of(stmt: ast.stmt) -> ast.expr | None:
+    if isinstance(stmt, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Return | ast.Expr):
+        return stmt.value
+    return None
+
+
+def reduce_loops(stmt: ast.stmt, is_reduce: Callable[[ast.expr], bool]) -> list[ast.stmt] | None:
+    """``stmt`` with its first ``functools.reduce(f, xs[, init])`` (``is_reduce`` of the callee says
+    which calls are) written as the loop it runs, before ``stmt``; None where it has none."""
+
+    def wanted(call: ast.Call) -> bool:
+        return (
+            2 <= len(call.args) <= 3
+            and not call.keywords
+            and not any(isinstance(a, ast.Starred) for a in call.args)
+            and is_reduce(call.func)
+        )
+
+    calls = _unconditional_calls(_value_of(stmt), wanted)
+    if not calls:
+        return None
+    call = calls[0]
+    tag = f"{call.lineno}_{call.col_offset}"
+    fn, seq, acc, item = f"_reduce_f{tag}", f"_reduce_xs{tag}", f"_reduce{tag}", f"_reduce_v{tag}"
+    out: list[ast.stmt] = [
+        ast.Assign([_name(fn, True)], call.args[0]),
+        ast.Assign([_name(seq, True)], call.args[1]),
+    ]
+    if len(call.args) == 3:
+        out.append(ast.Assign([_name(acc, True)], call.args[2]))
+        over: ast.expr = _name(seq)
+    else:  # reduce(f, xs): xs[0], then the others (a TypeError on an empty xs, as Python's)
+        check = ast.parse(
+            f"if len({seq}) == 0:\n    raise TypeError('reduce() of empty iterable with no initial value')"
+        ).body[0]
+        out += [check, ast.Assign([_name(acc, True)], ast.Subscript(_name(seq), ast.Constant(0), ast.Load()))]
+        over = ast.Subscript(_name(seq), ast.Slice(ast.Constant(1), None), ast.Load())
+    step = ast.Assign([_name(acc, True)], ast.Call(_name(fn), [_name(acc), _name(item)], []))
+    out.append(ast.For(_name(item, True), over, [step], []))
+    out.append(_Replace(call, _name(acc)).visit(stmt))
+    return _located(out[:-1], call) + [ast.fix_missing_locations(out[-1])]
+
+
+def lists_as_comprehensions(stmt: ast.stmt, runtime: Callable[[ast.expr], bool]) -> ast.stmt:
+    """``stmt`` with each unconditional ``list(xs)`` whose ``xs`` has a length known at run time only
+    (``runtime`` says, and that ``list`` is the builtin) written ``[v for v in xs]`` (a copy; ``stmt``
+    itself when it has none)."""
+
+    def wanted(call: ast.Call) -> bool:
+        return (
+            isinstance(call.func, ast.Name)
+            and call.func.id == "list"
+            and len(call.args) == 1
+            and not call.keywords
+            and (isinstance(call.args[0], ast.GeneratorExp) or not isinstance(call.args[0], ast.Starred))
+            and (isinstance(call.args[0], ast.GeneratorExp) or runtime(call.args[0]))
+        )
+
+    while calls := _unconditional_calls(_value_of(stmt), wanted):
+        call = calls[0]  # (one at a time: the statement is a new tree after each)
+        item = f"_list_v{call.lineno}_{call.col_offset}"
+        arg = call.args[0]
+        if isinstance(arg, ast.GeneratorExp):  # list(f(v) for v in xs): [f(v) for v in xs]
+            comp = ast.ListComp(arg.elt, arg.generators)
+        else:
+            comp = ast.ListComp(_name(item), [ast.comprehension(_name(item, True), arg, [], 0)])
+        for n in ast.walk(comp):
+            if isinstance(n, ast.expr) and not hasattr(n, "lineno"):
+                ast.copy_location(n, call)
+        stmt = _Replace(call, comp).visit(stmt)
+    return stmt
+
+
+def _enumerate_start(node: ast.expr, builtin: Callable[[str], bool]) -> tuple[ast.Call, ast.expr] | None:
+    """``(enumerate(xs), k)`` for ``node`` = ``enumerate(xs, k)`` or ``enumerate(xs, start=k)``."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "enumerate"):
+        return None
+    starts = [kw.value for kw in node.keywords if kw.arg == "start"]
+    if len(node.args) == 2 and not node.keywords:
+        start = node.args[1]
+    elif len(node.args) == 1 and len(node.keywords) == 1 and starts:
+        start = starts[0]
+    else:
+        return None
+    if not builtin("enumerate") or isinstance(node.args[0], ast.Starred):
+        return None
+    return ast.copy_location(ast.Call(node.func, [node.args[0]], []), node), start
+
+
+def enumerate_starts(stmt: ast.stmt, builtin: Callable[[str], bool]) -> ast.stmt:
+    """``stmt`` with each ``enumerate(xs, start=k)`` of a ``for`` loop or a comprehension whose count
+    is a name (``for i, v in ...``) written as ``enumerate(xs)`` and that count plus ``k`` (a copy;
+    ``stmt`` itself when it has none).  ``builtin("enumerate")``: the name is the builtin's."""
+
+    def counted(target: ast.expr, it: ast.expr) -> tuple[ast.Name, ast.Call, ast.expr] | None:
+        found = _enumerate_start(it, builtin)
+        if found is None or not isinstance(target, ast.Tuple) or len(target.elts) != 2:
+            return None
+        if not isinstance(target.elts[0], ast.Name):
+            return None
+        return target.elts[0], *found
+
+    class _Starts(ast.NodeTransformer):
+        def visit_For(self, node: ast.For) -> ast.AST:
+            self.generic_visit(node)
+            found = counted(node.target, node.iter)
+            if found is None:
+                return node
+            count, plain, start = found
+            hidden = f"_enum{node.lineno}_{node.col_offset}"
+            first = ast.Assign([_name(count.id, True)], ast.BinOp(_name(hidden), ast.Add(), start))
+            target = ast.Tuple([_name(hidden, True), node.target.elts[1]], ast.Store())
+            loop = ast.For(target, plain, [first, *node.body], node.orelse)
+            return ast.fix_missing_locations(ast.copy_location(loop, node))
+
+        def visit_comprehension(self, gen: ast.comprehension) -> object:
+            found = counted(gen.target, gen.iter)
+            if found is None:
+                return gen
+            count, plain, start = found
+            hidden = f"_enum{plain.lineno}_{plain.col_offset}"
+            target = ast.Tuple([_name(hidden, True), gen.target.elts[1]], ast.Store())
+            shifted = ast.Tuple([ast.BinOp(_name(hidden), ast.Add(), start)], ast.Load())
+            return [
+                ast.comprehension(target, plain, [], 0),
+                ast.comprehension(_name(count.id, True), shifted, gen.ifs, 0),
+            ]
+
+        def generic_visit(self, node: ast.AST) -> ast.AST:
+            if isinstance(node, ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp):
+                gens = []
+                for g in node.generators:
+                    out = self.visit_comprehension(g)
+                    gens += out if isinstance(out, list) else [out]
+                node.generators = gens
+            return super().generic_visit(node)
+
+    if not any(_enumerate_start(n, lambda _: True) for n in ast.walk(stmt)):
+        return stmt
+    new = _Starts().visit(copy.deepcopy(stmt))
+    return ast.fix_missing_locations(new)
+
+
+def builtin_forms(stmt: ast.stmt, builtin: Callable[[str], bool]) -> ast.stmt:
+    """``stmt`` with ``for v in reversed(xs)`` (a loop's or a comprehension's) iterating ``xs[::-1]``
+    (``range(n)[::-1]`` is a range), and ``sum(xs, start)`` written ``start + sum(xs)`` (a copy;
+    ``stmt`` itself when it has none).
+    ``builtin(name)``: the name is the builtin's."""
+
+    def call_of(node: ast.AST, name: str, nargs: int) -> bool:
+        return (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == name
+            and len(node.args) == nargs
+            and not node.keywords
+            and not any(isinstance(a, ast.Starred) for a in node.args)
+            and builtin(name)
+        )
+
+    def reversed_of(it: ast.expr) -> ast.expr:
+        """``it`` (iterated) with ``reversed(xs)`` as ``xs[::-1]``, also in ``zip(...)`` and ``enumerate(...)``."""
+        if call_of(it, "reversed", 1):  # (a loop over reversed(...) itself read len() of an iterator)
+            flipped = ast.Subscript(it.args[0], ast.Slice(None, None, ast.Constant(-1)), ast.Load())
+            return ast.copy_location(flipped, it)
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in ("zip", "enumerate"):
+            args = [reversed_of(a) for a in it.args]
+            if any(a is not b for a, b in zip(args, it.args)) and builtin(it.func.id):
+                return ast.copy_location(ast.Call(it.func, args, it.keywords), it)
+        return it
+
+    class _Forms(ast.NodeTransformer):
+        def visit_For(self, node: ast.For) -> ast.AST:
+            self.generic_visit(node)
+            node.iter = reversed_of(node.iter)
+            return node
+
+        def visit_comprehension(self, gen: ast.comprehension) -> ast.AST:
+            self.generic_visit(gen)
+            gen.iter = reversed_of(gen.iter)
+            return gen
+
+        def visit_Call(self, node: ast.Call) -> ast.AST:
+            self.generic_visit(node)
+            if call_of(node, "sum", 2):  # sum(xs, start): start + sum(xs)
+                total = ast.copy_location(ast.Call(node.func, [node.args[0]], []), node)
+                return ast.copy_location(ast.BinOp(node.args[1], ast.Add(), total), node)
+            return node
+
+    def wanted(n: ast.AST) -> bool:
+        return (call_of(n, "sum", 2)) or (
+            isinstance(n, ast.For | ast.comprehension) and reversed_of(n.iter) is not n.iter
+        )
+
+    if not any(wanted(n) for n in ast.walk(stmt)):
+        return stmt
+    return ast.fix_missing_locations(_Forms().visit(copy.deepcopy(stmt)))
