@@ -14,48 +14,41 @@ def hess_energy(u, load):
     _real_args('hess_energy', ('u',), ('load',), u, load)  # the rules hold for real floats
     # forward
     # stretch = u[1:] - u[:-1]
-    _t1 = u[1:]
-    _t2 = u[:-1]
-    stretch = _t1 - _t2
+    stretch = u[1:] - u[:-1]
     # return np.sum(0.5 * stretch**2 + 0.25 * stretch**4) + np.sum(0.5 * u**2 + 0.1 * u**4 - load * u)
-    _t3 = stretch * stretch
-    _t4 = u * u
-    _t5 = 0.5 * _t4 + 0.1 * (_t4 * _t4)
-    _t6 = _t5 - load * u
-    energy = np.sum(0.5 * _t3 + 0.25 * (_t3 * _t3)) + np.sum(_t6)
+    _t1 = stretch * stretch
+    _t2 = u * u
+    _t3 = 0.5 * _t2 + 0.1 * (_t2 * _t2)
+    _t4 = _t3 - load * u
+    energy = np.sum(0.5 * _t1 + 0.25 * (_t1 * _t1)) + np.sum(_t4)
     # backward
     # grad of: return np.sum(0.5 * stretch**2 + 0.25 * stretch**4) + np.sum(0.5 * u**2 + 0.1 * u**4 - load * u)
-    _t7 = np.size(_t6) / _or_one(np.size(_t5))
-    _t8 = 0.4 * _t7
-    _t9 = _t3 * stretch
+    _t5 = np.size(_t4) / _or_one(np.size(_t3))
+    _t6 = 0.4 * _t5
     # grad of: stretch = u[1:] - u[:-1]
-    dstretch = _t9 + stretch
-    _t10 = -dstretch
-    du = _unbroadcast(_unreduce(-1.0, _t6) * load, u) + u * (_t8 * _t4 + _t7)
-    du[:-1] += _unbroadcast(_t10, _t2)
-    du[1:] += _unbroadcast(dstretch, _t1)
-    _t11 = np.shape(_t10)
-    _t12 = np.shape(dstretch)
-    # H is banded (3 diagonals): written diagonal by diagonal
-    if np.ndim(u) == 1 and np.shape(_t2) == np.shape(_t10) and np.shape(_t1) == np.shape(dstretch):
+    dstretch = _t1 * stretch + stretch
+    du = _unbroadcast(_unreduce(-1.0, _t4) * load, u) + u * (_t6 * _t2 + _t5)
+    du[:-1] += -dstretch
+    du[1:] += dstretch
+    if np.ndim(u) == 1:  # H is banded (3 diagonals): written diagonal by diagonal
         # grad of: return np.sum(0.5 * stretch**2 + 0.25 * stretch**4) + np.sum(0.5 * u**2 + 0.1 * u**4 - load * u)
-        _t13 = _t8 * u
-        _t14 = _t8 * _t4
-        _t15 = _t13 * u
-        _t16 = np.zeros(np.shape(u))
-        _t19 = -3.0 * _t3 - 1.0
-        _t16[:-1] += _t19
-        _t17 = np.zeros(np.shape(u))
-        _t17 += _t7 + _t14 + 2.0 * _t15
-        _t20 = 3.0 * _t3 + 1.0
-        _t17[:-1] += _t20
-        _t17[1:] += _t20
-        _t18 = np.zeros(np.shape(u))
-        _t18[1:] += _t19
+        _t7 = _t6 * u
+        _t8 = _t6 * _t2
+        _t9 = _t7 * u
+        _t10 = np.zeros(np.shape(u))
+        _t13 = -3.0 * _t1 - 1.0
+        _t10[:-1] += _t13
+        _t11 = np.zeros(np.shape(u))
+        _t11 += _t5 + _t8 + 2.0 * _t9
+        _t14 = 3.0 * _t1 + 1.0
+        _t11[:-1] += _t14
+        _t11[1:] += _t14
+        _t12 = np.zeros(np.shape(u))
+        _t12[1:] += _t13
         H = np.zeros((np.size(u), np.size(u)))
-        _rows_diagonal(H, -1, _t18)
-        _rows_diagonal(H, 0, _t17)
-        _rows_diagonal(H, 1, _t16)
+        _rows_diagonal(H, -1, _t12)
+        _rows_diagonal(H, 0, _t11)
+        _rows_diagonal(H, 1, _t10)
     else:
         raise ValueError('hess_energy: --form band: the shapes of the arguments do not give a banded Hessian')
     return energy, du, H[()]

@@ -13,14 +13,10 @@ def hvp_rosen(x, v):
     _real_args('hvp_rosen', ('x',), ('v',), x, v)  # the rules hold for real floats
     # forward
     # return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
-    _t1 = x[1:]
-    _t2 = x[:-1]
-    _t3 = _t2 * _t2
-    _t4 = _t1 - _t3
-    _t5 = 1.0 - _t2
-    _t6 = _t5 * _t5
-    _t7 = 100.0 * (_t4 * _t4) + _t6
-    rosen = np.sum(_t7)
+    _t1 = x[:-1]
+    _t2 = x[1:] - _t1 * _t1
+    _t3 = 1.0 - _t1
+    rosen = np.sum(100.0 * (_t2 * _t2) + _t3 * _t3)
     # backward
     if not isinstance(rosen, float) and np.ndim(rosen) != 0:
         raise ValueError('rosen() must return a scalar to be differentiated (sum or index its result)')
@@ -29,21 +25,17 @@ def hvp_rosen(x, v):
             'hvp_rosen: the tangent v must have the shape of x, ' + str(np.shape(x)) + ', not ' + str(np.shape(v))
         )
     # grad of: return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
-    _t8 = np.size(_t7) / _or_one(np.size(_t6)) * 2.0
-    d_t4 = 200.0 * _t4
-    _t9 = -d_t4
-    _t10 = _unbroadcast(_t9, _t3) * 2.0
+    _t4 = 400.0 * _t2
     dx = _grad_zeros(x)
-    dx[:-1] += _t10 * _t2 - _t8 * _t5
-    dx[1:] += _unbroadcast(d_t4, _t1)
-    _t11 = v[:-1]
-    d_t4_1 = _unbroadcast(
-        (np.broadcast_to(v[1:], np.shape(d_t4)) - np.broadcast_to(_t11 * _t2 * 2, np.shape(_t9))) * 200.0, _t4
-    )
-    _t12 = _unbroadcast(-d_t4_1, _t3) * _t2
+    dx[:-1] += -(2.0 * _t3) - _t4 * _t1
+    dx[1:] += 200.0 * _t2
+    _t5 = v[:-1]
+    _t6 = _t5 * _t1 * 400.0
+    _t7 = v[1:] * 200.0
+    _t8 = (_t6 - _t7) * _t1
     Hv = _grad_zeros(x)
-    Hv[:-1] += _t11 * (_t10 + _t8) + _t12 + _t12
-    Hv[1:] += _unbroadcast(d_t4_1, _t1)
+    Hv[:-1] += _t5 * (2.0 - _t4) + _t8 + _t8
+    Hv[1:] += _t7 - _t6
     return rosen, dx, Hv
 
 
@@ -116,12 +108,6 @@ def _grad_zeros(x, _ndarray=np.ndarray):
     return out if out.ndim or a is x else out[()]
 
 
-def _or_one(n):
-    """``n``, or 1 where ``n`` is 0: a count to divide by (mean's: a gradient spread over an empty
-    array is empty whatever it is divided by, and Python's ``1.0 / 0`` raises)."""
-    return n or 1
-
-
 def _real_args(func, floats, others, *xs, _ndarray=np.ndarray, _floats=_FLOATS, _float=float):
     """The argument checks of generated function ``func``, in one call: the first ``len(floats)``
     of ``xs`` (named ``floats``), those the derivative is taken with respect to, must be real
@@ -146,28 +132,3 @@ def _real_args_each(func, floats, others, xs):
                 _float_arg(x, func, floats[i])
         elif isinstance(x, complex) or (type(x) is np.ndarray and x.dtype.kind == "c"):
             _float_arg(x, func, others[i - n])
-
-
-def _unbroadcast(g, x, _ndarray=np.ndarray, _np_float=np.float64):
-    """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``.  (The types it
-    tests for are bound once, as defaults: it runs per step of a loop, and each ``np.ndarray``
-    read is a module attribute lookup.)"""
-    t = type(x)
-    if t is _np_float or t is float:  # a number (a small state in a loop): type tests, not np.shape
-        u = type(g)
-        if u is _np_float or u is float:
-            return g
-        shape, g_shape = (), np.shape(g)
-    elif type(g) is t is _ndarray:  # attributes: np.shape costs 0.15 µs a call
-        shape, g_shape = x.shape, g.shape
-    else:
-        shape, g_shape = np.shape(x), np.shape(g)
-    if g_shape == shape:
-        return g
-    extra = len(g_shape) - len(shape)
-    if extra < 0:
-        return np.broadcast_to(g, shape).astype(np.result_type(g, x))
-    if 1 not in shape:  # leading axes only: what is left has x's shape (g is an array here)
-        return g.sum(axis=0) if extra == 1 else g.sum(axis=tuple(range(extra)))
-    ones = [i for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
-    return g.sum(axis=(*range(extra), *ones)).reshape(shape)

@@ -28,20 +28,14 @@ def jvp_residual(u, lam, u_dot):
     # U = np.concatenate([edge, U, edge], axis=0)
     U_1 = np.concatenate([edge, U, edge])
     # laplacian = (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:] - 4.0 * u) / h**2
-    _t1 = U_1[:-2, 1:-1]
-    _t2 = U_1[2:, 1:-1]
-    _t3 = _t1 + _t2
-    _t4 = U_1[1:-1, :-2]
-    _t5 = _t3 + _t4
-    _t6 = U_1[1:-1, 2:]
-    _t7 = _t5 + _t6
-    _t8 = h * h
-    laplacian = (_t7 - 4.0 * u) / _t8
+    _t1 = U_1[:-2, 1:-1] + U_1[2:, 1:-1] + U_1[1:-1, :-2] + U_1[1:-1, 2:]
+    _t2 = h * h
+    laplacian = (_t1 - 4.0 * u) / _t2
     # return -laplacian - lam * np.exp(u)
-    _t9 = -laplacian
-    _t10 = np.exp(u)
-    _t11 = lam * _t10
-    residual = _t9 - _t11
+    _t3 = -laplacian
+    _t4 = np.exp(u)
+    _t5 = lam * _t4
+    residual = _t3 - _t5
     # backward
     if np.shape(u_dot) != np.shape(u):
         raise ValueError(
@@ -49,23 +43,18 @@ def jvp_residual(u, lam, u_dot):
             + str(np.shape(u_dot)),
         )
     # grad of: return -laplacian - lam * np.exp(u)
-    d_t9 = _unbroadcast(residual, _t9)
-    _t12 = _t11 + laplacian
-    d_t11 = _unbroadcast(_t12, _t11)
+    d_t3 = _unbroadcast(residual, _t3)
+    _t6 = _t5 + laplacian
+    d_t5 = _unbroadcast(_t6, _t5)
     # grad of: laplacian = (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:] - 4.0 * u) / h**2
-    _t13 = d_t9 / _t8
-    _t14 = -_t13
-    d_t7 = _unbroadcast(_t14, _t7)
-    d_t5 = _unbroadcast(d_t7, _t5)
+    _t7 = d_t3 / _t2
+    _t8 = -_t7
+    d_t1 = _unbroadcast(_t8, _t1)
     dU_1 = _grad_zeros(U_1)
-    dU_1[1:-1, 2:] += _unbroadcast(d_t7, _t6)
-    d_t3 = _unbroadcast(d_t5, _t3)
-    d_t4 = _unbroadcast(d_t5, _t4)
-    d_t1 = _unbroadcast(d_t3, _t1)
-    d_t2 = _unbroadcast(d_t3, _t2)
+    dU_1[1:-1, 2:] += d_t1
     # grad of: U = np.concatenate([edge, U, edge], axis=0)
-    dU_1[1:-1, :-2] += d_t4
-    dU_1[2:, 1:-1] += d_t2
+    dU_1[1:-1, :-2] += d_t1
+    dU_1[2:, 1:-1] += d_t1
     dU_1[:-2, 1:-1] += d_t1
     dU = _concat_part(dU_1, [edge, U, edge], part=1, axis=0)
     # grad of: U = np.concatenate([side, u, side], axis=1)
@@ -78,32 +67,18 @@ def jvp_residual(u, lam, u_dot):
     )
     # grad of: U = np.concatenate([edge, U, edge], axis=0)
     ddU_1 = _join_place(ddU, [edge, U, edge], part=1, join='concatenate', axis=0)
-    dd_t1 = ddU_1[:-2, 1:-1]
-    dd_t2 = ddU_1[2:, 1:-1]
-    dd_t4 = ddU_1[1:-1, :-2]
     # grad of: laplacian = (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:] - 4.0 * u) / h**2
-    _t15 = d_t3.shape
-    _t16 = d_t5.shape
-    _t17 = d_t7.shape
-    dd_t9 = _unbroadcast(
+    dd_t3 = _unbroadcast(
         (
-            np.broadcast_to(u_dot * 4.0, _t13.shape)
-            - np.broadcast_to(
-                np.broadcast_to(ddU_1[1:-1, 2:], _t17)
-                + np.broadcast_to(
-                    np.broadcast_to(dd_t4, _t16)
-                    + np.broadcast_to(np.broadcast_to(dd_t2, _t15) + np.broadcast_to(dd_t1, _t15), _t16),
-                    _t17,
-                ),
-                _t14.shape,
-            )
-        ) / _t8,
-        d_t9,
+            np.broadcast_to(u_dot * 4.0, _t7.shape)
+            - np.broadcast_to(ddU_1[:-2, 1:-1] + ddU_1[2:, 1:-1] + ddU_1[1:-1, :-2] + ddU_1[1:-1, 2:], _t8.shape)
+        ) / _t2,
+        d_t3,
     )
     dvalue = (
-        np.broadcast_to(dd_t9, residual.shape)
+        np.broadcast_to(dd_t3, residual.shape)
         - np.broadcast_to(
-            _unbroadcast(np.broadcast_to(u_dot * _t10, np.broadcast(d_t11, lam).shape) * lam, d_t11), _t12.shape
+            _unbroadcast(np.broadcast_to(u_dot * _t4, np.broadcast(d_t5, lam).shape) * lam, d_t5), _t6.shape
         )
     )
     return residual, dvalue
@@ -126,21 +101,15 @@ def vjp_residual(u, lam, dout):
     # U = np.concatenate([edge, U, edge], axis=0)
     U_1 = np.concatenate([edge, U, edge])
     # laplacian = (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:] - 4.0 * u) / h**2
-    _t1 = U_1[:-2, 1:-1]
-    _t2 = U_1[2:, 1:-1]
-    _t3 = _t1 + _t2
-    _t4 = U_1[1:-1, :-2]
-    _t5 = _t3 + _t4
-    _t6 = U_1[1:-1, 2:]
-    _t7 = _t5 + _t6
-    _t8 = 4.0 * u
-    _t9 = h * h
-    laplacian = (_t7 - _t8) / _t9
+    _t1 = U_1[:-2, 1:-1] + U_1[2:, 1:-1] + U_1[1:-1, :-2] + U_1[1:-1, 2:]
+    _t2 = 4.0 * u
+    _t3 = h * h
+    laplacian = (_t1 - _t2) / _t3
     # return -laplacian - lam * np.exp(u)
-    _t10 = -laplacian
-    _t11 = np.exp(u)
-    _t12 = lam * _t11
-    residual = _t10 - _t12
+    _t4 = -laplacian
+    _t5 = np.exp(u)
+    _t6 = lam * _t5
+    residual = _t4 - _t6
     # backward
     if np.shape(dout) != np.shape(residual):
         raise ValueError(
@@ -148,24 +117,19 @@ def vjp_residual(u, lam, dout):
             + str(np.shape(dout)),
         )
     # grad of: return -laplacian - lam * np.exp(u)
-    d_t10 = _unbroadcast(dout, _t10)
+    d_t4 = _unbroadcast(dout, _t4)
     # grad of: laplacian = (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:] - 4.0 * u) / h**2
-    _t13 = d_t10 / _t9
-    d_t7 = _unbroadcast(-_t13, _t7)
-    d_t5 = _unbroadcast(d_t7, _t5)
+    _t7 = d_t4 / _t3
+    d_t1 = _unbroadcast(-_t7, _t1)
     dU_1 = _grad_zeros(U_1)
-    dU_1[1:-1, 2:] += _unbroadcast(d_t7, _t6)
-    d_t3 = _unbroadcast(d_t5, _t3)
-    d_t4 = _unbroadcast(d_t5, _t4)
-    d_t1 = _unbroadcast(d_t3, _t1)
-    d_t2 = _unbroadcast(d_t3, _t2)
+    dU_1[1:-1, 2:] += d_t1
     # grad of: U = np.concatenate([edge, U, edge], axis=0)
-    dU_1[1:-1, :-2] += d_t4
-    dU_1[2:, 1:-1] += d_t2
+    dU_1[1:-1, :-2] += d_t1
+    dU_1[2:, 1:-1] += d_t1
     dU_1[:-2, 1:-1] += d_t1
     dU = _concat_part(dU_1, [edge, U, edge], part=1, axis=0)
     du = (
-        _unbroadcast(_unbroadcast(-dout, _t12) * lam, _t11) * _t11 + _unbroadcast(_t13, _t8) * 4.0
+        _unbroadcast(_unbroadcast(-dout, _t6) * lam, _t5) * _t5 + _unbroadcast(_t7, _t2) * 4.0
         + _concat_part(dU, [side, u, side], part=1, axis=1)
     )
     return residual, du
@@ -263,49 +227,37 @@ def _vjp_residual_colors(u, lam, dout):
     # U = np.concatenate([edge, U, edge], axis=0)
     U_1 = np.concatenate([edge, U, edge])
     # laplacian = (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:] - 4.0 * u) / h**2
-    _t1 = U_1[:-2, 1:-1]
-    _t2 = U_1[2:, 1:-1]
-    _t3 = _t1 + _t2
-    _t4 = U_1[1:-1, :-2]
-    _t5 = _t3 + _t4
-    _t6 = U_1[1:-1, 2:]
-    _t7 = _t5 + _t6
-    _t8 = 4.0 * u
-    _t9 = h * h
-    laplacian = (_t7 - _t8) / _t9
+    _t1 = U_1[:-2, 1:-1] + U_1[2:, 1:-1] + U_1[1:-1, :-2] + U_1[1:-1, 2:]
+    _t2 = 4.0 * u
+    _t3 = h * h
+    laplacian = (_t1 - _t2) / _t3
     # return -laplacian - lam * np.exp(u)
-    _t10 = -laplacian
-    _t11 = np.exp(u)
-    _t12 = lam * _t11
-    residual = _t10 - _t12
+    _t4 = -laplacian
+    _t5 = np.exp(u)
+    _t6 = lam * _t5
+    residual = _t4 - _t6
     # backward
     # grad of: return -laplacian - lam * np.exp(u)
-    d_t10 = _rows_unbroadcast(dout, _t10)
-    d_t12 = _rows_unbroadcast(-dout, _t12)
-    d_t11 = _rows_unbroadcast(d_t12 * lam, _t11)
+    d_t4 = _rows_unbroadcast(dout, _t4)
+    d_t6 = _rows_unbroadcast(-dout, _t6)
+    d_t5 = _rows_unbroadcast(d_t6 * lam, _t5)
     # grad of: laplacian = (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:] - 4.0 * u) / h**2
-    _t13 = d_t10 / _t9
-    d_t7 = _rows_unbroadcast(-_t13, _t7)
-    d_t8 = _rows_unbroadcast(_t13, _t8)
-    d_t5 = _rows_unbroadcast(d_t7, _t5)
-    d_t6 = _rows_unbroadcast(d_t7, _t6)
+    _t7 = d_t4 / _t3
+    d_t1 = _rows_unbroadcast(-_t7, _t1)
+    d_t2 = _rows_unbroadcast(_t7, _t2)
     dU_1 = _rows_zeros(dout, U_1)
-    dU_1[:, 1:-1, 2:] += d_t6
-    d_t3 = _rows_unbroadcast(d_t5, _t3)
-    d_t4 = _rows_unbroadcast(d_t5, _t4)
-    d_t1 = _rows_unbroadcast(d_t3, _t1)
-    d_t2 = _rows_unbroadcast(d_t3, _t2)
+    dU_1[:, 1:-1, 2:] += d_t1
     # grad of: U = np.concatenate([edge, U, edge], axis=0)
-    dU_1[:, 1:-1, :-2] += d_t4
-    dU_1[:, 2:, 1:-1] += d_t2
+    dU_1[:, 1:-1, :-2] += d_t1
+    dU_1[:, 2:, 1:-1] += d_t1
     dU_1[:, :-2, 1:-1] += d_t1
     dU = _rows_concat_part(dU_1, edge, U, edge, part=1, axis=0)
     # grad of: U = np.concatenate([side, u, side], axis=1)
-    _t14 = _rows_concat_part(dU, side, u, side, part=1, axis=1)
-    _t15 = d_t11 * _t11 + d_t8 * 4.0
-    _t16 = _rows_lift(_t15, _t14, b_rows=1)
-    _t17 = _rows_lift(_t14, _t15, b_rows=1)
-    du = _t16 + _t17
+    _t8 = _rows_concat_part(dU, side, u, side, part=1, axis=1)
+    _t9 = d_t5 * _t5 + d_t2 * 4.0
+    _t10 = _rows_lift(_t9, _t8, b_rows=1)
+    _t11 = _rows_lift(_t8, _t9, b_rows=1)
+    du = _t10 + _t11
     return residual, du
 
 
@@ -327,80 +279,52 @@ def _jvp_residual_colors(u, lam, u_dot):
     # U = np.concatenate([edge, U, edge], axis=0)
     U_1 = np.concatenate([edge, U, edge])
     # laplacian = (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:] - 4.0 * u) / h**2
-    _t1 = U_1[:-2, 1:-1]
-    _t2 = U_1[2:, 1:-1]
-    _t3 = _t1 + _t2
-    _t4 = U_1[1:-1, :-2]
-    _t5 = _t3 + _t4
-    _t6 = U_1[1:-1, 2:]
-    _t7 = _t5 + _t6
-    _t8 = h * h
-    laplacian = (_t7 - 4.0 * u) / _t8
+    _t1 = U_1[:-2, 1:-1] + U_1[2:, 1:-1] + U_1[1:-1, :-2] + U_1[1:-1, 2:]
+    _t2 = h * h
+    laplacian = (_t1 - 4.0 * u) / _t2
     # return -laplacian - lam * np.exp(u)
-    _t9 = -laplacian
-    _t10 = np.exp(u)
-    _t11 = lam * _t10
-    residual = _t9 - _t11
+    _t3 = -laplacian
+    _t4 = np.exp(u)
+    _t5 = lam * _t4
+    residual = _t3 - _t5
     # backward
     # grad of: return -laplacian - lam * np.exp(u)
-    d_t9 = _unbroadcast(residual, _t9)
-    _t12 = _t11 + laplacian
-    d_t11 = _unbroadcast(_t12, _t11)
+    d_t3 = _unbroadcast(residual, _t3)
+    _t6 = _t5 + laplacian
+    d_t5 = _unbroadcast(_t6, _t5)
     # grad of: laplacian = (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:] - 4.0 * u) / h**2
-    _t13 = d_t9 / _t8
-    _t14 = -_t13
-    d_t7 = _unbroadcast(_t14, _t7)
-    d_t5 = _unbroadcast(d_t7, _t5)
+    _t7 = d_t3 / _t2
+    _t8 = -_t7
+    d_t1 = _unbroadcast(_t8, _t1)
     dU_1 = _grad_zeros(U_1)
-    dU_1[1:-1, 2:] += _unbroadcast(d_t7, _t6)
-    d_t3 = _unbroadcast(d_t5, _t3)
-    d_t4 = _unbroadcast(d_t5, _t4)
-    d_t1 = _unbroadcast(d_t3, _t1)
-    d_t2 = _unbroadcast(d_t3, _t2)
+    dU_1[1:-1, 2:] += d_t1
     # grad of: U = np.concatenate([edge, U, edge], axis=0)
-    dU_1[1:-1, :-2] += d_t4
-    dU_1[2:, 1:-1] += d_t2
+    dU_1[1:-1, :-2] += d_t1
+    dU_1[2:, 1:-1] += d_t1
     dU_1[:-2, 1:-1] += d_t1
     dU = _concat_part(dU_1, [edge, U, edge], part=1, axis=0)
-    # grad of: laplacian = (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:] - 4.0 * u) / h**2
-    _t15 = d_t3.shape
-    _t16 = d_t5.shape
-    _t17 = d_t7.shape
-    _t18 = _rows_unbroadcast(u_dot, _concat_part(dU, [side, u, side], part=1, axis=1))
+    _t9 = _rows_unbroadcast(u_dot, _concat_part(dU, [side, u, side], part=1, axis=1))
     # grad of: U = np.concatenate([side, u, side], axis=1)
-    ddU = _rows_join_place(_t18, side, u, side, part=1, join='concatenate', axis=1)
+    ddU = _rows_join_place(_t9, side, u, side, part=1, join='concatenate', axis=1)
     # grad of: U = np.concatenate([edge, U, edge], axis=0)
     ddU_1 = _rows_join_place(ddU, edge, U, edge, part=1, join='concatenate', axis=0)
-    dd_t1 = ddU_1[:, :-2, 1:-1]
-    dd_t2 = ddU_1[:, 2:, 1:-1]
-    dd_t4 = ddU_1[:, 1:-1, :-2]
     # grad of: laplacian = (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:] - 4.0 * u) / h**2
-    _t19 = _rows_broadcast(dd_t2, _t15)
-    _t20 = _rows_broadcast(dd_t1, _t15)
-    _t21 = _rows_broadcast(dd_t4, _t16)
-    _t22 = _rows_lift(_t19, _t20, b_rows=1)
-    _t23 = _rows_lift(_t20, _t19, b_rows=1)
-    _t24 = _rows_broadcast(_t22 + _t23, _t16)
-    _t25 = _rows_broadcast(ddU_1[:, 1:-1, 2:], _t17)
-    _t26 = _rows_lift(_t21, _t24, b_rows=1)
-    _t27 = _rows_lift(_t24, _t21, b_rows=1)
-    _t28 = _rows_broadcast(_t26 + _t27, _t17)
-    _t29 = _rows_broadcast(u_dot * 4.0, _t13.shape)
-    _t30 = _rows_lift(_t25, _t28, b_rows=1)
-    _t31 = _rows_lift(_t28, _t25, b_rows=1)
-    d_t14 = _rows_broadcast(_t30 + _t31, _t14.shape)
-    _t32 = _rows_lift(_t29, d_t14, b_rows=1)
-    _t33 = _rows_lift(d_t14, _t29, b_rows=1)
-    dd_t9 = _rows_unbroadcast((_t32 - _t33) / _t8, d_t9)
+    _t10 = _rows_broadcast(u_dot * 4.0, _t7.shape)
+    d_t8 = _rows_broadcast(
+        ddU_1[:, :-2, 1:-1] + ddU_1[:, 2:, 1:-1] + ddU_1[:, 1:-1, :-2] + ddU_1[:, 1:-1, 2:], _t8.shape
+    )
+    _t11 = _rows_lift(_t10, d_t8, b_rows=1)
+    _t12 = _rows_lift(d_t8, _t10, b_rows=1)
+    dd_t3 = _rows_unbroadcast((_t11 - _t12) / _t2, d_t3)
     # grad of: return -laplacian - lam * np.exp(u)
-    _t34 = _rows_broadcast(u_dot * _t10, np.broadcast(d_t11, lam).shape)
-    _t35 = _rows_lift(_t34, lam, b_rows=0)
-    dd_t11 = _rows_unbroadcast(_t35 * lam, d_t11)
-    d_t12 = _rows_broadcast(dd_t11, _t12.shape)
-    _t36 = _rows_broadcast(dd_t9, residual.shape)
-    _t37 = _rows_lift(_t36, d_t12, b_rows=1)
-    _t38 = _rows_lift(d_t12, _t36, b_rows=1)
-    dvalue = _t37 - _t38
+    _t13 = _rows_broadcast(u_dot * _t4, np.broadcast(d_t5, lam).shape)
+    _t14 = _rows_lift(_t13, lam, b_rows=0)
+    dd_t5 = _rows_unbroadcast(_t14 * lam, d_t5)
+    d_t6 = _rows_broadcast(dd_t5, _t6.shape)
+    _t15 = _rows_broadcast(dd_t3, residual.shape)
+    _t16 = _rows_lift(_t15, d_t6, b_rows=1)
+    _t17 = _rows_lift(d_t6, _t15, b_rows=1)
+    dvalue = _t16 - _t17
     return residual, dvalue
 
 

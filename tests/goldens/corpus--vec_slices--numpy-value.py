@@ -14,19 +14,17 @@ def grad_vec_slices(x):
     # return np.sum(x[1:] * x[:-1]) + np.sum(x[::2] ** 2) - x[-1]
     _t1 = x[1:]
     _t2 = x[:-1]
-    _t3 = _t1 * _t2
-    _t4 = x[::2]
-    vec_slices = np.sum(_t3) + np.sum(_t4 * _t4) - x[-1]
+    _t3 = x[::2]
+    vec_slices = np.sum(_t1 * _t2) + np.sum(_t3 * _t3) - x[-1]
     # backward
     if not isinstance(vec_slices, float) and np.ndim(vec_slices) != 0:
         raise ValueError('vec_slices() must return a scalar to be differentiated (sum or index its result)')
     # grad of: return np.sum(x[1:] * x[:-1]) + np.sum(x[::2] ** 2) - x[-1]
     dx = _grad_zeros(x)
     dx[-1] += -1.0
-    d_t3 = _unreduce(1.0, _t3)
-    dx[::2] += 2.0 * _t4
-    dx[:-1] += _unbroadcast(d_t3 * _t1, _t2)
-    dx[1:] += _unbroadcast(d_t3 * _t2, _t1)
+    dx[::2] += 2.0 * _t3
+    dx[:-1] += _t1
+    dx[1:] += _t2
     return vec_slices, dx
 
 
@@ -123,41 +121,3 @@ def _real_args_each(func, floats, others, xs):
                 _float_arg(x, func, floats[i])
         elif isinstance(x, complex) or (type(x) is np.ndarray and x.dtype.kind == "c"):
             _float_arg(x, func, others[i - n])
-
-
-def _unbroadcast(g, x, _ndarray=np.ndarray, _np_float=np.float64):
-    """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``.  (The types it
-    tests for are bound once, as defaults: it runs per step of a loop, and each ``np.ndarray``
-    read is a module attribute lookup.)"""
-    t = type(x)
-    if t is _np_float or t is float:  # a number (a small state in a loop): type tests, not np.shape
-        u = type(g)
-        if u is _np_float or u is float:
-            return g
-        shape, g_shape = (), np.shape(g)
-    elif type(g) is t is _ndarray:  # attributes: np.shape costs 0.15 µs a call
-        shape, g_shape = x.shape, g.shape
-    else:
-        shape, g_shape = np.shape(x), np.shape(g)
-    if g_shape == shape:
-        return g
-    extra = len(g_shape) - len(shape)
-    if extra < 0:
-        return np.broadcast_to(g, shape).astype(np.result_type(g, x))
-    if 1 not in shape:  # leading axes only: what is left has x's shape (g is an array here)
-        return g.sum(axis=0) if extra == 1 else g.sum(axis=tuple(range(extra)))
-    ones = [i for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
-    return g.sum(axis=(*range(extra), *ones)).reshape(shape)
-
-
-def _unreduce(g, x):
-    """``g`` spread over the shape of ``x`` (the adjoint of a sum), in the dtype of ``x + g``
-    (``np.full_like`` alone would keep an integer ``x``'s dtype and truncate ``g``; it also
-    costs twice what this does on small arrays)."""
-    if type(x) is np.ndarray and type(g) is float and x.dtype.kind == "f":  # x's dtype (0.3 µs less)
-        out = np.empty(x.shape, x.dtype)
-        out.fill(g)
-        return out
-    out = np.empty(np.shape(x), np.result_type(x, g))
-    out[...] = g
-    return out if out.ndim or type(x) is np.ndarray else out[()]

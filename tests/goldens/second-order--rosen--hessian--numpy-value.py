@@ -17,57 +17,43 @@ def hess_rosen(x):
     _real_args('hess_rosen', ('x',), (), x)  # the rules hold for real floats
     # forward
     # return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
-    _t1 = x[1:]
-    _t2 = x[:-1]
-    _t3 = _t2 * _t2
-    _t4 = _t1 - _t3
-    _t5 = 1.0 - _t2
-    _t6 = _t5 * _t5
-    _t7 = 100.0 * (_t4 * _t4) + _t6
-    rosen = np.sum(_t7)
+    _t1 = x[:-1]
+    _t2 = x[1:] - _t1 * _t1
+    _t3 = 1.0 - _t1
+    rosen = np.sum(100.0 * (_t2 * _t2) + _t3 * _t3)
     # backward
     # grad of: return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
-    _t8 = np.size(_t7) / _or_one(np.size(_t6)) * 2.0
-    d_t4 = 200.0 * _t4
-    _t9 = -d_t4
-    _t10 = _unbroadcast(_t9, _t3) * 2.0
+    _t4 = 400.0 * _t2
     dx = _grad_zeros(x)
-    dx[:-1] += _t10 * _t2 - _t8 * _t5
-    dx[1:] += _unbroadcast(d_t4, _t1)
-    _t11 = np.shape(_t9)
-    _t12 = np.shape(d_t4)
-    _t13 = _t10 + _t8
-    # H is banded (3 diagonals): written diagonal by diagonal
-    if np.ndim(x) == 1 and np.shape(_t2) == np.shape(_t9) and np.shape(_t1) == np.shape(d_t4):
-        _t14 = np.zeros(np.shape(x))
-        _t14[:-1] += _t13 + 800.0 * _t3
-        _t15 = np.zeros(np.shape(x))
-        _t17 = -400.0 * _t2
-        _t15[:-1] += _t17
-        _t14[1:] += 200.0
-        _t16 = np.zeros(np.shape(x))
-        _t16[1:] += _t17
+    dx[:-1] += -(2.0 * _t3) - _t4 * _t1
+    dx[1:] += 200.0 * _t2
+    _t5 = 2.0 - _t4
+    if np.ndim(x) == 1:  # H is banded (3 diagonals): written diagonal by diagonal
+        _t6 = _t1 * _t1
+        _t7 = np.zeros(np.shape(x))
+        _t7[:-1] += _t5 + 800.0 * _t6
+        _t8 = np.zeros(np.shape(x))
+        _t10 = -400.0 * _t1
+        _t8[:-1] += _t10
+        _t7[1:] += 200.0
+        _t9 = np.zeros(np.shape(x))
+        _t9[1:] += _t10
         H = np.zeros((np.size(x), np.size(x)))
-        _rows_diagonal(H, -1, _t16)
-        _rows_diagonal(H, 0, _t14)
-        _rows_diagonal(H, 1, _t15)
+        _rows_diagonal(H, -1, _t9)
+        _rows_diagonal(H, 0, _t7)
+        _rows_diagonal(H, 1, _t8)
     else:  # the rows, batched
         H = np.empty((np.size(x),) + np.shape(x))
-        _step = _rows_step(x, _t2, _t4, _t1, _t3, _t13)
+        _step = _rows_step(x, _t1, _t5)
         for _k in range(0, np.size(x), _step):  # the second sweep on a block of rows at once
             v = _rows_seed(x, _k, _step)
-            _t18 = v[:, :-1]
-            d_t9 = _rows_broadcast(_t18 * _t2 * 2, _t11)
-            _t19 = _rows_broadcast(v[:, 1:], _t12)
-            _t20 = _rows_lift(_t19, d_t9, b_rows=1)
-            _t21 = _rows_lift(d_t9, _t19, b_rows=1)
-            d_t4_1 = _rows_unbroadcast((_t20 - _t21) * 200.0, _t4)
-            d_t1 = _rows_unbroadcast(d_t4_1, _t1)
-            d_t3 = _rows_unbroadcast(-d_t4_1, _t3)
-            _t22 = d_t3 * _t2
+            _t11 = v[:, :-1]
+            _t12 = _t11 * _t1 * 400.0
+            _t13 = v[:, 1:] * 200.0
+            _t14 = (_t12 - _t13) * _t1
             Hv = _rows_zeros(v, x)
-            Hv[:, :-1] += _t18 * _t13 + _t22 + _t22
-            Hv[:, 1:] += d_t1
+            Hv[:, :-1] += _t11 * _t5 + _t14 + _t14
+            Hv[:, 1:] += _t13 - _t12
             H[_k:_k + len(v)] = Hv
         H = H.reshape(np.shape(x) + np.shape(x))
     return rosen, dx, H[()]
@@ -142,12 +128,6 @@ def _grad_zeros(x, _ndarray=np.ndarray):
     return out if out.ndim or a is x else out[()]
 
 
-def _or_one(n):
-    """``n``, or 1 where ``n`` is 0: a count to divide by (mean's: a gradient spread over an empty
-    array is empty whatever it is divided by, and Python's ``1.0 / 0`` raises)."""
-    return n or 1
-
-
 def _real_args(func, floats, others, *xs, _ndarray=np.ndarray, _floats=_FLOATS, _float=float):
     """The argument checks of generated function ``func``, in one call: the first ``len(floats)``
     of ``xs`` (named ``floats``), those the derivative is taken with respect to, must be real
@@ -174,17 +154,6 @@ def _real_args_each(func, floats, others, xs):
             _float_arg(x, func, others[i - n])
 
 
-def _rows_broadcast(a, shape):
-    """``np.broadcast_to`` of each row of the batched ``a``."""
-    shape = tuple(shape)
-    if a.shape[1:] == shape:  # (the rows have the shape already: 2 µs less)
-        return a
-    need = len(shape) - (a.ndim - 1)
-    if need > 0:  # (as _rows_lift)
-        a = a.reshape(a.shape[:1] + (1,) * need + a.shape[1:])
-    return np.broadcast_to(a, a.shape[:1] + shape)
-
-
 def _rows_diagonal(H, d, vec):
     """Write ``vec`` into the diagonal ``d`` of the square ``H``: ``H[j + d, j] = vec[j]`` for
     every ``j`` with both in range (``vec`` a vector of ``len(H)`` numbers, or one number)."""
@@ -192,16 +161,6 @@ def _rows_diagonal(H, d, vec):
     lo, hi = max(0, -d), min(n, n - d)
     if lo < hi:  # a strided write into the flat H: row j + d, column j is (j + d) * n + j
         H.reshape(-1)[(lo + d) * n + lo : (hi - 1 + d) * n + hi : n + 1] = vec[lo:hi] if np.ndim(vec) else vec
-
-
-def _rows_lift(a, b, b_rows):
-    """The batched ``a`` with axes of length 1 after its leading one, so that its rows have at least
-    the dimensions of ``b``'s (of ``b``'s rows where ``b_rows``): NumPy then broadcasts a row of
-    ``a`` against ``b`` (its row) as the loop form does, the leading axis against nothing."""
-    need = np.ndim(b) - b_rows - (a.ndim - 1)
-    if need <= 0:
-        return a
-    return a.reshape(a.shape[:1] + (1,) * need + a.shape[1:])
 
 
 def _rows_seed(x, start, step):
@@ -229,47 +188,9 @@ def _rows_step(x, *read):
     return step
 
 
-def _rows_unbroadcast(g, x):
-    """Sum each row of the batched ``g`` down to the shape of ``x`` (``_unbroadcast`` row by row)."""
-    shape, g_shape = np.shape(x), g.shape[1:]
-    if g_shape == shape:
-        return g
-    k = g.shape[0]
-    extra = len(g_shape) - len(shape)
-    if extra < 0:
-        return np.broadcast_to(_rows_lift(g, x, 0), (k,) + shape).astype(np.result_type(g, x))
-    ones = [i + 1 for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
-    return g.sum(axis=(*range(1, extra + 1), *ones)).reshape((k,) + shape)
-
-
 def _rows_zeros(seed, x):
     """Zeros of shape ``(k,) + np.shape(x)`` (a batched gradient buffer); ``x`` may be a list of
     numbers (``np.result_type`` would read a list as a dtype's fields)."""
     if isinstance(x, list | tuple):
         x = np.asarray(x)
     return np.zeros(seed.shape[:1] + np.shape(x), np.result_type(x, 0.0))
-
-
-def _unbroadcast(g, x, _ndarray=np.ndarray, _np_float=np.float64):
-    """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``.  (The types it
-    tests for are bound once, as defaults: it runs per step of a loop, and each ``np.ndarray``
-    read is a module attribute lookup.)"""
-    t = type(x)
-    if t is _np_float or t is float:  # a number (a small state in a loop): type tests, not np.shape
-        u = type(g)
-        if u is _np_float or u is float:
-            return g
-        shape, g_shape = (), np.shape(g)
-    elif type(g) is t is _ndarray:  # attributes: np.shape costs 0.15 µs a call
-        shape, g_shape = x.shape, g.shape
-    else:
-        shape, g_shape = np.shape(x), np.shape(g)
-    if g_shape == shape:
-        return g
-    extra = len(g_shape) - len(shape)
-    if extra < 0:
-        return np.broadcast_to(g, shape).astype(np.result_type(g, x))
-    if 1 not in shape:  # leading axes only: what is left has x's shape (g is an array here)
-        return g.sum(axis=0) if extra == 1 else g.sum(axis=tuple(range(extra)))
-    ones = [i for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
-    return g.sum(axis=(*range(extra), *ones)).reshape(shape)
