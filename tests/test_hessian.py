@@ -400,15 +400,16 @@ def test_the_tool_differentiates_its_own_output(tmp_path, monkeypatch):
 
 def test_an_edited_helper_of_a_generated_module_is_refused(tmp_path):
     (tmp_path / "second.py").write_text(SOURCE)
-    assert run("second.py", "--func", "rosen", "--out", "grad_second.py", cwd=tmp_path).returncode == 0
+    assert run("second.py", "--func", "mlp", "--out", "grad_second.py", cwd=tmp_path).returncode == 0
     text = (tmp_path / "grad_second.py").read_text()
     edited = text.replace(
         "    if g_shape == shape:\n        return g\n", "    if g_shape == shape:\n        return 2 * g\n"
     )
     assert edited != text
     (tmp_path / "grad_second.py").write_text(edited)
-    (tmp_path / "hv.py").write_text(HV.replace(", grad_mlp", "").split("\n\ndef hv_mlp")[0] + "\n")
-    done = run("hv.py", "--wrt", "x", cwd=tmp_path)
+    head, _, hv_mlp = HV.replace("grad_rosen, ", "").partition("\n\n\ndef hv(")
+    (tmp_path / "hv.py").write_text(head + "\n\n\n" + hv_mlp.split("\n\n\n", 1)[1])  # hv_mlp alone
+    done = run("hv.py", "--wrt", "W1", cwd=tmp_path)
     assert done.returncode == 2 and "(YS031)" in done.stderr
     assert (
         "_unbroadcast() of grad_second.py, a module yota-s2s generated: its text is not the runtime helper's"
@@ -417,7 +418,7 @@ def test_an_edited_helper_of_a_generated_module_is_refused(tmp_path):
     assert re.match(r"grad_second\.py:\d+:\d+: error:", done.stderr)
     # without the header, the module is the user's own code, read as any other (its helpers refused as such)
     (tmp_path / "grad_second.py").write_text(text.split("\n", 1)[1])
-    done = run("hv.py", "--wrt", "x", cwd=tmp_path)
+    done = run("hv.py", "--wrt", "W1", cwd=tmp_path)
     assert done.returncode == 2 and re.match(r"grad_second\.py:\d+:\d+: error: .*\(YS0\d\d\)", done.stderr)
 
 

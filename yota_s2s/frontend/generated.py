@@ -92,6 +92,21 @@ def is_guard(module, stmt: ast.stmt) -> bool:
     return call.func.id in GUARDS and call.func.id in generated_helpers(module)
 
 
+def column_blocks(module, stmt: ast.stmt) -> bool:
+    """``stmt`` is a generated function's branch to its form by blocks of columns, which computes
+    the same as the code after it (``codegen.columns``): ``if ...: _joined = _by_columns(...)``,
+    then ``if _joined is not None: return _joined``.  Only the general code is read."""
+    if not isinstance(stmt, ast.If) or stmt.orelse or not stmt.body or not isinstance(stmt.body[0], ast.Assign):
+        return False
+    call = stmt.body[0].value
+    return (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Name)
+        and call.func.id == "_by_columns"
+        and "_by_columns" in generated_helpers(module)
+    )
+
+
 def fast_path(module, node: ast.IfExp) -> bool:
     """``node`` is a generated function's choice between its scalar fast path and the general one,
     which compute the same (``codegen.items``): ``x_items = x.tolist() if ... else x``,

@@ -31,6 +31,7 @@ import ast
 from ..errors import UserError
 from ..ir.core import Atom, Lit, Slice, Var
 from ..ir.primitives import STATIC_OPERAND as OPERAND
+from .rewrites import ReplaceNode
 from .state import LoweringState
 from .values import _Function
 
@@ -174,7 +175,7 @@ class ListLowering:
             for n in ast.walk(gen):
                 if not hasattr(n, "lineno") and isinstance(n, ast.expr):
                     ast.copy_location(n, call)
-            replaced = _Replace(call, gen).visit(replaced)
+            replaced = ReplaceNode(call, gen).visit(replaced)
         return replaced
 
     def runtime_comprehensions(self, stmt: ast.stmt, env: dict) -> list[ast.stmt] | None:
@@ -208,7 +209,7 @@ class ListLowering:
                 item = ast.If(gen.ifs[0] if len(gen.ifs) == 1 else ast.BoolOp(ast.And(), gen.ifs), [item], [])
             item = ast.For(gen.target, gen.iter, [item], [])
         start = ast.Assign([ast.Name(name, ast.Store())], ast.List([], ast.Load()))
-        rest = _Replace(comp, ast.Name(name, ast.Load())).visit(stmt)
+        rest = ReplaceNode(comp, ast.Name(name, ast.Load())).visit(stmt)
         return [ast.fix_missing_locations(ast.copy_location(s, comp)) for s in (start, item)] + [rest]
 
     def conditional_assignment(self, stmt: ast.stmt, env: dict) -> list[ast.stmt] | None:
@@ -315,20 +316,3 @@ def _is_map(node: ast.AST) -> bool:
         and not node.keywords
         and not any(isinstance(a, ast.Starred) for a in node.args)
     )
-
-
-class _Replace(ast.NodeTransformer):
-    """A copy of a tree with the node ``old`` replaced by ``new`` (the tree itself unchanged)."""
-
-    def __init__(self, old: ast.AST, new: ast.expr):
-        self.old, self.new = old, new
-
-    def visit(self, node: ast.AST) -> ast.AST:
-        if node is self.old:
-            return ast.copy_location(self.new, node)
-        return super().visit(node)
-
-    def generic_visit(self, node: ast.AST) -> ast.AST:
-        # (its lists copied too: generic_visit writes a list field's new items into that list)
-        fields = {f: list(v) if isinstance(v, list) else v for f in node._fields for v in [getattr(node, f)]}
-        return super().generic_visit(ast.copy_location(type(node)(**fields), node))

@@ -50,7 +50,7 @@ from .dicts import DictLowering
 from .exits import _always_returns
 from .expressions import ExpressionLowering, NeedsUnrolling, _unsupported
 from .fence import Module, walk
-from .generated import is_guard
+from .generated import column_blocks, is_guard
 from .lists import ListLowering
 from .names import NameResolution
 from .passthrough import PASS_CODES, StaticLowering
@@ -165,7 +165,7 @@ class Lowerer(LoweringState):
         self.module = self.fn_modules.get(id(fn), self.module)  # names resolve in the helper's own file
         try:
             with self.in_scope(env):
-                value = self.control.block(_with_return(fn), env)
+                value = self.control.block(_with_return(fn, self.module), env)
         finally:
             self.active.pop()
             self.stack.pop()
@@ -446,10 +446,12 @@ def _appends(stmt: ast.stmt, env: dict[str, object]) -> bool:
     )
 
 
-def _with_return(fn: ast.FunctionDef) -> list[ast.stmt]:
+def _with_return(fn: ast.FunctionDef, module: Module) -> list[ast.stmt]:
     """The body of ``fn``, ending with ``return None`` where it may fall off its end (as a
-    Python function returns None there); a bare ``return`` gives None too (``block``)."""
-    body = list(fn.body)
+    Python function returns None there); a bare ``return`` gives None too (``block``).  A generated
+    function's branch to its form by blocks of columns is left out: the code after it computes the
+    same (``generated.column_blocks``)."""
+    body = [s for s in fn.body if not column_blocks(module, s)]
     last = body[-1] if body else fn
     if body and isinstance(last, ast.Return | ast.Raise):
         return body

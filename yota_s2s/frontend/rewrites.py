@@ -113,7 +113,7 @@ def _unconditional_calls(node: ast.AST | None, wanted: Callable[[ast.Call], bool
     return found[::-1]
 
 
-class _Replace(ast.NodeTransformer):
+class ReplaceNode(ast.NodeTransformer):
     """A copy of a tree with the node ``old`` replaced by ``new`` (the tree itself unchanged)."""
 
     def __init__(self, old: ast.AST, new: ast.expr):
@@ -125,6 +125,7 @@ class _Replace(ast.NodeTransformer):
         return super().visit(node)
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
+        # (its lists copied too: generic_visit writes a list field's new items into that list)
         fields = {f: list(v) if isinstance(v, list) else v for f in node._fields for v in [getattr(node, f)]}
         return super().generic_visit(ast.copy_location(type(node)(**fields), node))
 
@@ -168,7 +169,7 @@ def reduce_loops(stmt: ast.stmt, is_reduce: Callable[[ast.expr], bool]) -> list[
         over = ast.Subscript(_name(seq), ast.Slice(ast.Constant(1), None), ast.Load())
     step = ast.Assign([_name(acc, True)], ast.Call(_name(fn), [_name(acc), _name(item)], []))
     out.append(ast.For(_name(item, True), over, [step], []))
-    out.append(_Replace(call, _name(acc)).visit(stmt))
+    out.append(ReplaceNode(call, _name(acc)).visit(stmt))
     return _located(out[:-1], call) + [ast.fix_missing_locations(out[-1])]
 
 
@@ -198,7 +199,7 @@ def lists_as_comprehensions(stmt: ast.stmt, runtime: Callable[[ast.expr], bool])
         for n in ast.walk(comp):
             if isinstance(n, ast.expr) and not hasattr(n, "lineno"):
                 ast.copy_location(n, call)
-        stmt = _Replace(call, comp).visit(stmt)
+        stmt = ReplaceNode(call, comp).visit(stmt)
     return stmt
 
 

@@ -464,6 +464,17 @@ PRIMITIVES: dict[str, Primitive] = {
     "partition_dx": Primitive(),
     "trapezoid_dy": Primitive(),
     "trapezoid_dxs": Primitive(),
+    # statistics of sorted elements and NaN-skipping reductions (issue 37): the default facts
+    "median": Primitive(),
+    "quantile": Primitive(),
+    "percentile": Primitive(),
+    "quantile_da": Primitive(),
+    "quantile_dq": Primitive(),
+    "ptp": Primitive(),
+    "nansum": Primitive(),
+    "nanmean": Primitive(),
+    "nanmax": Primitive(),
+    "nanmin": Primitive(),
     # -------------------- indexing, reshaping and shape queries (rules/shape.py)
     "getindex": Primitive(view=True, stand_in_view=True, index_from=1, shape_from_shapes=True),
     "asarray": Primitive(),
@@ -539,6 +550,10 @@ PRIMITIVES: dict[str, Primitive] = {
     "erfc": Primitive(),
     "gammaln": Primitive(),
     "digamma": Primitive(),
+    "gamma": Primitive(),
+    "rgamma": Primitive(),
+    "gammasgn": Primitive(),
+    "heaviside": Primitive(),
     "polygamma": Primitive(),
     "xlogy": Primitive(),
 }
