@@ -155,14 +155,13 @@ def _real_args(func, floats, others, *xs, _ndarray=cp.ndarray, _floats=_FLOATS, 
 
 
 def _real_args_each(func, floats, others, xs):
-    """``_real_args``' checks, argument by argument: differentiated ones real floating, others not complex."""
-    n = len(floats)
-    for i, x in enumerate(xs):
-        if i < n:
-            if type(x) is not float and (type(x) is not cp.ndarray or x.dtype not in _FLOATS):
-                _float_arg(x, func, floats[i])
-        elif isinstance(x, complex) or (type(x) is cp.ndarray and x.dtype.kind == "c"):
-            _float_arg(x, func, others[i - n])
+    """``_real_args``' checks, argument by argument: ``_float_arg`` judges each differentiated one,
+    and each other one is refused where it is complex (an integer index array is a value)."""
+    for name, x in zip(floats, xs, strict=False):
+        _float_arg(x, func, name)
+    for name, x in zip(others, xs[len(floats) :], strict=True):
+        if isinstance(x, complex) or (type(x) is cp.ndarray and x.dtype.kind == "c"):
+            _float_arg(x, func, name)
 
 
 def _rows_axis(a, axis):
