@@ -13,11 +13,14 @@ Template directives (a block starts with ``::: KIND ARGS`` and ends with ``:::``
 
 ``::: file NAME [hide]``
     write NAME in the page's scratch folder and show it (unless ``hide``).
-``::: sh``
+``::: sh [fails] [hide]``
     one ``$ command`` per line, run with bash in the scratch folder; shows each
-    command and its output (stdout and stderr together).
-``::: py``
+    command and its output (stdout and stderr together).  Every command must exit 0,
+    unless the block is marked ``fails`` (then at least one must not): a page never
+    shows an error where it means to show a success, nor a refusal that is gone.
+``::: py [raises]``
     Python statements run in one session per page; shown as a ``>>>`` transcript.
+    A statement may raise only in a block marked ``raises`` (and one must).
 ``::: show PATH [from=REGEX] [to=REGEX] [raw]``
     show a file of the scratch folder, or of the repository for ``@/PATH``
     (from the first line matching ``from``, up to the next matching ``to``); ``raw`` pastes it as markdown, unfenced.
@@ -69,6 +72,7 @@ class Page:
             shutil.rmtree(self.work)
         self.work.mkdir(parents=True)
         self.namespace: dict[str, object] = {"__name__": "__main__"}
+        self.wrong: list[str] = []  # blocks whose outcome is not the one they are marked with
         for mod in [m for m in sys.modules.values() if str(getattr(m, "__file__", "")).startswith(str(SCRATCH))]:
             del sys.modules[mod.__name__]  # a page's modules are its own
 
@@ -84,6 +88,7 @@ class Page:
 
     def sh(self, args: list[str], body: str) -> str:
         out = []
+        failed = False
         for line in body.splitlines():
             if not line.startswith("$ "):
                 raise SystemExit(f"{self.name}: a sh block holds '$ command' lines, got {line!r}")
@@ -100,6 +105,11 @@ class Page:
             out.append(line)
             if proc.stdout:
                 out.append(proc.stdout.rstrip("\n"))
+            if proc.returncode and "fails" not in args:
+                self.wrong.append(f"$ {cmd} exited {proc.returncode} in a block not marked 'fails'")
+            failed = failed or proc.returncode != 0
+        if "fails" in args and not failed:
+            self.wrong.append(f"an sh block marked 'fails' ({body.splitlines()[0]}) exited 0")
         if "hide" in args:
             return ""
         return _fence("console", "\n".join(out))
@@ -107,6 +117,7 @@ class Page:
     def py(self, args: list[str], body: str) -> str:
         tree = ast.parse(body)
         lines = body.splitlines()
+        raised = False
         out = []
         old_cwd = os.getcwd()
         os.chdir(self.work)
@@ -124,6 +135,7 @@ class Page:
                     try:
                         exec(code, self.namespace)  # noqa: S102 - the documented session
                     except Exception as exc:  # noqa: BLE001 - shown as the REPL shows it
+                        raised = True
                         print("Traceback (most recent call last):\n  ...")
                         print("".join(traceback.format_exception_only(exc)).rstrip())
                 if buf.getvalue():
@@ -131,6 +143,10 @@ class Page:
         finally:
             sys.path.remove(str(self.work))
             os.chdir(old_cwd)
+        if raised != ("raises" in args):
+            first = lines[0] if lines else ""
+            marked = "" if raised else "marked 'raises' "
+            self.wrong.append(f"a py block {marked}starting {first!r} {'raised' if raised else 'raised nothing'}")
         return _fence("pycon", "\n".join(out))
 
     def show(self, args: list[str], body: str) -> str:
@@ -226,8 +242,12 @@ def render(template: Path) -> str:
             continue
         out.append(line)
         i += 1
+    # a page that shows an error where it means a success (or the other way round)
+    WRONG.extend(f"{template.name}: {wrong}" for wrong in page.wrong)
     return "\n".join(out).rstrip("\n") + "\n"
 
+
+WRONG: list[str] = []  # the blocks whose outcome is not the one they are marked with, every page
 
 _REPORT = r"yota-s2s-internal-\w+\.txt"  # the random name of an internal-error report
 
@@ -284,8 +304,10 @@ def _main() -> int:
             print(f"wrote {target.relative_to(HERE.parent)}")
     if stale:
         print("stale pages (run python docs/render.py):", ", ".join(stale))
-        return 1
-    return 0
+    if WRONG:
+        print("blocks whose outcome is not the one they are marked with ('fails', 'raises'):")
+        print("\n".join(WRONG))
+    return 1 if stale or WRONG else 0
 
 
 if __name__ == "__main__":

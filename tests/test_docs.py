@@ -42,3 +42,30 @@ def test_pages_show_what_the_tool_prints_today(page):
 def test_every_page_has_its_template():
     """(the pages checked above are those of the templates: a page written by hand would go unchecked)"""
     assert sorted(p.name.removesuffix(".md") for p in DOCS.glob("*.md")) == PAGES
+
+
+def test_a_block_shows_the_outcome_it_is_marked_with(tmp_path, monkeypatch):
+    """A page never shows an error where it means a success (an example the tool stopped serving
+    would otherwise be rendered as its refusal, and pass the staleness check), nor a refusal that
+    is gone: an sh block may fail only where marked ``fails``, a py block raise only where marked
+    ``raises``, and each marked block must."""
+    sys.path.insert(0, str(DOCS))
+    try:
+        import render
+    finally:
+        sys.path.remove(str(DOCS))
+    monkeypatch.setattr(render, "SCRATCH", tmp_path)
+    page = render.Page("demo")
+    page.sh([], "$ true\n")
+    page.sh(["fails"], "$ false\n$ true\n")
+    page.py([], "x = 1\n")
+    page.py(["raises"], "1 / 0\n")
+    assert page.wrong == []
+    page.sh([], "$ exit 2\n")
+    page.sh(["fails"], "$ true\n")
+    page.py([], "1 / 0\n")
+    page.py(["raises"], "x = 2\n")
+    assert len(page.wrong) == 4
+    assert "exited 2 in a block not marked 'fails'" in page.wrong[0]
+    assert "marked 'fails'" in page.wrong[1] and "exited 0" in page.wrong[1]
+    assert page.wrong[2].endswith("raised") and page.wrong[3].endswith("raised nothing")
