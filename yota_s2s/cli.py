@@ -44,7 +44,7 @@ from .ir.modes import FORMS, MODES
 from .ir.printer import format_tape
 from .jobs import Job, UsageError, command_jobs, project_jobs
 from .pipeline import STAGES, generate
-from .project import TARGETS, find_project
+from .project import DEFAULT_TARGET, TARGETS, find_project
 from .sources import decode_python
 from .version import __version__
 
@@ -296,7 +296,7 @@ def _project_jobs(args: argparse.Namespace) -> list[Job]:
             ("--wrt", args.wrt),
             ("--rules", args.rules),
             ("--out", args.out != "-"),
-            ("--target", args.target not in (None, "numpy")),
+            ("--target", args.target not in (None, DEFAULT_TARGET)),
             ("--dump-ir", args.dump_ir),
             ("--format", args.format),
             ("--buffers", args.buffers),

@@ -38,7 +38,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .codegen.target import BACKENDS
+from .codegen.target import BACKENDS, DEFAULT_TARGET
 from .errors import UserError
 from .ir.modes import FORMS, MODES
 
@@ -74,7 +74,7 @@ class Entry:
     #: the parameters of every function (a list), or of some functions by name (a dict; the
     #: others: all parameters); None: all parameters
     wrt: list[str] | dict[str, list[str]] | None = None
-    target: str = "numpy"
+    target: str = DEFAULT_TARGET
     rules: list[str] = field(default_factory=list)
     format: str | None = None
     buffers: bool = False
@@ -99,7 +99,7 @@ class Entry:
             argv += [a for func, names in self.wrt.items() for a in ("--wrt", f"{func}:{','.join(names)}")]
         elif self.wrt:
             argv += ["--wrt", ",".join(self.wrt)]
-        if self.target != "numpy":
+        if self.target != DEFAULT_TARGET:
             argv += ["--target", self.target]
         if self.out != "-":
             argv += ["--out", self.out]
@@ -278,7 +278,7 @@ class _Checker:
         out = self.path(raw, "out", index)
         if Path(source) == Path(out):
             raise self.error(f"out is the source file {source!r}", index, "out")
-        target = raw.get("target", "numpy")
+        target = raw.get("target", DEFAULT_TARGET)
         if target not in TARGETS:
             raise self.error(f"target must be one of {', '.join(TARGETS)}, not {target!r}", index, "target")
         formatter = raw.get("format")

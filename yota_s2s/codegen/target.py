@@ -430,6 +430,8 @@ CUPY = Backend(
 )
 #: The targets by name; ``codegen/standard.py`` (imported by the package) adds ``array-api``.
 BACKENDS = {"numpy": NUMPY, "cupy": CUPY}
+#: The target of a command without ``--target`` (a command line written for a project omits it).
+DEFAULT_TARGET = NUMPY.module
 
 
 def _take_at(eqn: Eqn) -> tuple | None:
