@@ -204,6 +204,7 @@ class _Banding:
         self.witnesses: set[int] = set()
         self.shapes = {e.out.id: e.args[0] for e in known if e.prim == "shape" and len(e.args) == 1}
         self.slices: dict[tuple, Var] = {}
+        self.bases: dict[int, frozenset] = {}  # the shape classes of the values sliced
         self.made: dict[tuple, Var] = {}  # the values written, by (prim, args, params): each once
         self.defs = {e.out.id: e for e in known if len(e.outs) == 1}
         self.joins = {
@@ -214,6 +215,7 @@ class _Banding:
         for e in known:
             if e.prim == "getindex" and isinstance(e.args[0], Var) and len(e.args) == 1:
                 self.slices.setdefault((e.args[0].id, e.params.get("index")), e.out)
+                self.bases[e.args[0].id] = classes.of(e.args[0])
             if not e.regions and len(e.outs) == 1 and e.prim in ("mul", "add", "sub", "neg", "truediv", "getindex"):
                 self.made.setdefault(_eqn_key(e.prim, e.args, e.params), e.out)
 
@@ -427,6 +429,11 @@ class _Banding:
     def slice_of(self, w: Var, index: tuple) -> Var:
         """The unbatched value ``w[index]`` the tape computes (the witness of a slice of rows)."""
         found = self.slices.get((w.id, index))
+        if found is None:  # (that of a value of the same shape: its slice has the same shape too)
+            root = self.root(self.classes.of(w))
+            found = next(
+                (v for (base, i), v in self.slices.items() if i == index and self.root(self.bases[base]) == root), None
+            )
         if found is None:
             raise NotBanded
         return found
