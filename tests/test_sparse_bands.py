@@ -66,7 +66,9 @@ def _prepared(ns: dict, prefix: str, name: str) -> dict:
 
 @pytest.fixture(scope="module")
 def jacobians():
-    return _modules(BRATU, ["bratu", "chain", "arrowhead"], {"bratu": ["u"], "chain": ["x"], "arrowhead": ["x"]}, "jacobian")
+    return _modules(
+        BRATU, ["bratu", "chain", "arrowhead"], {"bratu": ["u"], "chain": ["x"], "arrowhead": ["x"]}, "jacobian"
+    )
 
 
 def _check_jacobian(sparse_ns, dense_ns, name, args, banded):
@@ -115,7 +117,7 @@ def test_not_banded_keeps_the_colored_sweep(jacobians, n):
     sparse_ns, dense_ns = jacobians
     assert "_vjp_arrowhead_bands" not in sparse_ns and "_jvp_arrowhead_bands" not in sparse_ns
     args = (RNG.normal(size=n),)
-    value, J = sparse_ns["jac_arrowhead"](*args)
+    _value, J = sparse_ns["jac_arrowhead"](*args)
     D = np.reshape(dense_ns["jac_arrowhead"](*args)[1], J.shape)
     assert np.allclose(J.toarray(), D, rtol=1e-13, atol=1e-13)
 
@@ -128,7 +130,7 @@ def test_the_forward_sweep_s_diagonals_agree(monkeypatch, jacobians, n):
     assert "def _jvp_bratu_bands(" in text and "def _vjp_bratu_bands(" not in text
     ns = load(text)
     args = (RNG.random(n), 0.4)
-    value, J = ns["jac_bratu"](*args)
+    _value, J = ns["jac_bratu"](*args)
     assert ns["_jvp_bratu_bands"](*args) is not None
     rows = jacobians[0]["jac_bratu"](*args)[1]
     assert np.allclose(J.toarray(), rows.toarray(), rtol=1e-13, atol=1e-13 * np.abs(rows.data).max())
