@@ -256,9 +256,7 @@ def sparse_functions(
         )
     banded, branch = _jacobian_bands(vjp, jvp, table, backend), ""
     if banded is not None:
-        prepare = prepare.replace("_sp_prepare(", "_sp_banded(_sp_prepare(").replace(
-            f"_pattern({signature}))", f"_pattern({signature})), {tuple(banded.offsets)!r}, {banded.columns})"
-        )
+        prepare = _with_bands(prepare, f"{tuple(banded.offsets)!r}, {banded.columns}")
         how = "jvp" if banded.columns else "vjp"
         like = "_value" if banded.columns else wrt[0]
         branch = _band_branch(f"_{how}_{name}_bands({signature})", "_value", f"({blocks},)", like, not banded.columns)
@@ -296,6 +294,16 @@ def _jacobian_bands(vjp: Tape | None, jvp: Tape, table: RuleTable, backend: Back
         if made is not None:
             return made
     return None
+
+
+def _with_bands(prepare: str, offsets: str) -> str:
+    """``prepare`` (the lines that make ``_prepared``) with the places of the band form's diagonals
+    added to what it prepares (``_sp_banded``, which fills ``_prepared["bands"]``)."""
+    lines = prepare.splitlines(keepends=True)
+    at = next(k for k, line in enumerate(lines) if "_sp_prepare(" in line)
+    indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+    lines.insert(at + 1, f"{indent}_sp_banded(_prepared, {offsets})  # and the places of its diagonals\n")
+    return "".join(lines)
 
 
 def _band_branch(call: str, values: str, result: str, like: str, by_rows: bool) -> str:
@@ -377,9 +385,7 @@ def hessian_functions(
     sweep += f"    (H,) = _sp_decompress(_prepared, _compressed, ({x},))\n"
     banded = bands_function(hvp, table, backend)
     if banded is not None:
-        prepare = prepare.replace("_sp_prepare(", "_sp_banded(_sp_prepare(").replace(
-            "symmetric=True)", f"symmetric=True), {tuple(banded.offsets)!r})"
-        )
+        prepare = _with_bands(prepare, repr(tuple(banded.offsets)))
         sweep = _band_branch(f"_hvp_{name}_bands({signature})", "_value, _grad", "(H,)", x, True) + sweep
     hess = (
         f"def hess_{name}({definition}):\n"
