@@ -9,14 +9,18 @@ diagonal of ones; a slice ``v[:, a:b]`` shifts a diagonal by ``a``; a product by
 array, a sum of two batched values, a broadcast or an unbroadcast that keeps the shape keep each
 diagonal a diagonal; a write into a slice of a buffer shifts it back.  ``band`` follows the sweep
 through these steps and writes, for each diagonal of its result, equations on unbatched values
-(``mul``, ``add``, ``getindex``, ``index_add`` into ``grad_zeros``): O(n) numbers a step, not
-O(n^2).  Those equations join the function's tape and go through the optimizer as any others
-(``codegen.second`` prints them, then the diagonals' writes).
+(``mul``, ``add``, ``getindex``, ``index_add`` into ``np.zeros``): O(n) numbers a step, not
+O(n^2).  ``with_band`` composes them with the tape: the equations before the sweep and the band
+form's go through the optimizer together (folding, CSE, DCE), and the result is the tape's
+``Facts.band`` (``ir.batching.BandForm``), which ``codegen.banded`` prints in ``hess_NAME`` and
+``codegen.sparse_bands`` as ``--sparse``'s ``_hvp_NAME_bands`` (``_vjp_``, ``_jvp_``), then the
+diagonals' writes.
 
 What the band form assumes is returned with it, to be tested where the function runs before it is
-taken (``Bands.tests``): the seed's parameter is a vector, the operands the shapes do not prove
-numbers are numbers, and every pair of shapes the steps need equal (a product's operands, a
-broadcast's operand and target) that the shape classes do not prove is compared.  Each value's
+taken (``BandForm.tests``): the seed's parameter is a vector, the operands the shapes do not prove
+numbers are numbers (or, for a factor that may be either, a number or an array of the row's
+shape), and every pair of shapes the steps need equal (a product's operands, a broadcast's
+operand and target) that the shape classes do not prove is compared.  Each value's
 rows have the shape of an unbatched value of the tape (its *witness*: ``x[1:]`` for ``v[:, 1:]``),
 which is what these tests compare.  A step that is none of these raises ``NotBanded``.
 
