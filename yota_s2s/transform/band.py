@@ -143,10 +143,10 @@ def with_band(tape: Tape, table: RuleTable) -> Tape:
     names = [facts.seed] if mode.by_rows or not (forward or hvp) else facts.tangents
     seeds = [i.var for i in tape.inputs if i.path[0] in names]
     xs = [i.var for i in tape.inputs if i.path[0] in facts.wrt and len(i.path) == 1]
-    value = tape.outputs[0] if tape.outputs and facts.value else None
+    value = tape.outputs[0] if tape.outputs and facts.value else None  # (the reverse sweep's seed's shape)
     if len(seeds) != 1 or len(xs) != 1 or len(facts.wrt) != 1 or facts.seeds or facts.rows or facts.columns:
         return tape
-    if table.complex_values or not isinstance(value, Var) or any(e.regions for e in tape.eqns):
+    if table.complex_values or not (hvp or isinstance(value, Var)) or any(e.regions for e in tape.eqns):
         return tape
     (seed,), (x,) = seeds, xs
     before, sweep, seeded = [], [], {seed.id}
@@ -160,7 +160,7 @@ def with_band(tape: Tape, table: RuleTable) -> Tape:
     classes.same.update(facts.same_shape)
     after = {a.id for a in tape.outputs if isinstance(a, Var)}
     batched = batch(sweep, [seed], after, classes, takes=not hvp)
-    result = tape.outputs[2] if hvp else tape.outputs[1]
+    result = tape.outputs[-1] if hvp else tape.outputs[1]  # (H's row, after the value and the gradient)
     if batched is None or any(isinstance(a, Var) and a.id in seeded for a in tape.outputs if a is not result):
         return tape
     ends = (
@@ -170,7 +170,7 @@ def with_band(tape: Tape, table: RuleTable) -> Tape:
         bands = band(sweep, batched.kinds, ends[0], ends[1], before, classes)
     except NotBanded:
         return tape
-    kept = [value, tape.outputs[1]] if hvp else [value]
+    kept = list(tape.outputs[:-1]) if hvp else [value]
     pairs = [*bands.same, *bands.either]
     tested = [*bands.vectors, *bands.numbers, *(a for pair in pairs for a in pair)]
     whole = tape.copy_header()
