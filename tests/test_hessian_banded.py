@@ -189,3 +189,17 @@ def test_deterministic_and_clean():
     assert max(len(line) for line in text.splitlines()) <= 120
     cupy = generate(SOURCE, "banded.py", ["rosen"], {"rosen": ["x"]}, mode="hessian", target="cupy").text
     assert "cp.ndim(x) == 1" in cupy and "_rows_diagonal(H, 1, " in cupy and "import numpy" not in cupy
+
+
+def test_without_the_value_the_band_form_holds(forms):
+    """``--no-value``: ``hess_NAME`` returns the gradient and H, H still by its diagonals (the band
+    transform reads the row of H as the tape's last output)."""
+    text = generate(SOURCE, "banded.py", ["rosen"], {"rosen": ["x"]}, mode="hessian", value=False).text
+    assert "H is banded (3 diagonals)" in text
+    namespace: dict = {}
+    exec(compile(text, "<no-value>", "exec"), namespace)  # noqa: S102 - the tool's output
+    for n in (1, 2, 5, 30):
+        x = RNG.normal(size=n)
+        g, H = namespace["hess_rosen"](x)
+        _, g_rows, H_rows = forms[2]["hess_rosen"](x)  # (the batched sweep)
+        assert np.allclose(g, g_rows, rtol=1e-14) and np.allclose(H, H_rows, rtol=1e-13, atol=1e-12)

@@ -42,6 +42,7 @@ from .frontend.lower import lower
 from .ir.core import IRError, Tape, is_option, verify
 from .ir.modes import AUTO, GRAD, Form, Mode, form_named, mode_named
 from .transform.aliasing import stale_views
+from .transform.band import with_band
 from .transform.checkpoint import snapshots
 from .transform.complex_types import complex_seeds, complex_types
 from .transform.differentiate import differentiate
@@ -269,7 +270,8 @@ def _generate(
         if sparse:  # a Jacobian's VJPs too, for the rows where they take fewer colors than the columns
             if mode.forward:  # (--jacobian's columns: its rows are VJPs)
                 rev = _generate(source, path, funcs, wrt, target, rules, command, sha256=sha256, mode="vjp")
-                reverse = rev.tapes["optimize"]
+                reverse = [with_band(t, table) for t in rev.tapes["optimize"]]
+            grads = [with_band(t, table) for t in grads]  # (--sparse by diagonals, where they hold)
             added = functools.partial(sparse_added, reverse, stages["primal"], grads, table)
         text = write_module(grads, table, BACKENDS[target], header, buffers, reverse or (), added)
         BACKENDS[target].check_module(text)  # every name of the target's module exists (a bug of ours if not)
@@ -353,6 +355,8 @@ def _differentiate_one(
     tape = _checked(float_literals(tape), "optimize", tape)
     tape = _checked(float_gradients(tape), "optimize", tape)
     tape = _checked(separate_buffers(tape), "optimize", tape)
+    if mode.order == 2 and mode.by_rows and form.band:  # hess_NAME by its diagonals, where its sweep keeps them
+        tape = with_band(tape, table)
     stages["optimize"].append(tape)
     return tape
 

@@ -31,24 +31,20 @@ def hess_energy(u, load):
     du[:-1] += -dstretch
     du[1:] += dstretch
     if np.ndim(u) == 1:  # H is banded (3 diagonals): written diagonal by diagonal
-        # grad of: return np.sum(0.5 * stretch**2 + 0.25 * stretch**4) + np.sum(0.5 * u**2 + 0.1 * u**4 - load * u)
-        _t7 = _t6 * u
-        _t8 = _t6 * _t2
-        _t9 = _t7 * u
-        _t10 = np.zeros(np.shape(u))
-        _t13 = -3.0 * _t1 - 1.0
-        _t10[:-1] += _t13
-        _t11 = np.zeros(np.shape(u))
-        _t11 += _t5 + _t8 + 2.0 * _t9
-        _t14 = 3.0 * _t1 + 1.0
-        _t11[:-1] += _t14
-        _t11[1:] += _t14
-        _t12 = np.zeros(np.shape(u))
-        _t12[1:] += _t13
+        _t7 = u.shape
+        _t8 = np.zeros(_t7)
+        _t9 = -3.0 * _t1 - 1.0
+        _t8[:-1] += _t9
+        _t10 = _t6 * _t2 + _t5 + 2.0 * (_t6 * u * u)
+        _t11 = 3.0 * _t1 + 1.0
+        _t10[:-1] += _t11
+        _t10[1:] += _t11
+        _t12 = np.zeros(_t7)
+        _t12[1:] += _t9
         H = np.zeros((np.size(u), np.size(u)))
         _rows_diagonal(H, -1, _t12)
-        _rows_diagonal(H, 0, _t11)
-        _rows_diagonal(H, 1, _t10)
+        _rows_diagonal(H, 0, _t10)
+        _rows_diagonal(H, 1, _t8)
     else:
         raise ValueError('hess_energy: --form band: the shapes of the arguments do not give a banded Hessian')
     return energy, du, H[()]

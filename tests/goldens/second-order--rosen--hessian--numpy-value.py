@@ -30,30 +30,31 @@ def hess_rosen(x):
     _t5 = 2.0 - _t4
     if np.ndim(x) == 1:  # H is banded (3 diagonals): written diagonal by diagonal
         _t6 = _t1 * _t1
-        _t7 = np.zeros(np.shape(x))
-        _t7[:-1] += _t5 + 800.0 * _t6
-        _t8 = np.zeros(np.shape(x))
-        _t10 = -400.0 * _t1
-        _t8[:-1] += _t10
-        _t7[1:] += 200.0
-        _t9 = np.zeros(np.shape(x))
-        _t9[1:] += _t10
+        _t7 = x.shape
+        _t8 = np.zeros(_t7)
+        _t8[:-1] += _t5 + 800.0 * _t6
+        _t9 = -400.0 * _t1
+        _t10 = np.zeros(_t7)
+        _t10[:-1] += _t9
+        _t8[1:] += 200.0
+        _t11 = np.zeros(_t7)
+        _t11[1:] += _t9
         H = np.zeros((np.size(x), np.size(x)))
-        _rows_diagonal(H, -1, _t9)
-        _rows_diagonal(H, 0, _t7)
-        _rows_diagonal(H, 1, _t8)
+        _rows_diagonal(H, -1, _t11)
+        _rows_diagonal(H, 0, _t8)
+        _rows_diagonal(H, 1, _t10)
     else:  # the rows, batched
         H = np.empty((np.size(x),) + np.shape(x))
         _step = _rows_step(x, _t1, _t5)
         for _k in range(0, np.size(x), _step):  # the second sweep on a block of rows at once
             v = _rows_seed(x, _k, _step)
-            _t11 = v[:, :-1]
-            _t12 = _t11 * _t1 * 400.0
-            _t13 = v[:, 1:] * 200.0
-            _t14 = (_t12 - _t13) * _t1
+            _t12 = v[:, :-1]
+            _t13 = _t12 * _t1 * 400.0
+            _t14 = v[:, 1:] * 200.0
+            _t15 = (_t13 - _t14) * _t1
             Hv = _rows_zeros(v, x)
-            Hv[:, :-1] += _t11 * _t5 + _t14 + _t14
-            Hv[:, 1:] += _t13 - _t12
+            Hv[:, :-1] += _t12 * _t5 + _t15 + _t15
+            Hv[:, 1:] += _t14 - _t13
             H[_k:_k + len(v)] = Hv
         H = H.reshape(np.shape(x) + np.shape(x))
     return rosen, dx, H[()]

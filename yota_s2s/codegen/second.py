@@ -182,12 +182,12 @@ class SecondWriter:
         try:
             if not form.band:
                 raise NotBanded
-            test, lines = self.band.banded_rows(rows, batched.kinds, seed, seed_of(self.w.tape, seed)[1], H, body)
+            test, lines = self.band.banded_rows(seed_of(self.w.tape, seed)[1], H)
         except NotBanded:
             if not form.rows:
                 self.not_banded()
             return self.w.batching.batched_rows(rows, batched, seed, body, None, [H])
-        diagonals = sum(isinstance(line.node, ast.Expr) for line in lines)
+        diagonals = len(self.band.diagonals)
         comment = f"H is banded ({diagonals} diagonal{'s' * (diagonals > 1)}): written diagonal by diagonal"
         body.append(Line(Section.BACKWARD, None, ast.If(test, [], []), 0, header=True, comment=comment))
         body.extend(lines)

@@ -46,6 +46,7 @@ from .module import Added
 from .patterns import CODE, PatternWriter, _first_span
 from .plan import FunctionPlan, plan_function
 from .seeds import SeedWriter
+from .sparse_bands import Banded, bands_function
 from .split import split_seeded
 from .target import BACKENDS, Backend
 from .writer import FunctionWriter
@@ -253,13 +254,21 @@ def sparse_functions(
             f"            _compressed.append(_dvalue)\n"
             f"        _compressed = _sp_stacked(_compressed)\n"
         )
+    banded, branch = _jacobian_bands(vjp, jvp, table, backend), ""
+    if banded is not None:
+        prepare = _with_bands(prepare, f"{tuple(banded.offsets)!r}, {banded.columns}")
+        how = "jvp" if banded.columns else "vjp"
+        like = "_value" if banded.columns else wrt[0]
+        branch = _band_branch(f"_{how}_{name}_bands({signature})", "_value", f"({blocks},)", like, not banded.columns)
+        texts.append(banded.text)
+        helpers |= banded.helpers | {"_sp_banded", "_sp_diagonals"}
     jac = (
         f"def jac_{name}({definition}):\n"
         f'    """Return ({name}({signature}), {blocks}): the value and its Jacobians, scipy.sparse.csr_array of\n'
         f"    shape (value.size, {wrt[0]}.size){', ...' if len(wrt) > 1 else ''}: the forward sweep on the colors of the columns\n"
         f"    (J @ S), or the reverse sweep on the colors of the rows (S.T @ J) where those are fewer, then\n"
         f'    decompressed."""\n'
-        f"{prepare}{rows}{cols}"
+        f"{prepare}{branch}{rows}{cols}"
         f"    return (_value, *_sp_decompress(_prepared, _compressed, {_tuple(wrt)}))"
     )
     helpers |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id in helper_names()}
@@ -270,6 +279,52 @@ def sparse_functions(
             helpers |= made[1]
     texts = [public, jac, private, *texts]
     return texts, helpers, [] if writer.by_point else [f"{cache} = {{}}  # jac_{name}'s prepared patterns"]
+
+
+#: Where ``jac_NAME``'s band form reads its diagonals from, first choice first: the reverse sweep's
+#: rows (``vjp_NAME``), or the forward sweep's columns (``jvp_NAME``, the transposed diagonals).
+BANDS_FROM = ("vjp", "jvp")
+
+
+def _jacobian_bands(vjp: Tape | None, jvp: Tape, table: RuleTable, backend: Backend) -> Banded | None:
+    """The band form of ``jac_NAME`` (``sparse_bands``), from the first sweep of ``BANDS_FROM`` that is banded."""
+    for how in BANDS_FROM:
+        tape = vjp if how == "vjp" else jvp
+        made = bands_function(tape, table, backend) if tape is not None else None
+        if made is not None:
+            return made
+    return None
+
+
+def _with_bands(prepare: str, offsets: str) -> str:
+    """``prepare`` (the lines that make ``_prepared``) with the places of the band form's diagonals
+    added to what it prepares (``_sp_banded``, which fills ``_prepared["bands"]``)."""
+    lines = prepare.splitlines(keepends=True)
+    at = next(k for k, line in enumerate(lines) if "_sp_prepare(" in line)
+    indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+    lines.insert(at + 1, f"{indent}_sp_banded(_prepared, {offsets})  # and the places of its diagonals\n")
+    return "".join(lines)
+
+
+def _band_branch(call: str, values: str, result: str, like: str, by_rows: bool) -> str:
+    """The band form's branch of ``jac_NAME`` (``hess_NAME``): ``call`` returns the diagonals where
+    the arguments pass its tests, decompressed by one prepared ``take`` (``runtime.sparse._sp_banded``)."""
+    what = "H" if result == "(H,)" else "J"
+    returned = "_value, _grad, H" if what == "H" else f"_value, {result.strip('(),')}"
+    return (
+        f'    _banded = {call} if _prepared["bands"] is not None else None\n'
+        f"    if _banded is not None:  # {what} is banded here: its diagonals alone, decompressed by one take\n"
+        f"        {values}, *_diagonals = _banded\n"
+        f'        {result} = _sp_decompress(_prepared["bands"], _sp_diagonals({like}, _diagonals, {by_rows}), ({like},))\n'
+        f"        return {returned}\n"
+    )
+
+
+#: How ``hess_NAME`` computes its Hessian, by whether a band form was written (``sparse_bands``).
+_HOW = {
+    False: "the second sweep on the colors of the columns\n    (H @ S)",
+    True: "its diagonals where the arguments give a banded one (a\n    band form), else the second sweep on the colors of the columns (H @ S)",
+}
 
 
 def hessian_functions(
@@ -327,13 +382,16 @@ def hessian_functions(
             f"        _compressed.append(_Hv)\n"
             f"    _compressed = _sp_stacked(_compressed)\n"
         )
+    sweep += f"    (H,) = _sp_decompress(_prepared, _compressed, ({x},))\n"
+    banded = bands_function(hvp, table, backend)
+    if banded is not None:
+        prepare = _with_bands(prepare, repr(tuple(banded.offsets)))
+        sweep = _band_branch(f"_hvp_{name}_bands({signature})", "_value, _grad", "(H,)", x, True) + sweep
     hess = (
         f"def hess_{name}({definition}):\n"
         f'    """Return ({name}({signature}), d{x}, H): the value, its gradient and its Hessian, a symmetric\n'
-        f"    scipy.sparse.csr_array of shape ({x}.size, {x}.size): the second sweep on the colors of the columns\n"
-        f'    (H @ S), decompressed."""\n'
+        f'    scipy.sparse.csr_array of shape ({x}.size, {x}.size): {_HOW[banded is not None]}, decompressed."""\n'
         f"{prepare}{sweep}"
-        f"    (H,) = _sp_decompress(_prepared, _compressed, ({x},))\n"
         f"    return _value, _grad, H"
     )
     helpers = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id in helper_names()}
@@ -344,6 +402,9 @@ def hessian_functions(
         helpers |= colors[1]
     else:
         helpers.add("_sp_stacked")
+    if banded is not None:
+        texts.append(banded.text)
+        helpers |= banded.helpers | {"_sp_banded", "_sp_diagonals"}
     return texts, helpers, [] if writer.by_point else [f"{cache} = {{}}  # hess_{name}'s prepared patterns"]
 
 

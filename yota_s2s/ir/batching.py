@@ -34,11 +34,31 @@ from .shapes import ShapeClasses
 class Batched:
     """A batched sweep: its equations, and the rule each equation of the sweep was batched by
     (``elementwise``, ``index``, ``index_add``, ``index_copy``, ``zeros``, or its batched primitive),
-    by position, for the band form (``codegen.banded``) to read."""
+    by position, for the band form (``transform.band``) to read."""
 
     eqns: list[Eqn]
     kinds: dict[int, str]
     seeds: list[Var]  # (every value of the sweep is an array: the seeds' rows are)
+
+
+@dataclass
+class BandForm:
+    """A tape's sweep in the band form, composed with the tape (``with_band``): ``eqns``, the equations
+    before the sweep and the band form's, optimized together, compute ``kept`` (the value, the
+    gradient: the sweep's outputs that read no seed) and each diagonal ``diagonals[d]``, where the
+    ``tests`` hold: ``("ndim", a, k)``, ``("shape", a, b)``, ``("either", c, w)`` (``c`` a number or of
+    ``w``'s shape), on values of ``eqns`` or the tape's inputs.  ``arrays``: the values ``eqns``
+    read that are arrays where the tests hold; ``columns``: the diagonals run along the derivative's
+    columns (``jvp_NAME``: diagonal ``d``'s element ``j`` is entry ``(j, j + d)``, else ``(j + d, j)``);
+    ``seed``: the input the band form does not read."""
+
+    eqns: list[Eqn]
+    kept: list[Atom]
+    diagonals: dict[int, Atom]
+    tests: list[tuple[str, Atom, Atom | int]]
+    arrays: frozenset[int]
+    columns: bool
+    seed: Var
 
 
 def _basic(index: tuple) -> bool:

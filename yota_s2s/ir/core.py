@@ -230,6 +230,8 @@ class Facts:
       does not check that they are real (``transform.complexes``); ``holomorphic``, the derivative
       is the complex one of a holomorphic function (``--holomorphic``, ``--jacobian`` of complex
       values): the generated function makes its differentiated arguments complex.
+    - ``transform.band.with_band`` (``hess_NAME``; ``--sparse``'s ``hvp``, ``vjp`` and ``jvp`` tapes):
+      ``band``, the band form of the tape's sweep (a ``BandForm``), None where it has none.
     """
 
     object_params: list[str] = field(default_factory=list)
@@ -256,6 +258,7 @@ class Facts:
     bool_inputs: frozenset[int] = frozenset()
     complex_params: frozenset[str] = frozenset()
     holomorphic: bool = False
+    band: object = None
 
     def copy(self) -> Facts:
         """A copy whose ``same_shape`` can be extended without changing this one's."""

@@ -212,3 +212,35 @@ def _sp_key(wrt, data):
             except TypeError:  # (an object that is no value: by its text)
                 key.append((type(v).__name__, repr(v)))
     return tuple(key)
+
+
+def _sp_banded(prepared, offsets, columns=False):
+    """``prepared`` (``_sp_prepare``'s, of a pattern) with what the band form of its function needs
+    (``prepared["bands"]``): the diagonals ``offsets`` decompressed as a colored sweep's results
+    are, each entry of the pattern read at its place among them (``_sp_decompress``): entry ``(j + d,
+    j)`` at element ``j`` of diagonal ``d`` (``columns``: entry ``(j, j + d)``, the diagonals of the
+    transposed matrix).  None there where an entry of the pattern lies on no diagonal given: the
+    colored sweep is then taken, whatever the band form's tests say."""
+    pattern = prepared["pattern"]
+    m, n = pattern.shape
+    rows = xp.repeat(xp.arange(m), xp.diff(pattern.indptr))
+    cols = pattern.indices
+    d, at, length = (cols - rows, rows, m) if columns else (rows - cols, cols, n)
+    offsets = xp.asarray(offsets)
+    k = xp.minimum(xp.searchsorted(offsets, d), len(offsets) - 1)
+    bands = None
+    if len(offsets) and xp.all(offsets[k] == d):
+        # (by_rows: the compressed array's rows have the parameter's length, its columns'; the value's)
+        bands = {"pattern": pattern, "by_rows": not columns, "seeds": offsets, "where": k * length + at}
+    prepared["bands"] = bands
+    return prepared
+
+
+def _sp_diagonals(like, diagonals, by_rows):
+    """The diagonals (vectors of ``like``'s size, or numbers) stacked, one row each: the compressed
+    array ``_sp_decompress`` reads with ``_sp_banded``'s places (``by_rows``: in a list, as a
+    reverse sweep's adjoints are)."""
+    out = xp.empty((len(diagonals), xp.size(like)))
+    for i, v in enumerate(diagonals):
+        out[i] = v
+    return [out] if by_rows else out
