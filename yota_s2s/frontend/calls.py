@@ -28,7 +28,7 @@ from ..ir.core import Lit, Var
 from ..ir.primitives import STATIC_LIBRARY as LIBRARY
 from ..ir.primitives import STATIC_OPERAND as OPERAND
 from ..ir.primitives import primitive
-from . import instances
+from . import instances, library
 from .adapters_dtype import DTYPE_CALLS, dtype_call, float_dtype
 from .adapters_einsum import subscripts_first
 from .adapters_shape import adapt_shape
@@ -217,9 +217,18 @@ class CallLowering:
             fields = RESULT_FIELDS.get(name)
             return _Fields(items, fields) if fields and len(fields) == n else items
         prim = self.lo.table.names.get(name)
+        if prim is None and library.definition(name, node) is not None:
+            return self.library_call(name, args, kwargs, node)
         if prim is None:
             raise self.lo.error("YS031", _no_rule_message(name, node), node)
         return self.bound_primitive(prim, args, kwargs, node)
+
+    def library_call(self, name: str, args: list, kwargs: dict, node: ast.AST) -> object:
+        """A library function that is a composition of primitives (``library``): its definition inlined."""
+        scope: dict[str, object] = {alias: _Module(full) for alias, full in library.NAMES.items()}
+        for own, fn in library.helpers(node).items():
+            scope[own] = _Function(own, fn, closure=scope, module=self.lo.module)
+        return self.call_local(library.definition(name, node), args, kwargs, node, scope)
 
     def bound_primitive(self, prim: str, args: list, kwargs: dict, node: ast.AST) -> object:
         """The equation of ``prim`` with the call's arguments bound to its rule's operands and parameters."""
@@ -401,8 +410,8 @@ class CallLowering:
     def static_sequence(self, node: ast.expr, env: dict) -> tuple:
         """The items of a sequence whose length is known when generating: ``range`` of constants,
         a tuple or list (of names, of values), ``zip``/``enumerate``/``reversed`` of those."""
-        if isinstance(node, ast.Call) and not node.keywords:
-            callee = self.lo.expr(node.func, env)
+        if isinstance(node, ast.Call) and not node.keywords and isinstance(node.func, ast.Name):
+            callee = self.lo.expr(node.func, env)  # (d.items(): a method, lowered as the call below)
             name = callee.name if isinstance(callee, _Function) and callee.local is None else None
             if name == "builtins.range":
                 bounds = [self.lo.expr(a, env) for a in node.args]

@@ -377,8 +377,11 @@ class ControlLowering:
     def stmt_If(self, node: ast.If, env: dict) -> None:
         if is_guard(self.lo.module, node):  # a generated function's argument check (``generated``): it only raises
             return
-        names = self.lo.dicts.split_dicts(self.carried_names(node, node.body + node.orelse, env), env)
         flag = self.lo.as_array(self.lo.expr(node.test, env), node.test)
+        if isinstance(flag, Lit):  # a condition known when generating: only one branch exists, its values as they are
+            self.block(node.body if flag.value else node.orelse, env)
+            return
+        names = self.lo.dicts.split_dicts(self.carried_names(node, node.body + node.orelse, env), env)
         branches = []
         for stmts in (node.body, node.orelse):
             branch_env = dict(env)
@@ -397,6 +400,12 @@ class ControlLowering:
     def if_returning(self, node: ast.If, rest: list[ast.stmt], env: dict) -> Atom:
         """``if c: ... return a`` followed by more statements: each branch runs on with the rest."""
         flag = self.lo.as_array(self.lo.expr(node.test, env), node.test)
+        if isinstance(flag, Lit):  # known when generating: the branch taken, its value as it is (a list stays one)
+            stmts = node.body if flag.value else node.orelse
+            value = self.block(list(stmts) if _always_returns(stmts) else [*stmts, *rest], env)
+            if value is None:
+                raise self.lo.error("YS021", "this path through the function does not return a value", node)
+            return value
         branches = []
         for stmts in (node.body, node.orelse):
             block = list(stmts) if _always_returns(stmts) else [*stmts, *rest]
@@ -419,6 +428,8 @@ class ControlLowering:
         ):  # a generated function's scalar fast path: the general one computes the same
             return self.lo.expr(node.orelse, env)
         flag = self.lo.as_array(self.lo.expr(node.test, env), node.test)
+        if isinstance(flag, Lit):  # known when generating: the value taken, as it is
+            return self.lo.expr(node.body if flag.value else node.orelse, env)
         branches = [
             (lambda e=e: [self.carry_value(self.lo.expr(e, dict(env)), "the value", e)])
             for e in (node.body, node.orelse)
