@@ -59,6 +59,13 @@ _DICT_METHODS = frozenset({"items", "keys", "values", "get", "update", "pop", "s
 _ANY_MATRIX = frozenset({"numpy.linalg.eigvals"})
 
 
+class _NewList(tuple):
+    """A new empty list ``[]``: an object of its own (Python's ``()`` is one object for all), so that
+    two lists are never taken for one list two names share (``aliasing``)."""
+
+    __slots__ = ()
+
+
 class CallLowering:
     """Calls, tuples, lambdas and comprehensions (a part of ``lower.Lowerer``)."""
 
@@ -217,7 +224,10 @@ class CallLowering:
             fields = RESULT_FIELDS.get(name)
             return _Fields(items, fields) if fields and len(fields) == n else items
         prim = self.lo.table.names.get(name)
-        if prim is None and library.definition(name, node) is not None:
+        static = name.startswith("builtins.") and all(
+            _constant_value(v) is not _NOT_CONSTANT for v in (*args, *kwargs.values())
+        )  # sorted(TABLE): static code, as written (scipy.stats.norm.cdf(0.3): NumPy's, as any call)
+        if prim is None and not static and library.definition(name, node) is not None:
             return self.library_call(name, args, kwargs, node)
         if prim is None:
             raise self.lo.error("YS031", _no_rule_message(name, node), node)
@@ -399,7 +409,8 @@ class CallLowering:
     def expr_Tuple(self, node: ast.Tuple, env: dict) -> object:
         return tuple(self.elements(node.elts, env))
 
-    expr_List = expr_Tuple
+    def expr_List(self, node: ast.List, env: dict) -> object:
+        return tuple(self.elements(node.elts, env)) if node.elts else _NewList()
 
     def expr_Lambda(self, node: ast.Lambda, env: dict) -> object:
         # sq = lambda t: t * t (the fence allows only this form): a helper that sees this scope

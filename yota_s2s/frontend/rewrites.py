@@ -50,6 +50,7 @@ def rewritten(stmt: ast.stmt, env: dict, lists) -> ast.stmt | list[ast.stmt]:
         starred_assignment(stmt)
         or reduce_loops(stmt, lambda f: lists.names_function(f, env, _REDUCE))
         or zip_star_assignment(stmt, lambda name: lists.is_builtin(name, env))
+        or objects_after_branches(stmt, lambda name: name not in env and name in lists.lo.module.classes)
     )
     if plainer is not None:
         return plainer
@@ -127,6 +128,68 @@ def zip_star_assignment(stmt: ast.stmt, builtin: Callable[[str], bool]) -> list[
         comp = ast.ListComp(item, [ast.comprehension(_name("_p", True), _name(seq), [], 0)])
         out.append(ast.Assign([elt], comp))
     return _located(out, stmt)
+
+
+def objects_after_branches(stmt: ast.stmt, is_class: Callable[[str], bool]) -> list[ast.stmt] | None:
+    """``if c: m = Model(a)`` / ``else: m = Model(b)`` (each branch ending by making an object of one
+    class of the file into one name) as the branches choosing the arguments, then the object made
+    once after them (``__init__`` changes nothing else, so when it runs cannot change a value);
+    ``elif`` chains too.  None: ``stmt`` is not such an ``if``.
+
+        >>> stmt = ast.parse("if c:\\n    m = M(1.0)\\nelse:\\n    m = M(2.0, k=x)").body[0]
+        >>> objects_after_branches(stmt, lambda name: True) is None
+        True
+        >>> stmt = ast.parse("if c:\\n    m = M(1.0, k=y)\\nelse:\\n    m = M(2.0, k=x)").body[0]
+        >>> print("\\n".join(ast.unparse(s) for s in objects_after_branches(stmt, lambda name: True)))
+        _made1_0 = None
+        _made1_1 = None
+        if c:
+            _made1_0 = 1.0
+            _made1_1 = y
+        else:
+            _made1_0 = 2.0
+            _made1_1 = x
+        m = M(_made1_0, k=_made1_1)
+    """
+    if not isinstance(stmt, ast.If) or not stmt.orelse:
+        return None
+    orelse = stmt.orelse
+    if len(orelse) == 1 and isinstance(orelse[0], ast.If):  # elif: the inner chain first
+        inner = objects_after_branches(orelse[0], is_class)
+        orelse = inner if inner is not None else orelse
+    made = [_made_object(block, is_class) for block in (stmt.body, orelse)]
+    if made[0] is None or made[1] is None:
+        return None
+    (name, call), (other, second) = made
+    same = name == other and call.func.id == second.func.id and len(call.args) == len(second.args)
+    if not same or [k.arg for k in call.keywords] != [k.arg for k in second.keywords]:
+        return None
+    temps = [f"_made{stmt.lineno}_{k}" for k in range(len(call.args) + len(call.keywords))]
+
+    def chosen(block: list[ast.stmt], made_call: ast.Call) -> list[ast.stmt]:
+        values = [*made_call.args, *(k.value for k in made_call.keywords)]
+        return [*block[:-1], *_located([ast.Assign([_name(t, True)], v) for t, v in zip(temps, values)], block[-1])]
+
+    branch = ast.If(stmt.test, chosen(stmt.body, call), chosen(orelse, second))
+    positional = [_name(t) for t in temps[: len(call.args)]]
+    keywords = [ast.keyword(k.arg, _name(t)) for k, t in zip(call.keywords, temps[len(call.args) :])]
+    make = ast.Assign([_name(name, True)], ast.Call(call.func, positional, keywords))
+    unset = [ast.Assign([_name(t, True)], ast.Constant(None)) for t in temps]  # (each branch sets them)
+    branch = ast.fix_missing_locations(ast.copy_location(branch, stmt))
+    return [*_located(unset, stmt), branch, *_located([make], stmt.body[-1])]
+
+
+def _made_object(block: list[ast.stmt], is_class: Callable[[str], bool]) -> tuple[str, ast.Call] | None:
+    """``(name, call)`` of a block ending by ``name = Cls(...)`` of a class of the file (no ``*``)."""
+    last = block[-1] if block else None
+    if not (isinstance(last, ast.Assign) and len(last.targets) == 1 and isinstance(last.targets[0], ast.Name)):
+        return None
+    call = last.value
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and is_class(call.func.id)):
+        return None
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    return last.targets[0].id, call
 
 
 def _unconditional_calls(node: ast.AST | None, wanted: Callable[[ast.Call], bool]) -> list[ast.Call]:
