@@ -224,21 +224,11 @@ class CallLowering:
             fields = RESULT_FIELDS.get(name)
             return _Fields(items, fields) if fields and len(fields) == n else items
         prim = self.lo.table.names.get(name)
-        static = name.startswith("builtins.") and all(
-            _constant_value(v) is not _NOT_CONSTANT for v in (*args, *kwargs.values())
-        )  # sorted(TABLE): static code, as written (scipy.stats.norm.cdf(0.3): NumPy's, as any call)
-        if prim is None and not static and library.definition(name, node) is not None:
-            return self.library_call(name, args, kwargs, node)
+        if prim is None and library.serves(name, args, kwargs):
+            return library.call(self, name, args, kwargs, node)  # np.cov(X): its definition, inlined
         if prim is None:
             raise self.lo.error("YS031", _no_rule_message(name, node), node)
         return self.bound_primitive(prim, args, kwargs, node)
-
-    def library_call(self, name: str, args: list, kwargs: dict, node: ast.AST) -> object:
-        """A library function that is a composition of primitives (``library``): its definition inlined."""
-        scope: dict[str, object] = {alias: _Module(full) for alias, full in library.NAMES.items()}
-        for own, fn in library.helpers(node).items():
-            scope[own] = _Function(own, fn, closure=scope, module=self.lo.module)
-        return self.call_local(library.definition(name, node), args, kwargs, node, scope)
 
     def bound_primitive(self, prim: str, args: list, kwargs: dict, node: ast.AST) -> object:
         """The equation of ``prim`` with the call's arguments bound to its rule's operands and parameters."""
@@ -406,11 +396,10 @@ class CallLowering:
         return None
 
     # ------------------------------------------------------------------ tuples, lambdas, comprehensions
-    def expr_Tuple(self, node: ast.Tuple, env: dict) -> object:
-        return tuple(self.elements(node.elts, env))
+    def expr_Tuple(self, node: ast.Tuple | ast.List, env: dict) -> object:
+        return tuple(self.elements(node.elts, env)) if node.elts or isinstance(node, ast.Tuple) else _NewList()
 
-    def expr_List(self, node: ast.List, env: dict) -> object:
-        return tuple(self.elements(node.elts, env)) if node.elts else _NewList()
+    expr_List = expr_Tuple
 
     def expr_Lambda(self, node: ast.Lambda, env: dict) -> object:
         # sq = lambda t: t * t (the fence allows only this form): a helper that sees this scope

@@ -26,6 +26,8 @@ import ast
 import copy
 import functools
 
+from .values import _NOT_CONSTANT, _constant_value, _Function, _Module
+
 #: The definitions (NumPy's own algorithms where they are compositions; the values agree with
 #: NumPy's to rounding, checked in tests/test_library.py).
 SOURCE = """
@@ -178,6 +180,25 @@ def definition(name: str, call: ast.AST) -> ast.FunctionDef | None:
     if own is None:
         return None
     return _placed(_definitions()[own], call)
+
+
+def serves(name: str, args: list, kwargs: dict) -> bool:
+    """A call of ``name`` with these (lowered) arguments is read as its definition: ``name`` has
+    one, and it is not ``sorted`` of constants (static code, written as the source writes it;
+    ``scipy.stats.norm.cdf(0.3)`` is NumPy's all the same)."""
+    static = name.startswith("builtins.") and all(
+        _constant_value(v) is not _NOT_CONSTANT for v in (*args, *kwargs.values())
+    )
+    return name in DEFINES and not static
+
+
+def call(calls, name: str, args: list, kwargs: dict, node: ast.AST) -> object:
+    """The value of the call ``node`` of ``name``: its definition inlined by ``calls`` (the
+    lowerer's ``CallLowering``) with the arguments bound, its names in ``NAMES``."""
+    scope: dict[str, object] = {alias: _Module(full) for alias, full in NAMES.items()}
+    for own, fn in helpers(node).items():
+        scope[own] = _Function(own, fn, closure=scope, module=calls.lo.module)
+    return calls.call_local(definition(name, node), args, kwargs, node, scope)
 
 
 def helpers(call: ast.AST) -> dict[str, ast.FunctionDef]:
