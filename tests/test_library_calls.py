@@ -294,6 +294,61 @@ case(
     ["x", "k"],
 )
 
+case(
+    "special_compositions",
+    """
+    import scipy.special as sp
+
+    def f(x, y):
+        return sp.multigammaln(x, 3) + sp.betaln(x, y) + sp.beta(x, y) + sp.multigammaln(x, 1)
+    """,
+    lambda rng: [2.3, 1.7],
+)
+case(
+    "dirichlet",
+    """
+    import numpy as np
+    import scipy.stats
+
+    X = np.array([0.2, 0.3, 0.5])
+    XS = np.array([[0.2, 0.1], [0.3, 0.6], [0.5, 0.3]])
+
+    def f(alpha):
+        one = scipy.stats.dirichlet.logpdf(X, alpha) + scipy.stats.dirichlet.pdf(X, alpha)
+        return one + np.sum(scipy.stats.dirichlet.logpdf(XS, alpha))
+    """,
+    lambda rng: [np.array([1.5, 2.0, 0.8])],
+)
+case(
+    "rot90_append_real_if_close",
+    """
+    import numpy as np
+
+    def f(M, v):
+        a = np.sum(np.rot90(M) * np.arange(12.0).reshape(4, 3)) + np.sum(np.rot90(M, 2) ** 2)
+        b = np.sum(np.rot90(M, -1)[0]) + np.sum(np.rot90(M, 3, (1, 0)) ** 3) + np.sum(np.append(M, v) ** 2)
+        return a + b + np.sum(np.append(M, M, axis=0)) + np.sum(np.real_if_close(v))
+    """,
+    arrays((3, 4), (3,)),
+)
+# A silent wrong gradient on main, found through scipy.stats.dirichlet.logpdf: the optimizer took
+# the scalar keys of the primal's shape classes (which name atoms by number) into its own classes,
+# numbered in another order, so sum(XS * alpha, axis=0) was taken for a scalar (ir/shapes.canonical_key)
+case(
+    "scalar_keys_of_another_numbering",
+    """
+    import numpy as np
+
+    X = np.array([0.2, 0.3, 0.5])
+    XS = np.array([[0.2, 0.1, 0.4], [0.3, 0.6, 0.1], [0.5, 0.3, 0.5]])
+
+    def f(alpha):
+        c = np.sum(alpha**2)
+        return np.sum(X * alpha, axis=0) - c + np.sum(np.sum(XS * alpha, axis=0) - c)
+    """,
+    lambda rng: [np.array([1.5, 2.0, 0.8])],
+)
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_gradient_matches_finite_differences(name, tmp_path):
@@ -303,7 +358,8 @@ def test_gradient_matches_finite_differences(name, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # (no SyntaxWarning from folding ``axis is None``)
         text = generate(source, str(path), ["f"], wrt=wrt).text
-    assert "scipy" not in text.split("import numpy as np")[0] and "import scipy" not in text
+    if name != "dirichlet":  # (its xlogy imports scipy.special, as the rule of xlogy says)
+        assert "import scipy" not in text
     namespace: dict = {}
     exec(compile(text, "grad.py", "exec"), namespace)  # noqa: S102 - the tool's output
     args = make_args(np.random.default_rng(0))

@@ -139,6 +139,51 @@ def norm_logsf(x, loc=0.0, scale=1.0):
     return np.log(norm_sf(x, loc, scale))
 
 
+def multigammaln(a, d):
+    total = 0.25 * d * (d - 1) * 1.1447298858494002
+    for j in range(d):
+        total = total + special.gammaln(a - 0.5 * j)
+    return total
+
+
+def betaln(a, b):
+    return special.gammaln(a) + special.gammaln(b) - special.gammaln(a + b)
+
+
+def beta(a, b):
+    return special.gamma(a) * special.gamma(b) / special.gamma(a + b)
+
+
+def dirichlet_logpdf(x, alpha):
+    lnB = np.sum(special.gammaln(alpha)) - special.gammaln(np.sum(alpha))
+    return np.sum(special.xlogy(alpha - 1.0, x.T).T, axis=0) - lnB
+
+
+def dirichlet_pdf(x, alpha):
+    return np.exp(dirichlet_logpdf(x, alpha))
+
+
+def real_if_close(a, tol=100):
+    return np.real(a)
+
+
+def append(arr, values, axis=None):
+    if axis is None:
+        return np.concatenate([np.ravel(arr), np.ravel(values)])
+    return np.concatenate([arr, values], axis=axis)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    k = k % 4
+    if k == 0:
+        return m[:]
+    if k == 2:
+        return np.flip(np.flip(m, axes[0]), axes[1])
+    if k == 1:
+        return np.swapaxes(np.flip(m, axes[1]), axes[0], axes[1])
+    return np.flip(np.swapaxes(m, axes[0], axes[1]), axes[1])
+
+
 def sorted_values(iterable, *, reverse=False):
     s = np.sort(np.asarray(iterable))
     if reverse:
@@ -162,6 +207,14 @@ DEFINES = {
     "scipy.stats.norm.logcdf": "norm_logcdf",
     "scipy.stats.norm.logsf": "norm_logsf",
     "builtins.sorted": "sorted_values",
+    "scipy.special.multigammaln": "multigammaln",
+    "scipy.special.betaln": "betaln",
+    "scipy.special.beta": "beta",
+    "scipy.stats.dirichlet.logpdf": "dirichlet_logpdf",
+    "scipy.stats.dirichlet.pdf": "dirichlet_pdf",
+    "numpy.real_if_close": "real_if_close",
+    "numpy.append": "append",
+    "numpy.rot90": "rot90",
 }
 
 #: What the definitions' free names are (module names, read by ``frontend.names``).
