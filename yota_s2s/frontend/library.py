@@ -46,14 +46,16 @@ def average(a, axis=None, weights=None, *, keepdims=False):
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None):
     X = np.atleast_2d(m)
-    if not rowvar:
-        if np.shape(X)[0] != 1:
-            X = X.T
+    if rowvar:
+        pass
+    elif np.shape(X)[0] != 1:
+        X = X.T
     if y is not None:
         Y = np.atleast_2d(y)
-        if not rowvar:
-            if np.shape(Y)[0] != 1:
-                Y = Y.T
+        if rowvar:
+            pass
+        elif np.shape(Y)[0] != 1:
+            Y = Y.T
         X = np.concatenate([X, Y], axis=0)
     if ddof is None:
         ddof = 0 if bias else 1
@@ -107,10 +109,7 @@ def polyfit(x, y, deg, rcond=None, w=None):
         lhs = lhs * w[:, None]
         rhs = (rhs.T * w).T
     scale = np.sqrt(np.sum(lhs * lhs, axis=0))
-    coef = np.linalg.pinv(lhs / scale) @ rhs
-    if np.ndim(rhs) == 1:
-        return coef / scale
-    return coef / scale[:, None]
+    return ((np.linalg.pinv(lhs / scale) @ rhs).T / scale).T
 
 
 def norm_logpdf(x, loc=0.0, scale=1.0):
