@@ -215,6 +215,19 @@ def pinv(x):
     dx = pinv_dx(dout, x, out)
 
 
+@diffrule(names=["numpy.linalg.qr#0"])
+def qr_q(x):
+    """Element 0 of np.linalg.qr (mode 'reduced'): Q. m >= n and x of full column rank (checked at run time)."""
+    # (gq + q copyltu(M)) r^-T with M = -gq^T q: the gradient of both factors, r's taken as 0
+    dx = qr_dx(dout, 0.0, out, qr_r(x))
+
+
+@diffrule(names=["numpy.linalg.qr#1"])
+def qr_r(x):
+    """Element 1 of np.linalg.qr: R, upper triangular; as Q."""
+    dx = qr_dx(0.0, dout, qr_q(x), out)
+
+
 # ----------------------------------------------------------------------------- helpers of the rules above
 
 
@@ -368,3 +381,9 @@ def svdvals_dx(g, x):
 @diffrule(shape="x")
 def pinv_dx(g, x, p):
     not_implemented("second derivatives through pinv")
+
+
+@diffrule(shape="q")
+def qr_dx(gq, gr, q, r):
+    nondiff(q, r)
+    not_implemented("second derivatives through qr")

@@ -876,3 +876,11 @@ def test_second_derivatives_through_decompositions_are_refused(prim, args, reaso
     with pytest.raises(UserError) as info:
         differentiate(tape, ["x1"], load_rules())
     assert info.value.code == "YS107" and reason in info.value.message
+
+
+def test_qr_of_a_wide_or_rank_deficient_matrix_is_refused_at_run_time():
+    _, grad_f = compile_source("q, r = np.linalg.qr(a)\nreturn np.sum(q) + np.sum(r)", "a")
+    with pytest.raises(ValueError, match="np.linalg.qr needs a matrix with m >= n of full column rank"):
+        grad_f(np.arange(6.0).reshape(2, 3))
+    with pytest.raises(ValueError, match="np.linalg.qr needs"):
+        grad_f(np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]]))

@@ -1,12 +1,13 @@
 """Twenty realistic files (``files/``) and forty everyday idioms (``idioms.py``) through ``yota-s2s``.
 
-    python -m benchmarks.fresh [--holdout | --holdout2] [--only NAME] [--no-jax]
+    python -m benchmarks.fresh [--holdout | --holdout2 | --holdout3] [--only NAME] [--no-jax]
 
 ``--holdout``: ten more files and twenty more idioms (``holdout/``), written after the fixes the
 first set led to and measured as they were first written (the first set is no longer fresh).
 ``--holdout2``: ten more files and thirty more idioms (``holdout2/``), of kinds neither set had,
 written before the fixes of the third round and measured as first written (figures in
-``holdout2/README.md``).
+``holdout2/README.md``).  ``--holdout3``: ten files and thirty idioms of kinds none of those had
+(``holdout3/``), written before the fourth round's fixes (figures in ``holdout3/README.md``).
 
 Each case runs the command line as a user would (``yota-s2s FILE --func F --wrt W --out OUT``),
 then imports the source and the generated module and compares, at seeded random arguments, the
@@ -36,6 +37,7 @@ from yota_s2s.verify import check_grads
 from . import cases
 from .holdout import cases as holdout_cases
 from .holdout2 import cases as holdout2_cases
+from .holdout3 import cases as holdout3_cases
 
 HERE = Path(__file__).resolve().parent
 
@@ -124,6 +126,7 @@ SETS = {
     "fresh": (cases, HERE / "files", HERE / "idioms.py"),
     "holdout": (holdout_cases, HERE / "holdout", HERE / "holdout" / "idioms.py"),
     "holdout2": (holdout2_cases, HERE / "holdout2", HERE / "holdout2" / "idioms.py"),
+    "holdout3": (holdout3_cases, HERE / "holdout3", HERE / "holdout3" / "idioms.py"),
 }
 
 
@@ -141,8 +144,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-jax", action="store_true", help="do not run JAX")
     parser.add_argument("--holdout", action="store_true", help="the holdout set (holdout/: written after the fixes)")
     parser.add_argument("--holdout2", action="store_true", help="the second holdout set (holdout2/)")
+    parser.add_argument("--holdout3", action="store_true", help="the third holdout set (holdout3/)")
     options = parser.parse_args(argv)
-    chosen = "holdout2" if options.holdout2 else "holdout" if options.holdout else "fresh"
+    chosen = next((s for s in ("holdout3", "holdout2", "holdout") if getattr(options, s)), "fresh")
     tally: dict[tuple[str, str, str], int] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for kind, name, source, func, wrt, make_args in _cases(chosen):

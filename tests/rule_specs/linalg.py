@@ -164,6 +164,9 @@ SPECS: dict = {
     "svd_vh": _element(2, _SEPARATED, ", full_matrices=False", " ** 2") + _element(2, _SEPARATED[1:2], "", " ** 2"),
     "svdvals": [("{f}" + m, s) for m, s in _SEPARATED],
     "pinv": [("{f}" + m, s) for m, s in _FULL_RANK],
+    # np.linalg.qr: m >= n of full column rank (the wide ones of _SEPARATED are refused at run time)
+    "qr_q": _element(0, [_SEPARATED[k] for k in (0, 1, 2, 4)]),
+    "qr_r": _element(1, [_SEPARATED[k] for k in (0, 1, 2, 4)]),
     "cholesky": [
         ("{f}(x @ x.T + 1.0 * np.eye(1))", [(1, 1)]),
         ("{f}(x @ x.T + 3.0 * np.eye(3))", [(3, 3)]),
@@ -203,6 +206,8 @@ DOMAIN: dict = {
             "svd_vh",
             "svdvals",
             "pinv",
+            "qr_q",
+            "qr_r",
         ],
         (-0.3, 0.3),
     ),

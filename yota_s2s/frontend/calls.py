@@ -28,7 +28,7 @@ from ..ir.core import Lit, Var
 from ..ir.primitives import STATIC_LIBRARY as LIBRARY
 from ..ir.primitives import STATIC_OPERAND as OPERAND
 from ..ir.primitives import primitive
-from . import instances
+from . import instances, library
 from .adapters_dtype import DTYPE_CALLS, dtype_call, float_dtype
 from .adapters_einsum import subscripts_first
 from .adapters_shape import adapt_shape
@@ -57,6 +57,13 @@ _DICT_METHODS = frozenset({"items", "keys", "values", "get", "update", "pop", "s
 #: Library functions whose rule holds on part of their domain (real symmetric matrices): in
 #: module-level code, where no parameter is read, they run as NumPy runs them.
 _ANY_MATRIX = frozenset({"numpy.linalg.eigvals"})
+
+
+class _NewList(tuple):
+    """A new empty list ``[]``: an object of its own (Python's ``()`` is one object for all), so that
+    two lists are never taken for one list two names share (``aliasing``)."""
+
+    __slots__ = ()
 
 
 class CallLowering:
@@ -217,6 +224,8 @@ class CallLowering:
             fields = RESULT_FIELDS.get(name)
             return _Fields(items, fields) if fields and len(fields) == n else items
         prim = self.lo.table.names.get(name)
+        if prim is None and library.serves(name, args, kwargs):
+            return library.call(self, name, args, kwargs, node)  # np.cov(X): its definition, inlined
         if prim is None:
             raise self.lo.error("YS031", _no_rule_message(name, node), node)
         return self.bound_primitive(prim, args, kwargs, node)
@@ -387,8 +396,8 @@ class CallLowering:
         return None
 
     # ------------------------------------------------------------------ tuples, lambdas, comprehensions
-    def expr_Tuple(self, node: ast.Tuple, env: dict) -> object:
-        return tuple(self.elements(node.elts, env))
+    def expr_Tuple(self, node: ast.Tuple | ast.List, env: dict) -> object:
+        return tuple(self.elements(node.elts, env)) if node.elts or isinstance(node, ast.Tuple) else _NewList()
 
     expr_List = expr_Tuple
 
@@ -401,8 +410,8 @@ class CallLowering:
     def static_sequence(self, node: ast.expr, env: dict) -> tuple:
         """The items of a sequence whose length is known when generating: ``range`` of constants,
         a tuple or list (of names, of values), ``zip``/``enumerate``/``reversed`` of those."""
-        if isinstance(node, ast.Call) and not node.keywords:
-            callee = self.lo.expr(node.func, env)
+        if isinstance(node, ast.Call) and not node.keywords and isinstance(node.func, ast.Name):
+            callee = self.lo.expr(node.func, env)  # (d.items(): a method, lowered as the call below)
             name = callee.name if isinstance(callee, _Function) and callee.local is None else None
             if name == "builtins.range":
                 bounds = [self.lo.expr(a, env) for a in node.args]

@@ -262,12 +262,12 @@ class ControlLowering:
                     bounds = [Lit(0), bounds[0]]
                 if len(bounds) == 2:
                     bounds.append(Lit(1))
-                self.check_target(target)
+                _check_target(self.lo, target)
                 return ("range", *bounds, None, target.id)
             if name == "builtins.enumerate" and len(it.args) == 1:
                 if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
                     raise self.lo.error("YS011", "write 'for i, item in enumerate(...)'", target)
-                self.check_target(target.elts[0])
+                _check_target(self.lo, target.elts[0])
                 zipped = self.zipped(it.args[0], target.elts[1], env)
                 if zipped is not None:  # enumerate(zip(X, Y)): (i, (x, y))
                     if zipped[0] == "static":
@@ -278,7 +278,7 @@ class ControlLowering:
                 if nested and isinstance(seq, Lit) and isinstance(seq.value, tuple):  # (a, b) of PAIRS: unrolled
                     seq = tuple(Lit(v) for v in seq.value)
                 if not isinstance(seq, tuple):
-                    self.check_target(target.elts[1])
+                    _check_target(self.lo, target.elts[1])
                 if isinstance(seq, tuple):
                     return ("static", [(Lit(k), v) for k, v in enumerate(seq)])
                 rows = self.lo.as_array(seq, it.args[0])
@@ -294,7 +294,7 @@ class ControlLowering:
             return ("static", list(seq))
         rows = self.lo.as_array(seq, it)
         if not (isinstance(target, ast.Tuple) and all(isinstance(t, ast.Name) for t in target.elts)):
-            self.check_target(target)  # (for X, y in batches: each row unpacked, its length checked)
+            _check_target(self.lo, target)  # (for X, y in batches: each row unpacked, its length checked)
         stop = self.lo.calls.call_primitive("builtins.len", [rows], {}, it)
         return ("range", Lit(0), stop, Lit(1), rows, None)
 
@@ -330,10 +330,6 @@ class ControlLowering:
             self.lo.loop_level -= 1
         self.lo.dicts.sync_dicts(env, carried, node)
         return [self.carry_value(env[n], n, node) for n in carried]
-
-    def check_target(self, target: ast.expr) -> None:
-        if not isinstance(target, ast.Name):
-            raise self.lo.error("YS011", "a loop variable is one name here", target)
 
     # ------------------------------------------------------------------ while
     def stmt_While(self, node: ast.While, env: dict) -> None:
@@ -377,8 +373,11 @@ class ControlLowering:
     def stmt_If(self, node: ast.If, env: dict) -> None:
         if is_guard(self.lo.module, node):  # a generated function's argument check (``generated``): it only raises
             return
-        names = self.lo.dicts.split_dicts(self.carried_names(node, node.body + node.orelse, env), env)
         flag = self.lo.as_array(self.lo.expr(node.test, env), node.test)
+        if isinstance(flag, Lit):  # a condition known when generating: only one branch exists, its values as they are
+            self.block(node.body if flag.value else node.orelse, env)
+            return
+        names = self.lo.dicts.split_dicts(self.carried_names(node, node.body + node.orelse, env), env)
         branches = []
         for stmts in (node.body, node.orelse):
             branch_env = dict(env)
@@ -397,20 +396,23 @@ class ControlLowering:
     def if_returning(self, node: ast.If, rest: list[ast.stmt], env: dict) -> Atom:
         """``if c: ... return a`` followed by more statements: each branch runs on with the rest."""
         flag = self.lo.as_array(self.lo.expr(node.test, env), node.test)
-        branches = []
-        for stmts in (node.body, node.orelse):
-            block = list(stmts) if _always_returns(stmts) else [*stmts, *rest]
+        blocks = [list(stmts) if _always_returns(stmts) else [*stmts, *rest] for stmts in (node.body, node.orelse)]
+
+        def returned(block: list[ast.stmt], branch_env: dict) -> object:
+            value = self.block(block, branch_env)
+            if value is None:
+                raise self.lo.error("YS021", "this path through the function does not return a value", node)
+            return value
+
+        if isinstance(flag, Lit):  # known when generating: the branch taken, its value as it is (a list stays one)
+            return returned(blocks[0 if flag.value else 1], env)
+
+        def run(block: list[ast.stmt]) -> list[Atom]:
             branch_env = dict(env)
+            with self.lo.in_scope(branch_env):
+                return [self.carry_value(returned(block, branch_env), "the returned value", node)]
 
-            def run(block=block, branch_env=branch_env):
-                with self.lo.in_scope(branch_env):
-                    value = self.block(block, branch_env)
-                if value is None:
-                    raise self.lo.error("YS021", "this path through the function does not return a value", node)
-                return [self.carry_value(value, "the returned value", node)]
-
-            branches.append(run)
-        (out,) = self.branch(flag, branches, [None], node)
+        (out,) = self.branch(flag, [lambda b=b: run(b) for b in blocks], [None], node)
         return out
 
     def expr_IfExp(self, node: ast.IfExp, env: dict) -> object:
@@ -419,6 +421,8 @@ class ControlLowering:
         ):  # a generated function's scalar fast path: the general one computes the same
             return self.lo.expr(node.orelse, env)
         flag = self.lo.as_array(self.lo.expr(node.test, env), node.test)
+        if isinstance(flag, Lit):  # known when generating: the value taken, as it is
+            return self.lo.expr(node.body if flag.value else node.orelse, env)
         branches = [
             (lambda e=e: [self.carry_value(self.lo.expr(e, dict(env)), "the value", e)])
             for e in (node.body, node.orelse)
@@ -440,6 +444,11 @@ class ControlLowering:
         self.lo.tape.eqns.append(region_eqn("if", [flag, *free], params, regions, outs, span))
         self.lo.merges.update((o.id, self.lo.tape.eqns[-1]) for o in outs)  # may a branch give a shared array?
         return outs
+
+
+def _check_target(lo, target: ast.expr) -> None:
+    if not isinstance(target, ast.Name):
+        raise lo.error("YS011", "a loop variable is one name here", target)
 
 
 #: The most iterations a loop is unrolled to (``params[f"W{i}"]`` over ``range(n_layers)``).

@@ -117,6 +117,8 @@ class ExpressionLowering:
             ok, value = fold_constant(prim, [left.value, right.value])  # i != 3 on a comprehension's index
             if ok:
                 return Lit(value)
+            if prim in ("equal", "not_equal") and all(isinstance(v.value, str | tuple) for v in (left, right)):
+                return Lit((left.value == right.value) == (prim == "equal"))  # key != "t" of d.items()
         return self.lo.binop(prim, left, right, node)
 
     def expr_BinOp(self, node: ast.BinOp, env: dict) -> object:

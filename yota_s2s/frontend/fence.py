@@ -20,6 +20,7 @@ from ..errors import UserError, UserErrors, located
 from .complexes import complex_errors
 from .generated import generated_helpers, guard_lines
 from .module_level import ModuleLevel, lambda_function
+from .rewrites import generators_as_lists
 
 __all__ = ["Module", "check_functions", "fence", "lambda_function", "parse_module", "walk"]
 
@@ -60,6 +61,9 @@ class Module:
     walks: dict[int, tuple[ast.AST, list[ast.AST]]] = field(default_factory=dict, repr=False)
     #: In a module yota-s2s generated, its runtime helpers, each lowered as a primitive (``generated``).
     helpers: dict[str, str | None] | None = field(default=None, repr=False)
+    #: The generator functions, written as functions that return the list of what they yield
+    #: (``rewrites.generators_as_lists``): id of the function -> its first ``yield``.
+    generators: dict[int, ast.AST] = field(default_factory=dict, repr=False)
 
     def nodes_of(self, fn: ast.AST) -> list[ast.AST]:
         """``list(ast.walk(fn))``, walked once per function of the module (the fence's checks
@@ -83,7 +87,8 @@ def parse_module(source: str, path: str) -> Module:
         lines = source.splitlines()
         text = lines[line - 1] if 0 < line <= len(lines) else None
         raise UserError("YS001", f"invalid syntax: {exc.msg}", path, line, exc.offset or 1, text) from None
-    module = Module(path, source, tree)
+    generators = generators_as_lists(tree)
+    module = Module(path, source, tree, generators=generators)
     _collect(module)
     return module
 
@@ -108,14 +113,17 @@ def fence(source: str, path: str, funcs: list[str] | None = None) -> Module:
             raise located("YS037", "async functions are not supported", first, path, source)
         if not module.selected:
             raise UserError("YS003", f"no public top-level function to differentiate in {path}", path)
-    errors: list[UserError] = []
+    errors: list[UserError] = [
+        located("YS016", "a generator's value is an iterator, not a number: return sum(...) of it", first, path, source)
+        for first in (module.generators.get(id(module.functions[f])) for f in module.selected)
+        if first is not None
+    ]
     for fn in _reachable(module):
         _Checker(module, errors).check_function(
             fn, entry=fn.name in module.selected and module.functions.get(fn.name) is fn
         )
         guards = guard_lines(module, fn)  # (a generated function's argument checks are not lowered)
         errors += [e for e in complex_errors(module, fn) if e.line not in guards]
-    _check_recursion(module, errors)
     if errors:
         raise UserErrors(sorted(errors, key=lambda e: (e.line, e.col)))
     return module
@@ -138,47 +146,6 @@ def check_functions(module: Module, fns: list[ast.FunctionDef]) -> None:
         errors += [e for e in complex_errors(module, fn) if e.line not in guards]
     if errors:
         raise UserErrors(sorted(errors, key=lambda e: (e.line, e.col)))
-
-
-def _check_recursion(module: Module, errors: list[UserError]) -> None:
-    """A same-file function that calls itself, directly or through others (YS035), at the call."""
-    calls: dict[str, list[ast.Call]] = {}
-    helpers = generated_helpers(module)  # (lowered as primitives: their bodies are not read)
-    for name, fn in module.functions.items():
-        if name in helpers:
-            continue
-        calls[name] = [
-            n
-            for n in module.nodes_of(fn)
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in module.functions
-        ]
-    reported: set[str] = set()
-    done: set[str] = set()
-    for start in module.selected:
-        _find_cycles(module, calls, [start], reported, done, errors)
-
-
-def _find_cycles(
-    module: Module,
-    calls: dict[str, list[ast.Call]],
-    path: list[str],
-    reported: set[str],
-    done: set[str],
-    errors: list[UserError],
-) -> None:
-    """Depth-first over the call graph; ``done`` holds functions fully explored (no cycle left)."""
-    if path[-1] in done:
-        return
-    for call in calls.get(path[-1], []):
-        callee = call.func.id
-        if callee in path and callee not in reported:
-            reported.add(callee)
-            chain = " -> ".join([*path[path.index(callee) :], callee])
-            message = f"recursion is not supported ({chain}): write it as a loop"
-            errors.append(located("YS035", message, call, module.path, module.source))
-        elif callee not in path:
-            _find_cycles(module, calls, [*path, callee], reported, done, errors)
-    done.add(path[-1])
 
 
 def _walk(module: Module, fn: ast.FunctionDef) -> tuple[set[str], bool]:

@@ -69,6 +69,11 @@ from .values import (
     canonical_name,
 )
 
+#: How many calls of one function may be open at once while inlining: a recursion stops where a
+#: condition known when generating (a depth, a length) takes its base case; one that does not stop
+#: is refused here (YS035).
+RECURSION_DEPTH = 24
+
 
 class Lowerer(LoweringState):
     """Builds the primal tape of one function: the tape, the names in scope, statements and the
@@ -155,9 +160,14 @@ class Lowerer(LoweringState):
 
     # ------------------------------------------------------------------ inlining and statements
     def inline(self, fn: ast.FunctionDef, env: dict[str, object], site: ast.AST) -> object:
-        if id(fn) in self.active:  # by identity: a method may share its name with a function
-            chain = " -> ".join([*self.stack, fn.name])
-            raise self.error("YS035", f"recursion is not supported ({chain})", site)
+        if self.active.count(id(fn)) >= RECURSION_DEPTH:  # by identity: a method may share its name
+            chain = " -> ".join([*self.stack[: self.stack.index(fn.name) + 2], "..."])
+            raise self.error(
+                "YS035",
+                f"recursion deeper than {RECURSION_DEPTH} calls when generating ({chain}): its depth must be known "
+                "when generating (a constant, a length); else write it as a loop",
+                site,
+            )
         self.active.append(id(fn))
         self.stack.append(fn.name)
         self.fn_nodes.append(fn)
@@ -246,6 +256,11 @@ class Lowerer(LoweringState):
                 )
         env[name] = self.lists.append_value(name, current, value, call)
 
+    def named(self, value: object) -> bool:
+        """Some name of a scope being lowered holds ``value`` (a list appended to would change it); a
+        comprehension's own list (``lists.runtime_comprehensions``' ``_items``) is no name of the user's."""
+        return any(v is value and not k.startswith("_items") for env in self.envs for k, v in env.items())
+
     def as_array(self, value: object, node: ast.AST) -> Atom:
         """The tape value of ``value``: parameters become inputs on first use as arrays."""
         if isinstance(value, dict) or (isinstance(value, Lit) and isinstance(value.value, dict)):
@@ -290,6 +305,10 @@ class Lowerer(LoweringState):
         raise self.error("YS020", "unsupported value", node)  # pragma: no cover
 
     def binop(self, prim: str, left: object, right: object, node: ast.AST) -> Atom | tuple:
+        if prim == "add" and self.lists.is_list(left) and isinstance(right, tuple) and not self.named(left):
+            for value in right:  # [f(v) for v in x] + [a]: the new list the comprehension made, appended to
+                left = self.lists.append_value("the list", left, value, node)
+            return left
         if self.lists.is_list(left) or self.lists.is_list(right):
             raise self.error(
                 "YS034", "a list in arithmetic: Python would join or repeat it; write np.array(lst) first", node

@@ -31,6 +31,7 @@ from __future__ import annotations
 import ast
 import copy
 import math
+import warnings
 
 from ..errors import UserError
 from ..ir.core import Atom, Key, Lit, Var
@@ -476,7 +477,10 @@ def _fold(tree: ast.AST, modules: list[str]) -> Lit | None:
         return None
     names = {f"{LIBRARY}{k}": _FOLDABLE_CALLS[m] for k, m in enumerate(modules)}
     try:
-        value = eval(compile(ast.Expression(tree), "<static>", "eval"), {"__builtins__": {}, **names})
+        with warnings.catch_warnings():  # (``0 is None`` of a constant bound to a name: no SyntaxWarning)
+            warnings.simplefilter("ignore", SyntaxWarning)
+            code = compile(ast.Expression(tree), "<static>", "eval")
+        value = eval(code, {"__builtins__": {}, **names})
     except Exception:  # noqa: BLE001 - 1 // 0 raises where the function runs, as it does in Python
         return None
     return Lit(value) if _literal(value) or isinstance(value, float | complex) else None

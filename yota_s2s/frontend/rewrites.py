@@ -46,7 +46,12 @@ def rewritten(stmt: ast.stmt, env: dict, lists) -> ast.stmt | list[ast.stmt]:
     unpacking, ``functools.reduce``), or the statement with ``list(xs)`` of a run-time length a
     comprehension and ``enumerate(xs, start=k)`` counted from 0.  ``lists``: the lowerer's part
     that answers what a name means (``names_function``, ``runtime_sequence``, ``is_builtin``)."""
-    plainer = starred_assignment(stmt) or reduce_loops(stmt, lambda f: lists.names_function(f, env, _REDUCE))
+    plainer = (
+        starred_assignment(stmt)
+        or reduce_loops(stmt, lambda f: lists.names_function(f, env, _REDUCE))
+        or zip_star_assignment(stmt, lambda name: lists.is_builtin(name, env))
+        or objects_after_branches(stmt, lambda name: name not in env and name in lists.lo.module.classes)
+    )
     if plainer is not None:
         return plainer
     stmt = lists_as_comprehensions(stmt, lambda xs: lists.runtime_sequence(xs, env))
@@ -94,6 +99,97 @@ def starred_assignment(stmt: ast.stmt) -> list[ast.stmt] | None:
         index = ast.UnaryOp(ast.USub(), ast.Constant(len(after) - j))
         out.append(ast.Assign([elt], ast.Subscript(_name(seq), index, ast.Load())))
     return _located(out, stmt)
+
+
+def zip_star_assignment(stmt: ast.stmt, builtin: Callable[[str], bool]) -> list[ast.stmt] | None:
+    """``a, b = zip(*pairs)`` (the transpose of a list of pairs) as ``_zip = pairs``, ``a = [_p[0]
+    for _p in _zip]``, ``b = [_p[1] for _p in _zip]``: lists where Python gives tuples, with the
+    same items (None: ``stmt`` is not such an assignment).
+
+        >>> stmt = ast.parse("a, b = zip(*pairs)").body[0]
+        >>> print("\\n".join(ast.unparse(s) for s in zip_star_assignment(stmt, lambda name: True)))
+        _zip1_0 = pairs
+        a = [_p[0] for _p in _zip1_0]
+        b = [_p[1] for _p in _zip1_0]
+    """
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return None
+    target, value = stmt.targets[0], stmt.value
+    if not isinstance(target, ast.Tuple | ast.List) or any(isinstance(e, ast.Starred) for e in target.elts):
+        return None
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "zip"):
+        return None
+    if value.keywords or len(value.args) != 1 or not isinstance(value.args[0], ast.Starred) or not builtin("zip"):
+        return None
+    seq = f"_zip{stmt.lineno}_{stmt.col_offset}"
+    out: list[ast.stmt] = [ast.Assign([_name(seq, True)], value.args[0].value)]
+    for k, elt in enumerate(target.elts):
+        item = ast.Subscript(_name("_p"), ast.Constant(k), ast.Load())
+        comp = ast.ListComp(item, [ast.comprehension(_name("_p", True), _name(seq), [], 0)])
+        out.append(ast.Assign([elt], comp))
+    return _located(out, stmt)
+
+
+def objects_after_branches(stmt: ast.stmt, is_class: Callable[[str], bool]) -> list[ast.stmt] | None:
+    """``if c: m = Model(a)`` / ``else: m = Model(b)`` (each branch ending by making an object of one
+    class of the file into one name) as the branches choosing the arguments, then the object made
+    once after them (``__init__`` changes nothing else, so when it runs cannot change a value);
+    ``elif`` chains too.  None: ``stmt`` is not such an ``if``.
+
+        >>> stmt = ast.parse("if c:\\n    m = M(1.0)\\nelse:\\n    m = M(2.0, k=x)").body[0]
+        >>> objects_after_branches(stmt, lambda name: True) is None
+        True
+        >>> stmt = ast.parse("if c:\\n    m = M(1.0, k=y)\\nelse:\\n    m = M(2.0, k=x)").body[0]
+        >>> print("\\n".join(ast.unparse(s) for s in objects_after_branches(stmt, lambda name: True)))
+        _made1_0 = None
+        _made1_1 = None
+        if c:
+            _made1_0 = 1.0
+            _made1_1 = y
+        else:
+            _made1_0 = 2.0
+            _made1_1 = x
+        m = M(_made1_0, k=_made1_1)
+    """
+    if not isinstance(stmt, ast.If) or not stmt.orelse:
+        return None
+    orelse = stmt.orelse
+    if len(orelse) == 1 and isinstance(orelse[0], ast.If):  # elif: the inner chain first
+        inner = objects_after_branches(orelse[0], is_class)
+        orelse = inner if inner is not None else orelse
+    made = [_made_object(block, is_class) for block in (stmt.body, orelse)]
+    if made[0] is None or made[1] is None:
+        return None
+    (name, call), (other, second) = made
+    same = name == other and call.func.id == second.func.id and len(call.args) == len(second.args)
+    if not same or [k.arg for k in call.keywords] != [k.arg for k in second.keywords]:
+        return None
+    temps = [f"_made{stmt.lineno}_{k}" for k in range(len(call.args) + len(call.keywords))]
+
+    def chosen(block: list[ast.stmt], made_call: ast.Call) -> list[ast.stmt]:
+        values = [*made_call.args, *(k.value for k in made_call.keywords)]
+        return [*block[:-1], *_located([ast.Assign([_name(t, True)], v) for t, v in zip(temps, values)], block[-1])]
+
+    branch = ast.If(stmt.test, chosen(stmt.body, call), chosen(orelse, second))
+    positional = [_name(t) for t in temps[: len(call.args)]]
+    keywords = [ast.keyword(k.arg, _name(t)) for k, t in zip(call.keywords, temps[len(call.args) :])]
+    make = ast.Assign([_name(name, True)], ast.Call(call.func, positional, keywords))
+    unset = [ast.Assign([_name(t, True)], ast.Constant(None)) for t in temps]  # (each branch sets them)
+    branch = ast.fix_missing_locations(ast.copy_location(branch, stmt))
+    return [*_located(unset, stmt), branch, *_located([make], stmt.body[-1])]
+
+
+def _made_object(block: list[ast.stmt], is_class: Callable[[str], bool]) -> tuple[str, ast.Call] | None:
+    """``(name, call)`` of a block ending by ``name = Cls(...)`` of a class of the file (no ``*``)."""
+    last = block[-1] if block else None
+    if not (isinstance(last, ast.Assign) and len(last.targets) == 1 and isinstance(last.targets[0], ast.Name)):
+        return None
+    call = last.value
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and is_class(call.func.id)):
+        return None
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    return last.targets[0].id, call
 
 
 def _unconditional_calls(node: ast.AST | None, wanted: Callable[[ast.Call], bool]) -> list[ast.Call]:
@@ -327,3 +423,96 @@ def builtin_forms(stmt: ast.stmt, builtin: Callable[[str], bool]) -> ast.stmt:
     if not any(wanted(n) for n in ast.walk(stmt)):
         return stmt
     return ast.fix_missing_locations(_Forms().visit(copy.deepcopy(stmt)))
+
+
+#: The list a generator function written as a list-building function fills (``generators_as_lists``).
+YIELDED = "_yielded"
+
+
+def generators_as_lists(tree: ast.AST) -> dict[int, ast.AST]:
+    """Every generator function of ``tree`` (in place) as the function that builds the list of what
+    it yields: ``_yielded = []`` first, ``yield v`` as ``_yielded.append(v)``, ``yield from xs`` as a
+    loop of appends, and every ``return`` (and the end) ``return _yielded``.  Iterating the list
+    (``for``, ``sum``, ``list``, ``*``) gives what iterating the generator gives: the functions are
+    pure, so when their statements run cannot change a value.  A ``yield`` read for a value (``x =
+    yield v``) is left for the fence to refuse.  Returns the functions rewritten: id -> the first
+    ``yield`` (a generator to differentiate is refused there: its value is an iterator).
+
+        >>> tree = ast.parse("def g(xs):\\n    for v in xs:\\n        yield v * v\\n")
+        >>> len(generators_as_lists(tree))
+        1
+        >>> print(ast.unparse(tree))
+        def g(xs):
+            _yielded = []
+            for v in xs:
+                _yielded.append(v * v)
+            return _yielded
+    """
+    rewritten: dict[int, ast.AST] = {}
+    for fn in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
+        own = list(_own_nodes(fn))
+        yields = [n for n in own if isinstance(n, ast.Expr) and isinstance(n.value, ast.Yield | ast.YieldFrom)]
+        if not yields or any(
+            isinstance(n, ast.Yield | ast.YieldFrom) for n in own if not _is_statement_yield(n, yields)
+        ):
+            continue
+        rewritten[id(fn)] = min(yields, key=lambda n: (n.lineno, n.col_offset)).value
+        _AsList().visit(fn)
+        start = ast.Assign([_name(YIELDED, True)], ast.List([], ast.Load()))
+        first = 1 if fn.body and isinstance(fn.body[0], ast.Expr) and isinstance(fn.body[0].value, ast.Constant) else 0
+        fn.body[first:first] = _located([start], fn.body[first])
+        if not isinstance(fn.body[-1], ast.Return):
+            fn.body.append(_located([ast.Return(_name(YIELDED))], fn.body[-1])[0])
+        ast.fix_missing_locations(fn)
+    return rewritten
+
+
+def _own_nodes(fn: ast.FunctionDef):
+    """The nodes of ``fn``'s own body (not those of a nested function, class or lambda)."""
+    todo = list(fn.body)
+    while todo:
+        n = todo.pop()
+        yield n
+        if not isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            todo.extend(ast.iter_child_nodes(n))
+
+
+def _is_statement_yield(node: ast.AST, statements: list[ast.Expr]) -> bool:
+    return any(node is s.value for s in statements)
+
+
+class _AsList(ast.NodeTransformer):
+    """``yield v`` -> ``_yielded.append(v)``, ``yield from xs`` -> ``for _v in xs: _yielded.append(_v)``,
+    ``return`` -> ``return _yielded``, in one function's own body."""
+
+    def __init__(self):
+        self.depth = 0
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        self.depth += 1
+        if self.depth == 1:
+            self.generic_visit(node)
+        self.depth -= 1
+        return node
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+        return node
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda
+
+    def visit_Expr(self, node: ast.Expr) -> ast.AST:
+        value = node.value
+        if isinstance(value, ast.Yield):
+            item = value.value if value.value is not None else ast.Constant(None)
+            return _located([ast.Expr(_append(item))], node)[0]
+        if isinstance(value, ast.YieldFrom):
+            loop = ast.For(_name("_yielded_v", True), value.value, [ast.Expr(_append(_name("_yielded_v")))], [])
+            return _located([loop], node)[0]
+        return node
+
+    def visit_Return(self, node: ast.Return) -> ast.AST:
+        return _located([ast.Return(_name(YIELDED))], node)[0]
+
+
+def _append(item: ast.expr) -> ast.Call:
+    return ast.Call(ast.Attribute(_name(YIELDED), "append", ast.Load()), [item], [])

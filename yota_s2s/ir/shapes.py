@@ -51,6 +51,7 @@ class ShapeClasses:
         self.scalar_keys = scalar_keys
         self.atom_ids: dict[object, int] = {}
         self.atom_keys: dict[int, object] = {}
+        self.canon: dict[int, object] = {}  # atom id -> its canonical key (``canonical``)
         self.atom_classes: dict[object, frozenset] = {}  # key -> its one-atom class, made once
         self.classes: dict[int, frozenset] = {}
         self.pending: dict[int, Eqn] = {}  # value id -> its equation, class not inferred yet
@@ -68,7 +69,7 @@ class ShapeClasses:
         cls = self.atom_classes.get(key)
         if cls is not None:
             return cls
-        if key in self.scalar_keys:
+        if self.scalar_keys and self.canonical_key(key) in self.scalar_keys:
             cls = SCALAR
         else:
             n = len(self.atom_ids) + 1
@@ -77,6 +78,23 @@ class ShapeClasses:
             cls = frozenset({n})
         self.atom_classes[key] = cls
         return cls
+
+    def canonical_key(self, key: object) -> object:
+        """``key`` with each atom it names (the ids in its classes) replaced by that atom's own
+        canonical key: the same for the same shape in another ``ShapeClasses``, whose atoms are
+        numbered in another order (``scalar_keys`` are such keys, carried from one to another)."""
+        if isinstance(key, frozenset):
+            return frozenset(self.canonical(i) if i in self.atom_keys else i for i in key)
+        if isinstance(key, tuple):
+            return tuple(self.canonical_key(k) for k in key)
+        return key
+
+    def canonical(self, n: int) -> object:
+        """The canonical key of atom ``n`` (``canonical_key``), made once."""
+        found = self.canon.get(n)
+        if found is None:
+            found = self.canon[n] = self.canonical_key(self.atom_keys[n])
+        return found
 
     def reduced(self, base: frozenset, axis: object, keepdims: bool = True) -> frozenset:
         """The class of a reduction over ``axis`` of a value of class ``base``: with ``keepdims``,
@@ -322,7 +340,7 @@ def shape_classes(tape: Tape, table: Rules, scalar_keys: frozenset | None = None
         classes = [sc.of(t) for t in targets]
         if not any(classes):
             return sc
-        keys = keys | {sc.atom_keys[n] for c in classes for n in c}
+        keys = keys | {sc.canonical(n) for c in classes for n in c}
     return sc
 
 
