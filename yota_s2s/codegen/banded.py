@@ -155,7 +155,8 @@ class BandWriter:
         self._lines: list[Line] = []
         self._checks: list[tuple[Atom, Atom]] = []
         self._joined: dict[frozenset, frozenset] = {}  # shape classes compared: one shape
-        self._made: dict[str, str] = reusable(earlier)  # the arrays made, by their expressions
+        self._earlier = earlier
+        self._made: dict[str, str] | None = None  # the arrays made, by their expressions (at the first)
         self._scalars: list[Atom] = []
         shapes = {e.outs[0].id: e.args[0] for e in tape.eqns if e.prim == "shape" and len(e.args) == 1}
         made = {o.id for e in rows for o in e.outs}
@@ -377,6 +378,8 @@ class BandWriter:
         """A new array of the values of ``expr``, or the one already made of the same expression (the
         arrays are never written into, but for a buffer's own zeros, which no expression reads)."""
         key = ast.dump(expr)
+        if self._made is None:  # (made when first asked: a sweep found not banded first never asks)
+            self._made = reusable(self._earlier)
         if key in self._made:
             return named(self._made[key])
         name = self._made[key] = self.w.namer.temp()
