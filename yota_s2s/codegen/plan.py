@@ -112,13 +112,20 @@ def columns_name(tape: Tape) -> str:
 
 
 def plan_function(
-    tape: Tape, table: RuleTable, backend: Backend, columns: bool = True, columns_form: bool = False
+    tape: Tape,
+    table: RuleTable,
+    backend: Backend,
+    columns: bool = True,
+    columns_form: bool = False,
+    seeded: bool = True,
 ) -> FunctionPlan:
     """The plan of ``grad_NAME`` for ``tape`` (with a column guard when ``columns`` allows one), or
     of its columns form (``columns_form``).  ``jac_NAME`` whose rows write in place a buffer its
     forward columns write too (the optimizer made one ``grad_zeros(x)`` of the two) is planned
-    without its columns (``split.rows_only``)."""
-    plan = _Planner(tape, table, backend, columns, columns_form).plan()
+    without its columns (``split.rows_only``).  ``seeded=False``: a part of a function written
+    once, not in a loop over seeds (a batched sweep, ``batched.write_batched``): its tape is not
+    split by its seeds."""
+    plan = _Planner(tape, table, backend, columns, columns_form, seeded).plan()
     if tape.facts.columns and tape.facts.mode.by_rows and not columns_apart(tape, plan.inplace):
         return plan_function(rows_only(tape, table), table, backend, columns, columns_form)
     return plan
@@ -182,8 +189,11 @@ def _unnamed_term(a: Var, d: Eqn) -> bool:
 class _Planner:
     """Makes a ``FunctionPlan``: the analyses, in the order each needs the others'."""
 
-    def __init__(self, tape: Tape, table: RuleTable, backend: Backend, columns: bool, columns_form: bool):
+    def __init__(
+        self, tape: Tape, table: RuleTable, backend: Backend, columns: bool, columns_form: bool, seeded: bool = True
+    ):
         self.tape = tape
+        self.seeded = seeded
         self.table = table
         self.backend = backend
         self.columns = columns
@@ -230,7 +240,7 @@ class _Planner:
             self.chains()
         else:
             self.inplace.clear()
-        self.looped, splits = seeded_splits(tape, self.inplace)
+        self.looped, splits = seeded_splits(tape, self.inplace) if self.seeded else (set(), {})
         groups, rows, named = self.element_groups()
         self.appends = in_place_appends(tape, self.uses)
         # x -> the length of x its list form needs: one more than the largest k of its reads and
