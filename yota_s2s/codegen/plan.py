@@ -467,7 +467,8 @@ class _Planner:
     def can_inline(self, a: Atom, user: Eqn | None, i: int) -> bool:
         if not isinstance(a, Var) or self.uses.get(a.id) != 1 or a.id in self.outputs:
             return False
-        if user is not None and a.id not in self.looped and any(o.id in self.looped for o in user.outs):
+        looped = self.looped
+        if looped and user is not None and a.id not in looped and any(o.id in looped for o in user.outs):
             return False  # (made before a loop over seeds, read in it: named before it, computed once)
         d = self.defs.get(a.id)
         if d is None or d.regions or a.hint or a.id in self.inplace or d.prim == "setindex":
@@ -542,25 +543,30 @@ class _Planner:
         if known is not None:
             return known
         d = self.defs.get(a.id)
+        record = primitive(d.prim) if d is not None else None
         if d is None:
             known = a.id in self.tape.facts.array_inputs
         elif d.regions:
             known = False
-        elif primitive(d.prim).sized_by and self.sized(d):  # a random draw of a given size
+        elif record.sized_by and self.sized(d):  # a random draw of a given size
             known = True
-        elif primitive(d.prim).python_arithmetic or primitive(d.prim).boolean:  # comparisons too
-            known = any(self.has_methods(b) for b in d.args)  # NumPy operands give NumPy results
+        elif record.python_arithmetic or record.boolean:  # comparisons too
+            known = False
+            for b in d.args:  # NumPy operands give NumPy results
+                if type(b) is not Lit and self.has_methods(b):
+                    known = True
+                    break
         elif d.prim == "unbroadcast":  # g itself, or an array made from it
             known = self.has_methods(d.args[0])
         elif d.prim == "getindex":
             listed = _element_read(self.tape, d) and d.args[0].id in self.listed
             known = not listed and self.has_methods(d.args[0])
-        elif primitive(d.prim).numpy_value:
+        elif record.numpy_value:
             known = True
         else:  # np.X(...) by the rule's source name; not np.shape/np.size/np.ndim (Python values)
             names = [n for n in self.table.rules[d.prim].names if not n.startswith(NOT_CALLED)]
             called = helper_for(d.prim) is None and names and names[0].startswith("numpy.")
-            known = bool(called) and not primitive(d.prim).python_value
+            known = bool(called) and not record.python_value
         self.methods[a.id] = known
         return known
 
