@@ -125,7 +125,7 @@ def plan_function(
     without its columns (``split.rows_only``).  ``seeded=False``: a part of a function written
     once, not in a loop over seeds (a batched sweep, ``batched.write_batched``): its tape is not
     split by its seeds."""
-    plan = _Planner(tape, table, backend, columns, columns_form, seeded).plan()
+    plan = _Planner(tape, table, backend, columns, columns_form).plan(seeded)
     if tape.facts.columns and tape.facts.mode.by_rows and not columns_apart(tape, plan.inplace):
         return plan_function(rows_only(tape, table), table, backend, columns, columns_form)
     return plan
@@ -189,11 +189,8 @@ def _unnamed_term(a: Var, d: Eqn) -> bool:
 class _Planner:
     """Makes a ``FunctionPlan``: the analyses, in the order each needs the others'."""
 
-    def __init__(
-        self, tape: Tape, table: RuleTable, backend: Backend, columns: bool, columns_form: bool, seeded: bool = True
-    ):
+    def __init__(self, tape: Tape, table: RuleTable, backend: Backend, columns: bool, columns_form: bool):
         self.tape = tape
-        self.seeded = seeded
         self.table = table
         self.backend = backend
         self.columns = columns
@@ -210,7 +207,7 @@ class _Planner:
         self.looped: set[int] = set()  # the values a loop over seeds computes (``split.looped_values``)
         self.pinned: frozenset[int] = frozenset()
 
-    def plan(self) -> FunctionPlan:
+    def plan(self, seeded: bool = True) -> FunctionPlan:
         tape, tapes = self.tape, self.tapes
         for t in tapes:
             for eqn in t.eqns:
@@ -240,7 +237,7 @@ class _Planner:
             self.chains()
         else:
             self.inplace.clear()
-        self.looped, splits = seeded_splits(tape, self.inplace) if self.seeded else (set(), {})
+        self.looped, splits = seeded_splits(tape, self.inplace) if seeded else (set(), {})
         groups, rows, named = self.element_groups()
         self.appends = in_place_appends(tape, self.uses)
         # x -> the length of x its list form needs: one more than the largest k of its reads and
@@ -467,8 +464,7 @@ class _Planner:
     def can_inline(self, a: Atom, user: Eqn | None, i: int) -> bool:
         if not isinstance(a, Var) or self.uses.get(a.id) != 1 or a.id in self.outputs:
             return False
-        looped = self.looped
-        if looped and user is not None and a.id not in looped and any(o.id in looped for o in user.outs):
+        if user is not None and a.id not in self.looped and any(o.id in self.looped for o in user.outs):
             return False  # (made before a loop over seeds, read in it: named before it, computed once)
         d = self.defs.get(a.id)
         if d is None or d.regions or a.hint or a.id in self.inplace or d.prim == "setindex":
@@ -543,19 +539,14 @@ class _Planner:
         if known is not None:
             return known
         d = self.defs.get(a.id)
-        record = primitive(d.prim) if d is not None else None
         if d is None:
             known = a.id in self.tape.facts.array_inputs
         elif d.regions:
             known = False
-        elif record.sized_by and self.sized(d):  # a random draw of a given size
+        elif (record := primitive(d.prim)).sized_by and self.sized(d):  # a random draw of a given size
             known = True
         elif record.python_arithmetic or record.boolean:  # comparisons too
-            known = False
-            for b in d.args:  # NumPy operands give NumPy results
-                if type(b) is not Lit and self.has_methods(b):
-                    known = True
-                    break
+            known = any(type(b) is not Lit and self.has_methods(b) for b in d.args)  # NumPy operands: NumPy results
         elif d.prim == "unbroadcast":  # g itself, or an array made from it
             known = self.has_methods(d.args[0])
         elif d.prim == "getindex":
