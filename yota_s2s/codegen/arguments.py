@@ -42,17 +42,19 @@ def value_inputs(tape: Tape, tapes: list[Tape]) -> tuple[tuple[Var, str], ...]:
     a shape operand), an index, a loop's bounds or a branch's condition (a static ``w`` in ``x * w``:
     a complex ``w`` would make the real rules wrong)."""
     read: set[int] = set()
+    inputs = {i.var.id for i in tape.inputs}  # (the values asked about: each equation's reads of them alone)
     for eqn in (e for t in tapes for e in t.eqns):
-        record = primitive(eqn.prim)
-        if record.python_value:
-            continue
         for k, a in enumerate(eqn.args):
+            if not isinstance(a, Var) or a.id not in inputs or a.id in read:
+                continue
+            record = primitive(eqn.prim)
+            if record.python_value:
+                break
             if eqn.regions and k < LEADING[eqn.prim]:
                 continue
             if k in record.shape_operands or (record.index_from is not None and k >= record.index_from):
                 continue
-            if isinstance(a, Var):
-                read.add(a.id)
+            read.add(a.id)
     checked = {v.id for v, _, _ in differentiated_inputs(tape)}
     if tape.facts.mode.by_rows:  # its seed is a local of the loop over the rows, not an argument
         seeds = {tape.facts.seed, *tape.facts.seeds}  # (hess_NAME of several parameters: one per block row)

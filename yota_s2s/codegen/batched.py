@@ -77,7 +77,9 @@ class BatchWriter:
         part.outputs = list(self.w.tape.outputs)
         part.facts = part.facts.copy()
         part.facts.array_inputs = part.facts.array_inputs | {s.id for s in batched.seeds}
-        writer = self.w.part_writer(plan_function(part, self.w.table, self.w.backend, columns=False))
+        # (written once, not in a loop over seeds: not split by them, issue 38)
+        plan = plan_function(part, self.w.table, self.w.backend, columns=False, seeded=False)
+        writer = self.w.part_writer(plan)
         writer.block(part, depth, body)
 
     def step_line(

@@ -112,13 +112,20 @@ def columns_name(tape: Tape) -> str:
 
 
 def plan_function(
-    tape: Tape, table: RuleTable, backend: Backend, columns: bool = True, columns_form: bool = False
+    tape: Tape,
+    table: RuleTable,
+    backend: Backend,
+    columns: bool = True,
+    columns_form: bool = False,
+    seeded: bool = True,
 ) -> FunctionPlan:
     """The plan of ``grad_NAME`` for ``tape`` (with a column guard when ``columns`` allows one), or
     of its columns form (``columns_form``).  ``jac_NAME`` whose rows write in place a buffer its
     forward columns write too (the optimizer made one ``grad_zeros(x)`` of the two) is planned
-    without its columns (``split.rows_only``)."""
-    plan = _Planner(tape, table, backend, columns, columns_form).plan()
+    without its columns (``split.rows_only``).  ``seeded=False``: a part of a function written
+    once, not in a loop over seeds (a batched sweep, ``batched.write_batched``): its tape is not
+    split by its seeds."""
+    plan = _Planner(tape, table, backend, columns, columns_form).plan(seeded)
     if tape.facts.columns and tape.facts.mode.by_rows and not columns_apart(tape, plan.inplace):
         return plan_function(rows_only(tape, table), table, backend, columns, columns_form)
     return plan
@@ -200,7 +207,7 @@ class _Planner:
         self.looped: set[int] = set()  # the values a loop over seeds computes (``split.looped_values``)
         self.pinned: frozenset[int] = frozenset()
 
-    def plan(self) -> FunctionPlan:
+    def plan(self, seeded: bool = True) -> FunctionPlan:
         tape, tapes = self.tape, self.tapes
         for t in tapes:
             for eqn in t.eqns:
@@ -230,7 +237,7 @@ class _Planner:
             self.chains()
         else:
             self.inplace.clear()
-        self.looped, splits = seeded_splits(tape, self.inplace)
+        self.looped, splits = seeded_splits(tape, self.inplace) if seeded else (set(), {})
         groups, rows, named = self.element_groups()
         self.appends = in_place_appends(tape, self.uses)
         # x -> the length of x its list form needs: one more than the largest k of its reads and
@@ -536,21 +543,21 @@ class _Planner:
             known = a.id in self.tape.facts.array_inputs
         elif d.regions:
             known = False
-        elif primitive(d.prim).sized_by and self.sized(d):  # a random draw of a given size
+        elif (record := primitive(d.prim)).sized_by and self.sized(d):  # a random draw of a given size
             known = True
-        elif primitive(d.prim).python_arithmetic or primitive(d.prim).boolean:  # comparisons too
-            known = any(self.has_methods(b) for b in d.args)  # NumPy operands give NumPy results
+        elif record.python_arithmetic or record.boolean:  # comparisons too
+            known = any(type(b) is not Lit and self.has_methods(b) for b in d.args)  # NumPy operands: NumPy results
         elif d.prim == "unbroadcast":  # g itself, or an array made from it
             known = self.has_methods(d.args[0])
         elif d.prim == "getindex":
             listed = _element_read(self.tape, d) and d.args[0].id in self.listed
             known = not listed and self.has_methods(d.args[0])
-        elif primitive(d.prim).numpy_value:
+        elif record.numpy_value:
             known = True
         else:  # np.X(...) by the rule's source name; not np.shape/np.size/np.ndim (Python values)
             names = [n for n in self.table.rules[d.prim].names if not n.startswith(NOT_CALLED)]
             called = helper_for(d.prim) is None and names and names[0].startswith("numpy.")
-            known = bool(called) and not primitive(d.prim).python_value
+            known = bool(called) and not record.python_value
         self.methods[a.id] = known
         return known
 

@@ -112,12 +112,11 @@ def _evaluator(
             operand = value(node.operand)
             return operand if isinstance(node.op, ast.UAdd) else builder.add("neg", [operand], {})
         if isinstance(node, ast.Call):
-            target = table[node.func.id]
-            ops, ps = bind(target, node.args, {k.arg: k.value for k in node.keywords})
-            args = [value(o) for o in (ops[:-1] if target.variadic else ops)]
-            if target.variadic:
-                args += sequence(ops[-1])
-            return builder.add(target.name, args, {k: static(v) for k, v in ps.items()})
+            target, fixed, rest, ps = _bound(node, table[node.func.id])
+            args = [value(o) for o in fixed]
+            if rest is not None:
+                args += sequence(rest)
+            return builder.add(target.name, args, {k: static(v) for k, v in ps})
         raise AssertionError(f"unvalidated formula node {ast.dump(node)}")  # loader rejects these
 
     def sequence(node: ast.expr) -> list[Atom]:
@@ -150,3 +149,21 @@ def _evaluator(
         raise NotImplementedError(f"{rule.name}: a static parameter got a non-constant formula")
 
     return value, env, temps
+
+
+#: A formula's call bound to its primitive's signature, once per call node and rule (``_bound``):
+#: ``id(node)`` -> (the node, the rule, the operand nodes, the variadic operand's node or None,
+#: the static parameters' nodes or defaults).  Rule tables live as long as the process; the node is
+#: kept so that its id is never another's.
+_BOUND: dict[int, tuple] = {}
+
+
+def _bound(node: ast.Call, target: Rule) -> tuple[Rule, list, ast.expr | None, list[tuple[str, object]]]:
+    """``bind`` of the formula's call ``node`` to ``target``, made once per node and rule (issue 38:
+    a rule's calls were bound again for each equation the rule was instantiated for)."""
+    found = _BOUND.get(id(node))
+    if found is None or found[0] is not node or found[1] is not target:
+        ops, ps = bind(target, node.args, {k.arg: k.value for k in node.keywords})
+        fixed, rest = (ops[:-1], ops[-1]) if target.variadic else (ops, None)
+        found = _BOUND[id(node)] = (node, target, fixed, rest, list(ps.items()))
+    return found[1:]

@@ -49,7 +49,7 @@ from .control import ControlLowering
 from .dicts import DictLowering
 from .exits import _always_returns
 from .expressions import ExpressionLowering, NeedsUnrolling, _unsupported
-from .fence import Module, walk
+from .fence import Module
 from .generated import column_blocks, is_guard
 from .lists import ListLowering
 from .names import NameResolution
@@ -478,9 +478,24 @@ def _with_return(fn: ast.FunctionDef, module: Module) -> list[ast.stmt]:
     return [*body, ast.copy_location(end, last)]
 
 
+def _statements(fn: ast.FunctionDef) -> list[ast.AST]:
+    """The statements of ``fn`` at every depth (a ``return`` is one), not walking into expressions:
+    ``walk(fn)``'s statements, in another order (issue 38: a polynomial's terms are most nodes)."""
+    out: list[ast.AST] = []
+    todo: list[ast.AST] = list(fn.body)
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(node, field, None)
+            if type(inner) is list:
+                todo += inner
+    return out
+
+
 def _may_return_none(fn: ast.FunctionDef) -> bool:
     """A path through ``fn`` may return None: a bare ``return`` or ``return None``, or its end."""
-    returns = [n for n in walk(fn) if isinstance(n, ast.Return)]  # (a nested def's too: a check more)
+    returns = [n for n in _statements(fn) if isinstance(n, ast.Return)]  # (a nested def's too: a check more)
     if any(r.value is None or (isinstance(r.value, ast.Constant) and r.value.value is None) for r in returns):
         return True
     return not _always_returns(fn.body)

@@ -50,6 +50,8 @@ SHAPE_ONLY = frozenset({"shape", "ndim", "len", "size"})
 def stale_views(tape: Tape) -> Tape:
     """Refuse a view read after a write into its array, or add the run-time check where only the
     arguments' rank decides (see the module's docstring); ``tape``, changed in place."""
+    if not any(e.regions or e.prim == "setindex" or _augmented(e) for e in tape.eqns):
+        return tape  # no write into an array: no view is stale (issue 38: a twentieth of lowering)
     walk = _Walk(tape)
     for var in (i.var for i in tape.inputs):
         walk.fresh(var)
@@ -258,6 +260,8 @@ def _augmented(e: Eqn) -> bool:
     """``F += v`` of an array: NumPy's in-place operation (the equation of the statement's
     operator, on the target's value, giving the target's new value)."""
     if e.span is None or not e.args or not isinstance(e.args[0], Var) or not e.outs:
+        return False
+    if e.args[0].hint is None or e.args[0].hint != e.out.hint:  # (before the statement is parsed)
         return False
     stmt = _statement(e.span.text)
     if not isinstance(stmt, ast.AugAssign) or not isinstance(stmt.target, ast.Name):

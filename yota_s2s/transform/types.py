@@ -17,6 +17,9 @@ def vector_value(tape: Tape, table: RuleTable) -> tuple[int, tuple | None] | Non
     and its shape where every length is known (None otherwise); None when shapes cannot prove
     it (the generated code then checks the value at run time).  Only the function's own level
     is read: a loop's or a branch's results are unknown."""
+    value = tape.outputs[0] if tape.outputs else None
+    if not _has_array_source(tape) and not (isinstance(value, Lit) and type(value.value) is tuple):
+        return None  # (every rank is 0: a pass over the equations without computing one)
     known: dict[int, tuple[int, tuple | None]] = {}
 
     def of(a: Atom) -> tuple[int, tuple | None]:
@@ -28,9 +31,28 @@ def vector_value(tape: Tape, table: RuleTable) -> tuple[int, tuple | None] | Non
     for eqn in tape.eqns:
         if not eqn.regions and len(eqn.outs) == 1:
             known[eqn.out.id] = _rank(eqn, [of(a) for a in eqn.args], table)
-    value = tape.outputs[0] if tape.outputs else None
     rank, shape = of(value) if value is not None else (0, None)
     return (rank, shape) if rank > 0 else None
+
+
+#: The primitives whose result ``_rank`` may give a rank above 0 whatever their operands' ranks (the
+#: others' is at most their operands' largest, or 0).
+_ARRAY_SOURCES = frozenset({"zeros", "ones", "eye", "arange", "concatenate", "hstack", "vstack", "stack"})
+
+
+def _has_array_source(tape: Tape) -> bool:
+    """Some equation of ``tape``'s own level is an ``_ARRAY_SOURCES`` or reads a constant tuple (a
+    literal of rank 1 or more): without one, every value's rank is 0 (issue 38: the 10,000-term
+    polynomial's 60,000 equations, each ranked)."""
+    for eqn in tape.eqns:
+        if eqn.regions:
+            continue
+        if eqn.prim in _ARRAY_SOURCES:
+            return True
+        for a in eqn.args:
+            if type(a) is Lit and type(a.value) is tuple:
+                return True
+    return False
 
 
 def _literal_shape(value: object) -> tuple | None:
