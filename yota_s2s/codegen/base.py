@@ -61,6 +61,8 @@ class WriterBase:
         #: While a backward loop's step is written: the name of the flag that its step computes on
         #: numbers, and its ``unbroadcast`` values that are then the identity (``flow.numbers``).
         self.numbers: tuple[str, frozenset[int]] | None = None
+        #: elements of a loop body's vectors read at once, before its statements (``flow.elements``)
+        self.unpacked: set[int] = set()
 
     def function_name(self) -> str:
         return function_name(self.tape)

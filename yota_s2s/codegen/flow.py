@@ -15,12 +15,11 @@ import ast
 
 from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var
 from ..ir.regions import LEADING, all_tapes, bound_inputs, bound_positions, first_carried
-from ..ir.shapes import numbers_step
 from .appends import carried_inits, owns
 from .base import WriterBase, call, named, tuple_of
 from .checkpoints import released, replay, step_values, written
 from .statements import Else, Line
-from .target import constant
+from .steps import NumberSteps
 
 
 class FlowWriter:
@@ -35,9 +34,7 @@ class FlowWriter:
         self._checkpoints: dict | None = None
         self._readers: dict | None = None  # (unread: value -> what reads it)
         self.deleted: set[str] = set()  # the names a del before a checkpointed backward loop released
-        #: the stack of a forward loop whose step may compute on numbers -> its flag's name and the
-        #: backward step's ``unbroadcast`` values that are then the identity (``numbers``)
-        self._numbers: dict[int, tuple[str, frozenset[int]]] = {}
+        self.steps = NumberSteps(writer)  # (a loop whose step computes on numbers)
 
     @property
     def checkpoints(self) -> dict[int, str]:
@@ -106,6 +103,8 @@ class FlowWriter:
 
             push = (at, statement)
         preset = self.rename_outputs(region, carried, n_out, push[0] if push else None)
+        if id(region) in self.steps.vectors:
+            self.steps.elements(region, depth, body)
         self.w.block(region, depth, body, preset, push)
         targets, values = [], []
         for (_, name), a in zip(carried, region.outputs[:n_out]):
@@ -222,7 +221,7 @@ class FlowWriter:
         for var, a in bound_inputs(eqn):
             self.bind(var, a, depth, body, sec)
         if eqn.prim == "for" and depth == 0 and len(eqn.outs) > k and self.w.backend.host:
-            self.numbers(eqn, depth, body)
+            self.steps.flag(eqn, depth, body)
         stack = None
         replayed = eqn.prim == "while" or eqn.params.get("exit", -1) >= 0  # the stack counts the iterations
         if not back and len(eqn.outs) > k and self.w.plan.uses.get(eqn.outs[k].id) and (n_saved or replayed):
@@ -288,7 +287,7 @@ class FlowWriter:
             body.append(Line(sec, None, ast.Expr(save), inner))
         start = len(body)
         if eqn.prim == "for_back" and isinstance(eqn.args[lead - 1], Var):
-            self.w.numbers = self._numbers.get(eqn.args[lead - 1].id)
+            self.w.numbers = self.steps.flags.get(eqn.args[lead - 1].id)
         self.region_body(region, list(zip([i.var for i in carried_inputs], names)), k, inner, body, stack)
         self.w.numbers = None
         if checkpoints is not None:  # the record is kept only when the backward loop reads it next
@@ -303,27 +302,6 @@ class FlowWriter:
             body.append(Line(sec, None, ast.If(named(names[eqn.params["exit"]]), [ast.Break()], []), inner))
         if len(body) == start and not (back and n_saved):
             body.append(Line(sec, None, ast.Pass(), inner))
-
-    def numbers(self, eqn: Eqn, depth: int, body: list) -> None:
-        """Before a ``for`` loop whose backward step computes on numbers when a few shapes are as
-        ``shapes.numbers_step`` assumes: one flag, checked once, under which each of the step's
-        ``unbroadcast`` that is then the identity is written ``g if _numbers else _unbroadcast(g, x)``
-        (RK4: 14 calls a step)."""
-        stack = eqn.outs[eqn.params["n_carry"]]
-        lead = LEADING["for_back"]
-        back = next((e for e in self.w.plan.tape.eqns if e.prim == "for_back" and e.args[lead - 1] is stack), None)
-        if back is None:
-            return
-        checks, marks = numbers_step(eqn, back, self.w.table)
-        if not marks:
-            return
-        name = self.w.namer.fresh("_numbers")
-        self.w.helpers.add("_shaped")
-        pairs = [tuple_of([self.w.atom(a), constant(s)]) for a, s in checks]
-        test = ast.Assign([named(name, ast.Store())], ast.Call(named("_shaped"), pairs, []), lineno=0)
-        note = "the step computes on numbers: _unbroadcast is the identity in it"
-        body.append(Line(eqn.section, None, test, depth, comment=note))
-        self._numbers[stack.id] = (name, marks)
 
     def name_restored(self, var: Var) -> None:
         """Name a value the backward sweep takes back from a stack or a branch's saved tuple.

@@ -437,11 +437,24 @@ def loop_facts(eqn: Eqn, outer: ShapeClasses, table: Rules) -> tuple[dict[int, A
         kept = still
 
 
-def numbers_step(fwd: Eqn, back: Eqn, table: Rules) -> tuple[list[tuple[Atom, object]], frozenset[int]]:
+@dataclass
+class NumbersStep:
+    """What a ``for`` loop and its backward loop may assume when their step computes on numbers
+    (``numbers_step``)."""
+
+    #: checked once before the forward loop: ``(outer value, 0)`` a number, ``(outer value, 1)`` a
+    #: vector, ``(initial value, (n,))`` a vector of ``n`` elements
+    checks: list[tuple[Atom, object]]
+    #: the backward body's ``unbroadcast`` values that are then the identity
+    marks: frozenset[int]
+    #: the inputs of the two bodies that are then vectors of ``n`` numbers: input id -> ``n``
+    vectors: dict[int, int]
+
+
+def numbers_step(fwd: Eqn, back: Eqn, table: Rules) -> NumbersStep | None:
     """The ``unbroadcast`` equations of the backward loop ``back`` of ``for`` loop ``fwd`` that are
     the identity when its step computes on numbers, and the checks, made once before ``fwd``, that
-    prove it: ``(outer value, 0)`` a number, ``(outer value, 1)`` a vector, ``(initial value,
-    (n,))`` a vector of ``n`` elements.  Nothing (``[], frozenset()``) where no ``unbroadcast`` goes.
+    prove it.  None where no ``unbroadcast`` goes.
 
     The assumptions: a value the body reads from outside in elementwise arithmetic only is a
     number (``dt``), one it reads by a constant index only is a vector (``p``: ``p[0]`` a number),
@@ -485,7 +498,7 @@ def numbers_step(fwd: Eqn, back: Eqn, table: Rules) -> tuple[list[tuple[Atom, ob
     for j in range(k):  # the step gives each assumed vector back (else nothing is assumed)
         inp = body.inputs[first + j].var
         if inp.id in facts and sc.of(body.outputs[j]) != sc.of(facts[inp.id]):
-            return [], frozenset()
+            return None
     # the backward body: its popped values, carried adjoints and outer values, told their classes
     n_saved = back.params.get("n_saved", 0)
     popped = back_body.inputs[1 : 1 + n_saved]
@@ -493,7 +506,7 @@ def numbers_step(fwd: Eqn, back: Eqn, table: Rules) -> tuple[list[tuple[Atom, ob
     carried = back_body.inputs[1 + n_saved : 1 + n_saved + kb]
     seeds = [i for i in carried if i.path[0] == "#seed"]
     if len(popped) != len(body.outputs) - k or len(seeds) > k:
-        return [], frozenset()
+        return None
     told: dict[int, Atom] = {}
     for inp, a in zip(popped, body.outputs[k:]):
         told[inp.var.id] = _told(sc, a)
@@ -509,7 +522,10 @@ def numbers_step(fwd: Eqn, back: Eqn, table: Rules) -> tuple[list[tuple[Atom, ob
     marks = frozenset(
         e.outs[0].id for e in back_body.eqns if e.prim == "unbroadcast" and bsc.of(e.args[0]) == bsc.of(e.args[1])
     )
-    return (checks, marks) if marks else ([], frozenset())
+    vectors = {
+        v: a.value.n for v, a in [*facts.items(), *told.items()] if isinstance(a, Lit) and type(a.value) is Numbers
+    }
+    return NumbersStep(checks, marks, {v: n for v, n in vectors.items() if n is not None}) if marks else None
 
 
 def _told(sc: ShapeClasses, a: Atom) -> Atom:
