@@ -114,3 +114,34 @@ def test_shaped_checks_ranks_and_shapes_and_refuses_ragged_lists():
     assert not _shaped((np.zeros(2), 0))
     assert not _shaped((np.zeros(3), (2,)))
     assert not _shaped(([np.zeros(2), np.zeros(3)], 1))
+
+
+ASSEMBLY = """
+import numpy as np
+
+
+def f(u, k):
+    n = u.shape[0]
+    F = np.zeros_like(u)
+    for e in range(n - 1):
+        s = k[e] * (u[e + 1] - u[e]) ** 3
+        F[e] -= s
+        F[e + 1] += s
+    return np.sum(F * u)
+"""
+
+
+def test_element_assembly_reads_numbers_at_the_loop_index():
+    """``u[e]``, ``k[e]`` and ``F[e]`` of 1-D arrays at the loop's integers are numbers."""
+    rng = np.random.default_rng(3)
+    text = gradients_match(ASSEMBLY, [rng.normal(size=6), rng.uniform(0.5, 1.5, 5)])
+    body = text[text.index("def grad_f(") : text.index("# ---- the runtime helpers")]
+    assert "_numbers = _shaped((k, 1), (u, 1), (F, 1))" in body
+    loop = body[body.index("for e in reversed(") :]  # (the two before it are sums of F * u's gradient)
+    assert loop.count("_unbroadcast(") == len(re.findall(r"\belse\s+_unbroadcast\(", loop)) == 4
+
+
+@pytest.mark.parametrize("shapes", [((6, 2), (5,)), ((6, 2), (5, 2)), ((6, 3), (5, 1))])
+def test_element_assembly_of_rows_takes_the_general_step(shapes):
+    rng = np.random.default_rng(4)
+    gradients_match(ASSEMBLY, [rng.normal(size=shapes[0]), rng.uniform(0.5, 1.5, shapes[1])])

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .core import Atom, Eqn, Input, Lit, Slice, Tape, Var
+from .core import Atom, Dyn, Eqn, Input, Lit, Slice, Tape, Var
 from .primitives import Rules, primitive
 from .regions import LEADING, bound_inputs, first_carried
 
@@ -46,10 +46,12 @@ SCALAR: frozenset = frozenset()
 @dataclass(frozen=True)
 class Numbers:
     """The value of a literal that stands, in a shape fact, for a vector of ``n`` numbers (``None``:
-    of some length): ``Lit(Numbers(2))`` has the class of ``np.array([a, b])`` of numbers, and an
-    element of it is a number (``numbers_step``).  It is never written into a tape."""
+    of some length, the length of the value ``of``): ``Lit(Numbers(2))`` has the class of
+    ``np.array([a, b])`` of numbers, and an element of it is a number (``numbers_step``).  It is
+    never written into a tape."""
 
     n: int | None
+    of: int = 0
 
 
 #: The Python types of a literal number (its shape is ``()``).
@@ -76,6 +78,8 @@ class ShapeClasses:
         self.resolve = lambda a: a
         #: class -> the value a region's input of that class is told it has the shape of (``stand_in``)
         self.stand_ins: dict[frozenset, Atom] = {}
+        #: values known to be integers (a loop's index, ``i + 1``): ``v[i]`` of a vector is a number
+        self.ints: frozenset[int] = frozenset()
 
     def atom(self, key: object) -> frozenset:
         cls = self.atom_classes.get(key)
@@ -139,7 +143,7 @@ class ShapeClasses:
                 return cls
         if isinstance(a, Lit):
             if type(a.value) is Numbers:
-                return self.atom(("vector", a.value.n))
+                return self.atom(("vector", a.value.n if a.value.n is not None else ("of", a.value.of)))
             return SCALAR if isinstance(a.value, NUMBER) else self.atom(("lit", a.key()))
         if a.id in self.same:
             other = self.resolve(self.same[a.id])
@@ -219,7 +223,7 @@ class ShapeClasses:
             return SCALAR
         if prim == "stack" and params.get("axis") == 0 and not any(self.of(a) for a in args):
             return self.atom(("vector", len(args)))  # np.array([a, b]) of numbers: (2,)
-        if prim in ("getindex", "take") and self.vector(args[0]) and _one_int(prim, args, params):
+        if prim in ("getindex", "take") and self.vector(args[0]) and _one_int(prim, args, params, self.ints):
             return SCALAR  # an element of a vector of numbers
         keepdims = params.get("keepdims", False)
         if kind == "reduce" and len(args) == 1 and type(keepdims) is bool and _static_axis(params.get("axis", 0.5)):
@@ -286,13 +290,28 @@ class ShapeClasses:
         )
 
 
-def _one_int(prim: str, args: list[Atom], params: dict) -> bool:
-    """``x[k]`` or ``np.take(x, k, axis=0)`` of one constant integer ``k``."""
+def _one_int(prim: str, args: list[Atom], params: dict, ints: frozenset[int] = frozenset()) -> bool:
+    """``x[k]`` or ``np.take(x, k, axis=0)`` of one constant integer ``k``, or ``x[i]`` of one of
+    the integers ``ints``."""
     if prim == "take":
         k = args[1] if len(args) == 2 else None
         return isinstance(k, Lit) and type(k.value) is int and params.get("axis") in (0, -1)
     index = params.get("index", ())
+    if len(index) == 1 and type(index[0]) is Dyn:
+        return len(args) == 2 and isinstance(args[1], Var) and args[1].id in ints
     return len(args) == 1 and len(index) == 1 and type(index[0]) is int
+
+
+def _ints(region: Tape) -> frozenset[int]:
+    """The integers of a loop body: its index, and sums, differences and products of them and
+    integer literals (``e + 1``)."""
+    found = {region.inputs[0].var.id}
+    for e in region.eqns:
+        if e.prim in ("add", "sub", "mul") and all(
+            (isinstance(a, Var) and a.id in found) or (isinstance(a, Lit) and type(a.value) is int) for a in e.args
+        ):
+            found.add(e.outs[0].id)
+    return frozenset(found)
 
 
 def _slices_remove(index: tuple) -> tuple[int, ...] | None:
@@ -381,7 +400,11 @@ def _run(tape: Tape, table: Rules, keys: frozenset) -> ShapeClasses:
 
 
 def classes_of(
-    eqns: list[Eqn], table: Rules, same: dict[int, Atom] | None = None, inputs: list[Input] = ()
+    eqns: list[Eqn],
+    table: Rules,
+    same: dict[int, Atom] | None = None,
+    inputs: list[Input] = (),
+    ints: frozenset[int] = frozenset(),
 ) -> ShapeClasses:
     """The shape classes of the values of ``eqns`` (a loop body's, its inputs told ``same``,
     see ``loop_facts``), each loop among them known to give its initial values' shapes back where
@@ -397,6 +420,7 @@ def classes_of(
     True
     """
     sc = ShapeClasses(table)
+    sc.ints = ints
     for inp in inputs:
         sc.add_input(inp.var, inp.path)
     sc.same.update(same or {})
@@ -465,24 +489,21 @@ def numbers_step(fwd: Eqn, back: Eqn, table: Rules) -> NumbersStep | None:
     """
     body, back_body = fwd.regions[-1], back.regions[-1]
     k, first = fwd.params["n_carry"], first_carried(fwd)
+    ints = _ints(body)
     uses: dict[int, set[str]] = {}
     for e in body.eqns:
-        for a in e.args:
+        for n, a in enumerate(e.args):
             if isinstance(a, Var):
-                kind = "element" if e.prim == "getindex" and _one_int(e.prim, e.args, e.params) else "other"
-                rule = table.rules.get(e.prim)
-                if kind == "other" and not e.regions and rule is not None and rule.shape == "elementwise":
-                    kind = "number"
-                uses.setdefault(a.id, set()).add(kind)
+                uses.setdefault(a.id, set()).add(_use(e, n, ints, table))
     facts: dict[int, Atom] = {body.inputs[0].var.id: Lit(0)}
     checks: list[tuple[Atom, object]] = []
     by_path: dict[tuple, Atom] = {}  # a free input's path -> its fact (the backward body's accumulators)
     outer_fact: dict[int, Atom] = {}
     for var, a in bound_inputs(fwd):
         found = uses.get(var.id, set())
-        if not isinstance(a, Var) or not found or found - {"number", "element"} or len(found) != 1:
+        if not isinstance(a, Var) or found not in ({"number"}, {"element"}):
             continue
-        fact = Lit(0.0) if found == {"number"} else Lit(Numbers(None))
+        fact = Lit(0.0) if found == {"number"} else Lit(Numbers(None, a.id))
         facts[var.id] = outer_fact[a.id] = fact
         checks.append((a, 0 if found == {"number"} else 1))
     for inp in body.inputs:
@@ -490,11 +511,15 @@ def numbers_step(fwd: Eqn, back: Eqn, table: Rules) -> NumbersStep | None:
             by_path[inp.path] = facts[inp.var.id]
     defs = {o.id: e for e in body.eqns for o in e.outs}
     for j in range(k):
+        inp = body.inputs[first + j].var
         d = defs.get(body.outputs[j].id) if isinstance(body.outputs[j], Var) else None
         if d is not None and d.prim == "stack" and d.params.get("axis") == 0:
-            facts[body.inputs[first + j].var.id] = Lit(Numbers(len(d.args)))
+            facts[inp.id] = Lit(Numbers(len(d.args)))
             checks.append((fwd.args[LEADING["for"] + j], (len(d.args),)))
-    sc = classes_of(body.eqns, table, facts, body.inputs)
+        elif uses.get(inp.id) and uses[inp.id] <= {"element", "write"}:  # F[e] read, F[e] += s
+            facts[inp.id] = Lit(Numbers(None, inp.id))
+            checks.append((fwd.args[LEADING["for"] + j], 1))
+    sc = classes_of(body.eqns, table, facts, body.inputs, ints)
     for j in range(k):  # the step gives each assumed vector back (else nothing is assumed)
         inp = body.inputs[first + j].var
         if inp.id in facts and sc.of(body.outputs[j]) != sc.of(facts[inp.id]):
@@ -518,7 +543,7 @@ def numbers_step(fwd: Eqn, back: Eqn, table: Rules) -> NumbersStep | None:
     for var, a in bound_inputs(back):
         if isinstance(a, Var) and a.id in outer_fact:
             told[var.id] = outer_fact[a.id]
-    bsc = classes_of(back_body.eqns, table, told, back_body.inputs)
+    bsc = classes_of(back_body.eqns, table, told, back_body.inputs, _ints(back_body))
     marks = frozenset(
         e.outs[0].id for e in back_body.eqns if e.prim == "unbroadcast" and bsc.of(e.args[0]) == bsc.of(e.args[1])
     )
@@ -536,5 +561,19 @@ def _told(sc: ShapeClasses, a: Atom) -> Atom:
         return Lit(0.0)
     key = sc.atom_keys.get(next(iter(cls))) if len(cls) == 1 else None
     if key is not None and key[0] == "vector":
-        return Lit(Numbers(key[1]))
+        return Lit(Numbers(None, key[1][1]) if type(key[1]) is tuple else Numbers(key[1]))
     return sc.stand_in(a)
+
+
+def _use(e: Eqn, n: int, ints: frozenset[int], table: Rules) -> str:
+    """How equation ``e`` uses its operand ``n``: ``element`` (``x[k]``, ``x[i]``), ``write``
+    (``x[i] = v``, ``x[i] += v``), ``number`` (in elementwise arithmetic) or ``other``."""
+    if n == 0 and e.prim == "getindex" and _one_int(e.prim, e.args, e.params, ints):
+        return "element"
+    if n == 0 and e.prim in ("setindex", "index_add"):
+        index = e.params.get("index", ())
+        dyn = len(e.args) == 3 and isinstance(e.args[2], Var) and e.args[2].id in ints
+        if len(index) == 1 and (type(index[0]) is int or (type(index[0]) is Dyn and dyn)):
+            return "write"
+    rule = table.rules.get(e.prim)
+    return "number" if not e.regions and rule is not None and rule.shape == "elementwise" else "other"
