@@ -477,8 +477,8 @@ class NumbersStep:
 
 def numbers_step(fwd: Eqn, back: Eqn, table: Rules) -> NumbersStep | None:
     """The ``unbroadcast`` equations of the backward loop ``back`` of ``for`` loop ``fwd`` that are
-    the identity when its step computes on numbers, and the checks, made once before ``fwd``, that
-    prove it.  None where no ``unbroadcast`` goes.
+    between numbers when its step computes on numbers, and the checks, made once before ``fwd``,
+    that prove it.  None where no ``unbroadcast`` goes.
 
     The assumptions: a value the body reads from outside in elementwise arithmetic only is a
     number (``dt``), one it reads by a constant index only is a vector (``p``: ``p[0]`` a number),
@@ -544,8 +544,12 @@ def numbers_step(fwd: Eqn, back: Eqn, table: Rules) -> NumbersStep | None:
         if isinstance(a, Var) and a.id in outer_fact:
             told[var.id] = outer_fact[a.id]
     bsc = classes_of(back_body.eqns, table, told, back_body.inputs, _ints(back_body))
+    # (between numbers only: where the step computes on arrays, a call costs little beside them, and
+    # a flag that a vector bias makes False would be read in vain)
     marks = frozenset(
-        e.outs[0].id for e in back_body.eqns if e.prim == "unbroadcast" and bsc.of(e.args[0]) == bsc.of(e.args[1])
+        e.outs[0].id
+        for e in back_body.eqns
+        if e.prim == "unbroadcast" and not bsc.of(e.args[0]) and not bsc.of(e.args[1])
     )
     vectors = {
         v: a.value.n for v, a in [*facts.items(), *told.items()] if isinstance(a, Lit) and type(a.value) is Numbers
