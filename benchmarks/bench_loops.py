@@ -10,7 +10,8 @@ loop's saved values were cut and its writes made in place (``transform.remat.SAV
 - an element-assembly loop of a chain of springs (``K[e:e+2] += ...``), 200 elements;
 - the rollout with ``--checkpoint 10`` and ``30`` (binomial checkpointing): its time against the
   forward and against ``grad_NAME`` without it, and its peak in states (not per step: it does not
-  grow with T).
+  grow with T), measured in this process and in a fresh one (where the interpreter's free lists
+  are empty: what a first call costs).
 
 Both forms of ``grad_NAME`` are generated here from the same source, in memory.  JAX (the
 ``arrayapi`` extra installs it) runs ``jit(grad)`` of the same loop written with ``lax.scan``, on
@@ -25,6 +26,7 @@ to other load on a shared machine); every gradient is checked against the hand-w
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 import time
 import tracemalloc
@@ -233,6 +235,23 @@ def _peak(call) -> int:
         tracemalloc.stop()
 
 
+def _fresh_peak(S: int, T: int) -> float:
+    """The rollout's ``tracemalloc`` peak with ``--checkpoint S``, in states, in a fresh process."""
+    code = f"from benchmarks.bench_loops import fresh_peak; print(fresh_peak({S}, {T}))"
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
+    return float(done.stdout.split()[-1])
+
+
+def fresh_peak(S: int, T: int) -> float:
+    """(In the fresh process of ``_fresh_peak``.)"""
+    import numpy as np
+
+    module = _generated(True, S)
+    u0 = np.random.default_rng(0).uniform(-1.0, 1.0, 10_000)
+    return _peak(partial(module["grad_rollout"], u0, 0.01, T)) / u0.nbytes
+
+
 def _close(a, b) -> None:
     import numpy as np
 
@@ -282,10 +301,10 @@ def measure(quick: bool = False) -> list[tuple[str, ...]]:
             rows.append((f"{name}, --checkpoint {S}", _us(fwd), f"{time_s / fwd:.2f}x", "", "", ""))
             rows.append(
                 (
-                    f"{name}, --checkpoint {S}: its time / grad_NAME's, peak states",
+                    f"{name}, --checkpoint {S}: its time / grad_NAME's, peak states (here; fresh process)",
                     "",
                     f"{time_s / cells['grad']:.2f}x",
-                    f"{peak:.1f} states",
+                    f"{peak:.2f} states; {_fresh_peak(S, T):.2f}",
                     "",
                     "",
                 )

@@ -12,6 +12,12 @@ def jvp_trajectory_end(y0, p, dt=0.01, steps=200, *, p_dot):
     tangents.
     """
     _real_args('jvp_trajectory_end', ('p',), ('y0', 'dt', 'p_dot'), p, y0, dt, p_dot)  # the rules hold for real floats
+    p_items = p.tolist() if type(p) is np.ndarray and p.shape == (2,) and (p.dtype in _FLOATS) else p
+    p0, p1 = p_items if p_items is not p else (p[0], p[1])
+    p_dot_items = (
+        p_dot.tolist() if type(p_dot) is np.ndarray and p_dot.shape == (2,) and (p_dot.dtype in _FLOATS) else p_dot
+    )
+    _t1, _t2 = p_dot_items if p_dot_items is not p_dot else (p_dot[0], p_dot[1])
     # forward
     # for _ in range(steps):
     dvalue = _grad_zeros(y0)
@@ -19,17 +25,15 @@ def jvp_trajectory_end(y0, p, dt=0.01, steps=200, *, p_dot):
     t = 0.0
     for _ in range(steps):
         # force = -p[0] * y[0] - p[1] * y[1] + np.sin(t)
-        p0 = p[0]
         y0_1 = y[0]
-        p1 = p[1]
         y1 = y[1]
-        _t1 = dvalue[1]
+        _t3 = dvalue[1]
         force = -(p0 * y0_1) - p1 * y1 + np.sin(t)
-        _t2 = np.broadcast_to(-(p_dot[0] * y0_1 + dvalue[0] * p0) - (p_dot[1] * y1 + _t1 * p1), force.shape)
+        _t4 = np.broadcast_to(-(_t1 * y0_1 + dvalue[0] * p0) - (_t2 * y1 + _t3 * p1), force.shape)
         # y = y + dt * np.array([y[1], force])
-        _t3 = dt * np.array([y1, force])
-        y = y + _t3
-        dvalue = dvalue + _unbroadcast(np.broadcast_to(np.array([_t1, _t2]), _t3.shape) * dt, _t3)
+        _t5 = dt * np.array([y1, force])
+        y = y + _t5
+        dvalue = dvalue + _unbroadcast(np.broadcast_to(np.array([_t3, _t4]), _t5.shape) * dt, _t5)
         # t = t + dt
         t = t + dt
     # backward

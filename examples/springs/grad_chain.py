@@ -23,6 +23,7 @@ def grad_loss(k, pos0, observed, steps=20):
     vel = np.zeros_like(pos0)
     # for step in range(steps):
     path = [pos0]
+    _numbers = _shaped((k, 0))  # the step computes on numbers: _unbroadcast is the identity in it
     _stack = []
     for step in range(steps):
         # p = path[-1]
@@ -174,7 +175,7 @@ def grad_loss(k, pos0, observed, steps=20):
         df_4 = _unbroadcast(d_t10 - d_t11, f_4)
         _t31 = df_4 / length_4
         _t32 = _unbroadcast(_t31 * d_4, _t26)
-        _t33 = _unbroadcast(_t32 * k, _t25)
+        _t33 = _t32 * k if _numbers else _unbroadcast(_t32 * k, _t25)
         # grad of: length = np.sqrt(np.sum(d * d)) (in pull)
         _t34 = (_unbroadcast(-(df_4 * f_4 / length_4), length_4) + _t33) / (2.0 * length_4) * d_4
         # grad of: d = p[j] - p[i] (in pull)
@@ -188,7 +189,7 @@ def grad_loss(k, pos0, observed, steps=20):
         df_3 = _unbroadcast(d_t8 - d_t9, f_3)
         _t36 = df_3 / length_3
         _t37 = _unbroadcast(_t36 * d_3, _t24)
-        _t38 = _unbroadcast(_t37 * k, _t23)
+        _t38 = _t37 * k if _numbers else _unbroadcast(_t37 * k, _t23)
         # grad of: length = np.sqrt(np.sum(d * d)) (in pull)
         _t39 = (_unbroadcast(-(df_3 * f_3 / length_3), length_3) + _t38) / (2.0 * length_3) * d_3
         # grad of: d = p[j] - p[i] (in pull)
@@ -201,7 +202,7 @@ def grad_loss(k, pos0, observed, steps=20):
         df_2 = _unbroadcast(d_t6 - d_t7, f_2)
         _t40 = df_2 / length_2
         _t41 = _unbroadcast(_t40 * d_2, _t22)
-        _t42 = _unbroadcast(_t41 * k, _t21)
+        _t42 = _t41 * k if _numbers else _unbroadcast(_t41 * k, _t21)
         # grad of: length = np.sqrt(np.sum(d * d)) (in pull)
         _t43 = (_unbroadcast(-(df_2 * f_2 / length_2), length_2) + _t42) / (2.0 * length_2) * d_2
         # grad of: d = p[j] - p[i] (in pull)
@@ -216,7 +217,7 @@ def grad_loss(k, pos0, observed, steps=20):
         df_1 = _unbroadcast(d_t4 - d_t5, f_1)
         _t45 = df_1 / length_1
         _t46 = _unbroadcast(_t45 * d_1, _t20)
-        _t47 = _unbroadcast(_t46 * k, _t19)
+        _t47 = _t46 * k if _numbers else _unbroadcast(_t46 * k, _t19)
         # grad of: length = np.sqrt(np.sum(d * d)) (in pull)
         _t48 = (_unbroadcast(-(df_1 * f_1 / length_1), length_1) + _t47) / (2.0 * length_1) * d_1
         # grad of: d = p[j] - p[i] (in pull)
@@ -230,7 +231,7 @@ def grad_loss(k, pos0, observed, steps=20):
         df = _unbroadcast(d_t2 - d_t3, f)
         _t49 = df / length
         _t50 = _unbroadcast(_t49 * d, _t18)
-        _t51 = _unbroadcast(_t50 * k, _t17)
+        _t51 = _t50 * k if _numbers else _unbroadcast(_t50 * k, _t17)
         # grad of: length = np.sqrt(np.sum(d * d)) (in pull)
         _t52 = (_unbroadcast(-(df * f / length), length) + _t51) / (2.0 * length) * d
         # grad of: d = p[j] - p[i] (in pull)
@@ -359,6 +360,16 @@ def _real_args_each(func, floats, others, xs):
     for name, x in zip(others, xs[len(floats) :], strict=True):
         if isinstance(x, complex) or (type(x) is np.ndarray and x.dtype.kind == "c"):
             _float_arg(x, func, name)
+
+
+def _shaped(*checks):
+    """Each ``(value, rank)`` has that many axes and each ``(value, shape)`` that shape: checked once
+    before a loop, it tells its backward step that ``_unbroadcast`` is the identity there (a value
+    NumPy cannot make an array of, a ragged list, has neither)."""
+    try:
+        return all(np.shape(v) == s if type(s) is tuple else np.ndim(v) == s for v, s in checks)
+    except ValueError:
+        return False
 
 
 def _unbroadcast(g, x, _ndarray=np.ndarray, _np_float=np.float64):

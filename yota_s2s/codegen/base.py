@@ -58,6 +58,11 @@ class WriterBase:
         self.checked = not plan.check_scalar
         #: The statements written so far.
         self.body: list[Line] = []
+        #: While a backward loop's step is written: the name of the flag that its step computes on
+        #: numbers, and its ``unbroadcast`` values that are then the identity (``flow.numbers``).
+        self.numbers: tuple[str, frozenset[int]] | None = None
+        #: elements of a loop body's vectors read at once, before its statements (``flow.elements``)
+        self.unpacked: set[int] = set()
 
     def function_name(self) -> str:
         return function_name(self.tape)
@@ -122,6 +127,8 @@ class WriterBase:
         args = [self.atom(a) for a in eqn.args]
         expr = self.backend.expression(eqn, args, rule, arrays, self.imports)
         respell(expr, self.spelling, frozenset(map(id, args)))  # the target's names a parameter hides
+        if self.numbers is not None and eqn.outs[0].id in self.numbers[1]:  # g if _numbers else _unbroadcast(g, x)
+            return ast.IfExp(ast.Name(self.numbers[0], ast.Load()), self.atom(eqn.args[0]), expr)
         return expr
 
     def surely_array(self, a: Atom) -> bool:

@@ -19,6 +19,7 @@ from .appends import carried_inits, owns
 from .base import WriterBase, call, named, tuple_of
 from .checkpoints import released, replay, step_values, written
 from .statements import Else, Line
+from .steps import NumberSteps
 
 
 class FlowWriter:
@@ -33,6 +34,7 @@ class FlowWriter:
         self._checkpoints: dict | None = None
         self._readers: dict | None = None  # (unread: value -> what reads it)
         self.deleted: set[str] = set()  # the names a del before a checkpointed backward loop released
+        self.steps = NumberSteps(writer)  # (a loop whose step computes on numbers)
 
     @property
     def checkpoints(self) -> dict[int, str]:
@@ -101,6 +103,8 @@ class FlowWriter:
 
             push = (at, statement)
         preset = self.rename_outputs(region, carried, n_out, push[0] if push else None)
+        if id(region) in self.steps.vectors:
+            self.steps.elements(region, depth, body)
         self.w.block(region, depth, body, preset, push)
         targets, values = [], []
         for (_, name), a in zip(carried, region.outputs[:n_out]):
@@ -216,6 +220,8 @@ class FlowWriter:
                 self.w.names[inp.var.id] = name
         for var, a in bound_inputs(eqn):
             self.bind(var, a, depth, body, sec)
+        if eqn.prim == "for" and depth == 0 and len(eqn.outs) > k and self.w.backend.host:
+            self.steps.flag(eqn, depth, body)
         stack = None
         replayed = eqn.prim == "while" or eqn.params.get("exit", -1) >= 0  # the stack counts the iterations
         if not back and len(eqn.outs) > k and self.w.plan.uses.get(eqn.outs[k].id) and (n_saved or replayed):
@@ -280,7 +286,10 @@ class FlowWriter:
             save = ast.Call(named("_ck_save"), state + written(self.w.plan, eqn), [])
             body.append(Line(sec, None, ast.Expr(save), inner))
         start = len(body)
+        if eqn.prim == "for_back" and isinstance(eqn.args[lead - 1], Var):
+            self.w.numbers = self.steps.flags.get(eqn.args[lead - 1].id)
         self.region_body(region, list(zip([i.var for i in carried_inputs], names)), k, inner, body, stack)
+        self.w.numbers = None
         if checkpoints is not None:  # the record is kept only when the backward loop reads it next
             drop = ast.Call(named("_ck_drop"), [named(ck), named(self.w.names[index.id])], [])
             pop = ast.Expr(call(named(stack), "pop", []))

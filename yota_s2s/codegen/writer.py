@@ -178,6 +178,8 @@ class FunctionWriter(WriterBase):
                 continue
             if out.id in self.plan.inline or (depth == 0 and out.id in self.plan.unpacked_reads) or out.id in fused:
                 continue
+            if out.id in self.unpacked:  # (flow.elements: read with the others, before)
+                continue
             if out.id in self.plan.appends:  # lst.append(v): the list keeps its name
                 self.names[out.id] = self.names[eqn.args[0].id]
                 append = ast.Attribute(ast.Name(self.names[out.id], ast.Load()), "append", ast.Load())

@@ -34,11 +34,26 @@ x[8] ** 3 - ...`` whose ``x[i]`` are numbers.
 
 from __future__ import annotations
 
-from .core import Atom, Eqn, Input, Lit, Slice, Tape, Var
+from dataclasses import dataclass
+
+from .core import Atom, Dyn, Eqn, Input, Lit, Slice, Tape, Var
 from .primitives import Rules, primitive
 from .regions import LEADING, bound_inputs, first_carried
 
 SCALAR: frozenset = frozenset()
+
+
+@dataclass(frozen=True)
+class Numbers:
+    """The value of a literal that stands, in a shape fact, for a vector of ``n`` numbers (``None``:
+    of some length, the length of the value ``of``): ``Lit(Numbers(2))`` has the class of
+    ``np.array([a, b])`` of numbers, and an element of it is a number (``numbers_step``).  It is
+    never written into a tape."""
+
+    n: int | None
+    of: int = 0
+
+
 #: The Python types of a literal number (its shape is ``()``).
 NUMBER = (int, float, complex, bool)
 
@@ -64,6 +79,8 @@ class ShapeClasses:
         self.resolve = lambda a: a
         #: class -> the value a region's input of that class is told it has the shape of (``stand_in``)
         self.stand_ins: dict[frozenset, Atom] = {}
+        #: values known to be integers (a loop's index, ``i + 1``): ``v[i]`` of a vector is a number
+        self.ints: frozenset[int] = frozenset()
 
     def atom(self, key: object) -> frozenset:
         cls = self.atom_classes.get(key)
@@ -143,6 +160,8 @@ class ShapeClasses:
             if cls is not None:
                 return cls
         if isinstance(a, Lit):
+            if type(a.value) is Numbers:
+                return self.atom(("vector", a.value.n if a.value.n is not None else ("of", a.value.of)))
             return SCALAR if isinstance(a.value, NUMBER) else self.atom(("lit", a.key()))
         if a.id in self.same:
             other = self.resolve(self.same[a.id])
@@ -220,6 +239,10 @@ class ShapeClasses:
             return SCALAR
         if kind == "reduce" and params.get("axis") is None and not params.get("keepdims"):
             return SCALAR
+        if prim == "stack" and params.get("axis") == 0 and not any(self.of(a) for a in args):
+            return self.atom(("vector", len(args)))  # np.array([a, b]) of numbers: (2,)
+        if prim in ("getindex", "take") and self.vector(args[0]) and _one_int(prim, args, params, self.ints):
+            return SCALAR  # an element of a vector of numbers
         keepdims = params.get("keepdims", False)
         if kind == "reduce" and len(args) == 1 and type(keepdims) is bool and _static_axis(params.get("axis", 0.5)):
             return self.reduced(self.of(args[0]), params["axis"], keepdims)
@@ -261,6 +284,11 @@ class ShapeClasses:
         key = (prim, classes, tuple(sorted(shown.items(), key=lambda kv: kv[0])), self.values(prim, args))
         return self.atom(key)
 
+    def vector(self, a: Atom) -> bool:
+        """``a`` is a vector of numbers (``np.array([a, b])`` of numbers, ``Lit(Numbers(n))``)."""
+        cls = self.of(a)
+        return len(cls) == 1 and (self.atom_keys.get(next(iter(cls))) or ("",))[0] == "vector"
+
     def values(self, prim: str, args: list[Atom]) -> tuple:
         """What tells apart, besides their classes, the operands of ``prim`` whose values may give
         its result's shape: the operand itself (a literal's value, a variable's identity).
@@ -278,6 +306,30 @@ class ShapeClasses:
             None if k >= first or record.shape_from_shapes else a.key() if isinstance(a, Lit) else ("value", a.id)
             for k, a in enumerate(args)
         )
+
+
+def _one_int(prim: str, args: list[Atom], params: dict, ints: frozenset[int] = frozenset()) -> bool:
+    """``x[k]`` or ``np.take(x, k, axis=0)`` of one constant integer ``k``, or ``x[i]`` of one of
+    the integers ``ints``."""
+    if prim == "take":
+        k = args[1] if len(args) == 2 else None
+        return isinstance(k, Lit) and type(k.value) is int and params.get("axis") in (0, -1)
+    index = params.get("index", ())
+    if len(index) == 1 and type(index[0]) is Dyn:
+        return len(args) == 2 and isinstance(args[1], Var) and args[1].id in ints
+    return len(args) == 1 and len(index) == 1 and type(index[0]) is int
+
+
+def _ints(region: Tape) -> frozenset[int]:
+    """The integers of a loop body: its index, and sums, differences and products of them and
+    integer literals (``e + 1``)."""
+    found = {region.inputs[0].var.id}
+    for e in region.eqns:
+        if e.prim in ("add", "sub", "mul") and all(
+            (isinstance(a, Var) and a.id in found) or (isinstance(a, Lit) and type(a.value) is int) for a in e.args
+        ):
+            found.add(e.outs[0].id)
+    return frozenset(found)
 
 
 def _slices_remove(index: tuple) -> tuple[int, ...] | None:
@@ -366,7 +418,11 @@ def _run(tape: Tape, table: Rules, keys: frozenset) -> ShapeClasses:
 
 
 def classes_of(
-    eqns: list[Eqn], table: Rules, same: dict[int, Atom] | None = None, inputs: list[Input] = ()
+    eqns: list[Eqn],
+    table: Rules,
+    same: dict[int, Atom] | None = None,
+    inputs: list[Input] = (),
+    ints: frozenset[int] = frozenset(),
 ) -> ShapeClasses:
     """The shape classes of the values of ``eqns`` (a loop body's, its inputs told ``same``,
     see ``loop_facts``), each loop among them known to give its initial values' shapes back where
@@ -382,6 +438,7 @@ def classes_of(
     True
     """
     sc = ShapeClasses(table)
+    sc.ints = ints
     for inp in inputs:
         sc.add_input(inp.var, inp.path)
     sc.same.update(same or {})
@@ -420,3 +477,125 @@ def loop_facts(eqn: Eqn, outer: ShapeClasses, table: Rules) -> tuple[dict[int, A
         if still == kept:
             return trial, kept
         kept = still
+
+
+@dataclass
+class NumbersStep:
+    """What a ``for`` loop and its backward loop may assume when their step computes on numbers
+    (``numbers_step``)."""
+
+    #: checked once before the forward loop: ``(outer value, 0)`` a number, ``(outer value, 1)`` a
+    #: vector, ``(initial value, (n,))`` a vector of ``n`` elements
+    checks: list[tuple[Atom, object]]
+    #: the backward body's ``unbroadcast`` values that are then the identity
+    marks: frozenset[int]
+    #: the inputs of the two bodies that are then vectors of ``n`` numbers: input id -> ``n``
+    vectors: dict[int, int]
+
+
+def numbers_step(fwd: Eqn, back: Eqn, table: Rules) -> NumbersStep | None:
+    """The ``unbroadcast`` equations of the backward loop ``back`` of ``for`` loop ``fwd`` that are
+    between numbers when its step computes on numbers, and the checks, made once before ``fwd``,
+    that prove it.  None where no ``unbroadcast`` goes.
+
+    The assumptions: a value the body reads from outside in elementwise arithmetic only is a
+    number (``dt``), one it reads by a constant index only is a vector (``p``: ``p[0]`` a number),
+    and a carried value the step makes as ``np.array([...])`` of ``n`` values enters it with shape
+    ``(n,)``.  They hold at every step when the checks pass: the step is then shown to make that
+    ``np.array`` of numbers, shape ``(n,)`` again.  The backward step's values popped from the
+    stack have the classes the forward step gave them, and a carried adjoint its value's.
+    """
+    body, back_body = fwd.regions[-1], back.regions[-1]
+    k, first = fwd.params["n_carry"], first_carried(fwd)
+    ints = _ints(body)
+    uses: dict[int, set[str]] = {}
+    for e in body.eqns:
+        for n, a in enumerate(e.args):
+            if isinstance(a, Var):
+                uses.setdefault(a.id, set()).add(_use(e, n, ints, table))
+    facts: dict[int, Atom] = {body.inputs[0].var.id: Lit(0)}
+    checks: list[tuple[Atom, object]] = []
+    by_path: dict[tuple, Atom] = {}  # a free input's path -> its fact (the backward body's accumulators)
+    outer_fact: dict[int, Atom] = {}
+    for var, a in bound_inputs(fwd):
+        found = uses.get(var.id, set())
+        if not isinstance(a, Var) or found not in ({"number"}, {"element"}):
+            continue
+        fact = Lit(0.0) if found == {"number"} else Lit(Numbers(None, a.id))
+        facts[var.id] = outer_fact[a.id] = fact
+        checks.append((a, 0 if found == {"number"} else 1))
+    for inp in body.inputs:
+        if inp.var.id in facts and inp.path[0] == "#free":
+            by_path[inp.path] = facts[inp.var.id]
+    defs = {o.id: e for e in body.eqns for o in e.outs}
+    for j in range(k):
+        inp = body.inputs[first + j].var
+        d = defs.get(body.outputs[j].id) if isinstance(body.outputs[j], Var) else None
+        if d is not None and d.prim == "stack" and d.params.get("axis") == 0:
+            facts[inp.id] = Lit(Numbers(len(d.args)))
+            checks.append((fwd.args[LEADING["for"] + j], (len(d.args),)))
+        elif uses.get(inp.id) and uses[inp.id] <= {"element", "write"}:  # F[e] read, F[e] += s
+            facts[inp.id] = Lit(Numbers(None, inp.id))
+            checks.append((fwd.args[LEADING["for"] + j], 1))
+    sc = classes_of(body.eqns, table, facts, body.inputs, ints)
+    for j in range(k):  # the step gives each assumed vector back (else nothing is assumed)
+        inp = body.inputs[first + j].var
+        if inp.id in facts and sc.of(body.outputs[j]) != sc.of(facts[inp.id]):
+            return None
+    # the backward body: its popped values, carried adjoints and outer values, told their classes
+    n_saved = back.params.get("n_saved", 0)
+    popped = back_body.inputs[1 : 1 + n_saved]
+    kb = back.params["n_carry"]
+    carried = back_body.inputs[1 + n_saved : 1 + n_saved + kb]
+    seeds = [i for i in carried if i.path[0] == "#seed"]
+    if len(popped) != len(body.outputs) - k or len(seeds) > k:
+        return None
+    told: dict[int, Atom] = {}
+    for inp, a in zip(popped, body.outputs[k:]):
+        told[inp.var.id] = _told(sc, a)
+    for inp, a in zip(seeds, body.outputs[:k]):  # (seeds of the carried values, in order)
+        told[inp.var.id] = _told(sc, a)
+    for inp in carried:
+        if inp.path in by_path:  # an accumulator has the shape of its outer value
+            told[inp.var.id] = by_path[inp.path]
+    for var, a in bound_inputs(back):
+        if isinstance(a, Var) and a.id in outer_fact:
+            told[var.id] = outer_fact[a.id]
+    bsc = classes_of(back_body.eqns, table, told, back_body.inputs, _ints(back_body))
+    # (between numbers only: where the step computes on arrays, a call costs little beside them, and
+    # a flag that a vector bias makes False would be read in vain)
+    marks = frozenset(
+        e.outs[0].id
+        for e in back_body.eqns
+        if e.prim == "unbroadcast" and not bsc.of(e.args[0]) and not bsc.of(e.args[1])
+    )
+    vectors = {
+        v: a.value.n for v, a in [*facts.items(), *told.items()] if isinstance(a, Lit) and type(a.value) is Numbers
+    }
+    return NumbersStep(checks, marks, {v: n for v, n in vectors.items() if n is not None}) if marks else None
+
+
+def _told(sc: ShapeClasses, a: Atom) -> Atom:
+    """An atom of the class ``a`` has in ``sc``, for another body's shape facts: a number's, a vector
+    of numbers', else a stand-in of that class (two values of one class get one stand-in)."""
+    cls = sc.of(a)
+    if not cls:
+        return Lit(0.0)
+    key = sc.atom_keys.get(next(iter(cls))) if len(cls) == 1 else None
+    if key is not None and key[0] == "vector":
+        return Lit(Numbers(None, key[1][1]) if type(key[1]) is tuple else Numbers(key[1]))
+    return sc.stand_in(a)
+
+
+def _use(e: Eqn, n: int, ints: frozenset[int], table: Rules) -> str:
+    """How equation ``e`` uses its operand ``n``: ``element`` (``x[k]``, ``x[i]``), ``write``
+    (``x[i] = v``, ``x[i] += v``), ``number`` (in elementwise arithmetic) or ``other``."""
+    if n == 0 and e.prim == "getindex" and _one_int(e.prim, e.args, e.params, ints):
+        return "element"
+    if n == 0 and e.prim in ("setindex", "index_add"):
+        index = e.params.get("index", ())
+        dyn = len(e.args) == 3 and isinstance(e.args[2], Var) and e.args[2].id in ints
+        if len(index) == 1 and (type(index[0]) is int or (type(index[0]) is Dyn and dyn)):
+            return "write"
+    rule = table.rules.get(e.prim)
+    return "number" if not e.regions and rule is not None and rule.shape == "elementwise" else "other"

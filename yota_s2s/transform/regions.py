@@ -20,7 +20,7 @@ The regions they make are optimized on their own (``optimize_region``, the whole
 from __future__ import annotations
 
 from ..ir.core import Atom, Eqn, Input, Lit, Section, Tape, Var, uses
-from ..ir.regions import LEADING, first_carried
+from ..ir.regions import LEADING, bound_positions, first_carried, substitute
 from .dce import dce
 from .rewrite import RewriterBase
 
@@ -78,6 +78,54 @@ class RegionRewrites(RewriterBase):
             return None
         self.changed = True
         return Eqn(eqn.prim, args, dict(eqn.params), outs, eqn.span, (region,), eqn.section), args, spread
+
+    def hoist_reads(self, eqn: Eqn, args: list[Atom]) -> tuple[Eqn, list[Atom]] | None:
+        """A ``for`` loop's reads of a value from outside at constant integers (``a = p[0]``), where
+        it reads nothing else of it, made once before the loop and read in it as values from outside.  The loop then saves and
+        recomputes none of them, its backward loop sums their gradients as numbers (not written
+        into ``dp`` at each step), and a parameter ``p`` read so is a list of Python floats when it
+        is a 1-D float array (``plan.listed``: RK4's ``a, b, c, d = p[0], p[1], p[2], p[3]``).
+        (A read that would raise, ``p[4]`` of a shorter ``p``, then raises when the loop runs no
+        step too.)"""
+        if eqn.prim != "for" or len(eqn.regions) != 1:
+            return None
+        body = eqn.regions[0]
+        outer = {var.id: pos for pos, var in bound_positions(eqn)}
+        reads = [
+            e
+            for e in body.eqns
+            if e.prim == "getindex"
+            and len(e.args) == 1
+            and isinstance(e.args[0], Var)
+            and e.args[0].id in outer
+            and all(type(i) is int for i in e.params["index"])
+        ]
+        # only a value the body reads at constant indices alone (x[i] and x[2] of one x: its
+        # gradient stays one array written in place)
+        other = {a.id for e in body.eqns if not any(e is r for r in reads) for a in e.args if isinstance(a, Var)}
+        other |= {a.id for a in body.outputs if isinstance(a, Var)}
+        reads = [e for e in reads if e.args[0].id not in other]
+        if not reads:
+            return None
+        inputs, args, subst = list(body.inputs), list(args), {}
+        gone = {id(e) for e in reads}
+        hoisted: dict[int, Var] = {}  # the value before the loop -> the body's input for it
+        for e in reads:
+            value = self.add("getindex", [args[outer[e.args[0].id]]], dict(e.params))
+            if isinstance(value, Var) and value.hint is None:  # (the source's name: a = p[0])
+                value.hint, value.hint_depth = e.out.hint, e.out.hint_depth
+            if isinstance(value, Var) and value.id in hoisted:
+                subst[e.out.id] = hoisted[value.id]
+                continue
+            inputs.append(Input(e.out, ("#free", str(value.id) if isinstance(value, Var) else str(e.out.id))))
+            args.append(value)
+            if isinstance(value, Var):
+                hoisted[value.id] = e.out
+        region = Tape(body.name, inputs, [e for e in body.eqns if id(e) not in gone], list(body.outputs))
+        region.facts = body.facts.copy()
+        substitute(region, subst)
+        self.changed = True
+        return Eqn(eqn.prim, args, dict(eqn.params), list(eqn.outs), eqn.span, (region,), eqn.section), args
 
     def _initial_value(self, adjoint: Var) -> Var | None:
         """The value a backward loop's output is the adjoint of: the forward loop's initial value

@@ -134,6 +134,9 @@ class RewriterBase:
         """``acc + if_back(...)[j]`` with each branch adding its contribution to ``acc``."""
         raise NotImplementedError  # regions.RegionRewrites
 
+    def hoist_reads(self, eqn: Eqn, args: list[Atom]) -> tuple[Eqn, list[Atom]] | None:
+        raise NotImplementedError  # regions.RegionRewrites
+
     def optimize_region(self, region: Tape) -> Tape:
         """``region`` (a loop body, a branch, a trial body) optimized on its own."""
         raise NotImplementedError  # optimize
@@ -149,6 +152,7 @@ class RewriterBase:
                 spread = self.spread_carries(eqn, args) if eqn.prim in ("for_back", "while_back") else None
                 if spread is not None:
                     eqn, args, spread = spread
+                eqn, args = (self.hoist_reads(eqn, args) if eqn.prim == "for" else None) or (eqn, args)
                 for r in eqn.regions:  # its inputs that may hold an outer bool (bool_values)
                     r.facts.bool_inputs = frozenset(i.var.id for i in r.inputs if i.var.id in self.bools)
                 regions = tuple(self.optimize_region(r) for r in eqn.regions)
