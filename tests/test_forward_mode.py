@@ -393,7 +393,7 @@ def test_hvp_through_a_loop_pushes_the_tangents():
     """The forward loop pushes each saved value's tangent after the values; the backward loop pops both.
     ``np.sin(x) * 1.5`` and its tangent are recomputed from ``x`` and ``x_dot`` (transform/remat.py),
     and ``np.sin(x)`` and ``np.cos(x)`` too: the carried ``x`` keeps its shape, so no value is
-    pushed for its shape alone (``shapes.loop_facts``)."""
+    pushed for its shape alone (``loop_shapes.loop_facts``)."""
     text = generate(SCALARS, "second.py", ["looped"], mode="hvp").text
     assert "_stack.append((x_1, x_dot))" in text
     assert "x_3, x_dot_1 = _stack.pop()" in text

@@ -1,4 +1,4 @@
-"""A loop whose step computes on numbers (ir/shapes.numbers_step, codegen/steps.py): its backward
+"""A loop whose step computes on numbers (ir/loop_shapes.numbers_step, codegen/steps.py): its backward
 step's unbroadcasts are the identity under one flag checked before the loop, and its vectors'
 elements are read at once, as Python floats; the reads of a parameter at constant indices are made
 once, before the loop (transform/regions.hoist_reads).  The gradients are exact on both sides of

@@ -1,4 +1,4 @@
-"""Writing a loop whose step computes on numbers (``ir.shapes.numbers_step``): a part of the flow
+"""Writing a loop whose step computes on numbers (``ir.loop_shapes.numbers_step``): a part of the flow
 writer (``flow.FlowWriter.steps``).
 
 Before the forward loop, one flag, checked once (``_shaped``): the values the step reads from
@@ -17,8 +17,8 @@ from __future__ import annotations
 import ast
 
 from ..ir.core import Eqn, Lit, Tape, Var
+from ..ir.loop_shapes import numbers_step
 from ..ir.regions import LEADING, all_tapes
-from ..ir.shapes import numbers_step
 from .base import WriterBase, call, named, tuple_of
 from .plan import _float_safe
 from .statements import Line
@@ -38,7 +38,7 @@ class NumberSteps:
 
     def flag(self, eqn: Eqn, depth: int, body: list) -> None:
         """Before a ``for`` loop whose backward step computes on numbers when a few shapes are as
-        ``shapes.numbers_step`` assumes: one flag, checked once, under which each of the step's
+        ``loop_shapes.numbers_step`` assumes: one flag, checked once, under which each of the step's
         ``unbroadcast`` that is then the identity is written ``g if _numbers else _unbroadcast(g, x)``
         (RK4: 14 calls a step)."""
         stack = eqn.outs[eqn.params["n_carry"]]

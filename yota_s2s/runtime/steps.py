@@ -1,4 +1,4 @@
-"""Runtime helpers of loops whose step computes on numbers (``ir.shapes.numbers_step``).
+"""Runtime helpers of loops whose step computes on numbers (``ir.loop_shapes.numbers_step``).
 
 Like the other runtime modules: each ``_name`` is copied as source into the generated modules that
 use it, with ``xp`` renamed to the target's array module; generated code never imports this module.

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 from ..dsl.rule import RuleTable
 from ..ir.core import Atom, Eqn, Facts, Input, Lit, Section, Tape, Var
+from ..ir.loop_shapes import classes_of, loop_facts
 from ..ir.regions import LEADING, bound_inputs, first_carried, is_control, substitute
-from ..ir.shapes import ShapeClasses, classes_of, loop_facts
+from ..ir.shapes import ShapeClasses
 from . import checkpoint, remat, writes
 from .dce import dce
 from .optimize import optimize
@@ -58,7 +59,7 @@ def forward_sweep(
     what its backward sweep needs.  Returns the equations and a plan per such equation.
     ``ints``: the values known to be integers (an enclosing loop's index); ``top``: the equations
     are the function's own (not a loop body's or a branch's: only there is a loop checkpointed);
-    ``classes``: the shape classes of their values (``shapes.classes_of``; made when needed)."""
+    ``classes``: the shape classes of their values (``loop_shapes.classes_of``; made when needed)."""
     out: list[Eqn] = []
     plans: dict[int, Plan] = {}
     for eqn in eqns:
@@ -84,7 +85,7 @@ def _region_gradient(
     shapes: dict[int, Atom] | None = None,
 ) -> tuple[Tape, list[Var], list[Var], list[Atom]]:
     """Differentiate a region as a function of its inputs ``region.inputs[first:]``, told
-    ``shapes`` of its inputs' shapes (``Facts.same_shape`` entries: ``shapes.loop_facts``).
+    ``shapes`` of its inputs' shapes (``Facts.same_shape`` entries: ``loop_shapes.loop_facts``).
 
     Returns the optimized combined tape (forward equations, then backward ones), the
     seed inputs (one per active output: its adjoint), the accumulator inputs (one per
@@ -176,7 +177,7 @@ def _loop_plan(
 ):
     """A ``for``/``while`` loop: the forward loop saves per iteration; the backward loop replays it
     reversed.  Its body is differentiated knowing the shapes of what it reads from outside and of
-    the carried values it keeps (``shapes.loop_facts``): ``unbroadcast`` between them folds away."""
+    the carried values it keeps (``loop_shapes.loop_facts``): ``unbroadcast`` between them folds away."""
     k = eqn.params["n_carry"]
     lead = LEADING[eqn.prim]
     body = eqn.regions[-1]
