@@ -51,6 +51,7 @@ from .transform.finish import (
     float_gradients,
     float_literals,
     separate_buffers,
+    shape_reads,
     stacked_tangents,
     stand_ins,
 )
@@ -349,6 +350,7 @@ def _differentiate_one(
         tape = _checked(drop_value(tape, table), "optimize", tape)
     tape = _checked(common_factors(tape, table), "optimize", tape)
     tape = _checked(merge_reciprocals(tape, table), "optimize", tape)
+    tape = _checked(shape_reads(tape, table), "optimize", tape)
     tape = _checked(stand_ins(tape, table, sizes=BACKENDS[target].host), "optimize", tape)
     tape = _checked(float_literals(tape), "optimize", tape)
     tape = _checked(float_gradients(tape), "optimize", tape)
