@@ -50,6 +50,7 @@ from .transform.finish import (
     drop_value,
     float_gradients,
     float_literals,
+    joined_parts,
     separate_buffers,
     shape_reads,
     stacked_tangents,
@@ -351,6 +352,7 @@ def _differentiate_one(
     tape = _checked(common_factors(tape, table), "optimize", tape)
     tape = _checked(merge_reciprocals(tape, table), "optimize", tape)
     tape = _checked(shape_reads(tape, table), "optimize", tape)
+    tape = _checked(joined_parts(tape, table), "optimize", tape)
     tape = _checked(stand_ins(tape, table, sizes=BACKENDS[target].host), "optimize", tape)
     tape = _checked(float_literals(tape), "optimize", tape)
     tape = _checked(float_gradients(tape), "optimize", tape)

@@ -587,6 +587,7 @@ ROW_PRIMITIVES: dict[str, Primitive] = {
     "rows_getindex": Primitive(own_line=True, numpy_value=True),
     "rows_index_add": Primitive(own_line=True, numpy_value=True, fresh=True),
     "rows_stack": Primitive(own_line=True, numpy_value=True, fresh=True),
+    "rows_concatenate": Primitive(own_line=True, numpy_value=True, fresh=True),
 }
 
 

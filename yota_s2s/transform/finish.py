@@ -4,12 +4,14 @@ code generator writes as less work at run time.
 The pipeline runs each once, after ``optimize``, in this order (``factor``'s passes between):
 
     optimize -> drop_value (--no-value only) -> common_factors -> merge_reciprocals
-             -> shape_reads -> stand_ins -> float_literals -> float_gradients
+             -> shape_reads -> joined_parts -> stand_ins -> float_literals -> float_gradients
 
 - ``drop_value``: the gradient tape without its value, and without the work only the value
   needed (``grad_NAME`` returns only the gradients);
 - ``shape_reads`` (forward mode): a value read only for its shape is read from one of the same
   shape class computed anyway (the transposed VJP's stand-in backward pass goes);
+- ``joined_parts`` (forward mode): a sum of each part of a concatenation placed is their
+  concatenation;
 - ``stand_ins``: values the gradients read only for their shape and dtype are not computed
   (``_like``, ``np.broadcast``);
 - ``float_literals``: an integer constant whose value goes only into gradients is written as
@@ -259,6 +261,66 @@ def shape_reads(tape: Tape, table: RuleTable) -> Tape:
         if eqn.out.id in live and (eqn.out.id in active or value_key(eqn.out) in inexact):
             known.setdefault(classes.of(eqn.out), eqn.out)
     return _same_shapes(dce(new, table), table) if changed else tape
+
+
+def joined_parts(tape: Tape, table: RuleTable) -> Tape:
+    """A sum of ``_join_place(d_i, xs, part=i, join="concatenate")``, one for every part of ``xs``,
+    is ``np.concatenate([d_0, d_1, ...])``: one array made, where each term made one of the whole
+    shape, zeros but for its part, and the sum a third.  The transposed JVP of a concatenation
+    writes such sums (each part's tangent placed); each ``d_i`` must be proven of ``xs[i]``'s shape
+    (``join_place`` reshapes).  Only tapes of forward mode (``--jvp``) and forward columns."""
+    if not (tape.facts.mode.forward or tape.facts.columns):
+        return tape
+    defs = {e.out.id: e for e in tape.eqns if len(e.outs) == 1 and not e.regions}
+    uses: dict[int, int] = {}
+    for e in tape.eqns:
+        for a in e.args:
+            if isinstance(a, Var):
+                uses[a.id] = uses.get(a.id, 0) + 1
+    for a in tape.outputs:
+        if isinstance(a, Var):
+            uses[a.id] = uses.get(a.id, 0) + 1
+    classes = None
+    replaced: dict[int, Eqn] = {}
+    for eqn in tape.eqns:
+        if eqn.prim != "add" or len(eqn.outs) != 1 or eqn.regions:
+            continue
+        leaves, todo = [], list(eqn.args)
+        while todo:  # (the terms of the sum: adds read once, opened)
+            a = todo.pop()
+            d = defs.get(a.id) if isinstance(a, Var) else None
+            if d is not None and d.prim == "add" and uses.get(a.id) == 1:
+                todo.extend(d.args)
+            else:
+                leaves.append(d)
+        if not leaves or any(
+            d is None or d.prim != "join_place" or d.params.get("join") != "concatenate" for d in leaves
+        ):
+            continue
+        xs = [value_key(a) for a in leaves[0].args[1:]]
+        parts = sorted(d.params.get("part") for d in leaves)
+        same = all(
+            [value_key(a) for a in d.args[1:]] == xs and d.params == {**leaves[0].params, "part": d.params["part"]}
+            for d in leaves
+        )
+        if not same or parts != list(range(len(xs))):
+            continue
+        if classes is None:
+            classes = shape_classes(tape, table, scalar_keys=frozenset())
+            classes.same.update(tape.facts.same_shape)
+        ordered = sorted(leaves, key=lambda d: d.params["part"])
+        if any(classes.of(d.args[0]) != classes.of(d.args[1 + d.params["part"]]) for d in ordered):
+            continue
+        params = {"axis": leaves[0].params["axis"]}
+        replaced[id(eqn)] = Eqn(
+            "concatenate", [d.args[0] for d in ordered], params, list(eqn.outs), eqn.span, (), eqn.section
+        )
+    if not replaced:
+        return tape
+    new = tape.copy_header()
+    new.outputs = list(tape.outputs)
+    new.eqns = [replaced.get(id(e), e) for e in tape.eqns]
+    return dce(new, table)
 
 
 def _same_shapes(tape: Tape, table: RuleTable) -> Tape:
