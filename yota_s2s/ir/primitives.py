@@ -586,8 +586,7 @@ ROW_PRIMITIVES: dict[str, Primitive] = {
     "rows_roll_dx": Primitive(own_line=True, numpy_value=True, fresh=True, rows_params=("shift", "axis")),
     "rows_getindex": Primitive(own_line=True, numpy_value=True),
     "rows_index_add": Primitive(own_line=True, numpy_value=True, fresh=True),
-    "rows_stack": Primitive(own_line=True, numpy_value=True, fresh=True),
-    "rows_concatenate": Primitive(own_line=True, numpy_value=True, fresh=True),
+    **{f"rows_{join}": Primitive(own_line=True, numpy_value=True, fresh=True) for join in ("stack", "concatenate")},
 }
 
 
