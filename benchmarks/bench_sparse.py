@@ -12,6 +12,7 @@ first.  Each time per call is the best of 7 rounds of the process's CPU time.
     python -m benchmarks.bench_sparse --quick         # the small sizes only
     python -m benchmarks.bench_sparse --md FILE       # and writes it to FILE
     python -m benchmarks.bench_sparse --only hessians # one of the two tables
+    python -m benchmarks.bench_sparse --ideal         # two sweeps against the same written by hand
 
 CasADi (SX) is not in the table yet: each family would need its own CasADi form (see docs/sparse.md).
 """
@@ -19,6 +20,7 @@ CasADi (SX) is not in the table yet: each family would need its own CasADi form 
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 from pathlib import Path
@@ -284,6 +286,77 @@ def run(quick: bool = False, only: str | None = None) -> str:
     return "\n".join(rows) + "\n" + ("" if only == "jacobians" else "\n" + hessians(quick))
 
 
+def _ideal_springs(x, I, J, k, T):
+    """springs' compressed forward sweep written by hand in NumPy (the floor of a sweep that makes one
+    NumPy call per operation): the value and ``J @ S`` for the tangents ``T`` of shape (colors, n)."""
+    import numpy as np
+
+    from yota_s2s.runtime.shape import _roll  # (np.roll by two copies)
+
+    d = x[I] - x[J]
+    r = _roll(x, 1, 0)
+    d2 = d * d
+    value = np.concatenate([k * (d2 * d) + d, r * x])
+    dd = np.take(T, I, axis=1) - np.take(T, J, axis=1)
+    return value, np.concatenate([dd * (3.0 * k * d2 + 1.0), T * r + _roll(T, 1, 1) * x], axis=1)
+
+
+def _ideal_brusselator(u, v, a, b, dout):
+    """brusselator's compressed reverse sweep written by hand in NumPy: the value and ``S.T @ J`` (its
+    two blocks) for the seeds ``dout`` of shape (colors, 2) + u.shape."""
+    import numpy as np
+
+    from yota_s2s.runtime.shape import _roll  # (np.roll by two copies)
+
+    def lap(w, axes):
+        return _roll(w, 1, axes[0]) + _roll(w, -1, axes[0]) + _roll(w, 1, axes[1]) + _roll(w, -1, axes[1])
+
+    uuv = u * u * v
+    value = np.stack(
+        [a + uuv - (b + 1) * u + 0.1 * (lap(u, (0, 1)) - 4 * u), b * u - uuv + 0.1 * (lap(v, (0, 1)) - 4 * v)]
+    )
+    gu, gv = dout[:, 0], dout[:, 1]
+    uv2 = 2 * u * v
+    du = gu * (uv2 - b - 1.4) + gv * (b - uv2) + 0.1 * lap(gu, (1, 2))
+    dv = (gu - gv) * (u * u) - 0.4 * gv + 0.1 * lap(gv, (1, 2))
+    return value, du, dv
+
+
+def ideal() -> str:
+    """The compressed sweeps of springs (by columns) and brusselator (by rows) against the same sweeps
+    written by hand in NumPy (decompression apart), in one run: the floor of a NumPy sweep."""
+    import numpy as np
+
+    from yota_s2s.pipeline import generate
+
+    _one_thread()
+    text = generate(SOURCE, "families.py", list(WRT), WRT, mode="jacobian", sparse=True).text
+    module: dict = {}
+    exec(compile(text, "<generated>", "exec"), module)  # noqa: S102 - the tool's output
+    rows = ["| family | size | colors | ours (sweep) | by hand | ours / by hand |", "|---|---|---|---:|---:|---:|"]
+    for name, label, xs, others in _cases(False):
+        if name not in ("springs", "brusselator"):
+            continue
+        pattern = module[f"_jac_{name}_pattern"](*xs, *others)
+        prepared = module["_sp_prepare"](*pattern, by_rows=name == "brusselator")  # (the side the hand writes)
+        if name == "springs":
+            seeds = module["_sp_tangents"](prepared, tuple(xs))
+            ours = functools.partial(module["_jvp_springs_colors"], *xs, *others, *seeds)
+            hand = functools.partial(_ideal_springs, *xs, *others, *seeds)
+        else:
+            seeds = (prepared["seeds"],)
+            ours = functools.partial(module["_vjp_brusselator_colors"], *xs, *others, *seeds)
+            hand = functools.partial(_ideal_brusselator, *xs, *others, *seeds)
+        for a, b in zip(ours(), hand(), strict=True):
+            assert np.allclose(a, b, rtol=1e-12, atol=1e-12), name
+        t_ours, t_hand = _best_us(ours), _best_us(hand)
+        rows.append(
+            f"| {name} | {label} | {len(prepared['seeds'])} | {t_ours:,.0f} µs | {t_hand:,.0f} µs | {t_ours / t_hand:.2f} |"
+        )
+        print(rows[-1], file=sys.stderr, flush=True)
+    return "\n".join(rows) + "\n"
+
+
 def _to_scipy(J):
     """A JAX BCOO Jacobian as a scipy.sparse array."""
     from scipy import sparse
@@ -297,8 +370,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="the small sizes only")
     parser.add_argument("--md", type=Path, help="also write the table to this file")
     parser.add_argument("--only", choices=["jacobians", "hessians"], help="one of the two tables")
+    parser.add_argument("--ideal", action="store_true", help="two sweeps against the same written by hand")
     args = parser.parse_args(argv)
-    table = run(args.quick, args.only)
+    table = ideal() if args.ideal else run(args.quick, args.only)
     sys.stdout.write(table)
     if args.md:
         args.md.write_text(table, encoding="utf-8")

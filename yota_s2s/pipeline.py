@@ -51,7 +51,9 @@ from .transform.finish import (
     drop_value,
     float_gradients,
     float_literals,
+    joined_parts,
     separate_buffers,
+    shape_reads,
     stacked_tangents,
     stand_ins,
 )
@@ -351,6 +353,8 @@ def _differentiate_one(
         tape = _checked(drop_value(tape, table), "optimize", tape)
     tape = _checked(common_factors(tape, table), "optimize", tape)
     tape = _checked(merge_reciprocals(tape, table), "optimize", tape)
+    tape = _checked(shape_reads(tape, table), "optimize", tape)
+    tape = _checked(joined_parts(tape, table), "optimize", tape)
     tape = _checked(stand_ins(tape, table, sizes=BACKENDS[target].host), "optimize", tape)
     tape = _checked(float_literals(tape), "optimize", tape)
     tape = _checked(float_gradients(tape), "optimize", tape)

@@ -17,72 +17,54 @@ def jac_residual(p, t, y):
     p0, p1, p2, p3 = p_items if p_items is not p else (p[0], p[1], p[2], p[3])
     # forward
     # return p[0] * np.exp(-p[1] * t) * np.cos(p[2] * t + p[3]) (in signal)
-    _t1 = np.exp(-(p1 * t))
-    _t2 = p0 * _t1
-    _t3 = p2 * t + p3
-    _t4 = np.cos(_t3)
-    _t5 = _t2 * _t4
+    _t1 = p1 * t
+    _t2 = np.exp(-_t1)
+    _t3 = p0 * _t2
+    _t4 = p2 * t + p3
+    _t5 = np.cos(_t4)
+    _t6 = _t3 * _t5
     # return signal(t, p) - y
-    residual = _t5 - y
+    residual = _t6 - y
     # backward
     # grad of: return p[0] * np.exp(-p[1] * t) * np.cos(p[2] * t + p[3]) (in signal)
-    _t6 = np.sin(_t3)
+    _t7 = np.sin(_t4)
     _n = np.size(p)
     if np.size(residual) <= _n:  # reverse rows: no more outputs than inputs
         J_p = np.empty((np.size(residual),) + np.shape(p))
-        _step = _rows_step(residual, _t5, _t4, _t2, _t6, p3, p, t, p2, _t1, p0, p1)
+        _step = _rows_step(residual, _t6, _t5, _t3, _t7, p3, p, t, p2, _t2, p0, p1)
         for _k in range(0, np.size(residual), _step):  # the reverse sweep on a block of rows at once
             dout = _rows_seed(residual, _k, _step)
             # grad of: return signal(t, p) - y
-            d_t5 = _rows_unbroadcast(dout, _t5)
+            d_t6 = _rows_unbroadcast(dout, _t6)
             # grad of: return p[0] * np.exp(-p[1] * t) * np.cos(p[2] * t + p[3]) (in signal)
-            d_t2 = d_t5 * _t4
-            _t7 = d_t5 * _t2 * _t6
-            dp3 = _rows_unbroadcast(-_t7, p3)
+            d_t3 = d_t6 * _t5
+            _t8 = d_t6 * _t3 * _t7
+            dp3 = _rows_unbroadcast(-_t8, p3)
             dp = _rows_zeros(dout, p)
             dp[:, 3] += dp3
-            dp2 = _rows_unbroadcast(-(_t7 * t), p2)
-            dp0 = _rows_unbroadcast(d_t2 * _t1, p0)
-            dp1 = _rows_unbroadcast(-(d_t2 * p0 * _t1 * t), p1)
+            dp2 = _rows_unbroadcast(-(_t8 * t), p2)
+            dp0 = _rows_unbroadcast(d_t3 * _t2, p0)
+            dp1 = _rows_unbroadcast(-(d_t3 * p0 * _t2 * t), p1)
             dp[:, 2] += dp2
             dp[:, 1] += dp1
             dp[:, 0] += dp0
             J_p[_k:_k + len(dout)] = dp
         J_p = J_p.reshape(np.shape(residual) + np.shape(p))
     else:  # forward columns: fewer inputs than outputs
+        _t9 = np.shape(_t1)
         # grad of: return signal(t, p) - y
-        d_t5_1 = _unbroadcast(residual, _t5)
-        # grad of: return p[0] * np.exp(-p[1] * t) * np.cos(p[2] * t + p[3]) (in signal)
-        d_t2_1 = d_t5_1 * _t4
-        d_t4 = d_t5_1 * _t2
-        _t8 = d_t4 * _t6
-        _t9 = d_t2_1 * p0 * _t1
-        _t10 = (-(_t9 * t)).shape
-        _t11 = np.broadcast(d_t2_1, _t1).shape
-        _t12 = (-(_t8 * t)).shape
-        _t13 = (-_t8).shape
-        # grad of: return signal(t, p) - y
-        _t14 = residual.shape
+        _t10 = residual.shape
         _C = np.empty((_n,) + np.shape(residual))
-        _step_1 = _rows_step(residual, t, _t9, _t1, p0, d_t2_1, _t8, _t6, d_t4, _t2, _t4)
+        _step_1 = _rows_step(residual, t, _t7, _t3, p0, _t2, _t5)
         for _k_1 in range(0, _n, _step_1):  # the forward sweep on a block of columns at once
             p_dot = _rows_seed(p, _k_1, _step_1)
             # grad of: return p[0] * np.exp(-p[1] * t) * np.cos(p[2] * t + p[3]) (in signal)
-            _t15 = _rows_broadcast(p_dot[:, 1], _t10)
-            _t16 = _rows_lift(_t15, t, b_rows=0)
-            d_t9 = _rows_unbroadcast(-(_t16 * t), _t9)
-            _t17 = _rows_broadcast(p_dot[:, 0], _t11)
-            _t18 = _rows_lift(_t17, _t1, b_rows=0)
-            _t19 = _rows_unbroadcast(_t18 * _t1, d_t2_1)
-            _t20 = _rows_broadcast(p_dot[:, 2], _t12)
-            _t21 = _rows_lift(_t20, t, b_rows=0)
-            _t22 = _rows_unbroadcast(-(_t21 * t), _t8)
-            _t23 = _rows_broadcast(p_dot[:, 3], _t13)
-            _t24 = _rows_lift(_t22, _t23, b_rows=1)
-            _t25 = _rows_lift(_t23, _t22, b_rows=1)
-            dd_t4 = _rows_unbroadcast((_t24 - _t25) * _t6, d_t4)
+            _t11 = _rows_broadcast(p_dot[:, 1], _t9)
+            _t12 = _rows_broadcast(p_dot[:, 0], _t9)
+            _t13 = _rows_broadcast(p_dot[:, 2], _t9)
+            _t14 = _rows_broadcast(p_dot[:, 3], _t9)
             # grad of: return signal(t, p) - y
-            dvalue = _rows_broadcast(dd_t4 * _t2 + (d_t9 * _t1 * p0 + _t19) * _t4, _t14)
+            dvalue = _rows_broadcast((-(_t13 * t) - _t14) * _t7 * _t3 + _t2 * (_t12 - _t11 * t * p0) * _t5, _t10)
             _C[_k_1:_k_1 + len(p_dot)] = dvalue
         J_p = _cols_split(_C, residual, p)[0]
     return residual, J_p
@@ -221,28 +203,3 @@ def _rows_zeros(seed, x):
     if isinstance(x, list | tuple):
         x = np.asarray(x)
     return np.zeros(seed.shape[:1] + np.shape(x), np.result_type(x, 0.0))
-
-
-def _unbroadcast(g, x, _ndarray=np.ndarray, _np_float=np.float64):
-    """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``.  (The types it
-    tests for are bound once, as defaults: it runs per step of a loop, and each ``np.ndarray``
-    read is a module attribute lookup.)"""
-    t = type(x)
-    if t is _np_float or t is float:  # a number (a small state in a loop): type tests, not np.shape
-        u = type(g)
-        if u is _np_float or u is float:
-            return g
-        shape, g_shape = (), np.shape(g)
-    elif type(g) is t is _ndarray:  # attributes: np.shape costs 0.15 µs a call
-        shape, g_shape = x.shape, g.shape
-    else:
-        shape, g_shape = np.shape(x), np.shape(g)
-    if g_shape == shape:
-        return g
-    extra = len(g_shape) - len(shape)
-    if extra < 0:
-        return np.broadcast_to(g, shape).astype(np.result_type(g, x))
-    if 1 not in shape:  # leading axes only: what is left has x's shape (g is an array here)
-        return g.sum(axis=0) if extra == 1 else g.sum(axis=tuple(range(extra)))
-    ones = [i for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
-    return g.sum(axis=(*range(extra), *ones)).reshape(shape)

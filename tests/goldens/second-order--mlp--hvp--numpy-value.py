@@ -40,12 +40,12 @@ def hvp_mlp(W1, b1, W2, X, y, v):
     _t6 = dh * _t5
     dW1 = _matmul_dy(_unbroadcast(_t6, _t1), X, W1)
     d_t6 = np.broadcast_to(X @ v, _t6.shape)
-    ddh = _unbroadcast(d_t6 * _t5, dh)
-    _t7 = _unbroadcast(d_t6 * dh, _t5) * h
+    ddh = d_t6 * _t5
+    _t7 = d_t6 * dh * h
     # grad of: p = h @ W2
     ddp = ddh @ W2
     # grad of: return np.mean((p - y) ** 2)
-    dp_1 = _unbroadcast(_unbroadcast(np.broadcast_to(ddp, d_t2.shape) * _t4, _t2), p)
+    dp_1 = _unbroadcast(np.broadcast_to(ddp, d_t2.shape) * _t4, p)
     # grad of: h = np.tanh(X @ W1 + b1)
     Hv = _matmul_dy(_unbroadcast((-_t7 - _t7 + _matmul_dx(dp_1, h, W2)) * _t5, _t1), X, W1)
     return mlp, dW1, Hv

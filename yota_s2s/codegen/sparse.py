@@ -213,17 +213,19 @@ def sparse_functions(
     dots = ", ".join(f"{w}_dot" for w in wrt)
     keywords = ", ".join(f"{t}={w}_dot" for t, w in zip(seeds["jvp"], wrt, strict=True))
     (dout,) = seeds["vjp"]
+    by_rows = colors_function(vjp, table, backend) if vjp is not None else None
+    by_cols = colors_function(jvp, table, backend)
+    # at equal colors, the columns, unless only the rows' sweep is batched
+    ties = ", ties_to_rows=True" if by_cols is None and by_rows is not None else ""
     prepare = (
-        f"    _prepared = _sp_prepare(*_jac_{name}_pattern({signature}))  # (an index depends on the point)\n"
+        f"    _prepared = _sp_prepare(*_jac_{name}_pattern({signature}){ties})  # (an index depends on the point)\n"
         if writer.by_point
         else f"    _key = _sp_key({_tuple(wrt)}, {_tuple(data)})\n"
         f"    _prepared = {cache}.get(_key)\n"
         f"    if _prepared is None:  # the pattern and its colors, once per shapes and data\n"
-        f"        _prepared = {cache}[_key] = _sp_prepare(*_jac_{name}_pattern({signature}))\n"
+        f"        _prepared = {cache}[_key] = _sp_prepare(*_jac_{name}_pattern({signature}){ties})\n"
     )
     texts, helpers = [], {"_sp_prepare", "_sp_tangents", "_sp_decompress"}
-    by_rows = colors_function(vjp, table, backend) if vjp is not None else None
-    by_cols = colors_function(jvp, table, backend)
     if by_rows is not None:
         rows = (
             f'    if _prepared["by_rows"]:  # the reverse sweep once, on every color of the rows (S.T @ J)\n'

@@ -92,8 +92,8 @@ def rule_of(eqn: Eqn, rows: list[bool], fresh: set[int], takes: bool) -> str | N
         return "index" if static and set(params) == {"index"} else None
     if prim == "index_add" and params.get("index") == (Dyn(0),) and rows[2:] == [False] and any(rows):
         return "rows_index_add"  # dx[I] += g, I computed: _rows_index_add, the rows' flags its parameters
-    if prim == "stack" and set(params) <= {"axis"} and any(rows):
-        return "rows_stack"
+    if prim in ("stack", "concatenate") and set(params) <= {"axis"} and any(rows):
+        return "rows_" + prim
     if prim == "index_add":
         buf = eqn.args[0]
         ok = len(eqn.args) == 2 and isinstance(buf, Var) and set(params) == {"index"}
@@ -184,7 +184,7 @@ class _Rewriter:
         elif kind == "rows_index_add":
             self.add(kind, args, {"buf_rows": flags[0], "g_rows": flags[1]}, eqn, outs)
             self.origin[eqn.out.id] = self.origin.get(args[0].id, args[0]) if flags[0] else args[0]
-        elif kind == "rows_stack":
+        elif kind in ("rows_stack", "rows_concatenate"):
             self.add(kind, args, {**params, "rows": tuple(flags)}, eqn, outs)
         elif kind == "index":
             self.add("getindex", args, {"index": (Slice(), *params["index"])}, eqn, outs)

@@ -80,7 +80,7 @@ ROW_PRIMITIVES: dict[str, Primitive] = {
     "rows_unreduce": Primitive(own_line=True, numpy_value=True, fresh=True, rows_params=("axis", "keepdims")),
     "rows_transpose": Primitive(own_line=True, numpy_value=True, view=True, rows_params=("axes",)),
     "rows_reshape": Primitive(own_line=True, numpy_value=True, view=True),
-    "rows_take": Primitive(own_line=True, numpy_value=True, rows_params=("axis",)),
+    "rows_take": Primitive(own_line=True, numpy_value=True, view=True, rows_params=("axis",)),
     "rows_untake": Primitive(own_line=True, numpy_value=True, fresh=True, rows_params=("axis",)),
     "rows_matmul": Primitive(own_line=True, numpy_value=True, rows_flags=("a_rows", "b_rows")),
     "rows_dot": Primitive(own_line=True, numpy_value=True, rows_flags=("a_rows", "b_rows")),
@@ -94,7 +94,7 @@ ROW_PRIMITIVES: dict[str, Primitive] = {
     "rows_roll_dx": Primitive(own_line=True, numpy_value=True, fresh=True, rows_params=("shift", "axis")),
     "rows_getindex": Primitive(own_line=True, numpy_value=True),
     "rows_index_add": Primitive(own_line=True, numpy_value=True, fresh=True),
-    "rows_stack": Primitive(own_line=True, numpy_value=True, fresh=True),
+    **{f"rows_{join}": Primitive(own_line=True, numpy_value=True, fresh=True) for join in ("stack", "concatenate")},
 }
 
 

@@ -265,6 +265,14 @@ class ShapeClasses:
             # x[:-2], x[1:-1] and x[2:] have one shape: each is two shorter than x (or empty)
             source = self.of(args[0])
             return source if not any(removed) else self.atom(("slices", source, removed))
+        if prim == "broadcast_to" and len(args) == 2 and len(shaped := self.of(args[1])) == 1:
+            key = self.atom_keys.get(next(iter(shaped)))  # np.broadcast_to(g, np.shape(x)): x's
+            if key and key[0] == "shape" and len(key[1]) == 1:
+                return key[1][0]
+        if prim == "join_place" and params.get("join") == "concatenate":  # zeros of the join's shape, d placed
+            return self.infer("concatenate", args[1:], {"axis": params["axis"]})
+        if prim == "concat_part" and self.of(args[0]) == self.infer("concatenate", args[1:], {"axis": params["axis"]}):
+            return self.of(args[1 + params["part"]])  # the block of g = the adjoint of concatenate(xs): xs[part]'s
         if rule and kind in rule.operands:
             return self.of(args[rule.operands.index(kind)])
         if rule and not rule.pure and out is not None:

@@ -236,8 +236,12 @@ def _rows_dot(a, b, a_rows, b_rows):
 
 
 def _rows_take(a, indices, axis):
-    """``np.take`` of each row of the batched ``a`` along ``axis`` (an int)."""
-    return xp.take(a, indices, axis=axis + 1 if axis >= 0 else axis)
+    """``np.take`` of each row of the batched ``a`` along ``axis`` (an int); an int index as a view
+    (``a[:, 0]``: its record says so, and nothing writes into it), no copy of the block."""
+    axis = axis + 1 if axis >= 0 else axis
+    if type(indices) is int:
+        return a[(slice(None),) * (axis % a.ndim) + (indices,)]
+    return xp.take(a, indices, axis=axis)
 
 
 def _rows_untake(g, x, indices, axis):

@@ -40,8 +40,7 @@ def _rows_join_place(d, *xs, part, join, axis):
 def _rows_roll(a, shift, axis=None):
     """``np.roll`` of each row of the batched ``a``."""
     if axis is None:  # (the row flattened, rolled, and given its shape back)
-        k = a.shape[0]
-        return xp.roll(a.reshape(k, -1), shift, axis=1).reshape(a.shape)
+        return _rows_roll(a.reshape(a.shape[0], -1), shift, 0).reshape(a.shape)
     rows = a.ndim - 1
     if type(shift) is int and type(axis) is int and a.shape[axis % rows + 1]:  # (two copies: 5 µs less than np.roll)
         axis = axis % rows + 1
@@ -64,9 +63,11 @@ def _rows_roll_dx(g, shift, axis=None):
 
 def _rows_getindex(a, index):
     """``a[index]`` of each row of the batched ``a``, ``index`` computed when the function runs: an
-    index array or an integer reads ``a[:, index]``; any other index (a tuple, a slice, a mask),
-    row by row."""
-    if type(index) is xp.ndarray and index.dtype.kind in "iu" or type(index) is int:
+    index array or an integer reads ``a[:, index]`` (an array by ``np.take``); any other index (a
+    tuple, a slice, a mask), row by row."""
+    if type(index) is xp.ndarray and index.dtype.kind in "iu":  # (np.take: 3-7x faster than a[:, index])
+        return xp.take(a, index, axis=1)
+    if type(index) is int:
         return a[:, index]
     return xp.stack([a[i][index] for i in range(a.shape[0])])
 
@@ -85,6 +86,17 @@ def _rows_index_add(buf, g, index, buf_rows, g_rows):
     for i in range(k):  # (np.add.at on each row: its fast path for one index array)
         xp.add.at(out[i], index, g[i] if g_rows else g)
     return out
+
+
+def _rows_concatenate(*xs, rows, axis=0):
+    """``np.concatenate`` of each row: ``xs`` batched where ``rows`` says (an unbatched one, the same
+    in every row), joined along the rows' ``axis`` (None: each row flattened first)."""
+    k = next(x.shape[0] for x, r in zip(xs, rows, strict=True) if r)
+    if axis is None:
+        items = [x.reshape(k, -1) if r else xp.broadcast_to(xp.ravel(x), (k, xp.size(x))) for x, r in zip(xs, rows)]
+        return xp.concatenate(items, axis=1)
+    items = [x if r else xp.broadcast_to(xp.asarray(x), (k,) + xp.shape(x)) for x, r in zip(xs, rows, strict=True)]
+    return xp.concatenate(items, axis=axis % (items[0].ndim - 1) + 1)
 
 
 def _rows_stack(*xs, rows, axis=0):

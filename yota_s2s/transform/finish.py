@@ -4,10 +4,14 @@ code generator writes as less work at run time.
 The pipeline runs each once, after ``optimize``, in this order (``factor``'s passes between):
 
     optimize -> drop_value (--no-value only) -> common_factors -> merge_reciprocals
-             -> stand_ins -> float_literals -> float_gradients
+             -> shape_reads -> joined_parts -> stand_ins -> float_literals -> float_gradients
 
 - ``drop_value``: the gradient tape without its value, and without the work only the value
   needed (``grad_NAME`` returns only the gradients);
+- ``shape_reads`` (forward mode): a value read only for its shape is read from one of the same
+  shape class computed anyway (the transposed VJP's stand-in backward pass goes);
+- ``joined_parts`` (forward mode): a sum of each part of a concatenation placed is their
+  concatenation;
 - ``stand_ins``: values the gradients read only for their shape and dtype are not computed
   (``_like``, ``np.broadcast``);
 - ``float_literals``: an integer constant whose value goes only into gradients is written as
@@ -183,6 +187,172 @@ def stand_ins(tape: Tape, table: RuleTable, sizes: bool = True) -> Tape:
             eqn = Eqn(primitive(eqn.prim).stand_in, list(eqn.args), {}, list(eqn.outs), eqn.span, (), eqn.section)
         new.eqns.append(eqn)
     return dce(new, table) if broadcasts else new
+
+
+#: The operands read for their shape alone, by primitive (``_unbroadcast(g, x)`` reads the dtype of
+#: ``x`` too, where it broadcasts ``g`` up: the stand-in is then of an inexact dtype, as ``x`` was).
+_SHAPE_READS = {
+    "unbroadcast": (1,),
+    "keep_axes": (1,),
+    "shape": (0,),
+    "size": (0,),
+    "ndim": (0,),
+    "len": (0,),
+    "broadcast": None,  # (every operand)
+}
+
+
+def shape_reads(tape: Tape, table: RuleTable) -> Tape:
+    """A value read only for its shape is read from a value of the same shape class that is
+    computed anyway (an input, the value, a tangent), and is then not computed.
+
+    The JVP by transposition (``differentiate.transposed``) differentiates the VJP, whose adjoints
+    it then reads only for their shapes (``_unbroadcast(u_dot, _concat_part(dup, ...))``, with
+    ``dup`` the adjoint of ``up``, computed from the value standing in for ``dout``): the shapes
+    prove each of the same class as a value of the forward sweep, and the stand-in backward pass
+    goes.  Only tapes of forward mode (``--jvp``) and ``jac_NAME``'s forward columns.  Top level
+    only; the replacement is written before its reader and is surely inexact where the reader may
+    read a dtype (``inexact_values``)."""
+    if not (tape.facts.mode.forward or tape.facts.columns):
+        return tape
+    live = {a.id for a in tape.outputs if isinstance(a, Var)}
+    for eqn in reversed(tape.eqns):  # live without counting shape reads as uses
+        if needed(eqn, live, table):
+            reads = _SHAPE_READS.get(eqn.prim, ())
+            live.update(a.id for k, a in enumerate(eqn.args) if isinstance(a, Var) and not _read(reads, k))
+    classes = shape_classes(tape, table, scalar_keys=frozenset())
+    classes.same.update(tape.facts.same_shape)
+    inexact = inexact_values(tape)
+    active = {inp.var.id for inp in tape.inputs if inp.path[0] in tape.facts.wrt}  # (real floats: _real_args)
+    # never a value computed from a seed: a batched sweep reads it with a leading axis of colors, and
+    # jac_NAME's rows (seeded by dout) are computed in the other branch than its columns
+    seeds = {tape.facts.seed, *tape.facts.tangents, *tape.facts.columns}
+    seeded = {inp.var.id for inp in tape.inputs if inp.path[0] in seeds}
+    known: dict[frozenset, Var] = {}  # class -> the first inexact value of it computed anyway
+    for inp in tape.inputs:
+        if inp.var.id in active:
+            known.setdefault(classes.of(inp.var), inp.var)
+    changed = False
+    new = tape.copy_header()
+    new.outputs = list(tape.outputs)
+    for eqn in tape.eqns:
+        reads = _SHAPE_READS.get(eqn.prim, ())
+        if reads != () and any(
+            isinstance(a, Var) and a.id not in live and _read(reads, k) for k, a in enumerate(eqn.args)
+        ):
+            args = list(eqn.args)
+            for k, a in enumerate(args):
+                if isinstance(a, Var) and a.id not in live and _read(reads, k):
+                    same = known.get(classes.of(a))
+                    if same is not None and same is not a:
+                        args[k], changed = same, True
+            eqn = Eqn(eqn.prim, args, dict(eqn.params), list(eqn.outs), eqn.span, eqn.regions, eqn.section)
+        new.eqns.append(eqn)
+        if eqn.regions or len(eqn.outs) != 1:
+            continue
+        record = primitive(eqn.prim)
+        if any(isinstance(a, Var) and a.id in seeded for a in eqn.args):
+            seeded.add(eqn.out.id)
+            continue
+        if any(isinstance(a, Var) and a.id in active for a in eqn.args) and not (
+            eqn.prim in _INTEGER_PRIMS or record.size_query or record.boolean
+        ):
+            active.add(eqn.out.id)
+        if eqn.out.id in live and (eqn.out.id in active or value_key(eqn.out) in inexact):
+            known.setdefault(classes.of(eqn.out), eqn.out)
+    return _same_shapes(dce(new, table), table) if changed else tape
+
+
+def joined_parts(tape: Tape, table: RuleTable) -> Tape:
+    """A sum of ``_join_place(d_i, xs, part=i, join="concatenate")``, one for every part of ``xs``,
+    is ``np.concatenate([d_0, d_1, ...])``: one array made, where each term made one of the whole
+    shape, zeros but for its part, and the sum a third.  The transposed JVP of a concatenation
+    writes such sums (each part's tangent placed); each ``d_i`` must be proven of ``xs[i]``'s shape
+    (``join_place`` reshapes).  Only tapes of forward mode (``--jvp``) and forward columns."""
+    if not (tape.facts.mode.forward or tape.facts.columns):
+        return tape
+    defs = {e.out.id: e for e in tape.eqns if len(e.outs) == 1 and not e.regions}
+    uses: dict[int, int] = {}
+    for e in tape.eqns:
+        for a in e.args:
+            if isinstance(a, Var):
+                uses[a.id] = uses.get(a.id, 0) + 1
+    for a in tape.outputs:
+        if isinstance(a, Var):
+            uses[a.id] = uses.get(a.id, 0) + 1
+    classes = None
+    replaced: dict[int, Eqn] = {}
+    for eqn in tape.eqns:
+        if eqn.prim != "add" or len(eqn.outs) != 1 or eqn.regions:
+            continue
+        leaves, todo = [], list(eqn.args)
+        while todo:  # (the terms of the sum: adds read once, opened)
+            a = todo.pop()
+            d = defs.get(a.id) if isinstance(a, Var) else None
+            if d is not None and d.prim == "add" and uses.get(a.id) == 1:
+                todo.extend(d.args)
+            else:
+                leaves.append(d)
+        if not leaves or any(
+            d is None or d.prim != "join_place" or d.params.get("join") != "concatenate" for d in leaves
+        ):
+            continue
+        xs = [value_key(a) for a in leaves[0].args[1:]]
+        parts = sorted(d.params.get("part") for d in leaves)
+        same = all(
+            [value_key(a) for a in d.args[1:]] == xs and d.params == {**leaves[0].params, "part": d.params["part"]}
+            for d in leaves
+        )
+        if not same or parts != list(range(len(xs))):
+            continue
+        if classes is None:
+            classes = shape_classes(tape, table, scalar_keys=frozenset())
+            classes.same.update(tape.facts.same_shape)
+        ordered = sorted(leaves, key=lambda d: d.params["part"])
+        if any(classes.of(d.args[0]) != classes.of(d.args[1 + d.params["part"]]) for d in ordered):
+            continue
+        params = {"axis": leaves[0].params["axis"]}
+        replaced[id(eqn)] = Eqn(
+            "concatenate", [d.args[0] for d in ordered], params, list(eqn.outs), eqn.span, (), eqn.section
+        )
+    if not replaced:
+        return tape
+    new = tape.copy_header()
+    new.outputs = list(tape.outputs)
+    new.eqns = [replaced.get(id(e), e) for e in tape.eqns]
+    return dce(new, table)
+
+
+def _same_shapes(tape: Tape, table: RuleTable) -> Tape:
+    """``_unbroadcast(g, x)`` and ``np.broadcast_to(g, np.shape(x))`` where the shapes prove ``g`` of
+    ``x``'s shape are ``g`` (what the shape reads above replaced can prove it where the optimizer,
+    which ran before, could not)."""
+    classes = shape_classes(tape, table, scalar_keys=frozenset())
+    classes.same.update(tape.facts.same_shape)
+    aliases: dict[int, Atom] = {}
+    queries: dict[tuple, Var] = {}  # (np.shape(x) read where several were: one)
+    new = tape.copy_header()
+    for eqn in tape.eqns:
+        if aliases and any(isinstance(a, Var) and a.id in aliases for a in eqn.args):
+            args = [aliases.get(a.id, a) if isinstance(a, Var) else a for a in eqn.args]
+            eqn = Eqn(eqn.prim, args, dict(eqn.params), list(eqn.outs), eqn.span, eqn.regions, eqn.section)
+        if eqn.prim in _SHAPE_READS and eqn.prim != "unbroadcast" and not eqn.regions and len(eqn.outs) == 1:
+            key = (eqn.prim, tuple(value_key(a) for a in eqn.args), repr(sorted(eqn.params.items())), eqn.section)
+            if key in queries:
+                aliases[eqn.out.id] = queries[key]
+                continue
+            queries[key] = eqn.out
+        g = eqn.args[0] if eqn.prim in ("unbroadcast", "broadcast_to") and len(eqn.args) == 2 else None
+        if isinstance(g, Var) and classes.of(g) == classes.of(eqn.out):
+            aliases[eqn.out.id] = g
+            continue
+        new.eqns.append(eqn)
+    new.outputs = [aliases.get(a.id, a) if isinstance(a, Var) else a for a in tape.outputs]
+    return dce(new, table) if aliases else tape
+
+
+def _read(reads: tuple | None, k: int) -> bool:
+    return reads is None or k in reads
 
 
 def _same_var(a: Atom, b: Atom) -> bool:
