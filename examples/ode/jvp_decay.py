@@ -33,7 +33,7 @@ def jvp_trajectory_end(y0, p, dt=0.01, steps=200, *, p_dot):
         # y = y + dt * np.array([y[1], force])
         _t5 = dt * np.array([y1, force])
         y = y + _t5
-        dvalue = dvalue + _unbroadcast(np.broadcast_to(np.array([_t3, _t4]), _t5.shape) * dt, _t5)
+        dvalue = dvalue + np.broadcast_to(np.array([_t3, _t4]), _t5.shape) * dt
         # t = t + dt
         t = t + dt
     # backward
@@ -137,28 +137,3 @@ def _real_args_each(func, floats, others, xs):
     for name, x in zip(others, xs[len(floats) :], strict=True):
         if isinstance(x, complex) or (type(x) is np.ndarray and x.dtype.kind == "c"):
             _float_arg(x, func, name)
-
-
-def _unbroadcast(g, x, _ndarray=np.ndarray, _np_float=np.float64):
-    """Sum ``g`` down to the shape of ``x``: the adjoint of broadcasting ``x``.  (The types it
-    tests for are bound once, as defaults: it runs per step of a loop, and each ``np.ndarray``
-    read is a module attribute lookup.)"""
-    t = type(x)
-    if t is _np_float or t is float:  # a number (a small state in a loop): type tests, not np.shape
-        u = type(g)
-        if u is _np_float or u is float:
-            return g
-        shape, g_shape = (), np.shape(g)
-    elif type(g) is t is _ndarray:  # attributes: np.shape costs 0.15 µs a call
-        shape, g_shape = x.shape, g.shape
-    else:
-        shape, g_shape = np.shape(x), np.shape(g)
-    if g_shape == shape:
-        return g
-    extra = len(g_shape) - len(shape)
-    if extra < 0:
-        return np.broadcast_to(g, shape).astype(np.result_type(g, x))
-    if 1 not in shape:  # leading axes only: what is left has x's shape (g is an array here)
-        return g.sum(axis=0) if extra == 1 else g.sum(axis=tuple(range(extra)))
-    ones = [i for i in range(extra, len(g_shape)) if shape[i - extra] == 1 != g_shape[i]]
-    return g.sum(axis=(*range(extra), *ones)).reshape(shape)
