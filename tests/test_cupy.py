@@ -465,13 +465,15 @@ def test_cupy_output_is_the_numpy_program_with_other_names():
         columns (a GPU wants whole arrays: no _by_columns, no columns form _grad_NAME_columns),
         and it reads x[3], x[8], ... from x.tolist() on the CPU (x_items), and builds their
         gradient dx[3], dx[8], ... from a list of Python floats (np.fromiter, np.asarray, or
-        dx_items) when x is 1-D; an element of that list is a float (the scalar check's x_items is x)."""
+        dx_items) when x is 1-D; an element of that list is a float (the scalar check's x_items is x);
+        and a loop whose step computes on numbers checks it once (_numbers = _shaped(...)) and skips
+        its unbroadcasts under that flag, on the CPU only."""
 
         def visit_Name(self, node):
             return ast.Name(node.id.removesuffix("_items"), node.ctx)
 
         def visit_FunctionDef(self, node):
-            if node.name in _BUFFER_HELPERS or node.name.endswith("_columns"):
+            if node.name in _BUFFER_HELPERS or node.name.endswith("_columns") or node.name == "_shaped":
                 return None
             return self.generic_visit(node)
 
@@ -492,10 +494,15 @@ def test_cupy_output_is_the_numpy_program_with_other_names():
                 node.test.values[0] = ast.UnaryOp(ast.Not(), is_float)
             return self.generic_visit(node)
 
+        def visit_IfExp(self, node):  # g if _numbers else _unbroadcast(g, x): a loop's step on numbers
+            if isinstance(node.test, ast.Name) and node.test.id == "_numbers":
+                return self.visit(node.orelse)
+            return self.generic_visit(node)
+
         def visit_Assign(self, node):
             value, (target,) = node.value, node.targets
-            if isinstance(target, ast.Name) and target.id == "_FLOATS":  # the dtypes x_items reads
-                return None
+            if isinstance(target, ast.Name) and target.id in ("_FLOATS", "_numbers"):  # x_items' dtypes; the
+                return None  # flag of a loop's step on numbers (NumPy's only: on a GPU the step is on arrays)
             listed = isinstance(value, ast.IfExp) and isinstance(value.test, ast.Compare)
             if listed and isinstance(value.test.ops[0], ast.IsNot):  # ... if x_items is not x else ...
                 made = ast.unparse(value.body).startswith(("np.asarray(", "np.fromiter("))

@@ -196,12 +196,21 @@ def test_hessian_of_a_scalar_is_a_number(tmp_path):
     assert "scipy" not in text
 
 
-def test_an_unknown_name_in_an_untaken_branch_is_located(tmp_path):
+def test_an_untaken_branch_with_an_unknown_name_is_what_python_runs(tmp_path):
+    """A branch on a module constant that is not taken is passed over, as Python passes over it (the
+    function runs, and so does its gradient); taken, its unknown name is located at its line."""
     source = "import numpy as np\n\nMODE = 'a'\n\n\ndef f(x):\n    if MODE == 'b':\n        return np.sum(x) * missing\n    return np.sum(x ** 2)\n"
+    f, namespace, text = _compiled(source, tmp_path)
+    assert "missing" not in text
+    x = np.array([0.5, -1.5, 2.0])
+    value, dx = namespace["grad_f"](x)
+    assert value == pytest.approx(f(x))
+    check_gradient(f, [x], [dx])
+    taken = source.replace("MODE = 'a'", "MODE = 'b'")
     path = tmp_path / "t.py"
-    path.write_text(source, encoding="utf-8")
+    path.write_text(taken, encoding="utf-8")
     with pytest.raises((UserError, UserErrors)) as info:
-        generate(source, str(path), ["f"])
+        generate(taken, str(path), ["f"])
     err = info.value.errors[0] if isinstance(info.value, UserErrors) else info.value
     assert (err.code, err.line, err.col) == ("YS030", 8, 28), err.format()
 

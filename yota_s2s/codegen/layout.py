@@ -363,6 +363,12 @@ class _Fitter:
             return self.items("{", pairs, "}", ind)
         if isinstance(node, ast.Subscript):
             head = ast.unparse(ast.Subscript(node.value, ast.Name("_")))[:-2]
+            if len(head) > self.width // 2:  # f(... long ...)[:-1]: the value broken, its index after it
+                value = self.broken(node.value, ind)
+                wrapped = head.startswith("(") and not ast.unparse(node.value).startswith("(")
+                if value is not None and not (wrapped and value[0] != "("):
+                    value[-1] += ast.unparse(ast.Subscript(ast.Name("_"), node.slice))[1:]
+                    return value
             if isinstance(node.slice, ast.Tuple) and len(node.slice.elts) > 1:
                 return self.items(head, [_item(e) for e in node.slice.elts], "]", ind)
             lines = [head + "["]
