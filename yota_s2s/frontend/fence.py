@@ -87,7 +87,7 @@ def parse_module(source: str, path: str) -> Module:
         lines = source.splitlines()
         text = lines[line - 1] if 0 < line <= len(lines) else None
         raise UserError("YS001", f"invalid syntax: {exc.msg}", path, line, exc.offset or 1, text) from None
-    generators = generators_as_lists(tree)
+    generators = generators_as_lists(tree) if "yield" in source else {}  # (a walk of every node: only where one may be)
     module = Module(path, source, tree, generators=generators)
     _collect(module)
     return module
