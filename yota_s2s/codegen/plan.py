@@ -166,7 +166,7 @@ def next_write(seen: set | None, eqn: Eqn) -> tuple[bool, set | None]:
     return index[0] not in seen, seen | {index[0]}
 
 
-def _float_safe(eqn: Eqn) -> bool:
+def float_safe(eqn: Eqn) -> bool:
     """Python floats give NumPy's result for this equation: no ``/`` by a value that may be 0
     (ZeroDivisionError), no ``**`` that may be fractional (a complex result) or overflow."""
     if eqn.prim == "truediv":
@@ -309,7 +309,7 @@ class _Planner:
         self.unpacked_reads = {e.out.id for reads in self.element_reads.values() for e in reads}
         # (on the CPU only: for CuPy, tolist() would copy the array to the host)
         safe = self.backend.host and not self.columns_form
-        safe = safe and all(_float_safe(e) for t in self.tapes for e in t.eqns)
+        safe = safe and all(float_safe(e) for t in self.tapes for e in t.eqns)
         self.listed = {v for v, n in reads.items() if n >= 2 and safe}
 
     def loop_indices(self) -> set[int]:

@@ -20,7 +20,7 @@ from ..ir.core import Eqn, Lit, Tape, Var
 from ..ir.loop_shapes import numbers_step
 from ..ir.regions import LEADING, all_tapes
 from .base import WriterBase, call, named, tuple_of
-from .plan import _float_safe
+from .plan import float_safe
 from .statements import Line
 from .target import constant
 
@@ -56,14 +56,14 @@ class NumberSteps:
         note = "the step computes on numbers: _unbroadcast is the identity in it"
         body.append(Line(eqn.section, None, test, depth, comment=note))
         self.flags[stack.id] = (name, step.marks)
-        if all(_float_safe(e) for r in (eqn.regions[-1], back.regions[-1]) for t in all_tapes(r) for e in t.eqns):
+        if all(float_safe(e) for r in (eqn.regions[-1], back.regions[-1]) for t in all_tapes(r) for e in t.eqns):
             for r in (eqn.regions[-1], back.regions[-1]):
                 self.vectors[id(r)] = (name, step.vectors)
 
     def elements(self, region: Tape, depth: int, body: list) -> None:
         """The elements a loop body whose step computes on numbers reads of its vectors (``y[0]``,
         ``y[1]`` of ``y = np.array([...])`` carried), read at once, as Python floats where they are
-        float64 (about twice as fast as NumPy's scalars, and the same results: ``_float_safe``)::
+        float64 (about twice as fast as NumPy's scalars, and the same results: ``float_safe``)::
 
             x1, y1 = y.tolist() if _numbers and y.dtype == np.float64 else (y[0], y[1])
         """
