@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import io
+import textwrap
 import tokenize
 from pathlib import Path
 
@@ -173,3 +174,28 @@ def test_a_long_line_inside_brackets_keeps_the_module_tree():
     text = f"x = [\n    {LONG},\n]\n"
     fitted = fit_module(text)
     assert ast.dump(ast.parse(fitted)) == ast.dump(ast.parse(text))
+
+
+@pytest.mark.slow
+def test_each_broken_line_of_the_generated_modules_keeps_its_syntax_tree(monkeypatch):
+    """The breaker does not parse what it wrote (issue 38): each line it breaks is made of the texts
+    of its own nodes.  Here each broken line of every source's NumPy module is parsed and compared."""
+    from tests.snapshot import collect, sources
+
+    fit_line, broken = layout._fit_line, []
+
+    def checked(line: str, width: int):
+        fitted, rewrapped = fit_line(line, width)
+        if fitted != [line] and not rewrapped:
+            code = line.strip()
+            compound = code.endswith(":")
+            tail = "\n    pass" if compound else ""
+            before = ast.parse(layout._split_comment(code)[0] + tail).body[0]
+            after = ast.parse(textwrap.dedent("\n".join(fitted)) + tail).body[0]
+            assert same_tree(after, before), "\n".join(fitted)
+            broken.append(line)
+        return fitted, rewrapped
+
+    monkeypatch.setattr(layout, "_fit_line", checked)
+    collect(keys=[f"{s.key}::numpy-value" for s in sources()])
+    assert len(broken) > 100

@@ -20,9 +20,11 @@ lines longer than ``WIDTH`` afterwards, without changing what the module compute
 - a comment line (the source line a group of statements comes from) is cut, ending ``...``;
   a statement's trailing comment that no longer fits goes on the line above it.
 
-Every statement is re-read after it is broken: its syntax tree must be the one it had (its
-docstrings' words the same), else the line is kept as it was; the module is parsed again only
-where a broken line does not start a logical line (``logical_lines``: it may be inside a string).
+A broken statement is made of the texts of its own nodes, joined where its syntax allows a
+break (inside brackets, or in parentheses put around a chain), so it has the syntax tree it had:
+it is not parsed again (``tests/test_layout_scans.py`` parses each broken line of the generated
+modules and compares its tree with the line's).  The module is parsed again only where a broken
+line does not start a logical line (``logical_lines``: it may be inside a string).
 The texts a line is broken into are those of one unparse of it (``unparsing.NodeTexts``), never
 of each part again.  The header's ``# regenerate:`` and ``# also-read:`` lines hold a command and
 a path, which are never cut.
@@ -44,7 +46,7 @@ import textwrap
 import tokenize
 
 from .logical_lines import logical_starts
-from .unparsing import LineTexts, NodeTexts, same_tree
+from .unparsing import LineTexts, NodeTexts
 
 #: The longest line a generated module holds (the project's ruff line length).
 WIDTH = 120
@@ -68,7 +70,7 @@ _LEVELS = [
 def fit_module(text: str, width: int = WIDTH) -> str:
     """``text`` with each line longer than ``width`` broken (see the module docstring).
 
-    Each broken line was checked alone.  Where every one starts a logical line
+    Where every broken line starts a logical line
     (``logical_lines``), and a rewrapped docstring is the first statement of a ``def``, a
     ``class`` or the module, the module's tree is the one it had; else the whole module is
     parsed again and compared (a line inside a string would be broken too).
@@ -143,12 +145,7 @@ def _fit_line(line: str, width: int) -> tuple[list[str], bool]:
             fitted[0] += "  " + comment
         else:
             fitted.insert(0, " " * ind + comment)
-    check = textwrap.dedent("\n".join(fitted)) + ("\n    pass" if compound else "")
-    try:
-        same = same_tree(ast.parse(check).body[0], node)
-    except SyntaxError:
-        same = False
-    return (fitted, False) if same else ([line], False)
+    return fitted, False
 
 
 def _split_comment(body: str) -> tuple[str | None, str]:
