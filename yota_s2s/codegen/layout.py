@@ -70,10 +70,10 @@ _LEVELS = [
 def fit_module(text: str, width: int = WIDTH) -> str:
     """``text`` with each line longer than ``width`` broken (see the module docstring).
 
-    Where every broken line starts a logical line
-    (``logical_lines``), and a rewrapped docstring is the first statement of a ``def``, a
-    ``class`` or the module, the module's tree is the one it had; else the whole module is
-    parsed again and compared (a line inside a string would be broken too).
+    Where every broken line starts a logical line (``logical_lines``), and a rewrapped docstring
+    is the first statement of a ``def``, a ``class`` or the module, the module's tree is the one it
+    had; else the whole module is parsed again and compared (a line inside a string would be
+    broken too).
     """
     lines = text.split("\n")
     if all(len(line) <= width for line in lines):
