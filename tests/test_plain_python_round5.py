@@ -1,0 +1,100 @@
+"""Plain Python, round five (issue 37, holdout 4): the classes its first run found.
+
+Each case is a file the generated gradient of which is run against central finite differences of
+the user's own function (its value against the function's), as in ``test_plain_python``; the
+refusals check that what is still refused is refused located.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from yota_s2s.errors import UserError, UserErrors
+from yota_s2s.pipeline import generate
+
+from .test_language import check_gradient, import_user, write_project
+
+CASES: dict[str, tuple[str, object, list[str] | None]] = {}
+
+
+def case(name: str, source: str, args, wrt: list[str] | None = None):
+    CASES[name] = (textwrap.dedent(source), args, wrt)
+
+
+def arrays(*shapes):
+    return lambda rng: [rng.normal(size=s) for s in shapes]
+
+
+# -- iterators in a for header: the generated loop runs by index and length (was: exit 0, then
+# "object of type 'itertools.combinations' has no len()")
+case(
+    "itertools_combinations",
+    """
+    import itertools
+
+    def f(x):
+        total = 0.0
+        for i, j in itertools.combinations(range(len(x)), 2):
+            total += (x[i] - x[j]) ** 2
+        return total
+    """,
+    arrays((5,)),
+)
+case(
+    "itertools_product_in_a_generator",
+    """
+    from itertools import product
+
+    def f(x, y):
+        return sum(x[i] * y[j] * (i + 1) for i, j in product(range(len(x)), range(len(y))))
+    """,
+    arrays((3,), (2,)),
+)
+case(
+    "a_set_and_map_and_filter_iterated",
+    """
+    import numpy as np
+
+    def f(x):
+        t = 0.0
+        for i in {0, 2, len(x) - 1}:
+            t += x[i] ** 2
+        for i in map(int, np.arange(len(x))):
+            t += x[i] * 0.5
+        for i in filter(lambda j: j % 2 == 0, range(len(x))):
+            t += np.sin(x[i])
+        return t
+    """,
+    arrays((4,)),
+)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_gradient_matches_finite_differences(name, tmp_path):
+    source, make_args, wrt = CASES[name]
+    path = write_project(tmp_path, source)
+    f = import_user(tmp_path).f
+    text = generate(source, str(path), ["f"], wrt=wrt).text
+    namespace: dict = {}
+    exec(compile(text, "grad.py", "exec"), namespace)  # noqa: S102 - the tool's output
+    args = make_args(np.random.default_rng(0))
+    value, *grads = namespace["grad_f"](*args)
+    assert np.allclose(value, f(*args), rtol=1e-12, atol=1e-12)
+    check_gradient(f, args, grads)
+
+
+REFUSALS: dict[str, tuple[str, tuple[str, int, int]]] = {}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSALS))
+def test_refusal_is_located(name, tmp_path):
+    source, (code, line, col) = REFUSALS[name]
+    path = tmp_path / "t.py"
+    path.write_text(source, encoding="utf-8")
+    with pytest.raises((UserError, UserErrors)) as info:
+        generate(source, str(path), ["f"])
+    err = info.value.errors[0] if isinstance(info.value, UserErrors) else info.value
+    assert (err.code, err.line, err.col) == (code, line, col), err.format()
