@@ -71,6 +71,61 @@ case(
     arrays((4,)),
 )
 
+# -- NamedTuple classes (was YS032 "takes no arguments") and properties (was YS020)
+case(
+    "namedtuple_module_constant_and_made_in_the_function",
+    """
+    from typing import NamedTuple
+
+    import numpy as np
+
+    class Config(NamedTuple):
+        steps: int
+        rate: float = 0.4
+
+    class Pair(NamedTuple):
+        a: float
+        b: np.ndarray
+
+    CFG = Config(steps=3)
+
+    def f(x, s):
+        for _ in range(CFG.steps):
+            x = x - CFG.rate * np.tanh(x)
+        p = Pair(s * 2.0, x)
+        return np.sum(p.b**2) * p.a
+    """,
+    lambda rng: [rng.normal(size=4), 0.7],
+)
+case(
+    "dataclass_property",
+    """
+    from dataclasses import dataclass
+    from functools import cached_property
+
+    @dataclass
+    class Spring:
+        k: float = 2.0
+        rest: float = 1.0
+
+        @property
+        def half_k(self):
+            return 0.5 * self.k
+
+        @cached_property
+        def stiff(self):
+            return self.k**2
+
+        def energy(self, length):
+            return self.half_k * (length - self.rest) ** 2 + self.stiff * length
+
+    def f(lengths, k):
+        spring = Spring(k=k)
+        return sum(spring.energy(v) for v in lengths)
+    """,
+    lambda rng: [1.0 + 0.3 * rng.normal(size=3), 3.0],
+)
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_gradient_matches_finite_differences(name, tmp_path):
