@@ -126,6 +126,62 @@ case(
     lambda rng: [1.0 + 0.3 * rng.normal(size=3), 3.0],
 )
 
+# -- match, the walrus and try (were YS010, YS020, YS013): frontend/desugar.py
+case(
+    "match_literals_alternatives_capture_and_guard",
+    """
+    import numpy as np
+
+    def loss(r, kind):
+        match kind.lower():
+            case "l1" | "abs":
+                return np.sum(np.abs(r))
+            case "huber" if r.size > 2:
+                return np.sum(np.where(np.abs(r) < 1.0, 0.5 * r**2, np.abs(r) - 0.5))
+            case None:
+                return 0.0
+            case other:
+                return np.sum(r**2) * len(other)
+
+    def f(x):
+        return loss(x, "L1") + 2.0 * loss(x, "huber") + loss(x * 3.0, "sq")
+    """,
+    lambda rng: [rng.uniform(0.2, 1.5, size=5) * np.where(rng.normal(size=5) > 0, 1.0, -1.0)],
+)
+case(
+    "walrus_in_if_elif_and_nested",
+    """
+    import numpy as np
+
+    def f(x):
+        if (n := len(x)) > 10:
+            return np.sum(x)
+        elif (s := np.sum(x**2)) > 100.0:
+            return s
+        y = (m := (k := n // 2) + 1) * x[:k]
+        return np.sum(y**2) + s * m
+    """,
+    arrays((6,)),
+)
+case(
+    "try_except_else_finally",
+    """
+    import numpy as np
+
+    def f(x):
+        try:
+            scale = 1.0 / len(x)
+        except ZeroDivisionError:
+            scale = 0.0
+        else:
+            scale = scale * 2.0
+        finally:
+            x = x * 1.5
+        return scale * np.sum(np.sin(x) ** 2)
+    """,
+    arrays((4,)),
+)
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_gradient_matches_finite_differences(name, tmp_path):
@@ -141,7 +197,23 @@ def test_gradient_matches_finite_differences(name, tmp_path):
     check_gradient(f, args, grads)
 
 
-REFUSALS: dict[str, tuple[str, tuple[str, int, int]]] = {}
+REFUSALS: dict[str, tuple[str, tuple[str, int, int]]] = {
+    "match of a class pattern": (
+        (
+            "import numpy as np\n\n\ndef f(x):\n    match x:\n        case [a, b]:\n            return a\n"
+            "        case _:\n            return np.sum(x)\n"
+        ),
+        ("YS010", 5, 5),
+    ),
+    "walrus in a comprehension": (
+        "import numpy as np\n\n\ndef f(x):\n    return sum((y := v * 2.0) for v in (1.0, 2.0)) * np.sum(x)\n",
+        ("YS020", 5, 17),
+    ),
+    "walrus in a while test": (
+        "import numpy as np\n\n\ndef f(x):\n    while (s := np.sum(x)) > 1.0:\n        x = x / 2.0\n    return s\n",
+        ("YS020", 5, 12),
+    ),
+}
 
 
 @pytest.mark.parametrize("name", sorted(REFUSALS))
