@@ -182,6 +182,30 @@ case(
     arrays((4,)),
 )
 
+# -- a dict parameter's items (was YS041): the keys the function reads of it by name, checked at run time
+case(
+    "dict_parameter_items_and_values_of_keys_read_by_name",
+    """
+    import numpy as np
+
+    def hill(params, dose):
+        bottom, top = params["bottom"], params["top"]
+        return bottom + (top - bottom) / (1.0 + (params["ec50"] / dose) ** params["slope"])
+
+    def f(params, x):
+        p = hill(params, x)
+        prior = sum(0.01 * v**2 for k, v in params.items() if k != "ec50")
+        stacked = np.array(list(params.values()))
+        for name in params.keys():
+            prior = prior + len(name) * params[name] ** 2
+        return np.sum(p**2) + prior + np.sum(stacked * np.arange(4.0))
+    """,
+    lambda rng: [
+        {"bottom": 0.05, "top": 0.9, "ec50": 0.8 + 0.1 * rng.normal(), "slope": 1.2},
+        rng.uniform(0.5, 2.0, 4),
+    ],
+)
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_gradient_matches_finite_differences(name, tmp_path):
@@ -198,6 +222,10 @@ def test_gradient_matches_finite_differences(name, tmp_path):
 
 
 REFUSALS: dict[str, tuple[str, tuple[str, int, int]]] = {
+    "items of a dict parameter none of whose keys is read by name": (
+        "import numpy as np\n\n\ndef f(p):\n    return sum(v**2 for v in p.values())\n",
+        ("YS041", 5, 30),
+    ),
     "match of a class pattern": (
         (
             "import numpy as np\n\n\ndef f(x):\n    match x:\n        case [a, b]:\n            return a\n"
@@ -225,3 +253,15 @@ def test_refusal_is_located(name, tmp_path):
         generate(source, str(path), ["f"])
     err = info.value.errors[0] if isinstance(info.value, UserErrors) else info.value
     assert (err.code, err.line, err.col) == (code, line, col), err.format()
+
+
+def test_a_dict_parameter_whose_items_are_read_is_checked_for_its_keys_and_their_order(tmp_path):
+    source, make_args, wrt = CASES["dict_parameter_items_and_values_of_keys_read_by_name"]
+    text = generate(source, str(write_project(tmp_path, source)), ["f"], wrt=wrt).text
+    namespace: dict = {}
+    exec(compile(text, "grad.py", "exec"), namespace)  # noqa: S102 - the tool's output
+    params, x = make_args(np.random.default_rng(0))
+    with pytest.raises(ValueError, match="must have the keys 'bottom', 'top', 'ec50', 'slope' in this order"):
+        namespace["grad_f"]({**params, "extra": 1.0}, x)
+    with pytest.raises(ValueError, match="in this order"):
+        namespace["grad_f"](dict(reversed(params.items())), x)

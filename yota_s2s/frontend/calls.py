@@ -91,7 +91,7 @@ class CallLowering:
             elif isinstance(base, _Unresolved | _Indexed) and base.path not in self.lo.array_inputs:
                 method = self.lo.names.find_method(func.attr, func, base.cls)
                 if method is None and func.attr in _DICT_METHODS:  # p.items() of a dict parameter
-                    raise self.lo.dicts.parameter_keys(base, func)
+                    return self.lo.dicts.parameter_method(base, func, node, env)
                 if method is None:
                     callee = _Function(f"ndarray.{func.attr}")
                     receiver = base
