@@ -206,6 +206,26 @@ case(
     ],
 )
 
+# -- max/min with key= (was YS031): the item at the keys' argmax (the choice is constant between ties)
+case(
+    "max_min_with_key",
+    """
+    import numpy as np
+
+    NAMES = ("a", "bbb", "cc")
+
+    def f(a, b, c, x):
+        vecs = [a, b, c]
+        biggest = max(vecs, key=lambda v: np.sum(v**2))
+        i = max(range(len(x)), key=lambda k: x[k])
+        lo, hi = min([(x[0], 1.0), (x[1], 2.0), (x[2], 3.0)], key=lambda p: p[0] ** 2)
+        longest = max(NAMES, key=len)
+        smallest = min(a[0], b[0], c[0], key=abs)
+        return np.sum(biggest) * len(longest) + x[i] ** 2 + lo * hi + smallest + np.sum(max(x, key=abs) * x)
+    """,
+    lambda rng: [rng.normal(size=3), 2.0 + rng.normal(size=3), rng.normal(size=3), rng.normal(size=4)],
+)
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_gradient_matches_finite_differences(name, tmp_path):

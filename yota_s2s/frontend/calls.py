@@ -223,6 +223,8 @@ class CallLowering:
             items = tuple(self.call_primitive(f"{name}#{k}", args, kwargs, node) for k in range(n))
             fields = RESULT_FIELDS.get(name)
             return _Fields(items, fields) if fields and len(fields) == n else items
+        if name in ("builtins.max", "builtins.min") and set(kwargs) == {"key"}:  # max(xs, key=f): the item
+            return library.call(self, f"{name}#key", args, kwargs, node)  # at the keys' argmax
         prim = self.lo.table.names.get(name)
         if prim is None and library.serves(name, args, kwargs):
             return library.call(self, name, args, kwargs, node)  # np.cov(X): its definition, inlined

@@ -188,6 +188,18 @@ def sorted_values(iterable, *, reverse=False):
     if reverse:
         s = s[::-1]
     return list(s)
+
+
+def max_by_key(*args, key):
+    items = args[0] if len(args) == 1 else args
+    keys = [key(v) for v in items]
+    return np.asarray(items)[np.argmax(np.asarray(keys))]
+
+
+def min_by_key(*args, key):
+    items = args[0] if len(args) == 1 else args
+    keys = [key(v) for v in items]
+    return np.asarray(items)[np.argmin(np.asarray(keys))]
 """
 
 #: The library name each definition stands for.
@@ -206,6 +218,8 @@ DEFINES = {
     "scipy.stats.norm.logcdf": "norm_logcdf",
     "scipy.stats.norm.logsf": "norm_logsf",
     "builtins.sorted": "sorted_values",
+    "builtins.max#key": "max_by_key",
+    "builtins.min#key": "min_by_key",
     "scipy.special.multigammaln": "multigammaln",
     "scipy.special.betaln": "betaln",
     "scipy.special.beta": "beta",
