@@ -226,6 +226,24 @@ case(
     lambda rng: [rng.normal(size=3), 2.0 + rng.normal(size=3), rng.normal(size=3), rng.normal(size=4)],
 )
 
+# -- np.float64(x) casts, math.fsum, np.block (were YS031)
+case(
+    "float64_cast_fsum_and_block",
+    """
+    import math
+
+    import numpy as np
+
+    def f(x, A, B):
+        s = np.float64(x[0]) + np.float64(2) + np.double(x[1]) ** 2
+        t = math.fsum([x[0] ** 2, x[1] * x[2], 0.5])
+        M = np.block([[A, B], [B.T, np.eye(2)]])
+        v = np.block([x, x[:2] * 2.0])
+        return s * np.sum(x) + t + np.sum(M @ M) + np.sum(v**2)
+    """,
+    arrays((3,), (2, 2), (2, 2)),
+)
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_gradient_matches_finite_differences(name, tmp_path):

@@ -53,6 +53,8 @@ from .values import (
 )
 
 #: The methods of a dict that an array has not (a dict parameter's keys are not known when generating).
+#: Casts by a floating NumPy type (the dtype they make).
+_FLOAT_CASTS = {"numpy.float64": "float64", "numpy.double": "float64", "numpy.float32": "float32"}
 _DICT_METHODS = frozenset({"items", "keys", "values", "get", "update", "pop", "setdefault"})
 #: Library functions whose rule holds on part of their domain (real symmetric matrices): in
 #: module-level code, where no parameter is read, they run as NumPy runs them.
@@ -204,6 +206,8 @@ class CallLowering:
     def call_primitive(self, name: str, args: list, kwargs: dict, node: ast.AST) -> object:
         if name == "numpy.where" and len(args) == 1 and not kwargs:
             name = "numpy.nonzero"  # np.where(cond): the indices where cond holds, as np.nonzero's
+        if name in _FLOAT_CASTS and len(args) == 1 and not kwargs:  # np.float64(x): np.asarray(x, dtype=...)
+            return dtype_call(self.lo, "numpy.asarray", args, {"dtype": Lit(_FLOAT_CASTS[name])}, node)
         if "dtype" in kwargs and name in DTYPE_CALLS:
             return dtype_call(self.lo, name, args, kwargs, node)
         adapted = self.adapt(name, args, kwargs, node)
@@ -318,6 +322,15 @@ class CallLowering:
             return self.call_primitive(name, [tuple(args[1:])], {**kwargs, "subscripts": args[0]}, node)
         if name == "numpy.gradient":
             return self.gradient_call(name, args, kwargs, node)
+        if name == "math.fsum" and len(args) == 1 and not kwargs:  # the sum (rounded once: to the last bit)
+            return self.call_primitive("builtins.sum", args, {}, node)
+        if name == "numpy.block" and len(args) == 1 and not kwargs and isinstance(args[0], tuple) and args[0]:
+            rows = args[0]  # np.block([[A, B], [C, D]]): each row joined along the last axis, then the rows
+            if all(isinstance(r, tuple) and r for r in rows):
+                joined = tuple(self.call_primitive("numpy.concatenate", [r], {"axis": Lit(-1)}, node) for r in rows)
+                return self.call_primitive("numpy.concatenate", [joined], {"axis": Lit(-2)}, node)
+            if not any(isinstance(r, tuple) for r in rows):  # np.block([a, b]): joined along the last axis
+                return self.call_primitive("numpy.concatenate", [rows], {"axis": Lit(-1)}, node)
         if name == "ndarray.astype" and len(args) == 2 and not kwargs:
             dtype = float_dtype(args[1])
             if dtype is not None:  # x.astype(float): differentiable; to an integer dtype: static code
