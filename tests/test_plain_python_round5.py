@@ -260,6 +260,10 @@ def test_gradient_matches_finite_differences(name, tmp_path):
 
 
 REFUSALS: dict[str, tuple[str, tuple[str, int, int]]] = {
+    "incomplete gamma in its first argument": (
+        "import numpy as np\nimport scipy.special\n\n\ndef f(a, x):\n    return np.sum(scipy.special.gammainc(a, x))\n",
+        ("YS107", 6, 19),
+    ),
     "items of a dict parameter none of whose keys is read by name": (
         "import numpy as np\n\n\ndef f(p):\n    return sum(v**2 for v in p.values())\n",
         ("YS041", 5, 30),
@@ -303,3 +307,27 @@ def test_a_dict_parameter_whose_items_are_read_is_checked_for_its_keys_and_their
         namespace["grad_f"]({**params, "extra": 1.0}, x)
     with pytest.raises(ValueError, match="in this order"):
         namespace["grad_f"](dict(reversed(params.items())), x)
+
+
+def test_bessel_and_inverse_error_functions_say_they_import_scipy_special(tmp_path):
+    # the autograd suite's largest refused classes: rules in rules/special.py, checked against
+    # sympy.diff and central differences in tests/test_rules.py; the module imports scipy.special
+    source = textwrap.dedent(
+        """
+        import numpy as np
+        from scipy import special
+
+        def f(x):
+            return np.sum(special.j1(x) * special.y0(x) + special.iv(2, x) + special.erfinv(x / 4.0)
+                          + special.gammaincc(1.5, x) + special.yn(1, x))
+        """
+    )
+    text = generate(source, str(write_project(tmp_path, source)), ["f"]).text
+    assert "\nimport scipy.special\n" in text
+    namespace: dict = {}
+    exec(compile(text, "grad.py", "exec"), namespace)  # noqa: S102 - the tool's output
+    f = import_user(tmp_path).f
+    x = np.array([0.4, 1.3, 2.2])
+    value, dx = namespace["grad_f"](x)
+    assert np.isclose(value, f(x), rtol=1e-12)
+    check_gradient(f, [x], [dx])
