@@ -244,6 +244,22 @@ case(
     arrays((3,), (2, 2), (2, 2)),
 )
 
+# -- np.fill_diagonal(K, v) (was YS018): the item write K[r, r] = v of a 2-D K
+case(
+    "fill_diagonal",
+    """
+    import numpy as np
+
+    def f(x, s):
+        K = np.exp(-((x[:, None] - x[None, :]) ** 2))
+        np.fill_diagonal(K, s * 2.0)
+        T = np.outer(x, x[:2])
+        np.fill_diagonal(T, 0.0)
+        return np.sum(K**2) + np.sum(T)
+    """,
+    lambda rng: [rng.normal(size=4), 0.7],
+)
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_gradient_matches_finite_differences(name, tmp_path):

@@ -42,17 +42,19 @@ _TRY = re.compile(r"^\s*try\s*:", re.MULTILINE)
 
 
 def desugar(tree: ast.Module, source: str) -> None:
-    """Rewrite ``tree``'s functions in place: ``match``, walrus and ``try`` where ``source`` has them."""
+    """Rewrite ``tree``'s functions in place: ``match``, walrus, ``try`` and ``np.fill_diagonal``
+    where ``source`` has them."""
     match, walrus, try_ = bool(_MATCH.search(source)), ":=" in source, bool(_TRY.search(source))
-    if not (match or walrus or try_):
+    fill = "fill_diagonal" in source
+    if not (match or walrus or try_ or fill):
         return
     for fn in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
-        _Statements(match, walrus, try_).visit_body(fn.body)
+        _Statements(match, walrus, try_, fill).visit_body(fn.body)
 
 
 class _Statements:
-    def __init__(self, match: bool, walrus: bool, try_: bool):
-        self.match, self.walrus, self.try_ = match, walrus, try_
+    def __init__(self, match: bool, walrus: bool, try_: bool, fill: bool):
+        self.match, self.walrus, self.try_, self.fill = match, walrus, try_, fill
         self.count = 0
 
     def visit_body(self, body: list[ast.stmt]) -> None:
@@ -69,6 +71,8 @@ class _Statements:
                 return [s for new in chain for s in self.statement(new)]
         if self.try_ and isinstance(stmt, ast.Try):
             return [s for new in [*stmt.body, *stmt.orelse, *stmt.finalbody] for s in self.statement(new)]
+        if self.fill and _fills_diagonal(stmt):
+            return _diagonal_written(stmt)
         before = self.hoisted(stmt) if self.walrus else []
         for field in ("body", "orelse", "finalbody"):
             block = getattr(stmt, field, None)
@@ -196,6 +200,45 @@ def _pattern_test(pattern: ast.pattern, subject: ast.Name) -> tuple[ast.expr | N
             return None
         return inner[0], pattern.name
     return None
+
+
+def _fills_diagonal(stmt: ast.stmt) -> bool:
+    """``np.fill_diagonal(K, v)`` (``numpy.``, or ``fill_diagonal`` imported) of a name, as a statement."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if not (isinstance(call, ast.Call) and len(call.args) == 2 and not call.keywords):
+        return False
+    func = call.func
+    named = isinstance(func, ast.Name) and func.id == "fill_diagonal"
+    library = (
+        isinstance(func, ast.Attribute)
+        and func.attr == "fill_diagonal"
+        and getattr(func.value, "id", "") in ("np", "numpy")
+    )
+    return (named or library) and isinstance(call.args[0], ast.Name)
+
+
+def _diagonal_written(stmt: ast.Expr) -> list[ast.stmt]:
+    """``np.fill_diagonal(K, v)`` of a 2-D ``K`` as the item write ``K[r, r] = v`` (``r`` the
+    ``min(K.shape)`` first indices), after a check that ``K`` is 2-D (NumPy fills ``K[i, i, i]`` of
+    an array of more dimensions, which the write would not)."""
+    target, value = stmt.value.args
+    name = target.id
+    text = (
+        f"if len({name}.shape) != 2:\n"
+        f"    raise ValueError('np.fill_diagonal: the generated code writes the diagonal of 2-D arrays only')\n"
+        f"{name}[range(min({name}.shape)), range(min({name}.shape))] = 0.0\n"
+    )
+    check, write = ast.parse(text).body
+    write.value = value
+    for node in (check, write):
+        for n in ast.walk(node):
+            if "lineno" in n._attributes and n is not value and not _inside(n, value):
+                ast.copy_location(n, stmt)
+    return [check, write]
+
+
+def _inside(node: ast.AST, tree: ast.AST) -> bool:
+    return any(n is node for n in ast.walk(tree))
 
 
 def _load(name: ast.Name) -> ast.Name:
