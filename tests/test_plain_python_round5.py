@@ -66,6 +66,8 @@ case(
             t += x[i] * 0.5
         for i in filter(lambda j: j % 2 == 0, range(len(x))):
             t += np.sin(x[i])
+        for i in sorted({len(x) - 1, 0}):  # (sorted of static code's set: Python's sorted)
+            t += x[i] ** 3
         return t
     """,
     arrays((4,)),

@@ -230,7 +230,9 @@ class CallLowering:
         if name in ("builtins.max", "builtins.min") and set(kwargs) == {"key"}:  # max(xs, key=f): the item
             return library.call(self, f"{name}#key", args, kwargs, node)  # at the keys' argmax
         prim = self.lo.table.names.get(name)
-        if prim is None and library.serves(name, args, kwargs):
+        static = any(isinstance(a, Var) and self.lo.prims.get(a.id) == "static" for a in args)
+        if prim is None and library.serves(name, args, kwargs) and not (static and name == "builtins.sorted"):
+            # (sorted() of a value of static code, a set maybe, is static code too: Python's sorted)
             return library.call(self, name, args, kwargs, node)  # np.cov(X): its definition, inlined
         if prim is None:
             raise self.lo.error("YS031", _no_rule_message(name, node), node)
