@@ -262,6 +262,36 @@ case(
     lambda rng: [rng.normal(size=4), 0.7],
 )
 
+# -- scipy.integrate's simpson, trapezoid, cumulative_trapezoid; scipy.linalg's solve_triangular,
+# cholesky, cho_factor, cho_solve; ufunc outer; where=, initial=, logsumexp's b= (were YS031/YS032)
+case(
+    "scipy_integrate_and_triangular_solves",
+    """
+    import numpy as np
+    import scipy.integrate
+    import scipy.linalg
+    from scipy.special import logsumexp
+
+    T = np.linspace(0.0, 1.0, 11)
+    TU = np.array([0.0, 0.1, 0.25, 0.5, 0.6, 0.9, 1.0])
+
+    def f(a, A, b):
+        s = scipy.integrate.simpson(np.exp(-a * T**2), x=T) + scipy.integrate.simpson(np.sin(a * TU), x=TU)
+        s = s + scipy.integrate.simpson(np.cos(a * T), dx=0.1) + scipy.integrate.trapezoid(np.exp(-a * T), T)
+        s = s + np.sum(scipy.integrate.cumulative_trapezoid(np.sin(a * T), T, initial=0))
+        M = A @ A.T + 3.0 * np.eye(3)
+        L = np.linalg.cholesky(M)
+        z = scipy.linalg.solve_triangular(L, b, lower=True) + scipy.linalg.solve_triangular(L.T, b, trans="T")
+        U = scipy.linalg.cholesky(M)
+        c = scipy.linalg.cho_factor(M)
+        q = b @ scipy.linalg.cho_solve(c, b) + 2.0 * np.sum(np.log(np.diag(c[0]))) + np.sum(U)
+        o = np.sum(np.multiply.outer(b, T[:2]) ** 2) + np.sum(np.subtract.outer(b, b) ** 2)
+        r = np.sum(b**2, where=b > 0) + np.mean(b, where=b < 1.0) + np.max(b, initial=0.0) + np.min(b, initial=5.0)
+        return s + z @ z + q + o + r + logsumexp(b, b=np.array([0.5, 1.0, 2.0]))
+    """,
+    lambda rng: [0.7, rng.normal(size=(3, 3)), rng.normal(size=3)],
+)
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_gradient_matches_finite_differences(name, tmp_path):

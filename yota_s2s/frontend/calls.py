@@ -53,6 +53,10 @@ from .values import (
 )
 
 #: The methods of a dict that an array has not (a dict parameter's keys are not known when generating).
+#: The trapezoidal rule's names; the reductions that take where= and initial=.
+_TRAPEZOIDS = ("numpy.trapezoid", "numpy.trapz", "scipy.integrate.trapezoid")
+_WHERE_REDUCTIONS = frozenset({"numpy.sum", "ndarray.sum", "numpy.mean", "ndarray.mean"})
+_INITIAL_REDUCTIONS = frozenset({"numpy.max", "numpy.amax", "ndarray.max", "numpy.min", "numpy.amin", "ndarray.min"})
 #: Casts by a floating NumPy type (the dtype they make).
 _FLOAT_CASTS = {"numpy.float64": "float64", "numpy.double": "float64", "numpy.float32": "float32"}
 _DICT_METHODS = frozenset({"items", "keys", "values", "get", "update", "pop", "setdefault"})
@@ -324,6 +328,32 @@ class CallLowering:
             return self.call_primitive(name, [tuple(args[1:])], {**kwargs, "subscripts": args[0]}, node)
         if name == "numpy.gradient":
             return self.gradient_call(name, args, kwargs, node)
+        if name in _WHERE_REDUCTIONS and "where" in kwargs and args:  # np.sum(x, where=m): of np.where(m, x, 0)
+            rest = {k: v for k, v in kwargs.items() if k != "where"}
+            mask = kwargs["where"]
+            masked = self.call_primitive("numpy.where", [mask, args[0], Lit(0.0)], {}, node)
+            total = self.call_primitive("numpy.sum", [masked, *args[1:]], rest, node)
+            if name.endswith("sum"):
+                return total
+            ones = self.call_primitive("numpy.where", [mask, Lit(1.0), Lit(0.0)], {}, node)
+            spread = self.lo.binop("add", ones, self.call_primitive("numpy.zeros_like", [args[0]], {}, node), node)
+            count = self.call_primitive(
+                "numpy.sum",
+                [spread, *args[1:]],
+                rest,
+                node,
+            )
+            return self.lo.binop("truediv", total, count, node)
+        if name in _INITIAL_REDUCTIONS and "initial" in kwargs and "where" not in kwargs and args:
+            rest = {k: v for k, v in kwargs.items() if k != "initial"}  # np.max(x, initial=0.0)
+            extreme = "numpy.maximum" if "max" in name else "numpy.minimum"
+            return self.call_primitive(
+                extreme, [self.call_primitive(name, args, rest, node), kwargs["initial"]], {}, node
+            )
+        if name == "scipy.special.logsumexp" and "b" in kwargs and "return_sign" not in kwargs and args:
+            rest = {k: v for k, v in kwargs.items() if k != "b"}  # logsumexp(x, b=w): of x + log(w)
+            shifted = self.lo.binop("add", args[0], self.call_primitive("numpy.log", [kwargs["b"]], {}, node), node)
+            return self.call_primitive(name, [shifted, *args[1:]], rest, node)
         if name == "math.fsum" and len(args) == 1 and not kwargs:  # the sum (rounded once: to the last bit)
             return self.call_primitive("builtins.sum", args, {}, node)
         if name == "numpy.block" and len(args) == 1 and not kwargs and isinstance(args[0], tuple) and args[0]:
@@ -340,7 +370,7 @@ class CallLowering:
         shaped = adapt_shape(self.lo, name, args, kwargs, node)  # np.split, np.diff(prepend=), np.pad, np.select, np.r_
         if shaped is not None:
             return shaped
-        if name in ("numpy.trapezoid", "numpy.trapz") and "xs" not in kwargs and len(args) <= 4:
+        if name in _TRAPEZOIDS and "xs" not in kwargs and len(args) <= 4:
             # x=, the sample points, is the rule's operand xs (the gradient of an x would be the
             # static dx=), None where the call leaves it out
             bound = {**dict(zip(("y", "x", "dx", "axis"), args)), **kwargs}
