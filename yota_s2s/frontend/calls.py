@@ -29,9 +29,9 @@ from ..ir.primitives import STATIC_LIBRARY as LIBRARY
 from ..ir.primitives import STATIC_OPERAND as OPERAND
 from ..ir.primitives import primitive
 from . import instances, library
-from .adapters_dtype import DTYPE_CALLS, dtype_call, float_dtype
+from .adapters_dtype import DTYPE_CALLS, dtype_call
 from .adapters_einsum import subscripts_first
-from .adapters_shape import adapt_shape
+from .adapters_keywords import adapt_keywords
 from .expressions import NeedsUnrolling, _fields
 from .fence import lambda_function
 from .generated import edited_helper, generated_helpers
@@ -53,12 +53,8 @@ from .values import (
 )
 
 #: The methods of a dict that an array has not (a dict parameter's keys are not known when generating).
-#: The trapezoidal rule's names; the reductions that take where= and initial=.
+#: The trapezoidal rule's names.
 _TRAPEZOIDS = ("numpy.trapezoid", "numpy.trapz", "scipy.integrate.trapezoid")
-_WHERE_REDUCTIONS = frozenset({"numpy.sum", "ndarray.sum", "numpy.mean", "ndarray.mean"})
-_INITIAL_REDUCTIONS = frozenset({"numpy.max", "numpy.amax", "ndarray.max", "numpy.min", "numpy.amin", "ndarray.min"})
-#: Casts by a floating NumPy type (the dtype they make).
-_FLOAT_CASTS = {"numpy.float64": "float64", "numpy.double": "float64", "numpy.float32": "float32"}
 _DICT_METHODS = frozenset({"items", "keys", "values", "get", "update", "pop", "setdefault"})
 #: Library functions whose rule holds on part of their domain (real symmetric matrices): in
 #: module-level code, where no parameter is read, they run as NumPy runs them.
@@ -210,8 +206,6 @@ class CallLowering:
     def call_primitive(self, name: str, args: list, kwargs: dict, node: ast.AST) -> object:
         if name == "numpy.where" and len(args) == 1 and not kwargs:
             name = "numpy.nonzero"  # np.where(cond): the indices where cond holds, as np.nonzero's
-        if name in _FLOAT_CASTS and len(args) == 1 and not kwargs:  # np.float64(x): np.asarray(x, dtype=...)
-            return dtype_call(self.lo, "numpy.asarray", args, {"dtype": Lit(_FLOAT_CASTS[name])}, node)
         if "dtype" in kwargs and name in DTYPE_CALLS:
             return dtype_call(self.lo, name, args, kwargs, node)
         adapted = self.adapt(name, args, kwargs, node)
@@ -231,13 +225,10 @@ class CallLowering:
             items = tuple(self.call_primitive(f"{name}#{k}", args, kwargs, node) for k in range(n))
             fields = RESULT_FIELDS.get(name)
             return _Fields(items, fields) if fields and len(fields) == n else items
-        if name in ("builtins.max", "builtins.min") and set(kwargs) == {"key"}:  # max(xs, key=f): the item
-            return library.call(self, f"{name}#key", args, kwargs, node)  # at the keys' argmax
         prim = self.lo.table.names.get(name)
-        static = any(isinstance(a, Var) and self.lo.prims.get(a.id) == "static" for a in args)
-        if prim is None and library.serves(name, args, kwargs) and not (static and name == "builtins.sorted"):
-            # (sorted() of a value of static code, a set maybe, is static code too: Python's sorted)
-            return library.call(self, name, args, kwargs, node)  # np.cov(X): its definition, inlined
+        defined = library.serving(self.lo, name, args, kwargs) if prim is None or "key" in kwargs else None
+        if defined is not None:
+            return library.call(self, defined, args, kwargs, node)  # np.cov(X): its definition, inlined
         if prim is None:
             raise self.lo.error("YS031", _no_rule_message(name, node), node)
         return self.bound_primitive(prim, args, kwargs, node)
@@ -328,48 +319,10 @@ class CallLowering:
             return self.call_primitive(name, [tuple(args[1:])], {**kwargs, "subscripts": args[0]}, node)
         if name == "numpy.gradient":
             return self.gradient_call(name, args, kwargs, node)
-        if name in _WHERE_REDUCTIONS and "where" in kwargs and args:  # np.sum(x, where=m): of np.where(m, x, 0)
-            rest = {k: v for k, v in kwargs.items() if k != "where"}
-            mask = kwargs["where"]
-            masked = self.call_primitive("numpy.where", [mask, args[0], Lit(0.0)], {}, node)
-            total = self.call_primitive("numpy.sum", [masked, *args[1:]], rest, node)
-            if name.endswith("sum"):
-                return total
-            ones = self.call_primitive("numpy.where", [mask, Lit(1.0), Lit(0.0)], {}, node)
-            spread = self.lo.binop("add", ones, self.call_primitive("numpy.zeros_like", [args[0]], {}, node), node)
-            count = self.call_primitive(
-                "numpy.sum",
-                [spread, *args[1:]],
-                rest,
-                node,
-            )
-            return self.lo.binop("truediv", total, count, node)
-        if name in _INITIAL_REDUCTIONS and "initial" in kwargs and "where" not in kwargs and args:
-            rest = {k: v for k, v in kwargs.items() if k != "initial"}  # np.max(x, initial=0.0)
-            extreme = "numpy.maximum" if "max" in name else "numpy.minimum"
-            return self.call_primitive(
-                extreme, [self.call_primitive(name, args, rest, node), kwargs["initial"]], {}, node
-            )
-        if name == "scipy.special.logsumexp" and "b" in kwargs and "return_sign" not in kwargs and args:
-            rest = {k: v for k, v in kwargs.items() if k != "b"}  # logsumexp(x, b=w): of x + log(w)
-            shifted = self.lo.binop("add", args[0], self.call_primitive("numpy.log", [kwargs["b"]], {}, node), node)
-            return self.call_primitive(name, [shifted, *args[1:]], rest, node)
-        if name == "math.fsum" and len(args) == 1 and not kwargs:  # the sum (rounded once: to the last bit)
-            return self.call_primitive("builtins.sum", args, {}, node)
-        if name == "numpy.block" and len(args) == 1 and not kwargs and isinstance(args[0], tuple) and args[0]:
-            rows = args[0]  # np.block([[A, B], [C, D]]): each row joined along the last axis, then the rows
-            if all(isinstance(r, tuple) and r for r in rows):
-                joined = tuple(self.call_primitive("numpy.concatenate", [r], {"axis": Lit(-1)}, node) for r in rows)
-                return self.call_primitive("numpy.concatenate", [joined], {"axis": Lit(-2)}, node)
-            if not any(isinstance(r, tuple) for r in rows):  # np.block([a, b]): joined along the last axis
-                return self.call_primitive("numpy.concatenate", [rows], {"axis": Lit(-1)}, node)
-        if name == "ndarray.astype" and len(args) == 2 and not kwargs:
-            dtype = float_dtype(args[1])
-            if dtype is not None:  # x.astype(float): differentiable; to an integer dtype: static code
-                return self.call_primitive(name, [args[0]], {"dtype": Lit(dtype)}, node)
-        shaped = adapt_shape(self.lo, name, args, kwargs, node)  # np.split, np.diff(prepend=), np.pad, np.select, np.r_
-        if shaped is not None:
-            return shaped
+        # where=, initial=, b=, fsum, np.block, astype; np.split, np.diff(prepend=), np.pad, np.select, np.r_
+        spelled = adapt_keywords(self.lo, name, args, kwargs, node)
+        if spelled is not None:
+            return spelled
         if name in _TRAPEZOIDS and "xs" not in kwargs and len(args) <= 4:
             # x=, the sample points, is the rule's operand xs (the gradient of an x would be the
             # static dx=), None where the call leaves it out

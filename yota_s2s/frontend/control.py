@@ -289,8 +289,7 @@ class ControlLowering:
             zipped = self.zipped(it, target, env)
             if zipped is not None:
                 return zipped
-        it = self.materialized(it, env)
-        seq = self.lo.expr(it, env)
+        seq = self.lo.expr(_materialized(self.lo, it, env), env)  # (an iterator: a tuple of its items)
         if isinstance(seq, Lit) and isinstance(seq.value, tuple):
             seq = tuple(Lit(v) for v in seq.value)
         if isinstance(seq, tuple):
@@ -300,22 +299,6 @@ class ControlLowering:
             _check_target(self.lo, target)  # (for X, y in batches: each row unpacked, its length checked)
         stop = self.lo.calls.call_primitive("builtins.len", [rows], {}, it)
         return ("range", Lit(0), stop, Lit(1), rows, None)
-
-    def materialized(self, it: ast.expr, env: dict) -> ast.expr:
-        """``tuple(it)`` where ``it`` calls a library function that gives an iterator (``itertools``'
-        ``product``, ``combinations``, ...; ``map``, ``filter``, ``iter``) or is a set: the loop is run by index and
-        length, which an iterator has not.  Else ``it``."""
-        if isinstance(it, ast.Set | ast.SetComp | ast.GeneratorExp):  # (a set: no index; map(): a generator)
-            return ast.copy_location(ast.Call(ast.Name("tuple", ast.Load()), [it], []), it)
-        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute | ast.Name)):
-            return it
-        try:
-            name = getattr(self.lo.expr(it.func, env), "name", None)
-        except UserError:
-            return it
-        if not (isinstance(name, str) and (name.startswith("itertools.") or name in _ITERATORS)):
-            return it
-        return ast.copy_location(ast.Call(ast.Name("tuple", ast.Load()), [it], []), it)
 
     def zipped(self, it: ast.expr, target: ast.expr, env: dict) -> tuple | None:
         """``zip(X, Y)`` iterated with ``target`` (``x, y``), as ``iteration`` says it; None where
@@ -463,6 +446,23 @@ class ControlLowering:
         self.lo.tape.eqns.append(region_eqn("if", [flag, *free], params, regions, outs, span))
         self.lo.merges.update((o.id, self.lo.tape.eqns[-1]) for o in outs)  # may a branch give a shared array?
         return outs
+
+
+def _materialized(lo, it: ast.expr, env: dict) -> ast.expr:
+    """``tuple(it)`` where ``it`` calls a library function that gives an iterator (``itertools``'
+    ``product``, ``combinations``, ...; ``map``, ``filter``, ``iter``) or is a set: the loop is run by index and
+    length, which an iterator has not.  Else ``it``."""
+    if isinstance(it, ast.Set | ast.SetComp | ast.GeneratorExp):  # (a set: no index; map(): a generator)
+        return ast.copy_location(ast.Call(ast.Name("tuple", ast.Load()), [it], []), it)
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute | ast.Name)):
+        return it
+    try:
+        name = getattr(lo.expr(it.func, env), "name", None)
+    except UserError:
+        return it
+    if not (isinstance(name, str) and (name.startswith("itertools.") or name in _ITERATORS)):
+        return it
+    return ast.copy_location(ast.Call(ast.Name("tuple", ast.Load()), [it], []), it)
 
 
 def _check_target(lo, target: ast.expr) -> None:
