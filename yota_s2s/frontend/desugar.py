@@ -48,8 +48,11 @@ def desugar(tree: ast.Module, source: str) -> None:
     fill = "fill_diagonal" in source
     if not (match or walrus or try_ or fill):
         return
-    for fn in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
-        _Statements(match, walrus, try_, fill).visit_body(fn.body)
+    rewrite = _Statements(match, walrus, try_, fill)
+    for node in tree.body:  # the functions and methods, their nested functions by their blocks (not module code)
+        for fn in [node] if isinstance(node, ast.FunctionDef) else getattr(node, "body", []):
+            if isinstance(fn, ast.FunctionDef):
+                rewrite.visit_body(fn.body)
 
 
 class _Statements:
