@@ -379,3 +379,15 @@ def test_bessel_and_inverse_error_functions_say_they_import_scipy_special(tmp_pa
     value, dx = namespace["grad_f"](x)
     assert np.isclose(value, f(x), rtol=1e-12)
     check_gradient(f, [x], [dx])
+
+
+def test_a_generated_module_is_read_as_written(tmp_path):
+    # its runtime helpers hold try blocks; rewriting them (desugar) made their text not the
+    # runtime's, so differentiating through grad_NAME was refused (YS031)
+    energy = "import numpy as np\n\n\ndef rosen(x):\n    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)\n"
+    (tmp_path / "energy.py").write_text(energy, encoding="utf-8")
+    (tmp_path / "grad_energy.py").write_text(generate(energy, "energy.py", ["rosen"]).text, encoding="utf-8")
+    hv = "import numpy as np\n\nfrom grad_energy import grad_rosen\n\n\ndef hv(x, v):\n    _, g = grad_rosen(x)\n    return np.sum(g * v)\n"
+    (tmp_path / "hv.py").write_text(hv, encoding="utf-8")
+    text = generate(hv, str(tmp_path / "hv.py"), ["hv"], wrt=["x"]).text
+    assert "def grad_hv(x, v)" in text
