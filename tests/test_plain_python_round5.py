@@ -292,6 +292,23 @@ case(
     lambda rng: [0.7, rng.normal(size=(3, 3)), rng.normal(size=3)],
 )
 
+# max/min with key= of constants is static code as written (was: read as the definition, whose
+# np.asarray of a dict's keys raised in the generated code)
+case(
+    "max_min_with_key_of_constants",
+    """
+    import numpy as np
+
+    D = {"a": 1.0, "b": 3.0}
+
+    def f(x):
+        best = max(D, key=D.get)
+        worst = min(D.items(), key=lambda kv: kv[1])[0]
+        return D[best] * np.sum(x) + D[worst] * x[0] ** 2
+    """,
+    arrays((3,)),
+)
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_gradient_matches_finite_differences(name, tmp_path):

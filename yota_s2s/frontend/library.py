@@ -339,8 +339,8 @@ def serving(lo, name: str, args: list, kwargs: dict) -> str | None:
     """The name of the definition a call of ``name`` is read as (``DEFINES``' key), or None:
     ``max``/``min`` with ``key=`` (the item at the keys' argmax); a name with no rule that
     ``serves``, but ``sorted`` of a value of static code (a set maybe: Python's sorted, static too)."""
-    if name in ("builtins.max", "builtins.min") and set(kwargs) == {"key"}:
-        return f"{name}#key"
+    if name in ("builtins.max", "builtins.min") and set(kwargs) == {"key"}:  # (of constants: static code)
+        return None if all(_constant_value(v) is not _NOT_CONSTANT for v in args) else f"{name}#key"
     static = any(lo.prims.get(getattr(a, "id", None)) == "static" for a in args if not isinstance(a, tuple | dict))
     if not serves(name, args, kwargs) or (static and name == "builtins.sorted"):
         return None
