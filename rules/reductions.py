@@ -157,7 +157,7 @@ def partition(x, kth, axis=-1, kind="introselect", order=None):
     dx = partition_dx(dout, x, out, axis=axis)
 
 
-@diffrule(names=["numpy.trapezoid", "numpy.trapz"])
+@diffrule(names=["numpy.trapezoid", "numpy.trapz", "scipy.integrate.trapezoid"])
 def trapezoid(y, xs, dx=1.0, axis=-1):
     """The trapezoidal rule along axis; xs is NumPy's x=, the sample points (None: dx apart)."""
     # (The operand is xs: the gradient of an x would be the static dx.  Lowering passes None for

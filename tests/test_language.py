@@ -683,9 +683,9 @@ REFUSALS: dict[str, tuple[str, tuple[str, int, int]]] = {
     "write into an attribute's array": ("def f(m, x):\n    m.W[0] = x\n    return m.W[0]\n", ("YS042", 2, 5)),
     "open": ("def f(x):\n    s = open('w.txt')\n    return x\n", ("YS038", 2, 9)),
     "input": ("def f(x):\n    return x * float(input())\n", ("YS038", 2, 22)),
-    "try": (
-        "def f(x):\n    try:\n        y = x * x\n    except ValueError:\n        y = x\n    return y\n",
-        ("YS013", 2, 5),
+    "with": (  # (try is served since issue 37's fifth round: the path on which nothing raises)
+        "import numpy as np\n\n\ndef f(x):\n    with np.errstate(all='ignore'):\n        y = x * x\n    return y\n",
+        ("YS013", 5, 5),
     ),
     "eval": ("def f(x):\n    return eval('x * x')\n", ("YS039", 2, 12)),
     "exec": ("def f(x):\n    exec('y = 1')\n    return x\n", ("YS039", 2, 5)),
@@ -747,7 +747,7 @@ def test_each_refusal_kind_has_its_own_code():
         "global": "YS015",
         "attribute write": "YS042",
         "open": "YS038",
-        "try": "YS013",
+        "with": "YS013",
         "eval": "YS039",
         "async def": "YS037",
         "unreachable without rule": "YS031",

@@ -1,13 +1,14 @@
 """Twenty realistic files (``files/``) and forty everyday idioms (``idioms.py``) through ``yota-s2s``.
 
-    python -m benchmarks.fresh [--holdout | --holdout2 | --holdout3] [--only NAME] [--no-jax]
+    python -m benchmarks.fresh [--holdout | --holdout2 | --holdout3 | --holdout4] [--only NAME] [--no-jax]
 
 ``--holdout``: ten more files and twenty more idioms (``holdout/``), written after the fixes the
 first set led to and measured as they were first written (the first set is no longer fresh).
 ``--holdout2``: ten more files and thirty more idioms (``holdout2/``), of kinds neither set had,
 written before the fixes of the third round and measured as first written (figures in
 ``holdout2/README.md``).  ``--holdout3``: ten files and thirty idioms of kinds none of those had
-(``holdout3/``), written before the fourth round's fixes (figures in ``holdout3/README.md``).
+(``holdout3/``), written before the fourth round's fixes (figures in ``holdout3/README.md``).  ``--holdout4``: ten
+files and forty idioms (``holdout4/``), written before the fifth round's fixes (``holdout4/README.md``).
 
 Each case runs the command line as a user would (``yota-s2s FILE --func F --wrt W --out OUT``),
 then imports the source and the generated module and compares, at seeded random arguments, the
@@ -38,6 +39,7 @@ from . import cases
 from .holdout import cases as holdout_cases
 from .holdout2 import cases as holdout2_cases
 from .holdout3 import cases as holdout3_cases
+from .holdout4 import cases as holdout4_cases
 
 HERE = Path(__file__).resolve().parent
 
@@ -127,6 +129,7 @@ SETS = {
     "holdout": (holdout_cases, HERE / "holdout", HERE / "holdout" / "idioms.py"),
     "holdout2": (holdout2_cases, HERE / "holdout2", HERE / "holdout2" / "idioms.py"),
     "holdout3": (holdout3_cases, HERE / "holdout3", HERE / "holdout3" / "idioms.py"),
+    "holdout4": (holdout4_cases, HERE / "holdout4", HERE / "holdout4" / "idioms.py"),
 }
 
 
@@ -145,8 +148,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--holdout", action="store_true", help="the holdout set (holdout/: written after the fixes)")
     parser.add_argument("--holdout2", action="store_true", help="the second holdout set (holdout2/)")
     parser.add_argument("--holdout3", action="store_true", help="the third holdout set (holdout3/)")
+    parser.add_argument("--holdout4", action="store_true", help="the fourth holdout set (holdout4/)")
     options = parser.parse_args(argv)
-    chosen = next((s for s in ("holdout3", "holdout2", "holdout") if getattr(options, s)), "fresh")
+    chosen = next((s for s in ("holdout4", "holdout3", "holdout2", "holdout") if getattr(options, s)), "fresh")
     tally: dict[tuple[str, str, str], int] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for kind, name, source, func, wrt, make_args in _cases(chosen):

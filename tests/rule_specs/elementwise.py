@@ -103,6 +103,23 @@ SYMPY = {
     "gammasgn": lambda x: sympy.Integer(1),  # (sampled where gamma > 0: a constant there)
     "polygamma": lambda n, x: sympy.polygamma(_floor(n), x),  # n is an integer order
     "xlogy": lambda x, y: x * sympy.log(y),
+    "j0": lambda x: sympy.besselj(0, x),
+    "j1": lambda x: sympy.besselj(1, x),
+    "y0": lambda x: sympy.bessely(0, x),
+    "y1": lambda x: sympy.bessely(1, x),
+    "i0": lambda x: sympy.besseli(0, x),
+    "i1": lambda x: sympy.besseli(1, x),
+    "i0e": lambda x: sympy.besseli(0, x) * sympy.exp(-sympy.Abs(x)),
+    "i1e": lambda x: sympy.besseli(1, x) * sympy.exp(-sympy.Abs(x)),
+    "jv": sympy.besselj,
+    "yv": sympy.bessely,
+    "yn": lambda n, x: sympy.bessely(_trunc(n), x),  # the order truncated to an integer
+    "iv": sympy.besseli,
+    "ive": lambda v, x: sympy.besseli(v, x) * sympy.exp(-sympy.Abs(x)),
+    "erfinv": sympy.erfinv,
+    "erfcinv": lambda x: sympy.erfinv(1 - x),  # (sympy's erfcinv gives no number at these points)
+    "gammainc": lambda a, x: sympy.lowergamma(a, x) / sympy.gamma(a),
+    "gammaincc": lambda a, x: sympy.uppergamma(a, x) / sympy.gamma(a),
 }
 
 _POSITIVE = (0.5, 2.0)
@@ -130,6 +147,16 @@ DOMAIN = {
     "gammasgn": (0.5, 3.0),
     "polygamma": (0.2, 2.9),  # the order n in 0, 1, 2 (read as floor(n) by the oracle)
     "xlogy": {"y": _POSITIVE},
+    # Bessel functions: y0, y1, yv on x > 0; the orders (v) and the incomplete gamma's a are
+    # constants, or integers floor(v) + 1 (1, 2, 3: their derivative is not written)
+    "y0": (0.5, 3.0),
+    "y1": (0.5, 3.0),
+    **{prim: {"v": (0.2, 2.9), "x": (0.5, 3.0)} for prim in ("jv", "yv", "iv", "ive")},
+    "yn": {"n": (0.2, 2.9), "x": (0.5, 3.0)},
+    "erfinv": (-0.9, 0.9),
+    "erfcinv": (0.1, 1.9),
+    "gammainc": {"a": (0.2, 2.9), "x": (0.3, 3.0)},
+    "gammaincc": {"a": (0.2, 2.9), "x": (0.3, 3.0)},
 }
 
 #: The operand shapes of tests/test_rules.py's broadcasting checks.
@@ -163,6 +190,17 @@ SPECS = {
         *(("{f}(np.floor(x), y)", [a, b]) for a, b in _BROADCAST_PAIRS),
         *(("{f}(np.floor(x), y)", [b, a]) for a, b in _BROADCAST_PAIRS),
     ],
+    **{
+        prim: [
+            ("{f}(1.5, x)", [(3,)]),
+            ("{f}(2, x)", [(2, 3)]),
+            ("{f}(0.5, x)", [()]),
+            *(("{f}(np.floor(x) + 1.0, y)", shapes) for shapes in ([(), ()], [(3,), (3,)], [(2, 3), (2, 3)])),
+            *(("{f}(np.floor(x) + 1.0, y)", [a, b]) for a, b in _BROADCAST_PAIRS),
+            *(("{f}(np.floor(x) + 1.0, y)", [b, a]) for a, b in _BROADCAST_PAIRS),
+        ]
+        for prim in ("jv", "yv", "yn", "iv", "ive", "gammainc", "gammaincc")
+    },
 }
 
 METHODS = {

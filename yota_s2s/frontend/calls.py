@@ -29,9 +29,9 @@ from ..ir.primitives import STATIC_LIBRARY as LIBRARY
 from ..ir.primitives import STATIC_OPERAND as OPERAND
 from ..ir.primitives import primitive
 from . import instances, library
-from .adapters_dtype import DTYPE_CALLS, dtype_call, float_dtype
+from .adapters_dtype import DTYPE_CALLS, dtype_call
 from .adapters_einsum import subscripts_first
-from .adapters_shape import adapt_shape
+from .adapters_keywords import adapt_keywords
 from .expressions import NeedsUnrolling, _fields
 from .fence import lambda_function
 from .generated import edited_helper, generated_helpers
@@ -53,6 +53,8 @@ from .values import (
 )
 
 #: The methods of a dict that an array has not (a dict parameter's keys are not known when generating).
+#: The trapezoidal rule's names.
+_TRAPEZOIDS = ("numpy.trapezoid", "numpy.trapz", "scipy.integrate.trapezoid")
 _DICT_METHODS = frozenset({"items", "keys", "values", "get", "update", "pop", "setdefault"})
 #: Library functions whose rule holds on part of their domain (real symmetric matrices): in
 #: module-level code, where no parameter is read, they run as NumPy runs them.
@@ -91,7 +93,7 @@ class CallLowering:
             elif isinstance(base, _Unresolved | _Indexed) and base.path not in self.lo.array_inputs:
                 method = self.lo.names.find_method(func.attr, func, base.cls)
                 if method is None and func.attr in _DICT_METHODS:  # p.items() of a dict parameter
-                    raise self.lo.dicts.parameter_keys(base, func)
+                    return self.lo.dicts.parameter_method(base, func, node, env)
                 if method is None:
                     callee = _Function(f"ndarray.{func.attr}")
                     receiver = base
@@ -224,8 +226,9 @@ class CallLowering:
             fields = RESULT_FIELDS.get(name)
             return _Fields(items, fields) if fields and len(fields) == n else items
         prim = self.lo.table.names.get(name)
-        if prim is None and library.serves(name, args, kwargs):
-            return library.call(self, name, args, kwargs, node)  # np.cov(X): its definition, inlined
+        defined = library.serving(self.lo, name, args, kwargs) if prim is None or "key" in kwargs else None
+        if defined is not None:
+            return library.call(self, defined, args, kwargs, node)  # np.cov(X): its definition, inlined
         if prim is None:
             raise self.lo.error("YS031", _no_rule_message(name, node), node)
         return self.bound_primitive(prim, args, kwargs, node)
@@ -316,14 +319,11 @@ class CallLowering:
             return self.call_primitive(name, [tuple(args[1:])], {**kwargs, "subscripts": args[0]}, node)
         if name == "numpy.gradient":
             return self.gradient_call(name, args, kwargs, node)
-        if name == "ndarray.astype" and len(args) == 2 and not kwargs:
-            dtype = float_dtype(args[1])
-            if dtype is not None:  # x.astype(float): differentiable; to an integer dtype: static code
-                return self.call_primitive(name, [args[0]], {"dtype": Lit(dtype)}, node)
-        shaped = adapt_shape(self.lo, name, args, kwargs, node)  # np.split, np.diff(prepend=), np.pad, np.select, np.r_
-        if shaped is not None:
-            return shaped
-        if name in ("numpy.trapezoid", "numpy.trapz") and "xs" not in kwargs and len(args) <= 4:
+        # where=, initial=, b=, fsum, np.block, astype; np.split, np.diff(prepend=), np.pad, np.select, np.r_
+        spelled = adapt_keywords(self.lo, name, args, kwargs, node)
+        if spelled is not None:
+            return spelled
+        if name in _TRAPEZOIDS and "xs" not in kwargs and len(args) <= 4:
             # x=, the sample points, is the rule's operand xs (the gradient of an x would be the
             # static dx=), None where the call leaves it out
             bound = {**dict(zip(("y", "x", "dx", "axis"), args)), **kwargs}

@@ -34,6 +34,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+from ..errors import UserError
 from ..ir.core import Atom, Dyn, Input, Lit, Tape, Var
 from ..ir.regions import close_regions, region_eqn
 from .dicts import _hint
@@ -288,7 +289,7 @@ class ControlLowering:
             zipped = self.zipped(it, target, env)
             if zipped is not None:
                 return zipped
-        seq = self.lo.expr(it, env)
+        seq = self.lo.expr(_materialized(self.lo, it, env), env)  # (an iterator: a tuple of its items)
         if isinstance(seq, Lit) and isinstance(seq.value, tuple):
             seq = tuple(Lit(v) for v in seq.value)
         if isinstance(seq, tuple):
@@ -447,6 +448,23 @@ class ControlLowering:
         return outs
 
 
+def _materialized(lo, it: ast.expr, env: dict) -> ast.expr:
+    """``tuple(it)`` where ``it`` calls a library function that gives an iterator (``itertools``'
+    ``product``, ``combinations``, ...; ``map``, ``filter``, ``iter``) or is a set: the loop is run by index and
+    length, which an iterator has not.  Else ``it``."""
+    if isinstance(it, ast.Set | ast.SetComp | ast.GeneratorExp):  # (a set: no index; map(): a generator)
+        return ast.copy_location(ast.Call(ast.Name("tuple", ast.Load()), [it], []), it)
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute | ast.Name)):
+        return it
+    try:
+        name = getattr(lo.expr(it.func, env), "name", None)
+    except UserError:
+        return it
+    if not (isinstance(name, str) and (name.startswith("itertools.") or name in _ITERATORS)):
+        return it
+    return ast.copy_location(ast.Call(ast.Name("tuple", ast.Load()), [it], []), it)
+
+
 def _check_target(lo, target: ast.expr) -> None:
     if not isinstance(target, ast.Name):
         raise lo.error("YS011", "a loop variable is one name here", target)
@@ -454,6 +472,8 @@ def _check_target(lo, target: ast.expr) -> None:
 
 #: The most iterations a loop is unrolled to (``params[f"W{i}"]`` over ``range(n_layers)``).
 _UNROLL_LIMIT = 256
+#: Builtins that give an iterator: iterated, ``tuple()`` of them (``itertools``' functions too).
+_ITERATORS = frozenset({"builtins.filter", "builtins.iter", "builtins.map", "builtins.set", "builtins.frozenset"})
 
 
 #: What the rewrites before lowering look for (``map``, ``functools.reduce``, ``list``, ``enumerate``,

@@ -15,9 +15,11 @@ import ast
 import re
 
 from ..errors import UserError
-from ..ir.core import Lit
+from ..ir.core import Key, Lit
 from ..ir.printer import format_path
+from .passthrough import _path_ast
 from .state import LoweringState
+from .values import _Unresolved
 
 _MISSING = object()
 
@@ -32,6 +34,12 @@ class DictLowering:
         #: and the dict's number of keys (``control.split_dicts``).
         self.dict_entries: dict[str, tuple[str, object]] = {}
         self.dict_sizes: dict[str, int] = {}
+        #: ``p.items()`` of a dict parameter (``parameter_method``): the paths met in a first lowering
+        #: (path -> the call), the keys the function reads of each by name (a second lowering's), and
+        #: the keys read by name (paths).
+        self.wanted_keys: dict[tuple, ast.Attribute] = {}
+        self.known_keys: dict[tuple, list[str]] | None = None
+        self.read_paths: list[tuple] = []
 
     def dict_method(self, base: object, name: str, node: ast.Call, env: dict) -> object:
         """``d.items()``, ``d.keys()``, ``d.values()``, ``d.get(k, default)`` of a dict of values."""
@@ -53,15 +61,51 @@ class DictLowering:
             return {k: Lit(v) for k, v in value.value.items()}
         return dict(value) if isinstance(value, dict) else None
 
+    def parameter_method(self, base: object, func: ast.Attribute, node: ast.Call, env: dict) -> object:
+        """``p.items()``, ``p.keys()``, ``p.values()`` of a dict parameter ``p``: the keys the function
+        reads of ``p`` by name (``p["ec50"]``, known after a first lowering: ``lower.lower``), the
+        generated code checking first that ``p`` has those keys, in that order (a dict's order is its
+        items' order); refused (YS041) where it reads none."""
+        if func.attr not in ("items", "keys", "values") or node.args or node.keywords:
+            raise self.parameter_keys(base, func)
+        if self.known_keys is None:  # the first lowering: read as empty, the tape discarded
+            self.wanted_keys.setdefault(base.path, func)
+            return self.dict_method({}, func.attr, node, env)
+        keys = self.known_keys.get(base.path)
+        if not keys:
+            raise self.parameter_keys(base, func)
+        items = {k: _Unresolved((*base.path, Key(k))) for k in keys}
+        return self.dict_method(items, func.attr, node, env)
+
+    def check_keys(self, tape, wanted: dict[tuple, ast.Attribute]) -> None:
+        """Put first in ``tape`` the check, for each dict parameter whose items are read, that it has
+        the keys the function reads of it by name, in that order (an ``effect``: the parameter as the
+        generated function has it)."""
+        for path, func in reversed(wanted.items()):
+            if not self.known_keys.get(path):
+                continue  # (its .items() not lowered the second time: nothing to check)
+            check = _keys_check(_path_ast(path), self.known_keys[path], format_path(path))
+            tape.add_eqn("effect", [], {"code": ast.unparse(check), "modules": ()}, self.lo.span_at(func))
+            tape.eqns.insert(0, tape.eqns.pop())
+
+    def keys_read(self) -> dict[tuple, list[str]]:
+        """For each path of ``wanted_keys``, the keys the function read of it by name, in the order read."""
+        out: dict[tuple, list[str]] = {}
+        for path in self.wanted_keys:
+            n = len(path)
+            keys = [p[n].name for p in self.read_paths if len(p) > n and p[:n] == path and isinstance(p[n], Key)]
+            out[path] = list(dict.fromkeys(keys))
+        return out
+
     def parameter_keys(self, base: object, func: ast.Attribute) -> UserError:
         """The refusal of ``p.items()`` (``keys``, ``values``, ...) of a dict parameter: its keys are
         known only when the function runs."""
         shown = format_path(base.path)
         return self.lo.error(
             "YS041",
-            f"{shown}.{func.attr}(): the keys of a dict parameter are known only at run time; read its "
-            f"entries by key ({shown}['a']), or loop over keys written in the source "
-            f"(for k in ('a', 'b'): ... {shown}[k] ...)",
+            f"{shown}.{func.attr}(): the keys of a dict parameter are known only at run time, and the "
+            f"function reads none of them by name; read its entries by key ({shown}['a']), or loop over "
+            f"keys written in the source (for k in ('a', 'b'): ... {shown}[k] ...)",
             func,
         )
 
@@ -109,3 +153,19 @@ class DictLowering:
 def _hint(name: str) -> str:
     """A name for the generated code: ``c_A`` for the entry ``c['A']`` of a dict."""
     return name if name.isidentifier() else "_".join(re.findall(r"\w+", name))
+
+
+def _keys_check(value: ast.expr, keys: list[str], shown: str) -> ast.If:
+    """``if list(p) != [keys]: raise ValueError(...)``."""
+    message = (
+        f"{shown} must have the keys {', '.join(map(repr, keys))} in this order (those the function reads "
+        f"by name: the gradient iterates over them)"
+    )
+    test = ast.Compare(
+        ast.Call(ast.Name("list", ast.Load()), [value], []),
+        [ast.NotEq()],
+        [ast.List([ast.Constant(k) for k in keys], ast.Load())],
+    )
+    error = ast.Raise(ast.Call(ast.Name("ValueError", ast.Load()), [ast.Constant(message)], []), None)
+    node = ast.If(test, [error], [])
+    return node

@@ -142,6 +142,7 @@ class ExpressionLowering:
         key = self.dict_key(node, base, env)
         if isinstance(key, str) and isinstance(base, _Unresolved) and base.path not in self.lo.array_inputs:
             self.lo.object_paths.add(base.path)  # params["W1"]: a dict parameter, read by key
+            self.lo.dicts.read_paths.append((*base.path, Key(key)))
             return _Unresolved((*base.path, Key(key)))
         if isinstance(base, dict) or (isinstance(base, Lit) and isinstance(base.value, dict)):  # RATES["fast"]
             key = self.lo.expr(node.slice, env)

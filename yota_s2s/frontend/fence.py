@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from ..errors import UserError, UserErrors, located
 from .complexes import complex_errors
+from .desugar import desugar
 from .generated import generated_helpers, guard_lines
 from .module_level import ModuleLevel, lambda_function
 from .rewrites import generators_as_lists
@@ -87,6 +88,7 @@ def parse_module(source: str, path: str) -> Module:
         lines = source.splitlines()
         text = lines[line - 1] if 0 < line <= len(lines) else None
         raise UserError("YS001", f"invalid syntax: {exc.msg}", path, line, exc.offset or 1, text) from None
+    desugar(tree, source)  # match, walrus, try (only where the source can hold them)
     generators = generators_as_lists(tree) if "yield" in source else {}  # (a walk of every node: only where one may be)
     module = Module(path, source, tree, generators=generators)
     _collect(module)

@@ -55,7 +55,10 @@ def class_member(module: Module, name: str, member: str) -> ast.FunctionDef | as
 
 
 def is_dataclass(cls: ast.ClassDef) -> bool:
-    """``cls`` is decorated ``@dataclass`` (``@dataclasses.dataclass``, with arguments or not)."""
+    """``cls`` is decorated ``@dataclass`` (``@dataclasses.dataclass``, with arguments or not), or
+    is a ``typing.NamedTuple`` (its fields made the same way: annotated, in order, with defaults)."""
+    if any(_last_name(b) == "NamedTuple" for b in cls.bases):
+        return True
     for deco in cls.decorator_list:
         target = deco.func if isinstance(deco, ast.Call) else deco
         name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
@@ -124,6 +127,10 @@ def attribute(lowering, obj: _Instance, attr: str, node: ast.AST) -> object:
     if attr in obj.attrs:
         return obj.attrs[attr]
     member = class_member(obj.module, obj.cls, attr)
+    if isinstance(member, ast.FunctionDef) and any(_last_name(d) in _PROPERTIES for d in member.decorator_list):
+        lowering.fn_modules[id(member)] = obj.module
+        lowering.fn_classes[id(member)] = obj.cls
+        return lowering.calls.call_local(member, [obj], {}, node)  # spring.half_k: a property, called
     if isinstance(member, ast.FunctionDef):  # f = hx.duty: the method bound to the object
         return method(lowering, obj, attr, node)
     if member is not None:
@@ -145,3 +152,12 @@ def method(lowering, obj: _Instance, attr: str, node: ast.AST) -> _Function:
 def set_attribute(lowering, obj: _Instance, attr: str, value: object, node: ast.AST) -> None:
     """``self.attr = value`` in ``__init__``: the object's attribute (the fence allows it nowhere else)."""
     obj.attrs[attr] = value
+
+
+#: The decorators that make a method read as an attribute.
+_PROPERTIES = frozenset({"property", "cached_property"})
+
+
+def _last_name(node: ast.expr) -> str:
+    """``NamedTuple`` for ``typing.NamedTuple`` or ``NamedTuple``; ``""`` for anything else."""
+    return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")

@@ -188,6 +188,84 @@ def sorted_values(iterable, *, reverse=False):
     if reverse:
         s = s[::-1]
     return list(s)
+
+
+def simpson(y, x=None, *, dx=1.0, axis=-1):
+    y = np.moveaxis(y, axis, -1)
+    if np.shape(y)[-1] % 2 == 0:
+        raise ValueError("scipy.integrate.simpson: the generated code takes an odd number of samples")
+    if x is None:
+        return dx / 3.0 * np.sum(y[..., 0:-1:2] + 4.0 * y[..., 1::2] + y[..., 2::2], axis=-1)
+    h = np.diff(x)
+    h0 = h[0::2]
+    h1 = h[1::2]
+    hsum = h0 + h1
+    ratio = h0 / h1
+    terms = y[..., 0:-1:2] * (2.0 - 1.0 / ratio) + y[..., 1::2] * (hsum * hsum / (h0 * h1)) + y[..., 2::2] * (2.0 - ratio)
+    return np.sum(hsum / 6.0 * terms, axis=-1)
+
+
+def cumulative_trapezoid(y, x=None, dx=1.0, axis=-1, initial=None):
+    y = np.moveaxis(y, axis, -1)
+    d = dx if x is None else np.diff(x)
+    out = np.cumsum(d * (y[..., 1:] + y[..., :-1]) / 2.0, axis=-1)
+    if initial is not None:
+        out = np.concatenate([np.zeros_like(out[..., :1]) + initial, out], axis=-1)
+    return np.moveaxis(out, -1, axis)
+
+
+def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False, check_finite=True):
+    t = np.tril(a) if lower else np.triu(a)
+    if unit_diagonal:
+        t = t - np.diag(np.diag(t)) + np.eye(np.shape(a)[0])
+    if trans == 1 or trans == 2 or trans == "T" or trans == "C":
+        t = t.T
+    return np.linalg.solve(t, b)
+
+
+def cholesky_upper(a, lower=False, overwrite_a=False, check_finite=True):
+    L = np.linalg.cholesky(a)
+    if lower:
+        return L
+    return L.T
+
+
+def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    return cholesky_upper(a, lower), lower
+
+
+def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    c, lower = c_and_lower
+    L = np.tril(c) if lower else np.triu(c).T
+    return np.linalg.solve(L.T, np.linalg.solve(L, b))
+
+
+def multiply_outer(a, b):
+    return np.reshape(a, np.shape(a) + (1,) * np.ndim(b)) * b
+
+
+def add_outer(a, b):
+    return np.reshape(a, np.shape(a) + (1,) * np.ndim(b)) + b
+
+
+def subtract_outer(a, b):
+    return np.reshape(a, np.shape(a) + (1,) * np.ndim(b)) - b
+
+
+def divide_outer(a, b):
+    return np.reshape(a, np.shape(a) + (1,) * np.ndim(b)) / b
+
+
+def max_by_key(*args, key):
+    items = args[0] if len(args) == 1 else args
+    keys = [key(v) for v in items]
+    return np.asarray(items)[np.argmax(np.asarray(keys))]
+
+
+def min_by_key(*args, key):
+    items = args[0] if len(args) == 1 else args
+    keys = [key(v) for v in items]
+    return np.asarray(items)[np.argmin(np.asarray(keys))]
 """
 
 #: The library name each definition stands for.
@@ -206,6 +284,19 @@ DEFINES = {
     "scipy.stats.norm.logcdf": "norm_logcdf",
     "scipy.stats.norm.logsf": "norm_logsf",
     "builtins.sorted": "sorted_values",
+    "scipy.integrate.simpson": "simpson",
+    "scipy.integrate.cumulative_trapezoid": "cumulative_trapezoid",
+    "scipy.linalg.solve_triangular": "solve_triangular",
+    "scipy.linalg.cholesky": "cholesky_upper",
+    "scipy.linalg.cho_factor": "cho_factor",
+    "scipy.linalg.cho_solve": "cho_solve",
+    "numpy.multiply.outer": "multiply_outer",
+    "numpy.add.outer": "add_outer",
+    "numpy.subtract.outer": "subtract_outer",
+    "numpy.divide.outer": "divide_outer",
+    "numpy.true_divide.outer": "divide_outer",
+    "builtins.max#key": "max_by_key",
+    "builtins.min#key": "min_by_key",
     "scipy.special.multigammaln": "multigammaln",
     "scipy.special.betaln": "betaln",
     "scipy.special.beta": "beta",
@@ -242,6 +333,18 @@ def serves(name: str, args: list, kwargs: dict) -> bool:
         _constant_value(v) is not _NOT_CONSTANT for v in (*args, *kwargs.values())
     )
     return name in DEFINES and not static
+
+
+def serving(lo, name: str, args: list, kwargs: dict) -> str | None:
+    """The name of the definition a call of ``name`` is read as (``DEFINES``' key), or None:
+    ``max``/``min`` with ``key=`` (the item at the keys' argmax); a name with no rule that
+    ``serves``, but ``sorted`` of a value of static code (a set maybe: Python's sorted, static too)."""
+    if name in ("builtins.max", "builtins.min") and set(kwargs) == {"key"}:  # (of constants: static code)
+        return None if all(_constant_value(v) is not _NOT_CONSTANT for v in args) else f"{name}#key"
+    static = any(lo.prims.get(getattr(a, "id", None)) == "static" for a in args if not isinstance(a, tuple | dict))
+    if not serves(name, args, kwargs) or (static and name == "builtins.sorted"):
+        return None
+    return name
 
 
 def call(calls, name: str, args: list, kwargs: dict, node: ast.AST) -> object:

@@ -448,8 +448,26 @@ class Lowerer(LoweringState):
 
 
 def lower(module: Module, name: str, table: RuleTable) -> Tape:
-    """Lower function ``name`` of a fenced module to its primal tape."""
-    return Lowerer(module, table).lower(name)
+    """Lower function ``name`` of a fenced module to its primal tape.
+
+    Where it meets ``p.items()`` (``values``, ``keys``) of a dict parameter, whose keys only the
+    call knows, a first lowering reads it as empty and notes the constant keys the function reads
+    of ``p`` (``p["ec50"]``); a second lowering reads it as those keys, and the generated code
+    checks at run time that the dict has them, no more and no fewer (``dicts.parameter_method``)."""
+    first = Lowerer(module, table)
+    try:
+        tape = first.lower(name)
+    except UserError:
+        if not first.dicts.wanted_keys:
+            raise
+        tape = None
+    if not first.dicts.wanted_keys:
+        return tape
+    second = Lowerer(module, table)
+    second.dicts.known_keys = first.dicts.keys_read()
+    tape = second.lower(name)
+    second.dicts.check_keys(tape, first.dicts.wanted_keys)
+    return tape
 
 
 def _appends(stmt: ast.stmt, env: dict[str, object]) -> bool:
