@@ -27,6 +27,7 @@ import ast
 
 from ..ir.batching import BatchedSweep
 from ..ir.core import Atom, Eqn, Section, Tape, Var
+from ..ir.primitives import primitive
 from .base import WriterBase, named, tuple_of
 from .plan import plan_function
 from .statements import Line
@@ -85,7 +86,7 @@ class BatchWriter:
         w = self.w
         made = {o.id: e for e in w.tape.eqns for o in e.outs if o.id not in sweep.swept}
         written = [e for e in w.tape.eqns if not any(o.id in sweep.swept for o in e.outs)]
-        writes = [e.args[0] for e in written if e.prim in ("index_add", "setindex") and e.args]
+        writes = [e.args[0] for e in written if primitive(e.prim).writes_into]
         overwritten = {a.id for a in writes if isinstance(a, Var) and a.id in w.plan.inplace}
         again: set[int] = set()
         reads = [a for e in sweep.eqns for a in e.args] + list(sweep.results.values())

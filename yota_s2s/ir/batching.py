@@ -125,8 +125,6 @@ def rule_of(eqn: Eqn, rows: list[bool], fresh: set[int], takes: bool) -> str | N
         return "index" if static and set(params) == {"index"} else None
     if prim == "index_add" and params.get("index") == (Dyn(0),) and rows[2:] == [False] and any(rows):
         return "rows_index_add"  # dx[I] += g, I computed: _rows_index_add, the rows' flags its parameters
-    if prim in ("stack", "concatenate") and set(params) <= {"axis"} and any(rows):
-        return "rows_" + prim
     if prim == "index_add":
         buf = eqn.args[0]
         ok = len(eqn.args) == 2 and isinstance(buf, Var) and set(params) == {"index"}
@@ -138,6 +136,8 @@ def rule_of(eqn: Eqn, rows: list[bool], fresh: set[int], takes: bool) -> str | N
     if batched is None:
         return None
     record = primitive(batched)
+    if record.rows_tuple:  # joins: any operand batched, their flags one parameter
+        return batched if any(rows) and set(params) <= set(record.rows_params) else None
     if record.rows_flags:  # products: the rows flags of every operand become parameters
         return batched if len(rows) == len(record.rows_flags) and not params else None
     # the others batch their first operand alone, with their static parameters as they are
@@ -217,7 +217,7 @@ class _Rewriter:
         elif kind == "rows_index_add":
             self.add(kind, args, {"buf_rows": flags[0], "g_rows": flags[1]}, eqn, outs)
             self.origin[eqn.out.id] = self.origin.get(args[0].id, args[0]) if flags[0] else args[0]
-        elif kind in ("rows_stack", "rows_concatenate"):
+        elif primitive(kind).rows_tuple:
             self.add(kind, args, {**params, "rows": tuple(flags)}, eqn, outs)
         elif kind == "index":
             self.add("getindex", args, {"index": (Slice(), *params["index"])}, eqn, outs)
@@ -267,7 +267,7 @@ def split_rows(eqns: list[Eqn], seed: Var, inplace: Mapping[int, int]) -> tuple[
         for eqn in (e for e in eqns if any(o.id in per_row for o in e.outs)):
             for a in eqn.args:  # a buffer a row writes into (a backward loop's accumulator): made in the row
                 d = defs.get(a.id) if isinstance(a, Var) else None
-                if d is not None and d.section != Section.FORWARD and (eqn.regions or d.prim == "grad_zeros"):
+                if d is not None and d.section != Section.FORWARD and (eqn.regions or primitive(d.prim).buffer):
                     per_row.update(o.id for o in d.outs)
         if len(per_row) == before:
             break
@@ -325,7 +325,7 @@ def split_seeded(eqns: list[Eqn], seed: Var | list[Var], inplace: Mapping[int, i
         if members:
             for a in eqn.args:
                 d = defs.get(a.id) if type(a) is Var else None
-                if d is not None and d.prim == "grad_zeros" and a.id in members:
+                if d is not None and primitive(d.prim).buffer and a.id in members:
                     add([o.id for o in d.outs])
         if eqn.prim in _LOOPS:  # each row's loop starts from its own initial values (the writer
             # names a carried value like its initial one)

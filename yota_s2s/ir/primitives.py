@@ -94,7 +94,10 @@ ROW_PRIMITIVES: dict[str, Primitive] = {
     "rows_roll_dx": Primitive(own_line=True, numpy_value=True, fresh=True, rows_params=("shift", "axis")),
     "rows_getindex": Primitive(own_line=True, numpy_value=True),
     "rows_index_add": Primitive(own_line=True, numpy_value=True, fresh=True),
-    **{f"rows_{join}": Primitive(own_line=True, numpy_value=True, fresh=True) for join in ("stack", "concatenate")},
+    **{
+        f"rows_{join}": Primitive(own_line=True, numpy_value=True, fresh=True, rows_params=("axis",), rows_tuple=True)
+        for join in ("stack", "concatenate")
+    },
 }
 
 

@@ -128,7 +128,7 @@ def in_place_groups(tape: Tape, table: RuleTable) -> dict[int, int]:
     groups: dict[int, int] = {}
     for eqn in tape.eqns:
         buf = eqn.args[0] if eqn.args else None
-        if eqn.prim not in ("index_add", "setindex") or not isinstance(buf, Var):
+        if not primitive(eqn.prim).writes_into or not isinstance(buf, Var):
             continue
         if count.get(buf.id, 0) != 1 or buf.id in outputs:
             continue
