@@ -5,7 +5,9 @@ or its forward columns one block of tangents at a time; ``hess_NAME`` runs its s
 row of ``H``.  Everything that reads no seed (the value, the gradient, what the sweeps multiply by)
 is computed once, before the loop.  The plan reads the split (``looped_values``: a value made
 before the loop and read in it is named, never written inline into the loop), and the writer
-writes the two parts where they go.
+writes the two parts where they go.  The splits themselves are ``ir.batching``'s (``split_seeded``,
+``split_rows``), here with the plan's in-place groups; a sweep the pipeline batched
+(``Facts.batched``) is written as the composition split it.
 """
 
 from __future__ import annotations

@@ -9,9 +9,12 @@ gets a leading axis of rows, row ``i`` being the value for the ``i``-th seed::
     _t4 = _rows_sum(_t3, axis=0)        # a reduction: the axis moved past the rows
     dx[:, 1:] += _t4                    # an index: a leading ``:``
 
-``batch`` rewrites the equations of the sweep into such equations (the batched values keep the
-variables of the values they batch, so what reads the sweep's results reads them unchanged), and the
-function writer prints them as it prints any equation.  The rule of each primitive is a field of its
+``split_seeded`` and ``split_rows`` find the sweep of a seed in a tape (what a loop over the seeds
+computes for each, the rest computed once, before it); ``batch`` rewrites the equations of the sweep
+into such equations (the batched values keep the variables of the values they batch, so what reads
+the sweep's results reads them unchanged).  ``transform.batched`` composes the two with the
+optimizer before anything is printed (a ``BatchedSweep``, the tape's ``Facts.batched``), and the
+function writer prints the result as it prints any equation.  The rule of each primitive is a field of its
 record (``ir.primitives.Primitive.batched``): written as it is (elementwise ones, an index shifted
 past the rows), or by a primitive of its own that takes the rows into account (``rows_sum``,
 ``rows_matmul``: their helpers are in ``runtime/rows.py``).  A sweep with a primitive that has no rule
