@@ -6,13 +6,16 @@
 - the modules import each other without a cycle, counting imports inside functions;
 - the layers import downwards only: ``ir`` knows nothing of the front end or the code generator,
   the front end and the transforms nothing of the code generator, and no stage imports the
-  command line or the Python API;
+  command line or the Python API; the examples of the docstrings (doctests) too, except that an
+  example outside ``ir`` may make its input from source text (``pipeline``, ``frontend``): ``ir``'s
+  build their tapes by hand (``ir`` imports nothing from ``dsl``, not even in an example);
 - every package is installed (listed in pyproject.toml).
 """
 
 from __future__ import annotations
 
 import ast
+import doctest
 import tomllib
 from pathlib import Path
 
@@ -142,6 +145,45 @@ def test_layers_import_downwards():
         for target in targets:
             other = target.split(".")[1] if "." in target else target
             assert other in allowed, f"{module} imports {target}: {layer} may import {sorted(allowed)}"
+
+
+#: What a doctest may import besides its layer's imports: source text made into its input (not in ``ir``).
+DOCTEST_INPUTS = {"pipeline", "frontend"}
+
+
+def doctest_imports(path: Path) -> set[str]:
+    """The ``yota_s2s`` modules the examples of ``path``'s docstrings import."""
+    parser = doctest.DocTestParser()
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for example in parser.get_examples(ast.get_docstring(node) or ""):
+            for stmt in ast.walk(ast.parse(example.source)):
+                if isinstance(stmt, ast.ImportFrom) and stmt.module and stmt.module.startswith("yota_s2s"):
+                    found.add(stmt.module)
+                elif isinstance(stmt, ast.Import):
+                    found.update(a.name for a in stmt.names if a.name.startswith("yota_s2s"))
+    return found
+
+
+def test_doctests_import_downwards():
+    seen = 0
+    for path in MODULES:
+        parts = module_name(path).split(".")
+        layer = parts[1] if len(parts) > 2 else None
+        if layer not in LAYERS:
+            continue
+        allowed = {layer, *LAYERS[layer], "errors", "version", "sources"}
+        if layer != "ir":
+            allowed |= DOCTEST_INPUTS
+        for target in doctest_imports(path):
+            seen += 1
+            other = target.split(".")[1] if "." in target else target
+            assert other in allowed, (
+                f"a doctest of {module_name(path)} imports {target}: {layer} may import {sorted(allowed)}"
+            )
+    assert seen > 50  # (the examples were found)
 
 
 def test_every_package_is_installed():

@@ -43,6 +43,7 @@ from .ir.core import IRError, Tape, is_option, verify
 from .ir.modes import AUTO, GRAD, Form, Mode, form_named, mode_named
 from .transform.aliasing import stale_views
 from .transform.band import with_band
+from .transform.batched import with_batched
 from .transform.checkpoint import snapshots
 from .transform.complex_types import complex_seeds, complex_types
 from .transform.differentiate import differentiate
@@ -361,6 +362,8 @@ def _differentiate_one(
     tape = _checked(separate_buffers(tape), "optimize", tape)
     if mode.order == 2 and mode.by_rows and form.band:  # hess_NAME by its diagonals, where its sweep keeps them
         tape = with_band(tape, table)
+    if mode.by_rows and BACKENDS[target].batched_rows:  # each sweep over seeds batched, composed, optimized
+        tape = with_batched(tape, table)
     stages["optimize"].append(tape)
     return tape
 

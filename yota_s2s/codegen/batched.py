@@ -13,19 +13,21 @@ rows come out of one sweep (what JAX's ``vmap`` does to ``jacfwd(grad)``)::
         H[_k:_k + len(v)] = Hv
     H = H.reshape(np.shape(x) + np.shape(x))
 
-The sweep's equations are batched by ``ir.batching`` (each primitive's rule is a field of its
-record) and printed by this writer as any equations are, with a plan of their own
-(``write_batched``).  A sweep with a primitive that has no rule keeps the loop over the unit
-vectors (``SecondWriter.hessian_rows``), as does ``BATCH_ROWS`` False.
+The sweep is batched before anything is printed: the pipeline composes it with the tape
+(``transform.batched``: split by the seed, batched by ``ir.batching``, each primitive's rule a field
+of its record, and optimized with the equations before it), and the tape's ``Facts.batched`` holds
+the result (``ir.batching.BatchedSweep``).  This writer prints those equations as it prints any,
+with a plan of their own (``write_batched``).  A sweep without one (a primitive that has no rule)
+keeps the loop over the unit vectors (``SecondWriter.hessian_rows``), as does ``BATCH_ROWS`` False.
 """
 
 from __future__ import annotations
 
 import ast
 
-from ..ir.batching import Batched, batch
+from ..ir.batching import BatchedSweep
 from ..ir.core import Atom, Eqn, Section, Tape, Var
-from ..ir.shapes import ShapeClasses, shape_classes
+from ..ir.primitives import primitive
 from .base import WriterBase, named, tuple_of
 from .plan import plan_function
 from .statements import Line
@@ -54,54 +56,67 @@ class BatchWriter:
 
     def __init__(self, writer: WriterBase):
         self.w = writer
-        self._classes: ShapeClasses | None = None
 
-    def shape_classes(self) -> ShapeClasses:
-        """The classes of the shapes of the tape's values (no assumption that the value is a number),
-        the seeds of the shapes of their parameters; made once."""
-        if self._classes is None:
-            self._classes = shape_classes(self.w.tape, self.w.table, scalar_keys=frozenset())
-            self._classes.same.update(self.w.tape.facts.same_shape)
-        return self._classes
+    def composed(self, seeds: list[Var], enabled: bool = True) -> BatchedSweep | None:
+        """The sweep seeded with ``seeds`` as the pipeline batched and composed it (``Facts.batched``),
+        where the target writes batched sweeps and ``enabled`` (the tests' switches); None: a loop."""
+        if not (enabled and self.w.backend.batched_rows):
+            return None
+        return self.w.tape.facts.batched.get(tuple(s.id for s in seeds))
 
-    def batched_sweep(self, eqns: list[Eqn], seeds: list[Var], after: set[int], takes: bool = False) -> Batched | None:
-        """``eqns``, the sweep that reads ``seeds``, batched (``ir.batching``), or None where it
-        cannot be; ``after``: the values read after the sweep."""
-        return batch(eqns, seeds, after, self.shape_classes(), takes)
-
-    def write_batched(self, batched: Batched, depth: int, body: list[Line]) -> None:
+    def write_batched(self, sweep: BatchedSweep, depth: int, body: list[Line]) -> None:
         """Append the statements of a batched sweep: its equations planned as a function's are (what
-        to write inline, the buffers written in place) and written by this writer, which names them."""
+        to write inline, the buffers written in place) and written by this writer, which names them;
+        first, the values of the tape they read that this writer cannot read by a name (``again``)."""
         part = self.w.tape.copy_header()
-        part.eqns = batched.eqns
-        part.outputs = list(self.w.tape.outputs)
+        part.eqns = [*self.again(sweep), *sweep.eqns]
+        part.outputs = [*self.w.tape.outputs, *sweep.results.values()]
         part.facts = part.facts.copy()
-        part.facts.array_inputs = part.facts.array_inputs | {s.id for s in batched.seeds}
+        part.facts.array_inputs = part.facts.array_inputs | {s.id for s in sweep.seeds}
         # (written once, not in a loop over seeds: not split by them, issue 38)
         plan = plan_function(part, self.w.table, self.w.backend, columns=False, seeded=False)
         writer = self.w.part_writer(plan)
         writer.block(part, depth, body)
 
-    def step_line(
-        self, step: str, first: ast.expr, sweep: list[Eqn], seeds: list[Var], unread: set[int], depth: int
-    ) -> Line:
+    def again(self, sweep: BatchedSweep) -> list[Eqn]:
+        """The equations of the tape written before the loop whose values the sweep reads (the
+        optimizer may have shared one with it) but cannot read by a name: written inline, a buffer
+        written in place since, or not written (the writer's split by the seed is its plan's): they
+        are computed again in the block, first."""
+        w = self.w
+        made = {o.id: e for e in w.tape.eqns for o in e.outs if o.id not in sweep.swept}
+        written = [e for e in w.tape.eqns if not any(o.id in sweep.swept for o in e.outs)]
+        writes = [e.args[0] for e in written if primitive(e.prim).writes_into]
+        overwritten = {a.id for a in writes if isinstance(a, Var) and a.id in w.plan.inplace}
+        again: set[int] = set()
+        reads = [a for e in sweep.eqns for a in e.args] + list(sweep.results.values())
+        while reads:
+            a = reads.pop()
+            if not isinstance(a, Var) or a.id not in made or a.id in again or a.id in w.consts:
+                continue
+            if a.id in w.names and a.id not in w.plan.inline and a.id not in overwritten:
+                continue
+            again.add(a.id)
+            reads.extend(made[a.id].args)
+        return [e for e in w.tape.eqns if any(o.id in again for o in e.outs)]
+
+    def step_line(self, step: str, first: ast.expr, sweep: BatchedSweep, unread: set[int], depth: int) -> Line:
         """``_step = _rows_step(first, a, b, ...)``: how many seeds a block of the batched ``sweep``
         takes, its values about as large as the largest of ``first`` and the arrays the sweep reads
         (``a, b, ...``: not its seeds or its own values, nor shapes, nor the ids of ``unread``)."""
         self.w.helpers.add("_rows_step")
-        made = {s.id for s in seeds} | {o.id for e in sweep for o in e.outs}
+        made = {s.id for s in sweep.seeds} | {o.id for e in sweep.eqns for o in e.outs}
         shapes = {o.id for e in self.w.tape.eqns if e.prim == "shape" for o in e.outs}  # (not arrays)
         skip = made | shapes | unread
         read: dict[int, Var] = {}
-        for e in sweep:
+        for e in sweep.eqns:
             read.update((a.id, a) for a in e.args if isinstance(a, Var) and a.id not in skip)
         stepped = ast.Call(named("_rows_step"), [first, *(self.w.atom(a) for a in read.values())], [])
         return Line(Section.BACKWARD, None, ast.Assign([named(step, ast.Store())], stepped, lineno=0), depth)
 
     def batched_rows(
         self,
-        rows: list[Eqn],
-        batched_rows: Batched,
+        sweep: BatchedSweep,
         seed: Var,
         body: list[Line],
         targets: list[Target] | None = None,
@@ -109,7 +124,7 @@ class BatchWriter:
         source: Atom | None = None,
         depth: int = 0,
     ) -> list[str]:
-        """Append ``hess_NAME``'s sweep ``rows``, batched as ``batched_rows`` (see the module docstring);
+        """Append ``hess_NAME``'s sweep, batched and composed as ``sweep`` (see the module docstring);
         return the names of the arrays it fills: ``H`` (``targets`` None), or with several parameters one per ``(atom, x_Q,
         name)`` of ``targets``, the rows of the block ``H_PQ`` (the seed ``seed``, of ``P``'s shape);
         ``names``: those names, chosen by the caller.  ``source``: the value whose elements the rows are
@@ -133,7 +148,7 @@ class BatchWriter:
             empty = self.w.backend.call("empty", [ast.BinOp(tuple_of([size]), ast.Add(), other)])
             body.append(Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], empty, lineno=0), 0))
         self.w.helpers.add("_rows_seed")
-        body.append(self.step_line(step, self.w.atom(x), rows, [seed], {x.id}, 0))
+        body.append(self.step_line(step, self.w.atom(x), sweep, {x.id}, 0))
         header = ast.For(
             named(k, ast.Store()), ast.Call(named("range"), [ast.Constant(0), size, named(step)], []), [], []
         )
@@ -147,11 +162,12 @@ class BatchWriter:
         seeded = ast.Call(named("_rows_seed"), [self.w.atom(x), named(k), named(step)], [])
         body.append(Line(Section.BACKWARD, None, ast.Assign([named(seed_name, ast.Store())], seeded, lineno=0), 1))
         self.w.names[seed.id] = seed_name
-        self.write_batched(batched_rows, 1, body)
+        self.write_batched(sweep, 1, body)
         stop = ast.BinOp(named(k), ast.Add(), ast.Call(named("len"), [named(seed_name)], []))
         for name, (out, _, _) in zip(names, targets, strict=True):
             block = ast.Subscript(named(name), ast.Slice(named(k), stop, None), ast.Store())
-            body.append(Line(Section.BACKWARD, None, ast.Assign([block], self.w.atom(out), lineno=0), 1))
+            stored = self.w.atom(sweep.result(out))
+            body.append(Line(Section.BACKWARD, None, ast.Assign([block], stored, lineno=0), 1))
         for name, (_, xq, _) in zip(names, targets, strict=True):
             new_shape = ast.BinOp(shape, ast.Add(), self.w.backend.call("shape", [self.w.atom(xq)]))
             reshape = ast.Call(ast.Attribute(named(name), "reshape", ast.Load()), [new_shape], [])

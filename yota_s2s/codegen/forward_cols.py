@@ -54,15 +54,19 @@ class ForwardColumnsWriter:
         dout = next(i.var for i in tape.inputs if i.path[0] == facts.seed)
         _, rows = self.w.seeds.split_rows(dout)
         tangents = {i.path[0]: i.var for i in tape.inputs if i.path[0] in facts.columns}
-        _, cols = split_seeded(tape.eqns, list(tangents.values()), self.w.plan.inplace)
+        params = jacobian_parameters(tape)
+        # (parameter, its tangent) of each Jacobian computed
+        active = [(p[2], tangents[t]) for p, t in zip(params, facts.columns, strict=True) if p is not None]
+        composed = self.w.batching.composed([t for _, t in active], BATCH_COLUMNS)
+        if composed is not None:  # (split as the pipeline split it to batch it)
+            cols = composed.split(tape.eqns)[1]
+        else:
+            cols = split_seeded(tape.eqns, list(tangents.values()), self.w.plan.inplace)[1]
         apart = {id(e) for e in rows} | {id(e) for e in cols}
         before = [e for e in tape.eqns if id(e) not in apart]
         self.w.checked = True  # (no check of a seed: the loops make theirs)
         common, rows_first, cols_first = _preludes(tape, before, rows, cols)
         self.w.block(_part(tape, common), 0, body)
-        params = jacobian_parameters(tape)
-        # (parameter, its tangent) of each Jacobian computed
-        active = [(p[2], tangents[t]) for p, t in zip(params, facts.columns, strict=True) if p is not None]
         value = self.w.atom(tape.outputs[0])
         count = self.w.namer.fresh("_n")
         total: ast.expr = self.w.backend.call("size", [self.w.atom(active[0][0])])
@@ -96,8 +100,7 @@ class ForwardColumnsWriter:
         value = self.w.atom(tape.outputs[0])
         dvalue = tape.outputs[-1]
         seeds = [t for _, t in active]
-        after = {a.id for a in tape.outputs if isinstance(a, Var)}
-        batched_cols = self.w.batching.batched_sweep(cols, seeds, after, takes=True) if BATCH_COLUMNS else None
+        batched_cols = self.w.batching.composed(seeds, BATCH_COLUMNS)
         store = self.w.namer.fresh("_C")
         shape = ast.BinOp(tuple_of([named(count)]), ast.Add(), self.w.backend.call("shape", [value]))
         empty = ast.Assign([named(store, ast.Store())], self.w.backend.call("empty", [shape]), lineno=0)
@@ -110,7 +113,7 @@ class ForwardColumnsWriter:
         target = targets[0] if len(targets) == 1 else ast.Tuple(targets, ast.Store())
         if batched_cols is not None:
             step = self.w.namer.fresh("_step")
-            body.append(self.w.batching.step_line(step, value, cols, seeds, set(), 1))
+            body.append(self.w.batching.step_line(step, value, batched_cols, set(), 1))
             span = ast.Call(named("range"), [ast.Constant(0), named(count), named(step)], [])
             comment = "the forward sweep on a block of columns at once"
             header = ast.For(named(k, ast.Store()), span, [], [], lineno=0)
@@ -136,6 +139,8 @@ class ForwardColumnsWriter:
             body.append(Line(Section.BACKWARD, None, ast.Assign([target], unit, lineno=0), 2))
             self.w.block(_part(tape, cols), 2, body)
             where = ast.Subscript(named(store), named(k), ast.Store())
+        if batched_cols is not None:
+            dvalue = batched_cols.result(dvalue)
         body.append(Line(Section.BACKWARD, None, ast.Assign([where], self.w.atom(dvalue), lineno=0), 2))
         self.w.helpers.add("_cols_split")
         split: ast.expr = ast.Call(named("_cols_split"), [named(store), value, *xs], [])

@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 
 from ..errors import InternalError, at_span
-from ..ir.batching import Batched
+from ..ir.batching import BatchedSweep
 from ..ir.core import Eqn, Section, Var
 from ..ir.live import live_eqns
 from . import batched as batching
@@ -41,8 +41,10 @@ class SecondWriter:
         self.band = BandWriter(writer)
 
     def split_second(self, seed: Var) -> tuple[list[Eqn], list[Eqn]]:
-        """The equations before the loop over the rows and those of each row (``split.split_seeded``)."""
-        return self.w.plan.split_seeded(seed)
+        """The equations before the loop over the rows and those of each row: as the pipeline split
+        them where it batched the sweep (``Facts.batched``), else the plan's (``split.split_seeded``)."""
+        sweep = self.w.batching.composed([seed], batching.BATCH_ROWS)
+        return sweep.split(self.w.tape.eqns) if sweep is not None else self.w.plan.split_seeded(seed)
 
     def rows_check(self) -> list[ast.stmt]:
         """``if np.shape(x) != (m,): raise ValueError(...)``: ``hess_NAME`` whose ``m`` rows are
@@ -67,8 +69,7 @@ class SecondWriter:
         if tape.facts.seeds:
             return self.hessian_blocks(body)
         seed, rows = self.w.seeds.before_rows(body, self.split_second)
-        outputs = {a.id for a in tape.outputs[:2] if isinstance(a, Var)}
-        H = self.block_row(rows, seed, outputs, None, body)[0]
+        H = self.block_row(rows, seed, None, body)[0]
         value, gradient = self.w.atom(tape.outputs[0]), self.w.atom(tape.outputs[1])
         H = ast.Subscript(named(H), ast.Tuple([], ast.Load()), ast.Load())  # H[()]: a number for a scalar x
         return tuple_of([value, gradient, H] if tape.facts.value else [gradient, H])
@@ -82,7 +83,7 @@ class SecondWriter:
         facts = tape.facts
         n = len(facts.wrt)
         seeds = [next(i.var for i in tape.inputs if i.path[0] == s) for s in facts.seeds]
-        parts = [self.w.plan.split_seeded(s)[1] for s in seeds]
+        parts = [self.split_second(s)[1] for s in seeds]
         made = [{o.id for e in part for o in e.outs} for part in parts]
         # through loops, one sweep reads every seed (transform.second_blocks._tangents): each block
         # row runs it with the other seeds zeros
@@ -117,29 +118,24 @@ class SecondWriter:
                         body.append(
                             Line(Section.BACKWARD, None, ast.Assign([named(name, ast.Store())], zeros, lineno=0), 0)
                         )
-            names = self.block_row(part, seed, outputs, targets, body)
+            names = self.block_row(part, seed, targets, body)
             blocks.append(ast.Tuple([named(h) for h in names], ast.Load()))
         H = ast.Tuple(blocks, ast.Load())
         gradients = [self.w.atom(a) for a in tape.outputs[1 : 1 + n]]
         return tuple_of([self.w.atom(tape.outputs[0]), *gradients, H] if facts.value else [*gradients, H])
 
-    def block_row(
-        self, rows: list[Eqn], seed: Var, outputs: set[int], targets: list[Target] | None, body: list[Line]
-    ) -> list[str]:
-        """The second sweep seeded with ``seed`` for all its unit vectors, batched where each of
-        its primitives has a rule, else a loop over them; the names of the arrays it fills (``H``,
-        or those of ``targets``: ``batched_rows``)."""
+    def block_row(self, rows: list[Eqn], seed: Var, targets: list[Target] | None, body: list[Line]) -> list[str]:
+        """The second sweep ``rows`` seeded with ``seed`` for all its unit vectors, batched where the
+        pipeline batched it (``Facts.batched``), else a loop over them; the names of the arrays it
+        fills (``H``, or those of ``targets``: ``batched_rows``)."""
         tape = self.w.tape
-        batchable = batching.BATCH_ROWS and self.w.backend.batched_rows
-        batched = self.w.batching.batched_sweep(rows, [seed], outputs) if batchable else None
-        results = [tape.outputs[2]] if targets is None else [t[0] for t in targets]
-        made = {o.id for e in rows for o in e.outs}
-        if batched is not None and any(isinstance(a, Var) and a.id in made for a in results) and targets is None:
-            return self.banded_or_batched(rows, batched, seed, body)
+        batched = self.w.batching.composed([seed], batching.BATCH_ROWS)
+        if batched is not None and targets is None:
+            return self.banded_or_batched(batched, seed, body)
         if not tape.facts.form.rows:
             self.not_banded("several parameters" if targets is not None else "")
-        if batched is not None and any(isinstance(a, Var) and a.id in made for a in results):
-            return self.w.batching.batched_rows(rows, batched, seed, body, targets)
+        if batched is not None:
+            return self.w.batching.batched_rows(batched, seed, body, targets)
         seed_name, x = seed_of(tape, seed)
         if targets is None:
             targets = [(tape.outputs[2], x, "H")]
@@ -174,7 +170,7 @@ class SecondWriter:
         because = f" ({why})" if why else ""
         raise at_span("YS043", f"--form band: {self.w.function_name()} is not written by its diagonals{because}", span)
 
-    def banded_or_batched(self, rows: list[Eqn], batched: Batched, seed: Var, body: list[Line]) -> list[str]:
+    def banded_or_batched(self, batched: BatchedSweep, seed: Var, body: list[Line]) -> list[str]:
         """The Hessian by its diagonals where the sweep keeps them (``banded``), under the test that
         the run-time shapes allow it, else (and where the sweep does not) the batched sweep."""
         H = self.w.namer.fresh("H")
@@ -186,7 +182,7 @@ class SecondWriter:
         except NotBanded:
             if not form.rows:
                 self.not_banded()
-            return self.w.batching.batched_rows(rows, batched, seed, body, None, [H])
+            return self.w.batching.batched_rows(batched, seed, body, None, [H])
         diagonals = len(self.band.diagonals)
         comment = f"H is banded ({diagonals} diagonal{'s' * (diagonals > 1)}): written diagonal by diagonal"
         body.append(Line(Section.BACKWARD, None, ast.If(test, [], []), 0, header=True, comment=comment))
@@ -198,4 +194,4 @@ class SecondWriter:
             body.append(Line(Section.BACKWARD, None, error, 1))
             return [H]
         body.append(Line(Section.BACKWARD, None, Else(), 0, header=True, comment="the rows, batched"))
-        return self.w.batching.batched_rows(rows, batched, seed, body, None, [H], depth=1)
+        return self.w.batching.batched_rows(batched, seed, body, None, [H], depth=1)

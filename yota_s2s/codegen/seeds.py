@@ -179,7 +179,7 @@ class SeedWriter:
         seed_name = tape.facts.seed
         self.w.checked = True
         seed, rows = split if split is not None else self.before_rows(body, self.split_rows)
-        batched = self.batched_rows(seed, rows, body, depth)
+        batched = self.batched_rows(seed, body, depth)
         if batched is not None:
             return batched
         value = self.w.atom(tape.outputs[0])
@@ -254,28 +254,22 @@ class SeedWriter:
         returned = [value, *jacobians] if tape.facts.value else jacobians
         return tuple_of(returned)
 
-    def batched_rows(self, seed: Var, rows: list[Eqn], body: list[Line], depth: int) -> ast.expr | None:
+    def batched_rows(self, seed: Var, body: list[Line], depth: int) -> ast.expr | None:
         """Append ``jac_NAME``'s rows as one reverse sweep on blocks of rows at once (``batched``:
         the sweep seeded with rows of the identity of the value's shape, every value batched), where
-        each primitive of the sweep has a batching rule; return what the function returns (None:
+        the pipeline batched it (``Facts.batched``); return what the function returns (None:
         the loop of one reverse sweep per row is written instead, as for complex rows and for the
         array API); ``depth``: of the loop."""
         tape = self.w.tape
-        if tape.facts.holomorphic or not (batching.BATCH_ROWS and self.w.backend.batched_rows):
-            return None
-        value = tape.outputs[0]
-        grads = tape.outputs[1 : 1 + len(tape.facts.wrt)]
-        made = {o.id for e in rows for o in e.outs}
-        if not any(isinstance(g, Var) and g.id in made for g in grads):
-            return None
-        batched = self.w.batching.batched_sweep(rows, [seed], {value.id} if isinstance(value, Var) else set())
+        batched = self.w.batching.composed([seed], batching.BATCH_ROWS)
         if batched is None:
             return None
+        value = tape.outputs[0]
         params = jacobian_parameters(tape)
         targets: list[Target] = [(g, x, f"J_{w}") for w, g, x in filter(None, params)]
         jacobians = self.jacobian_names(params)
         names = [j.id for j in jacobians if isinstance(j, ast.Name)]
-        self.w.batching.batched_rows(rows, batched, seed, body, targets, names, source=value, depth=depth)
+        self.w.batching.batched_rows(batched, seed, body, targets, names, source=value, depth=depth)
         atom = self.w.atom(value)
         return tuple_of([atom, *jacobians] if tape.facts.value else jacobians)
 
@@ -285,8 +279,15 @@ class SeedWriter:
         return [ast.Constant(None) if p is None else named(self.w.namer.fresh(f"J_{p[0]}")) for p in params]
 
     def split_rows(self, seed: Var) -> tuple[list[Eqn], list[Eqn]]:
-        """The equations before ``jac_NAME``'s loop over the rows and those of each row."""
-        return split_rows(self.w.tape.eqns, seed, self.w.plan.inplace)
+        """The equations before ``jac_NAME``'s loop over the rows and those of each row: as the
+        pipeline split them where it batched the sweep (``Facts.batched``), else by the plan's
+        in-place groups (``split.split_rows``)."""
+        sweep = self.w.batching.composed([seed], batching.BATCH_ROWS)
+        return (
+            sweep.split(self.w.tape.eqns)
+            if sweep is not None
+            else split_rows(self.w.tape.eqns, seed, self.w.plan.inplace)
+        )
 
     def before_rows(
         self, body: list[Line], split: Callable[[Var], tuple[list[Eqn], list[Eqn]]]

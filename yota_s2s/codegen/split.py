@@ -5,7 +5,9 @@ or its forward columns one block of tangents at a time; ``hess_NAME`` runs its s
 row of ``H``.  Everything that reads no seed (the value, the gradient, what the sweeps multiply by)
 is computed once, before the loop.  The plan reads the split (``looped_values``: a value made
 before the loop and read in it is named, never written inline into the loop), and the writer
-writes the two parts where they go.
+writes the two parts where they go.  The splits themselves are ``ir.batching``'s (``split_seeded``,
+``split_rows``), here with the plan's in-place groups; a sweep the pipeline batched
+(``Facts.batched``) is written as the composition split it.
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..dsl.rule import RuleTable
-from ..ir.core import Eqn, Section, Tape, Var
+from ..ir.batching import split_rows, split_seeded
+from ..ir.core import Eqn, Tape, Var
 from ..ir.live import live_eqns
-from ..ir.regions import LEADING
+
+__all__ = ["Split", "columns_apart", "looped_values", "rows_only", "seeded_splits", "split_rows", "split_seeded"]
 
 #: The equations written before a loop over seeds, and those of each seed (``split_seeded``).
 Split = tuple[list[Eqn], list[Eqn]]
@@ -47,129 +51,6 @@ def seeded_splits(tape: Tape, inplace: Mapping[int, int]) -> tuple[set[int], dic
         if facts.columns:
             parts.append(split_seeded(tape.eqns, [seeds[t] for t in facts.columns], inplace)[1])
     return {o.id for part in parts for e in part for o in e.outs}, splits
-
-
-def split_rows(eqns: list[Eqn], seed: Var, inplace: Mapping[int, int]) -> tuple[list[Eqn], list[Eqn]]:
-    """``jac_NAME``'s equations written before the loop over the rows (the forward sweep, and the
-    backward equations that read no seed ``seed``), and those of each row.  A buffer written in place
-    (``dx = _grad_zeros(x)``, then ``dx[3] += g``) is made in the row that writes it."""
-    groups: dict[int, list[int]] = {}
-    for v, root in inplace.items():
-        groups.setdefault(root, []).append(v)
-    defs = {o.id: e for e in eqns for o in e.outs}
-    per_row = {seed.id}
-    while True:
-        before = len(per_row)
-        for eqn in eqns:
-            if eqn.section != Section.FORWARD and any(isinstance(a, Var) and a.id in per_row for a in eqn.args):
-                per_row.update(o.id for o in eqn.outs)
-        for members in groups.values():
-            if any(m in per_row for m in members):
-                per_row.update(members)
-        for eqn in (e for e in eqns if any(o.id in per_row for o in e.outs)):
-            for a in eqn.args:  # a buffer a row writes into (a backward loop's accumulator): made in the row
-                d = defs.get(a.id) if isinstance(a, Var) else None
-                if d is not None and d.section != Section.FORWARD and (eqn.regions or d.prim == "grad_zeros"):
-                    per_row.update(o.id for o in d.outs)
-        if len(per_row) == before:
-            break
-    rows = [e for e in eqns if any(o.id in per_row for o in e.outs)]
-    return [e for e in eqns if not any(o.id in per_row for o in e.outs)], rows
-
-
-#: The loops, whose carried values the writer may name like their initial values.
-_LOOPS = ("for", "while", "for_back", "while_back")
-
-
-def split_seeded(eqns: list[Eqn], seed: Var | list[Var], inplace: Mapping[int, int]) -> tuple[list[Eqn], list[Eqn]]:
-    """The equations of ``hess_NAME`` (or of ``jac_NAME``'s forward columns: ``seed`` its tangents)
-    written before the loop over the rows (those that read no
-    seed: the value, the gradient) and those of each row.  A buffer a row writes into in place
-    (``inplace``: a member of a group written in place) is made in the row; one that is not is
-    copied by the writes into it (``_index_add``), so the gradient's and each row's may share it."""
-    seeds = [seed] if isinstance(seed, Var) else seed  # (several: jac_NAME's tangents)
-    if _all_seeded(eqns, seeds):
-        return [], list(eqns)
-    groups: dict[int, list[int]] = {}
-    for v, root in inplace.items():
-        groups.setdefault(root, []).append(v)
-    group_of = {m: ms for ms in groups.values() for m in ms}
-    members = set(group_of) | set(groups)
-    defs: dict[int, Eqn] = {}
-    readers: dict[int, list[Eqn]] = {}
-    regions: list[Eqn] = []
-    for eqn in eqns:  # (one pass: what makes each value, what reads it, the loops and branches)
-        for o in eqn.outs:
-            defs[o.id] = eqn
-        for a in eqn.args:
-            if type(a) is Var:
-                known = readers.get(a.id)
-                if known is None:
-                    readers[a.id] = [eqn]
-                else:
-                    known.append(eqn)
-        if eqn.regions:
-            regions.append(eqn)
-    per_row: set[int] = set()
-    work: list[int] = []
-    marked: set[int] = set()
-    loops = False
-
-    def add(ids) -> None:
-        for i in ids:
-            if i not in per_row:
-                per_row.add(i)
-                work.append(i)
-
-    def mark(eqn: Eqn) -> None:  # an equation of each row: what it makes, and what it writes into
-        marked.add(id(eqn))
-        add([o.id for o in eqn.outs])
-        if members:
-            for a in eqn.args:
-                d = defs.get(a.id) if type(a) is Var else None
-                if d is not None and d.prim == "grad_zeros" and a.id in members:
-                    add([o.id for o in d.outs])
-        if eqn.prim in _LOOPS:  # each row's loop starts from its own initial values (the writer
-            # names a carried value like its initial one)
-            lead, k = LEADING[eqn.prim], eqn.params["n_carry"]
-            for a in eqn.args[lead : lead + k]:
-                d = defs.get(a.id) if isinstance(a, Var) else None
-                if d is not None and not d.regions:
-                    add([o.id for o in d.outs])
-
-    add([s.id for s in seeds])
-    while work:  # (every equation that reads a value of the rows is of the rows: a walk of the readers)
-        v = work.pop()
-        for eqn in readers.get(v, ()):
-            if id(eqn) not in marked:
-                mark(eqn)
-        if v in group_of:
-            add(group_of[v])  # a group written in place is all of the rows, or none
-        made = defs.get(v)
-        if not loops and made is not None and made.regions:  # a loop in the rows: every loop is (a
-            loops = True  # backward loop shares its forward loop's index)
-            for eqn in regions:
-                if id(eqn) not in marked:
-                    mark(eqn)
-    before: list[Eqn] = []
-    rows: list[Eqn] = []
-    for e in eqns:
-        outs = e.outs
-        of_rows = outs[0].id in per_row if len(outs) == 1 else any(o.id in per_row for o in outs)
-        (rows if of_rows else before).append(e)
-    return before, rows
-
-
-def _all_seeded(eqns: list[Eqn], seeds: list[Var]) -> bool:
-    """Every equation of ``eqns`` reads a seed or a value made from one (in order: a pass that stops
-    at the first that does not): each is then of the rows, the split needs no walk (a batched
-    sweep's equations, planned as a part of their own)."""
-    made = {s.id for s in seeds}
-    for eqn in eqns:
-        if not any(type(a) is Var and a.id in made for a in eqn.args):
-            return False
-        made.update([o.id for o in eqn.outs])
-    return True
 
 
 def columns_apart(tape: Tape, inplace: Mapping[int, int]) -> bool:

@@ -233,6 +233,9 @@ class Facts:
       values): the generated function makes its differentiated arguments complex.
     - ``transform.band.with_band`` (``hess_NAME``; ``--sparse``'s ``hvp``, ``vjp`` and ``jvp`` tapes):
       ``band``, the band form of the tape's sweep (a ``BandForm``), None where it has none.
+    - ``transform.batched.with_batched`` (``hess_NAME``, ``jac_NAME`` by a loop over seeds):
+      ``batched``, each sweep over seeds batched and composed with the tape (an
+      ``ir.batching.BatchedSweep``), by the ids of its seeds; a sweep without one is a loop.
     """
 
     object_params: list[str] = field(default_factory=list)
@@ -260,6 +263,7 @@ class Facts:
     complex_params: frozenset[str] = frozenset()
     holomorphic: bool = False
     band: object = None
+    batched: dict = field(default_factory=dict)
 
     def copy(self) -> Facts:
         """A copy whose ``same_shape`` can be extended without changing this one's."""

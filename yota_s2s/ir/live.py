@@ -5,11 +5,12 @@ or when it is impure: an effect (``assert``, ``print``), a random draw, or a loo
 makes one (the generator's stream must advance as the function's does).  ``transform.dce`` drops
 the rest of a tape; the code generator cuts what a block of rows writes to what it needs.
 
-    >>> from yota_s2s.dsl.load import load_rules
+    >>> from types import SimpleNamespace as Rule  # (a table of two pure rules: ``ir.primitives.Rules``)
     >>> from yota_s2s.ir.core import Tape
+    >>> table = Rule(rules={p: Rule(pure=True, shape="elementwise", operands=("x",)) for p in ("exp", "sin")})
     >>> t = Tape("f"); x = t.add_input("x")
     >>> unused = t.add_eqn("exp", [x]); kept = t.add_eqn("sin", [x])
-    >>> [e.prim for e in live_eqns(t.eqns, {kept.id}, load_rules())]
+    >>> [e.prim for e in live_eqns(t.eqns, {kept.id}, table)]
     ['sin']
 """
 

@@ -30,13 +30,14 @@ def classes_of(
     see ``loop_facts``), each loop among them known to give its initial values' shapes back where
     its body keeps them.
 
-    >>> from yota_s2s.dsl.load import load_rules
+    >>> from types import SimpleNamespace as Rule  # (a table of the rules it reads: ``ir.primitives.Rules``)
     >>> from yota_s2s.ir.core import Tape
+    >>> table = Rule(rules={p: Rule(pure=True, shape="elementwise", operands=("x", "y")) for p in ("add", "mul", "sin")})
     >>> body = Tape("body"); i = body.add_input("i"); c = body.add_input("c"); x = body.add_input("x")
     >>> body.outputs = [body.add_eqn("add", [c, body.add_eqn("sin", [x])])]
     >>> t = Tape("f"); x0 = t.add_input("x"); c0 = t.add_eqn("mul", [Lit(2.0), x0]); y = Var()
     >>> t.eqns.append(Eqn("for", [Lit(0), Lit(3), Lit(1), c0, x0], {"n_carry": 1}, [y], None, (body,)))
-    >>> sc = classes_of(t.eqns, load_rules())  # c = 2 * x; for i in range(3): c = c + np.sin(x)
+    >>> sc = classes_of(t.eqns, table)  # c = 2 * x; for i in range(3): c = c + np.sin(x)
     >>> sc.of(y) == sc.of(c0)
     True
     """

@@ -70,8 +70,9 @@ PRIMITIVES: dict[str, Primitive] = {
 #: The primitives that write a batch of seeds through a sweep row by row (``ir.batching``; their
 #: helpers are ``runtime/rows.py``'s): made by batching, after every derivative, so they have no rule.
 ROW_PRIMITIVES: dict[str, Primitive] = {
-    "rows_zeros": Primitive(own_line=True, numpy_value=True, fresh=True, buffer=True),
-    "rows_fresh": Primitive(own_line=True, numpy_value=True, fresh=True, buffer=True),
+    # (a new buffer each, written in place: never one of two, distinct, when the composed sweep is optimized)
+    "rows_zeros": Primitive(own_line=True, numpy_value=True, fresh=True, buffer=True, distinct=True),
+    "rows_fresh": Primitive(own_line=True, numpy_value=True, fresh=True, buffer=True, distinct=True),
     "rows_lift": Primitive(own_line=True, numpy_value=True, view=True),
     "rows_unbroadcast": Primitive(own_line=True, numpy_value=True),
     "rows_broadcast": Primitive(own_line=True, numpy_value=True, view=True),
@@ -94,7 +95,10 @@ ROW_PRIMITIVES: dict[str, Primitive] = {
     "rows_roll_dx": Primitive(own_line=True, numpy_value=True, fresh=True, rows_params=("shift", "axis")),
     "rows_getindex": Primitive(own_line=True, numpy_value=True),
     "rows_index_add": Primitive(own_line=True, numpy_value=True, fresh=True),
-    **{f"rows_{join}": Primitive(own_line=True, numpy_value=True, fresh=True) for join in ("stack", "concatenate")},
+    **{
+        f"rows_{join}": Primitive(own_line=True, numpy_value=True, fresh=True, rows_params=("axis",), rows_tuple=True)
+        for join in ("stack", "concatenate")
+    },
 }
 
 

@@ -85,6 +85,9 @@ class Primitive:
     adjoint_only: bool = False
     #: A new array that gradients are added into, in place (``np.zeros`` of a shape, a copy).
     buffer: bool = False
+    #: A write of elements of its first operand, an array (``a[i] = v``, ``a[i] += g``): in place
+    #: where the plan finds nothing else reads that array, else into a copy.
+    writes_into: bool = False
     #: Its rule for a batch of seeds (``ir.batching``): the primitive that computes it row by
     #: row (``"rows_sum"``), or ``"self"``: written as it is; None: none, unless it is elementwise
     #: (has a ``ufunc``).  Indexes and gradient buffers have theirs in ``ir.batching``.
@@ -99,3 +102,6 @@ class Primitive:
     rows_flags: tuple[str, ...] = ()
     #: The static parameters of the primitive it batches that a row-by-row primitive takes on.
     rows_params: tuple[str, ...] = ()
+    #: A row-by-row primitive of any number of operands, any of them batched (a join): their flags
+    #: are one static parameter, ``rows``.
+    rows_tuple: bool = False

@@ -21,13 +21,15 @@ output is a scalar: every atom of the output's class is scalar.  With it,
 ``unbroadcast`` disappears from scalar code such as the polynomial ``x[3] *
 x[8] ** 3 - ...`` whose ``x[i]`` are numbers.
 
+    >>> from types import SimpleNamespace as Rule  # (a table of the rules it reads: ``primitives.Rules``)
     >>> from yota_s2s.ir.core import Tape
-    >>> from yota_s2s.dsl.load import load_rules
+    >>> table = Rule(rules={"getindex": Rule(pure=True, shape="opaque", operands=("x",)),
+    ...                     "mul": Rule(pure=True, shape="elementwise", operands=("x", "y"))})
     >>> t = Tape("f"); x = t.add_input("x")
     >>> a = t.add_eqn("getindex", [x], {"index": (3,)})
     >>> b = t.add_eqn("getindex", [x], {"index": (8,)})
     >>> c = t.add_eqn("mul", [a, b]); t.outputs = [c]
-    >>> sc = shape_classes(t, load_rules())
+    >>> sc = shape_classes(t, table)
     >>> sc.of(a) == sc.of(b) == sc.of(c) == SCALAR
     True
 """
