@@ -31,16 +31,20 @@ def hess_energy(u, load):
     du[:-1] += -dstretch
     du[1:] += dstretch
     if np.ndim(u) == 1:  # H is banded (3 diagonals): written diagonal by diagonal
-        _t7 = 3.0 * _t1
-        _t8 = -1.0 - _t7
-        _t9 = 1.0 + _t7
-        _t10 = _t6 * _t2 + _t5 + 2.0 * (_t6 * u * u)
+        _t7 = -3.0 * _t1
+        _t8 = 3.0 * _t1
+        _t9 = _t6 * _t2 + 2.0 * (_t6 * u * u)
         H = np.zeros((np.size(u), np.size(u)))
-        _band_window(H, -1, _t8, 1, 0)
-        _rows_diagonal(H, 0, _t10)
-        _band_window(H, 0, _t9, 0, -1)
-        _band_window(H, 0, _t9, 1, 0)
-        _band_window(H, 1, _t8, 0, -1)
+        _band_window(H, -1, _t7, 1, 0)
+        _band_window(H, -1, -1.0, 1, 0)
+        _rows_diagonal(H, 0, _t9)
+        _band_window(H, 0, _t5, 0, 0)
+        _band_window(H, 0, _t8, 0, -1)
+        _band_window(H, 0, 1.0, 0, -1)
+        _band_window(H, 0, _t8, 1, 0)
+        _band_window(H, 0, 1.0, 1, 0)
+        _band_window(H, 1, _t7, 0, -1)
+        _band_window(H, 1, -1.0, 0, -1)
     else:
         raise ValueError('hess_energy: --form band: the shapes of the arguments do not give a banded Hessian')
     return energy, du, H[()]

@@ -106,14 +106,16 @@ class BandWriter:
         lines: list[Line] = []
         writer.block(part, 1, lines)
         self.diagonals = {}
-        for (d, *window), a in sorted(form.diagonals.items(), key=lambda item: (item[0][0], item[0][1:] != (0, 0))):
-            self.diagonals.setdefault(d, []).append((tuple(window), writer.atom(a)))
+        for (d, start, stop, _), a in sorted(
+            form.diagonals.items(), key=lambda item: (item[0][0], item[0][1:3] != (0, 0))
+        ):
+            self.diagonals.setdefault(d, []).append(((start, stop), writer.atom(a)))
         size = self.w.backend.call("size", [self.w.atom(x)])
         zeros = self.w.backend.call("zeros", [ast.Tuple([size, size], ast.Load())])
         lines.append(Line(Section.BACKWARD, None, ast.Assign([named(H, ast.Store())], zeros, lineno=0), 1))
-        for d, pieces in self.diagonals.items():  # (the whole diagonal first, then the terms on windows, added)
-            for window, vec in pieces:
-                how, more = ("_rows_diagonal", []) if window == (0, 0) else ("_band_window", list(window))
+        for d, pieces in self.diagonals.items():  # (a term on the whole diagonal first, then the others, added)
+            for n, (window, vec) in enumerate(pieces):
+                how, more = ("_rows_diagonal", []) if window == (0, 0) and n == 0 else ("_band_window", list(window))
                 self.w.helpers.add(how)
                 put = ast.Call(named(how), [named(H), ast.Constant(d), vec, *map(ast.Constant, more)], [])
                 lines.append(Line(Section.BACKWARD, None, ast.Expr(put), 1))

@@ -111,7 +111,7 @@ def bands_function(tape: Tape, table: RuleTable, backend: Backend) -> Banded | N
     # (each test reads a name: the value it reads is named, not written again inline)
     plan = dataclasses.replace(plan, check_scalar=plan.check_scalar and mode.order == 2, inline=plan.inline - tested)
     writer = _BandsWriter(plan, table, backend)
-    offsets = [d if (start, stop) == (0, 0) else (d, start, stop) for d, start, stop in form.diagonals]
+    offsets = [d if (start, stop) == (0, 0) else (d, start, stop) for d, start, stop, _ in form.diagonals]
     writer.form, writer.prefix, writer.offsets = form, mode.prefix, tuple(map(_piece, form.diagonals))
     if any(isinstance(d, tuple) for d in offsets):
         writer.windows = " (on the elements [start:stop] of the diagonal named so, zero on the others)"
@@ -122,7 +122,7 @@ def bands_function(tape: Tape, table: RuleTable, backend: Backend) -> Banded | N
     return Banded(fit_module(writer.write()), writer.helpers, offsets, form.columns)
 
 
-def _piece(piece: tuple[int, int, int]) -> str:
+def _piece(piece: tuple[int, int, int, int]) -> str:
     """A diagonal's term as the docstring names it: ``1``, or ``1 [:-1]`` (its elements but the last)."""
-    d, start, stop = piece
+    d, start, stop, _ = piece
     return f"{d}" if (start, stop) == (0, 0) else f"{d} [{start or ''}:{stop or ''}]"

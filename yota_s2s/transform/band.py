@@ -124,13 +124,14 @@ class Band:
 
 @dataclass
 class Bands:
-    """The band form of a sweep: ``eqns`` compute each term ``diagonals[(d, start, stop)]`` of
-    diagonal ``d`` on its window (a vector of the window's size, or a number) where these tests hold: ``vectors`` of one dimension,
+    """The band form of a sweep: ``eqns`` compute each term ``diagonals[(d, start, stop, k)]`` of
+    diagonal ``d`` on its window (a vector of the window's size, or a number; ``k`` 1: the numbers
+    of the window apart from its arrays, ``k`` 0) where these tests hold: ``vectors`` of one dimension,
     ``numbers`` of none, ``same`` pairs of one shape, ``either`` pairs of which the first is a
     number or of the second's shape."""
 
     eqns: list[Eqn]
-    diagonals: dict[tuple[int, int, int], Atom]
+    diagonals: dict[tuple[int, int, int, int], Atom]
     vectors: list[Var]
     numbers: list[Var]
     same: list[tuple[Var, Var]]
@@ -261,11 +262,15 @@ class _Banding:
             raise NotBanded
         result = bands[out.id]
         self.same_shape(result.witness, y)
-        diagonals = {
-            (d, *w): self.values(v.within(w))
-            for d, v in sorted(result.vecs.items())
-            for w in sorted(v.windows) or [WHOLE]
-        }
+        diagonals: dict[tuple[int, int, int, int], Atom] = {}
+        for d, v in sorted(result.vecs.items()):
+            for w in sorted(v.windows) or [WHOLE]:
+                part = v.within(w)  # (its numbers apart from its arrays: added where the matrix is written)
+                numbers = Vec(part.const, tuple(t for t in part.terms if t[2] is True))
+                arrays = Vec(0.0, tuple(t for t in part.terms if t[2] is not True))
+                split = arrays.terms and (numbers.terms or numbers.const)
+                for k, terms in enumerate((arrays, numbers) if split else (part,)):
+                    diagonals[(d, *w, k)] = self.values(terms)
         vectors = [x] if self.root(self.classes.of(x)) == self.root(self.classes.of(y)) else [x, y]
         rows = [*vectors, *(v for v in self.slices.values() if v.id in self.witnesses)]
         roots = {self.root(self.classes.of(w)) for w in rows}
