@@ -123,6 +123,8 @@ def bands_function(tape: Tape, table: RuleTable, backend: Backend) -> Banded | N
 
 
 def _piece(piece: tuple[int, int, int, int]) -> str:
-    """A diagonal's term as the docstring names it: ``1``, or ``1 [:-1]`` (its elements but the last)."""
-    d, start, stop, _ = piece
-    return f"{d}" if (start, stop) == (0, 0) else f"{d} [{start or ''}:{stop or ''}]"
+    """A diagonal's term as the docstring names it: ``1``, ``1 [:-1]`` (its elements but the last), or
+    ``0 (numbers)`` (the numbers of a window, apart from its arrays)."""
+    d, start, stop, k = piece
+    window = "" if (start, stop) == (0, 0) else f" [{start or ''}:{stop or ''}]"
+    return f"{d}{window}{' (numbers)' if k else ''}"
