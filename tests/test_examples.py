@@ -295,7 +295,7 @@ def test_the_chain_hessian_is_computed_by_its_diagonals():
     """examples/newton/hess_chain.py (--form band) computes H by its diagonals alone for a vector u,
     against central differences of the gradient, and refuses a matrix (no band there)."""
     text = (ROOT / "examples/newton/hess_chain.py").read_text(encoding="utf-8")
-    assert "# H is banded (3 diagonals)" in text and "_rows_diagonal(H, -1, " in text
+    assert "# H is banded (3 diagonals)" in text and "_band_window(H, -1, " in text  # (diagonal -1 on [1:])
     assert "--form band" in text and "the rows, batched" not in text and "_rows_seed" not in text
     hess = load_module(ROOT / "examples/newton/hess_chain.py").hess_energy
     rng = np.random.default_rng(8)

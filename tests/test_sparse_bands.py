@@ -1,6 +1,7 @@
 """``--sparse`` by diagonals (issue 36; ``transform.band``, ``codegen.sparse_bands``): where the sweep
 seeded with the identity's rows is banded, ``jac_NAME`` / ``hess_NAME`` compute the diagonals alone
-and decompress them with one prepared ``take`` (``runtime.sparse._sp_banded``).
+(each as its terms on windows of it) and write them into the CSR data by prepared slices
+(``runtime.sparse._sp_banded``, ``_sp_diagonals``).
 
 Every sparse J and H here equals the dense form (``--jacobian``, ``--hessian``) and central differences
 entry for entry, at sizes where the band degenerates (n = 1, 2, 3, 5) and larger; the band form is
@@ -200,3 +201,68 @@ def test_an_entry_off_the_diagonals_keeps_the_colored_sweep():
     corner = pattern.tolil()
     corner[0, n - 1] = corner[n - 1, 0] = True
     assert _sp_banded(_sp_prepare(sparse.csr_array(corner), None, symmetric=True), (-1, 0, 1))["bands"] is None
+
+
+def _band_pattern(m: int, n: int, offsets: list[int], columns: bool, keep: float) -> sparse.csr_array:
+    """A random pattern of ``m x n`` whose entries lie on ``offsets`` (``keep``: the share kept)."""
+    rows, cols = np.indices((m, n))
+    d = cols - rows if columns else rows - cols
+    on = np.isin(d, offsets) & (RNG.random((m, n)) < keep)
+    return sparse.csr_array(on)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (3, 3), (5, 5), (40, 40), (7, 4), (4, 9)])
+@pytest.mark.parametrize("columns", [False, True])
+@pytest.mark.parametrize("keep", [1.0, 0.6])
+@pytest.mark.parametrize("same", [False, True])
+def test_the_diagonals_written_into_the_data(shape, columns, keep, same):
+    """``_sp_diagonals`` by slices of the data (``runs``) and by the stacked take give the matrix whose
+    entry ``(j + d, j)`` (``columns``: ``(j, j + d)``) is element ``j`` of diagonal ``d``, on every
+    entry of the pattern: full bands, bands with holes, rectangles, diagonals that are numbers
+    (``same``: most of them one number, the data filled with it first)."""
+    from yota_s2s.runtime.sparse import _sp_diagonals
+
+    m, n = shape
+    offsets = [-2, 0, 1, 3]
+    pattern = _band_pattern(m, n, offsets, columns, keep)
+    length = m if columns else n
+    diagonals = [2.5 if same else RNG.normal(size=length), 2.5, RNG.normal(size=length), 2.5 if same else -1.0]
+    expected = np.zeros(shape)
+    for d, v in zip(offsets, diagonals, strict=True):
+        for j in range(length):
+            i, k = (j, j + d) if columns else (j + d, j)
+            if 0 <= i < m and 0 <= k < n and pattern[i, k]:
+                expected[i, k] = v if np.ndim(v) == 0 else v[j]
+    bands = _sp_banded({"pattern": pattern}, offsets, columns)["bands"]
+    assert bands is not None and (bands["writes"] is not None or keep < 1)  # (a full band: by slices)
+    for writes in (bands["writes"], None):  # (by slices where it has few runs, then by the take)
+        (J,) = _sp_diagonals(dict(bands, writes=writes), diagonals)
+        assert J.shape == shape and J.nnz == pattern.nnz
+        assert np.array_equal(J.toarray(), expected)
+        assert np.array_equal(J.indices, pattern.indices) and np.array_equal(J.indptr, pattern.indptr)
+    (again,) = _sp_diagonals(bands, [2 * np.asarray(v) for v in diagonals])
+    assert np.array_equal(J.toarray(), expected)  # (each call's data its own)
+    assert np.array_equal(again.toarray(), 2 * expected)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 6])
+@pytest.mark.parametrize("d", [-2, -1, 0, 1, 3])
+@pytest.mark.parametrize("window", [(0, 0), (1, 0), (0, -1), (2, -1)])
+def test_band_window(n, d, window):
+    """``_band_window`` adds a term on the elements ``start:stop`` of diagonal ``d`` (``hess_NAME``'s
+    band form): ``H[j + d, j] += vec[j - start]``, both in range; a number along the window too."""
+    from yota_s2s.runtime.second import _band_window
+
+    start, stop = window
+    size = max(n + stop - start, 0)
+    vec = RNG.normal(size=size)
+    H = np.ones((n, n))
+    _band_window(H, d, vec, start, stop)
+    expected = np.ones((n, n))
+    for j in range(start, n + stop):
+        if 0 <= j + d < n:
+            expected[j + d, j] += vec[j - start]
+    assert np.array_equal(H, expected)
+    H = np.ones((n, n))
+    _band_window(H, d, 2.5, start, stop)
+    assert np.array_equal(H, np.where(expected != 1.0, 3.5, 1.0)) or size == 0 or not np.any(expected != 1.0)

@@ -31,26 +31,39 @@ def hess_energy(u, load):
     du[:-1] += -dstretch
     du[1:] += dstretch
     if np.ndim(u) == 1:  # H is banded (3 diagonals): written diagonal by diagonal
-        _t7 = u.shape
-        _t8 = np.zeros(_t7)
-        _t9 = -3.0 * _t1 - 1.0
-        _t8[:-1] += _t9
-        _t10 = _t6 * _t2 + _t5 + 2.0 * (_t6 * u * u)
-        _t11 = 3.0 * _t1 + 1.0
-        _t10[:-1] += _t11
-        _t10[1:] += _t11
-        _t12 = np.zeros(_t7)
-        _t12[1:] += _t9
+        _t7 = -3.0 * _t1
+        _t8 = 3.0 * _t1
+        _t9 = _t6 * _t2 + 2.0 * (_t6 * u * u)
         H = np.zeros((np.size(u), np.size(u)))
-        _rows_diagonal(H, -1, _t12)
-        _rows_diagonal(H, 0, _t10)
-        _rows_diagonal(H, 1, _t8)
+        _band_window(H, -1, _t7, 1, 0)
+        _band_window(H, -1, -1.0, 1, 0)
+        _rows_diagonal(H, 0, _t9)
+        _band_window(H, 0, _t5, 0, 0)
+        _band_window(H, 0, _t8, 0, -1)
+        _band_window(H, 0, 1.0, 0, -1)
+        _band_window(H, 0, _t8, 1, 0)
+        _band_window(H, 0, 1.0, 1, 0)
+        _band_window(H, 1, _t7, 0, -1)
+        _band_window(H, 1, -1.0, 0, -1)
     else:
         raise ValueError('hess_energy: --form band: the shapes of the arguments do not give a banded Hessian')
     return energy, du, H[()]
 
 
 # ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
+
+
+def _band_window(H, d, vec, start, stop):
+    """Add ``vec`` into the elements ``start`` (from the first) to ``stop`` (from the end, 0 or
+    less) of the diagonal ``d`` of the square ``H``: ``H[j + d, j] += vec[j - start]`` for each such
+    ``j`` with both in range (``vec``: those elements, or one number).  ``hess_NAME``'s band form
+    writes a term of a diagonal that lies on a window of it (``transform.band``) so."""
+    n = len(H)
+    lo, hi = max(0, -d, start), min(n, n - d, n + stop)
+    if lo < hi:  # a strided write into the flat H: row j + d, column j is (j + d) * n + j
+        H.reshape(-1)[(lo + d) * n + lo : (hi - 1 + d) * n + hi : n + 1] += (
+            vec[lo - start : hi - start] if np.ndim(vec) else vec
+        )
 
 
 def _float_arg(x, func, name):

@@ -30,37 +30,44 @@ def hess_rosen(x):
     _t5 = 2.0 - _t4
     if np.ndim(x) == 1:  # H is banded (3 diagonals): written diagonal by diagonal
         _t6 = _t1 * _t1
-        _t7 = x.shape
-        _t8 = np.zeros(_t7)
-        _t8[:-1] += _t5 + 800.0 * _t6
-        _t9 = -400.0 * _t1
-        _t10 = np.zeros(_t7)
-        _t10[:-1] += _t9
-        _t8[1:] += 200.0
-        _t11 = np.zeros(_t7)
-        _t11[1:] += _t9
+        _t7 = -400.0 * _t1
+        _t8 = _t5 + 800.0 * _t6
         H = np.zeros((np.size(x), np.size(x)))
-        _rows_diagonal(H, -1, _t11)
-        _rows_diagonal(H, 0, _t8)
-        _rows_diagonal(H, 1, _t10)
+        _band_window(H, -1, _t7, 1, 0)
+        _band_window(H, 0, _t8, 0, -1)
+        _band_window(H, 0, 200.0, 1, 0)
+        _band_window(H, 1, _t7, 0, -1)
     else:  # the rows, batched
         H = np.empty((np.size(x),) + np.shape(x))
         _step = _rows_step(x, _t1, _t5)
         for _k in range(0, np.size(x), _step):  # the second sweep on a block of rows at once
             v = _rows_seed(x, _k, _step)
-            _t12 = v[:, :-1]
-            _t13 = _t12 * _t1 * 400.0
-            _t14 = v[:, 1:] * 200.0
-            _t15 = (_t13 - _t14) * _t1
+            _t9 = v[:, :-1]
+            _t10 = _t9 * _t1 * 400.0
+            _t11 = v[:, 1:] * 200.0
+            _t12 = (_t10 - _t11) * _t1
             Hv = _rows_zeros(v, x)
-            Hv[:, :-1] += _t12 * _t5 + _t15 + _t15
-            Hv[:, 1:] += _t14 - _t13
+            Hv[:, :-1] += _t9 * _t5 + _t12 + _t12
+            Hv[:, 1:] += _t11 - _t10
             H[_k:_k + len(v)] = Hv
         H = H.reshape(np.shape(x) + np.shape(x))
     return rosen, dx, H[()]
 
 
 # ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
+
+
+def _band_window(H, d, vec, start, stop):
+    """Add ``vec`` into the elements ``start`` (from the first) to ``stop`` (from the end, 0 or
+    less) of the diagonal ``d`` of the square ``H``: ``H[j + d, j] += vec[j - start]`` for each such
+    ``j`` with both in range (``vec``: those elements, or one number).  ``hess_NAME``'s band form
+    writes a term of a diagonal that lies on a window of it (``transform.band``) so."""
+    n = len(H)
+    lo, hi = max(0, -d, start), min(n, n - d, n + stop)
+    if lo < hi:  # a strided write into the flat H: row j + d, column j is (j + d) * n + j
+        H.reshape(-1)[(lo + d) * n + lo : (hi - 1 + d) * n + hi : n + 1] += (
+            vec[lo - start : hi - start] if np.ndim(vec) else vec
+        )
 
 
 def _float_arg(x, func, name):
@@ -152,15 +159,6 @@ def _real_args_each(func, floats, others, xs):
     for name, x in zip(others, xs[len(floats) :], strict=True):
         if isinstance(x, complex) or (type(x) is np.ndarray and x.dtype.kind == "c"):
             _float_arg(x, func, name)
-
-
-def _rows_diagonal(H, d, vec):
-    """Write ``vec`` into the diagonal ``d`` of the square ``H``: ``H[j + d, j] = vec[j]`` for
-    every ``j`` with both in range (``vec`` a vector of ``len(H)`` numbers, or one number)."""
-    n = len(H)
-    lo, hi = max(0, -d), min(n, n - d)
-    if lo < hi:  # a strided write into the flat H: row j + d, column j is (j + d) * n + j
-        H.reshape(-1)[(lo + d) * n + lo : (hi - 1 + d) * n + hi : n + 1] = vec[lo:hi] if np.ndim(vec) else vec
 
 
 def _rows_seed(x, start, step):

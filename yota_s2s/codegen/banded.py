@@ -88,7 +88,7 @@ class BandWriter:
 
     def __init__(self, writer: WriterBase):
         self.w = writer
-        self.diagonals: dict[int, ast.expr] = {}
+        self.diagonals: dict[int, list[tuple[tuple[int, int], ast.expr]]] = {}
 
     def banded_rows(self, x: Var, H: str) -> tuple[ast.expr, list[Line]]:
         """The test under which the band form (``Facts.band``) holds and its statements (depth 1),
@@ -105,14 +105,20 @@ class BandWriter:
         writer = self.w.part_writer(plan_function(part, self.w.table, self.w.backend, columns=False))
         lines: list[Line] = []
         writer.block(part, 1, lines)
-        self.diagonals = {d: writer.atom(a) for d, a in form.diagonals.items()}
+        self.diagonals = {}
+        for (d, start, stop, _), a in sorted(
+            form.diagonals.items(), key=lambda item: (item[0][0], item[0][1:3] != (0, 0))
+        ):
+            self.diagonals.setdefault(d, []).append(((start, stop), writer.atom(a)))
         size = self.w.backend.call("size", [self.w.atom(x)])
         zeros = self.w.backend.call("zeros", [ast.Tuple([size, size], ast.Load())])
         lines.append(Line(Section.BACKWARD, None, ast.Assign([named(H, ast.Store())], zeros, lineno=0), 1))
-        self.w.helpers.add("_rows_diagonal")
-        for d, vec in self.diagonals.items():
-            put = ast.Call(named("_rows_diagonal"), [named(H), ast.Constant(d), vec], [])
-            lines.append(Line(Section.BACKWARD, None, ast.Expr(put), 1))
+        for d, pieces in self.diagonals.items():  # (a term on the whole diagonal first, then the others, added)
+            for n, (window, vec) in enumerate(pieces):
+                how, more = ("_rows_diagonal", []) if window == (0, 0) and n == 0 else ("_band_window", list(window))
+                self.w.helpers.add(how)
+                put = ast.Call(named(how), [named(H), ast.Constant(d), vec, *map(ast.Constant, more)], [])
+                lines.append(Line(Section.BACKWARD, None, ast.Expr(put), 1))
         return band_test(self.w, form), lines
 
 

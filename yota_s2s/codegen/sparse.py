@@ -310,14 +310,14 @@ def _with_bands(prepare: str, offsets: str) -> str:
 
 def _band_branch(call: str, values: str, result: str, like: str, by_rows: bool) -> str:
     """The band form's branch of ``jac_NAME`` (``hess_NAME``): ``call`` returns the diagonals where
-    the arguments pass its tests, decompressed by one prepared ``take`` (``runtime.sparse._sp_banded``)."""
+    the arguments pass its tests, written into the matrix's data by prepared slices (``runtime.sparse._sp_banded``)."""
     what = "H" if result == "(H,)" else "J"
     returned = "_value, _grad, H" if what == "H" else f"_value, {result.strip('(),')}"
     return (
         f'    _banded = {call} if _prepared["bands"] is not None else None\n'
-        f"    if _banded is not None:  # {what} is banded here: its diagonals alone, decompressed by one take\n"
+        f"    if _banded is not None:  # {what} is banded here: its diagonals alone, written into its data\n"
         f"        {values}, *_diagonals = _banded\n"
-        f'        {result} = _sp_decompress(_prepared["bands"], _sp_diagonals({like}, _diagonals, {by_rows}), ({like},))\n'
+        f'        {result} = _sp_diagonals(_prepared["bands"], _diagonals)\n'
         f"        return {returned}\n"
     )
 

@@ -39,7 +39,7 @@ class Banded:
 
     text: str
     helpers: set[str]
-    offsets: list[int]
+    offsets: list[int | tuple[int, int, int]]
     columns: bool
 
 
@@ -49,7 +49,8 @@ class _BandsWriter(FunctionWriter):
     the band form's tests (written after equation ``after``)."""
 
     prefix = ""
-    offsets: tuple[int, ...] = ()
+    offsets: tuple[str, ...] = ()
+    windows = ""
     returned: tuple[str, ...] = ()
     form: BandForm
     after = -1
@@ -60,10 +61,19 @@ class _BandsWriter(FunctionWriter):
     def docstring(self) -> str:
         what = "rows" if self.prefix != "jvp_" else "columns"
         return (
-            f'"""Return ({", ".join(self.returned)}): the diagonals {", ".join(map(str, self.offsets))} of what '
+            f'"""Return ({", ".join(self.returned)}): the diagonals {", ".join(self.offsets)} of what '
             f"{self.prefix}{self.tape.name}\n    computes for every unit seed (its {what}), each a vector or "
-            f'one number; None where the arguments do not give them."""'
+            f'one number{self.windows}; None where the arguments do not give them."""'
         )
+
+    def output_expr(self, tree: object) -> ast.expr:
+        """The returned tuple: the diagonals' terms as they are (``_sp_diagonals`` only reads them: one
+        value that is two terms, ``_t6`` for diagonals -1 and 1 of Rosenbrock's H, is not copied)."""
+        expr = super().output_expr(tree)
+        kept = len(self.tape.outputs) - len(self.offsets)
+        if isinstance(expr, ast.Tuple):
+            expr.elts[kept:] = [self.atom(a) for a in self.tape.outputs[kept:]]
+        return expr
 
     def block(self, tape: Tape, depth: int, body: list, preset: dict | None = None, push: tuple | None = None) -> None:
         if tape is self.tape and depth == 0 and push is None:
@@ -101,9 +111,20 @@ def bands_function(tape: Tape, table: RuleTable, backend: Backend) -> Banded | N
     # (each test reads a name: the value it reads is named, not written again inline)
     plan = dataclasses.replace(plan, check_scalar=plan.check_scalar and mode.order == 2, inline=plan.inline - tested)
     writer = _BandsWriter(plan, table, backend)
-    writer.form, writer.prefix, writer.offsets = form, mode.prefix, tuple(form.diagonals)
+    offsets = [d if (start, stop) == (0, 0) else (d, start, stop) for d, start, stop, _ in form.diagonals]
+    writer.form, writer.prefix, writer.offsets = form, mode.prefix, tuple(map(_piece, form.diagonals))
+    if any(isinstance(d, tuple) for d in offsets):
+        writer.windows = " (on the elements [start:stop] of the diagonal named so, zero on the others)"
     grad = [f"d{tape.facts.wrt[0]}"] if len(form.kept) > 1 else []
-    writer.returned = (tape.name, *grad, *(f"diagonal {d}" for d in form.diagonals))
+    writer.returned = (tape.name, *grad, *(f"diagonal {piece}" for piece in writer.offsets))
     defined = {o.id: k for k, e in enumerate(whole.eqns) for o in e.outs}
     writer.after = max((defined[i] for i in tested if i in defined), default=-1)  # (as soon as it can be)
-    return Banded(fit_module(writer.write()), writer.helpers, list(form.diagonals), form.columns)
+    return Banded(fit_module(writer.write()), writer.helpers, offsets, form.columns)
+
+
+def _piece(piece: tuple[int, int, int, int]) -> str:
+    """A diagonal's term as the docstring names it: ``1``, ``1 [:-1]`` (its elements but the last), or
+    ``0 (numbers)`` (the numbers of a window, apart from its arrays)."""
+    d, start, stop, k = piece
+    window = "" if (start, stop) == (0, 0) else f" [{start or ''}:{stop or ''}]"
+    return f"{d}{window}{' (numbers)' if k else ''}"

@@ -50,7 +50,9 @@ class Batched:
 class BandForm:
     """A tape's sweep in the band form, composed with the tape (``with_band``): ``eqns``, the equations
     before the sweep and the band form's, optimized together, compute ``kept`` (the value, the
-    gradient: the sweep's outputs that read no seed) and each diagonal ``diagonals[d]``, where the
+    gradient: the sweep's outputs that read no seed) and each term ``diagonals[(d, start, stop, k)]``
+    of diagonal ``d``, on its elements ``start:stop`` (``transform.band.Window``; ``k``: its numbers
+    apart, 1, from its arrays, 0), where the
     ``tests`` hold: ``("ndim", a, k)``, ``("shape", a, b)``, ``("either", c, w)`` (``c`` a number or of
     ``w``'s shape), on values of ``eqns`` or the tape's inputs.  ``arrays``: the values ``eqns``
     read that are arrays where the tests hold; ``columns``: the diagonals run along the derivative's
@@ -59,7 +61,7 @@ class BandForm:
 
     eqns: list[Eqn]
     kept: list[Atom]
-    diagonals: dict[int, Atom]
+    diagonals: dict[tuple[int, int, int, int], Atom]
     tests: list[tuple[str, Atom, Atom | int]]
     arrays: frozenset[int]
     columns: bool

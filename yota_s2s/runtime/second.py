@@ -154,3 +154,16 @@ def _cumprod_dx_adj(d, g, x, c, part, axis=None):
                 out[..., :-1] = d[..., 1:] * r[..., 1:]
     out = xp.moveaxis(out, -1, axis)
     return out.reshape(shape) if part == "x" else out
+
+
+def _band_window(H, d, vec, start, stop):
+    """Add ``vec`` into the elements ``start`` (from the first) to ``stop`` (from the end, 0 or
+    less) of the diagonal ``d`` of the square ``H``: ``H[j + d, j] += vec[j - start]`` for each such
+    ``j`` with both in range (``vec``: those elements, or one number).  ``hess_NAME``'s band form
+    writes a term of a diagonal that lies on a window of it (``transform.band``) so."""
+    n = len(H)
+    lo, hi = max(0, -d, start), min(n, n - d, n + stop)
+    if lo < hi:  # a strided write into the flat H: row j + d, column j is (j + d) * n + j
+        H.reshape(-1)[(lo + d) * n + lo : (hi - 1 + d) * n + hi : n + 1] += (
+            vec[lo - start : hi - start] if xp.ndim(vec) else vec
+        )

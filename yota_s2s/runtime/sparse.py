@@ -16,6 +16,8 @@ function can write is read as NumPy reads it.
 import numpy as xp
 from scipy import sparse
 
+from .coloring import _sp_blocks, _sp_clone  # for direct calls; modules copy them
+
 
 def _sp_input(x, offset, total):
     """The pattern of a ``--wrt`` parameter ``x`` whose columns start at ``offset``: element ``i``
@@ -216,31 +218,125 @@ def _sp_key(wrt, data):
 
 def _sp_banded(prepared, offsets, columns=False):
     """``prepared`` (``_sp_prepare``'s, of a pattern) with what the band form of its function needs
-    (``prepared["bands"]``): the diagonals ``offsets`` decompressed as a colored sweep's results
-    are, each entry of the pattern read at its place among them (``_sp_decompress``): entry ``(j + d,
-    j)`` at element ``j`` of diagonal ``d`` (``columns``: entry ``(j, j + d)``, the diagonals of the
-    transposed matrix).  None there where an entry of the pattern lies on no diagonal given: the
-    colored sweep is then taken, whatever the band form's tests say."""
+    (``prepared["bands"]``, read by ``_sp_diagonals``): where each entry of the pattern lies among the
+    diagonals ``offsets``, entry ``(j + d, j)`` at element ``j`` of diagonal ``d`` (``columns``: entry
+    ``(j, j + d)``, the diagonals of the transposed matrix).  An offset ``(d, start, stop)`` is a term
+    of diagonal ``d`` on its elements ``start`` (from the first) to ``stop`` (from the end, 0 or
+    less), zero on the others; the terms of one diagonal are added.  None there where an entry of
+    the pattern lies on no diagonal given: the colored sweep is then taken, whatever the band
+    form's tests say.
+
+    The entries of one diagonal lie in the CSR data at places that step by a constant stride over
+    runs of consecutive elements (a band's rows all alike but the first and last few): each run,
+    cut where a term's window starts or ends, is one slice of the data written from the slices of the
+    terms on it (``writes``, ``_sp_writes``).  They are checked here against the places, entry for
+    entry; a pattern of many short runs keeps one ``take`` of the diagonals stacked (``writes``
+    None)."""
     pattern = prepared["pattern"]
     m, n = pattern.shape
     rows = xp.repeat(xp.arange(m), xp.diff(pattern.indptr))
     cols = pattern.indices
     d, at, length = (cols - rows, rows, m) if columns else (rows - cols, cols, n)
-    offsets = xp.asarray(offsets)
-    k = xp.minimum(xp.searchsorted(offsets, d), len(offsets) - 1)
+    pieces = [(p, 0, 0) if isinstance(p, int) else tuple(p) for p in offsets]
+    diagonals = xp.asarray(sorted({p[0] for p in pieces}), dtype=int)
+    k = xp.minimum(xp.searchsorted(diagonals, d), len(diagonals) - 1)
     bands = None
-    if len(offsets) and xp.all(offsets[k] == d):
+    if len(diagonals) and xp.all(diagonals[k] == d):
         # (by_rows: the compressed array's rows have the parameter's length, its columns'; the value's)
-        bands = {"pattern": pattern, "by_rows": not columns, "seeds": offsets, "where": k * length + at}
+        where = k * length + at
+        bands = {"pattern": pattern, "by_rows": not columns, "seeds": diagonals, "where": where}
+        bands.update(length=length, pieces=[(int(xp.searchsorted(diagonals, p[0])), *p[1:]) for p in pieces])
+        (bands["block"],) = _sp_blocks(bands, (None,))
+        runs = _sp_runs(k, at, len(diagonals))
+        bands["writes"] = None if runs is None else _sp_writes(runs, bands["pieces"], length)
+        if bands["writes"] is not None:  # (checked: the same data as the take, on whole numbers)
+            rng = xp.random.default_rng(0)
+            sizes = [max(length + stop - start, 0) for _, start, stop in bands["pieces"]]
+            values = [rng.integers(-99, 99, size).astype(float) for size in sizes]
+            (by_writes,) = _sp_diagonals(bands, values)
+            (by_take,) = _sp_diagonals(dict(bands, writes=None), values)
+            bands["writes"] = bands["writes"] if xp.array_equal(by_writes.data, by_take.data) else None
     prepared["bands"] = bands
     return prepared
 
 
-def _sp_diagonals(like, diagonals, by_rows):
-    """The diagonals (vectors of ``like``'s size, or numbers) stacked, one row each: the compressed
-    array ``_sp_decompress`` reads with ``_sp_banded``'s places (``by_rows``: in a list, as a
-    reverse sweep's adjoints are)."""
-    out = xp.empty((len(diagonals), xp.size(like)))
-    for i, v in enumerate(diagonals):
-        out[i] = v
-    return [out] if by_rows else out
+def _sp_runs(k, at, count):
+    """The runs of ``_sp_banded``: ``(diagonal, first, last + 1, slice of the data)``, each diagonal's
+    entries (``k == i``, at elements ``at``) cut where the element does not step by one or the place
+    in the data changes its stride; None where there are more than ``4 * count + 16``."""
+    runs = []
+    for i in range(count):
+        places = xp.flatnonzero(k == i)
+        if not len(places):
+            continue
+        js = at[places]
+        dj, dp = xp.diff(js), xp.diff(places)
+        joined = (dj == 1) & xp.concatenate([[True], dp[1:] == dp[:-1]])
+        starts = xp.concatenate([[0], xp.flatnonzero(~joined) + 1])
+        ends = xp.concatenate([starts[1:], [len(places)]])
+        for s, t in zip(starts.tolist(), ends.tolist(), strict=True):
+            step = int(dp[s]) if t - s > 1 else 1
+            runs.append((i, int(js[s]), int(js[t - 1]) + 1, slice(int(places[s]), int(places[t - 1]) + 1, step)))
+        if len(runs) > 4 * count + 16:
+            return None
+    return runs
+
+
+def _sp_writes(runs, pieces, length):
+    """The writes of ``_sp_banded``: each run of a diagonal cut where a term of it (``pieces``:
+    ``(diagonal, start, stop)``) starts or ends, each part ``(slice of the data, [(term, first, last
+    + 1), ...], size)`` with the terms on it (none: a zero)."""
+    writes = []
+    for i, j0, j1, into in runs:
+        mine = [(p, start, length + stop) for p, (q, start, stop) in enumerate(pieces) if q == i]
+        cuts = sorted({j0, j1} | {min(max(x, j0), j1) for _, a, b in mine for x in (a, b)})
+        for c in range(len(cuts) - 1):
+            lo, hi = cuts[c], cuts[c + 1]
+            part = slice(into.start + into.step * (lo - j0), into.start + into.step * (hi - 1 - j0) + 1, into.step)
+            writes.append((part, [(p, lo - a, hi - a) for p, a, b in mine if a <= lo and hi <= b], hi - lo))
+    return writes
+
+
+def _sp_diagonals(bands, diagonals):
+    """The band form's matrix, a ``csr_array`` in a tuple, from its diagonals' terms (vectors, or
+    numbers broadcast along them; ``_sp_banded``'s ``pieces``): the writes of ``_sp_banded`` into one
+    new array (the structure is shared by every call of these shapes, read-only, as the colored
+    sweep's is; ``data`` is each call's own)."""
+    place, template = bands["block"]
+    writes = bands["writes"]
+    if writes is not None:
+        data, parts, alone = xp.empty(len(place)), [], {}
+        for into, on, size in writes:
+            vectors = [diagonals[p][a:b] for p, a, b in on if xp.ndim(diagonals[p])]
+            number = sum(diagonals[p] for p, _, _ in on if not xp.ndim(diagonals[p]))
+            parts.append((into, vectors, number))
+            if not vectors:
+                alone[number] = alone.get(number, 0) + size
+        filled = max(alone, key=alone.get) if alone else None
+        if filled is not None and 2 * alone[filled] > len(place):  # (Bratu's 1/h**2: the data filled at once
+            data.fill(filled)  # costs less than its parts written by strides)
+        else:
+            filled = None
+        for into, vectors, number in parts:  # (the numbers on a part added to its first vector as it is written)
+            if not vectors:
+                if filled is None or number != filled:
+                    data[into] = number
+            elif number:
+                xp.add(vectors[0], number, out=data[into])
+            else:
+                data[into] = vectors[0]
+            for v in vectors[1:]:
+                data[into] += v
+    else:  # (many short runs: the diagonals stacked, and one take)
+        length = bands["length"]
+        stacked = xp.zeros((len(bands["seeds"]), length))
+        for (i, start, stop), v in zip(bands["pieces"], diagonals, strict=True):
+            if length + stop > start:
+                stacked[i, start : length + stop] += v
+        data = stacked.ravel().take(place)
+    if type(template) is tuple:  # (by the constructor, where a copy would not do: ``_sp_clone_checked``)
+        (template,) = template
+        J = sparse.csr_array((data, template.indices, template.indptr), shape=template.shape)
+        J.has_canonical_format = True
+        return (J,)
+    return (_sp_clone(template, data),)

@@ -26,7 +26,11 @@ which is what these tests compare.  A step that is none of these raises ``NotBan
 
 The numbers that multiply a diagonal are carried with it (``Vec``) and folded into the equation
 that first needs its values (``-400.0 * _t2`` for ``-(2 * _t2) * 200.0``), and a diagonal of one
-number is never made an array.
+number is never made an array.  A term written into a slice of a gradient buffer (``dup[2:] += g``)
+keeps its values and the window of the diagonal it lies on (``Window``): no array of zeros is made
+and written into unless two windows of one diagonal meet a product by an array.  A diagonal comes
+out as its terms on their windows (``diagonals[(d, start, stop)]``): Bratu's off-diagonals are the
+number ``1 / h**2`` on all elements but one, written so into the CSR data by ``_sp_diagonals``.
 """
 
 from __future__ import annotations
@@ -52,10 +56,18 @@ class NotBanded(Exception):
     """A step of the sweep that does not keep diagonals diagonals: the batched sweep is written."""
 
 
-#: A term of a diagonal: ``(k, t, number)``, ``k`` times the value ``t``; ``number`` True: one number,
-#: broadcast along the diagonal, False: an array of the diagonal's shape, None: the one or the other
-#: (an argument that may be either, tested where the function runs).
-Term = tuple[float, Atom, bool | None]
+#: Where a term of a diagonal lies: ``(start, stop)``, its elements ``start`` (from the first) to
+#: ``stop`` (from the end, ``0`` or less: ``-1`` the last but one), zero elsewhere.  A value written
+#: into a slice of a gradient buffer (``dx[1:] += g``) is that window of the buffer's diagonal, never
+#: an array of zeros written into.
+Window = tuple[int, int]
+WHOLE: Window = (0, 0)
+
+#: A term of a diagonal: ``(k, t, number, window)``, ``k`` times the value ``t`` on the elements
+#: ``window`` (``t``: those elements alone); ``number`` True: one number, broadcast along the window,
+#: False: an array of the window's shape, None: the one or the other (an argument that may be either,
+#: tested where the function runs).
+Term = tuple[float, Atom, bool | None, Window]
 
 
 @dataclass(frozen=True)
@@ -69,21 +81,35 @@ class Vec:
     @property
     def number(self) -> bool | None:
         """The diagonal is one number (broadcast along it): True, False, or None (it may be)."""
-        return _both(*(number for _, _, number in self.terms))
+        return _both(*(number for _, _, number, _ in self.terms))
+
+    @property
+    def windows(self) -> list[Window]:
+        """The windows of its terms, each once (its number: the whole diagonal)."""
+        found = [WHOLE] if self.const else []
+        for _, _, _, w in self.terms:
+            if w not in found:
+                found.append(w)
+        return found
+
+    def within(self, window: Window) -> Vec:
+        """The terms on ``window`` (and the number, on the whole diagonal)."""
+        const = self.const if window == WHOLE else 0.0
+        return Vec(const, tuple(term for term in self.terms if term[3] == window))
 
     def scaled(self, c: float) -> Vec:
-        return Vec(self.const * c, tuple((k * c, t, number) for k, t, number in self.terms))
+        return Vec(self.const * c, tuple((k * c, t, number, w) for k, t, number, w in self.terms))
 
     def plus(self, other: Vec) -> Vec:
         terms = list(self.terms)
-        keys = [_key(t) for _, t, _ in terms]
-        for k, t, number in other.terms:
-            if _key(t) in keys:
-                i = keys.index(_key(t))
-                terms[i] = (terms[i][0] + k, t, number)
+        keys = [(_key(t), w) for _, t, _, w in terms]
+        for k, t, number, w in other.terms:
+            if (_key(t), w) in keys:
+                i = keys.index((_key(t), w))
+                terms[i] = (terms[i][0] + k, t, number, w)
             else:
-                terms.append((k, t, number))
-                keys.append(_key(t))
+                terms.append((k, t, number, w))
+                keys.append((_key(t), w))
         return Vec(self.const + other.const, tuple(terms))
 
 
@@ -98,13 +124,14 @@ class Band:
 
 @dataclass
 class Bands:
-    """The band form of a sweep: ``eqns`` compute each diagonal ``diagonals[d]`` (a vector of the
-    seed's parameter's size, or a number) where these tests hold: ``vectors`` of one dimension,
+    """The band form of a sweep: ``eqns`` compute each term ``diagonals[(d, start, stop, k)]`` of
+    diagonal ``d`` on its window (a vector of the window's size, or a number; ``k`` 1: the numbers
+    of the window apart from its arrays, ``k`` 0) where these tests hold: ``vectors`` of one dimension,
     ``numbers`` of none, ``same`` pairs of one shape, ``either`` pairs of which the first is a
     number or of the second's shape."""
 
     eqns: list[Eqn]
-    diagonals: dict[int, Atom]
+    diagonals: dict[tuple[int, int, int, int], Atom]
     vectors: list[Var]
     numbers: list[Var]
     same: list[tuple[Var, Var]]
@@ -235,7 +262,15 @@ class _Banding:
             raise NotBanded
         result = bands[out.id]
         self.same_shape(result.witness, y)
-        diagonals = {d: self.values(result.vecs[d]) for d in sorted(result.vecs)}
+        diagonals: dict[tuple[int, int, int, int], Atom] = {}
+        for d, v in sorted(result.vecs.items()):
+            for w in sorted(v.windows) or [WHOLE]:
+                part = v.within(w)  # (its numbers apart from its arrays: added where the matrix is written)
+                numbers = Vec(part.const, tuple(t for t in part.terms if t[2] is True))
+                arrays = Vec(0.0, tuple(t for t in part.terms if t[2] is not True))
+                split = arrays.terms and (numbers.terms or numbers.const)
+                for k, terms in enumerate((arrays, numbers) if split else (part,)):
+                    diagonals[(d, *w, k)] = self.values(terms)
         vectors = [x] if self.root(self.classes.of(x)) == self.root(self.classes.of(y)) else [x, y]
         rows = [*vectors, *(v for v in self.slices.values() if v.id in self.witnesses)]
         roots = {self.root(self.classes.of(w)) for w in rows}
@@ -255,7 +290,7 @@ class _Banding:
             a, s = _shift(eqn.params["index"])
             w = self.slice_of(band[0].witness, eqn.params["index"])
             self.witnesses.add(w.id)
-            return Band(w, {d + a: self.sliced(v, s) for d, v in band[0].vecs.items()})
+            return Band(w, {d + a: self.sliced(v, s, band[0].witness) for d, v in band[0].vecs.items()})
         if kind in ("index_add", "index_copy") and band[0] is None and band[1] is not None:
             band[0] = self.zeros(args[0])  # (a gradient's zeros, made before the sweep: no diagonal)
         if kind in ("index_add", "index_copy") and band[0] is not None and band[1] is not None:
@@ -303,7 +338,8 @@ class _Banding:
                     raise NotBanded
                 return self.times(band[0], Lit(1.0 / c.value))
             number = self.operand(c, band[0].witness)
-            return Band(band[0].witness, {d: self.apply(v, "truediv", c, number) for d, v in band[0].vecs.items()})
+            w = band[0].witness
+            return Band(w, {d: self.apply(v, "truediv", c, number, w) for d, v in band[0].vecs.items()})
         raise NotBanded
 
     def times(self, band: Band, c: Atom, number: bool = False) -> Band:
@@ -316,17 +352,26 @@ class _Banding:
         if not isinstance(c, Var):
             raise NotBanded
         is_number = self.operand(c, band.witness, number)
-        return Band(band.witness, {d: self.apply(v, "mul", c, is_number) for d, v in band.vecs.items()})
+        w = band.witness
+        return Band(w, {d: self.apply(v, "mul", c, is_number, w) for d, v in band.vecs.items()})
 
-    def apply(self, v: Vec, prim: str, c: Var, number: bool) -> Vec:
+    def apply(self, v: Vec, prim: str, c: Var, number: bool | None, witness: Var) -> Vec:
         """``v`` times (or over) the unbatched ``c``: a number times ``c`` stays unwritten; one term
-        keeps its number (``400.0 * (t * c)``); else the sum is written, then multiplied."""
+        keeps its number (``400.0 * (t * c)``); else the sum on each window is written, then
+        multiplied (by the window's slice of an array ``c``; of the rows' shape ``witness``)."""
         if not v.terms and prim == "mul":
-            return Vec(0.0, ((v.const, c, number),))
-        if len(v.terms) == 1 and not v.const:
-            k, t, is_number = v.terms[0]
-            return Vec(0.0, ((k, self.emit(prim, [t, c]), _both(is_number, number)),))
-        return Vec(0.0, ((1.0, self.emit(prim, [self.values(v), c]), _both(v.number, number)),))
+            return Vec(0.0, ((v.const, c, number, WHOLE),))
+        if number is None and v.windows != [WHOLE]:  # (a number or an array: no slice of it is written)
+            v = Vec(0.0, ((1.0, self.whole(v, witness), v.number, WHOLE),))
+        out = Vec()
+        for w in v.windows:
+            part, cw = v.within(w), c if number or w == WHOLE else self.emit("getindex", [c], {"index": _slice(w)})
+            if len(part.terms) == 1 and not part.const:
+                k, t, is_number, _ = part.terms[0]
+            else:
+                k, t, is_number = 1.0, self.values(part), part.number
+            out = out.plus(Vec(0.0, ((k, self.emit(prim, [t, cw]), _both(is_number, number), w),)))
+        return out
 
     def operand(self, c: Var, witness: Var, number: bool = False) -> bool | None:
         """``c`` as the other operand of a row of ``witness``'s shape: True where it is a number
@@ -365,7 +410,7 @@ class _Banding:
         index = (Slice(a, -b if b else None),)
         if eqn.prim == "concat_part":
             self.same_shape(g.witness, joined)
-            return Band(parts[k], {d + a: self.sliced(v, index[0]) for d, v in g.vecs.items()})
+            return Band(parts[k], {d + a: self.sliced(v, index[0], g.witness) for d, v in g.vecs.items()})
         return self.index_add(index, Band(joined, {}), g, parts[k], in_place=True)
 
     def zeros(self, a: Atom) -> Band | None:
@@ -391,26 +436,48 @@ class _Banding:
         a, s = _shift(index)
         self.same_shape(value.witness, part)
         vecs, owned = dict(buf.vecs), set(buf.owned) if in_place else set()
+        if s.stop is None or s.stop < 0:  # (each term moved to its window of the buffer's diagonal)
+            b = s.stop or 0
+            for d, v in value.vecs.items():
+                v = Vec(0.0, ((1.0, Lit(v.const), True, WHOLE),) if v.const else ()).plus(v)
+                moved = Vec(0.0, tuple((k, t, number, (w[0] + a, w[1] + b)) for k, t, number, w in v.terms))
+                vecs[d - a] = vecs[d - a].plus(moved) if d - a in vecs else moved
+            return Band(buf.witness, vecs, owned)
         for d, v in value.vecs.items():
             old = vecs.get(d - a)
             if old is not None and _owned(old, owned):
                 into = old.terms[0][1]
             else:
-                into = self.values(old) if old is not None and old.number is False else None
+                into = self.whole(old, buf.witness) if old is not None and old.number is False else None
                 if into is None or not isinstance(into, Var):  # (an array of the buffer's shape: a new one)
                     into = self.emit("zeros", [self.emit("shape", [buf.witness])], numbered=False)
                     if old is not None:
-                        into = self.emit("add", [into, self.values(old)], numbered=False)
-            made = self.emit("index_add", [into, self.values(v)], {"index": (s,)}, numbered=False)
+                        into = self.emit("add", [into, self.whole(old, buf.witness)], numbered=False)
+            made = self.emit("index_add", [into, self.whole(v, value.witness)], {"index": (s,)}, numbered=False)
             owned.add(made.id)
-            vecs[d - a] = Vec(0.0, ((1.0, made, False),))
+            vecs[d - a] = Vec(0.0, ((1.0, made, False, WHOLE),))
         return Band(buf.witness, vecs, owned)
 
     # ------------------------------------------------------------------ values and shapes
+    def whole(self, v: Vec, witness: Var) -> Atom:
+        """The values of the whole diagonal ``v``: its terms on other windows than the whole
+        written into zeros of the shape of ``witness``."""
+        if v.windows in ([], [WHOLE]):
+            return self.values(v)
+        into: Atom = self.emit("zeros", [self.emit("shape", [witness])], numbered=False)
+        for w in v.windows:
+            part = self.values(v.within(w))
+            if w == WHOLE:
+                into = self.emit("add", [into, part], numbered=False)
+            else:
+                into = self.emit("index_add", [into, part], {"index": _slice(w)}, numbered=False)
+        return into
+
     def values(self, v: Vec) -> Atom:
-        """The diagonal's values: its terms, their numbers folded in (``t1 - 400.0 * t2 + 2.0``)."""
+        """The diagonal's values on the window of its terms (one): its terms, their numbers folded
+        in (``t1 - 400.0 * t2 + 2.0``)."""
         out: Atom | None = None
-        for k, t, _ in v.terms:
+        for k, t, _, _ in v.terms:
             if out is None:  # (the first term carries its sign: -400.0 * t, -t)
                 out = t if k == 1.0 else self.emit("neg", [t]) if k == -1.0 else self.emit("mul", [Lit(k), t])
             else:
@@ -422,13 +489,23 @@ class _Banding:
             out = self.emit("add" if v.const > 0 else "sub", [out, Lit(abs(v.const))])
         return out
 
-    def sliced(self, v: Vec, s: Slice) -> Vec:
-        if any(number is None for _, _, number in v.terms):  # (a number has no slice)
+    def sliced(self, v: Vec, s: Slice, witness: Var) -> Vec:
+        """The elements ``s`` of the diagonal ``v`` (of rows of the shape of ``witness``): each term's
+        window cut by ``s``, and its values with it."""
+        if any(number is None for _, _, number, _ in v.terms):  # (a number has no slice)
             raise NotBanded
-        terms = tuple(
-            (k, t if number else self.emit("getindex", [t], {"index": (s,)}), number) for k, t, number in v.terms
-        )
-        return Vec(v.const, terms)
+        a, b = s.start or 0, s.stop or 0
+        if b > 0 and v.windows not in ([], [WHOLE]):  # (a stop from the start: the windows written first)
+            v = Vec(0.0, ((1.0, self.whole(v, witness), False, WHOLE),))
+        terms = []
+        for k, t, number, (ws, we) in v.terms:
+            if (ws, we) == WHOLE:  # (an array of the rows' shape: its slice)
+                terms.append((k, t if number else self.emit("getindex", [t], {"index": (s,)}), number, WHOLE))
+                continue
+            cut = _slice((max(a - ws, 0), min(we, b) - we))  # (the elements of t the window keeps)
+            t = t if number or cut == _slice(WHOLE) else self.emit("getindex", [t], {"index": cut})
+            terms.append((k, t, number, (max(ws - a, 0), min(we, b) - b)))
+        return Vec(v.const, tuple(terms))
 
     def slice_of(self, w: Var, index: tuple) -> Var:
         """The unbatched value ``w[index]`` the tape computes (the witness of a slice of rows)."""
@@ -495,12 +572,17 @@ def _owned(v: Vec, owned: set[int]) -> bool:
     """``v`` is one array a buffer of the sweep made (written in place where the buffer is read once)."""
     if v.const or len(v.terms) != 1:
         return False
-    k, t, _ = v.terms[0]
-    return k == 1.0 and isinstance(t, Var) and t.id in owned
+    k, t, _, w = v.terms[0]
+    return k == 1.0 and w == WHOLE and isinstance(t, Var) and t.id in owned
 
 
 def _number(c: Lit) -> bool:
     return type(c.value) in (int, float)
+
+
+def _slice(w: Window) -> tuple[Slice]:
+    """The index of the elements of the window ``w``."""
+    return (Slice(w[0], w[1] or None),)
 
 
 def _shift(index: tuple) -> tuple[int, Slice]:
