@@ -341,12 +341,14 @@ def ideal() -> str:
         prepared = module["_sp_prepare"](*pattern, by_rows=name == "brusselator")  # (the side the hand writes)
         if name == "springs":
             seeds = module["_sp_tangents"](prepared, tuple(xs))
-            ours = functools.partial(module["_jvp_springs_colors"], *xs, *others, *seeds)
             hand = functools.partial(_ideal_springs, *xs, *others, *seeds)
         else:
             seeds = (prepared["seeds"],)
-            ours = functools.partial(module["_vjp_brusselator_colors"], *xs, *others, *seeds)
             hand = functools.partial(_ideal_brusselator, *xs, *others, *seeds)
+        how = "jvp" if name == "springs" else "vjp"
+        fixed = module.get(f"_{how}_{name}_fixed")  # (the values kept per prepared pattern: given)
+        kept = fixed(*xs, *others, *seeds) if fixed is not None else ()
+        ours = functools.partial(module[f"_{how}_{name}_colors"], *xs, *others, *seeds, *kept)
         for a, b in zip(ours(), hand(), strict=True):
             assert np.allclose(a, b, rtol=1e-12, atol=1e-12), name
         t_ours, t_hand = _best_us(ours), _best_us(hand)
