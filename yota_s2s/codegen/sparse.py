@@ -47,7 +47,7 @@ from .patterns import CODE, PatternWriter, _first_span
 from .plan import FunctionPlan, plan_function
 from .seeds import SeedWriter
 from .sparse_bands import Banded, bands_function
-from .sparse_fixed import split_fixed
+from .sparse_fixed import regroup, split_fixed
 from .split import split_seeded
 from .target import BACKENDS, Backend
 from .writer import FunctionWriter
@@ -210,6 +210,7 @@ def colors_function(tape: Tape, table: RuleTable, backend: Backend) -> Colors | 
     whole.eqns = before + batched.eqns
     whole.outputs = list(tape.outputs)
     whole.facts.array_inputs = whole.facts.array_inputs | {s.id for s in seeds}
+    regroup(whole, seeds, facts.wrt, table)
     split = split_fixed(whole, seeds, facts.wrt, table, backend)
     if split is not None:
         whole = split.tape

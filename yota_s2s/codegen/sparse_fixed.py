@@ -30,6 +30,7 @@ from ..ir.live import live_eqns
 from ..ir.primitives import primitive
 from .layout import fit_module
 from .plan import plan_function
+from .sparse_regroup import regrouped
 from .target import Backend
 from .writer import FunctionWriter
 
@@ -45,24 +46,44 @@ def _shape_only(eqn: Eqn, k: int) -> bool:
     return record.size_query or k in record.shape_operands or (start is not None and k >= start)
 
 
+def _classify(tape: Tape, seeds: list[Var], wrt: list[str], table: RuleTable) -> tuple[set[int], set[int]]:
+    """The values of ``tape`` that read a seed and otherwise only parameters not in ``wrt``, literals
+    and shapes (those ``fixed_values`` may keep), and every value that reads a seed (the batched)."""
+    fixed = {s.id for s in seeds} | {i.var.id for i in tape.inputs if i.path[0] not in wrt}
+    seeded = {s.id for s in seeds}
+    batched = {s.id for s in seeds}
+    kept: set[int] = set()
+    for eqn in tape.eqns:
+        args = [(k, a) for k, a in enumerate(eqn.args) if isinstance(a, Var)]
+        outs = {o.id for o in eqn.outs}
+        if any(a.id in batched and not _shape_only(eqn, k) for k, a in args):
+            batched |= outs
+        if eqn.regions or not table.rules.get(eqn.prim, _PURE).pure:
+            continue
+        if all(a.id in fixed or _shape_only(eqn, k) for k, a in args):
+            fixed |= outs
+            if any(a.id in seeded and not _shape_only(eqn, k) for k, a in args):
+                seeded |= outs
+                kept |= outs
+            elif primitive(eqn.prim).buffer:  # (zeros to add into: kept where what is added is)
+                seeded |= outs
+    return kept, batched
+
+
+def regroup(tape: Tape, seeds: list[Var], wrt: list[str], table: RuleTable) -> None:
+    """``tape``'s batched products and sums regrouped (``sparse_regroup``), in place."""
+    kept, batched = _classify(tape, seeds, wrt, table)
+    outputs = {a.id for a in tape.outputs if isinstance(a, Var)}
+    eqns, subst = regrouped(tape.eqns, batched, outputs, lambda a: isinstance(a, Var) and a.id in kept)
+    tape.outputs = [subst.get(a.id, a) if isinstance(a, Var) else a for a in tape.outputs]
+    tape.eqns = live_eqns(eqns, {a.id for a in tape.outputs if isinstance(a, Var)}, table)
+
+
 def fixed_values(tape: Tape, seeds: list[Var], wrt: list[str], table: RuleTable) -> list[Var]:
     """The values of ``tape`` (a batched sweep: its seeds ``seeds``) that read a seed and otherwise
     only parameters not in ``wrt``, literals and shapes, and that an equation reading a parameter of
     ``wrt`` (or the outputs) reads: those worth keeping."""
-    fixed = {s.id for s in seeds} | {i.var.id for i in tape.inputs if i.path[0] not in wrt}
-    seeded = {s.id for s in seeds}
-    kept: set[int] = set()
-    for eqn in tape.eqns:
-        if eqn.regions or not table.rules.get(eqn.prim, _PURE).pure:
-            continue
-        args = [(k, a) for k, a in enumerate(eqn.args) if isinstance(a, Var)]
-        if all(a.id in fixed or _shape_only(eqn, k) for k, a in args):
-            fixed.update(o.id for o in eqn.outs)
-            if any(a.id in seeded and not _shape_only(eqn, k) for k, a in args):
-                seeded.update(o.id for o in eqn.outs)
-                kept.update(o.id for o in eqn.outs)
-            elif primitive(eqn.prim).buffer:  # (zeros to add into: kept where what is added is)
-                seeded.update(o.id for o in eqn.outs)
+    kept = _classify(tape, seeds, wrt, table)[0]
     if not kept:
         return []
     wanted: dict[int, Var] = {}
