@@ -13,6 +13,7 @@ first.  Each time per call is the best of 7 rounds of the process's CPU time.
     python -m benchmarks.bench_sparse --md FILE       # and writes it to FILE
     python -m benchmarks.bench_sparse --only hessians # one of the two tables
     python -m benchmarks.bench_sparse --ideal         # two sweeps against the same written by hand
+    python -m benchmarks.bench_sparse --pairs 3       # ours and asdex's alternately, 3 pairs a family
 
 CasADi (SX) is not in the table yet: each family would need its own CasADi form (see docs/sparse.md).
 """
@@ -341,18 +342,72 @@ def ideal() -> str:
         prepared = module["_sp_prepare"](*pattern, by_rows=name == "brusselator")  # (the side the hand writes)
         if name == "springs":
             seeds = module["_sp_tangents"](prepared, tuple(xs))
-            ours = functools.partial(module["_jvp_springs_colors"], *xs, *others, *seeds)
             hand = functools.partial(_ideal_springs, *xs, *others, *seeds)
         else:
             seeds = (prepared["seeds"],)
-            ours = functools.partial(module["_vjp_brusselator_colors"], *xs, *others, *seeds)
             hand = functools.partial(_ideal_brusselator, *xs, *others, *seeds)
+        how = "jvp" if name == "springs" else "vjp"
+        fixed = module.get(f"_{how}_{name}_fixed")  # (the values kept per prepared pattern: given)
+        kept = fixed(*xs, *others, *seeds) if fixed is not None else ()
+        ours = functools.partial(module[f"_{how}_{name}_colors"], *xs, *others, *seeds, *kept)
         for a, b in zip(ours(), hand(), strict=True):
             assert np.allclose(a, b, rtol=1e-12, atol=1e-12), name
         t_ours, t_hand = _best_us(ours), _best_us(hand)
         rows.append(
             f"| {name} | {label} | {len(prepared['seeds'])} | {t_ours:,.0f} µs | {t_hand:,.0f} µs | {t_ours / t_hand:.2f} |"
         )
+        print(rows[-1], file=sys.stderr, flush=True)
+    return "\n".join(rows) + "\n"
+
+
+def interleaved(rounds: int = 3) -> str:
+    """Each family's time per call, ours and asdex's timed alternately ``rounds`` times in one
+    process (each prepared once): the ratios of a shared machine, pair by pair."""
+    _one_thread()
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import asdex
+    import jax.numpy as jnp
+    import numpy as np
+
+    from yota_s2s.pipeline import generate
+
+    module: dict = {}
+    text = generate(SOURCE, "families.py", list(WRT), WRT, mode="jacobian", sparse=True).text
+    exec(compile(text, "<generated>", "exec"), module)  # noqa: S102 - the tool's output
+    hessians: dict = {}
+    exec(compile(generate(HESSIANS, "h.py", mode="hessian", sparse=True).text, "<h>", "exec"), hessians)  # noqa: S102
+    plain: dict = {}
+    exec(compile(SOURCE.replace("import numpy as np", "import jax.numpy as np"), "f.py", "exec"), plain)  # noqa: S102
+    exec(compile(HESSIANS.replace("import numpy as np", "import jax.numpy as np"), "h.py", "exec"), plain)  # noqa: S102
+    pairs = []
+    for name, label, xs, others in _cases(False):
+        if name == "bratu":  # (by diagonals: another engineer's)
+            continue
+        f = _flat(plain[name], xs, [jnp.asarray(o) if isinstance(o, np.ndarray) else o for o in others], jnp)
+        w = jnp.asarray(np.concatenate([x.ravel() for x in xs]))
+        theirs = jax.jit(asdex.jacobian_from_coloring(f, asdex.jacobian_coloring(f, w)))
+        pairs.append((name, label, functools.partial(module[f"jac_{name}"], *xs, *others), theirs, w))
+    for name, label, x in _hessian_cases(False):
+        if name == "rosen":
+            continue
+        f = plain[name]
+        g = lambda w, f=f, shape=x.shape: f(w.reshape(shape))
+        w = jnp.asarray(x.ravel())
+        theirs = jax.jit(asdex.hessian_from_coloring(g, asdex.hessian_coloring(g, w)))
+        pairs.append((f"{name} (H)", label, functools.partial(hessians[f"hess_{name}"], x), theirs, w))
+    rows = ["| family | size | " + " | ".join(f"pair {k + 1}" for k in range(rounds)) + " |"]
+    rows.append("|---|---|" + "---:|" * rounds)
+    for name, label, ours, theirs, w in pairs:
+        ours()
+        theirs(w).data.block_until_ready()
+        ratios = []
+        for _ in range(rounds):
+            t_ours = _best_us(ours)
+            t_theirs = _best_us(lambda theirs=theirs, w=w: theirs(w).data.block_until_ready())
+            ratios.append(f"{t_ours:,.0f} / {t_theirs:,.0f} = {t_ours / t_theirs:.2f}")
+        rows.append(f"| {name} | {label} | " + " | ".join(ratios) + " |")
         print(rows[-1], file=sys.stderr, flush=True)
     return "\n".join(rows) + "\n"
 
@@ -371,8 +426,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--md", type=Path, help="also write the table to this file")
     parser.add_argument("--only", choices=["jacobians", "hessians"], help="one of the two tables")
     parser.add_argument("--ideal", action="store_true", help="two sweeps against the same written by hand")
+    parser.add_argument("--pairs", type=int, metavar="N", help="ours and asdex's timed alternately, N pairs")
     args = parser.parse_args(argv)
-    table = ideal() if args.ideal else run(args.quick, args.only)
+    if args.pairs:
+        table = interleaved(args.pairs)
+    else:
+        table = ideal() if args.ideal else run(args.quick, args.only)
     sys.stdout.write(table)
     if args.md:
         args.md.write_text(table, encoding="utf-8")

@@ -94,10 +94,47 @@ def test_the_hessians_sweep_is_batched_and_exact():
             np.testing.assert_allclose(H.toarray(), D.reshape(H.shape), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("name", ["brusselator", "springs", "laplace2d"])
+@pytest.mark.parametrize("by_rows", [True, False])
+def test_kept_values_follow_the_data_and_stay_unwritten(name, by_rows):
+    """The values of a sweep that read the seeds and the data alone (``sparse_fixed``) are computed
+    once per prepared pattern: another datum prepares another, and no call writes into them (a
+    Jacobian an earlier call returned keeps its entries)."""
+    text, other = _modules(name)
+    assert f"_{'vjp' if by_rows else 'jvp'}_{name}_fixed(" in text
+    ns = load(text)
+    ns["_sp_prepare"] = functools.partial(ns["_sp_prepare"], by_rows=by_rows)
+    make = FAMILIES[name][1]
+    first = make(6)
+    changed = list(first)
+    if name == "brusselator":
+        changed[2:] = [2.5, 0.5]  # (a and b)
+    elif name == "springs":
+        changed[1:] = [changed[2], changed[1], -1.5]  # (I and J swapped, k)
+    kept = []
+    for args in (first, changed, first, changed):
+        _, *blocks = ns[f"jac_{name}"](*args)
+        kept.append([J.toarray() for J in blocks])
+        for i, J in enumerate(blocks):
+            numeric = numeric_jacobian(other["_f"], list(args), i).reshape(J.shape)
+            np.testing.assert_allclose(J.toarray(), numeric, rtol=1e-5, atol=1e-6)
+        if len(kept) == 1:
+            earlier, copies = blocks, [J.toarray() for J in blocks]
+    for J, copy in zip(earlier, copies, strict=True):  # (a Newton loop keeps J)
+        np.testing.assert_array_equal(J.toarray(), copy)
+    for a, b in zip(kept[0] + kept[1], kept[2] + kept[3], strict=True):
+        np.testing.assert_array_equal(a, b)
+    cache = ns[f"_JAC_{name.upper()}_CACHE"]
+    assert len(cache) == (1 if name == "laplace2d" else 2)
+    assert all(prepared["fixed"] for prepared in cache.values())
+
+
 def test_the_batched_sweeps_check_their_seeds():
     ns = load(generate(HESSIANS, "h.py", wrt={"arrow": ["x"]}, mode="hessian", sparse=True).text)
+    x, v = np.ones(4), np.ones((2, 5))
+    kept = ns["_hvp_rosen_fixed"](x, v)  # (the values of the sweep that read the seeds alone: sparse_fixed)
     with pytest.raises(ValueError, match="must have the shape of x"):
-        ns["_hvp_rosen_colors"](np.ones(4), np.ones((2, 5)))
+        ns["_hvp_rosen_colors"](x, v, *kept)
 
 
 def test_an_arrowhead_takes_a_few_sweeps_at_any_size():

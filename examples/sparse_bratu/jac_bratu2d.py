@@ -126,9 +126,14 @@ def jac_residual(u, lam):
     if _prepared is None:  # the pattern and its colors, once per shapes and data
         _prepared = _JAC_RESIDUAL_CACHE[_key] = _sp_prepare(*_jac_residual_pattern(u, lam))
     if _prepared["by_rows"]:  # the reverse sweep once, on every color of the rows (S.T @ J)
-        _value, *_compressed = _vjp_residual_colors(u, lam, _prepared["seeds"])
+        _value, *_compressed = _vjp_residual_colors(
+            u, lam, _prepared['seeds'], *_sp_fixed(_prepared, _vjp_residual_fixed, (u, lam, _prepared['seeds']))
+        )
     else:  # the forward sweep once, on every color of the columns (J @ S)
-        _value, _compressed = _jvp_residual_colors(u, lam, *_sp_tangents(_prepared, (u,)))
+        _tangents = _sp_tangents(_prepared, (u,))
+        _value, _compressed = _jvp_residual_colors(
+            u, lam, *_tangents, *_sp_fixed(_prepared, _jvp_residual_fixed, (u, lam, *_tangents))
+        )
     return (_value, *_sp_decompress(_prepared, _compressed, (u,)))
 
 
@@ -184,10 +189,37 @@ def _jac_residual_pattern(u, lam):
     return (_sp_result(_v50, _p51, _n), np.shape(_v50))
 
 
-def _vjp_residual_colors(u, lam, dout):
+def _vjp_residual_colors(u, lam, dout, _k1, _k2):
     """Return (residual(u, lam), du): vjp_residual on every color at once, dout of shape (colors,)
     + np.shape(value) (row c: the rows of color c), each gradient of shape (colors,) + its parameter's."""
-    _real_args('_vjp_residual_colors', ('u',), ('lam', 'dout'), u, lam, dout)  # the rules hold for real floats
+    _real_args('_vjp_residual_colors', ('u',), ('lam',), u, lam)  # the rules hold for real floats
+    # forward
+    # m = u.shape[0]
+    m = u.shape[0]
+    # h = 1.0 / (m + 1)
+    h = 1.0 / (m + 1)
+    # side = np.zeros((m, 1))
+    side = np.zeros((m, 1))
+    # U = np.concatenate([side, u, side], axis=1)
+    U = np.concatenate([side, u, side], axis=1)
+    # edge = np.zeros((1, m + 2))
+    edge = np.zeros((1, m + 2))
+    # U = np.concatenate([edge, U, edge], axis=0)
+    U_1 = np.concatenate([edge, U, edge])
+    # laplacian = (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:] - 4.0 * u) / h**2
+    laplacian = (U_1[:-2, 1:-1] + U_1[2:, 1:-1] + U_1[1:-1, :-2] + U_1[1:-1, 2:] - 4.0 * u) / (h * h)
+    # return -laplacian - lam * np.exp(u)
+    _t1 = np.exp(u)
+    residual = -laplacian - lam * _t1
+    # backward
+    du = _k2 + _k1 * _t1
+    return residual, du
+
+
+def _vjp_residual_fixed(u, lam, dout):
+    """The values _vjp_residual_colors reads that depend on its seeds, the other
+    arguments and the shapes alone: the same at every call of one prepared pattern (_sp_fixed)."""
+    _real_args('_vjp_residual_fixed', (), ('u', 'lam', 'dout'), u, lam, dout)  # the rules hold for real floats
     # forward
     # m = u.shape[0]
     m = u.shape[0]
@@ -210,7 +242,6 @@ def _vjp_residual_colors(u, lam, dout):
     _t4 = -laplacian
     _t5 = np.exp(u)
     _t6 = lam * _t5
-    residual = _t4 - _t6
     # backward
     # grad of: return -laplacian - lam * np.exp(u)
     d_t4 = _rows_unbroadcast(dout, _t4)
@@ -229,14 +260,45 @@ def _vjp_residual_colors(u, lam, dout):
     dU = _rows_concat_part(dU_1, edge, U, edge, part=1, axis=0)
     # grad of: U = np.concatenate([side, u, side], axis=1)
     _t8 = _rows_concat_part(dU, side, u, side, part=1, axis=1)
-    du = d_t5 * _t5 + d_t2 * 4.0 + _t8
-    return residual, du
+    _t9 = d_t2 * 4.0 + _t8
+    return d_t5, _t9
 
 
-def _jvp_residual_colors(u, lam, u_dot):
+def _jvp_residual_colors(u, lam, u_dot, _k1):
     """Return (residual(u, lam), dvalue): jvp_residual on every color at once, u_dot of shape (colors,)
     + the parameter's (row c: the tangent of color c), dvalue of shape (colors,) + np.shape(value)."""
     _real_args('_jvp_residual_colors', ('u',), ('lam', 'u_dot'), u, lam, u_dot)  # the rules hold for real floats
+    # forward
+    # m = u.shape[0]
+    m = u.shape[0]
+    # h = 1.0 / (m + 1)
+    h = 1.0 / (m + 1)
+    # side = np.zeros((m, 1))
+    side = np.zeros((m, 1))
+    # U = np.concatenate([side, u, side], axis=1)
+    U = np.concatenate([side, u, side], axis=1)
+    # edge = np.zeros((1, m + 2))
+    edge = np.zeros((1, m + 2))
+    # U = np.concatenate([edge, U, edge], axis=0)
+    U_1 = np.concatenate([edge, U, edge])
+    # laplacian = (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:] - 4.0 * u) / h**2
+    laplacian = (U_1[:-2, 1:-1] + U_1[2:, 1:-1] + U_1[1:-1, :-2] + U_1[1:-1, 2:] - 4.0 * u) / (h * h)
+    # return -laplacian - lam * np.exp(u)
+    _t1 = np.exp(u)
+    _t2 = lam * _t1
+    residual = -laplacian - _t2
+    # backward
+    # grad of: return -laplacian - lam * np.exp(u)
+    _t3 = _rows_broadcast(u_dot * _t1, _t2.shape)
+    _t4 = _rows_broadcast(_t3 * lam, residual.shape)
+    dvalue = _k1 - _t4
+    return residual, dvalue
+
+
+def _jvp_residual_fixed(u, lam, u_dot):
+    """The values _jvp_residual_colors reads that depend on its seeds, the other
+    arguments and the shapes alone: the same at every call of one prepared pattern (_sp_fixed)."""
+    _real_args('_jvp_residual_fixed', (), ('u', 'lam', 'u_dot'), u, lam, u_dot)  # the rules hold for real floats
     # forward
     # m = u.shape[0]
     m = u.shape[0]
@@ -255,28 +317,21 @@ def _jvp_residual_colors(u, lam, u_dot):
     _t2 = h * h
     laplacian = _t1 / _t2
     # return -laplacian - lam * np.exp(u)
-    _t3 = np.exp(u)
-    _t4 = lam * _t3
-    residual = -laplacian - _t4
+    residual = -laplacian - lam * np.exp(u)
     # backward
     # grad of: laplacian = (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:] - 4.0 * u) / h**2
-    _t5 = _t1.shape
-    # grad of: return -laplacian - lam * np.exp(u)
-    _t6 = residual.shape
+    _t3 = _t1.shape
     # grad of: U = np.concatenate([side, u, side], axis=1)
-    _t7 = _rows_join_place(u_dot, side, u, side, part=1, join='concatenate', axis=1)
+    _t4 = _rows_join_place(u_dot, side, u, side, part=1, join='concatenate', axis=1)
     # grad of: U = np.concatenate([edge, U, edge], axis=0)
-    _t8 = _rows_join_place(_t7, edge, U, edge, part=1, join='concatenate', axis=0)
+    _t5 = _rows_join_place(_t4, edge, U, edge, part=1, join='concatenate', axis=0)
     # grad of: laplacian = (U[:-2, 1:-1] + U[2:, 1:-1] + U[1:-1, :-2] + U[1:-1, 2:] - 4.0 * u) / h**2
-    _t9 = _rows_broadcast(u_dot * 4.0, _t5)
-    _t10 = _rows_broadcast(_t8[:, :-2, 1:-1] + _t8[:, 2:, 1:-1] + _t8[:, 1:-1, :-2] + _t8[:, 1:-1, 2:], _t5)
-    _t11 = (_t9 - _t10) / _t2
+    _t6 = _rows_broadcast(u_dot * 4.0, _t3)
+    _t7 = _rows_broadcast(_t5[:, :-2, 1:-1] + _t5[:, 2:, 1:-1] + _t5[:, 1:-1, :-2] + _t5[:, 1:-1, 2:], _t3)
+    _t8 = (_t6 - _t7) / _t2
     # grad of: return -laplacian - lam * np.exp(u)
-    _t12 = _rows_broadcast(u_dot * _t3, _t4.shape)
-    _t13 = _rows_broadcast(_t12 * lam, _t6)
-    _t14 = _rows_broadcast(_t11, _t6)
-    dvalue = _t14 - _t13
-    return residual, dvalue
+    _t9 = _rows_broadcast(_t8, residual.shape)
+    return (_t9,)
 
 
 # ---- the runtime helpers the functions above call, copied into this module (it imports no tool) ----
@@ -620,6 +675,17 @@ def _sp_elementwise(out, values, patterns):
         if np.shape(v) != shape:
             p = p[np.broadcast_to(np.arange(np.size(v)).reshape(np.shape(v)), shape).reshape(-1)]
         found = p if found is None else found + p
+    return found
+
+
+def _sp_fixed(prepared, fixed, args):
+    """The values of a compressed sweep that ``fixed`` (``_jvp_NAME_fixed``) computes from ``args``:
+    those that read the seeds, the other arguments and the shapes alone, the same at every call of
+    ``prepared``'s key, computed at the first and kept (read, never written, by the sweep)."""
+    kept = prepared.setdefault("fixed", {})
+    found = kept.get(fixed.__name__)
+    if found is None:
+        found = kept[fixed.__name__] = fixed(*args)
     return found
 
 

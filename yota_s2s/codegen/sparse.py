@@ -47,6 +47,7 @@ from .patterns import CODE, PatternWriter, _first_span
 from .plan import FunctionPlan, plan_function
 from .seeds import SeedWriter
 from .sparse_bands import Banded, bands_function
+from .sparse_fixed import regroup, split_fixed
 from .split import split_seeded
 from .target import BACKENDS, Backend
 from .writer import FunctionWriter
@@ -106,7 +107,8 @@ class _ColorsWriter(FunctionWriter):
 
     def docstring(self) -> str:
         facts, name = self.tape.facts, self.tape.name
-        call = f"{name}({', '.join(p.name for p in self.tape.params if not _seed_of(self.tape, p.name))})"
+        args = [p.name for p in self.tape.params if not _seed_of(self.tape, p.name) and p.name not in self.kept]
+        call = f"{name}({', '.join(args)})"
         if facts.mode.order == 2:
             (v,) = facts.tangents
             return (
@@ -126,13 +128,27 @@ class _ColorsWriter(FunctionWriter):
             f'    + np.shape(value) (row c: the rows of color c), each gradient of shape (colors,) + its parameter\'s."""'
         )
 
-    def __init__(self, plan: FunctionPlan, table: RuleTable, backend: Backend):
+    def __init__(self, plan: FunctionPlan, table: RuleTable, backend: Backend, kept: tuple[str, ...] = ()):
+        self.kept = kept  # (the parameters of the kept values, sparse_fixed: never checked)
         super().__init__(plan, table, backend)
         self.seeds = _ColorsSeeds(self)
 
 
 class _ColorsSeeds(SeedWriter):
-    """The checks of a colors function: its seeds have a leading axis of colors."""
+    """The checks of a colors function: its seeds have a leading axis of colors; the kept values
+    (``sparse_fixed``), which the function of the checked arguments made, are not checked again."""
+
+    def type_checks(self) -> list[ast.stmt]:
+        stmts = super().type_checks()
+        kept = set(self.w.kept)
+        for stmt in stmts if kept else []:
+            call = stmt.value
+            first, *groups = call.args[:3]
+            for group in groups:
+                group.elts = [e for e in group.elts if e.value not in kept]
+            values = [v for v in call.args[3:] if v.id not in kept]
+            call.args = [first, *groups, *values]
+        return [s for s in stmts if len(s.value.args) > 3]
 
     def tangent_checks(self) -> ast.stmt:
         """``hvp_NAME``'s check that its seed has the shape of its parameter, of each row here."""
@@ -148,7 +164,30 @@ def _seed_of(tape: Tape, name: str) -> bool:
     return name in tape.facts.tangents or name == tape.facts.seed
 
 
-def colors_function(tape: Tape, table: RuleTable, backend: Backend) -> tuple[str, set[str]] | None:
+#: The seeds of a reverse sweep, in ``jac_NAME``.
+_SEEDS = '_prepared["seeds"]'
+
+
+@dataclasses.dataclass
+class Colors:
+    """What ``colors_function`` made: the text of the colors function (and of the function of its
+    kept values, ``sparse_fixed``), the helpers they call, and the kept values' parameters (none:
+    no such function)."""
+
+    text: str
+    helpers: set[str]
+    kept: list[str]
+
+    def call(self, name: str, args: str) -> str:
+        """The call of the colors function ``name`` with ``args``, and the kept values, which
+        ``_sp_fixed`` computes once per prepared pattern (the function of the same arguments)."""
+        if not self.kept:
+            return f"{name}({args})"
+        kept = name.removesuffix("_colors") + "_fixed"
+        return f"{name}({args}, *_sp_fixed(_prepared, {kept}, ({args},)))"
+
+
+def colors_function(tape: Tape, table: RuleTable, backend: Backend) -> Colors | None:
     """The text of ``_jvp_NAME_colors`` (``_vjp_``, ``_hvp_``) of ``tape`` (the tape of ``jvp_NAME``,
     ``vjp_NAME`` or ``hvp_NAME``) and the helpers it calls: the equations that read no seed written
     once, those that read one batched over a leading axis of colors (``ir.batching``: each
@@ -171,11 +210,21 @@ def colors_function(tape: Tape, table: RuleTable, backend: Backend) -> tuple[str
     whole.eqns = before + batched.eqns
     whole.outputs = list(tape.outputs)
     whole.facts.array_inputs = whole.facts.array_inputs | {s.id for s in seeds}
+    regroup(whole, seeds, facts.wrt, table)
+    split = split_fixed(whole, seeds, facts.wrt, table, backend)
+    if split is not None:
+        whole = split.tape
     plan = plan_function(whole, table, backend, columns=False)
     writer = _ColorsWriter(
-        dataclasses.replace(plan, check_scalar=plan.check_scalar and facts.mode.order == 2), table, backend
+        dataclasses.replace(plan, check_scalar=plan.check_scalar and facts.mode.order == 2),
+        table,
+        backend,
+        tuple(split.names if split is not None else ()),
     )
-    return fit_module(writer.write()), writer.helpers
+    text = fit_module(writer.write())
+    if split is None:
+        return Colors(text, writer.helpers, [])
+    return Colors(text + "\n\n\n" + split.text, writer.helpers | split.helpers, split.names)
 
 
 def sparse_functions(
@@ -229,7 +278,7 @@ def sparse_functions(
     if by_rows is not None:
         rows = (
             f'    if _prepared["by_rows"]:  # the reverse sweep once, on every color of the rows (S.T @ J)\n'
-            f'        _value, *_compressed = _vjp_{name}_colors({signature}, _prepared["seeds"])\n'
+            f"        _value, *_compressed = {by_rows.call(f'_vjp_{name}_colors', signature + ', ' + _SEEDS)}\n"
         )
     else:
         helpers.add("_sp_stacked")
@@ -242,9 +291,11 @@ def sparse_functions(
             f"        _compressed = _sp_stacked(_compressed)\n"
         )
     if by_cols is not None:
-        cols = (
-            f"    else:  # the forward sweep once, on every color of the columns (J @ S)\n"
+        cols = "    else:  # the forward sweep once, on every color of the columns (J @ S)\n" + (
             f"        _value, _compressed = _jvp_{name}_colors({signature}, *_sp_tangents(_prepared, {_tuple(wrt)}))\n"
+            if not by_cols.kept
+            else f"        _tangents = _sp_tangents(_prepared, {_tuple(wrt)})\n"
+            f"        _value, _compressed = {by_cols.call(f'_jvp_{name}_colors', f'{signature}, *_tangents')}\n"
         )
     else:
         helpers.add("_sp_stacked")
@@ -277,8 +328,8 @@ def sparse_functions(
     helpers |= set() if writer.by_point else {"_sp_key"}
     for made in (by_rows, by_cols):
         if made is not None:
-            texts.append(made[0])
-            helpers |= made[1]
+            texts.append(made.text)
+            helpers |= made.helpers | ({"_sp_fixed"} if made.kept else set())
     texts = [public, jac, private, *texts]
     return texts, helpers, [] if writer.by_point else [f"{cache} = {{}}  # jac_{name}'s prepared patterns"]
 
@@ -374,7 +425,7 @@ def hessian_functions(
     if colors is not None:
         sweep = (
             f"    (_tangents,) = _sp_tangents(_prepared, ({x},))  # the second sweep once, on every color\n"
-            f"    _value, _grad, _compressed = _hvp_{name}_colors({signature}, _tangents)\n"
+            f"    _value, _grad, _compressed = {colors.call(f'_hvp_{name}_colors', f'{signature}, _tangents')}\n"
         )
     else:
         sweep = (
@@ -400,8 +451,8 @@ def hessian_functions(
     helpers |= {"_sp_prepare", "_sp_tangents", "_sp_decompress"} | ({"_sp_key"} if not writer.by_point else set())
     texts = [public, hess, private]
     if colors is not None:
-        texts.append(colors[0])
-        helpers |= colors[1]
+        texts.append(colors.text)
+        helpers |= colors.helpers | ({"_sp_fixed"} if colors.kept else set())
     else:
         helpers.add("_sp_stacked")
     if banded is not None:

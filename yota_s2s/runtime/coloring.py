@@ -235,6 +235,17 @@ def _sp_tangents(prepared, xs):
     return prepared["tangents"]
 
 
+def _sp_fixed(prepared, fixed, args):
+    """The values of a compressed sweep that ``fixed`` (``_jvp_NAME_fixed``) computes from ``args``:
+    those that read the seeds, the other arguments and the shapes alone, the same at every call of
+    ``prepared``'s key, computed at the first and kept (read, never written, by the sweep)."""
+    kept = prepared.setdefault("fixed", {})
+    found = kept.get(fixed.__name__)
+    if found is None:
+        found = kept[fixed.__name__] = fixed(*args)
+    return found
+
+
 def _sp_stacked(compressed):
     """The results of one sweep per color stacked as the batched sweep gives them: the value's
     derivatives (an array per color) as one array, or (by rows) the parameters' adjoints (a list
