@@ -458,14 +458,13 @@ def test_elements_that_tie_at_the_median_share_its_gradient(tmp_path):
         assert np.allclose(dx, expected), (x, dx)
 
 
-def test_a_dict_parameter_iterated_is_refused_at_its_call(tmp_path):
-    # its keys are known only at run time: located at p.items(), not as an array method (YS031)
+def test_a_dict_parameter_iterated_is_an_input_tree(tmp_path):
+    # its keys are known only at run time (was YS041): its values, in the dict's order, are read when
+    # called, and the gradient is a dict of the same keys (tests/test_dict_trees.py has the rest)
     source = "def f(p):\n    total = 0.0\n    for k, v in p.items():\n        total += v**2\n    return total\n"
-    with pytest.raises((UserError, UserErrors)) as info:
-        compiled(source, tmp_path)
-    err = info.value.errors[0] if isinstance(info.value, UserErrors) else info.value
-    assert (err.code, err.line, err.col) == ("YS041", 3, 17), err.format()
-    assert "keys of a dict parameter" in err.message
+    _, grad = compiled(source, tmp_path)
+    value, dp = grad({"b": 2.0, "a": 1.5})
+    assert value == 6.25 and list(dp) == ["b", "a"] and dp == {"b": 4.0, "a": 3.0}
 
 
 INPLACE = {

@@ -329,10 +329,6 @@ REFUSALS: dict[str, tuple[str, tuple[str, int, int]]] = {
         "import numpy as np\nimport scipy.special\n\n\ndef f(a, x):\n    return np.sum(scipy.special.gammainc(a, x))\n",
         ("YS107", 6, 19),
     ),
-    "items of a dict parameter none of whose keys is read by name": (
-        "import numpy as np\n\n\ndef f(p):\n    return sum(v**2 for v in p.values())\n",
-        ("YS041", 5, 30),
-    ),
     "match of a class pattern": (
         (
             "import numpy as np\n\n\ndef f(x):\n    match x:\n        case [a, b]:\n            return a\n"

@@ -41,7 +41,7 @@ from .assemble import LIBRARIES, Source, is_number, source_of, unsupported
 from .codegen.target import BACKENDS
 from .errors import UserError, UserErrors
 from .files import load_source
-from .ir.core import NO_DEFAULT, Key
+from .ir.core import NO_DEFAULT, Key, Listed
 from .ir.modes import mode_named
 from .ir.printer import format_path, format_tape
 from .pipeline import STAGES, Generated, generate
@@ -379,8 +379,8 @@ class _Compiled:
                         value = value[key if isinstance(key, int) else key.name]
                     except (TypeError, IndexError, KeyError):
                         raise TypeError(f"{name}() reads {format_path(path)}, but {where} has no item {key}") from None
-                elif isinstance(value, dict) and key in value:
-                    value = value[key]
+                elif isinstance(value, dict) and (key in value or isinstance(key, Listed)):  # (.values(): a tree)
+                    value = list(getattr(value, key.what)()) if isinstance(key, Listed) else value[key]
                 elif _is_structured(value) and hasattr(value, key):
                     value = getattr(value, key)
                 else:

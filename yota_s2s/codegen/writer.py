@@ -20,7 +20,7 @@ import ast
 import copy
 
 from ..dsl.rule import RuleTable
-from ..ir.core import NO_DEFAULT, Dyn, Eqn, Key, ParamKind, Section, Slice, Tape, Var
+from ..ir.core import NO_DEFAULT, Dyn, Eqn, Key, Listed, ParamKind, Section, Slice, Tape, Var
 from ..ir.modes import docstring
 from .base import WriterBase, named, tuple_of
 from .batched import BatchWriter
@@ -90,14 +90,9 @@ class FunctionWriter(WriterBase):
             if len(inp.path) == 1:
                 self.names[inp.var.id] = inp.path[0]
                 continue
-            name = self.namer.fresh("_".join(map(str, inp.path)))
+            name = self.namer.fresh("_".join(p.what if isinstance(p, Listed) else str(p) for p in inp.path))
             self.names[inp.var.id] = name
-            value: ast.expr = ast.Name(inp.path[0], ast.Load())
-            for part in inp.path[1:]:  # m.layers[0].W: an int is an index into a list attribute
-                if isinstance(part, int | Key):  # params["W1"]: a key of a dict parameter
-                    value = ast.Subscript(value, ast.Constant(part if isinstance(part, int) else part.name), ast.Load())
-                else:
-                    value = ast.Attribute(value, part, ast.Load())
+            value = _path_expr(inp.path)
             body.append(Line(Section.FORWARD, None, ast.Assign([ast.Name(name, ast.Store())], value, lineno=0), 0))
         if self.backend.namespace_at_run_time:  # xp, x, w = _namespace(x, w): the arrays' own library
             body.append(Line(None, None, self.seeds.namespace_line(), 0, comment="the arrays' namespace (array API)"))
@@ -408,6 +403,10 @@ class FunctionWriter(WriterBase):
         def build(node: object) -> ast.expr:
             if isinstance(node, int):
                 return leaf(node)
+            if isinstance(node, dict) and Listed("values") in node:  # a dict parameter read as an input tree
+                at = node[Listed("values")]
+                owner = next(i.path[:-1] for i, k in self.tape.gradient_places() if k == at)
+                return _tree_gradient(owner, build(at))
             if isinstance(node, dict):
                 keys = [ast.Constant(k.name if isinstance(k, Key) else k) for k in node]  # m.layers[0]: the int 0
                 return ast.Dict(keys, [build(v) for v in node.values()])
@@ -436,3 +435,24 @@ class FunctionWriter(WriterBase):
 
     def docstring(self) -> str:
         return docstring(self.tape)
+
+
+def _path_expr(path: tuple) -> ast.expr:
+    """An input's path as the generated function reads it: ``m.layers[0].W`` (an int is an index into
+    a list attribute), ``params["W1"]`` (a key of a dict parameter), ``list(params.values())`` (a dict
+    parameter read as an input tree)."""
+    value: ast.expr = ast.Name(str(path[0]), ast.Load())
+    for part in path[1:]:
+        if isinstance(part, int | Key):
+            value = ast.Subscript(value, ast.Constant(part if isinstance(part, int) else part.name), ast.Load())
+        elif isinstance(part, Listed):
+            value = ast.Call(named("list"), [ast.Call(ast.Attribute(value, part.what, ast.Load()), [], [])], [])
+        else:
+            value = ast.Attribute(value, part, ast.Load())
+    return value
+
+
+def _tree_gradient(owner: tuple, grads: ast.expr) -> ast.expr:
+    """``dict(zip(params, dparams_values))``: the gradient of a dict parameter read as an input tree
+    (``owner`` its path), its keys those of the call, in their order."""
+    return ast.Call(named("dict"), [ast.Call(named("zip"), [_path_expr(owner), grads], [])], [])

@@ -332,6 +332,8 @@ class CallLowering:
                 return self.call_primitive(name, [y], {"xs": xs, **bound}, node)
         if kwargs:
             return None
+        if name == "builtins.len" and len(args) == 1 and self.lo.dicts.is_tree(args[0]):  # len(p), p a tree
+            return self.call_primitive(name, [self.lo.dicts.tree_values(args[0], node)], {}, node)
         if name == "builtins.len" and len(args) == 1 and isinstance(args[0], tuple | dict):
             return Lit(len(args[0]))  # len(xs) of *xs or a list written in the source
         comprehension = ast.GeneratorExp | ast.ListComp | ast.SetComp

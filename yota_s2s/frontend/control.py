@@ -37,7 +37,7 @@ from dataclasses import replace
 from ..errors import UserError
 from ..ir.core import Atom, Dyn, Input, Lit, Tape, Var
 from ..ir.regions import close_regions, region_eqn
-from .dicts import _hint
+from .dicts import DictItems, _hint
 from .exits import Exits, _always_returns, _jumps, _returns, live_after, loaded_outside, read_first, stored_names
 from .expressions import NeedsUnrolling
 from .generated import fast_path, is_guard
@@ -270,7 +270,7 @@ class ControlLowering:
                 if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
                     raise self.lo.error("YS011", "write 'for i, item in enumerate(...)'", target)
                 _check_target(self.lo, target.elts[0])
-                zipped = self.zipped(it.args[0], target.elts[1], env)
+                zipped = _zipped(self.lo, it.args[0], target.elts[1], env)
                 if zipped is not None:  # enumerate(zip(X, Y)): (i, (x, y))
                     if zipped[0] == "static":
                         return ("static", [(Lit(k), v) for k, v in enumerate(zipped[1])])
@@ -286,10 +286,12 @@ class ControlLowering:
                 rows = self.lo.as_array(seq, it.args[0])
                 stop = self.lo.calls.call_primitive("builtins.len", [rows], {}, it)
                 return ("range", Lit(0), stop, Lit(1), rows, target.elts[0].id)
-            zipped = self.zipped(it, target, env)
+            zipped = _zipped(self.lo, it, target, env)
             if zipped is not None:
                 return zipped
         seq = self.lo.expr(_materialized(self.lo, it, env), env)  # (an iterator: a tuple of its items)
+        if isinstance(seq, DictItems):  # p.items() of a dict parameter read as an input tree
+            return self.lo.dicts.items_loop(seq, target, it)
         if isinstance(seq, Lit) and isinstance(seq.value, tuple):
             seq = tuple(Lit(v) for v in seq.value)
         if isinstance(seq, tuple):
@@ -299,28 +301,6 @@ class ControlLowering:
             _check_target(self.lo, target)  # (for X, y in batches: each row unpacked, its length checked)
         stop = self.lo.calls.call_primitive("builtins.len", [rows], {}, it)
         return ("range", Lit(0), stop, Lit(1), rows, None)
-
-    def zipped(self, it: ast.expr, target: ast.expr, env: dict) -> tuple | None:
-        """``zip(X, Y)`` iterated with ``target`` (``x, y``), as ``iteration`` says it; None where
-        ``it`` is not a call of zip."""
-        if not (isinstance(it, ast.Call) and not it.keywords and it.args and isinstance(it.func, ast.Name)):
-            return None
-        if getattr(self.lo.expr(it.func, env), "name", None) != "builtins.zip":
-            return None
-        seqs = [self.lo.expr(a, env) for a in it.args]
-        seqs = [tuple(Lit(v) for v in s.value) if _constant_tuple(s) else s for s in seqs]
-        if all(isinstance(s, tuple) for s in seqs):
-            return ("static", list(zip(*seqs)))
-        if not (isinstance(target, ast.Tuple) and len(target.elts) == len(seqs)):
-            raise self.lo.error("YS011", f"write 'for {', '.join('abc'[: len(seqs)])} in zip(...)'", target)
-        # zip of arrays or lists: the rows of each, up to the shortest
-        rows = [
-            self.lo.lists.as_list(s, a) if isinstance(s, tuple) else self.lo.as_array(s, a)
-            for s, a in zip(seqs, it.args)
-        ]
-        lengths = [self.lo.calls.call_primitive("builtins.len", [r], {}, it) for r in rows]
-        stop = lengths[0] if len(lengths) == 1 else self.lo.calls.call_primitive("builtins.min", lengths, {}, it)
-        return ("range", Lit(0), stop, Lit(1), tuple(rows), None)
 
     def iteration_body(self, stmts: list[ast.stmt], env: dict, carried: list[str], node: ast.AST) -> list[Atom]:
         """Lower one iteration of a loop body; the carried values after it."""
@@ -446,6 +426,26 @@ class ControlLowering:
         self.lo.tape.eqns.append(region_eqn("if", [flag, *free], params, regions, outs, span))
         self.lo.merges.update((o.id, self.lo.tape.eqns[-1]) for o in outs)  # may a branch give a shared array?
         return outs
+
+
+def _zipped(lo, it: ast.expr, target: ast.expr, env: dict) -> tuple | None:
+    """``zip(X, Y)`` iterated with ``target`` (``x, y``), as ``iteration`` says it; None where
+    ``it`` is not a call of zip."""
+    if not (isinstance(it, ast.Call) and not it.keywords and it.args and isinstance(it.func, ast.Name)):
+        return None
+    if getattr(lo.expr(it.func, env), "name", None) != "builtins.zip":
+        return None
+    seqs = [lo.expr(a, env) for a in it.args]
+    seqs = [tuple(Lit(v) for v in s.value) if _constant_tuple(s) else s for s in seqs]
+    if all(isinstance(s, tuple) for s in seqs):
+        return ("static", list(zip(*seqs)))
+    if not (isinstance(target, ast.Tuple) and len(target.elts) == len(seqs)):
+        raise lo.error("YS011", f"write 'for {', '.join('abc'[: len(seqs)])} in zip(...)'", target)
+    # zip of arrays or lists: the rows of each, up to the shortest
+    rows = [lo.lists.as_list(s, a) if isinstance(s, tuple) else lo.as_array(s, a) for s, a in zip(seqs, it.args)]
+    lengths = [lo.calls.call_primitive("builtins.len", [r], {}, it) for r in rows]
+    stop = lengths[0] if len(lengths) == 1 else lo.calls.call_primitive("builtins.min", lengths, {}, it)
+    return ("range", Lit(0), stop, Lit(1), tuple(rows), None)
 
 
 def _materialized(lo, it: ast.expr, env: dict) -> ast.expr:

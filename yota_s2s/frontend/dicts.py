@@ -15,7 +15,7 @@ import ast
 import re
 
 from ..errors import UserError
-from ..ir.core import Key, Lit
+from ..ir.core import Key, Listed, Lit
 from ..ir.printer import format_path
 from .passthrough import _path_ast
 from .state import LoweringState
@@ -65,7 +65,7 @@ class DictLowering:
         """``p.items()``, ``p.keys()``, ``p.values()`` of a dict parameter ``p``: the keys the function
         reads of ``p`` by name (``p["ec50"]``, known after a first lowering: ``lower.lower``), the
         generated code checking first that ``p`` has those keys, in that order (a dict's order is its
-        items' order); refused (YS041) where it reads none."""
+        items' order); where it reads none, ``p`` is an input tree (``input_tree``)."""
         if func.attr not in ("items", "keys", "values") or node.args or node.keywords:
             raise self.parameter_keys(base, func)
         if self.known_keys is None:  # the first lowering: read as empty, the tape discarded
@@ -73,9 +73,27 @@ class DictLowering:
             return self.dict_method({}, func.attr, node, env)
         keys = self.known_keys.get(base.path)
         if not keys:
-            raise self.parameter_keys(base, func)
+            return self.input_tree(base, func.attr)
         items = {k: _Unresolved((*base.path, Key(k))) for k in keys}
         return self.dict_method(items, func.attr, node, env)
+
+    def is_tree(self, value: object) -> bool:
+        """``value`` is a dict parameter read as an input tree (``input_tree``): its ``.items()``
+        are read and none of its keys by name."""
+        known = self.known_keys
+        return isinstance(value, _Unresolved) and known is not None and known.get(value.path) == []
+
+    def input_tree(self, base: _Unresolved, method: str) -> object:
+        """``p.values()``, ``p.keys()``, ``p.items()`` of a dict parameter none of whose keys the
+        function reads by name: ``p`` is an input tree, the list of its values in the dict's order
+        (``list(p.values())``, an input whose length is known at run time, as a list parameter's),
+        its keys a static list beside it; the gradient is the dict ``dict(zip(p, grads))``."""
+        self.lo.object_paths.add(base.path)  # (its gradient a dict: an object's)
+        values = _Unresolved((*base.path, Listed("values")))
+        keys = _Unresolved((*base.path, Listed("keys")))
+        if method == "items":
+            return DictItems(keys, values)
+        return values if method == "values" else keys
 
     def check_keys(self, tape, wanted: dict[tuple, ast.Attribute]) -> None:
         """Put first in ``tape`` the check, for each dict parameter whose items are read, that it has
@@ -98,16 +116,29 @@ class DictLowering:
         return out
 
     def parameter_keys(self, base: object, func: ast.Attribute) -> UserError:
-        """The refusal of ``p.items()`` (``keys``, ``values``, ...) of a dict parameter: its keys are
-        known only when the function runs."""
+        """The refusal of ``p.get(k)`` (``update``, ``pop``, ``setdefault``, ``items`` with arguments)
+        of a dict parameter: which keys it has is known only when the function runs."""
         shown = format_path(base.path)
         return self.lo.error(
             "YS041",
-            f"{shown}.{func.attr}(): the keys of a dict parameter are known only at run time, and the "
-            f"function reads none of them by name; read its entries by key ({shown}['a']), or loop over "
-            f"keys written in the source (for k in ('a', 'b'): ... {shown}[k] ...)",
+            f"{shown}.{func.attr}(...) of a dict parameter: which keys it has is known only at run time; read "
+            f"its entries by key ({shown}['a']), or iterate over all of them (for k, v in {shown}.items())",
             func,
         )
+
+    def tree_values(self, base: _Unresolved, node: ast.AST) -> object:
+        """The list of the values of ``base``, a dict parameter read as an input tree (``len(p)``)."""
+        return self.lo.as_array(self.input_tree(base, "values"), node)
+
+    def items_loop(self, items: DictItems, target: ast.expr, it: ast.expr) -> tuple:
+        """``for k, v in p.items()`` of a dict parameter read as an input tree, as ``control.iteration``
+        says a loop: over the rows of its keys and of its values, zipped (each a list of a length
+        known at run time)."""
+        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
+            raise self.lo.error("YS011", "write 'for key, value in p.items()'", target)
+        rows = (self.lo.as_array(items.keys, it), self.lo.as_array(items.values, it))
+        stop = self.lo.calls.call_primitive("builtins.len", [rows[1]], {}, it)
+        return ("range", Lit(0), stop, Lit(1), rows, None)
 
     def split_dicts(self, names: list[str], env: dict) -> list[str]:
         """``names`` with each name that holds a dict of values replaced by its entries' names, the
@@ -148,6 +179,14 @@ class DictLowering:
                         node,
                     )
                 env[name] = current[key]
+
+
+class DictItems:
+    """``p.items()`` of a dict parameter read as an input tree (``DictLowering.input_tree``): its
+    keys and its values, two lists of a length known at run time, iterated together."""
+
+    def __init__(self, keys: _Unresolved, values: _Unresolved):
+        self.keys, self.values = keys, values
 
 
 def _hint(name: str) -> str:

@@ -20,6 +20,7 @@ from ..errors import UserError, UserErrors, located
 from .complexes import complex_errors
 from .desugar import desugar
 from .generated import generated_helpers, guard_lines
+from .keyed_loops import keyed_loops
 from .module_level import ModuleLevel, lambda_function
 from .rewrites import generators_as_lists
 
@@ -89,6 +90,7 @@ def parse_module(source: str, path: str) -> Module:
         text = lines[line - 1] if 0 < line <= len(lines) else None
         raise UserError("YS001", f"invalid syntax: {exc.msg}", path, line, exc.offset or 1, text) from None
     desugar(tree, source)  # match, walrus, try (only where the source can hold them)
+    keyed_loops(tree, source)  # for k in params: params[k] -> for k, _params_k in params.items()
     generators = generators_as_lists(tree) if "yield" in source else {}  # (a walk of every node: only where one may be)
     module = Module(path, source, tree, generators=generators)
     _collect(module)

@@ -453,7 +453,9 @@ def lower(module: Module, name: str, table: RuleTable) -> Tape:
     Where it meets ``p.items()`` (``values``, ``keys``) of a dict parameter, whose keys only the
     call knows, a first lowering reads it as empty and notes the constant keys the function reads
     of ``p`` (``p["ec50"]``); a second lowering reads it as those keys, and the generated code
-    checks at run time that the dict has them, no more and no fewer (``dicts.parameter_method``)."""
+    checks at run time that the dict has them, no more and no fewer (``dicts.parameter_method``).
+    Where it reads none, the second lowering reads ``p`` as an input tree: the list of its values
+    in the dict's order, of a length known at run time (``dicts.input_tree``)."""
     first = Lowerer(module, table)
     try:
         tape = first.lower(name)

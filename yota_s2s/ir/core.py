@@ -95,6 +95,20 @@ class Key:
 
 
 @dataclass(frozen=True)
+class Listed:
+    """In an input's path, the list of a dict parameter's values (``"values"``) or keys (``"keys"``)
+    in the dict's own order: ``("params", Listed("values"))`` is ``list(params.values())``, the
+    dict read as an input tree whose keys only the call knows (``p.items()`` where the function
+    reads no key of ``p`` by name).  Its gradient is the dict ``dict(zip(params, grads))``; the
+    keys are static, never differentiated."""
+
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.what}()"
+
+
+@dataclass(frozen=True)
 class Dyn:
     """In an index template, the ``k``-th computed index operand (an integer or an index array)."""
 

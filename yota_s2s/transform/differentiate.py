@@ -33,7 +33,7 @@ import dataclasses
 
 from ..dsl.rule import RuleTable
 from ..errors import UserError, at_span
-from ..ir.core import NO_DEFAULT, Atom, Eqn, Lit, Param, ParamKind, Tape, Var
+from ..ir.core import NO_DEFAULT, Atom, Eqn, Listed, Lit, Param, ParamKind, Tape, Var
 from ..ir.modes import GRAD, JVP, VJP, Mode
 from ..ir.primitives import primitive
 from ..ir.regions import all_tapes, substitute
@@ -66,7 +66,7 @@ def differentiate(tape: Tape, wrt: list[str], table: RuleTable, mode: Mode = GRA
     grad.facts.mode = mode
     wanted = set(wrt)
     passed: list[Eqn] = []
-    active = activity(tape.eqns, {inp.var.id for inp in tape.inputs if inp.path[0] in wanted}, table, passed)
+    active = activity(tape.eqns, {inp.var.id for inp in tape.inputs if _differentiated(inp, wanted)}, table, passed)
     refuse_passed(tape, passed)
     grad.eqns, plans = forward_sweep(tape.eqns, active, table)
     if mode.seeded:
@@ -197,6 +197,8 @@ def _gradients(
         if name in object_params:
             node: dict = {}
             for inp in inputs:
+                if not _differentiated(inp, wanted=(name,)):
+                    continue  # (a dict parameter's keys, list(p.keys()): static)
                 leaf = node
                 for part in inp.path[1:-1]:
                     leaf = leaf.setdefault(part, {})
@@ -210,6 +212,12 @@ def _gradients(
             tree.append(len(outputs) + 1)
             outputs.append(Lit(None))
     return outputs, tree
+
+
+def _differentiated(inp, wanted) -> bool:
+    """``inp`` is an input of a parameter of ``wanted``, and not the keys of a dict parameter read as
+    an input tree (``Listed("keys")``: strings, static)."""
+    return inp.path[0] in wanted and inp.path[-1] != Listed("keys")
 
 
 def refuse_objects(tape: Tape, wrt: list[str], flag: str = "--vjp, --jvp and --jacobian") -> None:
