@@ -6,10 +6,14 @@ at once (``J @ S``, ``S.T @ J``, ``H @ S``).  The composition, each step a trans
 
     split      the equations that read no seed, written once (``ir.batching.split_seeded``)
     batch      the sweep over a leading axis of colors (``ir.batching.batch``: each primitive's rule)
-    regroup    products with one batched factor multiply the unbatched ones first (``transform.regroup``)
     optimize   folding, CSE, DCE across the equations before the sweep and the batched sweep
+    regroup    products with one batched factor multiply the unbatched ones first (``transform.regroup``)
     keep       the values that read only the seeds, the other arguments and shapes: the same at
                every call of one prepared pattern, computed by a function of their own
+
+The optimizer runs before the regrouping, not after it: its folding writes ``-(a * b)`` for
+``-a * b``, which would move a negation the regrouping left on a kept value (computed once per
+pattern) back onto a batched product (computed at every call, on colors times more numbers).
 
 The result is an ``ir.batching.CompressedSweep``, which ``codegen.sparse`` prints
 (``_jvp_NAME_colors`` and ``_jvp_NAME_fixed``).  A sweep with a loop, a branch or a primitive that
@@ -33,6 +37,7 @@ from ..ir.live import live_eqns
 from ..ir.primitives import primitive
 from ..ir.shapes import shape_classes
 from .batched import in_place_groups
+from .optimize import optimize
 from .regroup import regrouped
 
 
@@ -42,10 +47,11 @@ def with_compressed(tape: Tape, table: RuleTable) -> Tape:
 
     >>> from yota_s2s.pipeline import generate
     >>> f = "import numpy as np\\ndef f(x):\\n    return np.sum(np.sin(x) * x)\\n"
-    >>> tape = generate(f, "f.py", mode="hvp").tapes["optimize"][0]
-    >>> made = with_compressed(tape, generate(f, "f.py").table).facts.compressed
-    >>> [p.name for p in made.tape.params], made.fixed is None
-    (['x', 'v'], True)
+    >>> made = generate(f, "f.py", mode="hessian", sparse=True).tapes["optimize"][0].facts.compressed
+    >>> [p.name for p in made.tape.params], made.fixed  # (nothing reads the seed alone here)
+    (['x', 'v'], None)
+    >>> [e.prim for e in made.tape.eqns]  # (the value and the gradient once, then the sweep on every color)
+    ['sin', 'mul', 'sum', 'cos', 'mul', 'add', 'mul', 'mul', 'mul', 'sub']
     """
     tape.facts.compressed = compressed(tape, table)
     return tape
@@ -71,11 +77,24 @@ def compressed(tape: Tape, table: RuleTable) -> CompressedSweep | None:
     whole.outputs = list(tape.outputs)
     whole.facts.array_inputs = whole.facts.array_inputs | {s.id for s in seeds}
     whole.facts.compressed = None
+    whole = _optimized(whole, {s.id for s in seeds} | {o.id for e in sweep for o in e.outs}, table)
     regroup(whole, seeds, facts.wrt, table)
     kept = fixed_values(whole, seeds, facts.wrt, table)
     if not kept:
         return CompressedSweep(whole, None, [])
     return _split(whole, kept, table)
+
+
+def _optimized(whole: Tape, rows: set[int], table: RuleTable) -> Tape:
+    """``whole`` folded, CSE'd and DCE'd (``transform.optimize``, unchanged).  A batched value
+    (``rows``: the seeds and the sweep's values) has a leading axis its unbatched value has not: no
+    shape is known for it while optimizing; the printed tape keeps the facts it had (the seeds'
+    checks read them)."""
+    same = whole.facts.same_shape
+    whole.facts.same_shape = {k: v for k, v in same.items() if k not in rows}
+    made = optimize(whole, table)
+    made.facts.same_shape = same
+    return made
 
 
 #: The operands that batched primitives (``ir.batching``) read for their shape and dtype alone:
