@@ -126,14 +126,14 @@ class _ColorsWriter(FunctionWriter):
         )
 
     def __init__(self, plan: FunctionPlan, table: RuleTable, backend: Backend, kept: tuple[str, ...] = ()):
-        self.kept = kept  # (the parameters of the kept values, sparse_fixed: never checked)
+        self.kept = kept  # (the parameters of the kept values, transform.compressed: never checked)
         super().__init__(plan, table, backend)
         self.seeds = _ColorsSeeds(self)
 
 
 class _ColorsSeeds(SeedWriter):
     """The checks of a colors function: its seeds have a leading axis of colors; the kept values
-    (``sparse_fixed``), which the function of the checked arguments made, are not checked again."""
+    (``transform.compressed``), which the function of the checked arguments made, are not checked again."""
 
     def type_checks(self) -> list[ast.stmt]:
         stmts = super().type_checks()
@@ -168,7 +168,7 @@ _SEEDS = '_prepared["seeds"]'
 @dataclasses.dataclass
 class Colors:
     """What ``colors_function`` made: the text of the colors function (and of the function of its
-    kept values, ``sparse_fixed``), the helpers they call, and the kept values' parameters (none:
+    kept values, ``transform.compressed``), the helpers they call, and the kept values' parameters (none:
     no such function)."""
 
     text: str
