@@ -8,12 +8,14 @@ helpers of the primitives that move elements do to each row what the primitive d
 from __future__ import annotations
 
 import functools
+import pathlib
 import time
 
 import numpy as np
 import pytest
 from scipy import sparse
 
+import yota_s2s
 from yota_s2s.pipeline import generate
 from yota_s2s.runtime.core import _index_add
 from yota_s2s.runtime.rows_parts import (
@@ -29,7 +31,7 @@ from yota_s2s.runtime.second import _join_place
 from yota_s2s.runtime.shape import _concat_part, _roll_dx
 
 from .test_jacobian import load, numeric_jacobian
-from .test_sparse import FAMILIES, HESSIANS
+from .test_sparse import FAMILIES, HESSIANS, LOOPS
 
 RNG = np.random.default_rng(3636)
 
@@ -344,3 +346,24 @@ def test_the_decompression_by_the_constructor_equals_the_copy_of_the_template():
     (K,) = _sp_decompress(prepared, compressed, (np.zeros(12),))
     assert (J != K).nnz == 0 and J.shape == K.shape == (9, 12) and K.has_canonical_format
     np.testing.assert_array_equal(J.toarray() != 0, pattern.toarray() | (J.toarray() != 0))
+
+
+def test_the_compressed_sweeps_are_composed_before_printing():
+    """``transform.compressed``: each ``--sparse`` tape carries its sweep over colors composed
+    (``Facts.compressed``: batched, optimized, regrouped, its kept values apart) and the code generator
+    prints it; a sweep with a loop has none (``jac_NAME`` runs one sweep per color) and no codegen
+    module batches anything itself."""
+    text, _, wrt = FAMILIES["springs"]
+    (jvp,) = generate(text, "springs.py", wrt=wrt, mode="jacobian", sparse=True).tapes["optimize"]
+    made = jvp.facts.compressed
+    assert made is not None and made.fixed is not None  # (the edge list's gather of the seeds: kept)
+    assert [p.name for p in made.tape.params][-len(made.names) :] == made.names
+    (hvp,) = generate(HESSIANS, "h.py", ["rosen"], mode="hessian", sparse=True).tapes["optimize"]
+    assert hvp.facts.compressed is not None
+    smooth = generate(LOOPS, "loops.py", ["smooth"], wrt=["x"], mode="jacobian", sparse=True)
+    assert smooth.tapes["optimize"][0].facts.compressed is None
+    assert "_smooth_colors" not in smooth.text and "for _seed in" in smooth.text
+    codegen = pathlib.Path(yota_s2s.__file__).parent / "codegen"
+    for path in codegen.glob("*.py"):
+        assert "batching import batch\n" not in path.read_text(encoding="utf-8"), path.name
+        assert "from ..transform" not in path.read_text(encoding="utf-8"), path.name

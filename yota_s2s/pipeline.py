@@ -46,6 +46,7 @@ from .transform.band import with_band
 from .transform.batched import with_batched
 from .transform.checkpoint import snapshots
 from .transform.complex_types import complex_seeds, complex_types
+from .transform.compressed import with_compressed
 from .transform.differentiate import differentiate
 from .transform.factor import common_factors, merge_reciprocals
 from .transform.finish import (
@@ -273,8 +274,9 @@ def _generate(
         if sparse:  # a Jacobian's VJPs too, for the rows where they take fewer colors than the columns
             if mode.forward:  # (--jacobian's columns: its rows are VJPs)
                 rev = _generate(source, path, funcs, wrt, target, rules, command, sha256=sha256, mode="vjp")
-                reverse = [with_band(t, table) for t in rev.tapes["optimize"]]
-            grads = [with_band(t, table) for t in grads]  # (--sparse by diagonals, where they hold)
+                reverse = [with_compressed(with_band(t, table), table) for t in rev.tapes["optimize"]]
+            # (--sparse by diagonals, where they hold; the sweep over colors composed)
+            grads = [with_compressed(with_band(t, table), table) for t in grads]
             added = functools.partial(sparse_added, reverse, stages["primal"], grads, table)
         text = write_module(grads, table, BACKENDS[target], header, buffers, reverse or (), added)
         BACKENDS[target].check_module(text)  # every name of the target's module exists (a bug of ours if not)

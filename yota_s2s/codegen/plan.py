@@ -27,6 +27,7 @@ from types import MappingProxyType
 
 from ..dsl.rule import RuleTable
 from ..ir.core import Atom, Eqn, Lit, ParamKind, Section, Tape, Var
+from ..ir.inplace import extend_group
 from ..ir.primitives import primitive
 from ..ir.regions import LEADING, all_tapes, bound_inputs, first_carried
 from .appends import in_place_appends, in_place_writes
@@ -329,26 +330,14 @@ class _Planner:
     def chains(self) -> None:
         """Extend in-place groups along single-use ``index_add`` chains, and single-use writes
         (``setindex``) into a new array of the same block."""
+        arrays = self.makes_arrays
+        complex_values = self.table.complex_values
         for t in self.tapes:
             for eqn in t.eqns:
-                if eqn.prim not in ("index_add", "setindex") or not isinstance(eqn.args[0], Var):
-                    continue
-                buf = eqn.args[0]
-                if self.uses.get(buf.id, 0) != 1 or buf.id in self.outputs:
-                    continue
-                src = self.defs.get(buf.id)
-                fresh = src is not None and self.home.get(buf.id) is t and not src.regions
-                # (a new array of the backward sweep is a gradient's, of floats where no value is complex:
-                # g may be added in place)
-                backward = src is not None and src.section == Section.BACKWARD and not self.table.complex_values
-                new = src is not None and self.fresh_array(src) and (eqn.prim == "setindex" or backward)
-                fresh = fresh and (src.prim == "setindex" or new)
-                if src is not None and primitive(src.prim).buffer:  # (a gradient buffer, zeros or a copy)
-                    self.inplace[buf.id] = buf.id
-                elif fresh:
-                    self.inplace.setdefault(buf.id, buf.id)
-                if buf.id in self.inplace:
-                    self.inplace[eqn.out.id] = self.inplace[buf.id]
+                buf = eqn.args[0] if eqn.args else None
+                src = self.defs.get(buf.id) if isinstance(buf, Var) else None
+                local = isinstance(buf, Var) and self.home.get(buf.id) is t
+                extend_group(self.inplace, eqn, self.uses, self.outputs, src, local, arrays, complex_values)
 
     def branch_accumulators(self) -> None:
         """A branch that adds into a buffer of a group adds in place too; its result stays in the group."""
@@ -517,13 +506,9 @@ class _Planner:
                 self.inplace[carried.id] = carried.id
                 self.inplace[out.id] = out.id  # that array is the loop's result: later writes go into it too
 
-    def fresh_array(self, eqn: Eqn) -> bool:
-        """``eqn``'s result is a new array that nothing else refers to."""
-        if eqn.prim == "asarray":  # np.asarray of a constant list
-            return isinstance(eqn.args[0], Lit)
-        record = primitive(eqn.prim)
-        arrays = any(self.is_array(a) or self.has_methods(a) for a in eqn.args)
-        return record.fresh and not (record.python_arithmetic and not arrays)
+    def makes_arrays(self, a: Atom) -> bool:
+        """Arithmetic on ``a`` makes an array (``ir.inplace.new_array``)."""
+        return self.is_array(a) or self.has_methods(a)
 
     def is_array(self, a: Atom) -> bool:
         return _is_array(self.tape, self.defs, a)

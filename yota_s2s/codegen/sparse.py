@@ -36,10 +36,8 @@ import dataclasses
 
 from ..dsl.rule import RuleTable
 from ..errors import UserError, at_span
-from ..ir.batching import batch
-from ..ir.core import NO_DEFAULT, ParamKind, Tape, Var
+from ..ir.core import NO_DEFAULT, ParamKind, Tape
 from ..ir.modes import HVP, JVP, Mode
-from ..ir.shapes import shape_classes
 from .helpers import helper_names
 from .layout import fit_module
 from .module import Added
@@ -47,8 +45,7 @@ from .patterns import CODE, PatternWriter, _first_span
 from .plan import FunctionPlan, plan_function
 from .seeds import SeedWriter
 from .sparse_bands import Banded, bands_function
-from .sparse_fixed import regroup, split_fixed
-from .split import split_seeded
+from .sparse_fixed import fixed_function
 from .target import BACKENDS, Backend
 from .writer import FunctionWriter
 
@@ -129,14 +126,14 @@ class _ColorsWriter(FunctionWriter):
         )
 
     def __init__(self, plan: FunctionPlan, table: RuleTable, backend: Backend, kept: tuple[str, ...] = ()):
-        self.kept = kept  # (the parameters of the kept values, sparse_fixed: never checked)
+        self.kept = kept  # (the parameters of the kept values, transform.compressed: never checked)
         super().__init__(plan, table, backend)
         self.seeds = _ColorsSeeds(self)
 
 
 class _ColorsSeeds(SeedWriter):
     """The checks of a colors function: its seeds have a leading axis of colors; the kept values
-    (``sparse_fixed``), which the function of the checked arguments made, are not checked again."""
+    (``transform.compressed``), which the function of the checked arguments made, are not checked again."""
 
     def type_checks(self) -> list[ast.stmt]:
         stmts = super().type_checks()
@@ -171,7 +168,7 @@ _SEEDS = '_prepared["seeds"]'
 @dataclasses.dataclass
 class Colors:
     """What ``colors_function`` made: the text of the colors function (and of the function of its
-    kept values, ``sparse_fixed``), the helpers they call, and the kept values' parameters (none:
+    kept values, ``transform.compressed``), the helpers they call, and the kept values' parameters (none:
     no such function)."""
 
     text: str
@@ -189,42 +186,24 @@ class Colors:
 
 def colors_function(tape: Tape, table: RuleTable, backend: Backend) -> Colors | None:
     """The text of ``_jvp_NAME_colors`` (``_vjp_``, ``_hvp_``) of ``tape`` (the tape of ``jvp_NAME``,
-    ``vjp_NAME`` or ``hvp_NAME``) and the helpers it calls: the equations that read no seed written
-    once, those that read one batched over a leading axis of colors (``ir.batching``: each
-    primitive's rule); None where a primitive of the sweep has no rule (``jac_NAME`` then runs one
-    sweep per color)."""
-    facts = tape.facts
-    names = facts.tangents if facts.mode.forward or facts.mode.order == 2 else [facts.seed]
-    seeds = [i.var for i in tape.inputs if i.path[0] in names]
-    if not seeds or any(e.regions for e in tape.eqns):
+    ``vjp_NAME`` or ``hvp_NAME``) and the helpers it calls: its composed sweep over colors printed
+    (``Facts.compressed``, ``transform.compressed``), and the function of its kept values; None where
+    it has none (``jac_NAME`` then runs one sweep per color)."""
+    made = tape.facts.compressed
+    if made is None:
         return None
-    plan = plan_function(tape, table, backend, columns=False)
-    before, sweep = split_seeded(tape.eqns, seeds, plan.inplace)
-    classes = shape_classes(tape, table, scalar_keys=frozenset())
-    classes.same.update(facts.same_shape)
-    after = {a.id for a in tape.outputs if isinstance(a, Var)}
-    batched = batch(sweep, seeds, after, classes, takes=facts.mode.order == 1)
-    if batched is None:
-        return None
-    whole = tape.copy_header()
-    whole.eqns = before + batched.eqns
-    whole.outputs = list(tape.outputs)
-    whole.facts.array_inputs = whole.facts.array_inputs | {s.id for s in seeds}
-    regroup(whole, seeds, facts.wrt, table)
-    split = split_fixed(whole, seeds, facts.wrt, table, backend)
-    if split is not None:
-        whole = split.tape
-    plan = plan_function(whole, table, backend, columns=False)
+    plan = plan_function(made.tape, table, backend, columns=False)
     writer = _ColorsWriter(
-        dataclasses.replace(plan, check_scalar=plan.check_scalar and facts.mode.order == 2),
+        dataclasses.replace(plan, check_scalar=plan.check_scalar and tape.facts.mode.order == 2),
         table,
         backend,
-        tuple(split.names if split is not None else ()),
+        tuple(made.names),
     )
     text = fit_module(writer.write())
-    if split is None:
+    if made.fixed is None:
         return Colors(text, writer.helpers, [])
-    return Colors(text + "\n\n\n" + split.text, writer.helpers | split.helpers, split.names)
+    fixed, helpers = fixed_function(made.fixed, tape.facts.mode.prefix, table, backend)
+    return Colors(text + "\n\n\n" + fixed, writer.helpers | helpers, list(made.names))
 
 
 def sparse_functions(

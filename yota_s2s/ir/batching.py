@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .core import Atom, Dyn, Eqn, Section, Slice, Var
+from .core import Atom, Dyn, Eqn, Section, Slice, Tape, Var
 from .primitives import primitive
 from .regions import LEADING
 from .shapes import ShapeClasses
@@ -97,6 +97,20 @@ class BatchedSweep:
         for e in eqns:
             (sweep if any(o.id in self.swept for o in e.outs) else before).append(e)
         return before, sweep
+
+
+@dataclass
+class CompressedSweep:
+    """``--sparse``'s compressed sweep composed before printing (``transform.compressed``; the
+    ``jvp``/``vjp``/``hvp`` tape's ``Facts.compressed``): ``tape``, the function of the mode with its
+    seeds batched over a leading axis of colors (the equations that read no seed once), its products
+    regrouped and optimized; where some of its values read only the seeds, the other arguments and
+    shapes, ``fixed`` computes them (the same at every call of one prepared pattern) and ``tape``
+    reads them as its last parameters ``names``."""
+
+    tape: Tape
+    fixed: Tape | None
+    names: list[str]
 
 
 def _basic(index: tuple) -> bool:

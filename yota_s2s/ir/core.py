@@ -250,6 +250,9 @@ class Facts:
     - ``transform.batched.with_batched`` (``hess_NAME``, ``jac_NAME`` by a loop over seeds):
       ``batched``, each sweep over seeds batched and composed with the tape (an
       ``ir.batching.BatchedSweep``), by the ids of its seeds; a sweep without one is a loop.
+    - ``transform.compressed.with_compressed`` (``--sparse``'s ``jvp``, ``vjp`` and ``hvp`` tapes):
+      ``compressed``, the sweep over colors composed (an ``ir.batching.CompressedSweep``), None where
+      a primitive of it has no batching rule (``jac_NAME`` then runs one sweep per color).
     """
 
     object_params: list[str] = field(default_factory=list)
@@ -278,6 +281,7 @@ class Facts:
     holomorphic: bool = False
     band: object = None
     batched: dict = field(default_factory=dict)
+    compressed: object = None
 
     def copy(self) -> Facts:
         """A copy whose ``same_shape`` can be extended without changing this one's."""

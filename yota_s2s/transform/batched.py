@@ -20,15 +20,16 @@ as a loop over the unit seeds.
 
 The split needs what the writer will write in place (a ``grad_zeros`` buffer and the chain of
 ``index_add`` into it is computed whole in the loop, or whole before it); ``in_place_groups`` finds
-the chains the writer's plan finds in a tape without loops (``codegen.plan``), which are the only
-tapes whose sweeps batch.
+the chains the writer's plan finds in a tape without loops by the same rule (``ir.inplace``), and
+those are the only tapes whose sweeps batch.
 """
 
 from __future__ import annotations
 
 from ..dsl.rule import RuleTable
 from ..ir.batching import BatchedSweep, batch, split_rows, split_seeded
-from ..ir.core import Atom, Eqn, Lit, Section, Tape, Var, uses
+from ..ir.core import Atom, Eqn, Lit, Tape, Var, uses
+from ..ir.inplace import extend_group
 from ..ir.primitives import primitive
 from ..ir.shapes import shape_classes
 from .optimize import optimize
@@ -118,39 +119,12 @@ def _compose(
 
 
 def in_place_groups(tape: Tape, table: RuleTable) -> dict[int, int]:
-    """The buffers written in place (value id -> the id of its group's first buffer): a gradient
-    buffer (``grad_zeros``, a copy) or a new array of the backward sweep, and the chain of
-    ``index_add`` and ``setindex`` that each read the last once (``codegen.plan``'s chains, for the
-    equations of the tape outside loops)."""
+    """The buffers written in place (value id -> the id of its group's first buffer): the groups the
+    writer's plan finds (``ir.inplace``'s rule, which ``codegen.plan`` reads too), for the
+    equations of a tape outside loops."""
     count = uses(tape)
     outputs = {a.id for a in tape.outputs if isinstance(a, Var)}
     defs = {o.id: e for e in tape.eqns for o in e.outs}
-    groups: dict[int, int] = {}
-    for eqn in tape.eqns:
-        buf = eqn.args[0] if eqn.args else None
-        if not primitive(eqn.prim).writes_into or not isinstance(buf, Var):
-            continue
-        if count.get(buf.id, 0) != 1 or buf.id in outputs:
-            continue
-        src = defs.get(buf.id)
-        if src is not None and primitive(src.prim).buffer:
-            groups[buf.id] = buf.id
-        elif src is not None and not src.regions and _new_array(src, defs, tape, table, eqn):
-            groups.setdefault(buf.id, buf.id)
-        if buf.id in groups:
-            groups[eqn.out.id] = groups[buf.id]
-    return groups
-
-
-def _new_array(src: Eqn, defs: dict[int, Eqn], tape: Tape, table: RuleTable, write: Eqn) -> bool:
-    """``src`` makes a new array that the write ``write`` may write into (``plan.fresh_array``)."""
-    if src.prim == "setindex":
-        return True
-    if write.prim != "setindex" and (src.section != Section.BACKWARD or table.complex_values):
-        return False
-    if src.prim == "asarray":
-        return isinstance(src.args[0], Lit)
-    record = primitive(src.prim)
 
     def array(a: Atom) -> bool:
         if isinstance(a, Lit):
@@ -158,4 +132,9 @@ def _new_array(src: Eqn, defs: dict[int, Eqn], tape: Tape, table: RuleTable, wri
         d = defs.get(a.id)
         return a.id in tape.facts.array_inputs if d is None else not primitive(d.prim).python_arithmetic
 
-    return record.fresh and not (record.python_arithmetic and not any(array(a) for a in src.args))
+    groups: dict[int, int] = {}
+    for eqn in tape.eqns:
+        buf = eqn.args[0] if eqn.args else None
+        src = defs.get(buf.id) if isinstance(buf, Var) else None
+        extend_group(groups, eqn, count, outputs, src, True, array, table.complex_values)
+    return groups

@@ -1,12 +1,12 @@
-"""``--sparse``: a compressed sweep's products and sums regrouped, so that fewer operations are on
-batched values (each is colors times larger than the function's own).
+"""``--sparse`` (``transform.compressed``): a compressed sweep's products and sums regrouped, so that
+fewer operations are on batched values (each is colors times larger than the function's own).
 
 A batched sweep is linear in its seeds: each batched value is a seed's image times factors of the
 function's own values.  The optimizer orders a product as the rules wrote it, ``(v * t1) * t1``
 (two operations on colors x n numbers); here a chain of products with one batched factor multiplies
 the unbatched ones first, ``v * (t1 * t1)`` (one; ``t1 * t1`` is found where the tape already has
 it), and a sum that adds one batched product several times multiplies its unbatched factor instead
-(``p + p + p`` with ``p = v * t``: ``v * (t * 3.0)``).  The terms of a sum that ``sparse_fixed``
+(``p + p + p`` with ``p = v * t``: ``v * (t * 3.0)``).  The terms of a sum that ``transform.compressed``
 keeps (they read the seeds alone) are added first, so that their sum is kept too.
 
 The order of a product or a sum changes the last bits of a result, as any optimizer's does.
@@ -196,7 +196,7 @@ def regrouped(
     """``eqns`` (a batched sweep's tape, ``seeded``: the ids of its batched values) with its
     products and sums regrouped (see the module's text), and the values now read from another
     (a product written twice: its first); ``fixed(a)``: ``a`` is a batched value that reads the
-    seeds alone (``sparse_fixed`` keeps it)."""
+    seeds alone (``transform.compressed`` keeps it)."""
     uses: dict[int, int] = dict.fromkeys(outputs, 1)
     for e in eqns:
         for a in e.args:
