@@ -198,13 +198,13 @@ def test_a_latin1_source_with_a_coding_line_is_accepted_and_its_diagnostics_coun
     _, dx = load_module(folder / "grad_loss.py").grad_loss(x)
     assert np.allclose(dx, numeric_grad(lambda x: np.sum(2.0 * np.sin(x) * x), [x], 0), rtol=1e-7, atol=1e-9)
     # an error after a non-ASCII character: the column counts characters, the line is decoded
-    (folder / "loss.py").write_bytes(LATIN1.replace("np.sin(x) * x)", "(y := x))").encode("latin-1"))
+    (folder / "loss.py").write_bytes(LATIN1.replace("np.sin(x) * x)", "(x and (y := x)))").encode("latin-1"))
     status, _, err = run(capsys, "loss.py")
     assert status == 2
     assert err.splitlines()[:3] == [
-        "loss.py:7:24: error: assignment expressions (:=) are not supported (YS020)",
-        "        return np.sum(\u00e9 * (y := x))",
-        "                           ^",
+        "loss.py:7:31: error: assignment expressions (:=) are not supported (YS020)",
+        "        return np.sum(\u00e9 * (x and (y := x)))",
+        "                                  ^",
     ]
 
 
