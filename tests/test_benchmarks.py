@@ -137,10 +137,8 @@ def test_pow_free_forwards_compute_the_forward(key):
 
 
 def guarded(x):
-    try:
+    with np.errstate(all="ignore"):  # (a with block is refused; try/except is served since round five)
         y = np.sum(x * x)
-    except ValueError:
-        y = 0.0
     return y
 
 

@@ -372,10 +372,15 @@ class _Fitter:
             inner = self.expr(node.slice, ind + _STEP, ind + _STEP, 0)
             return [*lines, " " * (ind + _STEP) + inner[0], *inner[1:], " " * ind + "]"]
         if isinstance(node, ast.Attribute):
-            value = self.expr(node.value, ind, ind, 0)
             head = ast.unparse(ast.Attribute(node.value, "_"))[:-2]
-            if len(value) == 1 or head != ast.unparse(node.value):
-                return None
+            if head != ast.unparse(node.value):  # (a + b + ...).T: broken in its parentheses, .T after them
+                value = self.broken(node.value, ind)
+                if value is None or value[0] != "(":
+                    return None
+            else:
+                value = self.expr(node.value, ind, ind, 0)
+                if len(value) == 1:
+                    return None
             value[-1] += "." + node.attr
             return value
         if isinstance(node, ast.UnaryOp):
