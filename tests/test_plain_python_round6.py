@@ -1,6 +1,9 @@
 """Plain Python, round six (issue 37, holdout 5): what the fifth holdout set refused, by class.
 
 - ``math.copysign`` / ``np.copysign``: abs(x) with y's sign (``rules/elementwise.py``).
+- ``functools.partial(f, *args, **kwargs)``: f with those arguments given first (``frontend/calls.py``).
+- ``np.maximum.reduce`` (``minimum``, ``add``, ``multiply``) and ``np.add`` / ``np.multiply.accumulate``:
+  the reductions and scans NumPy also spells as functions (``frontend/adapters_keywords.py``).
 
 Each served case generates ``grad_f`` and checks its value against the user's function and its
 gradient against central finite differences.
@@ -31,6 +34,54 @@ CASES: dict[str, tuple[str, list]] = {
             return np.sum(np.copysign(x, y) * x) + np.sum(np.copysign(x ** 3, -1.0))
         """,
         [np.array([0.4, -1.2, 0.9]), np.array([-1.0, 2.0, 0.5])],
+    ),
+    "partial_of_a_local_function_by_keyword": (
+        """
+        def huber(r, delta):
+            return np.where(np.abs(r) < delta, 0.5 * r ** 2, delta * (np.abs(r) - 0.5 * delta))
+
+        def f(x, d):
+            h = partial(huber, delta=d)
+            return np.sum(h(x)) + np.sum(h(2.0 * x, delta=0.3))
+        """,
+        [np.array([-1.5, -0.2, 0.3, 1.1]), 0.7],
+    ),
+    "partial_positional_of_a_lambda_and_a_library_function": (
+        """
+        def f(x, s):
+            scaled = functools.partial(lambda a, b, c: a * b + c, s)
+            clipped = partial(np.clip, a_min=-0.5, a_max=0.8)
+            again = partial(scaled, 1.0)
+            return np.sum(scaled(x, x ** 2)) + np.sum(clipped(x) ** 2) + np.sum(again(x))
+        """,
+        [np.array([-1.5, -0.2, 0.3, 1.1]), 1.3],
+    ),
+    "partial_in_a_comprehension": (
+        """
+        def kernel(d2, scale):
+            return np.exp(-0.5 * d2 / scale ** 2) / scale
+
+        def f(x, s):
+            ks = [partial(kernel, scale=c * s) for c in (0.5, 1.0, 2.0)]
+            return sum(np.sum(k(x ** 2)) for k in ks)
+        """,
+        [np.array([-1.5, -0.2, 0.3, 1.1]), 0.9],
+    ),
+    "ufunc_reduce_and_accumulate": (
+        """
+        def f(a, b, c, X):
+            top = np.maximum.reduce([a, b, c])
+            low = np.minimum.reduce(X, axis=1)
+            tot = np.add.reduce(X) + np.multiply.reduce(a)
+            run = np.add.accumulate(X, axis=1) * np.multiply.accumulate(X)
+            return np.sum(top) + np.sum(low ** 2) + np.sum(tot) + np.sum(run)
+        """,
+        [
+            np.array([0.1, 0.9, -0.4]),
+            np.array([0.5, -0.3, 0.2]),
+            np.array([-0.6, 0.4, 0.8]),
+            np.array([[0.3, -0.8, 1.2], [0.7, 0.1, -0.5]]),
+        ],
     ),
 }
 

@@ -21,6 +21,7 @@ unrolled: a tuple of values, of a length known when generating.
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from ..dsl.rule import BindError, bind
 from ..errors import UserError
@@ -113,6 +114,8 @@ class CallLowering:
             return instances.instantiate(self.lo, callee, self.elements(node.args, env), kwargs, node)
         if not isinstance(callee, _Function):
             raise self.lo.error("YS020", "this value is not callable", func)
+        if callee.name == "functools.partial" and callee.local is None:
+            return self.partial(node, env)
         if callee.name in ("builtins.tuple", "builtins.list") and len(node.args) == 1 and not node.keywords:
             return self.static_sequence(node.args[0], env)  # tuple(w * v for v in xs)
         if callee.name == "builtins.dict" and not node.args and all(kw.arg for kw in node.keywords):
@@ -126,6 +129,8 @@ class CallLowering:
                 return {p[0].value: p[1] for p in pairs}
         args = self.elements(node.args, env)
         kwargs = {kw.arg: self.lo.expr(kw.value, env) for kw in node.keywords}
+        if callee.bound or callee.bound_keywords:  # h = partial(f, 2.0, scale=s); h(x) is f(2.0, x, scale=s)
+            args, kwargs = [*callee.bound, *args], {**dict(callee.bound_keywords), **kwargs}
         if callee.local is not None and receiver is None and callee.module is not None:
             prim = self.generated_helper(callee, node)  # _unbroadcast(g, x) of a generated module
             if prim == "grad_stack":
@@ -150,6 +155,17 @@ class CallLowering:
             if primitive(self.lo.table.names.get(callee.name, "")).packed_method and len(args) > 2:
                 args = [args[0], tuple(args[1:])]
         return self.call_primitive(callee.name, args, kwargs, node)
+
+    def partial(self, node: ast.Call, env: dict) -> _Function:
+        """``functools.partial(f, *args, **kwargs)``: f with those arguments bound, given before the
+        call's own when it is called (a function of the file, a lambda, a method or a library's)."""
+        if not node.args or any(kw.arg is None for kw in node.keywords):
+            raise self.lo.error("YS032", "functools.partial() takes a function, then its arguments by name", node)
+        target, *args = self.elements(node.args, env)
+        if not isinstance(target, _Function):
+            raise self.lo.error("YS020", "functools.partial() of a value that is not callable", node.args[0])
+        keywords = {**dict(target.bound_keywords), **{kw.arg: self.lo.expr(kw.value, env) for kw in node.keywords}}
+        return replace(target, bound=(*target.bound, *args), bound_keywords=tuple(keywords.items()))
 
     def elements(self, nodes: list[ast.expr], env: dict) -> list:
         """The values of call arguments or tuple items; ``*xs`` of a tuple of known length is spread."""
