@@ -4,6 +4,8 @@
 - ``functools.partial(f, *args, **kwargs)``: f with those arguments given first (``frontend/calls.py``).
 - ``np.maximum.reduce`` (``minimum``, ``add``, ``multiply``) and ``np.add`` / ``np.multiply.accumulate``:
   the reductions and scans NumPy also spells as functions (``frontend/adapters_keywords.py``).
+- A class defined inside the function that reads none of its names: the class defined before it
+  (``frontend/desugar.py``); one that reads them (a closure) is refused, located.
 
 Each served case generates ``grad_f`` and checks its value against the user's function and its
 gradient against central finite differences.
@@ -16,6 +18,7 @@ import textwrap
 import numpy as np
 import pytest
 
+from yota_s2s.errors import UserErrors
 from yota_s2s.pipeline import generate
 
 from .test_language import check_gradient, import_user, write_project
@@ -83,6 +86,27 @@ CASES: dict[str, tuple[str, list]] = {
             np.array([[0.3, -0.8, 1.2], [0.7, 0.1, -0.5]]),
         ],
     ),
+    "class_defined_inside_the_function": (
+        """
+        def f(x, w):
+            class Model:
+                def __init__(self, scale):
+                    self.scale = scale
+
+                @staticmethod
+                def act(z):
+                    return np.tanh(z)
+
+                def forward(self, z):
+                    return self.act(z) * self.scale
+
+                def loss(self, z):
+                    return np.sum(self.forward(z) ** 2)
+
+            return Model(w).loss(x) + Model(2.0).loss(x * w)
+        """,
+        [np.array([-1.5, -0.2, 0.3, 1.1]), 0.9],
+    ),
 }
 
 
@@ -108,3 +132,21 @@ def test_served_and_checked_against_finite_differences(name, tmp_path):
     value, *grads = namespace["grad_f"](*args)
     assert np.allclose(value, f(*args), rtol=1e-12, atol=1e-12)
     check_gradient(f, args, grads)
+
+
+def test_a_class_reading_the_functions_names_is_refused_located(tmp_path):
+    source = _source(
+        """
+        def f(x, w):
+            class Model:
+                def loss(self, z):
+                    return np.sum(w * z ** 2)
+
+            return Model().loss(x)
+        """
+    )
+    path = write_project(tmp_path, source)
+    with pytest.raises(UserErrors) as info:
+        generate(source, str(path), ["f"])
+    error = info.value.errors[0]
+    assert error.code == "YS014" and error.line == 9
