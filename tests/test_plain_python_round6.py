@@ -6,6 +6,7 @@
   the reductions and scans NumPy also spells as functions (``frontend/adapters_keywords.py``).
 - A class defined inside the function that reads none of its names: the class defined before it
   (``frontend/desugar.py``); one that reads them (a closure) is refused, located.
+- ``x.astype(complex)`` is ``x + 0j``, as ``np.eye(n, dtype=complex)`` (``frontend/adapters_keywords.py``).
 
 Each served case generates ``grad_f`` and checks its value against the user's function and its
 gradient against central finite differences.
@@ -106,6 +107,15 @@ CASES: dict[str, tuple[str, list]] = {
             return Model(w).loss(x) + Model(2.0).loss(x * w)
         """,
         [np.array([-1.5, -0.2, 0.3, 1.1]), 0.9],
+    ),
+    "astype_complex_then_sqrt_of_negatives": (
+        """
+        def f(x):
+            r = np.sqrt(x.astype(complex) - 1.0)
+            z = np.exp(1j * x).astype(np.complex128) * x.astype("complex128")
+            return np.sum(np.abs(r) ** 2) + np.sum(np.real(r * r.conj())) + np.sum(np.imag(z))
+        """,
+        [np.array([0.2, 0.5, 1.5, 2.5])],
     ),
 }
 

@@ -13,7 +13,8 @@ A part of lowering, called with the lowerer (``lw``: ``calls.call_primitive``, `
 - ``math.fsum(xs)`` is ``sum(xs)`` (rounded at each addition, not once).
 - ``np.block([[A, B], [C, D]])`` is ``np.concatenate`` of each row along the last axis, then of
   the rows along the one before; ``np.block([a, b])`` joins along the last axis.
-- ``np.float64(x)`` (``np.double``, ``np.float32``) is ``np.asarray(x, dtype=...)``.
+- ``np.float64(x)`` (``np.double``, ``np.float32``) is ``np.asarray(x, dtype=...)``;
+  ``x.astype(complex)`` (``np.complex128``, ``"complex128"``) is ``x + 0j``.
 - ``np.maximum.reduce(xs, axis=0)`` (``minimum``, ``add``, ``multiply``) is ``np.max`` (``min``,
   ``sum``, ``prod``) of ``np.array(xs)`` over that axis; ``np.add.accumulate`` / ``np.multiply.accumulate``
   are ``np.cumsum`` / ``np.cumprod`` (axis 0 unless given).
@@ -24,7 +25,7 @@ from __future__ import annotations
 import ast
 
 from ..ir.core import Lit
-from .adapters_dtype import dtype_call, float_dtype
+from .adapters_dtype import complex_dtype, dtype_call, float_dtype
 from .adapters_shape import adapt_shape
 
 #: The reductions that take where= and initial=; the casts by a floating NumPy type.
@@ -89,6 +90,8 @@ def adapt_keywords(lw, name: str, args: list, kwargs: dict, node: ast.AST) -> ob
         x = lw.calls.call_primitive("numpy.array", [args[0]], {}, node) if isinstance(args[0], tuple) else args[0]
         return lw.calls.call_primitive(_UFUNC_METHODS[name], [x], bound, node)
     if name == "ndarray.astype" and len(args) == 2 and not kwargs:
+        if complex_dtype(args[1]):  # x.astype(complex): x + 0j (a complex copy, as np.eye(n, dtype=complex))
+            return lw.calls.bound_primitive("add", [args[0], Lit(0j)], {}, node)
         dtype = float_dtype(args[1])
         if dtype is not None:  # x.astype(float): differentiable; to an integer dtype: static code
             return lw.calls.call_primitive(name, [args[0]], {"dtype": Lit(dtype)}, node)
