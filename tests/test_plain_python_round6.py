@@ -19,7 +19,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from yota_s2s.errors import UserErrors
+from yota_s2s.errors import UserError, UserErrors
 from yota_s2s.pipeline import generate
 
 from .test_language import check_gradient, import_user, write_project
@@ -160,3 +160,17 @@ def test_a_class_reading_the_functions_names_is_refused_located(tmp_path):
         generate(source, str(path), ["f"])
     error = info.value.errors[0]
     assert error.code == "YS014" and error.line == 9
+
+
+def test_an_array_default_is_refused_saying_how_to_write_it(tmp_path):
+    source = _source(
+        """
+        def f(x, w=np.array([0.5, 1.0, 1.5])):
+            return np.sum(w * x ** 2)
+        """
+    )
+    path = write_project(tmp_path, source)
+    with pytest.raises(UserError) as info:
+        generate(source, str(path), ["f"])
+    error = info.value
+    assert error.code == "YS032" and error.line == 8 and "if w is None" in error.message

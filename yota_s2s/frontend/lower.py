@@ -154,9 +154,12 @@ class Lowerer(LoweringState):
         try:
             return ast.literal_eval(node)
         except ValueError:
-            raise self.error(
-                "YS032", "a default value must be a constant so the generated function can repeat it", node
-            ) from None
+            why = "a default value must be a constant so the generated function can repeat it"
+            if isinstance(node, ast.Call | ast.Name | ast.Attribute):  # w=np.array([...]), w=W of an array
+                why += (
+                    " (an array: write the parameter's default as None and set it in the body: if w is None: w = ...)"
+                )
+            raise self.error("YS032", why, node) from None
 
     # ------------------------------------------------------------------ inlining and statements
     def inline(self, fn: ast.FunctionDef, env: dict[str, object], site: ast.AST) -> object:
