@@ -6,6 +6,10 @@
   the reductions and scans NumPy also spells as functions (``frontend/adapters_keywords.py``).
 - A class defined inside the function that reads none of its names: the class defined before it
   (``frontend/desugar.py``); one that reads them (a closure) is refused, located.
+- A lambda's or nested function's defaults that read the defining scope (``lambda v, k=k: ...`` in
+  a loop) are evaluated where it is defined, as Python does (``frontend/calls.py``).
+- ``@classmethod`` (``cls`` the class: its attributes, ``cls(...)``), and static, class and plain
+  methods called through the class (``Model.sq(x)``, ``Model.energy(m, x)``) (``frontend/instances.py``).
 - ``x.astype(complex)`` is ``x + 0j``, as ``np.eye(n, dtype=complex)`` (``frontend/adapters_keywords.py``).
 
 Each served case generates ``grad_f`` and checks its value against the user's function and its
@@ -116,6 +120,60 @@ CASES: dict[str, tuple[str, list]] = {
             return np.sum(np.abs(r) ** 2) + np.sum(np.real(r * r.conj())) + np.sum(np.imag(z))
         """,
         [np.array([0.2, 0.5, 1.5, 2.5])],
+    ),
+    "lambda_defaults_bound_where_defined": (
+        """
+        def f(x):
+            fs = [lambda v, k=k: v * (k + 1.0) for k in range(3)]
+            late = [lambda v: v * k for k in range(3)]
+            return sum(np.sum(g(x) ** 2) for g in fs) + sum(np.sum(g(x)) for g in late)
+        """,
+        [np.array([-1.5, -0.2, 0.3])],
+    ),
+    "nested_def_default_of_a_local": (
+        """
+        def f(x, s):
+            scale = 2.0 * s
+            terms = []
+            for p in (1.0, 2.0):
+
+                def term(v, p=p, c=scale):
+                    return c * v ** p
+
+                terms.append(np.sum(term(x)))
+            return sum(terms) + np.sum(term(x, 3.0))
+        """,
+        [np.array([0.5, -0.2, 1.3]), 0.7],
+    ),
+    "classmethod_and_methods_through_the_class": (
+        """
+        class Model:
+            SCALE = 3.0
+
+            def __init__(self, w):
+                self.w = w
+
+            @classmethod
+            def doubled(cls, w):
+                return cls(2.0 * w)
+
+            @classmethod
+            def scale(cls):
+                return cls.SCALE
+
+            @staticmethod
+            def sq(v):
+                return v ** 2
+
+            def energy(self, v):
+                return self.scale() * np.sum(self.sq(v) * self.w)
+
+
+        def f(x, w):
+            m = Model.doubled(w)
+            return m.energy(x) + Model.energy(m, x) + np.sum(Model.sq(x)) * Model.scale()
+        """,
+        [np.array([0.5, -0.2, 1.3]), 0.7],
     ),
 }
 

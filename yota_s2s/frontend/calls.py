@@ -84,7 +84,10 @@ class CallLowering:
                 return self.lo.dicts.dict_method(base, func.attr, node, env)
             if isinstance(base, _Function) and base.local is None and "." in base.name:
                 base = _Module(base.name)  # scipy.signal.convolve(...), scipy.stats.norm.pdf(...): a library's
-            if isinstance(base, _Instance):  # hx.duty(hot, cold): the method, self the object
+            through_class = instances.class_method(self.lo, base, func.attr, func) if isinstance(base, _Class) else None
+            if through_class is not None:  # Helper.sq(x), Helper.make(2.0): through the class
+                callee, receiver = through_class, through_class.receiver
+            elif isinstance(base, _Instance):  # hx.duty(hot, cold): the method, self the object
                 callee = instances.method(self.lo, base, func.attr, func)
                 receiver = callee.receiver
             elif isinstance(base, _Module):
@@ -146,7 +149,7 @@ class CallLowering:
         if callee.local is not None:
             if receiver is not None:
                 args = [receiver, *args]
-            return self.call_local(callee.local, args, kwargs, node, callee.closure)
+            return self.call_local(callee.local, args, kwargs, node, callee.closure, dict(callee.defaults))
         if receiver is not None:
             receiver = self.lo.as_array(receiver, func)
             if isinstance(receiver, Var):
@@ -188,7 +191,13 @@ class CallLowering:
         return out
 
     def call_local(
-        self, fn: ast.FunctionDef, args: list, kwargs: dict, node: ast.Call, closure: dict | None = None
+        self,
+        fn: ast.FunctionDef,
+        args: list,
+        kwargs: dict,
+        node: ast.Call,
+        closure: dict | None = None,
+        defaults: dict | None = None,
     ) -> object:
         a = fn.args
         positional = [p.arg for p in a.posonlyargs + a.args]
@@ -209,7 +218,9 @@ class CallLowering:
         self.lo.module = self.lo.fn_modules.get(id(fn), self.lo.module)  # defaults are the callee's file's names
         try:
             for p, default in params:
-                if p.arg not in env:
+                if p.arg not in env and defaults and p.arg in defaults:  # lambda v, k=k: k as defined
+                    env[p.arg] = defaults[p.arg]
+                elif p.arg not in env:
                     if default is None:
                         raise self.lo.error("YS032", f"{fn.name}() is missing the argument {p.arg!r}", node)
                     env[p.arg] = self.lo.expr(default, {})
@@ -421,7 +432,17 @@ class CallLowering:
         # sq = lambda t: t * t (the fence allows only this form): a helper that sees this scope
         fn = lambda_function("lambda", node)
         self.lo.fn_modules[id(fn)] = self.lo.module
-        return _Function("lambda", fn, closure=env, module=self.lo.module)
+        return _Function("lambda", fn, closure=env, module=self.lo.module, defaults=self.defaults_here(fn, env))
+
+    def defaults_here(self, fn: ast.FunctionDef, env: dict) -> tuple:
+        """The defaults of a lambda or a nested function that read the defining scope's names,
+        evaluated there and then, as Python does (``lambda v, k=k: v * k`` in a loop over k)."""
+        scope = set(env)
+        return tuple(
+            (p.arg, self.lo.expr(d, env))
+            for p, d in _params_with_defaults(fn)
+            if d is not None and any(isinstance(n, ast.Name) and n.id in scope for n in ast.walk(d))
+        )
 
     def static_sequence(self, node: ast.expr, env: dict) -> tuple:
         """The items of a sequence whose length is known when generating: ``range`` of constants,

@@ -285,7 +285,7 @@ class _Checker(ast.NodeVisitor):
             self.visit(fn.body[0].value)
             return
         for deco in fn.decorator_list:
-            if not (isinstance(deco, ast.Name) and deco.id in ("staticmethod",)):
+            if not (isinstance(deco, ast.Name) and deco.id in ("staticmethod", "classmethod")):
                 self.error("YS010", "decorated functions are not supported", deco)
         body = list(fn.body)
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):

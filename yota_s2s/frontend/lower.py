@@ -226,7 +226,8 @@ class Lowerer(LoweringState):
             self.static.static_statement(stmt, env)
         elif isinstance(stmt, ast.FunctionDef):  # a nested function: a helper that sees this scope
             self.fn_modules[id(stmt)] = self.module
-            env[stmt.name] = _Function(stmt.name, stmt, closure=env, module=self.module)
+            defaults = self.calls.defaults_here(stmt, env)
+            env[stmt.name] = _Function(stmt.name, stmt, closure=env, module=self.module, defaults=defaults)
         elif isinstance(stmt, ast.Expr | ast.Pass):
             pass  # docstrings, a name alone: no effect
         else:  # pragma: no cover - fence refuses these first

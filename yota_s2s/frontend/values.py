@@ -121,6 +121,8 @@ class _Function:
     # functools.partial(f, *args, **kwargs): the arguments given first, before the call's own
     bound: tuple = field(default=(), compare=False)
     bound_keywords: tuple = field(default=(), compare=False)  # (name, value) pairs
+    # a lambda's or a nested function's defaults, evaluated where it is defined: (name, value) pairs
+    defaults: tuple = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
