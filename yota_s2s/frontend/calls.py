@@ -21,7 +21,6 @@ unrolled: a tuple of values, of a length known when generating.
 from __future__ import annotations
 
 import ast
-from dataclasses import replace
 
 from ..dsl.rule import BindError, bind
 from ..errors import UserError
@@ -29,12 +28,11 @@ from ..ir.core import Lit, Var
 from ..ir.primitives import STATIC_LIBRARY as LIBRARY
 from ..ir.primitives import STATIC_OPERAND as OPERAND
 from ..ir.primitives import primitive
-from . import instances, library
+from . import callables, instances, library
 from .adapters_dtype import DTYPE_CALLS, dtype_call
 from .adapters_einsum import subscripts_first
 from .adapters_keywords import adapt_keywords
 from .expressions import NeedsUnrolling, _fields
-from .fence import lambda_function
 from .generated import edited_helper, generated_helpers
 from .state import LoweringState
 from .values import (
@@ -49,7 +47,6 @@ from .values import (
     _Module,
     _no_rule_message,
     _Own,
-    _params_with_defaults,
     _Unresolved,
 )
 
@@ -118,7 +115,7 @@ class CallLowering:
         if not isinstance(callee, _Function):
             raise self.lo.error("YS020", "this value is not callable", func)
         if callee.name == "functools.partial" and callee.local is None:
-            return self.partial(node, env)
+            return callables.partial(self.lo, self.elements(node.args, env), node, env)
         if callee.name in ("builtins.tuple", "builtins.list") and len(node.args) == 1 and not node.keywords:
             return self.static_sequence(node.args[0], env)  # tuple(w * v for v in xs)
         if callee.name == "builtins.dict" and not node.args and all(kw.arg for kw in node.keywords):
@@ -149,7 +146,7 @@ class CallLowering:
         if callee.local is not None:
             if receiver is not None:
                 args = [receiver, *args]
-            return self.call_local(callee.local, args, kwargs, node, callee.closure, dict(callee.defaults))
+            return callables.call_local(self.lo, callee.local, args, kwargs, node, callee.closure, callee.defaults)
         if receiver is not None:
             receiver = self.lo.as_array(receiver, func)
             if isinstance(receiver, Var):
@@ -158,17 +155,6 @@ class CallLowering:
             if primitive(self.lo.table.names.get(callee.name, "")).packed_method and len(args) > 2:
                 args = [args[0], tuple(args[1:])]
         return self.call_primitive(callee.name, args, kwargs, node)
-
-    def partial(self, node: ast.Call, env: dict) -> _Function:
-        """``functools.partial(f, *args, **kwargs)``: f with those arguments bound, given before the
-        call's own when it is called (a function of the file, a lambda, a method or a library's)."""
-        if not node.args or any(kw.arg is None for kw in node.keywords):
-            raise self.lo.error("YS032", "functools.partial() takes a function, then its arguments by name", node)
-        target, *args = self.elements(node.args, env)
-        if not isinstance(target, _Function):
-            raise self.lo.error("YS020", "functools.partial() of a value that is not callable", node.args[0])
-        keywords = {**dict(target.bound_keywords), **{kw.arg: self.lo.expr(kw.value, env) for kw in node.keywords}}
-        return replace(target, bound=(*target.bound, *args), bound_keywords=tuple(keywords.items()))
 
     def elements(self, nodes: list[ast.expr], env: dict) -> list:
         """The values of call arguments or tuple items; ``*xs`` of a tuple of known length is spread."""
@@ -191,44 +177,10 @@ class CallLowering:
         return out
 
     def call_local(
-        self,
-        fn: ast.FunctionDef,
-        args: list,
-        kwargs: dict,
-        node: ast.Call,
-        closure: dict | None = None,
-        defaults: dict | None = None,
+        self, fn: ast.FunctionDef, args: list, kwargs: dict, node: ast.Call, closure: dict | None = None
     ) -> object:
-        a = fn.args
-        positional = [p.arg for p in a.posonlyargs + a.args]
-        params = _params_with_defaults(fn)
-        names = [p.arg for p, _ in params]
-        if len(args) > len(positional) and a.vararg is None:
-            raise self.lo.error("YS032", f"{fn.name}() takes {len(positional)} arguments ({len(args)} given)", node)
-        env: dict[str, object] = dict(zip(positional, args))
-        if a.vararg is not None:
-            env[a.vararg.arg] = tuple(args[len(positional) :])  # def h(*xs): a tuple of known length
-        for key, value in kwargs.items():
-            if key not in names:
-                raise self.lo.error("YS032", f"{fn.name}() has no parameter {key!r}", node)
-            if key in env:
-                raise self.lo.error("YS032", f"{fn.name}() got two values for {key!r}", node)
-            env[key] = value
-        caller = self.lo.module
-        self.lo.module = self.lo.fn_modules.get(id(fn), self.lo.module)  # defaults are the callee's file's names
-        try:
-            for p, default in params:
-                if p.arg not in env and defaults and p.arg in defaults:  # lambda v, k=k: k as defined
-                    env[p.arg] = defaults[p.arg]
-                elif p.arg not in env:
-                    if default is None:
-                        raise self.lo.error("YS032", f"{fn.name}() is missing the argument {p.arg!r}", node)
-                    env[p.arg] = self.lo.expr(default, {})
-        finally:
-            self.lo.module = caller
-        if closure:  # a lambda sees the names of the scope it was defined in
-            env = {**closure, **env}
-        return self.lo.inline(fn, env, node)
+        """A function of the file called: its arguments bound to its parameters, its body inlined."""
+        return callables.call_local(self.lo, fn, args, kwargs, node, closure)
 
     def call_primitive(self, name: str, args: list, kwargs: dict, node: ast.AST) -> object:
         if name == "numpy.where" and len(args) == 1 and not kwargs:
@@ -429,20 +381,7 @@ class CallLowering:
     expr_List = expr_Tuple
 
     def expr_Lambda(self, node: ast.Lambda, env: dict) -> object:
-        # sq = lambda t: t * t (the fence allows only this form): a helper that sees this scope
-        fn = lambda_function("lambda", node)
-        self.lo.fn_modules[id(fn)] = self.lo.module
-        return _Function("lambda", fn, closure=env, module=self.lo.module, defaults=self.defaults_here(fn, env))
-
-    def defaults_here(self, fn: ast.FunctionDef, env: dict) -> tuple:
-        """The defaults of a lambda or a nested function that read the defining scope's names,
-        evaluated there and then, as Python does (``lambda v, k=k: v * k`` in a loop over k)."""
-        scope = set(env)
-        return tuple(
-            (p.arg, self.lo.expr(d, env))
-            for p, d in _params_with_defaults(fn)
-            if d is not None and any(isinstance(n, ast.Name) and n.id in scope for n in ast.walk(d))
-        )
+        return callables.lambda_value(self.lo, node, env)
 
     def static_sequence(self, node: ast.expr, env: dict) -> tuple:
         """The items of a sequence whose length is known when generating: ``range`` of constants,

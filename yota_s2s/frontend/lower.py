@@ -43,6 +43,7 @@ from ..errors import UserError
 from ..ir.core import NO_DEFAULT, Atom, Input, Lit, Param, ParamKind, Tape, Var
 from ..ir.primitives import BINOPS
 from ..ir.printer import format_path
+from . import callables
 from .aliasing import Aliasing
 from .calls import CallLowering
 from .control import ControlLowering
@@ -226,7 +227,7 @@ class Lowerer(LoweringState):
             self.static.static_statement(stmt, env)
         elif isinstance(stmt, ast.FunctionDef):  # a nested function: a helper that sees this scope
             self.fn_modules[id(stmt)] = self.module
-            defaults = self.calls.defaults_here(stmt, env)
+            defaults = callables.defaults_here(self, stmt, env)
             env[stmt.name] = _Function(stmt.name, stmt, closure=env, module=self.module, defaults=defaults)
         elif isinstance(stmt, ast.Expr | ast.Pass):
             pass  # docstrings, a name alone: no effect
