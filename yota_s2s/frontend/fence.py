@@ -409,7 +409,9 @@ class _Checker(ast.NodeVisitor):
         self.check_function(node)
 
     visit_AsyncFunctionDef = _refuse("YS037", "async code is not supported")
-    visit_ClassDef = _refuse("YS014", "classes inside functions are not supported")
+    visit_ClassDef = _refuse(
+        "YS014", "a class defined inside a function that reads its names (or in a block) is not supported"
+    )
 
     def visit_Lambda(self, node: ast.Lambda) -> None:  # inlined where it is called
         self.visit(node.body)
