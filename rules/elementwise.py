@@ -209,6 +209,14 @@ def minimum(x, y):
     dy = unbroadcast(where(equal(y, out), where(equal(x, out), 0.5 * dout, dout), 0.0), y)
 
 
+@diffrule(names=["numpy.copysign", "math.copysign"], shape="elementwise")
+def copysign(x, y):
+    """abs(x) with y's sign: dout times sign(x) * sign(out) in x (0 at x == 0, as abs), a step in y."""
+    # sign(out) is y's sign bit where x != 0 (a -0.0 in y gives a negative out).
+    nondiff(y)
+    dx = unbroadcast(dout * sign(x) * sign(out), x)
+
+
 @diffrule(names=["numpy.heaviside"], shape="elementwise")
 def heaviside(x, h):
     """0 where x < 0, 1 where x > 0, h where x == 0: no gradient in x (a step), dout in h where x is 0."""

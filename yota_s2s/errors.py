@@ -31,7 +31,7 @@ CODES: dict[str, str] = {
     "YS011": "an unsupported form of loop (break/continue in a loop over a tuple, an unpacking target it cannot follow)",
     "YS012": "not raised any more: branches and returns anywhere are supported",
     "YS013": "try/except and with blocks are not supported",
-    "YS014": "a class defined inside a function is not supported",
+    "YS014": "a class defined inside a function that reads its names is not supported",
     "YS015": "global/nonlocal are not supported",
     "YS016": "a generator is differentiated, or a yield is read for a value",
     "YS017": "an in-place update of an array another name shares (a view, an alias)",

@@ -1,6 +1,6 @@
 """Twenty realistic files (``files/``) and forty everyday idioms (``idioms.py``) through ``yota-s2s``.
 
-    python -m benchmarks.fresh [--holdout | --holdout2 | --holdout3 | --holdout4] [--only NAME] [--no-jax]
+    python -m benchmarks.fresh [--holdout | --holdout2 | --holdout3 | --holdout4 | --holdout5] [--only NAME] [--no-jax]
 
 ``--holdout``: ten more files and twenty more idioms (``holdout/``), written after the fixes the
 first set led to and measured as they were first written (the first set is no longer fresh).
@@ -40,6 +40,7 @@ from .holdout import cases as holdout_cases
 from .holdout2 import cases as holdout2_cases
 from .holdout3 import cases as holdout3_cases
 from .holdout4 import cases as holdout4_cases
+from .holdout5 import cases as holdout5_cases
 
 HERE = Path(__file__).resolve().parent
 
@@ -130,6 +131,7 @@ SETS = {
     "holdout2": (holdout2_cases, HERE / "holdout2", HERE / "holdout2" / "idioms.py"),
     "holdout3": (holdout3_cases, HERE / "holdout3", HERE / "holdout3" / "idioms.py"),
     "holdout4": (holdout4_cases, HERE / "holdout4", HERE / "holdout4" / "idioms.py"),
+    "holdout5": (holdout5_cases, HERE / "holdout5", HERE / "holdout5" / "idioms.py"),
 }
 
 
@@ -149,8 +151,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--holdout2", action="store_true", help="the second holdout set (holdout2/)")
     parser.add_argument("--holdout3", action="store_true", help="the third holdout set (holdout3/)")
     parser.add_argument("--holdout4", action="store_true", help="the fourth holdout set (holdout4/)")
+    parser.add_argument("--holdout5", action="store_true", help="the fifth holdout set (holdout5/)")
     options = parser.parse_args(argv)
-    chosen = next((s for s in ("holdout4", "holdout3", "holdout2", "holdout") if getattr(options, s)), "fresh")
+    chosen = next(
+        (s for s in ("holdout5", "holdout4", "holdout3", "holdout2", "holdout") if getattr(options, s)), "fresh"
+    )
     tally: dict[tuple[str, str, str], int] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for kind, name, source, func, wrt, make_args in _cases(chosen):

@@ -72,6 +72,7 @@ SYMPY = {
         sympy.Heaviside(x, 0) * (1 - sympy.Heaviside(-x, 0)) + h * sympy.Heaviside(x, 1) * sympy.Heaviside(-x, 1)
     ),
     "fmin": sympy.Min,
+    "copysign": lambda x, y: sympy.Abs(x) * sympy.sign(y),
     "clip": lambda x, a_min, a_max: sympy.Min(sympy.Max(x, a_min), a_max),
     "where": lambda cond, x, y: sympy.Piecewise((x, cond > 0), (y, True)),  # cond > 0 reads as true
     # steps

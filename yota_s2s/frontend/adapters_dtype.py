@@ -56,7 +56,7 @@ def float_dtype(value: object) -> str | None:
     return None
 
 
-def _complex_dtype(value: object) -> bool:
+def complex_dtype(value: object) -> bool:
     """``complex``, ``np.complex128``, ``"complex128"``: the complex dtypes the fence lets through."""
     if isinstance(value, _Function) and value.local is None:
         return value.name.rpartition(".")[2] in COMPLEX_DTYPES
@@ -69,7 +69,7 @@ def dtype_call(lw, name: str, args: list, kwargs: dict, node: ast.AST) -> object
     code written as the source wrote it (a differentiated value cast so is refused there)."""
     rest = {k: v for k, v in kwargs.items() if k != "dtype"}
     dtype = float_dtype(kwargs["dtype"])
-    if dtype is None and _complex_dtype(kwargs["dtype"]):  # np.eye(2, dtype=complex): np.eye(2) + 0j
+    if dtype is None and complex_dtype(kwargs["dtype"]):  # np.eye(2, dtype=complex): np.eye(2) + 0j
         made = [_floats(a) for a in args] if name in ("numpy.array", "numpy.asarray") else args
         value = lw.calls.call_primitive(name, made, rest, node)
         return lw.calls.bound_primitive("add", [value, Lit(0j)], {}, node)

@@ -13,7 +13,11 @@ A part of lowering, called with the lowerer (``lw``: ``calls.call_primitive``, `
 - ``math.fsum(xs)`` is ``sum(xs)`` (rounded at each addition, not once).
 - ``np.block([[A, B], [C, D]])`` is ``np.concatenate`` of each row along the last axis, then of
   the rows along the one before; ``np.block([a, b])`` joins along the last axis.
-- ``np.float64(x)`` (``np.double``, ``np.float32``) is ``np.asarray(x, dtype=...)``.
+- ``np.float64(x)`` (``np.double``, ``np.float32``) is ``np.asarray(x, dtype=...)``;
+  ``x.astype(complex)`` (``np.complex128``, ``"complex128"``) is ``x + 0j``.
+- ``np.maximum.reduce(xs, axis=0)`` (``minimum``, ``add``, ``multiply``) is ``np.max`` (``min``,
+  ``sum``, ``prod``) of ``np.array(xs)`` over that axis; ``np.add.accumulate`` / ``np.multiply.accumulate``
+  are ``np.cumsum`` / ``np.cumprod`` (axis 0 unless given).
 """
 
 from __future__ import annotations
@@ -21,12 +25,21 @@ from __future__ import annotations
 import ast
 
 from ..ir.core import Lit
-from .adapters_dtype import dtype_call, float_dtype
+from .adapters_dtype import complex_dtype, dtype_call, float_dtype
 from .adapters_shape import adapt_shape
 
 #: The reductions that take where= and initial=; the casts by a floating NumPy type.
 _WHERE_REDUCTIONS = frozenset({"numpy.sum", "ndarray.sum", "numpy.mean", "ndarray.mean"})
 _INITIAL_REDUCTIONS = frozenset({"numpy.max", "numpy.amax", "ndarray.max", "numpy.min", "numpy.amin", "ndarray.min"})
+#: A ufunc's reduce or accumulate, as the reduction or scan NumPy also spells as a function.
+_UFUNC_METHODS = {
+    "numpy.maximum.reduce": "numpy.max",
+    "numpy.minimum.reduce": "numpy.min",
+    "numpy.add.reduce": "numpy.sum",
+    "numpy.multiply.reduce": "numpy.prod",
+    "numpy.add.accumulate": "numpy.cumsum",
+    "numpy.multiply.accumulate": "numpy.cumprod",
+}
 _FLOAT_CASTS = {"numpy.float64": "float64", "numpy.double": "float64", "numpy.float32": "float32"}
 
 
@@ -69,7 +82,16 @@ def adapt_keywords(lw, name: str, args: list, kwargs: dict, node: ast.AST) -> ob
             return lw.calls.call_primitive("numpy.concatenate", [joined], {"axis": Lit(-2)}, node)
         if not any(isinstance(r, tuple) for r in rows):  # np.block([a, b]): joined along the last axis
             return lw.calls.call_primitive("numpy.concatenate", [rows], {"axis": Lit(-1)}, node)
+    if name in _UFUNC_METHODS and 1 <= len(args) <= 2 and set(kwargs) <= {"axis", "keepdims"}:
+        # np.maximum.reduce([a, b, c]): np.max(np.array([a, b, c]), axis=0); np.add.accumulate: cumsum
+        bound = {"axis": args[1] if len(args) == 2 else Lit(0), **kwargs}
+        if name.endswith(".accumulate") and "keepdims" in bound:
+            return None
+        x = lw.calls.call_primitive("numpy.array", [args[0]], {}, node) if isinstance(args[0], tuple) else args[0]
+        return lw.calls.call_primitive(_UFUNC_METHODS[name], [x], bound, node)
     if name == "ndarray.astype" and len(args) == 2 and not kwargs:
+        if complex_dtype(args[1]):  # x.astype(complex): x + 0j (a complex copy, as np.eye(n, dtype=complex))
+            return lw.calls.bound_primitive("add", [args[0], Lit(0j)], {}, node)
         dtype = float_dtype(args[1])
         if dtype is not None:  # x.astype(float): differentiable; to an integer dtype: static code
             return lw.calls.call_primitive(name, [args[0]], {"dtype": Lit(dtype)}, node)

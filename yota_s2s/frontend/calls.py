@@ -28,12 +28,11 @@ from ..ir.core import Lit, Var
 from ..ir.primitives import STATIC_LIBRARY as LIBRARY
 from ..ir.primitives import STATIC_OPERAND as OPERAND
 from ..ir.primitives import primitive
-from . import instances, library
+from . import callables, instances, library
 from .adapters_dtype import DTYPE_CALLS, dtype_call
 from .adapters_einsum import subscripts_first
 from .adapters_keywords import adapt_keywords
 from .expressions import NeedsUnrolling, _fields
-from .fence import lambda_function
 from .generated import edited_helper, generated_helpers
 from .state import LoweringState
 from .values import (
@@ -48,7 +47,6 @@ from .values import (
     _Module,
     _no_rule_message,
     _Own,
-    _params_with_defaults,
     _Unresolved,
 )
 
@@ -83,7 +81,10 @@ class CallLowering:
                 return self.lo.dicts.dict_method(base, func.attr, node, env)
             if isinstance(base, _Function) and base.local is None and "." in base.name:
                 base = _Module(base.name)  # scipy.signal.convolve(...), scipy.stats.norm.pdf(...): a library's
-            if isinstance(base, _Instance):  # hx.duty(hot, cold): the method, self the object
+            through_class = instances.class_method(self.lo, base, func.attr, func) if isinstance(base, _Class) else None
+            if through_class is not None:  # Helper.sq(x), Helper.make(2.0): through the class
+                callee, receiver = through_class, through_class.receiver
+            elif isinstance(base, _Instance):  # hx.duty(hot, cold): the method, self the object
                 callee = instances.method(self.lo, base, func.attr, func)
                 receiver = callee.receiver
             elif isinstance(base, _Module):
@@ -113,6 +114,8 @@ class CallLowering:
             return instances.instantiate(self.lo, callee, self.elements(node.args, env), kwargs, node)
         if not isinstance(callee, _Function):
             raise self.lo.error("YS020", "this value is not callable", func)
+        if callee.name == "functools.partial" and callee.local is None:
+            return callables.partial(self.lo, self.elements(node.args, env), node, env)
         if callee.name in ("builtins.tuple", "builtins.list") and len(node.args) == 1 and not node.keywords:
             return self.static_sequence(node.args[0], env)  # tuple(w * v for v in xs)
         if callee.name == "builtins.dict" and not node.args and all(kw.arg for kw in node.keywords):
@@ -126,6 +129,8 @@ class CallLowering:
                 return {p[0].value: p[1] for p in pairs}
         args = self.elements(node.args, env)
         kwargs = {kw.arg: self.lo.expr(kw.value, env) for kw in node.keywords}
+        if callee.bound or callee.bound_keywords:  # h = partial(f, 2.0, scale=s); h(x) is f(2.0, x, scale=s)
+            args, kwargs = [*callee.bound, *args], {**dict(callee.bound_keywords), **kwargs}
         if callee.local is not None and receiver is None and callee.module is not None:
             prim = self.generated_helper(callee, node)  # _unbroadcast(g, x) of a generated module
             if prim == "grad_stack":
@@ -141,7 +146,7 @@ class CallLowering:
         if callee.local is not None:
             if receiver is not None:
                 args = [receiver, *args]
-            return self.call_local(callee.local, args, kwargs, node, callee.closure)
+            return callables.call_local(self.lo, callee.local, args, kwargs, node, callee.closure, callee.defaults)
         if receiver is not None:
             receiver = self.lo.as_array(receiver, func)
             if isinstance(receiver, Var):
@@ -174,34 +179,8 @@ class CallLowering:
     def call_local(
         self, fn: ast.FunctionDef, args: list, kwargs: dict, node: ast.Call, closure: dict | None = None
     ) -> object:
-        a = fn.args
-        positional = [p.arg for p in a.posonlyargs + a.args]
-        params = _params_with_defaults(fn)
-        names = [p.arg for p, _ in params]
-        if len(args) > len(positional) and a.vararg is None:
-            raise self.lo.error("YS032", f"{fn.name}() takes {len(positional)} arguments ({len(args)} given)", node)
-        env: dict[str, object] = dict(zip(positional, args))
-        if a.vararg is not None:
-            env[a.vararg.arg] = tuple(args[len(positional) :])  # def h(*xs): a tuple of known length
-        for key, value in kwargs.items():
-            if key not in names:
-                raise self.lo.error("YS032", f"{fn.name}() has no parameter {key!r}", node)
-            if key in env:
-                raise self.lo.error("YS032", f"{fn.name}() got two values for {key!r}", node)
-            env[key] = value
-        caller = self.lo.module
-        self.lo.module = self.lo.fn_modules.get(id(fn), self.lo.module)  # defaults are the callee's file's names
-        try:
-            for p, default in params:
-                if p.arg not in env:
-                    if default is None:
-                        raise self.lo.error("YS032", f"{fn.name}() is missing the argument {p.arg!r}", node)
-                    env[p.arg] = self.lo.expr(default, {})
-        finally:
-            self.lo.module = caller
-        if closure:  # a lambda sees the names of the scope it was defined in
-            env = {**closure, **env}
-        return self.lo.inline(fn, env, node)
+        """A function of the file called: its arguments bound to its parameters, its body inlined."""
+        return callables.call_local(self.lo, fn, args, kwargs, node, closure)
 
     def call_primitive(self, name: str, args: list, kwargs: dict, node: ast.AST) -> object:
         if name == "numpy.where" and len(args) == 1 and not kwargs:
@@ -404,10 +383,7 @@ class CallLowering:
     expr_List = expr_Tuple
 
     def expr_Lambda(self, node: ast.Lambda, env: dict) -> object:
-        # sq = lambda t: t * t (the fence allows only this form): a helper that sees this scope
-        fn = lambda_function("lambda", node)
-        self.lo.fn_modules[id(fn)] = self.lo.module
-        return _Function("lambda", fn, closure=env, module=self.lo.module)
+        return callables.lambda_value(self.lo, node, env)
 
     def static_sequence(self, node: ast.expr, env: dict) -> tuple:
         """The items of a sequence whose length is known when generating: ``range`` of constants,

@@ -93,6 +93,8 @@ def complex_errors(module, fn: ast.FunctionDef) -> list[UserError]:
             if isinstance(node.func, ast.Attribute) and node.func.attr in ("astype", "dtype") and node.args:
                 strings.append(node.args[0])
             for s in strings:
+                if id(s) in annotations:  # x.astype("complex128"): x + 0j
+                    continue
                 if isinstance(s, ast.Constant) and isinstance(s.value, str) and _DTYPE.fullmatch(s.value):
                     found.append((s, f"the complex dtype {s.value!r}"))
     seen: set[tuple[int, int]] = set()
@@ -105,16 +107,23 @@ def complex_errors(module, fn: ast.FunctionDef) -> list[UserError]:
     return errors
 
 
-#: Array makers whose ``dtype=complex`` is the real array plus ``0j`` (``adapters_dtype``).
+#: Array makers whose ``dtype=complex`` is the real array plus ``0j`` (``adapters_dtype``; so is
+#: ``x.astype(complex)``, ``adapters_keywords``).
 _COMPLEX_MAKERS = frozenset({"array", "asarray", "zeros", "ones", "eye", "identity", "full", "empty"})
 #: The complex dtypes they take so, as the source names them.
 COMPLEX_DTYPES = frozenset({"complex", "complex128", "cdouble", "complex_"})
 
 
 def _complex_dtypes(nodes: list[ast.AST]) -> set[int]:
-    """The nodes of ``dtype=complex`` (``np.complex128``, ``"complex128"``) on an array maker."""
+    """The nodes of ``dtype=complex`` (``np.complex128``, ``"complex128"``) on an array maker, and of
+    ``x.astype(complex)``."""
     out: set[int] = set()
     for call in nodes:
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "astype":
+            named = call.args[0] if len(call.args) == 1 and not call.keywords else None  # x.astype(complex): x + 0j
+            name = named.value if isinstance(named, ast.Constant) else _dotted(named) if named is not None else ""
+            if str(name).rpartition(".")[2] in COMPLEX_DTYPES:
+                out |= {id(n) for n in ast.walk(named)}
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _COMPLEX_MAKERS:
             for kw in call.keywords:
                 named = kw.value.value if isinstance(kw.value, ast.Constant) else _dotted(kw.value) or ""

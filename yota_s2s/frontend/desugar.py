@@ -41,20 +41,69 @@ from .generated import HEADER
 #: Where each rewrite may apply (a line starting with the keyword; the walrus anywhere).
 _MATCH = re.compile(r"^\s*match\b", re.MULTILINE)
 _TRY = re.compile(r"^\s*try\s*:", re.MULTILINE)
+_LOCAL_CLASS = re.compile(r"^[ \t]+class\s", re.MULTILINE)
 
 
 def desugar(tree: ast.Module, source: str) -> None:
     """Rewrite ``tree``'s functions in place: ``match``, walrus, ``try`` and ``np.fill_diagonal``
-    where ``source`` has them."""
+    where ``source`` has them; a class a function defines, that reads none of its names, moved
+    before it (``hoist_classes``)."""
     match, walrus, try_ = bool(_MATCH.search(source)), ":=" in source, bool(_TRY.search(source))
     fill = "fill_diagonal" in source
-    if not (match or walrus or try_ or fill) or source.startswith(HEADER):
+    if source.startswith(HEADER):
         return  # (a module yota-s2s generated: its helpers are compared with the runtime's as written)
+    if _LOCAL_CLASS.search(source):
+        hoist_classes(tree)
+    if not (match or walrus or try_ or fill):
+        return
     rewrite = _Statements(match, walrus, try_, fill)
     for node in tree.body:  # the functions and methods, their nested functions by their blocks (not module code)
         for fn in [node] if isinstance(node, ast.FunctionDef) else getattr(node, "body", []):
             if isinstance(fn, ast.FunctionDef):
                 rewrite.visit_body(fn.body)
+
+
+def hoist_classes(tree: ast.Module) -> None:
+    """A class defined in a function's body (at its top level), that reads none of the function's
+    names, is the same class defined just before the function: the file's classes serve it
+    (``instances.py``).  One whose name the file defines elsewhere, or that reads a name of the
+    function (a closure), stays where it is, for the fence to refuse, located."""
+    taken = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
+    counts = {name: sum(isinstance(n, ast.ClassDef) and n.name == name for n in ast.walk(tree)) for name in taken}
+    module_names = {
+        t.id for n in tree.body for t in ast.walk(n) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)
+    } | {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)}
+    out: list[ast.stmt] = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            local = _function_names(node)
+            for stmt in list(node.body):
+                if not isinstance(stmt, ast.ClassDef) or counts[stmt.name] != 1 or stmt.name in module_names:
+                    continue
+                read = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name)}
+                if not read & (local - {stmt.name}):
+                    node.body.remove(stmt)
+                    out.append(stmt)
+            if not node.body:
+                node.body.append(ast.copy_location(ast.Pass(), node))
+        out.append(node)
+    tree.body[:] = out
+
+
+def _function_names(fn: ast.FunctionDef) -> set[str]:
+    """The names ``fn`` binds: its parameters, and what its body assigns or defines."""
+    a = fn.args
+    names = {p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if p is not None}
+    todo: list[ast.AST] = list(fn.body)
+    while todo:  # (not into a nested function's or class's body: its names are its own)
+        n = todo.pop()
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(n.name)
+            continue
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            names.add(n.id)
+        todo.extend(ast.iter_child_nodes(n))
+    return names
 
 
 class _Statements:

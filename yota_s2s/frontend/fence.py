@@ -287,7 +287,7 @@ class _Checker(ast.NodeVisitor):
             self.visit(fn.body[0].value)
             return
         for deco in fn.decorator_list:
-            if not (isinstance(deco, ast.Name) and deco.id in ("staticmethod",)):
+            if not (isinstance(deco, ast.Name) and deco.id in ("staticmethod", "classmethod")):
                 self.error("YS010", "decorated functions are not supported", deco)
         body = list(fn.body)
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
@@ -411,7 +411,9 @@ class _Checker(ast.NodeVisitor):
         self.check_function(node)
 
     visit_AsyncFunctionDef = _refuse("YS037", "async code is not supported")
-    visit_ClassDef = _refuse("YS014", "classes inside functions are not supported")
+    visit_ClassDef = _refuse(
+        "YS014", "a class defined inside a function that reads its names (or in a block) is not supported"
+    )
 
     def visit_Lambda(self, node: ast.Lambda) -> None:  # inlined where it is called
         self.visit(node.body)

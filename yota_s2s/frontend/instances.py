@@ -145,8 +145,20 @@ def method(lowering, obj: _Instance, attr: str, node: ast.AST) -> _Function:
         raise lowering.error("YS020", f"{obj.cls} object has no method {attr!r}", node)
     lowering.fn_modules[id(member)] = obj.module
     lowering.fn_classes[id(member)] = obj.cls
-    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in member.decorator_list)
-    return _Function(attr, member, receiver=None if static else obj, module=obj.module)
+    kind = {d.id for d in member.decorator_list if isinstance(d, ast.Name)}
+    if "classmethod" in kind:  # cls: the object's class (a class attribute, cls(...) makes one)
+        return _Function(attr, member, receiver=_Class(obj.cls, obj.module), module=obj.module)
+    return _Function(attr, member, receiver=None if "staticmethod" in kind else obj, module=obj.module)
+
+
+def class_method(lowering, cls: _Class, attr: str, node: ast.AST) -> _Function | None:
+    """``Helper.attr(...)`` through the class: a static method, a class method (``cls`` the class),
+    or a plain method called with its object written first; None where ``attr`` is no method."""
+    member = class_member(cls.module, cls.name, attr)
+    if not isinstance(member, ast.FunctionDef) or any(_last_name(d) in _PROPERTIES for d in member.decorator_list):
+        return None
+    found = method(lowering, _Instance(cls.name, cls.module), attr, node)
+    return found if not isinstance(found.receiver, _Instance) else _Function(attr, member, module=cls.module)
 
 
 def set_attribute(lowering, obj: _Instance, attr: str, value: object, node: ast.AST) -> None:

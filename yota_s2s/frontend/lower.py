@@ -43,6 +43,7 @@ from ..errors import UserError
 from ..ir.core import NO_DEFAULT, Atom, Input, Lit, Param, ParamKind, Tape, Var
 from ..ir.primitives import BINOPS
 from ..ir.printer import format_path
+from . import callables
 from .aliasing import Aliasing
 from .calls import CallLowering
 from .control import ControlLowering
@@ -154,9 +155,12 @@ class Lowerer(LoweringState):
         try:
             return ast.literal_eval(node)
         except ValueError:
-            raise self.error(
-                "YS032", "a default value must be a constant so the generated function can repeat it", node
-            ) from None
+            why = "a default value must be a constant so the generated function can repeat it"
+            if isinstance(node, ast.Call | ast.Name | ast.Attribute):  # w=np.array([...]), w=W of an array
+                why += (
+                    " (an array: write the parameter's default as None and set it in the body: if w is None: w = ...)"
+                )
+            raise self.error("YS032", why, node) from None
 
     # ------------------------------------------------------------------ inlining and statements
     def inline(self, fn: ast.FunctionDef, env: dict[str, object], site: ast.AST) -> object:
@@ -223,7 +227,8 @@ class Lowerer(LoweringState):
             self.static.static_statement(stmt, env)
         elif isinstance(stmt, ast.FunctionDef):  # a nested function: a helper that sees this scope
             self.fn_modules[id(stmt)] = self.module
-            env[stmt.name] = _Function(stmt.name, stmt, closure=env, module=self.module)
+            defaults = callables.defaults_here(self, stmt, env)
+            env[stmt.name] = _Function(stmt.name, stmt, closure=env, module=self.module, defaults=defaults)
         elif isinstance(stmt, ast.Expr | ast.Pass):
             pass  # docstrings, a name alone: no effect
         else:  # pragma: no cover - fence refuses these first

@@ -118,6 +118,11 @@ class _Function:
     receiver: object = None  # the bound value for a method call
     closure: dict | None = field(default=None, compare=False)  # a lambda's defining scope
     module: Module | None = field(default=None, compare=False)  # the file that defines it
+    # functools.partial(f, *args, **kwargs): the arguments given first, before the call's own
+    bound: tuple = field(default=(), compare=False)
+    bound_keywords: tuple = field(default=(), compare=False)  # (name, value) pairs
+    # a lambda's or a nested function's defaults, evaluated where it is defined: (name, value) pairs
+    defaults: tuple = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
