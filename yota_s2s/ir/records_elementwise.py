@@ -149,6 +149,7 @@ RECORDS: dict[str, Primitive] = {
         promotes_inexact=True,
     ),
     "fmod": Primitive(ufunc="fmod"),
+    "copysign": Primitive(ufunc="copysign"),
     # np.nan_to_num(x, copy=False) returns x itself
     "nan_to_num": Primitive(view=True),
 }
