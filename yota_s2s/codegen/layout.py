@@ -361,10 +361,9 @@ class _Fitter:
         if isinstance(node, ast.Subscript):
             head = ast.unparse(ast.Subscript(node.value, ast.Name("_")))[:-2]
             if len(head) > self.width // 2:  # f(... long ...)[:-1]: the value broken, its index after it
-                value = self.broken(node.value, ind)
-                wrapped = head.startswith("(") and not ast.unparse(node.value).startswith("(")
-                if value is not None and not (wrapped and value[0] != "("):
-                    value[-1] += ast.unparse(ast.Subscript(ast.Name("_"), node.slice))[1:]
+                index = ast.unparse(ast.Subscript(ast.Name("_"), node.slice))[1:]
+                value = self.suffixed(node.value, index, head.startswith("("), ind)
+                if value is not None:
                     return value
             if isinstance(node.slice, ast.Tuple) and len(node.slice.elts) > 1:
                 return self.items(head, [_item(e) for e in node.slice.elts], "]", ind)
@@ -374,13 +373,10 @@ class _Fitter:
         if isinstance(node, ast.Attribute):
             head = ast.unparse(ast.Attribute(node.value, "_"))[:-2]
             if head != ast.unparse(node.value):  # (a + b + ...).T: broken in its parentheses, .T after them
-                value = self.broken(node.value, ind)
-                if value is None or value[0] != "(":
-                    return None
-            else:
-                value = self.expr(node.value, ind, ind, 0)
-                if len(value) == 1:
-                    return None
+                return self.suffixed(node.value, "." + node.attr, True, ind)
+            value = self.expr(node.value, ind, ind, 0)
+            if len(value) == 1:
+                return None
             value[-1] += "." + node.attr
             return value
         if isinstance(node, ast.UnaryOp):
@@ -397,12 +393,18 @@ class _Fitter:
     def method_call(self, node: ast.Call, ind: int) -> list[str] | None:
         """``(a + b + ...).sum()`` whose object is too long: the object broken, ``.sum()`` after it."""
         func = node.func
-        value = self.broken(func.value, ind)
-        wrapped = ast.unparse(ast.Attribute(func.value, "_")).startswith("(")
-        if value is None or wrapped and not ast.unparse(func.value).startswith("(") and value[0] != "(":
+        call = "." + func.attr + ast.unparse(ast.Call(ast.Name("_"), node.args, node.keywords))[1:]
+        return self.suffixed(func.value, call, ast.unparse(ast.Attribute(func.value, "_")).startswith("("), ind)
+
+    def suffixed(self, value: ast.expr, suffix: str, parenthesized: bool, ind: int) -> list[str] | None:
+        """``value`` broken and ``suffix`` (``[:-1]``, ``.T``, ``.sum()``) after its last line; where the
+        text around it puts ``value`` in parentheses it does not have itself (``parenthesized``, a
+        chain's), only a break that starts with them keeps them (None otherwise)."""
+        lines = self.broken(value, ind)
+        if lines is None or parenthesized and not ast.unparse(value).startswith("(") and lines[0] != "(":
             return None
-        value[-1] += "." + func.attr + ast.unparse(ast.Call(ast.Name("_"), node.args, node.keywords))[1:]
-        return value
+        lines[-1] += suffix
+        return lines
 
     def chain(self, terms: list[tuple[str | None, str, ast.expr]], ind: int) -> list[str]:
         """``(`` then the terms of a chain (operator, text in the chain, expression), as many to a
